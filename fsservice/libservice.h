@@ -1,0 +1,153 @@
+/*
+ * libservice.h - the interface every file-system layer of danausd offers.
+ *
+ * A libservice is a table of operations (struct ls_ops) over an instance
+ * (struct ls_instance), in the manner of SQLite's sqlite3_vfs: backends
+ * (local directory, CephFS) implement it over their storage, and shims such as
+ * the union stack on top by holding a pointer to the instance below and
+ * calling it directly: no copy, no thread hop between layers.
+ *
+ * Conventions:
+ *  - paths are instance-relative ("" is the instance root, no leading '/').
+ *    A backend resolves them inside its root: neither ".." nor a symlink
+ *    (absolute or relative) ever leads outside it.
+ *  - every call acts with the client's credentials (struct ls_cred).
+ *  - results are >= 0 on success and -errno on failure.
+ *  - flags arguments named "at" take AT_SYMLINK_NOFOLLOW (and AT_EACCESS for
+ *    access); other AT_ bits are rejected with -EINVAL.
+ */
+#ifndef DANAUS_LIBSERVICE_H
+#define DANAUS_LIBSERVICE_H
+
+#include <danaus/wire.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct UserPerm;
+
+/* One client's identity, made once when it attaches. */
+struct ls_cred {
+    uid_t uid;
+    gid_t gid;
+    int ngroups;
+    gid_t groups[DANAUS_MAX_GROUPS];
+    struct UserPerm *ceph_perm; /* made by cephfs_cred_init; NULL otherwise */
+};
+
+struct ls_ops;
+
+struct ls_instance {
+    const struct ls_ops *ops;
+};
+
+/* A backend's open file or directory; backends embed it first. */
+struct ls_file {
+    struct ls_instance *inst;
+    int is_dir;
+};
+
+struct ls_ops {
+    const char *name;
+
+    /* Open files and directories (O_DIRECTORY or a directory opened
+     * O_RDONLY gives a directory whose entries getdents returns). */
+    int (*open)(struct ls_instance *, const struct ls_cred *, const char *path,
+                int flags, mode_t mode, struct ls_file **out);
+    void (*close)(struct ls_file *);
+    ssize_t (*pread)(struct ls_file *, const struct ls_cred *, void *buf,
+                     size_t n, off_t off);
+    /* off < 0 appends atomically; *end gets the offset after the write. */
+    ssize_t (*pwrite)(struct ls_file *, const struct ls_cred *,
+                      const void *buf, size_t n, off_t off, off_t *end);
+    int (*fsync)(struct ls_file *, const struct ls_cred *, int datasync);
+    int (*ftruncate)(struct ls_file *, const struct ls_cred *, off_t len);
+    int (*fstat)(struct ls_file *, const struct ls_cred *,
+                 struct danaus_stat *out);
+    int (*fchmod)(struct ls_file *, const struct ls_cred *, mode_t mode);
+    int (*fchown)(struct ls_file *, const struct ls_cred *, uid_t uid,
+                  gid_t gid);
+    int (*futimens)(struct ls_file *, const struct ls_cred *,
+                    const struct timespec ts[2]);
+    int (*fstatfs)(struct ls_file *, const struct ls_cred *,
+                   struct danaus_statfs *out);
+    /* Directory entries from cookie *pos on, as danaus_dirent records; *pos
+     * advances past what was returned. 0 at the end. Cookie 0 is the start. */
+    ssize_t (*getdents)(struct ls_file *, const struct ls_cred *, void *buf,
+                        size_t n, off_t *pos);
+    ssize_t (*fgetxattr)(struct ls_file *, const struct ls_cred *,
+                         const char *name, void *value, size_t size);
+    int (*fsetxattr)(struct ls_file *, const struct ls_cred *,
+                     const char *name, const void *value, size_t size,
+                     int xflags);
+    ssize_t (*flistxattr)(struct ls_file *, const struct ls_cred *,
+                          char *list, size_t size);
+    int (*fremovexattr)(struct ls_file *, const struct ls_cred *,
+                        const char *name);
+
+    /* Paths. */
+    int (*stat)(struct ls_instance *, const struct ls_cred *, const char *path,
+                int at, struct danaus_stat *out);
+    int (*access)(struct ls_instance *, const struct ls_cred *,
+                  const char *path, int mode, int at);
+    int (*mkdir)(struct ls_instance *, const struct ls_cred *,
+                 const char *path, mode_t mode);
+    int (*rmdir)(struct ls_instance *, const struct ls_cred *,
+                 const char *path);
+    int (*unlink)(struct ls_instance *, const struct ls_cred *,
+                  const char *path);
+    int (*rename)(struct ls_instance *, const struct ls_cred *,
+                  const char *from, const char *to, unsigned flags);
+    int (*link)(struct ls_instance *, const struct ls_cred *,
+                const char *existing, const char *newpath);
+    int (*symlink)(struct ls_instance *, const struct ls_cred *,
+                   const char *target, const char *linkpath);
+    ssize_t (*readlink)(struct ls_instance *, const struct ls_cred *,
+                        const char *path, char *buf, size_t size);
+    int (*chmod)(struct ls_instance *, const struct ls_cred *,
+                 const char *path, mode_t mode, int at);
+    int (*chown)(struct ls_instance *, const struct ls_cred *,
+                 const char *path, uid_t uid, gid_t gid, int at);
+    int (*utimens)(struct ls_instance *, const struct ls_cred *,
+                   const char *path, const struct timespec ts[2], int at);
+    int (*truncate)(struct ls_instance *, const struct ls_cred *,
+                    const char *path, off_t len);
+    int (*statfs)(struct ls_instance *, const struct ls_cred *,
+                  const char *path, struct danaus_statfs *out);
+    ssize_t (*getxattr)(struct ls_instance *, const struct ls_cred *,
+                        const char *path, const char *name, void *value,
+                        size_t size, int at);
+    int (*setxattr)(struct ls_instance *, const struct ls_cred *,
+                    const char *path, const char *name, const void *value,
+                    size_t size, int xflags, int at);
+    ssize_t (*listxattr)(struct ls_instance *, const struct ls_cred *,
+                         const char *path, char *list, size_t size, int at);
+    int (*removexattr)(struct ls_instance *, const struct ls_cred *,
+                       const char *path, const char *name, int at);
+
+    void (*destroy)(struct ls_instance *);
+};
+
+/* Backends. Errors go to err (a line for the operator) and return NULL. */
+struct ls_instance *local_instance_new(const char *root_dir, char *err,
+                                       size_t errlen);
+
+struct cephfs_client; /* one Ceph mount per service, shared by instances */
+struct cephfs_client_options {
+    const char *conf_path;   /* ceph.conf */
+    const char *client_id;   /* cephx id, NULL for "admin" */
+    const char *fs_name;     /* NULL: the default file system */
+    const char *cache_size;  /* client_cache_size (inodes), NULL: default */
+    const char *oc_size;     /* client_oc_size (bytes), NULL: default */
+};
+struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *,
+                                        char *err, size_t errlen);
+void cephfs_client_free(struct cephfs_client *);
+/* root is a directory in CephFS, created if absent. */
+struct ls_instance *cephfs_instance_new(struct cephfs_client *,
+                                        const char *root, char *err,
+                                        size_t errlen);
+int cephfs_cred_init(struct cephfs_client *, struct ls_cred *);
+void cephfs_cred_release(struct ls_cred *);
+
+#endif

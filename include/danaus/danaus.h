@@ -1,0 +1,95 @@
+/*
+ * danaus.h - the danaus_* API of libdanaus.so.
+ *
+ * Each call has the signature and errno conventions of its libc twin and
+ * acts on files of the Danaus service named by the environment:
+ *
+ *   DANAUS_SERVICE=NAME   the service's socket is $DANAUS_RUNDIR/NAME.sock
+ *                         (DANAUS_RUNDIR defaults to /run/danaus); a value
+ *                         containing '/' is the socket path itself.
+ *
+ * Paths are resolved against the mount points the service exports; a path
+ * outside every mount point fails with EXDEV ("not on a Danaus file system"),
+ * and a descriptor that Danaus did not open fails with EBADF. Descriptors are
+ * ordinary numbers, reserved in the kernel's descriptor table, so they never
+ * collide with descriptors the process opens otherwise. If the service cannot
+ * be reached, calls fail with ENOTCONN.
+ */
+#ifndef DANAUS_H
+#define DANAUS_H
+
+#include <dirent.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Descriptors and data. */
+int danaus_open(const char *pathname, int flags, ...);
+int danaus_openat(int dirfd, const char *pathname, int flags, ...);
+int danaus_creat(const char *pathname, mode_t mode);
+int danaus_close(int fd);
+ssize_t danaus_read(int fd, void *buf, size_t count);
+ssize_t danaus_write(int fd, const void *buf, size_t count);
+ssize_t danaus_pread(int fd, void *buf, size_t count, off_t offset);
+ssize_t danaus_pwrite(int fd, const void *buf, size_t count, off_t offset);
+ssize_t danaus_readv(int fd, const struct iovec *iov, int iovcnt);
+ssize_t danaus_writev(int fd, const struct iovec *iov, int iovcnt);
+off_t danaus_lseek(int fd, off_t offset, int whence);
+int danaus_fsync(int fd);
+int danaus_fdatasync(int fd);
+int danaus_ftruncate(int fd, off_t length);
+int danaus_dup(int oldfd);
+int danaus_dup2(int oldfd, int newfd);
+
+/* Paths and metadata. */
+int danaus_truncate(const char *path, off_t length);
+int danaus_stat(const char *pathname, struct stat *statbuf);
+int danaus_lstat(const char *pathname, struct stat *statbuf);
+int danaus_fstat(int fd, struct stat *statbuf);
+int danaus_fstatat(int dirfd, const char *pathname, struct stat *statbuf,
+                   int flags);
+int danaus_access(const char *pathname, int mode);
+int danaus_mkdir(const char *pathname, mode_t mode);
+int danaus_rmdir(const char *pathname);
+int danaus_unlink(const char *pathname);
+int danaus_rename(const char *oldpath, const char *newpath);
+int danaus_link(const char *oldpath, const char *newpath);
+int danaus_symlink(const char *target, const char *linkpath);
+ssize_t danaus_readlink(const char *pathname, char *buf, size_t bufsiz);
+int danaus_chmod(const char *pathname, mode_t mode);
+int danaus_fchmod(int fd, mode_t mode);
+int danaus_chown(const char *pathname, uid_t owner, gid_t group);
+int danaus_fchown(int fd, uid_t owner, gid_t group);
+int danaus_utimensat(int dirfd, const char *pathname,
+                     const struct timespec times[2], int flags);
+int danaus_futimens(int fd, const struct timespec times[2]);
+int danaus_statfs(const char *path, struct statfs *buf);
+
+/* Directories. The DIR of these calls is Danaus's own: pass it only to the
+ * danaus_ directory calls. */
+DIR *danaus_opendir(const char *name);
+DIR *danaus_fdopendir(int fd);
+struct dirent *danaus_readdir(DIR *dirp);
+int danaus_closedir(DIR *dirp);
+void danaus_rewinddir(DIR *dirp);
+
+/* Extended attributes. */
+ssize_t danaus_getxattr(const char *path, const char *name, void *value,
+                        size_t size);
+int danaus_setxattr(const char *path, const char *name, const void *value,
+                    size_t size, int flags);
+ssize_t danaus_listxattr(const char *path, char *list, size_t size);
+int danaus_removexattr(const char *path, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * wire.h - the protocol between libdanaus (front driver) and danausd (back
+ * driver).
+ *
+ * Two channels carry it:
+ *  - the door: a Unix SOCK_SEQPACKET socket. A client says hello once (the
+ *    service reads its credentials from the kernel with SO_PEERCRED and
+ *    SO_PEERGROUPS), learns the shared-memory segment and the mount table, and
+ *    asks for one slot per thread. The socket stays open for the client's
+ *    life: its hang-up is how each side learns that the other is gone.
+ *  - the rings: a request descriptor (struct danaus_desc) goes into a queue of
+ *    the shared segment (ipc/); bulk bytes travel in the sending thread's slot
+ *    buffer; the answer is a result word in the same slot.
+ *
+ * Everything a client writes into shared memory is hostile input to the
+ * service: every field below is validated there before use.
+ */
+#ifndef DANAUS_WIRE_H
+#define DANAUS_WIRE_H
+
+#include <stdint.h>
+
+#define DANAUS_WIRE_VERSION 1
+
+/* Environment variables read by libdanaus. */
+#define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
+#define DANAUS_ENV_RUNDIR  "DANAUS_RUNDIR"  /* where <name>.sock lives */
+#define DANAUS_DEFAULT_RUNDIR "/run/danaus"
+
+#define DANAUS_NARGS 6
+#define DANAUS_PATH_MAX 4096
+#define DANAUS_MAX_GROUPS 64  /* supplementary groups kept per client */
+#define DANAUS_MAX_MOUNTS 64
+
+/*
+ * Call identifiers. "path" means an instance-relative path in the slot buffer
+ * (no leading '/'; "" is the instance root) on the mount named by desc.mount.
+ * Calls marked "path | handle" act on desc.handle when it is nonzero and on
+ * the path otherwise. Outputs always go at the start of the slot buffer.
+ * Results are >= 0 on success and -errno on failure.
+ */
+enum danaus_call {
+    DANAUS_CALL_NONE = 0,
+    DANAUS_CALL_OPEN,        /* path; arg0 flags, arg1 mode -> handle */
+    DANAUS_CALL_CLOSE,       /* handle */
+    DANAUS_CALL_DUP,         /* handle -> new handle to the same open file */
+    DANAUS_CALL_READ,        /* handle; arg0 count -> bytes, data out */
+    DANAUS_CALL_WRITE,       /* handle; data in -> bytes */
+    DANAUS_CALL_PREAD,       /* handle; arg0 count, arg1 offset -> bytes */
+    DANAUS_CALL_PWRITE,      /* handle; data in, arg1 offset -> bytes */
+    DANAUS_CALL_LSEEK,       /* handle; arg0 offset, arg1 whence -> offset */
+    DANAUS_CALL_FSYNC,       /* handle; arg0 datasync */
+    DANAUS_CALL_GETDENTS,    /* handle; arg0 count -> bytes of dirent64 out */
+    DANAUS_CALL_GETFL,       /* handle -> open flags */
+    DANAUS_CALL_SETFL,       /* handle; arg0 flags (O_APPEND, O_NONBLOCK) */
+    DANAUS_CALL_STAT,        /* path | handle; arg0 AT_ flags -> danaus_stat */
+    DANAUS_CALL_ACCESS,      /* path; arg0 mode, arg1 AT_EACCESS */
+    DANAUS_CALL_MKDIR,       /* path; arg0 mode */
+    DANAUS_CALL_RMDIR,       /* path */
+    DANAUS_CALL_UNLINK,      /* path */
+    DANAUS_CALL_RENAME,      /* two paths: from, to; arg0 RENAME_ flags */
+    DANAUS_CALL_LINK,        /* two paths: existing, new */
+    DANAUS_CALL_SYMLINK,     /* two strings: target, then link path */
+    DANAUS_CALL_READLINK,    /* path; arg0 size -> bytes out */
+    DANAUS_CALL_CHMOD,       /* path | handle; arg0 mode, arg1 AT_ flags */
+    DANAUS_CALL_CHOWN,       /* path | handle; arg0 uid, arg1 gid, arg2 AT_ */
+    DANAUS_CALL_UTIMENS,     /* path | handle; arg0..3 atime s,ns, mtime s,ns;
+                                arg4 AT_ flags */
+    DANAUS_CALL_TRUNCATE,    /* path | handle; arg0 length */
+    DANAUS_CALL_STATFS,      /* path | handle -> danaus_statfs */
+    DANAUS_CALL_GETXATTR,    /* path | handle; two strings: path, name;
+                                arg0 size, arg1 AT_ flags -> bytes out */
+    DANAUS_CALL_SETXATTR,    /* path | handle; path, name, then value bytes;
+                                arg0 value size, arg1 XATTR_ flags, arg2 AT_ */
+    DANAUS_CALL_LISTXATTR,   /* path | handle; arg0 size, arg1 AT_ -> bytes */
+    DANAUS_CALL_REMOVEXATTR, /* path | handle; path, name; arg1 AT_ flags */
+    DANAUS_CALL_COUNT
+};
+
+/*
+ * One request as it sits in a queue cell. The strings of a call are packed
+ * in [buf_off, buf_off + buf_len) of the sender's slot buffer, each ending in
+ * NUL; data bytes (write, setxattr value) follow the strings. A call with a
+ * handle still carries its (empty) path string first where the table above
+ * lists "path | handle", so the layout of the strings never depends on it.
+ */
+struct danaus_desc {
+    uint32_t call;    /* enum danaus_call */
+    uint32_t slot;    /* the sending thread's slot: where the answer goes */
+    uint32_t seq;     /* echoed into the slot's completion word */
+    uint32_t mount;   /* index in the mount table given at hello */
+    uint64_t handle;  /* open-file handle, 0 for none */
+    int64_t arg[DANAUS_NARGS];
+    uint32_t buf_off; /* request bytes in the slot buffer */
+    uint32_t buf_len;
+};
+
+/*
+ * Handles are an index into the client's handle table plus the generation of
+ * that entry, checked on every use. Generations start at 1, so 0 is never a
+ * handle, and stay below 2^31, so a handle fits a non-negative result.
+ */
+#define DANAUS_HANDLE(index, gen) (((uint64_t)(gen) << 32) | (uint32_t)(index))
+#define DANAUS_HANDLE_INDEX(h) ((uint32_t)(h))
+#define DANAUS_HANDLE_GEN(h) ((uint32_t)((h) >> 32))
+
+/* File attributes as the service reports them, the same for every backend. */
+struct danaus_stat {
+    uint64_t dev, ino, nlink, rdev;
+    uint32_t mode, uid, gid, blksize;
+    int64_t size, blocks;
+    int64_t atime_sec, mtime_sec, ctime_sec, btime_sec;
+    uint32_t atime_nsec, mtime_nsec, ctime_nsec, btime_nsec;
+};
+
+struct danaus_statfs {
+    uint64_t type, bsize, frsize, blocks, bfree, bavail, files, ffree, favail;
+    uint64_t fsid, namelen, flags;
+};
+
+/* Directory records of GETDENTS, laid out as the kernel's linux_dirent64. */
+struct danaus_dirent {
+    uint64_t d_ino;
+    int64_t d_off;     /* cookie for LSEEK(SEEK_SET) to resume after this */
+    uint16_t d_reclen; /* whole record, 8-byte aligned */
+    uint8_t d_type;
+    char d_name[];
+};
+
+/* The door. Every message starts with its op. */
+enum danaus_door_op {
+    DANAUS_DOOR_HELLO = 1, /* -> hello reply */
+    DANAUS_DOOR_SLOT_GET,  /* -> slot number in value */
+    DANAUS_DOOR_SLOT_PUT,  /* arg: slot number */
+};
+
+struct danaus_door_msg {
+    uint32_t op;
+    uint32_t version; /* DANAUS_WIRE_VERSION */
+    uint32_t arg;
+};
+
+struct danaus_door_reply {
+    int32_t error;  /* 0 or an errno */
+    uint32_t value; /* slot number for SLOT_GET */
+};
+
+/* HELLO's reply: the segment, then the mount points as NUL-ended strings. */
+struct danaus_hello_reply {
+    int32_t error;
+    int32_t shmid;
+    uint32_t client_id;
+    uint32_t nmounts;
+    char mounts[]; /* nmounts absolute paths, each ending in NUL */
+};
+
+#endif
