@@ -1,0 +1,1 @@
+# CephFS backend (libcephfs): target danaus_backend_ceph.

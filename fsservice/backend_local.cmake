@@ -1,0 +1,1 @@
+# Local-directory backend: target danaus_backend_local.
