@@ -1,0 +1,70 @@
+/*
+ * call.h - building and sending one request to the service.
+ *
+ * A call is begun on a mount (and handle), its strings and data are packed
+ * into the thread's slot buffer, and call_send puts the descriptor into the
+ * thread's ring and waits for the answer. Outputs are then read from the
+ * start of the slot buffer (call_out). The danaus_* API and the interposers
+ * are all written in these terms.
+ */
+#ifndef LIBFS_CALL_H
+#define LIBFS_CALL_H
+
+#include "mounts.h"
+#include "service.h"
+#include "thread.h"
+
+#include <danaus/wire.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Request bytes being packed into a buffer of cap bytes. */
+struct call_pack {
+    unsigned char *buf;
+    uint32_t cap;
+    uint32_t len;
+};
+
+/* Appends s and its NUL. 0, or -1 with errno ENAMETOOLONG when s is
+ * DANAUS_PATH_MAX bytes or longer or does not fit. */
+int pack_str(struct call_pack *p, const char *s);
+
+/* Appends n data bytes. 0, or -1 with errno E2BIG when they do not fit. */
+int pack_data(struct call_pack *p, const void *data, size_t n);
+
+struct call {
+    const struct service *svc;
+    struct thread_state *thread;
+    struct danaus_desc desc;
+    struct call_pack pack;
+};
+
+/* Begins call id on mount with handle (0 for none). 0 or -1 with errno. */
+int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
+               uint64_t handle);
+
+/* Begins call id on the file path names (relative to dirfd) and packs its
+ * instance-relative path; *where gets the resolution. 0 or -1 with errno. */
+int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
+                    const char *path, struct resolved_path *where);
+
+/* Begins call id on Danaus descriptor fd (EBADF otherwise). For the
+ * "path | handle" calls, with_path packs the empty path string first. */
+int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path);
+
+/* Sends the call and waits. The result (>= 0), or -1 with errno. */
+int64_t call_send(struct call *c);
+
+/* The slot buffer, where outputs are, and its size. */
+static inline void *call_out(const struct call *c)
+{
+    return c->pack.buf;
+}
+
+static inline uint32_t call_capacity(const struct call *c)
+{
+    return c->pack.cap;
+}
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * fdtable.h - the library's descriptor table: which descriptor numbers are
+ * Danaus files, and the service handle, mount and path behind each.
+ *
+ * Every Danaus descriptor number is held in the kernel's descriptor table by
+ * a placeholder (/dev/null opened O_PATH), so the process never gets the same
+ * number from the kernel for something else, and read/write on it through
+ * the kernel fail with EBADF instead of silently succeeding. The Danaus
+ * descriptor number is the placeholder's number; its close-on-exec flag is
+ * the placeholder's too.
+ *
+ * Lookups are lock-free (they sit on every read and write); changes take a
+ * mutex. No service calls are made here: callers open and close handles.
+ */
+#ifndef LIBFS_FDTABLE_H
+#define LIBFS_FDTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Descriptor numbers the table can hold: 0 .. FDTABLE_MAX - 1. */
+#define FDTABLE_PAGE_BITS 10
+#define FDTABLE_PAGES 1024
+#define FDTABLE_MAX (FDTABLE_PAGES << FDTABLE_PAGE_BITS)
+
+struct fd_info {
+    uint64_t handle;
+    uint32_t mount;
+};
+
+/* Opens a placeholder and returns its number, or -1 with errno. */
+int fdtable_reserve(bool cloexec);
+
+/* Closes a placeholder that was reserved but never inserted. */
+void fdtable_unreserve(int fd);
+
+/* Records a Danaus file at the reserved number fd; path is the absolute
+ * normalized path it was opened with. 0 or -1 with errno (EBADF, ENOMEM). */
+int fdtable_insert(int fd, uint64_t handle, uint32_t mount, const char *path);
+
+/* Lock-free: true and *out filled when fd is a Danaus descriptor. */
+bool fdtable_lookup(int fd, struct fd_info *out);
+
+/* Copies the path fd was opened with. 0, or -1 with errno EBADF (not a
+ * Danaus descriptor) or ENAMETOOLONG. */
+int fdtable_path(int fd, char *out, size_t size);
+
+/* Forgets fd and closes its placeholder; *old gets what fd held, for the
+ * caller to close on the service. 0 or -1 with errno EBADF. */
+int fdtable_remove(int fd, struct fd_info *old);
+
+/* Makes a Danaus descriptor for newhandle that copies oldfd's mount and
+ * path, at the lowest free number (dup) or at newfd (dup2: whatever the
+ * kernel had at newfd is closed, as dup2 does). When newfd was a Danaus
+ * descriptor, *replaced gets it and the result's *had_replaced is true, for
+ * the caller to close its handle. Returns the new number or -1 with errno. */
+int fdtable_dup(int oldfd, uint64_t newhandle);
+int fdtable_dup2(int oldfd, int newfd, uint64_t newhandle,
+                 struct fd_info *replaced, bool *had_replaced);
+
+#endif

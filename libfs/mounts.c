@@ -1,0 +1,179 @@
+/*
+ * mounts.c - mount table and path resolution (see mounts.h).
+ *
+ * Normalization is lexical, as the kernel's own resolution is not available
+ * for paths the kernel never sees: "a/link/.." drops "link" even if it is a
+ * symlink. The service resolves symlinks inside the instance.
+ */
+#include "mounts.h"
+
+#include "fdtable.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int path_normalize(const char *abs, char *out, size_t size)
+{
+    if (abs[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    if (size < 2) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    size_t n = 0; /* out holds n bytes, no trailing '/' unless it is "/" */
+    const char *p = abs;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        const char *start = p;
+        while (*p && *p != '/')
+            p++;
+        size_t len = (size_t)(p - start);
+        if (len == 0 || (len == 1 && start[0] == '.'))
+            continue;
+        if (len == 2 && start[0] == '.' && start[1] == '.') {
+            while (n > 0 && out[n - 1] != '/')
+                n--;
+            if (n > 0)
+                n--; /* the '/' before the dropped component */
+            continue;
+        }
+        if (n + 1 + len + 1 > size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        out[n++] = '/';
+        memcpy(out + n, start, len);
+        n += len;
+    }
+    if (n == 0)
+        out[n++] = '/';
+    out[n] = '\0';
+    return 0;
+}
+
+int mount_table_add(struct mount_table *t, const char *path)
+{
+    char norm[DANAUS_PATH_MAX];
+    if (t->count >= DANAUS_MAX_MOUNTS) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (path_normalize(path, norm, sizeof norm) < 0)
+        return -1;
+    char *copy = strdup(norm);
+    if (!copy)
+        return -1;
+    t->path[t->count] = copy;
+    t->len[t->count] = strlen(copy);
+    t->count++;
+    return 0;
+}
+
+void mount_table_clear(struct mount_table *t)
+{
+    for (uint32_t i = 0; i < t->count; i++)
+        free(t->path[i]);
+    memset(t, 0, sizeof *t);
+}
+
+int mount_table_match(const struct mount_table *t, const char *norm,
+                      const char **rel)
+{
+    int best = -1;
+    size_t best_len = 0;
+    for (uint32_t i = 0; i < t->count; i++) {
+        const char *m = t->path[i];
+        size_t len = t->len[i];
+        bool is_root = len == 1; /* "/" prefixes every path */
+        if (!is_root &&
+            (strncmp(norm, m, len) != 0 ||
+             (norm[len] != '\0' && norm[len] != '/')))
+            continue;
+        if (best < 0 || len > best_len) {
+            best = (int)i;
+            best_len = len;
+        }
+    }
+    if (best < 0) {
+        errno = EXDEV;
+        return -1;
+    }
+    const char *r = norm + (best_len == 1 ? 0 : best_len);
+    while (*r == '/')
+        r++;
+    *rel = r;
+    return best;
+}
+
+/* The directory a relative path starts from, as an absolute path. */
+static int base_directory(int dirfd, char *out, size_t size)
+{
+    if (dirfd == AT_FDCWD) {
+        if (!getcwd(out, size))
+            return -1; /* ERANGE from getcwd means the path is too long */
+        return 0;
+    }
+    if (fdtable_path(dirfd, out, size) == 0)
+        return 0;
+    if (errno != EBADF)
+        return -1;
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+    ssize_t n = readlink(link, out, size);
+    if (n < 0) {
+        if (errno == ENOENT)
+            errno = EBADF;
+        return -1;
+    }
+    if ((size_t)n >= size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    out[n] = '\0';
+    if (out[0] != '/') { /* "pipe:[...]", "socket:[...]": not a directory */
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+int path_resolve(const struct mount_table *t, int dirfd, const char *path,
+                 struct resolved_path *out)
+{
+    char joined[2 * DANAUS_PATH_MAX];
+    if (path[0] == '\0') {
+        errno = ENOENT;
+        return -1;
+    }
+    if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (path[0] == '/') {
+        strcpy(joined, path);
+    } else {
+        if (base_directory(dirfd, joined, DANAUS_PATH_MAX) < 0) {
+            if (errno == ERANGE)
+                errno = ENAMETOOLONG;
+            return -1;
+        }
+        size_t n = strlen(joined);
+        joined[n] = '/';
+        strcpy(joined + n + 1, path);
+    }
+    if (path_normalize(joined, out->abs, sizeof out->abs) < 0)
+        return -1;
+    int m = mount_table_match(t, out->abs, &out->rel);
+    if (m < 0)
+        return -1;
+    out->mount = (uint32_t)m;
+    return 0;
+}

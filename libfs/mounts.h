@@ -1,0 +1,53 @@
+/*
+ * mounts.h - the mount table the service announced at hello, and path
+ * resolution: any path an application passes (absolute, relative to the
+ * cwd, or relative to a directory descriptor) becomes (mount index,
+ * instance-relative path), which is what the wire protocol carries.
+ *
+ * Pure code: the table is passed in, so tests need no service.
+ */
+#ifndef LIBFS_MOUNTS_H
+#define LIBFS_MOUNTS_H
+
+#include <danaus/wire.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mount_table {
+    uint32_t count;
+    char *path[DANAUS_MAX_MOUNTS]; /* normalized absolute paths */
+    size_t len[DANAUS_MAX_MOUNTS];
+};
+
+/* A resolved path: the mount, its absolute normalized form, and the part
+ * below the mount point ("" for the mount root), which points into abs. */
+struct resolved_path {
+    uint32_t mount;
+    char abs[DANAUS_PATH_MAX];
+    const char *rel;
+};
+
+/* Adds a mount point (normalized on the way in). 0 or -1 with errno
+ * (EINVAL for a relative path or a full table, ENOMEM). */
+int mount_table_add(struct mount_table *t, const char *path);
+void mount_table_clear(struct mount_table *t);
+
+/* Lexical normalization of an absolute path: collapses repeated '/', drops
+ * ".", and ".." removes the previous component (at "/" it stays at "/").
+ * 0, or -1 with errno EINVAL (not absolute) or ENAMETOOLONG. */
+int path_normalize(const char *abs, char *out, size_t size);
+
+/* Finds the longest mount point that is a prefix of the normalized path on
+ * a component boundary. Returns the mount index and sets *rel, or -1 with
+ * errno EXDEV. */
+int mount_table_match(const struct mount_table *t, const char *norm,
+                      const char **rel);
+
+/* Resolves path relative to dirfd as the *at calls do: absolute paths
+ * ignore dirfd; AT_FDCWD means the cwd; a Danaus descriptor means the path
+ * it was opened with; another descriptor is asked of /proc/self/fd.
+ * 0, or -1 with errno (ENOENT for "", ENAMETOOLONG, EBADF, ENOTDIR, EXDEV). */
+int path_resolve(const struct mount_table *t, int dirfd, const char *path,
+                 struct resolved_path *out);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * service.c - the connection to danausd (see service.h).
+ *
+ * Connecting runs once (pthread_once) on the first call of any thread: find
+ * the socket from the environment, say hello, attach the segment the reply
+ * names and keep the mount table. The door socket then stays open: the
+ * service learns of our exit from its hang-up, and we of its exit from ours.
+ */
+#include "service.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static struct service svc = {.door = -1};
+static pthread_once_t connect_once = PTHREAD_ONCE_INIT;
+static atomic_bool connected;
+static atomic_bool gone;
+static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void service_mark_gone(void)
+{
+    atomic_store(&gone, true);
+}
+
+/* The socket path from DANAUS_SERVICE / DANAUS_RUNDIR. */
+static int socket_path(struct sockaddr_un *addr)
+{
+    const char *name = getenv(DANAUS_ENV_SERVICE);
+    if (!name || !*name)
+        return -1;
+    int n;
+    if (strchr(name, '/')) {
+        n = snprintf(addr->sun_path, sizeof addr->sun_path, "%s", name);
+    } else {
+        const char *dir = getenv(DANAUS_ENV_RUNDIR);
+        if (!dir || !*dir)
+            dir = DANAUS_DEFAULT_RUNDIR;
+        n = snprintf(addr->sun_path, sizeof addr->sun_path, "%s/%s.sock",
+                     dir, name);
+    }
+    if (n < 0 || (size_t)n >= sizeof addr->sun_path)
+        return -1;
+    addr->sun_family = AF_UNIX;
+    return 0;
+}
+
+/* Checks the hello reply and takes the segment and mount table from it. */
+static int take_hello(const struct danaus_hello_reply *r, size_t len)
+{
+    if (len < sizeof *r || r->error != 0 || r->nmounts > DANAUS_MAX_MOUNTS)
+        return -1;
+    const char *p = r->mounts;
+    const char *end = (const char *)r + len;
+    for (uint32_t i = 0; i < r->nmounts; i++) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        if (!nul || mount_table_add(&svc.mounts, p) < 0)
+            return -1;
+        p = nul + 1;
+    }
+    if (ipc_segment_attach(r->shmid, &svc.seg) != 0)
+        return -1;
+    svc.client_id = r->client_id;
+    return 0;
+}
+
+static int say_hello(int door)
+{
+    struct danaus_door_msg hello = {
+        .op = DANAUS_DOOR_HELLO, .version = DANAUS_WIRE_VERSION};
+    if (send(door, &hello, sizeof hello, MSG_NOSIGNAL) != sizeof hello)
+        return -1;
+    size_t cap = sizeof(struct danaus_hello_reply) +
+                 (size_t)DANAUS_MAX_MOUNTS * DANAUS_PATH_MAX;
+    struct danaus_hello_reply *reply = malloc(cap);
+    if (!reply)
+        return -1;
+    struct iovec iov = {reply, cap};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    ssize_t n = recvmsg(door, &msg, 0);
+    int rc = -1;
+    if (n > 0 && !(msg.msg_flags & MSG_TRUNC))
+        rc = take_hello(reply, (size_t)n);
+    free(reply);
+    return rc;
+}
+
+static void connect_service(void)
+{
+    struct sockaddr_un addr = {0};
+    if (socket_path(&addr) < 0)
+        return;
+    int door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (door < 0)
+        return;
+    if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
+        say_hello(door) < 0) {
+        mount_table_clear(&svc.mounts);
+        close(door);
+        return;
+    }
+    svc.door = door;
+    atomic_store(&connected, true);
+}
+
+const struct service *service_get(void)
+{
+    pthread_once(&connect_once, connect_service);
+    if (!atomic_load_explicit(&connected, memory_order_relaxed) ||
+        atomic_load_explicit(&gone, memory_order_relaxed)) {
+        errno = ENOTCONN;
+        return NULL;
+    }
+    return &svc;
+}
+
+bool service_alive(void *arg)
+{
+    if (atomic_load(&gone))
+        return false;
+    struct pollfd p = {.fd = svc.door, .events = POLLIN};
+    if (poll(&p, 1, 0) < 0)
+        return true; /* EINTR: no news */
+    bool dead = p.revents & (POLLHUP | POLLERR | POLLNVAL);
+    if (!dead && (p.revents & POLLIN)) {
+        /* Readable with nothing to read is end-of-file: a pending door
+         * reply (another thread's) reads as at least one byte. */
+        char byte;
+        dead = recv(svc.door, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+    }
+    if (dead)
+        service_mark_gone();
+    return !dead;
+}
+
+int service_door(uint32_t op, uint32_t arg, uint32_t *value)
+{
+    if (!service_get())
+        return ENOTCONN;
+    struct danaus_door_msg msg = {
+        .op = op, .version = DANAUS_WIRE_VERSION, .arg = arg};
+    struct danaus_door_reply reply;
+    ssize_t n;
+    pthread_mutex_lock(&door_lock);
+    do
+        n = send(svc.door, &msg, sizeof msg, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n == sizeof msg) {
+        do
+            n = recv(svc.door, &reply, sizeof reply, 0);
+        while (n < 0 && errno == EINTR);
+    }
+    pthread_mutex_unlock(&door_lock);
+    if (n != sizeof reply) {
+        service_mark_gone();
+        return ENOTCONN;
+    }
+    if (reply.error != 0)
+        return reply.error;
+    *value = reply.value;
+    return 0;
+}

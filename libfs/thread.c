@@ -1,0 +1,69 @@
+/*
+ * thread.c - per-thread state (see thread.h).
+ *
+ * The state lives in TLS. A pthread key whose value is set once the thread
+ * holds a slot makes its destructor run at thread exit, which returns the
+ * slot. (The main thread's slot is not returned at exit(): the service frees
+ * every slot of a client when its door hangs up.)
+ */
+#include "thread.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+
+static __thread struct thread_state state;
+static __thread bool has_slot;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void give_back_slot(void *arg)
+{
+    struct thread_state *t = arg;
+    uint32_t unused;
+    if (service_get())
+        service_door(DANAUS_DOOR_SLOT_PUT, t->slot, &unused);
+    has_slot = false;
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&exit_key, give_back_slot);
+}
+
+static int take_slot(const struct service *svc)
+{
+    uint32_t slot;
+    int err = service_door(DANAUS_DOOR_SLOT_GET, 0, &slot);
+    if (err == 0 && slot >= svc->seg.nslots)
+        err = EPROTO;
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    state.slot = slot;
+    /* The slot may have served an exited thread: its done word holds that
+     * thread's last seq. Continuing from it makes our first seq differ from
+     * done, so the first wait cannot see a stale answer. */
+    state.seq = atomic_load_explicit(&ipc_slot(&svc->seg, slot)->done,
+                                     memory_order_acquire);
+    has_slot = true;
+    pthread_once(&key_once, make_key);
+    pthread_setspecific(exit_key, &state);
+    return 0;
+}
+
+struct thread_state *thread_get(const struct service *svc)
+{
+    if (!has_slot && take_slot(svc) < 0)
+        return NULL;
+    /* Threads migrate: pick the ring of the cpu we are on now. The map
+     * comes from shared memory, so the index is bounded before use. */
+    int cpu = sched_getcpu();
+    uint32_t q = 0;
+    if (cpu >= 0 && cpu < IPC_MAX_CPUS)
+        q = svc->seg.hdr->cpu_queue[cpu];
+    state.queue = q < svc->seg.nqueues ? q : 0;
+    return &state;
+}

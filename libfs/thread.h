@@ -1,0 +1,23 @@
+/*
+ * thread.h - per-thread state: each thread that sends requests owns one slot
+ * of the segment (its answer word and bulk buffer), asked of the service on
+ * the thread's first request and given back when the thread exits.
+ */
+#ifndef LIBFS_THREAD_H
+#define LIBFS_THREAD_H
+
+#include "service.h"
+
+#include <stdint.h>
+
+struct thread_state {
+    uint32_t slot;
+    uint32_t queue; /* ring of the core group the thread last ran on */
+    uint32_t seq;   /* of the last request sent */
+};
+
+/* This thread's state with a slot, its queue refreshed from the cpu it runs
+ * on; NULL with errno set (ENOTCONN, or the service's SLOT_GET error). */
+struct thread_state *thread_get(const struct service *svc);
+
+#endif
