@@ -1,0 +1,64 @@
+/*
+ * wait.c - the low-level waiting both sides of the rings build on: a pause
+ * for spin loops, a monotonic clock, and futex wait/wake on words of the
+ * shared segment.
+ *
+ * The futexes are deliberately NOT FUTEX_PRIVATE: the client and the service
+ * are different processes mapping the same System V segment, and only a
+ * shared futex is keyed by the backing page rather than by (mm, address).
+ */
+#include "ipc/ipc.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+void ipc_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    /* pause: tells the core we spin, so it yields pipeline resources to the
+     * sibling hyperthread and does not mis-speculate on the loop's exit. */
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+uint64_t ipc_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Sleeps while *word == expected, up to timeout_ms (-1: no limit). Returns 0
+ * when woken, -EAGAIN when *word already differed, -ETIMEDOUT, or -EINTR.
+ * The kernel compares *word and queues the sleeper atomically with respect
+ * to FUTEX_WAKE, which is what makes the check-then-sleep patterns of the
+ * callers free of lost wake-ups.
+ */
+int ipc_futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms)
+{
+    struct timespec ts, *tsp = NULL;
+
+    if (timeout_ms >= 0) {
+        ts.tv_sec = timeout_ms / 1000;
+        ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
+        tsp = &ts;
+    }
+    /* FUTEX_WAIT takes a relative timeout. */
+    if (syscall(SYS_futex, word, FUTEX_WAIT, expected, tsp, NULL, 0) == 0)
+        return 0;
+    return -errno;
+}
+
+void ipc_futex_wake(_Atomic uint32_t *word, int n)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE, n, NULL, NULL, 0);
+}
