@@ -1,0 +1,197 @@
+/*
+ * test_ipc_await.c - the answer path: ipc_complete / ipc_await between
+ * threads, including answers that come after the client went to sleep,
+ * signals during the wait, and a service that is gone.
+ */
+#include "ipc/ipc.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static struct ipc_segment seg;
+
+static int setup(void **state)
+{
+    struct ipc_geometry g;
+
+    (void)state;
+    memset(&g, 0, sizeof(g));
+    g.nqueues = 1;
+    g.ncells = 4;
+    g.nslots = 4;
+    g.slot_buf = 4096;
+    return ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600, &seg);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ipc_segment_destroy(&seg);
+    return 0;
+}
+
+static bool never_alive(void *arg)
+{
+    (void)arg;
+    return false;
+}
+
+static bool count_probes(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+    return true;
+}
+
+static void test_answer_already_there(void **state)
+{
+    struct ipc_slot *s = ipc_slot(&seg, 0);
+
+    (void)state;
+    ipc_complete(s, 41, -ENOENT);
+    assert_int_equal(ipc_await(s, 41, never_alive, NULL), -ENOENT);
+    assert_int_equal(atomic_load(&s->waiting), 0);
+}
+
+static void test_dead_service_ends_wait(void **state)
+{
+    struct ipc_slot *s = ipc_slot(&seg, 1);
+    uint64_t t0 = ipc_now_ns(), elapsed;
+
+    (void)state;
+    ipc_complete(s, 1, 0);
+    assert_int_equal(ipc_await(s, 2, never_alive, NULL), -ENOTCONN);
+    elapsed = ipc_now_ns() - t0;
+    assert_true(elapsed < 1000000000ull);
+    /* And the earlier answer was not mistaken for this one. */
+    assert_int_equal(atomic_load(&s->done), 1);
+}
+
+struct late_answer {
+    struct ipc_slot *slot;
+    uint32_t seq;
+    int64_t result;
+    unsigned delay_us;
+    uint64_t answered_ns; /* when ipc_complete was called */
+};
+
+static void *answer_later(void *p)
+{
+    struct late_answer *a = p;
+
+    usleep(a->delay_us);
+    a->answered_ns = ipc_now_ns();
+    ipc_complete(a->slot, a->seq, a->result);
+    return NULL;
+}
+
+static void test_sleeping_client_is_woken(void **state)
+{
+    struct late_answer a = {ipc_slot(&seg, 2), 5, 123456789012LL, 100000, 0};
+    atomic_int probes = 0;
+    pthread_t t;
+    uint64_t t0, elapsed;
+
+    (void)state;
+    t0 = ipc_now_ns();
+    assert_int_equal(pthread_create(&t, NULL, answer_later, &a), 0);
+    assert_int_equal(ipc_await(a.slot, a.seq, count_probes, &probes),
+                     123456789012LL);
+    elapsed = ipc_now_ns() - t0;
+    pthread_join(t, NULL);
+    assert_true(elapsed >= 90000000ull);
+    assert_true(elapsed < 1000000000ull);
+    /* It slept in short steps, probing the service between them. */
+    assert_true(atomic_load(&probes) >= 3);
+    assert_int_equal(atomic_load(&a.slot->waiting), 0);
+}
+
+/* A sleeping client is woken by the answer itself, not found by its next
+ * 10 ms timeout: in five tries none may be more than 3 ms late (polling
+ * alone would pass all five with a chance of 0.3^5). */
+static void test_wake_is_prompt(void **state)
+{
+    struct ipc_slot *s = ipc_slot(&seg, 2);
+
+    (void)state;
+    for (uint32_t seq = 100; seq < 105; seq++) {
+        struct late_answer a = {s, seq, seq, 20000, 0};
+        pthread_t t;
+        uint64_t woke;
+
+        assert_int_equal(pthread_create(&t, NULL, answer_later, &a), 0);
+        assert_int_equal(ipc_await(s, seq, NULL, NULL), seq);
+        woke = ipc_now_ns();
+        pthread_join(t, NULL);
+        assert_true(woke - a.answered_ns < 3000000ull);
+    }
+}
+
+static atomic_int signals_seen;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    atomic_fetch_add(&signals_seen, 1);
+}
+
+struct pester {
+    pthread_t target;
+    atomic_bool stop;
+};
+
+static void *send_signals(void *p)
+{
+    struct pester *ps = p;
+
+    while (!atomic_load(&ps->stop)) {
+        pthread_kill(ps->target, SIGUSR1);
+        usleep(2000);
+    }
+    return NULL;
+}
+
+static void test_signals_do_not_end_wait(void **state)
+{
+    struct late_answer a = {ipc_slot(&seg, 3), 9, 77, 150000, 0};
+    struct sigaction sa;
+    struct pester ps;
+    pthread_t answerer, pesterer;
+
+    (void)state;
+    /* No SA_RESTART: the futex wait really returns EINTR. */
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
+    ps.target = pthread_self();
+    atomic_store(&ps.stop, false);
+    assert_int_equal(pthread_create(&answerer, NULL, answer_later, &a), 0);
+    assert_int_equal(pthread_create(&pesterer, NULL, send_signals, &ps), 0);
+
+    assert_int_equal(ipc_await(a.slot, a.seq, NULL, NULL), 77);
+
+    atomic_store(&ps.stop, true);
+    pthread_join(pesterer, NULL);
+    pthread_join(answerer, NULL);
+    signal(SIGUSR1, SIG_IGN);
+    assert_true(atomic_load(&signals_seen) > 10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_answer_already_there),
+        cmocka_unit_test(test_dead_service_ends_wait),
+        cmocka_unit_test(test_sleeping_client_is_woken),
+        cmocka_unit_test(test_wake_is_prompt),
+        cmocka_unit_test(test_signals_do_not_end_wait),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
