@@ -1,0 +1,235 @@
+/*
+ * test_libfs_mounts.c - path normalization, longest-prefix mount matching
+ * on component boundaries, and resolution of relative and dirfd-relative
+ * paths, including EXDEV for paths outside every mount.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "libfs/fdtable.h"
+#include "libfs/mounts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void assert_normalizes(const char *in, const char *want)
+{
+    char out[DANAUS_PATH_MAX];
+    assert_int_equal(path_normalize(in, out, sizeof out), 0);
+    assert_string_equal(out, want);
+}
+
+static void normalize_is_lexical(void **state)
+{
+    assert_normalizes("/", "/");
+    assert_normalizes("//a///b/", "/a/b");
+    assert_normalizes("/a/./b/.", "/a/b");
+    assert_normalizes("/a/b/../c", "/a/c");
+    assert_normalizes("/a/b/../..", "/");
+    assert_normalizes("/../../x/..", "/");
+    assert_normalizes("/..a/.b/...", "/..a/.b/...");
+}
+
+static void normalize_rejects_relative_and_overlong(void **state)
+{
+    char out[8];
+    errno = 0;
+    assert_int_equal(path_normalize("a/b", out, sizeof out), -1);
+    assert_int_equal(errno, EINVAL);
+    errno = 0;
+    assert_int_equal(path_normalize("/abcdefgh", out, sizeof out), -1);
+    assert_int_equal(errno, ENAMETOOLONG);
+    assert_int_equal(path_normalize("/abcdef", out, sizeof out), 0);
+}
+
+static int match(const struct mount_table *t, const char *path,
+                 const char **rel)
+{
+    char norm[DANAUS_PATH_MAX];
+    assert_int_equal(path_normalize(path, norm, sizeof norm), 0);
+    int m = mount_table_match(t, norm, rel);
+    /* rel points into norm: check it while it lives. */
+    static char rel_copy[DANAUS_PATH_MAX];
+    if (m >= 0) {
+        strcpy(rel_copy, *rel);
+        *rel = rel_copy;
+    }
+    return m;
+}
+
+static void match_longest_prefix_on_component_boundary(void **state)
+{
+    struct mount_table t = {0};
+    const char *rel;
+    assert_int_equal(mount_table_add(&t, "/mnt/d"), 0);
+    assert_int_equal(mount_table_add(&t, "/mnt/d/inner/"), 0);
+
+    assert_int_equal(match(&t, "/mnt/d", &rel), 0);
+    assert_string_equal(rel, "");
+    assert_int_equal(match(&t, "/mnt/d/", &rel), 0);
+    assert_string_equal(rel, "");
+    assert_int_equal(match(&t, "/mnt/d/a//b", &rel), 0);
+    assert_string_equal(rel, "a/b");
+    assert_int_equal(match(&t, "/mnt/d/inner/x", &rel), 1);
+    assert_string_equal(rel, "x");
+    assert_int_equal(match(&t, "/mnt/d/inner", &rel), 1);
+    assert_string_equal(rel, "");
+    assert_int_equal(match(&t, "/mnt/d/innerx", &rel), 0);
+    assert_string_equal(rel, "innerx");
+    assert_int_equal(match(&t, "/mnt/d/inner/../y", &rel), 0);
+    assert_string_equal(rel, "y");
+
+    errno = 0;
+    assert_int_equal(match(&t, "/mnt/dx/f", &rel), -1);
+    assert_int_equal(errno, EXDEV);
+    errno = 0;
+    assert_int_equal(match(&t, "/mnt/d/../e", &rel), -1);
+    assert_int_equal(errno, EXDEV);
+    errno = 0;
+    assert_int_equal(match(&t, "/mnt", &rel), -1);
+    assert_int_equal(errno, EXDEV);
+    mount_table_clear(&t);
+}
+
+static void root_mount_holds_everything_else(void **state)
+{
+    struct mount_table t = {0};
+    const char *rel;
+    assert_int_equal(mount_table_add(&t, "/"), 0);
+    assert_int_equal(mount_table_add(&t, "/data"), 0);
+    assert_int_equal(match(&t, "/etc/passwd", &rel), 0);
+    assert_string_equal(rel, "etc/passwd");
+    assert_int_equal(match(&t, "/", &rel), 0);
+    assert_string_equal(rel, "");
+    assert_int_equal(match(&t, "/data/f", &rel), 1);
+    assert_string_equal(rel, "f");
+    mount_table_clear(&t);
+}
+
+/* A mount table with one mount at a fresh real directory, and cwd there. */
+struct fixture {
+    char dir[PATH_MAX];
+    char old_cwd[PATH_MAX];
+    struct mount_table t;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    char tmpl[] = "/tmp/libfs-mounts-XXXXXX";
+    if (!f || !mkdtemp(tmpl) || !realpath(tmpl, f->dir) ||
+        !getcwd(f->old_cwd, sizeof f->old_cwd) || chdir(f->dir) < 0 ||
+        mount_table_add(&f->t, f->dir) < 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    if (chdir(f->old_cwd) < 0)
+        return -1;
+    rmdir(f->dir);
+    mount_table_clear(&f->t);
+    free(f);
+    return 0;
+}
+
+static void resolve_relative_to_cwd(void **state)
+{
+    struct fixture *f = *state;
+    struct resolved_path r;
+    assert_int_equal(path_resolve(&f->t, AT_FDCWD, "a/../b/./c", &r), 0);
+    assert_int_equal(r.mount, 0);
+    assert_string_equal(r.rel, "b/c");
+    assert_int_equal(path_resolve(&f->t, AT_FDCWD, ".", &r), 0);
+    assert_string_equal(r.rel, "");
+    assert_string_equal(r.abs, f->dir);
+
+    errno = 0;
+    assert_int_equal(path_resolve(&f->t, AT_FDCWD, "../x", &r), -1);
+    assert_int_equal(errno, EXDEV);
+    errno = 0;
+    assert_int_equal(path_resolve(&f->t, AT_FDCWD, "", &r), -1);
+    assert_int_equal(errno, ENOENT);
+}
+
+static void resolve_absolute_ignores_dirfd(void **state)
+{
+    struct fixture *f = *state;
+    struct resolved_path r;
+    char path[PATH_MAX + 8];
+    snprintf(path, sizeof path, "%s/z", f->dir);
+    assert_int_equal(path_resolve(&f->t, -1, path, &r), 0);
+    assert_string_equal(r.rel, "z");
+    errno = 0;
+    assert_int_equal(path_resolve(&f->t, AT_FDCWD, "/etc/passwd", &r), -1);
+    assert_int_equal(errno, EXDEV);
+}
+
+static void resolve_relative_to_kernel_dirfd(void **state)
+{
+    struct fixture *f = *state;
+    struct resolved_path r;
+    int dirfd = open(f->dir, O_RDONLY | O_DIRECTORY);
+    assert_true(dirfd >= 0);
+    assert_int_equal(chdir("/"), 0); /* the cwd must not matter */
+    assert_int_equal(path_resolve(&f->t, dirfd, "k/l", &r), 0);
+    assert_string_equal(r.rel, "k/l");
+    close(dirfd);
+
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    errno = 0;
+    assert_int_equal(path_resolve(&f->t, pipefd[0], "x", &r), -1);
+    assert_int_equal(errno, ENOTDIR);
+    close(pipefd[0]);
+    close(pipefd[1]);
+
+    errno = 0;
+    assert_int_equal(path_resolve(&f->t, pipefd[0], "x", &r), -1);
+    assert_int_equal(errno, EBADF);
+}
+
+static void resolve_relative_to_danaus_dirfd(void **state)
+{
+    struct fixture *f = *state;
+    struct resolved_path r;
+    char sub[PATH_MAX + 8];
+    snprintf(sub, sizeof sub, "%s/sub/dir", f->dir);
+    int fd = fdtable_reserve(true);
+    assert_true(fd >= 0);
+    assert_int_equal(fdtable_insert(fd, 42, 0, sub), 0);
+    assert_int_equal(path_resolve(&f->t, fd, "../f", &r), 0);
+    assert_int_equal(r.mount, 0);
+    assert_string_equal(r.rel, "sub/f");
+    struct fd_info old;
+    assert_int_equal(fdtable_remove(fd, &old), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(normalize_is_lexical),
+        cmocka_unit_test(normalize_rejects_relative_and_overlong),
+        cmocka_unit_test(match_longest_prefix_on_component_boundary),
+        cmocka_unit_test(root_mount_holds_everything_else),
+        cmocka_unit_test_setup_teardown(resolve_relative_to_cwd, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(resolve_absolute_ignores_dirfd, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(resolve_relative_to_kernel_dirfd,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(resolve_relative_to_danaus_dirfd,
+                                        setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
