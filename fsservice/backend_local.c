@@ -347,6 +347,8 @@ static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
         got = syscall(SYS_getdents64, lf->fd, buf, n);
     ssize_t result = got < 0 ? -errno : got;
     pthread_mutex_unlock(&lf->dir_lock);
+    if (result <= 0)
+        return result;
 
     size_t at = 0, last = 0;
     while (at < (size_t)result) {
@@ -357,13 +359,10 @@ static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
         last = at;
         at += reclen;
     }
-    if (result > 0) {
-        int64_t cookie;
-        memcpy(&cookie,
-               (char *)buf + last + offsetof(struct danaus_dirent, d_off),
-               sizeof cookie);
-        *pos = (off_t)cookie;
-    }
+    int64_t cookie;
+    memcpy(&cookie, (char *)buf + last + offsetof(struct danaus_dirent, d_off),
+           sizeof cookie);
+    *pos = (off_t)cookie;
     return result;
 }
 
