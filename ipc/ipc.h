@@ -144,6 +144,12 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
 bool ipc_take_wait(const struct ipc_segment *seg, struct ipc_queue *q,
                    struct danaus_desc *out, uint64_t spin_ns, int sleep_ms);
 
+/* Service: wait until q may hold a request, without taking it: spin up to
+ * spin_ns, then sleep up to sleep_ms (-1: until woken). False on timeout.
+ * Lets a caller take the request inside a section of its own choosing. */
+bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
+                   uint64_t spin_ns, int sleep_ms);
+
 /* Service: publish the result of request seq in slot s and wake its thread. */
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result);
 

@@ -1,0 +1,250 @@
+/*
+ * calls_fd.c - handlers of the calls on open files: open, close, dup, the
+ * data calls, seeking and directory reading.
+ *
+ * The file offset lives in the service-side open file (openfile.h): read,
+ * write, lseek and getdents hold its pos_lock for the call, so descriptors
+ * that share an open file share one offset, and concurrent calls on it are
+ * atomic with respect to it, as POSIX asks.
+ */
+#include "request.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
+
+/* Flags a client may pass to open. */
+#define OPEN_FLAGS                                                       \
+    (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_NONBLOCK |    \
+     O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_SYNC | O_DSYNC | \
+     O_LARGEFILE | O_NOATIME | O_DIRECT)
+/* O_CLOEXEC is the client's; O_DIRECT would bind the alignment of the
+ * client's buffer to the backend's device: the service's cache serves
+ * instead. */
+#define IGNORED_FLAGS (O_CLOEXEC | O_DIRECT)
+/* Flags an open file keeps; SETFL may change the last two. */
+#define KEPT_FLAGS (O_ACCMODE | O_APPEND | O_NONBLOCK)
+#define SETFL_FLAGS (O_APPEND | O_NONBLOCK)
+
+static const struct ls_ops *ops_of(struct open_file *of)
+{
+    return of->file->inst->ops;
+}
+
+static bool readable(struct open_file *of)
+{
+    return (atomic_load(&of->flags) & O_ACCMODE) != O_WRONLY;
+}
+
+static bool writable(struct open_file *of)
+{
+    return (atomic_load(&of->flags) & O_ACCMODE) != O_RDONLY;
+}
+
+/* The count a data call asks for, which must fit the slot buffer. */
+static int64_t count_arg(struct request *r)
+{
+    int64_t n = r->d->arg[0];
+    return n < 0 || n > r->out_cap ? -EINVAL : n;
+}
+
+int64_t call_open(struct request *r)
+{
+    int flags = (int)r->d->arg[0];
+    if ((int64_t)flags != r->d->arg[0] || (flags & ~OPEN_FLAGS) ||
+        (flags & O_ACCMODE) == O_ACCMODE)
+        return -EINVAL;
+    struct ls_instance *inst = request_instance(r);
+    if (!inst)
+        return -EINVAL;
+    int rc = request_string(r, r->path, sizeof r->path);
+    if (rc < 0)
+        return rc;
+    struct ls_file *file;
+    rc = inst->ops->open(inst, &r->c->cred, r->path, flags & ~IGNORED_FLAGS,
+                         (mode_t)(r->d->arg[1] & 07777), &file);
+    if (rc < 0)
+        return rc;
+    struct open_file *of = open_file_new(file, flags & KEPT_FLAGS);
+    if (!of)
+        return -ENOMEM;
+    int64_t h = handle_insert(&r->c->handles, of);
+    if (h < 0)
+        open_file_put(of);
+    return h;
+}
+
+int64_t call_close(struct request *r)
+{
+    struct open_file *of = handle_remove(&r->c->handles, r->d->handle);
+    if (!of)
+        return -EBADF;
+    open_file_put(of);
+    return 0;
+}
+
+int64_t call_dup(struct request *r)
+{
+    if (!open_file_tryget(r->of))
+        return -EBADF;
+    int64_t h = handle_insert(&r->c->handles, r->of);
+    if (h < 0)
+        open_file_put(r->of);
+    return h;
+}
+
+static int64_t read_at(struct request *r, off_t off)
+{
+    if (!readable(r->of))
+        return -EBADF;
+    if (r->of->file->is_dir)
+        return -EISDIR;
+    int64_t n = count_arg(r);
+    if (n < 0)
+        return n;
+    return ops_of(r->of)->pread(r->of->file, &r->c->cred, r->out, (size_t)n,
+                                off);
+}
+
+/* Writes the input bytes at off, or at the end for O_APPEND (as Linux does
+ * even for pwrite); *end gets the offset after the write. */
+static int64_t write_at(struct request *r, off_t off, off_t *end)
+{
+    if (!writable(r->of))
+        return -EBADF;
+    if (atomic_load(&r->of->flags) & O_APPEND)
+        off = -1;
+    return ops_of(r->of)->pwrite(r->of->file, &r->c->cred, r->in, r->in_len,
+                                 off, end);
+}
+
+int64_t call_read(struct request *r)
+{
+    pthread_mutex_lock(&r->of->pos_lock);
+    int64_t n = read_at(r, r->of->pos);
+    if (n > 0)
+        r->of->pos += n;
+    pthread_mutex_unlock(&r->of->pos_lock);
+    return n;
+}
+
+int64_t call_write(struct request *r)
+{
+    pthread_mutex_lock(&r->of->pos_lock);
+    off_t end = r->of->pos;
+    int64_t n = write_at(r, r->of->pos, &end);
+    if (n >= 0)
+        r->of->pos = end;
+    pthread_mutex_unlock(&r->of->pos_lock);
+    return n;
+}
+
+int64_t call_pread(struct request *r)
+{
+    if (r->d->arg[1] < 0)
+        return -EINVAL;
+    return read_at(r, r->d->arg[1]);
+}
+
+int64_t call_pwrite(struct request *r)
+{
+    if (r->d->arg[1] < 0)
+        return -EINVAL;
+    off_t end;
+    return write_at(r, r->d->arg[1], &end);
+}
+
+/* A directory's offset is a cookie of its backend: it can be read and set,
+ * not computed with. */
+static int64_t seek_dir(struct open_file *of, int64_t off, int whence)
+{
+    if (whence == SEEK_SET && off >= 0)
+        return of->pos = off;
+    if (whence == SEEK_CUR && off == 0)
+        return of->pos;
+    return -EINVAL;
+}
+
+static int64_t seek_file(struct request *r, int64_t off, int whence)
+{
+    struct open_file *of = r->of;
+    int64_t base;
+    struct danaus_stat st;
+    switch (whence) {
+    case SEEK_SET:
+        base = 0;
+        break;
+    case SEEK_CUR:
+        base = of->pos;
+        break;
+    case SEEK_END:
+    case SEEK_DATA:
+    case SEEK_HOLE: {
+        int rc = ops_of(of)->fstat(of->file, &r->c->cred, &st);
+        if (rc < 0)
+            return rc;
+        if (whence == SEEK_END) {
+            base = st.size;
+            break;
+        }
+        /* No sparse-file map: all of a file is data, its end the one hole. */
+        if (off < 0)
+            return -EINVAL;
+        if (off >= st.size)
+            return -ENXIO;
+        return of->pos = whence == SEEK_DATA ? off : st.size;
+    }
+    default:
+        return -EINVAL;
+    }
+    if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
+        return off > 0 ? -EOVERFLOW : -EINVAL;
+    return of->pos = base + off;
+}
+
+int64_t call_lseek(struct request *r)
+{
+    int whence = (int)r->d->arg[1];
+    if (whence != r->d->arg[1])
+        return -EINVAL;
+    pthread_mutex_lock(&r->of->pos_lock);
+    int64_t rc = r->of->file->is_dir ? seek_dir(r->of, r->d->arg[0], whence)
+                                     : seek_file(r, r->d->arg[0], whence);
+    pthread_mutex_unlock(&r->of->pos_lock);
+    return rc;
+}
+
+int64_t call_fsync(struct request *r)
+{
+    return ops_of(r->of)->fsync(r->of->file, &r->c->cred, r->d->arg[0] != 0);
+}
+
+int64_t call_getdents(struct request *r)
+{
+    if (!r->of->file->is_dir)
+        return -ENOTDIR;
+    int64_t n = count_arg(r);
+    if (n < 0)
+        return n;
+    pthread_mutex_lock(&r->of->pos_lock);
+    n = ops_of(r->of)->getdents(r->of->file, &r->c->cred, r->out, (size_t)n,
+                                &r->of->pos);
+    pthread_mutex_unlock(&r->of->pos_lock);
+    return n;
+}
+
+int64_t call_getfl(struct request *r)
+{
+    return atomic_load(&r->of->flags);
+}
+
+int64_t call_setfl(struct request *r)
+{
+    int want = (int)(r->d->arg[0] & SETFL_FLAGS);
+    int old = atomic_load(&r->of->flags);
+    while (!atomic_compare_exchange_weak(&r->of->flags, &old,
+                                         (old & ~SETFL_FLAGS) | want))
+        ;
+    return 0;
+}

@@ -1,0 +1,350 @@
+/*
+ * config.c - parsing danausd's configuration file.
+ *
+ * One setting per line, "key value...", '#' to the end of a line is a
+ * comment. Every problem is reported with the line it is on; nothing is
+ * guessed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WORDS 4
+
+struct parse {
+    const char *name;
+    int line;
+    char *err;
+    size_t errlen;
+};
+
+static int fail(struct parse *p, const char *fmt, ...)
+{
+    int n = snprintf(p->err, p->errlen, "%s:%d: ", p->name, p->line);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < p->errlen)
+        vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Splits line in place into whitespace-separated words; -1 if too many. */
+static int split(char *line, char *words[MAX_WORDS])
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(line, " \t\r", &save); w;
+         w = strtok_r(NULL, " \t\r", &save)) {
+        if (n == MAX_WORDS)
+            return -1;
+        words[n++] = w;
+    }
+    return n;
+}
+
+/* A size with an optional K, M or G suffix (powers of 1024). */
+static int parse_size(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return -1;
+    uint64_t mult = 1;
+    switch (*end) {
+    case 'K': mult = 1ull << 10; end++; break;
+    case 'M': mult = 1ull << 20; end++; break;
+    case 'G': mult = 1ull << 30; end++; break;
+    }
+    if (*end || v > max / mult)
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+static int parse_u32(struct parse *p, const char *key, const char *s,
+                     uint64_t lo, uint64_t hi, uint32_t *out)
+{
+    uint64_t v;
+    if (parse_size(s, hi, &v) < 0 || v < lo)
+        return fail(p, "%s must be a number from %llu to %llu, not '%s'",
+                    key, (unsigned long long)lo, (unsigned long long)hi, s);
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Normalizes an absolute path lexically into out: no ".", "..", repeated or
+ * trailing '/'. */
+static int normalize_mountpoint(const char *in, char *out, size_t outlen)
+{
+    if (in[0] != '/' || strlen(in) >= outlen)
+        return -1;
+    size_t n = 0;
+    for (const char *s = in; *s;) {
+        while (*s == '/')
+            s++;
+        const char *e = s;
+        while (*e && *e != '/')
+            e++;
+        size_t len = (size_t)(e - s);
+        if (len == 0)
+            break;
+        if ((len == 1 && s[0] == '.') || (len == 2 && !strncmp(s, "..", 2)))
+            return -1; /* a mount point names a place plainly */
+        out[n++] = '/';
+        memcpy(out + n, s, len);
+        n += len;
+        s = e;
+    }
+    if (n == 0)
+        out[n++] = '/';
+    out[n] = '\0';
+    return 0;
+}
+
+static int inside(const char *a, const char *b)
+{
+    size_t lb = strlen(b);
+    if (strcmp(b, "/") == 0)
+        return 1;
+    return strncmp(a, b, lb) == 0 && (a[lb] == '/' || a[lb] == '\0');
+}
+
+static int set_string(struct parse *p, char **slot, const char *key,
+                      const char *value)
+{
+    if (*slot)
+        return fail(p, "%s is set twice", key);
+    *slot = strdup(value);
+    if (!*slot)
+        return fail(p, "out of memory");
+    return 0;
+}
+
+static int parse_owner(struct parse *p, const char *s, struct config *cfg)
+{
+    char *end;
+    errno = 0;
+    unsigned long uid = strtoul(s, &end, 10);
+    unsigned long gid = uid;
+    if (errno || end == s || uid >= UINT_MAX)
+        return fail(p, "owner must be UID or UID:GID, not '%s'", s);
+    if (*end == ':') {
+        const char *g = end + 1;
+        gid = strtoul(g, &end, 10);
+        if (errno || end == g || gid >= UINT_MAX)
+            return fail(p, "owner must be UID or UID:GID, not '%s'", s);
+    }
+    if (*end)
+        return fail(p, "owner must be UID or UID:GID, not '%s'", s);
+    cfg->owner_uid = (uid_t)uid;
+    cfg->owner_gid = (gid_t)gid;
+    return 0;
+}
+
+static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
+{
+    if (n != 4)
+        return fail(p, "mount takes MOUNTPOINT local|ceph SOURCE");
+    if (cfg->nmounts == DANAUS_MAX_MOUNTS)
+        return fail(p, "more than %d mounts", DANAUS_MAX_MOUNTS);
+    char mp[DANAUS_PATH_MAX];
+    if (normalize_mountpoint(w[1], mp, sizeof mp) < 0)
+        return fail(p, "mount point '%s' must be an absolute path without "
+                       "'.' or '..'", w[1]);
+    for (int i = 0; i < cfg->nmounts; i++) {
+        const char *other = cfg->mounts[i].mountpoint;
+        if (inside(mp, other) || inside(other, mp))
+            return fail(p, "mount point %s overlaps %s", mp, other);
+    }
+    struct config_mount *m = &cfg->mounts[cfg->nmounts];
+    if (strcmp(w[2], "local") == 0) {
+        m->backend = CONFIG_LOCAL;
+        if (w[3][0] != '/')
+            return fail(p, "local source '%s' must be an absolute path", w[3]);
+    } else if (strcmp(w[2], "ceph") == 0) {
+        m->backend = CONFIG_CEPH;
+    } else {
+        return fail(p, "unknown backend '%s' (local or ceph)", w[2]);
+    }
+    m->mountpoint = strdup(mp);
+    m->source = strdup(w[3]);
+    if (!m->mountpoint || !m->source)
+        return fail(p, "out of memory");
+    cfg->nmounts++;
+    return 0;
+}
+
+static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
+{
+    const char *k = w[0];
+    if (strcmp(k, "mount") == 0)
+        return parse_mount(p, w, n, cfg);
+    if (n != 2)
+        return fail(p, "%s takes exactly one value", k);
+    const char *v = w[1];
+
+    if (strcmp(k, "service") == 0) {
+        if (strchr(v, '/'))
+            return fail(p, "service name '%s' must not contain '/'", v);
+        return set_string(p, &cfg->service, k, v);
+    }
+    if (strcmp(k, "rundir") == 0)
+        return set_string(p, &cfg->rundir, k, v);
+    if (strcmp(k, "owner") == 0)
+        return parse_owner(p, v, cfg);
+    if (strcmp(k, "queue_cells") == 0) {
+        if (parse_u32(p, k, v, 2, 65536, &cfg->queue_cells) < 0)
+            return -1;
+        if (cfg->queue_cells & (cfg->queue_cells - 1))
+            return fail(p, "queue_cells must be a power of two, not %s", v);
+        return 0;
+    }
+    if (strcmp(k, "slots") == 0)
+        return parse_u32(p, k, v, 1, 1u << 16, &cfg->slots);
+    if (strcmp(k, "slot_buffer") == 0) {
+        if (parse_u32(p, k, v, 4096, 64u << 20, &cfg->slot_buffer) < 0)
+            return -1;
+        if (cfg->slot_buffer % 4096)
+            return fail(p, "slot_buffer must be a multiple of 4096");
+        return 0;
+    }
+    if (strcmp(k, "threads_per_queue") == 0)
+        return parse_u32(p, k, v, 1, 64, &cfg->threads_per_queue);
+    if (strcmp(k, "core_groups") == 0) {
+        if (strcmp(v, "auto") == 0)
+            cfg->core_group_level = 0;
+        else if (strcmp(v, "l2") == 0)
+            cfg->core_group_level = 2;
+        else if (strcmp(v, "l3") == 0)
+            cfg->core_group_level = 3;
+        else if (strcmp(v, "cpu") == 0)
+            cfg->core_group_level = -1;
+        else
+            return fail(p, "core_groups must be auto, l2, l3 or cpu, not '%s'",
+                        v);
+        return 0;
+    }
+    if (strcmp(k, "ceph_conf") == 0)
+        return set_string(p, &cfg->ceph_conf, k, v);
+    if (strcmp(k, "ceph_client_id") == 0)
+        return set_string(p, &cfg->ceph_client_id, k, v);
+    if (strcmp(k, "ceph_fs_name") == 0)
+        return set_string(p, &cfg->ceph_fs_name, k, v);
+    if (strcmp(k, "ceph_cache_size") == 0 || strcmp(k, "ceph_oc_size") == 0) {
+        uint64_t size;
+        if (parse_size(v, UINT64_MAX, &size) < 0)
+            return fail(p, "%s must be a number, not '%s'", k, v);
+        char buf[24];
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
+        return set_string(p, k[5] == 'c' ? &cfg->ceph_cache_size
+                                         : &cfg->ceph_oc_size, k, buf);
+    }
+    return fail(p, "unknown setting '%s'", k);
+}
+
+static void set_defaults(struct config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->owner_uid = (uid_t)-1;
+    cfg->owner_gid = (gid_t)-1;
+    cfg->queue_cells = 256;
+    cfg->slots = 256;
+    cfg->slot_buffer = 256u << 10;
+    cfg->threads_per_queue = 4;
+}
+
+int config_parse(const char *name, const char *text, struct config *cfg,
+                 char *err, size_t errlen)
+{
+    struct parse p = {.name = name, .line = 0, .err = err, .errlen = errlen};
+    set_defaults(cfg);
+    char *copy = strdup(text);
+    if (!copy)
+        return fail(&p, "out of memory");
+    char *save = NULL;
+    int rc = 0;
+    /* strtok_r would skip empty lines and lose the count: walk by hand. */
+    for (char *line = copy; line && rc == 0; line = save) {
+        save = strchr(line, '\n');
+        if (save)
+            *save++ = '\0';
+        p.line++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *words[MAX_WORDS];
+        int n = split(line, words);
+        if (n < 0)
+            rc = fail(&p, "too many words");
+        else if (n > 0)
+            rc = parse_line(&p, words, n, cfg);
+    }
+    free(copy);
+    if (rc == 0) {
+        p.line = 0;
+        if (!cfg->service)
+            rc = fail(&p, "no 'service NAME' line");
+        else if (cfg->nmounts == 0)
+            rc = fail(&p, "no 'mount' line: nothing to serve");
+        for (int i = 0; rc == 0 && i < cfg->nmounts; i++)
+            if (cfg->mounts[i].backend == CONFIG_CEPH && !cfg->ceph_conf)
+                rc = fail(&p, "mount %s uses ceph but no 'ceph_conf' is set",
+                          cfg->mounts[i].mountpoint);
+    }
+    if (rc == 0 && !cfg->rundir && !(cfg->rundir = strdup(DANAUS_DEFAULT_RUNDIR)))
+        rc = fail(&p, "out of memory");
+    if (rc < 0)
+        config_free(cfg);
+    return rc;
+}
+
+int config_load(const char *path, struct config *cfg, char *err,
+                size_t errlen)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t len = getdelim(&text, &cap, '\0', f);
+    int read_error = ferror(f);
+    fclose(f);
+    if (len < 0 && read_error) {
+        snprintf(err, errlen, "%s: cannot read", path);
+        free(text);
+        return -1;
+    }
+    if (len >= 0 && (size_t)len != strlen(text)) {
+        snprintf(err, errlen, "%s: contains a NUL byte", path);
+        free(text);
+        return -1;
+    }
+    int rc = config_parse(path, len < 0 ? "" : text, cfg, err, errlen);
+    free(text);
+    return rc;
+}
+
+void config_free(struct config *cfg)
+{
+    free(cfg->service);
+    free(cfg->rundir);
+    free(cfg->ceph_conf);
+    free(cfg->ceph_client_id);
+    free(cfg->ceph_fs_name);
+    free(cfg->ceph_cache_size);
+    free(cfg->ceph_oc_size);
+    for (int i = 0; i < cfg->nmounts; i++) {
+        free(cfg->mounts[i].mountpoint);
+        free(cfg->mounts[i].source);
+    }
+    memset(cfg, 0, sizeof *cfg);
+}

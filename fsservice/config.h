@@ -1,0 +1,47 @@
+/*
+ * config.h - danausd's configuration: which mount points it serves, from
+ * which backend, and the geometry of its shared-memory transport.
+ *
+ * The file is line-oriented; '#' starts a comment. See
+ * deploy/danausd.conf.example for every key. A malformed file is refused
+ * with "FILE:LINE: problem".
+ */
+#ifndef DANAUS_CONFIG_H
+#define DANAUS_CONFIG_H
+
+#include <danaus/wire.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum config_backend { CONFIG_LOCAL, CONFIG_CEPH };
+
+struct config_mount {
+    char *mountpoint;           /* absolute, normalized, no trailing '/' */
+    enum config_backend backend;
+    char *source;               /* host directory, or directory in CephFS */
+};
+
+struct config {
+    char *service;              /* name: socket is <rundir>/<service>.sock */
+    char *rundir;
+    uid_t owner_uid;            /* who may attach; -1: the service's uid */
+    gid_t owner_gid;
+    uint32_t queue_cells, slots, slot_buffer;
+    uint32_t threads_per_queue; /* upper bound; one thread starts per queue */
+    int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
+    char *ceph_conf, *ceph_client_id, *ceph_fs_name;
+    char *ceph_cache_size, *ceph_oc_size;
+    struct config_mount mounts[DANAUS_MAX_MOUNTS];
+    int nmounts;
+};
+
+/* Fills cfg from the text of a configuration (name is used in messages).
+ * Returns 0, or -1 with "name:line: problem" in err. */
+int config_parse(const char *name, const char *text, struct config *cfg,
+                 char *err, size_t errlen);
+int config_load(const char *path, struct config *cfg, char *err,
+                size_t errlen);
+void config_free(struct config *cfg);
+
+#endif

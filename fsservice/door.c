@@ -1,0 +1,302 @@
+/*
+ * door.c - the service's Unix socket: attach, thread slots, detach.
+ *
+ * One thread runs the door with epoll. A client connects, says hello, and
+ * the door reads its credentials from the kernel (SO_PEERCRED for uid/gid/
+ * pid, SO_PEERGROUPS for supplementary groups) once: nothing the client
+ * says about itself is believed. Its threads then ask for slots here. When
+ * the connection closes, however the process ended, the door detaches the
+ * client: its slots are reclaimed and its open files closed.
+ */
+#include "door.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MAX_CLIENTS 4096
+#define HELLO_MAX (sizeof(struct danaus_hello_reply) + 64 * 1024)
+
+struct conn {
+    int fd;
+    struct client *client; /* after hello */
+    struct conn *next;
+};
+
+static int fail(char *err, size_t errlen, const char *what, const char *path)
+{
+    snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+    return -1;
+}
+
+/* A socket file left by a service that died is removed; one a live service
+ * answers on is not. */
+static int claim_socket_path(const char *path, char *err, size_t errlen)
+{
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return fail(err, errlen, "socket for", path);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    strcpy(sa.sun_path, path);
+    int live = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+    close(fd);
+    if (live) {
+        snprintf(err, errlen, "%s: another service is running there", path);
+        return -1;
+    }
+    if (unlink(path) < 0 && errno != ENOENT)
+        return fail(err, errlen, "cannot remove stale", path);
+    return 0;
+}
+
+int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    d->svc = svc;
+    d->listen_fd = d->epoll_fd = d->stop_fd = -1;
+    const struct config *cfg = &svc->cfg;
+    int n = snprintf(d->path, sizeof d->path, "%s/%s.sock", cfg->rundir,
+                     cfg->service);
+    if (n < 0 || (size_t)n >= sizeof d->path) {
+        snprintf(err, errlen, "socket path %s/%s.sock is too long",
+                 cfg->rundir, cfg->service);
+        return -1;
+    }
+    if (mkdir(cfg->rundir, 0755) < 0 && errno != EEXIST)
+        return fail(err, errlen, "cannot create", cfg->rundir);
+    if (claim_socket_path(d->path, err, errlen) < 0)
+        return -1;
+
+    d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    strcpy(sa.sun_path, d->path);
+    /* Only the tenant may connect: the socket gets the segment's owner and
+     * mode before anyone can reach it (bind under a private umask). */
+    mode_t old = umask(0177);
+    int rc = d->listen_fd < 0 ? -1
+                              : bind(d->listen_fd, (struct sockaddr *)&sa,
+                                     sizeof sa);
+    umask(old);
+    if (rc < 0)
+        return fail(err, errlen, "cannot bind", d->path);
+    d->bound = 1;
+    if ((cfg->owner_uid != (uid_t)-1 &&
+         chown(d->path, cfg->owner_uid, cfg->owner_gid) < 0) ||
+        listen(d->listen_fd, 128) < 0)
+        return fail(err, errlen, "cannot set up", d->path);
+
+    d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    d->stop_fd = eventfd(0, EFD_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    struct epoll_event stop = {.events = EPOLLIN, .data.ptr = &d->stop_fd};
+    if (d->epoll_fd < 0 || d->stop_fd < 0 ||
+        epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev) < 0 ||
+        epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->stop_fd, &stop) < 0)
+        return fail(err, errlen, "cannot poll", d->path);
+    return 0;
+}
+
+static void reply(int fd, int error, uint32_t value)
+{
+    struct danaus_door_reply r = {.error = error, .value = value};
+    send(fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* The identity requests of this peer run with. A service that is not root
+ * cannot act as anyone else: it serves its own uid, and a root peer gets
+ * the service's identity rather than root's. */
+static int peer_cred(struct door *d, int fd, struct ls_cred *cred, pid_t *pid)
+{
+    struct ucred uc;
+    socklen_t len = sizeof uc;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+        return -errno;
+    memset(cred, 0, sizeof *cred);
+    *pid = uc.pid;
+    if (d->svc->euid != 0) {
+        if (uc.uid != d->svc->euid && uc.uid != 0)
+            return -EACCES;
+        cred->uid = d->svc->euid;
+        cred->gid = d->svc->egid;
+        return 0;
+    }
+    cred->uid = uc.uid;
+    cred->gid = uc.gid;
+    static gid_t groups[NGROUPS_MAX]; /* door thread only */
+    len = sizeof groups;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+        return -errno;
+    /* Keeping fewer groups than the peer has only ever takes rights away. */
+    int n = (int)(len / sizeof(gid_t));
+    cred->ngroups = n < DANAUS_MAX_GROUPS ? n : DANAUS_MAX_GROUPS;
+    memcpy(cred->groups, groups, (size_t)cred->ngroups * sizeof(gid_t));
+    return 0;
+}
+
+static void hello(struct door *d, struct conn *c)
+{
+    static char buf[HELLO_MAX];
+    struct danaus_hello_reply *r = (struct danaus_hello_reply *)buf;
+    memset(r, 0, sizeof *r);
+    struct ls_cred cred;
+    pid_t pid = 0;
+    int rc = c->client ? -EPROTO : peer_cred(d, c->fd, &cred, &pid);
+    if (rc == 0 && d->nclients >= MAX_CLIENTS)
+        rc = -EMFILE;
+    if (rc == 0 && d->svc->ceph)
+        rc = cephfs_cred_init(d->svc->ceph, &cred);
+    if (rc == 0) {
+        c->client = client_new(&d->svc->clients, pid, &cred);
+        if (!c->client) {
+            if (cred.ceph_perm)
+                cephfs_cred_release(&cred);
+            rc = -ENOMEM;
+        }
+    }
+    size_t len = sizeof *r;
+    if (rc == 0) {
+        d->nclients++;
+        r->shmid = d->svc->seg.shmid;
+        r->client_id = c->client->id;
+        len += fstable_list(&d->svc->fs, r->mounts, HELLO_MAX - sizeof *r,
+                            &r->nmounts);
+    }
+    r->error = -rc;
+    send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void handle_message(struct door *d, struct conn *c,
+                           const struct danaus_door_msg *m)
+{
+    if (m->version != DANAUS_WIRE_VERSION) {
+        reply(c->fd, EPROTO, 0);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_HELLO) {
+        hello(d, c);
+        return;
+    }
+    if (!c->client) {
+        reply(c->fd, EPROTO, 0);
+        return;
+    }
+    int rc;
+    switch (m->op) {
+    case DANAUS_DOOR_SLOT_GET:
+        rc = slot_assign(&d->svc->clients, c->client);
+        reply(c->fd, rc < 0 ? -rc : 0, rc < 0 ? 0 : (uint32_t)rc);
+        return;
+    case DANAUS_DOOR_SLOT_PUT:
+        rc = slot_release(&d->svc->clients, c->client, m->arg);
+        reply(c->fd, -rc, 0);
+        return;
+    default:
+        reply(c->fd, EINVAL, 0);
+    }
+}
+
+static void drop(struct door *d, struct conn *c)
+{
+    epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    if (c->client) {
+        client_detach(&d->svc->clients, c->client);
+        d->nclients--;
+    }
+    for (struct conn **p = &d->conns; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    free(c);
+}
+
+static void accept_one(struct door *d)
+{
+    int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0)
+        return;
+    struct conn *c = calloc(1, sizeof *c);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    if (!c || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        free(c);
+        close(fd);
+        return;
+    }
+    c->fd = fd;
+    c->next = d->conns;
+    d->conns = c;
+}
+
+static void serve(struct door *d, struct conn *c)
+{
+    struct danaus_door_msg m;
+    ssize_t n = recv(c->fd, &m, sizeof m, MSG_DONTWAIT | MSG_TRUNC);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        drop(d, c);
+        return;
+    }
+    if (n < 0)
+        return;
+    if (n != (ssize_t)sizeof m) {
+        reply(c->fd, EINVAL, 0);
+        return;
+    }
+    handle_message(d, c, &m);
+}
+
+static void *door_main(void *arg)
+{
+    struct door *d = arg;
+    for (;;) {
+        struct epoll_event ev[32];
+        /* Wake now and then while slots drain, to free them. */
+        int timeout = d->svc->clients.draining ? 10 : -1;
+        int n = epoll_wait(d->epoll_fd, ev, 32, timeout);
+        for (int i = 0; i < n; i++) {
+            void *p = ev[i].data.ptr;
+            if (p == &d->stop_fd)
+                return NULL;
+            if (p == NULL)
+                accept_one(d);
+            else
+                serve(d, p);
+        }
+        slots_drain(&d->svc->clients);
+    }
+}
+
+int door_start(struct door *d)
+{
+    return -pthread_create(&d->thread, NULL, door_main, d);
+}
+
+void door_stop(struct door *d)
+{
+    uint64_t one = 1;
+    if (write(d->stop_fd, &one, sizeof one) == sizeof one)
+        pthread_join(d->thread, NULL);
+    while (d->conns)
+        drop(d, d->conns);
+}
+
+void door_close(struct door *d)
+{
+    if (d->bound)
+        unlink(d->path);
+    if (d->listen_fd >= 0)
+        close(d->listen_fd);
+    if (d->epoll_fd >= 0)
+        close(d->epoll_fd);
+    if (d->stop_fd >= 0)
+        close(d->stop_fd);
+}

@@ -1,0 +1,98 @@
+/*
+ * fstable.c - RCU-published snapshots of the mount table.
+ */
+#include "fstable.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu.h>
+
+struct fs_entry {
+    char *mountpoint;
+    struct ls_instance *inst;
+};
+
+struct fs_snapshot {
+    uint32_t n;
+    struct rcu_head rcu;
+    struct fs_entry e[];
+};
+
+void fstable_init(struct fstable *t)
+{
+    pthread_mutex_init(&t->lock, NULL);
+    t->snap = NULL;
+}
+
+static void free_snapshot_rcu(struct rcu_head *h)
+{
+    free(caa_container_of(h, struct fs_snapshot, rcu));
+}
+
+int fstable_add(struct fstable *t, const char *mountpoint,
+                struct ls_instance *inst)
+{
+    pthread_mutex_lock(&t->lock);
+    struct fs_snapshot *old = t->snap;
+    uint32_t n = old ? old->n : 0;
+    int rc = -ENOSPC;
+    if (n == DANAUS_MAX_MOUNTS)
+        goto out;
+    rc = -ENOMEM;
+    struct fs_snapshot *s = malloc(sizeof *s + (n + 1) * sizeof s->e[0]);
+    char *mp = strdup(mountpoint);
+    if (!s || !mp) {
+        free(s);
+        free(mp);
+        goto out;
+    }
+    if (old)
+        memcpy(s->e, old->e, n * sizeof s->e[0]);
+    s->e[n].mountpoint = mp;
+    s->e[n].inst = inst;
+    s->n = n + 1;
+    rcu_assign_pointer(t->snap, s);
+    if (old)
+        call_rcu(&old->rcu, free_snapshot_rcu);
+    rc = (int)n;
+out:
+    pthread_mutex_unlock(&t->lock);
+    return rc;
+}
+
+struct ls_instance *fstable_get(struct fstable *t, uint32_t i)
+{
+    struct fs_snapshot *s = rcu_dereference(t->snap);
+    return s && i < s->n ? s->e[i].inst : NULL;
+}
+
+size_t fstable_list(struct fstable *t, char *out, size_t cap, uint32_t *n)
+{
+    size_t used = 0;
+    *n = 0;
+    rcu_read_lock();
+    struct fs_snapshot *s = rcu_dereference(t->snap);
+    for (uint32_t i = 0; s && i < s->n; i++) {
+        size_t len = strlen(s->e[i].mountpoint) + 1;
+        if (used + len > cap)
+            break;
+        memcpy(out + used, s->e[i].mountpoint, len);
+        used += len;
+        (*n)++;
+    }
+    rcu_read_unlock();
+    return used;
+}
+
+void fstable_destroy(struct fstable *t)
+{
+    struct fs_snapshot *s = t->snap;
+    t->snap = NULL;
+    for (uint32_t i = 0; s && i < s->n; i++) {
+        s->e[i].inst->ops->destroy(s->e[i].inst);
+        free(s->e[i].mountpoint);
+    }
+    free(s);
+    pthread_mutex_destroy(&t->lock);
+}

@@ -1,0 +1,38 @@
+/*
+ * fstable.h - the service's mount table: mount point -> file-system instance.
+ *
+ * Every request names its mount by index, so lookups happen on every path
+ * call; they read an RCU-published snapshot without locks. Adding a mount
+ * publishes a new snapshot (the engine adds container roots at run time).
+ * Indices are stable: a mount keeps its index, and its instance lives, for
+ * the service's life, so a request may use an instance after leaving the
+ * read-side section it looked it up in.
+ */
+#ifndef DANAUS_FSTABLE_H
+#define DANAUS_FSTABLE_H
+
+#include "libservice.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+struct fs_snapshot;
+
+struct fstable {
+    pthread_mutex_t lock;
+    struct fs_snapshot *snap; /* RCU-published */
+};
+
+void fstable_init(struct fstable *t);
+/* Takes ownership of inst. Returns the new mount's index or -errno. */
+int fstable_add(struct fstable *t, const char *mountpoint,
+                struct ls_instance *inst);
+/* Inside an RCU read-side section: the instance of mount i, or NULL. */
+struct ls_instance *fstable_get(struct fstable *t, uint32_t i);
+/* The mount points, NUL-ended one after another, for the hello reply.
+ * Returns the byte count written (<= cap) and the number in *n. */
+size_t fstable_list(struct fstable *t, char *out, size_t cap, uint32_t *n);
+/* Destroys every instance; no request may be running. */
+void fstable_destroy(struct fstable *t);
+
+#endif

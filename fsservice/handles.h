@@ -1,0 +1,45 @@
+/*
+ * handles.h - a client's table of open-file handles.
+ *
+ * A handle is an index into this table plus the generation of the entry
+ * (DANAUS_HANDLE in wire.h), never a memory address: a closed, stale or
+ * forged handle fails the generation check and gives EBADF. Each client has
+ * its own table, so no client can name another's files. Lookups happen on
+ * every request and run lock-free under RCU; inserts and removals take the
+ * table's mutex.
+ */
+#ifndef DANAUS_HANDLES_H
+#define DANAUS_HANDLES_H
+
+#include "openfile.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define HANDLES_MAX 65536 /* open handles per client */
+
+struct handle_array;
+
+struct handle_table {
+    pthread_mutex_t lock;
+    struct handle_array *arr; /* RCU-published */
+    uint32_t *gens;           /* writer-side: generation last used per index */
+    uint32_t count;           /* live handles */
+};
+
+int handle_table_init(struct handle_table *t);
+
+/* Takes the caller's reference to of. Returns the handle, or -EMFILE /
+ * -ENOMEM (the reference is then still the caller's). */
+int64_t handle_insert(struct handle_table *t, struct open_file *of);
+
+/* The open file a handle names, with a new reference, or NULL. */
+struct open_file *handle_get(struct handle_table *t, uint64_t handle);
+
+/* Removes the handle and returns its reference to the caller, or NULL. */
+struct open_file *handle_remove(struct handle_table *t, uint64_t handle);
+
+/* Drops every handle (client gone) and frees the table. */
+void handle_table_destroy(struct handle_table *t);
+
+#endif

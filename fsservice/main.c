@@ -1,0 +1,188 @@
+/*
+ * main.c - danausd: one tenant pool's file-system service.
+ *
+ *   danausd -c CONFIG          serve until SIGTERM or SIGINT
+ *   danausd -c CONFIG --check  validate the configuration and exit
+ *
+ * Start-up order: configuration, backends and instances, the shared segment,
+ * service threads, and the door last, so a client that can connect finds
+ * everything ready. Shutdown runs it backwards.
+ */
+#include "door.h"
+#include "service.h"
+#include "workers.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/shm.h>
+#include <unistd.h>
+#include <urcu.h>
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: danausd -c CONFIG [--check]\n");
+    exit(2);
+}
+
+static int die(const char *msg)
+{
+    fprintf(stderr, "danausd: %s\n", msg);
+    return 1;
+}
+
+static int open_instances(struct service *svc, char *err, size_t errlen)
+{
+    struct config *cfg = &svc->cfg;
+    for (int i = 0; i < cfg->nmounts; i++) {
+        if (cfg->mounts[i].backend != CONFIG_CEPH || svc->ceph)
+            continue;
+        struct cephfs_client_options o = {
+            .conf_path = cfg->ceph_conf,
+            .client_id = cfg->ceph_client_id,
+            .fs_name = cfg->ceph_fs_name,
+            .cache_size = cfg->ceph_cache_size,
+            .oc_size = cfg->ceph_oc_size,
+        };
+        svc->ceph = cephfs_client_new(&o, err, errlen);
+        if (!svc->ceph)
+            return -1;
+    }
+    for (int i = 0; i < cfg->nmounts; i++) {
+        struct config_mount *m = &cfg->mounts[i];
+        struct ls_instance *inst =
+            m->backend == CONFIG_LOCAL
+                ? local_instance_new(m->source, err, errlen)
+                : cephfs_instance_new(svc->ceph, m->source, err, errlen);
+        if (!inst)
+            return -1;
+        if (fstable_add(&svc->fs, m->mountpoint, inst) < 0) {
+            inst->ops->destroy(inst);
+            snprintf(err, errlen, "cannot add mount %s", m->mountpoint);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Core groups as configured: by cache level, or one cpu each. */
+static int core_groups(int level, struct ipc_geometry *g, cpu_set_t *groups)
+{
+    if (level >= 0)
+        return ipc_core_groups(level, g->cpu_queue, groups, IPC_MAX_QUEUES);
+    cpu_set_t online;
+    if (sched_getaffinity(0, sizeof online, &online) < 0)
+        return -errno;
+    int n = 0;
+    for (int cpu = 0; cpu < IPC_MAX_CPUS && n < IPC_MAX_QUEUES; cpu++) {
+        if (!CPU_ISSET(cpu, &online))
+            continue;
+        CPU_ZERO(&groups[n]);
+        CPU_SET(cpu, &groups[n]);
+        g->cpu_queue[cpu] = (uint16_t)n++;
+    }
+    return n;
+}
+
+static int create_segment(struct service *svc, cpu_set_t *groups,
+                          uint32_t *ngroups, char *err, size_t errlen)
+{
+    struct config *cfg = &svc->cfg;
+    struct ipc_geometry g = {
+        .ncells = cfg->queue_cells,
+        .nslots = cfg->slots,
+        .slot_buf = cfg->slot_buffer,
+    };
+    int n = core_groups(cfg->core_group_level, &g, groups);
+    if (n <= 0) {
+        snprintf(err, errlen, "cannot read the cpu topology");
+        return -1;
+    }
+    g.nqueues = (uint32_t)n;
+    *ngroups = (uint32_t)n;
+    int rc = ipc_segment_create(&g, cfg->owner_uid, cfg->owner_gid, 0600,
+                                &svc->seg);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot create the shared segment: %s",
+                 strerror(-rc));
+        return -1;
+    }
+    /* Linux lets processes attach a segment marked for removal; marking it
+     * now means the kernel frees it with the last detach, even if this
+     * service is killed. */
+    shmctl(svc->seg.shmid, IPC_RMID, NULL);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *conf = NULL;
+    int check = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+            conf = argv[++i];
+        else if (strcmp(argv[i], "--check") == 0)
+            check = 1;
+        else
+            usage();
+    }
+    if (!conf)
+        usage();
+
+    static struct service svc;
+    char err[512];
+    if (config_load(conf, &svc.cfg, err, sizeof err) < 0)
+        return die(err);
+    if (check) {
+        printf("%s: ok, %d mounts\n", conf, svc.cfg.nmounts);
+        return 0;
+    }
+    svc.euid = geteuid();
+    svc.egid = getegid();
+
+    /* Signals are taken by sigwait below; threads inherit the mask. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    rcu_register_thread();
+    fstable_init(&svc.fs);
+    static cpu_set_t groups[IPC_MAX_QUEUES];
+    uint32_t ngroups;
+    static struct workers workers;
+    static struct door door;
+    if (open_instances(&svc, err, sizeof err) < 0 ||
+        create_segment(&svc, groups, &ngroups, err, sizeof err) < 0)
+        return die(err);
+    if (client_registry_init(&svc.clients, &svc.seg) < 0 ||
+        workers_start(&workers, &svc, groups, ngroups) < 0)
+        return die("cannot start service threads");
+    if (door_open(&door, &svc, err, sizeof err) < 0 || door_start(&door) < 0) {
+        door_close(&door);
+        return die(err);
+    }
+    fprintf(stderr, "danausd: %s ready: %d mounts, %u queues, socket %s\n",
+            svc.cfg.service, svc.cfg.nmounts, ngroups, door.path);
+
+    int sig;
+    sigwait(&sigs, &sig);
+    fprintf(stderr, "danausd: %s stopping (%s)\n", svc.cfg.service,
+            strsignal(sig));
+    door_stop(&door);
+    door_close(&door);
+    workers_stop(&workers);
+    ipc_segment_destroy(&svc.seg);
+    client_registry_free(&svc.clients);
+    rcu_barrier();
+    fstable_destroy(&svc.fs);
+    if (svc.ceph)
+        cephfs_client_free(svc.ceph);
+    config_free(&svc.cfg);
+    rcu_unregister_thread();
+    return 0;
+}

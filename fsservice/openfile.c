@@ -1,0 +1,46 @@
+/*
+ * openfile.c - reference counting of service-side open files.
+ */
+#include "openfile.h"
+
+#include <stdlib.h>
+
+struct open_file *open_file_new(struct ls_file *file, int flags)
+{
+    struct open_file *of = calloc(1, sizeof *of);
+    if (!of) {
+        file->inst->ops->close(file);
+        return NULL;
+    }
+    atomic_init(&of->refs, 1);
+    atomic_init(&of->flags, flags);
+    of->file = file;
+    pthread_mutex_init(&of->pos_lock, NULL);
+    return of;
+}
+
+bool open_file_tryget(struct open_file *of)
+{
+    long refs = atomic_load(&of->refs);
+    /* Never resurrect: once the count reached zero the object is closing. */
+    while (refs > 0)
+        if (atomic_compare_exchange_weak(&of->refs, &refs, refs + 1))
+            return true;
+    return false;
+}
+
+static void open_file_free(struct rcu_head *head)
+{
+    struct open_file *of = caa_container_of(head, struct open_file, rcu);
+    pthread_mutex_destroy(&of->pos_lock);
+    free(of);
+}
+
+void open_file_put(struct open_file *of)
+{
+    if (atomic_fetch_sub(&of->refs, 1) != 1)
+        return;
+    of->file->inst->ops->close(of->file);
+    /* Lookups may still hold the pointer inside their read-side section. */
+    call_rcu(&of->rcu, open_file_free);
+}

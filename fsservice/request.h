@@ -1,0 +1,75 @@
+/*
+ * request.h - one request being served: its validated inputs and where its
+ * outputs go. Shared by dispatch.c (decoding, the call table) and the
+ * handlers in calls_fd.c and calls_path.c.
+ *
+ * Strings are copied out of shared memory into private buffers before they
+ * are checked, so a client rewriting its buffer meanwhile changes nothing.
+ * Bulk data (write payloads, read results) moves directly between the slot
+ * buffer and the backend: a client racing its own data only hurts itself.
+ */
+#ifndef DANAUS_REQUEST_H
+#define DANAUS_REQUEST_H
+
+#include "openfile.h"
+#include "service.h"
+
+#include <stdint.h>
+
+struct request {
+    struct service *svc;
+    struct client *c;
+    const struct danaus_desc *d;
+    unsigned char *out;     /* start of the slot buffer */
+    uint32_t out_cap;       /* slot buffer size */
+    const unsigned char *in; /* [buf_off, buf_off + buf_len) of the buffer */
+    uint32_t in_len;
+    uint32_t in_used;       /* bytes of in consumed by strings so far */
+    struct open_file *of;   /* desc.handle's open file, if it names one */
+    char path[DANAUS_PATH_MAX];
+    char path2[DANAUS_PATH_MAX]; /* second string: rename target, xattr name */
+};
+
+typedef int64_t (*call_handler)(struct request *r);
+
+/* The next NUL-ended string of the input into out (cap bytes). */
+int request_string(struct request *r, char *out, size_t cap);
+/* The instance of desc.mount, or NULL. */
+struct ls_instance *request_instance(struct request *r);
+
+/* Handlers. calls_fd.c: calls on an open file. */
+int64_t call_open(struct request *r);
+int64_t call_close(struct request *r);
+int64_t call_dup(struct request *r);
+int64_t call_read(struct request *r);
+int64_t call_write(struct request *r);
+int64_t call_pread(struct request *r);
+int64_t call_pwrite(struct request *r);
+int64_t call_lseek(struct request *r);
+int64_t call_fsync(struct request *r);
+int64_t call_getdents(struct request *r);
+int64_t call_getfl(struct request *r);
+int64_t call_setfl(struct request *r);
+
+/* calls_path.c: calls on a path, or on an open file where desc.handle is
+ * set ("path | handle" in wire.h). */
+int64_t call_stat(struct request *r);
+int64_t call_access(struct request *r);
+int64_t call_mkdir(struct request *r);
+int64_t call_rmdir(struct request *r);
+int64_t call_unlink(struct request *r);
+int64_t call_rename(struct request *r);
+int64_t call_link(struct request *r);
+int64_t call_symlink(struct request *r);
+int64_t call_readlink(struct request *r);
+int64_t call_chmod(struct request *r);
+int64_t call_chown(struct request *r);
+int64_t call_utimens(struct request *r);
+int64_t call_truncate(struct request *r);
+int64_t call_statfs(struct request *r);
+int64_t call_getxattr(struct request *r);
+int64_t call_setxattr(struct request *r);
+int64_t call_listxattr(struct request *r);
+int64_t call_removexattr(struct request *r);
+
+#endif

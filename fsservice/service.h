@@ -1,0 +1,28 @@
+/*
+ * service.h - one danausd: what its door, service threads and dispatch share.
+ */
+#ifndef DANAUS_SERVICE_H
+#define DANAUS_SERVICE_H
+
+#include "client.h"
+#include "config.h"
+#include "fstable.h"
+
+#include <ipc/ipc.h>
+
+struct service {
+    struct config cfg;
+    struct ipc_segment seg;
+    struct client_registry clients;
+    struct fstable fs;
+    struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
+    uid_t euid;                 /* the service's own identity */
+    gid_t egid;
+};
+
+/* Runs one request of client c and returns its result (>= 0 or -errno).
+ * d is the service's private copy of the descriptor. */
+int64_t dispatch(struct service *svc, struct client *c,
+                 const struct danaus_desc *d);
+
+#endif
