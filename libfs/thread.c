@@ -43,9 +43,9 @@ static int take_slot(const struct service *svc)
         return -1;
     }
     state.slot = slot;
-    /* The slot may have served an exited thread: its done word holds that
-     * thread's last seq. Continuing from it makes our first seq differ from
-     * done, so the first wait cannot see a stale answer. */
+    /* The service clears done when it hands out a slot; numbering on from
+     * whatever done holds keeps our first seq different from it even if a
+     * slot came back uncleared, so the first wait never sees a stale answer. */
     state.seq = atomic_load_explicit(&ipc_slot(&svc->seg, slot)->done,
                                      memory_order_acquire);
     has_slot = true;
