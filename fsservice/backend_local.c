@@ -6,7 +6,8 @@
  * instance keeps its root as an O_PATH directory fd; every path is resolved
  * beneath it with openat2(RESOLVE_IN_ROOT) (local_path.c), and every call
  * first takes on the client's identity on the calling thread
- * (local_cred.c), so the kernel checks permissions as for the client.
+ * (local_cred.c), so the kernel checks permissions as for the client. A
+ * service not running as root cannot switch and acts as itself for all.
  *
  * Two kinds of path operations:
  *  - on a name (mkdir, rmdir, unlink, rename, link, symlink, readlink): the

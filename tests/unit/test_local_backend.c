@@ -29,6 +29,7 @@
 #include "fsservice/libservice.h"
 
 struct fixture {
+    int fds_before; /* open fds before the instance: none may leak */
     char top[64];   /* T */
     char root[80];  /* T/root */
     struct ls_instance *inst;
@@ -46,9 +47,20 @@ static void write_host_file(const char *path, const char *text, mode_t mode)
     close(fd);
 }
 
+static int count_open_fds(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    int n = 0;
+    while (readdir(dir))
+        n++;
+    closedir(dir);
+    return n;
+}
+
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof *f);
+    f->fds_before = count_open_fds();
     strcpy(f->top, "/tmp/danaus-local-test-XXXXXX");
     if (!mkdtemp(f->top))
         return -1;
@@ -81,8 +93,11 @@ static int teardown(void **state)
     struct fixture *f = *state;
     f->ops->destroy(f->inst);
     nftw(f->top, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    int leaked = count_open_fds() - f->fds_before;
     free(f);
-    return 0;
+    if (leaked != 0)
+        fprintf(stderr, "%d file descriptors leaked\n", leaked);
+    return leaked == 0 ? 0 : -1;
 }
 
 /* Read a whole (small) file of the instance as cred; -errno on failure. */
