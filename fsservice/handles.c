@@ -99,9 +99,10 @@ int64_t handle_insert(struct handle_table *t, struct open_file *of)
             return rc;
         }
     }
-    uint32_t i = 0;
+    uint32_t i = t->free_hint;
     while (t->arr->slots[i])
         i++;
+    t->free_hint = i + 1;
     t->gens[i] = t->gens[i] == GEN_MAX ? 1 : t->gens[i] + 1;
     e->gen = t->gens[i];
     e->of = of;
@@ -138,6 +139,8 @@ struct open_file *handle_remove(struct handle_table *t, uint64_t handle)
             of = e->of;
             rcu_assign_pointer(t->arr->slots[i], NULL);
             t->count--;
+            if (i < t->free_hint)
+                t->free_hint = i;
             call_rcu(&e->rcu, free_entry_rcu);
         }
     }

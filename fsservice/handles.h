@@ -25,6 +25,7 @@ struct handle_table {
     struct handle_array *arr; /* RCU-published */
     uint32_t *gens;           /* writer-side: generation last used per index */
     uint32_t count;           /* live handles */
+    uint32_t free_hint;       /* no free index below this one */
 };
 
 int handle_table_init(struct handle_table *t);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <urcu.h>
 
@@ -141,6 +142,8 @@ int main(int argc, char **argv)
     }
     svc.euid = geteuid();
     svc.egid = getegid();
+    /* Modes arrive with the client's umask already applied (libfs). */
+    umask(0);
 
     /* Signals are taken by sigwait below; threads inherit the mask. */
     sigset_t sigs;

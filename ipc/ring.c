@@ -154,18 +154,28 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
  * per this many pauses, not on every one. */
 #define SPIN_CHECK_EVERY 32
 
-bool ipc_take_wait(const struct ipc_segment *seg, struct ipc_queue *q,
-                   struct danaus_desc *out, uint64_t spin_ns, int sleep_ms)
+static bool has_work(const struct ipc_segment *seg, struct ipc_queue *q)
+{
+    for (uint32_t i = 0; i < seg->ncells; i++) {
+        uint32_t st = atomic_load_explicit(&q->cells[i].state,
+                                           memory_order_relaxed);
+        if (IPC_CELL_STATE(st) == IPC_CELL_READY)
+            return true;
+    }
+    return false;
+}
+
+bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
+                   uint64_t spin_ns, int sleep_ms)
 {
     uint64_t start = ipc_now_ns();
     uint32_t seen;
-    bool got;
 
     /* Spin: scan the cells only when work_seq moved, which producers bump
      * after every publish; between bumps, just pause on one cache line. */
     for (;;) {
         seen = atomic_load_explicit(&q->work_seq, memory_order_acquire);
-        if (ipc_take(seg, q, out))
+        if (has_work(seg, q))
             return true;
         if (ipc_now_ns() - start >= spin_ns)
             break;
@@ -185,15 +195,25 @@ bool ipc_take_wait(const struct ipc_segment *seg, struct ipc_queue *q,
      * sleepers after its bump; see the seq_cst note there). */
     seen = atomic_load_explicit(&q->work_seq, memory_order_seq_cst);
     atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
-    got = ipc_take(seg, q, out);
-    if (!got) {
+    bool work = has_work(seg, q);
+    if (!work) {
         ipc_futex_wait(&q->work_seq, seen, sleep_ms);
-        /* Woken, timed out or interrupted: one more look. Another service
-         * thread may have taken what woke us; the caller just calls again. */
-        got = ipc_take(seg, q, out);
+        /* Woken, timed out or interrupted: one more look. */
+        work = has_work(seg, q);
     }
     atomic_fetch_sub_explicit(&q->sleepers, 1, memory_order_seq_cst);
-    return got;
+    return work;
+}
+
+bool ipc_take_wait(const struct ipc_segment *seg, struct ipc_queue *q,
+                   struct danaus_desc *out, uint64_t spin_ns, int sleep_ms)
+{
+    /* Another service thread may take what woke us: then look again, as
+     * long as the wait itself has not run out. */
+    while (!ipc_take(seg, q, out))
+        if (!ipc_wait_work(seg, q, spin_ns, sleep_ms))
+            return ipc_take(seg, q, out);
+    return true;
 }
 
 uint32_t ipc_queue_backlog(const struct ipc_segment *seg, struct ipc_queue *q)

@@ -1,0 +1,8 @@
+# Unit tests of danausd's parts: configuration, handle table, request
+# validation.
+danaus_unit_test(test_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
+                 LIBS danaus_service)
+danaus_unit_test(test_handles SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_handles.c
+                 LIBS danaus_service)
+danaus_unit_test(test_dispatch SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dispatch.c
+                 LIBS danaus_service)

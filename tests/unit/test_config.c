@@ -1,0 +1,134 @@
+/*
+ * test_config.c - danausd's configuration parser: what it accepts, and the
+ * line and problem it names for what it refuses.
+ */
+#include <fsservice/config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+static void parses_a_full_configuration(void **state)
+{
+    const char *text =
+        "# a pool\n"
+        "service tenant-a\n"
+        "rundir /tmp/run\n"
+        "owner 1000:1001\n"
+        "queue_cells 64\n"
+        "slots 128\n"
+        "slot_buffer 128K\n"
+        "threads_per_queue 3\n"
+        "core_groups l2\n"
+        "ceph_conf /etc/ceph/ceph.conf   # cluster\n"
+        "ceph_cache_size 4096\n"
+        "ceph_oc_size 64M\n"
+        "\n"
+        "mount /mnt//danaus/a/ local /srv/a\n"
+        "mount /mnt/danaus/b ceph /tenants/a\n";
+    struct config cfg;
+    char err[256];
+    assert_int_equal(config_parse("t.conf", text, &cfg, err, sizeof err), 0);
+    assert_string_equal(cfg.service, "tenant-a");
+    assert_string_equal(cfg.rundir, "/tmp/run");
+    assert_int_equal(cfg.owner_uid, 1000);
+    assert_int_equal(cfg.owner_gid, 1001);
+    assert_int_equal(cfg.queue_cells, 64);
+    assert_int_equal(cfg.slots, 128);
+    assert_int_equal(cfg.slot_buffer, 128 * 1024);
+    assert_int_equal(cfg.threads_per_queue, 3);
+    assert_int_equal(cfg.core_group_level, 2);
+    assert_string_equal(cfg.ceph_oc_size, "67108864");
+    assert_int_equal(cfg.nmounts, 2);
+    assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
+    assert_int_equal(cfg.mounts[0].backend, CONFIG_LOCAL);
+    assert_string_equal(cfg.mounts[0].source, "/srv/a");
+    assert_int_equal(cfg.mounts[1].backend, CONFIG_CEPH);
+    config_free(&cfg);
+}
+
+static void defaults_apply(void **state)
+{
+    struct config cfg;
+    char err[256];
+    assert_int_equal(config_parse("t", "service s\nmount /d local /x\n", &cfg,
+                                  err, sizeof err),
+                     0);
+    assert_string_equal(cfg.rundir, "/run/danaus");
+    assert_int_equal(cfg.owner_uid, (uid_t)-1);
+    assert_int_equal(cfg.queue_cells, 256);
+    assert_int_equal(cfg.core_group_level, 0);
+    config_free(&cfg);
+}
+
+/* Each bad text must be refused with exactly this message. */
+static void refuses_with_line_and_problem(void **state)
+{
+    static const struct {
+        const char *text, *message;
+    } cases[] = {
+        {"service s\nbogus 1\n", "t:2: unknown setting 'bogus'"},
+        {"service s\nmount /a local /x\nmount /a/b local /y\n",
+         "t:3: mount point /a/b overlaps /a"},
+        {"service s\nmount relative local /x\n",
+         "t:2: mount point 'relative' must be an absolute path without '.' "
+         "or '..'"},
+        {"service s\nmount /a/../b local /x\n",
+         "t:2: mount point '/a/../b' must be an absolute path without '.' "
+         "or '..'"},
+        {"service s\nmount /a nfs /x\n",
+         "t:2: unknown backend 'nfs' (local or ceph)"},
+        {"service s\nmount /a local\n",
+         "t:2: mount takes MOUNTPOINT local|ceph SOURCE"},
+        {"service s\nqueue_cells 100\nmount /a local /x\n",
+         "t:2: queue_cells must be a power of two, not 100"},
+        {"service s\nslots -4\n",
+         "t:2: slots must be a number from 1 to 65536, not '-4'"},
+        {"service s\nslot_buffer 5000\n",
+         "t:2: slot_buffer must be a multiple of 4096"},
+        {"service s\nowner root\n",
+         "t:2: owner must be UID or UID:GID, not 'root'"},
+        {"service s\nservice t\n", "t:2: service is set twice"},
+        {"service a/b\n", "t:1: service name 'a/b' must not contain '/'"},
+        {"service s\ncore_groups l9\n",
+         "t:2: core_groups must be auto, l2, l3 or cpu, not 'l9'"},
+        {"mount /a local /x\n", "t:0: no 'service NAME' line"},
+        {"service s\n", "t:0: no 'mount' line: nothing to serve"},
+        {"service s\nmount /a ceph /x\n",
+         "t:0: mount /a uses ceph but no 'ceph_conf' is set"},
+        {"service s\nrundir a b\n", "t:2: rundir takes exactly one value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct config cfg;
+        char err[256] = "";
+        assert_int_equal(config_parse("t", cases[i].text, &cfg, err,
+                                      sizeof err),
+                         -1);
+        assert_string_equal(err, cases[i].message);
+    }
+}
+
+static void load_names_a_missing_file(void **state)
+{
+    struct config cfg;
+    char err[256];
+    assert_int_equal(config_load("/nonexistent/danausd.conf", &cfg, err,
+                                 sizeof err),
+                     -1);
+    assert_string_equal(err,
+                        "/nonexistent/danausd.conf: No such file or directory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parses_a_full_configuration),
+        cmocka_unit_test(defaults_apply),
+        cmocka_unit_test(refuses_with_line_and_problem),
+        cmocka_unit_test(load_names_a_missing_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,284 @@
+/*
+ * test_dispatch.c - request validation in the service: descriptors written
+ * by a hostile client get a clear error and touch nothing else.
+ *
+ * Drives dispatch() directly over a real segment and a local-directory
+ * instance in a temporary directory; the bytes a client would write into
+ * its slot buffer are written here by hand.
+ */
+#include <fsservice/service.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <urcu.h>
+
+#define SLOT_BUF 16384
+
+static struct service svc;
+static struct client *alice, *mallory;
+static int alice_slot, mallory_slot;
+static char top[PATH_MAX], root[PATH_MAX + 8];
+
+static int setup(void **state)
+{
+    snprintf(top, sizeof top, "/tmp/danaus-dispatch-XXXXXX");
+    assert_non_null(mkdtemp(top));
+    snprintf(root, sizeof root, "%s/root", top);
+    assert_int_equal(mkdir(root, 0755), 0);
+
+    struct ipc_geometry g = {.nqueues = 1, .ncells = 8, .nslots = 4,
+                             .slot_buf = SLOT_BUF};
+    assert_int_equal(ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600,
+                                        &svc.seg),
+                     0);
+    assert_int_equal(client_registry_init(&svc.clients, &svc.seg), 0);
+    fstable_init(&svc.fs);
+    char err[256];
+    struct ls_instance *inst = local_instance_new(root, err, sizeof err);
+    assert_non_null(inst);
+    assert_int_equal(fstable_add(&svc.fs, "/mnt/t", inst), 0);
+
+    struct ls_cred cred = {.uid = 0, .gid = 0};
+    alice = client_new(&svc.clients, getpid(), &cred);
+    mallory = client_new(&svc.clients, getpid(), &cred);
+    alice_slot = slot_assign(&svc.clients, alice);
+    mallory_slot = slot_assign(&svc.clients, mallory);
+    assert_true(alice_slot >= 0 && mallory_slot >= 0);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    client_detach(&svc.clients, alice);
+    client_detach(&svc.clients, mallory);
+    rcu_barrier();
+    ipc_segment_destroy(&svc.seg);
+    client_registry_free(&svc.clients);
+    fstable_destroy(&svc.fs);
+    char cmd[2 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", top);
+    return system(cmd);
+}
+
+static unsigned char *buf_of(int slot)
+{
+    return ipc_slot(&svc.seg, (uint32_t)slot)->buf;
+}
+
+/* A descriptor for alice with the given strings packed at buffer start. */
+static struct danaus_desc desc(uint32_t call, const char *s1, const char *s2)
+{
+    struct danaus_desc d = {.call = call, .slot = (uint32_t)alice_slot};
+    unsigned char *b = buf_of(alice_slot);
+    size_t n = 0;
+    if (s1) {
+        memcpy(b, s1, strlen(s1) + 1);
+        n = strlen(s1) + 1;
+    }
+    if (s2) {
+        memcpy(b + n, s2, strlen(s2) + 1);
+        n += strlen(s2) + 1;
+    }
+    d.buf_len = (uint32_t)n;
+    return d;
+}
+
+static int64_t run(struct client *c, struct danaus_desc d)
+{
+    return dispatch(&svc, c, &d);
+}
+
+static int64_t open_path(const char *path, int flags)
+{
+    struct danaus_desc d = desc(DANAUS_CALL_OPEN, path, NULL);
+    d.arg[0] = flags;
+    d.arg[1] = 0644;
+    return run(alice, d);
+}
+
+static void unknown_calls_get_enosys(void **state)
+{
+    uint32_t calls[] = {DANAUS_CALL_NONE, DANAUS_CALL_COUNT, 999,
+                        UINT32_MAX};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        assert_int_equal(run(alice, desc(calls[i], "x", NULL)), -ENOSYS);
+}
+
+static void buffer_references_outside_the_slot_get_einval(void **state)
+{
+    struct danaus_desc d = desc(DANAUS_CALL_STAT, "", NULL);
+    struct {
+        uint32_t off, len;
+    } bad[] = {{SLOT_BUF + 1, 0}, {SLOT_BUF - 1, 2}, {0, SLOT_BUF + 1},
+               {1, UINT32_MAX}, {UINT32_MAX, 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        d.buf_off = bad[i].off;
+        d.buf_len = bad[i].len;
+        assert_int_equal(run(alice, d), -EINVAL);
+    }
+}
+
+static void strings_must_end_inside_the_reference(void **state)
+{
+    struct danaus_desc d = desc(DANAUS_CALL_MKDIR, "abc", NULL);
+    d.buf_len = 3; /* the NUL is just outside */
+    assert_int_equal(run(alice, d), -EINVAL);
+    /* A path longer than PATH_MAX without a NUL. */
+    memset(buf_of(alice_slot), 'a', SLOT_BUF);
+    d.buf_len = SLOT_BUF;
+    assert_int_equal(run(alice, d), -ENAMETOOLONG);
+    /* Two-string calls need both strings. */
+    d = desc(DANAUS_CALL_RENAME, "a", NULL);
+    assert_int_equal(run(alice, d), -EINVAL);
+    struct stat st;
+    char p[2 * PATH_MAX];
+    snprintf(p, sizeof p, "%s/abc", root);
+    assert_int_equal(stat(p, &st), -1);
+}
+
+static void unknown_mount_gets_einval(void **state)
+{
+    struct danaus_desc d = desc(DANAUS_CALL_MKDIR, "dir", NULL);
+    d.mount = 1;
+    assert_int_equal(run(alice, d), -EINVAL);
+    d.mount = UINT32_MAX;
+    assert_int_equal(run(alice, d), -EINVAL);
+}
+
+static void bad_handles_get_ebadf(void **state)
+{
+    int64_t h = open_path("f", O_CREAT | O_RDWR);
+    assert_true(h > 0);
+    struct danaus_desc d = desc(DANAUS_CALL_READ, NULL, NULL);
+    d.arg[0] = 16;
+    uint64_t forged[] = {0, (uint64_t)h + 1, (uint64_t)h ^ (1ull << 40),
+                         DANAUS_HANDLE(4000, 1), UINT64_MAX};
+    for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+        d.handle = forged[i];
+        assert_int_equal(run(alice, d), -EBADF);
+    }
+    /* Another client's handle is not valid for mallory. */
+    d.handle = (uint64_t)h;
+    d.slot = (uint32_t)mallory_slot;
+    assert_int_equal(run(mallory, d), -EBADF);
+    /* Closed: the handle is stale, and closing twice fails too. */
+    struct danaus_desc c = desc(DANAUS_CALL_CLOSE, NULL, NULL);
+    c.handle = (uint64_t)h;
+    assert_int_equal(run(alice, c), 0);
+    assert_int_equal(run(alice, c), -EBADF);
+    d.slot = (uint32_t)alice_slot;
+    assert_int_equal(run(alice, d), -EBADF);
+}
+
+static void bad_arguments_get_einval(void **state)
+{
+    assert_int_equal(open_path("g", O_CREAT | O_RDWR | 0x40000000),
+                     -EINVAL);
+    assert_int_equal(open_path("g", O_ACCMODE), -EINVAL);
+    int64_t h = open_path("g", O_CREAT | O_RDWR);
+    assert_true(h > 0);
+    struct danaus_desc d = desc(DANAUS_CALL_READ, NULL, NULL);
+    d.handle = (uint64_t)h;
+    d.arg[0] = SLOT_BUF + 1;
+    assert_int_equal(run(alice, d), -EINVAL);
+    d.arg[0] = -1;
+    assert_int_equal(run(alice, d), -EINVAL);
+    d.call = DANAUS_CALL_PREAD;
+    d.arg[0] = 4;
+    d.arg[1] = -5;
+    assert_int_equal(run(alice, d), -EINVAL);
+    d.call = DANAUS_CALL_LSEEK;
+    d.arg[0] = 0;
+    d.arg[1] = 77;
+    assert_int_equal(run(alice, d), -EINVAL);
+    struct danaus_desc u = desc(DANAUS_CALL_UTIMENS, "g", NULL);
+    u.arg[1] = 1000000000;
+    assert_int_equal(run(alice, u), -EINVAL);
+}
+
+static void paths_cannot_leave_the_instance(void **state)
+{
+    int64_t h = open_path("../../../escape", O_CREAT | O_WRONLY);
+    assert_true(h > 0);
+    char inside[2 * PATH_MAX], outside[2 * PATH_MAX];
+    snprintf(inside, sizeof inside, "%s/escape", root);
+    snprintf(outside, sizeof outside, "%s/escape", top);
+    struct stat st;
+    assert_int_equal(stat(inside, &st), 0);
+    assert_int_equal(stat(outside, &st), -1);
+    /* A symlink to an absolute host path resolves inside the instance. */
+    assert_int_equal(run(alice, desc(DANAUS_CALL_SYMLINK, "/etc", "hostetc")), 0);
+    assert_int_equal(open_path("hostetc/passwd", O_RDONLY), -ENOENT);
+}
+
+static void data_round_trip_and_shared_offset(void **state)
+{
+    int64_t h = open_path("data", O_CREAT | O_RDWR | O_TRUNC);
+    assert_true(h > 0);
+    struct danaus_desc w = desc(DANAUS_CALL_WRITE, NULL, NULL);
+    w.handle = (uint64_t)h;
+    memcpy(buf_of(alice_slot), "hello world", 11);
+    w.buf_len = 11;
+    assert_int_equal(run(alice, w), 11);
+
+    struct danaus_desc dup = desc(DANAUS_CALL_DUP, NULL, NULL);
+    dup.handle = (uint64_t)h;
+    int64_t h2 = run(alice, dup);
+    assert_true(h2 > 0 && h2 != h);
+    struct danaus_desc seek = desc(DANAUS_CALL_LSEEK, NULL, NULL);
+    seek.handle = (uint64_t)h2;
+    seek.arg[0] = 6;
+    seek.arg[1] = SEEK_SET;
+    assert_int_equal(run(alice, seek), 6);
+    /* The offset moved through h2 is the offset of h. */
+    struct danaus_desc r = desc(DANAUS_CALL_READ, NULL, NULL);
+    r.handle = (uint64_t)h;
+    r.arg[0] = 100;
+    assert_int_equal(run(alice, r), 5);
+    assert_memory_equal(buf_of(alice_slot), "world", 5);
+    /* Reading through a write-only open file is EBADF, as in the kernel. */
+    int64_t wo = open_path("data", O_WRONLY);
+    r.handle = (uint64_t)wo;
+    assert_int_equal(run(alice, r), -EBADF);
+}
+
+static void slots_without_owner_are_refused(void **state)
+{
+    rcu_read_lock();
+    assert_null(slot_request_begin(&svc.clients, 4));
+    assert_null(slot_request_begin(&svc.clients, UINT32_MAX));
+    assert_null(slot_request_begin(&svc.clients, 3)); /* never assigned */
+    struct client *c = slot_request_begin(&svc.clients, (uint32_t)alice_slot);
+    rcu_read_unlock();
+    assert_ptr_equal(c, alice);
+    slot_request_done(&svc.clients, (uint32_t)alice_slot, c);
+}
+
+int main(void)
+{
+    rcu_register_thread();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(unknown_calls_get_enosys),
+        cmocka_unit_test(buffer_references_outside_the_slot_get_einval),
+        cmocka_unit_test(strings_must_end_inside_the_reference),
+        cmocka_unit_test(unknown_mount_gets_einval),
+        cmocka_unit_test(bad_handles_get_ebadf),
+        cmocka_unit_test(bad_arguments_get_einval),
+        cmocka_unit_test(paths_cannot_leave_the_instance),
+        cmocka_unit_test(data_round_trip_and_shared_offset),
+        cmocka_unit_test(slots_without_owner_are_refused),
+    };
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    rcu_unregister_thread();
+    return rc;
+}

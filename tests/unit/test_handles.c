@@ -1,0 +1,133 @@
+/*
+ * test_handles.c - the per-client handle table: handles are index plus
+ * generation; closed, stale and forged handles are refused; dup'ed handles
+ * share one open file until the last is closed.
+ */
+#include <fsservice/handles.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include <urcu.h>
+
+/* A stand-in backend file whose close is counted: the table must close the
+ * backend file exactly once, when the last handle goes. */
+static int closes;
+static void count_close(struct ls_file *f)
+{
+    closes++;
+    free(f);
+}
+static const struct ls_ops counting_ops = {.name = "count",
+                                           .close = count_close};
+static struct ls_instance counting_instance = {.ops = &counting_ops};
+
+static struct open_file *new_file(void)
+{
+    struct ls_file *f = calloc(1, sizeof *f);
+    f->inst = &counting_instance;
+    return open_file_new(f, O_RDWR);
+}
+
+static void insert_get_remove(void **state)
+{
+    struct handle_table t;
+    assert_int_equal(handle_table_init(&t), 0);
+    closes = 0;
+    struct open_file *of = new_file();
+    int64_t h = handle_insert(&t, of);
+    assert_true(h > 0);
+    assert_int_equal(DANAUS_HANDLE_GEN((uint64_t)h), 1);
+
+    struct open_file *got = handle_get(&t, (uint64_t)h);
+    assert_ptr_equal(got, of);
+    open_file_put(got);
+
+    /* Forged: right index, wrong generation; and an index out of range. */
+    assert_null(handle_get(&t, DANAUS_HANDLE(DANAUS_HANDLE_INDEX(h), 7)));
+    assert_null(handle_get(&t, DANAUS_HANDLE(1u << 20, 1)));
+    assert_null(handle_get(&t, 0));
+
+    assert_ptr_equal(handle_remove(&t, (uint64_t)h), of);
+    open_file_put(of);
+    assert_int_equal(closes, 1);
+    /* Stale: the closed handle is refused, and so is a second close. */
+    assert_null(handle_get(&t, (uint64_t)h));
+    assert_null(handle_remove(&t, (uint64_t)h));
+
+    /* The index is reused with a new generation. */
+    struct open_file *of2 = new_file();
+    int64_t h2 = handle_insert(&t, of2);
+    assert_int_equal(DANAUS_HANDLE_INDEX(h2), DANAUS_HANDLE_INDEX(h));
+    assert_int_not_equal(DANAUS_HANDLE_GEN(h2), DANAUS_HANDLE_GEN(h));
+    assert_null(handle_get(&t, (uint64_t)h));
+    handle_table_destroy(&t);
+    rcu_barrier();
+    assert_int_equal(closes, 2);
+}
+
+static void dup_shares_the_open_file(void **state)
+{
+    struct handle_table t;
+    assert_int_equal(handle_table_init(&t), 0);
+    closes = 0;
+    struct open_file *of = new_file();
+    int64_t a = handle_insert(&t, of);
+    assert_true(open_file_tryget(of));
+    int64_t b = handle_insert(&t, of);
+    assert_int_not_equal(a, b);
+    of->pos = 42;
+    struct open_file *via_b = handle_get(&t, (uint64_t)b);
+    assert_int_equal(via_b->pos, 42);
+    open_file_put(via_b);
+
+    open_file_put(handle_remove(&t, (uint64_t)a));
+    assert_int_equal(closes, 0);
+    open_file_put(handle_remove(&t, (uint64_t)b));
+    assert_int_equal(closes, 1);
+    handle_table_destroy(&t);
+}
+
+static void grows_and_stops_at_the_limit(void **state)
+{
+    struct handle_table t;
+    assert_int_equal(handle_table_init(&t), 0);
+    closes = 0;
+    int64_t *hs = calloc(HANDLES_MAX, sizeof *hs);
+    struct open_file *of = new_file();
+    for (int i = 0; i < HANDLES_MAX; i++) {
+        if (i)
+            assert_true(open_file_tryget(of));
+        hs[i] = handle_insert(&t, of);
+        assert_true(hs[i] > 0);
+    }
+    assert_true(open_file_tryget(of));
+    assert_int_equal(handle_insert(&t, of), -EMFILE);
+    open_file_put(of);
+    for (int i = 0; i < HANDLES_MAX; i += 997) {
+        struct open_file *got = handle_get(&t, (uint64_t)hs[i]);
+        assert_ptr_equal(got, of);
+        open_file_put(got);
+    }
+    handle_table_destroy(&t);
+    rcu_barrier();
+    assert_int_equal(closes, 1);
+    free(hs);
+}
+
+int main(void)
+{
+    rcu_register_thread();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(insert_get_remove),
+        cmocka_unit_test(dup_shares_the_open_file),
+        cmocka_unit_test(grows_and_stops_at_the_limit),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rcu_unregister_thread();
+    return rc;
+}
