@@ -66,12 +66,14 @@ static bool try_put(const struct ipc_segment *seg, struct ipc_queue *q,
     return false;
 }
 
-static bool has_room(const struct ipc_segment *seg, struct ipc_queue *q)
+/* Whether some cell of q is in the given state right now. */
+static bool any_cell(const struct ipc_segment *seg, struct ipc_queue *q,
+                     enum ipc_cell_state state)
 {
     for (uint32_t i = 0; i < seg->ncells; i++) {
         uint32_t st = atomic_load_explicit(&q->cells[i].state,
                                            memory_order_relaxed);
-        if (IPC_CELL_STATE(st) == IPC_CELL_EMPTY)
+        if (IPC_CELL_STATE(st) == state)
             return true;
     }
     return false;
@@ -84,7 +86,7 @@ static void sleep_for_room(const struct ipc_segment *seg, struct ipc_queue *q)
     uint32_t seen = atomic_load_explicit(&q->room_seq, memory_order_seq_cst);
 
     atomic_fetch_add_explicit(&q->room_waiters, 1, memory_order_seq_cst);
-    if (!has_room(seg, q))
+    if (!any_cell(seg, q, IPC_CELL_EMPTY))
         ipc_futex_wait(&q->room_seq, seen, ROOM_SLEEP_MS);
     atomic_fetch_sub_explicit(&q->room_waiters, 1, memory_order_seq_cst);
 }
@@ -150,40 +152,31 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
     return false;
 }
 
-/* Spin only while the next check may succeed soon; look at the clock once
- * per this many pauses, not on every one. */
-#define SPIN_CHECK_EVERY 32
-
-static bool has_work(const struct ipc_segment *seg, struct ipc_queue *q)
-{
-    for (uint32_t i = 0; i < seg->ncells; i++) {
-        uint32_t st = atomic_load_explicit(&q->cells[i].state,
-                                           memory_order_relaxed);
-        if (IPC_CELL_STATE(st) == IPC_CELL_READY)
-            return true;
-    }
-    return false;
-}
+/* Reading the clock costs about as much as a pause; look at it once per
+ * this many pauses. */
+#define SPIN_CLOCK_EVERY 32
 
 bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
                    uint64_t spin_ns, int sleep_ms)
 {
     uint64_t start = ipc_now_ns();
     uint32_t seen;
+    bool work;
 
     /* Spin: scan the cells only when work_seq moved, which producers bump
-     * after every publish; between bumps, just pause on one cache line. */
-    for (;;) {
+     * after every publish; between bumps, pause on that one cache line. */
+    for (bool spinning = true; spinning;) {
         seen = atomic_load_explicit(&q->work_seq, memory_order_acquire);
-        if (has_work(seg, q))
+        if (any_cell(seg, q, IPC_CELL_READY))
             return true;
-        if (ipc_now_ns() - start >= spin_ns)
-            break;
-        while (atomic_load_explicit(&q->work_seq, memory_order_relaxed) ==
-                   seen &&
-               ipc_now_ns() - start < spin_ns)
-            for (int i = 0; i < SPIN_CHECK_EVERY; i++)
-                ipc_cpu_relax();
+        for (uint32_t i = 0;
+             spinning && atomic_load_explicit(&q->work_seq,
+                                              memory_order_relaxed) == seen;
+             i++) {
+            if (i % SPIN_CLOCK_EVERY == 0)
+                spinning = ipc_now_ns() - start < spin_ns;
+            ipc_cpu_relax();
+        }
     }
     if (sleep_ms == 0)
         return false;
@@ -195,11 +188,11 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
      * sleepers after its bump; see the seq_cst note there). */
     seen = atomic_load_explicit(&q->work_seq, memory_order_seq_cst);
     atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
-    bool work = has_work(seg, q);
+    work = any_cell(seg, q, IPC_CELL_READY);
     if (!work) {
         ipc_futex_wait(&q->work_seq, seen, sleep_ms);
         /* Woken, timed out or interrupted: one more look. */
-        work = has_work(seg, q);
+        work = any_cell(seg, q, IPC_CELL_READY);
     }
     atomic_fetch_sub_explicit(&q->sleepers, 1, memory_order_seq_cst);
     return work;
@@ -208,12 +201,12 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
 bool ipc_take_wait(const struct ipc_segment *seg, struct ipc_queue *q,
                    struct danaus_desc *out, uint64_t spin_ns, int sleep_ms)
 {
-    /* Another service thread may take what woke us: then look again, as
-     * long as the wait itself has not run out. */
-    while (!ipc_take(seg, q, out))
-        if (!ipc_wait_work(seg, q, spin_ns, sleep_ms))
-            return ipc_take(seg, q, out);
-    return true;
+    /* One wait, not a loop: another service thread may take what woke us
+     * (or a client may flip a cell back and forth), and then we return
+     * false rather than wait again; the caller just calls again. */
+    if (ipc_take(seg, q, out))
+        return true;
+    return ipc_wait_work(seg, q, spin_ns, sleep_ms) && ipc_take(seg, q, out);
 }
 
 uint32_t ipc_queue_backlog(const struct ipc_segment *seg, struct ipc_queue *q)

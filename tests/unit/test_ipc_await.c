@@ -113,16 +113,24 @@ static void test_sleeping_client_is_woken(void **state)
     assert_int_equal(atomic_load(&a.slot->waiting), 0);
 }
 
-/* A sleeping client is woken by the answer itself, not found by its next
- * 10 ms timeout: in five tries none may be more than 3 ms late (polling
- * alone would pass all five with a chance of 0.3^5). */
+/*
+ * A sleeping client is woken by the answer itself, not found by its next
+ * 10 ms timeout. The answer comes 25 ms into the wait, half-way between two
+ * timeouts, so a client that only polled would see it about 5 ms late; a
+ * woken one sees it within microseconds. A majority of tries, not all, must
+ * be prompt, so a loaded machine that delays one wake-up does not fail it.
+ */
+#define PROMPT_TRIES 7
+#define PROMPT_NS 2500000ull
+
 static void test_wake_is_prompt(void **state)
 {
     struct ipc_slot *s = ipc_slot(&seg, 2);
+    int prompt = 0;
 
     (void)state;
-    for (uint32_t seq = 100; seq < 105; seq++) {
-        struct late_answer a = {s, seq, seq, 20000, 0};
+    for (uint32_t seq = 100; seq < 100 + PROMPT_TRIES; seq++) {
+        struct late_answer a = {s, seq, seq, 25000, 0};
         pthread_t t;
         uint64_t woke;
 
@@ -130,8 +138,10 @@ static void test_wake_is_prompt(void **state)
         assert_int_equal(ipc_await(s, seq, NULL, NULL), seq);
         woke = ipc_now_ns();
         pthread_join(t, NULL);
-        assert_true(woke - a.answered_ns < 3000000ull);
+        if (woke - a.answered_ns < PROMPT_NS)
+            prompt++;
     }
+    assert_true(prompt > PROMPT_TRIES / 2);
 }
 
 static atomic_int signals_seen;

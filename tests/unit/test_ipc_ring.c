@@ -182,6 +182,7 @@ static void test_threads_one_process(void **state)
     pthread_t t[NCONSUMERS];
 
     (void)state;
+    alarm(60); /* a lost wake-up or a stuck queue fails instead of hanging */
     make_segment(NCELLS, NPRODUCERS, &service);
     /* Producers use their own attachment, as a client would: the futexes
      * must work across two mappings of the same pages. */
@@ -194,6 +195,7 @@ static void test_threads_one_process(void **state)
 
     stop_consumers(&L, t);
     check_all_answered_once(&L);
+    alarm(0);
     ipc_segment_detach(&client);
     ipc_segment_destroy(&service);
 }
@@ -207,6 +209,7 @@ static void test_producers_in_child_process(void **state)
     pid_t child;
 
     (void)state;
+    alarm(60);
     make_segment(NCELLS, NPRODUCERS, &service);
     /* Fork before any thread exists here, so the child is a plain copy. */
     child = fork();
@@ -227,6 +230,7 @@ static void test_producers_in_child_process(void **state)
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     check_all_answered_once(&L);
+    alarm(0);
     ipc_segment_destroy(&service);
 }
 

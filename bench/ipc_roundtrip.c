@@ -1,0 +1,119 @@
+/*
+ * ipc_roundtrip.c - round-trip latency of one request through the shared
+ * segment between two processes: a client submitting and awaiting, a
+ * service process taking and completing, each pinned to its own cpu.
+ *
+ * usage: ipc_roundtrip [requests] [service_spin_us] [think_us]
+ *   service_spin_us: how long the service spins before it futex-sleeps
+ *   (default 1000000, i.e. it effectively always spins; 0: it sleeps
+ *   whenever the queue is empty).
+ *   think_us: the client's pause between requests (default 0); with a
+ *   pause longer than the service's spin, every request pays a futex wake.
+ * Prints the mean and percentiles in microseconds.
+ */
+#include "ipc/ipc.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void pin(int cpu)
+{
+    cpu_set_t set;
+
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void serve(struct ipc_segment *seg, uint64_t spin_ns)
+{
+    struct ipc_queue *q = ipc_queue(seg, 0);
+    struct danaus_desc d;
+
+    for (;;) {
+        if (!ipc_take_wait(seg, q, &d, spin_ns, -1))
+            continue;
+        if (d.call == DANAUS_CALL_NONE) /* the client says stop */
+            return;
+        if (d.slot < seg->nslots)
+            ipc_complete(ipc_slot(seg, d.slot), d.seq, d.arg[0]);
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 100000;
+    uint64_t spin_ns = (argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000) *
+                       1000ull;
+    struct ipc_geometry g;
+    struct ipc_segment seg;
+    struct ipc_slot *s;
+    uint64_t think_ns = (argc > 3 ? strtoull(argv[3], NULL, 10) : 0) * 1000ull;
+    uint64_t *lat, sum = 0;
+    pid_t service;
+
+    if (n < 1)
+        return 2;
+    memset(&g, 0, sizeof(g));
+    g.nqueues = 1;
+    g.ncells = 64;
+    g.nslots = 1;
+    g.slot_buf = 4096;
+    if (ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600, &seg) != 0) {
+        perror("ipc_segment_create");
+        return 1;
+    }
+    service = fork();
+    if (service == 0) {
+        pin(1);
+        serve(&seg, spin_ns);
+        _exit(0);
+    }
+    pin(0);
+    lat = calloc((size_t)n, sizeof(*lat));
+    s = ipc_slot(&seg, 0);
+    for (int i = 0; i < n; i++) {
+        struct danaus_desc d = {.call = DANAUS_CALL_STAT,
+                                .seq = (uint32_t)i + 1};
+        uint64_t t0 = ipc_now_ns();
+
+        while (ipc_now_ns() - t0 < think_ns)
+            ipc_cpu_relax();
+        t0 = ipc_now_ns();
+        d.arg[0] = i;
+        ipc_submit(&seg, ipc_queue(&seg, 0), &d, NULL, NULL);
+        if (ipc_await(s, d.seq, NULL, NULL) != i) {
+            fprintf(stderr, "wrong answer to request %d\n", i);
+            kill(service, SIGKILL);
+            return 1;
+        }
+        lat[i] = ipc_now_ns() - t0;
+        sum += lat[i];
+    }
+    struct danaus_desc stop = {.call = DANAUS_CALL_NONE};
+    ipc_submit(&seg, ipc_queue(&seg, 0), &stop, NULL, NULL);
+    waitpid(service, NULL, 0);
+    ipc_segment_destroy(&seg);
+
+    qsort(lat, (size_t)n, sizeof(*lat), by_value);
+    printf("%d round trips, service spin %llu us, think %llu us: "
+           "mean %.2f us, p50 %.2f, p99 %.2f, max %.2f\n",
+           n, (unsigned long long)(spin_ns / 1000),
+           (unsigned long long)(think_ns / 1000), sum / 1e3 / n,
+           lat[n / 2] / 1e3, lat[(size_t)n * 99 / 100] / 1e3,
+           lat[n - 1] / 1e3);
+    free(lat);
+    return 0;
+}
