@@ -98,7 +98,13 @@ struct ipc_segment {
     unsigned char *queues, *slots;
 };
 
-/* Segment. create: mode is e.g. 0600, owner/group the tenant's (-1: keep). */
+/* Segment. create: mode is e.g. 0600, owner/group the tenant's (-1: keep).
+ * Geometry limits: 1..IPC_MAX_QUEUES queues, ncells a power of two up to
+ * 65536, 1..2^24-1 slots, slot_buf a multiple of 4096 up to 1 GiB, every
+ * cpu_queue entry < nqueues. Every call returns 0 or -errno: create gives
+ * -EINVAL for a bad geometry; attach gives -EINVAL for a wrong magic or a
+ * header that does not match the segment's size, -EPROTONOSUPPORT for
+ * another layout version. A fresh slot has done == 0. */
 int ipc_segment_create(const struct ipc_geometry *g, uid_t owner, gid_t group,
                        mode_t mode, struct ipc_segment *out);
 int ipc_segment_attach(int shmid, struct ipc_segment *out);
@@ -120,7 +126,7 @@ static inline struct ipc_slot *ipc_slot(const struct ipc_segment *seg,
 /*
  * Liveness probe a waiting client calls now and then (every few ms of
  * sleeping): returns false when the service is gone, and the wait then fails
- * with -ENOTCONN instead of hanging.
+ * with -ENOTCONN instead of hanging. NULL: never give up.
  */
 typedef bool (*ipc_alive_fn)(void *arg);
 
@@ -131,7 +137,8 @@ int ipc_submit(const struct ipc_segment *seg, struct ipc_queue *q,
 
 /* Client: wait until slot s answers seq; returns the result or -ENOTCONN.
  * A signal does not end the wait: the request is in flight and is answered
- * exactly once. */
+ * exactly once. seq must differ from the slot's current done (a thread
+ * numbers its requests done + 1, done + 2, ...). */
 int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
                   void *arg);
 
@@ -140,12 +147,14 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
               struct danaus_desc *out);
 
 /* Service: ipc_take, spinning up to spin_ns and then sleeping up to
- * sleep_ms (-1: until woken). False when nothing came. */
+ * sleep_ms (-1: until woken). False when nothing came, and also when
+ * another thread took what woke this one: callers loop. */
 bool ipc_take_wait(const struct ipc_segment *seg, struct ipc_queue *q,
                    struct danaus_desc *out, uint64_t spin_ns, int sleep_ms);
 
 /* Service: wait until q may hold a request, without taking it: spin up to
- * spin_ns, then sleep up to sleep_ms (-1: until woken). False on timeout.
+ * spin_ns, then sleep up to sleep_ms (-1: until woken). False on timeout
+ * and after ipc_queue_wake_all.
  * Lets a caller take the request inside a section of its own choosing. */
 bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
                    uint64_t spin_ns, int sleep_ms);
@@ -169,7 +178,8 @@ void ipc_queue_wake_all(struct ipc_queue *q);
  * one queue. level 0 picks the L2 when it spans more than one cpu, otherwise
  * the last-level cache (a one-cpu group cannot host a spinning client and a
  * spinning server at once). cpus the topology says nothing about get a group
- * each. Fills cpu_queue and groups; returns the number of groups.
+ * each. Fills cpu_queue and groups; returns the number of groups, or -errno
+ * (-ENOSPC: more than max_groups). Offline cpus map to some valid queue.
  */
 int ipc_core_groups(int level, uint16_t cpu_queue[IPC_MAX_CPUS],
                     cpu_set_t *groups, int max_groups);

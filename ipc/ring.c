@@ -52,7 +52,7 @@ static bool try_put(const struct ipc_segment *seg, struct ipc_queue *q,
                               memory_order_release);
         atomic_store_explicit(&q->produce_hint, idx + 1,
                               memory_order_relaxed);
-        /* seq_cst store->load: pairs with ipc_take_wait, which raises
+        /* seq_cst store->load: pairs with ipc_wait_work, which raises
          * sleepers and then reads work_seq (inside futex_wait). If our
          * read of sleepers misses its increment, its read of work_seq
          * comes after our bump in the single total order, sees the new
@@ -80,7 +80,7 @@ static bool any_cell(const struct ipc_segment *seg, struct ipc_queue *q,
 }
 
 /* Sleeps once on room_seq unless room appeared; the same pattern as
- * ipc_take_wait (see there and in try_put for why it is seq_cst). */
+ * ipc_wait_work (see there and in try_put for why it is seq_cst). */
 static void sleep_for_room(const struct ipc_segment *seg, struct ipc_queue *q)
 {
     uint32_t seen = atomic_load_explicit(&q->room_seq, memory_order_seq_cst);

@@ -300,6 +300,68 @@ static void test_full_queue_blocks_until_room(void **state)
     ipc_segment_destroy(&seg);
 }
 
+/* ---- a sleeping service thread ---- */
+
+struct sleeper {
+    struct ipc_segment *seg;
+    struct danaus_desc d;
+    atomic_bool returned;
+    bool got;
+};
+
+static void *take_forever(void *p)
+{
+    struct sleeper *z = p;
+
+    z->got = ipc_take_wait(z->seg, ipc_queue(z->seg, 0), &z->d, 0, -1);
+    atomic_store(&z->returned, true);
+    return NULL;
+}
+
+static void test_sleeping_service_woken(void **state)
+{
+    struct ipc_segment seg;
+    struct danaus_desc d = {.call = DANAUS_CALL_UNLINK, .slot = 2, .seq = 9};
+    struct sleeper z;
+    pthread_t t;
+
+    (void)state;
+    alarm(20);
+    make_segment(NCELLS, 4, &seg);
+
+    /* A request wakes it and is what it returns. */
+    memset(&z, 0, sizeof(z));
+    z.seg = &seg;
+    assert_int_equal(pthread_create(&t, NULL, take_forever, &z), 0);
+    usleep(50000);
+    assert_false(atomic_load(&z.returned));
+    assert_int_equal(ipc_submit(&seg, ipc_queue(&seg, 0), &d, NULL, NULL), 0);
+    pthread_join(t, NULL);
+    assert_true(z.got);
+    assert_int_equal(z.d.call, DANAUS_CALL_UNLINK);
+    assert_int_equal(z.d.slot, 2);
+    assert_int_equal(z.d.seq, 9);
+
+    /* Shutdown: wake_all ends the wait, with nothing taken. */
+    memset(&z, 0, sizeof(z));
+    z.seg = &seg;
+    assert_int_equal(pthread_create(&t, NULL, take_forever, &z), 0);
+    usleep(50000);
+    assert_false(atomic_load(&z.returned));
+    ipc_queue_wake_all(ipc_queue(&seg, 0));
+    pthread_join(t, NULL);
+    assert_false(z.got);
+    assert_int_equal(atomic_load(&ipc_queue(&seg, 0)->sleepers), 0);
+
+    /* A bounded wait ends on time when nothing comes. */
+    uint64_t t0 = ipc_now_ns();
+    assert_false(ipc_wait_work(&seg, ipc_queue(&seg, 0), 1000000, 30));
+    uint64_t waited = ipc_now_ns() - t0;
+    assert_true(waited >= 30000000ull && waited < 500000000ull);
+    alarm(0);
+    ipc_segment_destroy(&seg);
+}
+
 /* ---- reclaim ---- */
 
 static void test_dead_writer_skipped_then_reclaimed(void **state)
@@ -499,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_threads_one_process),
         cmocka_unit_test(test_producers_in_child_process),
         cmocka_unit_test(test_full_queue_blocks_until_room),
+        cmocka_unit_test(test_sleeping_service_woken),
         cmocka_unit_test(test_dead_writer_skipped_then_reclaimed),
         cmocka_unit_test(test_garbage_in_queue),
         cmocka_unit_test(test_attach_checks_header),
