@@ -11,6 +11,7 @@
 #include "call.h"
 #include "export.h"
 #include "fdtable.h"
+#include "umask.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -38,7 +39,7 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     /* O_CLOEXEC belongs to the descriptor (our placeholder), not to the
      * service's open file. */
     c.desc.arg[0] = flags & ~O_CLOEXEC;
-    c.desc.arg[1] = mode;
+    c.desc.arg[1] = flags & O_CREAT ? umask_apply(mode) : 0;
     int64_t handle = call_send(&c);
     if (handle < 0)
         return -1;

@@ -8,6 +8,7 @@
  */
 #include "call.h"
 #include "export.h"
+#include "umask.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -105,7 +106,7 @@ DANAUS_EXPORT int danaus_mkdir(const char *pathname, mode_t mode)
     struct resolved_path where;
     if (call_begin_path(&c, DANAUS_CALL_MKDIR, AT_FDCWD, pathname, &where) < 0)
         return -1;
-    c.desc.arg[0] = mode;
+    c.desc.arg[0] = umask_apply(mode);
     return send_status(&c);
 }
 
