@@ -1,0 +1,74 @@
+/*
+ * harness.h - running a real danausd for integration tests.
+ *
+ * A site is a private temporary directory holding one test's configuration,
+ * run directory (where the service's socket lives) and the service's log.
+ * A daemon is one danausd process started on a configuration, its stdout
+ * and stderr going to a log file; "ready" means its log carries the line
+ * "danausd: NAME ready: ...", which danausd prints once clients can attach.
+ */
+#ifndef DANAUS_TEST_HARNESS_H
+#define DANAUS_TEST_HARNESS_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct site {
+    char dir[256];         /* the private temporary directory */
+    char rundir[PATH_MAX]; /* dir/run */
+    char conf[PATH_MAX];   /* dir/danausd.conf */
+    char service[64];      /* unique per site */
+};
+
+/* Makes a fresh site named after tag; 0 or -1 with errno. */
+int site_make(struct site *s, const char *tag);
+
+/* Writes s->conf: the service and rundir lines, then body (printf format).
+ * 0 or -1. */
+int site_write_config(struct site *s, const char *body_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Points this process's libdanaus at the site's service (DANAUS_SERVICE,
+ * DANAUS_RUNDIR). Must run before the first danaus_* call. */
+void site_use(const struct site *s);
+
+/* Removes the site's directory tree. */
+void site_remove(struct site *s);
+
+struct daemon {
+    pid_t pid; /* 0 once reaped */
+    int status; /* wait status once reaped */
+    char log[PATH_MAX];
+};
+
+/* Starts exe -c conf with output to log; 0 or -1 with errno. */
+int daemon_spawn(struct daemon *d, const char *exe, const char *conf,
+                 const char *log);
+
+/* Waits until the log says ready: 0; -1 if the daemon exited first (its
+ * status is in d->status) or timeout_ms passed. */
+int daemon_wait_ready(struct daemon *d, int timeout_ms);
+
+/* Waits for the daemon's exit: 0 with d->status set, or -1 on timeout. */
+int daemon_wait_exit(struct daemon *d, int timeout_ms);
+
+/* SIGTERM and wait: 0 if it exited with status 0 within 10 s, else -1
+ * (killed with SIGKILL if it did not exit). */
+int daemon_stop(struct daemon *d);
+
+/* SIGKILL and reap. */
+void daemon_kill(struct daemon *d);
+
+/* The log's text, NUL-terminated, in buf; returns buf. */
+char *daemon_log_text(const struct daemon *d, char *buf, size_t len);
+
+/* spawn + wait_ready on s's configuration, logging to s->dir/NAME.log.
+ * On failure prints the log to stderr and returns -1. */
+int daemon_start(struct daemon *d, const char *exe, const struct site *s,
+                 const char *logname, int timeout_ms);
+
+/* Milliseconds on the monotonic clock. */
+double now_ms(void);
+
+#endif
