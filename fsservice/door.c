@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #define MAX_CLIENTS 4096
-#define HELLO_MAX (sizeof(struct danaus_hello_reply) + 64 * 1024)
+#define HELLO_MAX (sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES)
 
 struct conn {
     int fd;
@@ -152,15 +152,16 @@ static void hello(struct door *d, struct conn *c)
     int rc = c->client ? -EPROTO : peer_cred(d, c->fd, &cred, &pid);
     if (rc == 0 && d->nclients >= MAX_CLIENTS)
         rc = -EMFILE;
-    if (rc == 0 && d->svc->ceph)
-        rc = cephfs_cred_init(d->svc->ceph, &cred);
     if (rc == 0) {
         c->client = client_new(&d->svc->clients, pid, &cred);
-        if (!c->client) {
-            if (cred.ceph_perm)
-                cephfs_cred_release(&cred);
-            rc = -ENOMEM;
-        }
+        rc = c->client ? 0 : -ENOMEM;
+    }
+    /* Made on the client's own copy: a UserPerm keeps a pointer to the
+     * groups array it was given (ceph_client.c). */
+    if (rc == 0 && d->svc->ceph &&
+        (rc = cephfs_cred_init(d->svc->ceph, &c->client->cred)) < 0) {
+        client_put(c->client);
+        c->client = NULL;
     }
     size_t len = sizeof *r;
     if (rc == 0) {

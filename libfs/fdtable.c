@@ -12,6 +12,7 @@
  * copies it would otherwise need deferred reclamation.
  */
 #include "fdtable.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,11 +97,11 @@ static void entry_read(struct fd_entry *e, struct fd_info *out)
 
 int fdtable_reserve(bool cloexec)
 {
-    int fd = open("/dev/null", O_PATH | (cloexec ? O_CLOEXEC : 0));
+    int fd = sys_open("/dev/null", O_PATH | (cloexec ? O_CLOEXEC : 0));
     if (fd < 0)
         return -1;
     if (fd >= FDTABLE_MAX) {
-        close(fd);
+        sys_close(fd);
         errno = EMFILE;
         return -1;
     }
@@ -109,7 +110,7 @@ int fdtable_reserve(bool cloexec)
 
 void fdtable_unreserve(int fd)
 {
-    close(fd);
+    sys_close(fd);
 }
 
 int fdtable_insert(int fd, uint64_t handle, uint32_t mount, const char *path)
@@ -177,7 +178,7 @@ int fdtable_remove(int fd, struct fd_info *old)
     free(e->path);
     e->path = NULL;
     /* Only now may the kernel hand the number out again. */
-    close(fd);
+    sys_close(fd);
     pthread_mutex_unlock(&table_lock);
     return 0;
 }
@@ -196,12 +197,12 @@ int fdtable_dup(int oldfd, uint64_t newhandle)
     path = strdup(old->path);
     if (!path)
         goto out;
-    newfd = dup(oldfd); /* the copy is not close-on-exec, as dup() says */
+    newfd = sys_dup(oldfd); /* the copy is not close-on-exec, as dup() says */
     if (newfd < 0)
         goto out;
     struct fd_entry *e = entry_make(newfd);
     if (!e) {
-        close(newfd);
+        sys_close(newfd);
         newfd = -1;
         goto out;
     }
@@ -234,7 +235,7 @@ int fdtable_dup2(int oldfd, int newfd, uint64_t newhandle,
     struct fd_entry *e = entry_make(newfd);
     if (!e)
         goto out;
-    if (dup2(oldfd, newfd) < 0)
+    if (sys_dup2(oldfd, newfd) < 0)
         goto out;
     entry_read(e, replaced);
     *had_replaced = replaced->handle != 0;

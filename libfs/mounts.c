@@ -6,6 +6,7 @@
  * symlink. The service resolves symlinks inside the instance.
  */
 #include "mounts.h"
+#include "sys.h"
 
 #include "fdtable.h"
 
@@ -68,20 +69,24 @@ int mount_table_add(struct mount_table *t, const char *path)
     }
     if (path_normalize(path, norm, sizeof norm) < 0)
         return -1;
-    char *copy = strdup(norm);
-    if (!copy)
+    size_t len = strlen(norm);
+    if (len + 1 > sizeof t->store - t->used) {
+        errno = ENOSPC;
         return -1;
+    }
+    char *copy = t->store + t->used;
+    memcpy(copy, norm, len + 1);
+    t->used += len + 1;
     t->path[t->count] = copy;
-    t->len[t->count] = strlen(copy);
+    t->len[t->count] = len;
     t->count++;
     return 0;
 }
 
 void mount_table_clear(struct mount_table *t)
 {
-    for (uint32_t i = 0; i < t->count; i++)
-        free(t->path[i]);
-    memset(t, 0, sizeof *t);
+    t->count = 0;
+    t->used = 0;
 }
 
 int mount_table_match(const struct mount_table *t, const char *norm,
@@ -117,7 +122,7 @@ int mount_table_match(const struct mount_table *t, const char *norm,
 static int base_directory(int dirfd, char *out, size_t size)
 {
     if (dirfd == AT_FDCWD) {
-        if (!getcwd(out, size))
+        if (!sys_getcwd(out, size))
             return -1; /* ERANGE from getcwd means the path is too long */
         return 0;
     }
@@ -127,7 +132,7 @@ static int base_directory(int dirfd, char *out, size_t size)
         return -1;
     char link[64];
     snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-    ssize_t n = readlink(link, out, size);
+    ssize_t n = sys_readlink(link, out, size);
     if (n < 0) {
         if (errno == ENOENT)
             errno = EBADF;

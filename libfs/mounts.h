@@ -13,10 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Fixed storage: the table is filled while connecting, which may happen
+ * inside an allocator's own initialisation, so it never allocates. */
 struct mount_table {
     uint32_t count;
-    char *path[DANAUS_MAX_MOUNTS]; /* normalized absolute paths */
+    const char *path[DANAUS_MAX_MOUNTS]; /* normalized absolute paths */
     size_t len[DANAUS_MAX_MOUNTS];
+    size_t used;                         /* bytes of store in use */
+    char store[DANAUS_MOUNTS_BYTES];
 };
 
 /* A resolved path: the mount, its absolute normalized form, and the part
@@ -28,7 +32,8 @@ struct resolved_path {
 };
 
 /* Adds a mount point (normalized on the way in). 0 or -1 with errno
- * (EINVAL for a relative path or a full table, ENOMEM). */
+ * (EINVAL for a relative path or a full table, ENOSPC when the paths
+ * exceed DANAUS_MOUNTS_BYTES). */
 int mount_table_add(struct mount_table *t, const char *path);
 void mount_table_clear(struct mount_table *t);
 

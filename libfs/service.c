@@ -7,6 +7,7 @@
  * service learns of our exit from its hang-up, and we of its exit from ours.
  */
 #include "service.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -77,18 +78,19 @@ static int say_hello(int door)
         .op = DANAUS_DOOR_HELLO, .version = DANAUS_WIRE_VERSION};
     if (send(door, &hello, sizeof hello, MSG_NOSIGNAL) != sizeof hello)
         return -1;
-    size_t cap = sizeof(struct danaus_hello_reply) +
-                 (size_t)DANAUS_MAX_MOUNTS * DANAUS_PATH_MAX;
-    struct danaus_hello_reply *reply = malloc(cap);
-    if (!reply)
-        return -1;
-    struct iovec iov = {reply, cap};
+    /* Static, not malloc'ed: connecting may happen inside an allocator's
+     * initialisation (see mounts.h). Only one thread ever connects. */
+    static union {
+        struct danaus_hello_reply r;
+        char bytes[sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES];
+    } buf;
+    struct danaus_hello_reply *reply = &buf.r;
+    struct iovec iov = {reply, sizeof buf};
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
     ssize_t n = recvmsg(door, &msg, 0);
     int rc = -1;
     if (n > 0 && !(msg.msg_flags & MSG_TRUNC))
         rc = take_hello(reply, (size_t)n);
-    free(reply);
     return rc;
 }
 
@@ -103,7 +105,7 @@ static void connect_service(void)
     if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
         say_hello(door) < 0) {
         mount_table_clear(&svc.mounts);
-        close(door);
+        sys_close(door);
         return;
     }
     svc.door = door;

@@ -7,6 +7,7 @@
  * on every create; creates are rare next to reads and writes.
  */
 #include "umask.h"
+#include "sys.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -17,10 +18,10 @@
 static mode_t current_umask(void)
 {
     char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    int fd = sys_open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
+        ssize_t n = sys_read(fd, buf, sizeof buf - 1);
+        sys_close(fd);
         if (n > 0) {
             buf[n] = '\0';
             char *line = strstr(buf, "\nUmask:");

@@ -31,6 +31,7 @@
 #define DANAUS_PATH_MAX 4096
 #define DANAUS_MAX_GROUPS 64  /* supplementary groups kept per client */
 #define DANAUS_MAX_MOUNTS 64
+#define DANAUS_MOUNTS_BYTES 65536 /* the mount points of a hello reply */
 
 /*
  * Call identifiers. "path" means an instance-relative path in the slot buffer

@@ -1,0 +1,64 @@
+/*
+ * sys.h - the kernel calls libdanaus makes for itself.
+ *
+ * libdanaus also exports libc's names (open, close, read, ...) when it is
+ * preloaded, and a call to one of those names from inside the library would
+ * come back into our own interposer. The library's own housekeeping (the
+ * placeholder descriptors, /proc reads, the current directory) therefore
+ * goes straight to the kernel through these. They keep libc's convention:
+ * -1 and errno on failure. None of them allocates memory.
+ */
+#ifndef DANAUS_LIBFS_SYS_H
+#define DANAUS_LIBFS_SYS_H
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static inline int sys_open(const char *path, int flags)
+{
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0);
+}
+
+static inline int sys_close(int fd)
+{
+    return (int)syscall(SYS_close, fd);
+}
+
+static inline ssize_t sys_read(int fd, void *buf, size_t n)
+{
+    return syscall(SYS_read, fd, buf, n);
+}
+
+static inline ssize_t sys_readlink(const char *path, char *buf, size_t n)
+{
+    return syscall(SYS_readlinkat, AT_FDCWD, path, buf, n);
+}
+
+static inline int sys_dup(int fd)
+{
+    return (int)syscall(SYS_dup, fd);
+}
+
+/* dup2, which the kernel offers on x86-64 only; dup3 refuses oldfd ==
+ * newfd, which dup2 accepts. */
+static inline int sys_dup2(int oldfd, int newfd)
+{
+    if (oldfd == newfd)
+        return syscall(SYS_fcntl, oldfd, F_GETFD) < 0 ? -1 : newfd;
+    return (int)syscall(SYS_dup3, oldfd, newfd, 0);
+}
+
+static inline int sys_fcntl(int fd, int cmd, long arg)
+{
+    return (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
+
+/* getcwd; the kernel returns the length, libc the buffer. */
+static inline char *sys_getcwd(char *buf, size_t size)
+{
+    return syscall(SYS_getcwd, buf, size) < 0 ? NULL : buf;
+}
+
+#endif
