@@ -1,0 +1,227 @@
+/*
+ * danaus_bench.c - danaus-bench: the core data path of Danaus side by side
+ * with its peers, in one run on one Ceph cluster.
+ *
+ * Systems (each one runs when its directory is given):
+ *   local         libc on a host directory
+ *   danaus-local  the danaus_* API on a mount of danausd's local backend
+ *   libcephfs     libcephfs linked into this program, a mount of its own
+ *   danaus        the danaus_* API on a mount of danausd's Ceph backend
+ *   ceph-fuse     libc on a ceph-fuse mount
+ *
+ * The program starts nothing: bench/run-core.sh starts the cluster, danausd
+ * (DANAUS_SERVICE/DANAUS_RUNDIR name it) and ceph-fuse, and passes their pids
+ * so their threads' context switches are counted. Systems run one after the
+ * other; libcephfs is mounted only while its own operations run, so its
+ * threads do not add switches to the other rows of this process.
+ */
+#include "bench_fs.h"
+#include "report.h"
+#include "workloads.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct options {
+    const char *dir[SYS_COUNT];
+    pid_t server[SYS_COUNT];
+    const char *ceph_conf;
+    const char *csv;
+    bool run_op[OP_COUNT];
+    struct params p;
+};
+
+static void usage(void)
+{
+    fprintf(stderr,
+        "usage: danaus-bench [options]\n"
+        "  --local DIR           libc on a host directory\n"
+        "  --danaus-local DIR    danaus_* API, DIR under a local-backend mount\n"
+        "  --danaus DIR          danaus_* API, DIR under a Ceph-backend mount\n"
+        "  --danausd-pid PID     the danausd serving both danaus rows\n"
+        "  --libcephfs DIR       libcephfs linked in; DIR is a CephFS path\n"
+        "  --ceph-conf PATH      the cluster's ceph.conf (for --libcephfs)\n"
+        "  --ceph-fuse DIR       libc, DIR inside a ceph-fuse mount\n"
+        "  --ceph-fuse-pid PID   the ceph-fuse process of that mount\n"
+        "  --iters N             ops per batch: stat, open, pread, pwrite (5000)\n"
+        "  --meta-iters N        ops per batch: create, unlink (300)\n"
+        "  --repeats N           timed batches per measurement (5)\n"
+        "  --warmup PCT          warm-up batch size, percent of a batch (10)\n"
+        "  --seq-mib N           file size for the 1 MiB sequential ops (64)\n"
+        "  --ops LIST            comma-separated ops to run (default: all)\n"
+        "  --csv FILE            write the CSV to FILE (default: stdout)\n"
+        "Each directory's parent must exist; the directory is created.\n");
+    exit(2);
+}
+
+static long number(const char *s, long min, long max)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < min || v > max) {
+        fprintf(stderr, "danaus-bench: '%s' is not a number from %ld to %ld\n",
+                s, min, max);
+        exit(2);
+    }
+    return v;
+}
+
+static void select_ops(struct options *o, const char *list)
+{
+    char *copy = strdup(list), *save;
+    memset(o->run_op, 0, sizeof o->run_op);
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        int op = 0;
+        while (op < OP_COUNT && strcmp(op_names[op], w) != 0)
+            op++;
+        if (op == OP_COUNT) {
+            fprintf(stderr, "danaus-bench: unknown op '%s'\n", w);
+            exit(2);
+        }
+        o->run_op[op] = true;
+    }
+    free(copy);
+}
+
+static void parse(int argc, char **argv, struct options *o)
+{
+    *o = (struct options){
+        .p = {.iters = 5000, .meta_iters = 300, .warmup = 10, .repeats = 5,
+              .seq_mib = 64},
+    };
+    for (int op = 0; op < OP_COUNT; op++)
+        o->run_op[op] = true;
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v)
+            usage();
+        i++;
+        if (!strcmp(k, "--local"))
+            o->dir[SYS_LOCAL] = v;
+        else if (!strcmp(k, "--danaus-local"))
+            o->dir[SYS_DANAUS_LOCAL] = v;
+        else if (!strcmp(k, "--danaus"))
+            o->dir[SYS_DANAUS] = v;
+        else if (!strcmp(k, "--danausd-pid"))
+            o->server[SYS_DANAUS] = o->server[SYS_DANAUS_LOCAL] =
+                (pid_t)number(v, 1, 1 << 30);
+        else if (!strcmp(k, "--libcephfs"))
+            o->dir[SYS_LIBCEPHFS] = v;
+        else if (!strcmp(k, "--ceph-conf"))
+            o->ceph_conf = v;
+        else if (!strcmp(k, "--ceph-fuse"))
+            o->dir[SYS_CEPH_FUSE] = v;
+        else if (!strcmp(k, "--ceph-fuse-pid"))
+            o->server[SYS_CEPH_FUSE] = (pid_t)number(v, 1, 1 << 30);
+        else if (!strcmp(k, "--iters"))
+            o->p.iters = (int)number(v, 1, 100000000);
+        else if (!strcmp(k, "--meta-iters"))
+            o->p.meta_iters = (int)number(v, 1, 10000000);
+        else if (!strcmp(k, "--repeats"))
+            o->p.repeats = (int)number(v, 1, 1000);
+        else if (!strcmp(k, "--warmup"))
+            o->p.warmup = (int)number(v, 0, 1000);
+        else if (!strcmp(k, "--seq-mib"))
+            o->p.seq_mib = (int)number(v, 1, 65536);
+        else if (!strcmp(k, "--ops"))
+            select_ops(o, v);
+        else if (!strcmp(k, "--csv"))
+            o->csv = v;
+        else
+            usage();
+    }
+    if (o->dir[SYS_LIBCEPHFS] && !o->ceph_conf) {
+        fprintf(stderr, "danaus-bench: --libcephfs needs --ceph-conf\n");
+        exit(2);
+    }
+}
+
+/* Runs every selected op over one system; false if any failed. */
+static bool run_system(const struct options *o, int sys,
+                       const struct bench_fs *fs, struct results *res)
+{
+    bool all_ok = true;
+    const char *base = o->dir[sys];
+    int rc = fs->mkdir(fs->ctx, base, 0755);
+    if (rc < 0 && rc != -EEXIST) {
+        fprintf(stderr, "danaus-bench: %s: mkdir %s: %s\n", fs->name, base,
+                strerror(-rc));
+        return false;
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (!o->run_op[op])
+            continue;
+        struct result *r = &res->r[sys][op];
+        workload_run(fs, base, o->server[sys], op, &o->p, r);
+        res->ran[sys][op] = true;
+        if (r->ok)
+            fprintf(stderr, "danaus-bench: %-12s %-12s %10.0f ns/op\n",
+                    fs->name, op_names[op], r->ns_per_op);
+        else
+            fprintf(stderr, "danaus-bench: %-12s %-12s error: %s\n", fs->name,
+                    op_names[op], r->error);
+        all_ok = all_ok && r->ok;
+    }
+    fs->rmdir(fs->ctx, base);
+    return all_ok;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    parse(argc, argv, &o);
+    static struct results res;
+    bool all_ok = true;
+
+    for (int sys = 0; sys < SYS_COUNT; sys++) {
+        if (!o.dir[sys])
+            continue;
+        struct bench_fs fs;
+        if (sys == SYS_LIBCEPHFS) {
+            int rc = bench_fs_cephfs_mount(&fs, system_names[sys], o.ceph_conf);
+            if (rc < 0) {
+                fprintf(stderr, "danaus-bench: libcephfs mount of %s: %s\n",
+                        o.ceph_conf, strerror(-rc));
+                all_ok = false;
+                continue;
+            }
+        } else if (sys == SYS_DANAUS || sys == SYS_DANAUS_LOCAL) {
+            bench_fs_danaus(&fs, system_names[sys]);
+        } else {
+            bench_fs_libc(&fs, system_names[sys]);
+        }
+        all_ok = run_system(&o, sys, &fs, &res) && all_ok;
+        if (sys == SYS_LIBCEPHFS)
+            bench_fs_cephfs_unmount(&fs);
+    }
+
+    printf("danaus-bench: %d ops per batch (create, unlink: %d; 1 MiB ops: "
+           "%d MiB file), %d timed batches after a warm-up of %d%%.\n"
+           "ns/op: median over batches of the batch mean. csw/op: voluntary + "
+           "involuntary switches,\nall threads of this process (client) and "
+           "of the server process, per op over all batches.\n\n",
+           o.p.iters, o.p.meta_iters, o.p.seq_mib, o.p.repeats, o.p.warmup);
+    report_table(stdout, &res);
+    printf("\nRatios of time per op (targets in parentheses):\n");
+    report_ratios(stdout, &res);
+    if (o.csv) {
+        FILE *f = fopen(o.csv, "w");
+        if (!f) {
+            fprintf(stderr, "danaus-bench: %s: %s\n", o.csv, strerror(errno));
+            return 1;
+        }
+        report_csv(f, &res);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "danaus-bench: %s: write failed\n", o.csv);
+            return 1;
+        }
+    } else {
+        printf("\nCSV:\n");
+        report_csv(stdout, &res);
+    }
+    return all_ok ? 0 : 1;
+}

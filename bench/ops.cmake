@@ -1,0 +1,13 @@
+# danaus-bench: per-operation latency, sequential bandwidth and context
+# switches of Danaus, libcephfs, ceph-fuse and the local file system, in one
+# run (bench/run-core.sh drives it).
+add_executable(danaus-bench
+  ${CMAKE_CURRENT_LIST_DIR}/danaus_bench.c
+  ${CMAKE_CURRENT_LIST_DIR}/bench_fs_libc.c
+  ${CMAKE_CURRENT_LIST_DIR}/bench_fs_danaus.c
+  ${CMAKE_CURRENT_LIST_DIR}/bench_fs_cephfs.c
+  ${CMAKE_CURRENT_LIST_DIR}/csw.c
+  ${CMAKE_CURRENT_LIST_DIR}/workloads.c
+  ${CMAKE_CURRENT_LIST_DIR}/report.c)
+target_include_directories(danaus-bench PRIVATE ${CEPHFS_INCLUDE_DIR})
+target_link_libraries(danaus-bench PRIVATE danaus ${CEPHFS_LIBRARY} m)

@@ -1,0 +1,148 @@
+/*
+ * report.c - prints the benchmark's results (see report.h).
+ *
+ * Ratios are of time per operation (for the sequential operations, time per
+ * 1 MiB call, the inverse of bandwidth), so danaus/libcephfs above 1 means
+ * Danaus is slower than the library it wraps, and ceph-fuse/danaus above 1
+ * means Danaus is faster than ceph-fuse.
+ */
+#include "report.h"
+
+const char *const system_names[SYS_COUNT] = {
+    [SYS_LOCAL] = "local",
+    [SYS_DANAUS_LOCAL] = "danaus-local",
+    [SYS_LIBCEPHFS] = "libcephfs",
+    [SYS_DANAUS] = "danaus",
+    [SYS_CEPH_FUSE] = "ceph-fuse",
+};
+
+/* Targets from the issue: danaus within 1.5x of libcephfs for these ops,
+ * 20x faster than ceph-fuse for those, and under 0.05 switches per op. */
+#define MAX_VS_LIBCEPHFS 1.5
+#define MIN_VS_FUSE 20.0
+#define MAX_CSW 0.05
+
+static bool target_vs_libcephfs(enum op op)
+{
+    return op == OP_STAT || op == OP_OPEN_CLOSE || op == OP_PREAD_4K ||
+           op == OP_PWRITE_4K;
+}
+
+static bool target_vs_fuse(enum op op)
+{
+    return op == OP_STAT || op == OP_PWRITE_4K;
+}
+
+/* create and unlink wait for the MDS's reply, which arrives on a libcephfs
+ * messenger thread that must wake the waiting one: switches are inherent. */
+static bool target_csw(enum op op)
+{
+    return op != OP_CREATE && op != OP_UNLINK;
+}
+
+static const struct result *get(const struct results *res, int sys, int op)
+{
+    if (!res->ran[sys][op] || !res->r[sys][op].ok)
+        return NULL;
+    return &res->r[sys][op];
+}
+
+static double csw_total(const struct result *r)
+{
+    return r->csw_client + (r->csw_server > 0 ? r->csw_server : 0);
+}
+
+void report_table(FILE *out, const struct results *res)
+{
+    fprintf(out, "%-13s %-13s %12s %9s %9s %9s %9s\n", "op", "system",
+            "ns/op", "MB/s", "csw/op", "client", "server");
+    for (int op = 0; op < OP_COUNT; op++) {
+        for (int sys = 0; sys < SYS_COUNT; sys++) {
+            if (!res->ran[sys][op])
+                continue;
+            const struct result *r = &res->r[sys][op];
+            fprintf(out, "%-13s %-13s ", op_names[op], system_names[sys]);
+            if (!r->ok) {
+                fprintf(out, "error: %s\n", r->error);
+                continue;
+            }
+            fprintf(out, "%12.0f ", r->ns_per_op);
+            if (op_is_seq(op))
+                fprintf(out, "%9.0f ", r->mb_per_s);
+            else
+                fprintf(out, "%9s ", "-");
+            fprintf(out, "%9.4f %9.4f ", csw_total(r), r->csw_client);
+            if (r->csw_server >= 0)
+                fprintf(out, "%9.4f\n", r->csw_server);
+            else
+                fprintf(out, "%9s\n", "-");
+        }
+    }
+}
+
+/* One ratio column: the value and, where a target applies, its verdict. */
+static void ratio(FILE *out, const struct result *num,
+                  const struct result *den, bool has_target, bool ok_if_below,
+                  double target)
+{
+    if (!num || !den) {
+        fprintf(out, " %10s %-9s", "-", "");
+        return;
+    }
+    double v = num->ns_per_op / den->ns_per_op;
+    fprintf(out, " %10.2f ", v);
+    if (!has_target)
+        fprintf(out, "%-9s", "");
+    else
+        fprintf(out, "%-9s",
+                (ok_if_below ? v <= target : v >= target) ? "ok" : "MISSED");
+}
+
+void report_ratios(FILE *out, const struct results *res)
+{
+    fprintf(out, "%-13s %10s %-9s %10s %-9s %10s %s\n", "op",
+            "danaus/", "(<=1.5)", "ceph-fuse/", "(>=20)", "danaus", "(<0.05)");
+    fprintf(out, "%-13s %10s %-9s %10s %-9s %10s\n", "", "libcephfs", "",
+            "danaus", "", "csw/op");
+    for (int op = 0; op < OP_COUNT; op++) {
+        const struct result *d = get(res, SYS_DANAUS, op);
+        fprintf(out, "%-13s", op_names[op]);
+        ratio(out, d, get(res, SYS_LIBCEPHFS, op), target_vs_libcephfs(op),
+              true, MAX_VS_LIBCEPHFS);
+        ratio(out, get(res, SYS_CEPH_FUSE, op), d, target_vs_fuse(op), false,
+              MIN_VS_FUSE);
+        if (!d) {
+            fprintf(out, " %10s\n", "-");
+            continue;
+        }
+        double c = csw_total(d);
+        fprintf(out, " %10.4f %s\n", c,
+                !target_csw(op) ? "" : c < MAX_CSW ? "ok" : "MISSED");
+    }
+}
+
+void report_csv(FILE *out, const struct results *res)
+{
+    fprintf(out, "system,op,ops_per_batch,batches,ns_per_op,mb_per_s,"
+                 "csw_per_op,csw_client_per_op,csw_server_per_op,error\n");
+    for (int sys = 0; sys < SYS_COUNT; sys++) {
+        for (int op = 0; op < OP_COUNT; op++) {
+            if (!res->ran[sys][op])
+                continue;
+            const struct result *r = &res->r[sys][op];
+            fprintf(out, "%s,%s,%d,%d,", system_names[sys], op_names[op],
+                    r->ops, r->repeats);
+            if (!r->ok) {
+                fprintf(out, ",,,,,\"%s\"\n", r->error);
+                continue;
+            }
+            fprintf(out, "%.1f,", r->ns_per_op);
+            if (op_is_seq(op))
+                fprintf(out, "%.1f", r->mb_per_s);
+            fprintf(out, ",%.5f,%.5f,", csw_total(r), r->csw_client);
+            if (r->csw_server >= 0)
+                fprintf(out, "%.5f", r->csw_server);
+            fprintf(out, ",\n");
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/*
+ * report.h - the benchmark's results: a table per operation, the ratios the
+ * issue sets targets for, and a CSV of every measurement.
+ */
+#ifndef BENCH_REPORT_H
+#define BENCH_REPORT_H
+
+#include "workloads.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* The systems, in the order they run and are printed. */
+enum system_id {
+    SYS_LOCAL,
+    SYS_DANAUS_LOCAL,
+    SYS_LIBCEPHFS,
+    SYS_DANAUS,
+    SYS_CEPH_FUSE,
+    SYS_COUNT
+};
+
+extern const char *const system_names[SYS_COUNT];
+
+struct results {
+    bool ran[SYS_COUNT][OP_COUNT];
+    struct result r[SYS_COUNT][OP_COUNT];
+};
+
+void report_table(FILE *out, const struct results *res);
+void report_ratios(FILE *out, const struct results *res);
+void report_csv(FILE *out, const struct results *res);
+
+#endif

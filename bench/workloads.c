@@ -1,0 +1,325 @@
+/*
+ * workloads.c - the timed operations (see workloads.h).
+ *
+ * Each operation is four steps over a struct work: setup (its directory and
+ * files), prepare (untimed, before each batch), body (the timed calls) and
+ * finish (untimed, after each batch); teardown removes what setup made.
+ */
+#include "workloads.h"
+
+#include "csw.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BLOCK 4096
+#define SEQ_CALL (1024 * 1024)
+
+const char *const op_names[OP_COUNT] = {
+    [OP_STAT] = "stat",
+    [OP_OPEN_CLOSE] = "open+close",
+    [OP_PREAD_4K] = "pread-4k",
+    [OP_PWRITE_4K] = "pwrite-4k",
+    [OP_CREATE] = "create",
+    [OP_UNLINK] = "unlink",
+    [OP_SEQ_READ] = "seq-read-1m",
+    [OP_SEQ_WRITE] = "seq-write-1m",
+};
+
+static const char *const op_dirs[OP_COUNT] = {
+    [OP_STAT] = "stat",
+    [OP_OPEN_CLOSE] = "open-close",
+    [OP_PREAD_4K] = "pread-4k",
+    [OP_PWRITE_4K] = "pwrite-4k",
+    [OP_CREATE] = "create",
+    [OP_UNLINK] = "unlink",
+    [OP_SEQ_READ] = "seq-read",
+    [OP_SEQ_WRITE] = "seq-write",
+};
+
+struct work {
+    const struct bench_fs *fs;
+    enum op op;
+    char dir[PATH_MAX / 2];
+    char file[PATH_MAX]; /* the one file of stat, open, pread, pwrite, seq */
+    int fd;              /* open on file for pread, pwrite, seq; else -1 */
+    unsigned char *buf;  /* SEQ_CALL bytes */
+    int seq_calls;       /* 1 MiB calls per pass over the sequential file */
+    char error[160];
+};
+
+/* Records the first failure; the op's directory names the file. */
+static int fail(struct work *w, const char *what, long rc)
+{
+    if (!w->error[0])
+        snprintf(w->error, sizeof w->error, "%s: %s", what,
+                 strerror((int)-rc));
+    return (int)rc;
+}
+
+/* The name of the i-th file of batch b in a create or unlink directory. */
+static void batch_name(const struct work *w, char *out, int b, int i)
+{
+    snprintf(out, PATH_MAX, "%s/f%d-%d", w->dir, b, i);
+}
+
+static int make_file(struct work *w, const char *path)
+{
+    int fd = w->fs->open(w->fs->ctx, path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+    if (fd < 0)
+        return fail(w, "create", fd);
+    int rc = w->fs->close(w->fs->ctx, fd);
+    return rc < 0 ? fail(w, "close", rc) : 0;
+}
+
+static int write_all(struct work *w, size_t len)
+{
+    for (size_t off = 0; off < len; off += SEQ_CALL) {
+        size_t n = len - off < SEQ_CALL ? len - off : SEQ_CALL;
+        ssize_t rc = w->fs->pwrite(w->fs->ctx, w->fd, w->buf, n, (off_t)off);
+        if (rc != (ssize_t)n)
+            return fail(w, "pwrite", rc < 0 ? rc : -EIO);
+    }
+    return 0;
+}
+
+static int setup(struct work *w, const struct params *p)
+{
+    const struct bench_fs *fs = w->fs;
+    int rc = fs->mkdir(fs->ctx, w->dir, 0755);
+    if (rc < 0 && rc != -EEXIST)
+        return fail(w, "mkdir", rc);
+    snprintf(w->file, sizeof w->file, "%s/file", w->dir);
+    switch (w->op) {
+    case OP_STAT:
+    case OP_OPEN_CLOSE:
+        return make_file(w, w->file);
+    case OP_PREAD_4K:
+    case OP_PWRITE_4K:
+    case OP_SEQ_READ:
+    case OP_SEQ_WRITE:
+        w->fd = fs->open(fs->ctx, w->file, O_CREAT | O_TRUNC | O_RDWR, 0644);
+        if (w->fd < 0)
+            return fail(w, "open", w->fd);
+        if (w->op == OP_PREAD_4K)
+            return write_all(w, BLOCK);
+        if (w->op == OP_SEQ_READ) {
+            rc = write_all(w, (size_t)p->seq_mib * SEQ_CALL);
+            if (rc == 0 && (rc = fs->fsync(fs->ctx, w->fd)) < 0)
+                return fail(w, "fsync", rc);
+            return rc;
+        }
+        return 0;
+    case OP_CREATE:
+    case OP_UNLINK:
+    case OP_COUNT:
+        break;
+    }
+    return 0;
+}
+
+static void teardown(struct work *w)
+{
+    const struct bench_fs *fs = w->fs;
+    if (w->fd >= 0)
+        fs->close(fs->ctx, w->fd);
+    fs->unlink(fs->ctx, w->file);
+    fs->rmdir(fs->ctx, w->dir);
+}
+
+static int prepare(struct work *w, int batch, int n)
+{
+    if (w->op != OP_UNLINK)
+        return 0;
+    char path[PATH_MAX];
+    for (int i = 0; i < n; i++) {
+        batch_name(w, path, batch, i);
+        int rc = make_file(w, path);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int finish(struct work *w, int batch, int n)
+{
+    const struct bench_fs *fs = w->fs;
+    if (w->op == OP_CREATE) {
+        char path[PATH_MAX];
+        for (int i = 0; i < n; i++) {
+            batch_name(w, path, batch, i);
+            int rc = fs->unlink(fs->ctx, path);
+            if (rc < 0)
+                return fail(w, "unlink", rc);
+        }
+    }
+    /* Each write batch starts from a clean cache, as the first one did. */
+    if (w->op == OP_SEQ_WRITE) {
+        int rc = fs->fsync(fs->ctx, w->fd);
+        if (rc < 0)
+            return fail(w, "fsync", rc);
+    }
+    return 0;
+}
+
+/* The timed calls: n operations of batch b. */
+static int body(struct work *w, int batch, int n)
+{
+    const struct bench_fs *fs = w->fs;
+    void *ctx = fs->ctx;
+    char path[PATH_MAX];
+    for (int i = 0; i < n; i++) {
+        long rc = 0;
+        switch (w->op) {
+        case OP_STAT:
+            rc = fs->stat(ctx, w->file);
+            break;
+        case OP_OPEN_CLOSE:
+            rc = fs->open(ctx, w->file, O_RDONLY, 0);
+            if (rc >= 0)
+                rc = fs->close(ctx, (int)rc);
+            break;
+        case OP_PREAD_4K:
+            rc = fs->pread(ctx, w->fd, w->buf, BLOCK, 0);
+            rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
+            break;
+        case OP_PWRITE_4K:
+            rc = fs->pwrite(ctx, w->fd, w->buf, BLOCK, 0);
+            rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
+            break;
+        case OP_CREATE:
+            batch_name(w, path, batch, i);
+            rc = fs->open(ctx, path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+            if (rc >= 0)
+                rc = fs->close(ctx, (int)rc);
+            break;
+        case OP_UNLINK:
+            batch_name(w, path, batch, i);
+            rc = fs->unlink(ctx, path);
+            break;
+        case OP_SEQ_READ:
+        case OP_SEQ_WRITE: {
+            off_t off = (off_t)(i % w->seq_calls) * SEQ_CALL;
+            rc = w->op == OP_SEQ_READ
+                     ? fs->pread(ctx, w->fd, w->buf, SEQ_CALL, off)
+                     : fs->pwrite(ctx, w->fd, w->buf, SEQ_CALL, off);
+            rc = rc == SEQ_CALL ? 0 : rc < 0 ? rc : -EIO;
+            break;
+        }
+        case OP_COUNT:
+            break;
+        }
+        if (rc < 0)
+            return fail(w, op_names[w->op], rc);
+    }
+    return 0;
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Snapshots are big; one measurement runs at a time. */
+static struct csw_snap client_before, client_after, server_before, server_after;
+
+/* The timed batches; fills ns_per_op, mb_per_s and the switch counts. */
+static int measure(struct work *w, pid_t server, int n, int repeats,
+                   struct result *out)
+{
+    double *ns = calloc((size_t)repeats, sizeof *ns);
+    if (!ns)
+        return fail(w, "measure", -ENOMEM);
+    uint64_t client_sw = 0, server_sw = 0;
+    bool server_seen = server > 0;
+    int rc = 0;
+    for (int b = 1; b <= repeats && rc == 0; b++) {
+        if ((rc = prepare(w, b, n)) < 0)
+            break;
+        csw_snap(0, &client_before);
+        if (server_seen && csw_snap(server, &server_before) < 0)
+            server_seen = false;
+        double t0 = now_ns();
+        rc = body(w, b, n);
+        double t1 = now_ns();
+        csw_snap(0, &client_after);
+        if (server_seen && csw_snap(server, &server_after) < 0)
+            server_seen = false;
+        client_sw += csw_delta(&client_before, &client_after);
+        if (server_seen)
+            server_sw += csw_delta(&server_before, &server_after);
+        ns[b - 1] = (t1 - t0) / n;
+        if (rc == 0)
+            rc = finish(w, b, n);
+    }
+    if (rc == 0) {
+        double total = (double)n * repeats;
+        out->ns_per_op = median(ns, repeats);
+        out->mb_per_s = op_is_seq(w->op) ? SEQ_CALL / out->ns_per_op * 1e3 : 0;
+        out->csw_client = (double)client_sw / total;
+        out->csw_server = server_seen ? (double)server_sw / total : -1;
+    }
+    free(ns);
+    return rc;
+}
+
+void workload_run(const struct bench_fs *fs, const char *base, pid_t server,
+                  enum op op, const struct params *p, struct result *out)
+{
+    struct work w = {.fs = fs, .op = op, .fd = -1, .seq_calls = p->seq_mib};
+    *out = (struct result){.repeats = p->repeats, .csw_server = -1};
+    if (snprintf(w.dir, sizeof w.dir, "%s/%s", base, op_dirs[op]) >=
+        (int)sizeof w.dir) {
+        snprintf(out->error, sizeof out->error, "base path too long");
+        return;
+    }
+
+    int n = op == OP_CREATE || op == OP_UNLINK ? p->meta_iters
+            : op_is_seq(op)                    ? p->seq_mib
+                                               : p->iters;
+    /* A sequential warm-up is one whole pass, which also fills the cache. */
+    int warm = op_is_seq(op) ? n : (n * p->warmup + 99) / 100;
+    out->ops = n;
+
+    w.buf = aligned_alloc(BLOCK, SEQ_CALL);
+    if (!w.buf) {
+        snprintf(out->error, sizeof out->error, "out of memory");
+        return;
+    }
+    memset(w.buf, 'd', SEQ_CALL);
+    int rc = setup(&w, p);
+    if (rc == 0 && warm > 0) {
+        rc = prepare(&w, 0, warm);
+        if (rc == 0)
+            rc = body(&w, 0, warm);
+        if (rc == 0)
+            rc = finish(&w, 0, warm);
+    }
+    if (rc == 0)
+        rc = measure(&w, server, n, p->repeats, out);
+    teardown(&w);
+    free(w.buf);
+    out->ok = rc == 0;
+    if (!out->ok)
+        snprintf(out->error, sizeof out->error, "%s", w.error);
+}

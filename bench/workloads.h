@@ -1,0 +1,64 @@
+/*
+ * workloads.h - the operations the benchmark times, each in a directory of
+ * its own under a system's base directory.
+ *
+ * One measurement: an untimed warm-up batch, then `repeats` timed batches.
+ * Latency is the median over the batches of (batch time / operations in the
+ * batch); context switches are the total over the timed batches divided by
+ * the operations timed. Only the calls of the operation are timed: the files
+ * that create leaves and that unlink needs are removed and made between
+ * batches, outside the clock and outside the context-switch window.
+ */
+#ifndef BENCH_WORKLOADS_H
+#define BENCH_WORKLOADS_H
+
+#include "bench_fs.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum op {
+    OP_STAT,
+    OP_OPEN_CLOSE,
+    OP_PREAD_4K,
+    OP_PWRITE_4K,
+    OP_CREATE,
+    OP_UNLINK,
+    OP_SEQ_READ,
+    OP_SEQ_WRITE,
+    OP_COUNT
+};
+
+extern const char *const op_names[OP_COUNT];
+
+/* Sequential operations: one operation is one 1 MiB call. */
+static inline bool op_is_seq(enum op op)
+{
+    return op == OP_SEQ_READ || op == OP_SEQ_WRITE;
+}
+
+struct params {
+    int iters;      /* operations per batch: stat, open+close, pread, pwrite */
+    int meta_iters; /* operations per batch: create, unlink */
+    int warmup;     /* operations of the warm-up batch, percent of a batch */
+    int repeats;    /* timed batches */
+    int seq_mib;    /* file size of the sequential operations, MiB */
+};
+
+struct result {
+    bool ok;
+    char error[160];
+    int ops;              /* operations per timed batch */
+    int repeats;
+    double ns_per_op;     /* median over batches */
+    double mb_per_s;      /* sequential operations: 1e6 bytes per second */
+    double csw_client;    /* per operation, this process's threads */
+    double csw_server;    /* per operation, the server's threads; < 0: none */
+};
+
+/* Runs op over fs in base/<op name>; server is the pid of the process that
+ * serves fs (0: none, the kernel serves it). */
+void workload_run(const struct bench_fs *fs, const char *base, pid_t server,
+                  enum op op, const struct params *p, struct result *out);
+
+#endif
