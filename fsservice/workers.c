@@ -74,8 +74,9 @@ static void maybe_grow(struct crew *crew)
     spawn(crew, true);
 }
 
-/* Takes one request and runs it; false when the queue was empty. */
-static bool serve_one(struct crew *crew)
+/* Takes one request and runs it; false when the queue was empty. busy: the
+ * previous call took a request too, so this one waited behind it. */
+static bool serve_one(struct crew *crew, bool busy)
 {
     struct service *svc = crew->w->svc;
     struct ipc_queue *q = ipc_queue(&svc->seg, crew->queue);
@@ -92,7 +93,8 @@ static bool serve_one(struct crew *crew)
     /* No owner: a slot being reclaimed, or a forged number. Nobody waits. */
     if (!c)
         return true;
-    maybe_grow(crew);
+    if (busy)
+        maybe_grow(crew);
     int64_t result = dispatch(svc, c, &d);
     ipc_complete(ipc_slot(&svc->seg, d.slot), d.seq, result);
     slot_request_done(&svc->clients, d.slot, c);
@@ -109,8 +111,10 @@ static void *worker_main(void *arg)
     struct ipc_queue *q = ipc_queue(&svc->seg, crew->queue);
 
     rcu_register_thread();
+    bool busy = false;
     while (!atomic_load(&w->stop)) {
-        if (serve_one(crew))
+        busy = serve_one(crew, busy);
+        if (busy)
             continue;
         bool woke = ipc_wait_work(&svc->seg, q, SPIN_NS,
                                   a.extra ? EXTRA_IDLE_MS : -1);
