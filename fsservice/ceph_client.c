@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CEPH_MOUNT_TIMEOUT "30" /* seconds */
+
 /* Ceph options must be set before ceph_mount to take effect. */
 static int set_option(struct ceph_mount_info *cm, const char *name,
                       const char *value, char *err, size_t errlen)
@@ -43,7 +45,11 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
                  o->conf_path ? o->conf_path : "default conf", strerror(-r));
         goto fail;
     }
-    if (set_option(cl->cmount, "client_cache_size", o->cache_size, err,
+    /* Ceph waits 300 s by default for an unreachable cluster; a service
+     * that cannot mount should say so while its operator is watching. */
+    if (set_option(cl->cmount, "client_mount_timeout", CEPH_MOUNT_TIMEOUT,
+                   err, errlen) < 0 ||
+        set_option(cl->cmount, "client_cache_size", o->cache_size, err,
                    errlen) < 0 ||
         set_option(cl->cmount, "client_oc_size", o->oc_size, err, errlen) < 0)
         goto fail;
