@@ -6,6 +6,7 @@
  * symlink. The service resolves symlinks inside the instance.
  */
 #include "mounts.h"
+#include "cwd.h"
 #include "sys.h"
 
 #include "fdtable.h"
@@ -122,6 +123,9 @@ int mount_table_match(const struct mount_table *t, const char *norm,
 static int base_directory(int dirfd, char *out, size_t size)
 {
     if (dirfd == AT_FDCWD) {
+        int danaus = cwd_get(out, size);
+        if (danaus != 0)
+            return danaus > 0 ? 0 : -1;
         if (!sys_getcwd(out, size))
             return -1; /* ERANGE from getcwd means the path is too long */
         return 0;

@@ -123,6 +123,16 @@ const struct service *service_get(void)
     return &svc;
 }
 
+const struct mount_table *service_mounts(void)
+{
+    int saved = errno;
+    pthread_once(&connect_once, connect_service);
+    errno = saved;
+    return atomic_load_explicit(&connected, memory_order_acquire)
+               ? &svc.mounts
+               : NULL;
+}
+
 bool service_alive(void *arg)
 {
     if (atomic_load(&gone))

@@ -25,6 +25,11 @@ struct service {
  * when it cannot be reached or is gone. */
 const struct service *service_get(void);
 
+/* The mount table, connecting on first use; still there after the service
+ * is gone (calls on its paths then fail with ENOTCONN rather than reach the
+ * kernel). NULL if the service was never reached. Keeps errno. */
+const struct mount_table *service_mounts(void);
+
 /* ipc_alive_fn: false once the door has hung up (and from then on). */
 bool service_alive(void *arg);
 

@@ -1,0 +1,53 @@
+/*
+ * route.c - deciding, call by call, whether Danaus or the kernel serves it.
+ */
+#include "route.h"
+
+#include "fdtable.h"
+#include "mounts.h"
+#include "service.h"
+
+#include <danaus/wire.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+/* -1 not yet known, then 0 or 1. getenv is safe this early: the
+ * environment is in place before any constructor runs. */
+static _Atomic int enabled = -1;
+
+bool route_enabled(void)
+{
+    int e = atomic_load_explicit(&enabled, memory_order_relaxed);
+    if (e < 0) {
+        const char *name = getenv(DANAUS_ENV_SERVICE);
+        e = name && *name;
+        atomic_store_explicit(&enabled, e, memory_order_relaxed);
+    }
+    return e;
+}
+
+bool route_fd(int fd)
+{
+    struct fd_info info;
+    return route_enabled() && fdtable_lookup(fd, &info);
+}
+
+bool route_path(int dirfd, const char *path)
+{
+    if (!route_enabled() || !path)
+        return false;
+    if (path[0] != '/' && dirfd != AT_FDCWD && route_fd(dirfd))
+        return true;
+    const struct mount_table *mounts = service_mounts();
+    if (!mounts)
+        return false;
+    /* Resolution failures (a dirfd that is not a directory, a path too
+     * long) are the kernel's to report, with its own errno. */
+    int saved = errno;
+    struct resolved_path where;
+    bool ours = path_resolve(mounts, dirfd, path, &where) == 0;
+    errno = saved;
+    return ours;
+}
