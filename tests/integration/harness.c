@@ -187,3 +187,30 @@ int daemon_start(struct daemon *d, const char *exe, const struct site *s,
     daemon_kill(d);
     return -1;
 }
+
+int run_in_child(int (*fn)(void *), void *arg, int timeout_ms)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        /* A group of its own, so a timeout kills its children too. */
+        setpgid(0, 0);
+        int rc = fn(arg);
+        fflush(NULL);
+        _exit(rc);
+    }
+    setpgid(pid, pid);
+    struct daemon child = {.pid = pid};
+    if (daemon_wait_exit(&child, timeout_ms) < 0) {
+        fprintf(stderr, "child %d still running after %d ms: killed\n",
+                (int)pid, timeout_ms);
+        kill(-pid, SIGKILL);
+        daemon_kill(&child);
+        return -1;
+    }
+    if (WIFSIGNALED(child.status))
+        return 128 + WTERMSIG(child.status);
+    return WEXITSTATUS(child.status);
+}

@@ -12,12 +12,14 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 struct site {
     char dir[256];         /* the private temporary directory */
-    char rundir[PATH_MAX]; /* dir/run */
-    char conf[PATH_MAX];   /* dir/danausd.conf */
+    char rundir[512];      /* dir/run */
+    char conf[512];        /* dir/danausd.conf */
     char service[64];      /* unique per site */
 };
 
@@ -70,5 +72,23 @@ int daemon_start(struct daemon *d, const char *exe, const struct site *s,
 
 /* Milliseconds on the monotonic clock. */
 double now_ms(void);
+
+/* Runs fn(arg) in a child process: each libdanaus client is a process of
+ * its own (the library connects once per process). Returns the child's exit
+ * code (fn's return value), 128 + signal if it died of one, or -1 if it ran
+ * past timeout_ms (it is then killed). */
+int run_in_child(int (*fn)(void *), void *arg, int timeout_ms);
+
+/* Inside such a child: unless cond holds, print where and why, exit 1. */
+#define CHILD_CHECK(cond, ...)                                               \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, \
+                    #cond);                                                  \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fprintf(stderr, "\n");                                           \
+            _exit(1);                                                        \
+        }                                                                    \
+    } while (0)
 
 #endif
