@@ -111,15 +111,20 @@ static void *worker_main(void *arg)
     struct ipc_queue *q = ipc_queue(&svc->seg, crew->queue);
 
     rcu_register_thread();
-    bool busy = false;
     while (!atomic_load(&w->stop)) {
-        busy = serve_one(crew, busy);
-        if (busy)
-            continue;
         bool woke = ipc_wait_work(&svc->seg, q, SPIN_NS,
                                   a.extra ? EXTRA_IDLE_MS : -1);
-        if (!woke && a.extra)
-            break;
+        if (!woke) {
+            if (a.extra)
+                break;
+            continue;
+        }
+        /* Serve while the counters say more wait: an empty queue is not
+         * scanned again here, ipc_wait_work notices new requests. */
+        bool busy = false;
+        do
+            busy = serve_one(crew, busy);
+        while (busy && ipc_queue_pending(q) && !atomic_load(&w->stop));
     }
     rcu_unregister_thread();
     atomic_fetch_sub(&crew->nthreads, 1);

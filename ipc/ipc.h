@@ -56,6 +56,9 @@ struct ipc_queue {
     /* Producers and consumers start their scans here; hints only. */
     _Atomic uint32_t produce_hint __attribute__((aligned(IPC_CACHELINE)));
     _Atomic uint32_t consume_hint __attribute__((aligned(IPC_CACHELINE)));
+    /* Bumped after every take (and reclaim of a READY cell): with work_seq,
+     * an O(1) hint that requests are waiting, see ipc_queue_pending. */
+    _Atomic uint32_t take_seq;
     /* Bumped after every publish; service threads futex-sleep on it. */
     _Atomic uint32_t work_seq __attribute__((aligned(IPC_CACHELINE)));
     _Atomic uint32_t sleepers; /* service threads asleep on work_seq */
@@ -161,6 +164,12 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
 
 /* Service: publish the result of request seq in slot s and wake its thread. */
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result);
+
+/* Service: requests were published and not all taken yet, read from two
+ * counters without scanning the cells. A hint: a client that scribbles on
+ * the counters can make it wrong, so nothing may sleep on its word alone
+ * (ipc_wait_work scans the cells before it sleeps). */
+bool ipc_queue_pending(const struct ipc_queue *q);
 
 /* Service: cells READY (requests not yet taken) in q, bounded by ncells. */
 uint32_t ipc_queue_backlog(const struct ipc_segment *seg, struct ipc_queue *q);

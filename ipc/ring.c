@@ -144,12 +144,19 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
         /* Release: our copy is complete before a producer may reuse it. */
         atomic_store_explicit(&c->state, IPC_CELL_EMPTY,
                               memory_order_release);
+        atomic_fetch_add_explicit(&q->take_seq, 1, memory_order_release);
         atomic_store_explicit(&q->consume_hint, idx + 1,
                               memory_order_relaxed);
         announce_room(q, 1);
         return true;
     }
     return false;
+}
+
+bool ipc_queue_pending(const struct ipc_queue *q)
+{
+    return atomic_load_explicit(&q->work_seq, memory_order_acquire) !=
+           atomic_load_explicit(&q->take_seq, memory_order_acquire);
 }
 
 /* Reading the clock costs about as much as a pause; look at it once per
@@ -163,11 +170,13 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
     uint32_t seen;
     bool work;
 
-    /* Spin: scan the cells only when work_seq moved, which producers bump
-     * after every publish; between bumps, pause on that one cache line. */
+    /* Spin: scan the cells only when the counters say a request waits or
+     * work_seq moved; between bumps, pause on that one cache line. A
+     * service thread with one client comes here after every answer, so the
+     * spin must not cost a scan of the whole queue. */
     for (bool spinning = true; spinning;) {
         seen = atomic_load_explicit(&q->work_seq, memory_order_acquire);
-        if (any_cell(seg, q, IPC_CELL_READY))
+        if (ipc_queue_pending(q) && any_cell(seg, q, IPC_CELL_READY))
             return true;
         for (uint32_t i = 0;
              spinning && atomic_load_explicit(&q->work_seq,
@@ -238,8 +247,13 @@ void ipc_queue_reclaim(const struct ipc_segment *seg, struct ipc_queue *q,
         if ((st == writing || st == ready) &&
             atomic_compare_exchange_strong_explicit(
                 state, &st, IPC_CELL_EMPTY, memory_order_release,
-                memory_order_relaxed))
+                memory_order_relaxed)) {
             freed++;
+            /* A READY cell was counted in work_seq: count it taken. */
+            if (st == ready)
+                atomic_fetch_add_explicit(&q->take_seq, 1,
+                                          memory_order_release);
+        }
     }
     if (freed > 0)
         announce_room(q, freed);
