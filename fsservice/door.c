@@ -17,19 +17,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CLIENTS 4096
 #define HELLO_MAX (sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES)
 
+#define MAX_TICKETS 1024
+
 struct conn {
     int fd;
     struct client *client; /* after hello */
     struct conn *next;
+};
+
+/* Handles set aside for a forked child or an exec'd image (wire.h). */
+struct ticket {
+    uint64_t token;
+    pid_t pid; /* the process that asked */
+    uid_t uid;
+    time_t expires;
+    struct handle_table table;
+    struct ticket *next;
 };
 
 static int fail(char *err, size_t errlen, const char *what, const char *path)
@@ -175,8 +189,123 @@ static void hello(struct door *d, struct conn *c)
     send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+static void reply_token(int fd, int error, uint64_t token)
+{
+    struct danaus_door_reply r = {.error = error, .token = token};
+    send(fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void free_ticket(struct ticket *t)
+{
+    handle_table_destroy(&t->table);
+    free(t);
+}
+
+/* Drops tickets nobody claimed in time. */
+static void expire_tickets(struct door *d)
+{
+    time_t now = time(NULL);
+    for (struct ticket **p = &d->tickets; *p;) {
+        struct ticket *t = *p;
+        if (t->expires > now) {
+            p = &t->next;
+            continue;
+        }
+        *p = t->next;
+        d->ntickets--;
+        free_ticket(t);
+    }
+}
+
+/* count handles follow the message, or all of them (DANAUS_TICKET_ALL). */
+static void make_ticket(struct door *d, struct conn *c,
+                        const struct danaus_door_msg *m, size_t len)
+{
+    uint32_t n = m->arg;
+    bool all = n == DANAUS_TICKET_ALL;
+    if ((!all && (n > DANAUS_TICKET_MAX ||
+                  len != sizeof *m + (size_t)n * sizeof m->handles[0])) ||
+        (all && len != sizeof *m)) {
+        reply_token(c->fd, EINVAL, 0);
+        return;
+    }
+    if (d->ntickets >= MAX_TICKETS) {
+        reply_token(c->fd, EAGAIN, 0);
+        return;
+    }
+    struct ticket *t = calloc(1, sizeof *t);
+    if (!t || handle_table_init(&t->table) < 0) {
+        free(t);
+        reply_token(c->fd, ENOMEM, 0);
+        return;
+    }
+    int rc = handle_table_copy(&t->table, &c->client->handles,
+                               all ? NULL : m->handles, all ? 0 : n);
+    /* A token that cannot be guessed: only the process it was given to
+     * (and its children) know it. */
+    if (rc == 0 && (getrandom(&t->token, sizeof t->token, 0) !=
+                        sizeof t->token || t->token == 0))
+        rc = -EAGAIN;
+    if (rc < 0) {
+        free_ticket(t);
+        reply_token(c->fd, -rc, 0);
+        return;
+    }
+    t->pid = c->client->pid;
+    t->uid = c->client->cred.uid;
+    t->expires = time(NULL) + DANAUS_TICKET_TTL_S;
+    t->next = d->tickets;
+    d->tickets = t;
+    d->ntickets++;
+    reply_token(c->fd, 0, t->token);
+}
+
+/* The parent of pid, from /proc (field 4 of stat, after the command name,
+ * which may itself hold spaces and parentheses). */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *end = strrchr(buf, ')');
+    int ppid;
+    if (!end || sscanf(end + 1, " %*c %d", &ppid) != 1)
+        return -1;
+    return ppid;
+}
+
+static void adopt_ticket(struct door *d, struct conn *c,
+                         const struct danaus_door_msg *m)
+{
+    struct client *cl = c->client;
+    for (struct ticket **p = &d->tickets; *p; p = &(*p)->next) {
+        struct ticket *t = *p;
+        if (t->token != m->token)
+            continue;
+        if (t->uid != cl->cred.uid ||
+            (t->pid != cl->pid && t->pid != parent_of(cl->pid)))
+            break;
+        int rc = handle_table_copy(&cl->handles, &t->table, NULL, 0);
+        if (rc == 0) {
+            *p = t->next;
+            d->ntickets--;
+            free_ticket(t);
+        }
+        reply(c->fd, -rc, 0);
+        return;
+    }
+    reply(c->fd, EPERM, 0);
+}
+
 static void handle_message(struct door *d, struct conn *c,
-                           const struct danaus_door_msg *m)
+                           const struct danaus_door_msg *m, size_t len)
 {
     if (m->version != DANAUS_WIRE_VERSION) {
         reply(c->fd, EPROTO, 0);
@@ -199,6 +328,12 @@ static void handle_message(struct door *d, struct conn *c,
     case DANAUS_DOOR_SLOT_PUT:
         rc = slot_release(&d->svc->clients, c->client, m->arg);
         reply(c->fd, -rc, 0);
+        return;
+    case DANAUS_DOOR_TICKET:
+        make_ticket(d, c, m, len);
+        return;
+    case DANAUS_DOOR_ADOPT:
+        adopt_ticket(d, c, m);
         return;
     default:
         reply(c->fd, EINVAL, 0);
@@ -240,19 +375,24 @@ static void accept_one(struct door *d)
 
 static void serve(struct door *d, struct conn *c)
 {
-    struct danaus_door_msg m;
-    ssize_t n = recv(c->fd, &m, sizeof m, MSG_DONTWAIT | MSG_TRUNC);
+    /* Door thread only; the largest message is a TICKET with its list. */
+    static union {
+        struct danaus_door_msg m;
+        char bytes[sizeof(struct danaus_door_msg) +
+                   DANAUS_TICKET_MAX * sizeof(uint64_t)];
+    } buf;
+    ssize_t n = recv(c->fd, &buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         drop(d, c);
         return;
     }
     if (n < 0)
         return;
-    if (n != (ssize_t)sizeof m) {
+    if (n < (ssize_t)sizeof buf.m || n > (ssize_t)sizeof buf) {
         reply(c->fd, EINVAL, 0);
         return;
     }
-    handle_message(d, c, &m);
+    handle_message(d, c, &buf.m, (size_t)n);
 }
 
 static void *door_main(void *arg)
@@ -260,8 +400,9 @@ static void *door_main(void *arg)
     struct door *d = arg;
     for (;;) {
         struct epoll_event ev[32];
-        /* Wake now and then while slots drain, to free them. */
-        int timeout = d->svc->clients.draining ? 10 : -1;
+        /* Wake now and then while slots drain, to free them, and while
+         * tickets wait, to expire them. */
+        int timeout = d->svc->clients.draining ? 10 : d->tickets ? 1000 : -1;
         int n = epoll_wait(d->epoll_fd, ev, 32, timeout);
         for (int i = 0; i < n; i++) {
             void *p = ev[i].data.ptr;
@@ -273,6 +414,7 @@ static void *door_main(void *arg)
                 serve(d, p);
         }
         slots_drain(&d->svc->clients);
+        expire_tickets(d);
     }
 }
 
@@ -288,6 +430,12 @@ void door_stop(struct door *d)
         pthread_join(d->thread, NULL);
     while (d->conns)
         drop(d, d->conns);
+    while (d->tickets) {
+        struct ticket *t = d->tickets;
+        d->tickets = t->next;
+        free_ticket(t);
+    }
+    d->ntickets = 0;
 }
 
 void door_close(struct door *d)

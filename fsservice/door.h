@@ -10,6 +10,7 @@
 #include <sys/un.h>
 
 struct conn;
+struct ticket;
 
 struct door {
     struct service *svc;
@@ -19,6 +20,8 @@ struct door {
     pthread_t thread;
     struct conn *conns;
     int nclients;
+    struct ticket *tickets; /* for children and exec'd images, wire.h */
+    int ntickets;
 };
 
 /* Binds <rundir>/<service>.sock; err gets a line for the operator. */

@@ -148,9 +148,43 @@ struct open_file *handle_remove(struct handle_table *t, uint64_t handle)
     return of;
 }
 
-void handle_table_destroy(struct handle_table *t)
+/* Makes index i exist in t; called with t's lock held. */
+static int reach(struct handle_table *t, uint32_t i)
 {
-    pthread_mutex_lock(&t->lock);
+    while (i >= t->arr->n) {
+        int rc = grow(t);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Publishes of at index i with generation gen in t (lock held), taking a
+ * reference. */
+static int put_at(struct handle_table *t, uint32_t i, uint32_t gen,
+                  struct open_file *of)
+{
+    int rc = reach(t, i);
+    if (rc < 0)
+        return rc;
+    struct handle_entry *e = malloc(sizeof *e);
+    if (!e)
+        return -ENOMEM;
+    if (!open_file_tryget(of)) {
+        free(e);
+        return -EBADF;
+    }
+    e->gen = gen;
+    e->of = of;
+    t->gens[i] = gen;
+    rcu_assign_pointer(t->arr->slots[i], e);
+    t->count++;
+    return 0;
+}
+
+/* Drops every handle of t (lock held). */
+static void drop_all(struct handle_table *t)
+{
     struct handle_array *a = t->arr;
     for (uint32_t i = 0; i < a->n; i++) {
         struct handle_entry *e = a->slots[i];
@@ -160,6 +194,48 @@ void handle_table_destroy(struct handle_table *t)
         open_file_put(e->of);
         call_rcu(&e->rcu, free_entry_rcu);
     }
+    t->count = 0;
+    t->free_hint = 0;
+}
+
+int handle_table_copy(struct handle_table *dst, struct handle_table *src,
+                      const uint64_t *only, uint32_t n)
+{
+    int rc = 0;
+    pthread_mutex_lock(&src->lock);
+    pthread_mutex_lock(&dst->lock);
+    if (dst->count) {
+        rc = -EBUSY;
+        goto out;
+    }
+    uint32_t count = only ? n : src->arr->n;
+    for (uint32_t k = 0; k < count && rc == 0; k++) {
+        uint32_t i = only ? DANAUS_HANDLE_INDEX(only[k]) : k;
+        struct handle_entry *e = i < src->arr->n ? src->arr->slots[i] : NULL;
+        if (!e) {
+            rc = only ? -EBADF : 0;
+            continue;
+        }
+        if (only && e->gen != DANAUS_HANDLE_GEN(only[k]))
+            rc = -EBADF;
+        else if (i < dst->arr->n && dst->arr->slots[i])
+            continue; /* listed twice */
+        else
+            rc = put_at(dst, i, e->gen, e->of);
+    }
+    if (rc < 0)
+        drop_all(dst);
+out:
+    pthread_mutex_unlock(&dst->lock);
+    pthread_mutex_unlock(&src->lock);
+    return rc;
+}
+
+void handle_table_destroy(struct handle_table *t)
+{
+    pthread_mutex_lock(&t->lock);
+    struct handle_array *a = t->arr;
+    drop_all(t);
     t->arr = NULL;
     pthread_mutex_unlock(&t->lock);
     call_rcu(&a->rcu, free_array_rcu);

@@ -40,6 +40,13 @@ struct open_file *handle_get(struct handle_table *t, uint64_t handle);
 /* Removes the handle and returns its reference to the caller, or NULL. */
 struct open_file *handle_remove(struct handle_table *t, uint64_t handle);
 
+/* Copies handles of src into dst, which must be empty, at the same index
+ * and generation, each with a new reference: all of them when only is
+ * NULL, else the n listed. 0, -EBADF (a listed handle is not live in src),
+ * -EBUSY (dst not empty) or -ENOMEM; dst is left empty on failure. */
+int handle_table_copy(struct handle_table *dst, struct handle_table *src,
+                      const uint64_t *only, uint32_t n);
+
 /* Drops every handle (client gone) and frees the table. */
 void handle_table_destroy(struct handle_table *t);
 

@@ -128,22 +128,44 @@ struct danaus_dirent {
     char d_name[];
 };
 
-/* The door. Every message starts with its op. */
+/*
+ * The door. Every message starts with struct danaus_door_msg.
+ *
+ * Process life: a forked child, or the new program an exec starts, cannot
+ * share its parent's connection (one slot per thread, one identity per
+ * connection). Before fork or exec the library asks for a TICKET: a copy of
+ * its handles, kept by the service under a random token. The child (or new
+ * image) attaches anew and ADOPTs the ticket; its handles then have the same
+ * numbers as before, so its descriptor table needs no rewriting. The
+ * service hands a ticket only to a process of the same uid whose pid (exec)
+ * or parent pid (fork, spawn) is the ticket owner's, and only once.
+ */
 enum danaus_door_op {
     DANAUS_DOOR_HELLO = 1, /* -> hello reply */
     DANAUS_DOOR_SLOT_GET,  /* -> slot number in value */
     DANAUS_DOOR_SLOT_PUT,  /* arg: slot number */
+    DANAUS_DOOR_TICKET,    /* arg: handle count, or DANAUS_TICKET_ALL; the
+                              handles follow the message -> token */
+    DANAUS_DOOR_ADOPT,     /* token: a ticket for this (new) client */
 };
+
+#define DANAUS_TICKET_ALL UINT32_MAX
+#define DANAUS_TICKET_MAX 4096 /* handles listed in one TICKET */
+#define DANAUS_TICKET_TTL_S 30 /* an unclaimed ticket is dropped after */
 
 struct danaus_door_msg {
     uint32_t op;
     uint32_t version; /* DANAUS_WIRE_VERSION */
     uint32_t arg;
+    uint32_t pad;
+    uint64_t token;      /* ADOPT */
+    uint64_t handles[];  /* TICKET */
 };
 
 struct danaus_door_reply {
     int32_t error;  /* 0 or an errno */
     uint32_t value; /* slot number for SLOT_GET */
+    uint64_t token; /* TICKET */
 };
 
 /* HELLO's reply: the segment, then the mount points as NUL-ended strings. */

@@ -119,6 +119,56 @@ static void grows_and_stops_at_the_limit(void **state)
     free(hs);
 }
 
+/* Tickets (fork, exec) copy handles with their numbers: a child's
+ * descriptor table keeps working unchanged. */
+static void copy_keeps_numbers_and_references(void **state)
+{
+    struct handle_table parent, child, some;
+    assert_int_equal(handle_table_init(&parent), 0);
+    assert_int_equal(handle_table_init(&child), 0);
+    assert_int_equal(handle_table_init(&some), 0);
+    closes = 0;
+    int64_t a = handle_insert(&parent, new_file());
+    int64_t b = handle_insert(&parent, new_file());
+    open_file_put(handle_remove(&parent, (uint64_t)a));
+    int64_t c = handle_insert(&parent, new_file()); /* a's index, new gen */
+    assert_int_equal(closes, 1);
+
+    assert_int_equal(handle_table_copy(&child, &parent, NULL, 0), 0);
+    struct open_file *pb = handle_get(&parent, (uint64_t)b);
+    struct open_file *cb = handle_get(&child, (uint64_t)b);
+    assert_non_null(cb);
+    assert_ptr_equal(pb, cb); /* one open file, shared offset */
+    open_file_put(pb);
+    open_file_put(cb);
+    assert_null(handle_get(&child, (uint64_t)a)); /* stale stays stale */
+    struct open_file *cc = handle_get(&child, (uint64_t)c);
+    assert_non_null(cc);
+    open_file_put(cc);
+    /* A copy into a table in use is refused. */
+    assert_int_equal(handle_table_copy(&child, &parent, NULL, 0), -EBUSY);
+
+    /* Only the listed handles; a stale one in the list fails the copy. */
+    uint64_t list[] = {(uint64_t)c};
+    assert_int_equal(handle_table_copy(&some, &parent, list, 1), 0);
+    assert_null(handle_get(&some, (uint64_t)b));
+    uint64_t stale[] = {(uint64_t)c, (uint64_t)a};
+    struct handle_table bad;
+    assert_int_equal(handle_table_init(&bad), 0);
+    assert_int_equal(handle_table_copy(&bad, &parent, stale, 2), -EBADF);
+    assert_null(handle_get(&bad, (uint64_t)c)); /* left empty */
+
+    /* The parent closing its handles does not close the child's files. */
+    handle_table_destroy(&parent);
+    assert_int_equal(closes, 1);
+    handle_table_destroy(&child);
+    handle_table_destroy(&bad);
+    assert_int_equal(closes, 2); /* b */
+    handle_table_destroy(&some);
+    rcu_barrier();
+    assert_int_equal(closes, 3); /* c */
+}
+
 int main(void)
 {
     rcu_register_thread();
@@ -126,6 +176,7 @@ int main(void)
         cmocka_unit_test(insert_get_remove),
         cmocka_unit_test(dup_shares_the_open_file),
         cmocka_unit_test(grows_and_stops_at_the_limit),
+        cmocka_unit_test(copy_keeps_numbers_and_references),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rcu_unregister_thread();
