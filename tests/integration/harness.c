@@ -67,7 +67,7 @@ void site_use(const struct site *s)
 static int remove_one(const char *path, const struct stat *st, int type,
                       struct FTW *ftw)
 {
-    return remove(path) < 0 ? -1 : 0;
+    return remove(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 
 void site_remove(struct site *s)
