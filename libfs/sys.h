@@ -12,6 +12,7 @@
 #define DANAUS_LIBFS_SYS_H
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -34,6 +35,13 @@ static inline ssize_t sys_read(int fd, void *buf, size_t n)
 static inline ssize_t sys_readlink(const char *path, char *buf, size_t n)
 {
     return syscall(SYS_readlinkat, AT_FDCWD, path, buf, n);
+}
+
+/* lstat (x86-64's kernel struct stat is glibc's). */
+static inline int sys_lstat(const char *path, struct stat *st)
+{
+    return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st,
+                        AT_SYMLINK_NOFOLLOW);
 }
 
 static inline int sys_dup(int fd)

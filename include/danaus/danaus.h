@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -29,6 +30,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* glibc defines struct statx only under _GNU_SOURCE. */
+struct statx;
 
 /* Descriptors and data. */
 int danaus_open(const char *pathname, int flags, ...);
@@ -72,6 +76,43 @@ int danaus_utimensat(int dirfd, const char *pathname,
 int danaus_futimens(int fd, const struct timespec times[2]);
 int danaus_statfs(const char *path, struct statfs *buf);
 
+/* The *at twins of the calls above, and the rest of the family. Where the
+ * service cannot do what a flag asks, the call fails as Linux does on a file
+ * system without the feature (see each definition). */
+int danaus_statx(int dirfd, const char *pathname, int flags,
+                 unsigned int mask, struct statx *statxbuf);
+int danaus_faccessat(int dirfd, const char *pathname, int mode, int flags);
+int danaus_euidaccess(const char *pathname, int mode);
+int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode);
+int danaus_unlinkat(int dirfd, const char *pathname, int flags);
+int danaus_renameat(int olddirfd, const char *oldpath, int newdirfd,
+                    const char *newpath);
+int danaus_renameat2(int olddirfd, const char *oldpath, int newdirfd,
+                     const char *newpath, unsigned int flags);
+int danaus_linkat(int olddirfd, const char *oldpath, int newdirfd,
+                  const char *newpath, int flags);
+int danaus_symlinkat(const char *target, int newdirfd, const char *linkpath);
+ssize_t danaus_readlinkat(int dirfd, const char *pathname, char *buf,
+                          size_t bufsiz);
+int danaus_fchmodat(int dirfd, const char *pathname, mode_t mode, int flags);
+int danaus_lchown(const char *pathname, uid_t owner, gid_t group);
+int danaus_fchownat(int dirfd, const char *pathname, uid_t owner,
+                    gid_t group, int flags);
+int danaus_fstatfs(int fd, struct statfs *buf);
+int danaus_statvfs(const char *path, struct statvfs *buf);
+int danaus_fstatvfs(int fd, struct statvfs *buf);
+/* Resolves every symbolic link, through the service for the components on
+ * a Danaus mount and through the kernel for the others. */
+char *danaus_realpath(const char *path, char *resolved_path);
+
+/* The current directory: danaus_chdir and danaus_fchdir make a Danaus
+ * directory the one relative paths start from (for the danaus_* calls and,
+ * under LD_PRELOAD, for the application's); danaus_getcwd reports it, or
+ * fails with EXDEV while the current directory is not a Danaus one. */
+int danaus_chdir(const char *path);
+int danaus_fchdir(int fd);
+char *danaus_getcwd(char *buf, size_t size);
+
 /* Directories. The DIR of these calls is Danaus's own: pass it only to the
  * danaus_ directory calls. */
 DIR *danaus_opendir(const char *name);
@@ -87,6 +128,17 @@ int danaus_setxattr(const char *path, const char *name, const void *value,
                     size_t size, int flags);
 ssize_t danaus_listxattr(const char *path, char *list, size_t size);
 int danaus_removexattr(const char *path, const char *name);
+ssize_t danaus_lgetxattr(const char *path, const char *name, void *value,
+                         size_t size);
+ssize_t danaus_fgetxattr(int fd, const char *name, void *value, size_t size);
+int danaus_lsetxattr(const char *path, const char *name, const void *value,
+                     size_t size, int flags);
+int danaus_fsetxattr(int fd, const char *name, const void *value,
+                     size_t size, int flags);
+ssize_t danaus_llistxattr(const char *path, char *list, size_t size);
+ssize_t danaus_flistxattr(int fd, char *list, size_t size);
+int danaus_lremovexattr(const char *path, const char *name);
+int danaus_fremovexattr(int fd, const char *name);
 
 #ifdef __cplusplus
 }
