@@ -52,10 +52,15 @@ int ipc_futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms)
         ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
         tsp = &ts;
     }
-    /* FUTEX_WAIT takes a relative timeout. */
-    if (syscall(SYS_futex, word, FUTEX_WAIT, expected, tsp, NULL, 0) == 0)
-        return 0;
-    return -errno;
+    /* FUTEX_WAIT takes a relative timeout. The error goes back as the
+     * result, and errno is left as it was: a timed-out wait inside a call
+     * that succeeds must not leave ETIMEDOUT behind for the application
+     * (readdir callers test errno at the end of a directory). */
+    int saved = errno;
+    long rc = syscall(SYS_futex, word, FUTEX_WAIT, expected, tsp, NULL, 0);
+    int err = rc == 0 ? 0 : errno;
+    errno = saved;
+    return -err;
 }
 
 void ipc_futex_wake(_Atomic uint32_t *word, int n)
