@@ -1,10 +1,12 @@
 /*
  * service.c - the connection to danausd (see service.h).
  *
- * Connecting runs once (pthread_once) on the first call of any thread: find
- * the socket from the environment, say hello, attach the segment the reply
- * names and keep the mount table. The door socket then stays open: the
+ * Connecting runs once, on the first call of any thread: find the socket
+ * from the environment, say hello, attach the segment the reply names, keep
+ * the mount table, and adopt the ticket of a parent or a previous program
+ * image if one is pending (proc.c). The door socket then stays open: the
  * service learns of our exit from its hang-up, and we of its exit from ours.
+ * A forked child forgets the connection and makes its own.
  */
 #include "service.h"
 #include "sys.h"
@@ -16,15 +18,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 static struct service svc = {.door = -1};
-static pthread_once_t connect_once = PTHREAD_ONCE_INIT;
+/* Not pthread_once: a forked child must be able to connect again. */
+static pthread_mutex_t connect_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool tried;
 static atomic_bool connected;
 static atomic_bool gone;
 static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t pending_ticket;
 
 static void service_mark_gone(void)
 {
@@ -51,6 +57,22 @@ static int socket_path(struct sockaddr_un *addr)
         return -1;
     addr->sun_family = AF_UNIX;
     return 0;
+}
+
+/* Moves the library's own descriptor out of the application's way, near
+ * the top of the descriptor table: shells and daemons dup2 onto low
+ * numbers ("exec 3>file") and would otherwise replace our connection. */
+static int move_high(int fd)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur < 256)
+        return fd;
+    rlim_t floor = lim.rlim_cur > 65536 ? 65536 : lim.rlim_cur;
+    int high = sys_fcntl(fd, F_DUPFD_CLOEXEC, (long)(floor - floor / 8));
+    if (high < 0)
+        return fd;
+    sys_close(fd);
+    return high;
 }
 
 /* Checks the hello reply and takes the segment and mount table from it. */
@@ -102,6 +124,7 @@ static void connect_service(void)
     int door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (door < 0)
         return;
+    door = move_high(door);
     if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
         say_hello(door) < 0) {
         mount_table_clear(&svc.mounts);
@@ -110,11 +133,30 @@ static void connect_service(void)
     }
     svc.door = door;
     atomic_store(&connected, true);
+    if (pending_ticket) {
+        uint64_t token = pending_ticket;
+        pending_ticket = 0;
+        service_door_adopt(token);
+    }
+}
+
+/* Connects once; the flags are published after the attempt, under the
+ * lock, so a thread that sees tried sees its outcome too. */
+static void connect_once(void)
+{
+    if (atomic_load_explicit(&tried, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&connect_lock);
+    if (!atomic_load_explicit(&tried, memory_order_relaxed)) {
+        connect_service();
+        atomic_store_explicit(&tried, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&connect_lock);
 }
 
 const struct service *service_get(void)
 {
-    pthread_once(&connect_once, connect_service);
+    connect_once();
     if (!atomic_load_explicit(&connected, memory_order_relaxed) ||
         atomic_load_explicit(&gone, memory_order_relaxed)) {
         errno = ENOTCONN;
@@ -123,10 +165,15 @@ const struct service *service_get(void)
     return &svc;
 }
 
+bool service_connected(void)
+{
+    return atomic_load_explicit(&connected, memory_order_acquire);
+}
+
 const struct mount_table *service_mounts(void)
 {
     int saved = errno;
-    pthread_once(&connect_once, connect_service);
+    connect_once();
     errno = saved;
     return atomic_load_explicit(&connected, memory_order_acquire)
                ? &svc.mounts
@@ -152,6 +199,29 @@ bool service_alive(void *arg)
     return !dead;
 }
 
+/* Sends msg (len bytes) and receives the reply, serialized with other
+ * threads. 0 or an errno. */
+static int door_exchange(const struct danaus_door_msg *msg, size_t len,
+                         struct danaus_door_reply *reply)
+{
+    ssize_t n;
+    pthread_mutex_lock(&door_lock);
+    do
+        n = send(svc.door, msg, len, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)len) {
+        do
+            n = recv(svc.door, reply, sizeof *reply, 0);
+        while (n < 0 && errno == EINTR);
+    }
+    pthread_mutex_unlock(&door_lock);
+    if (n != sizeof *reply) {
+        service_mark_gone();
+        return ENOTCONN;
+    }
+    return reply->error;
+}
+
 int service_door(uint32_t op, uint32_t arg, uint32_t *value)
 {
     if (!service_get())
@@ -159,23 +229,67 @@ int service_door(uint32_t op, uint32_t arg, uint32_t *value)
     struct danaus_door_msg msg = {
         .op = op, .version = DANAUS_WIRE_VERSION, .arg = arg};
     struct danaus_door_reply reply;
-    ssize_t n;
-    pthread_mutex_lock(&door_lock);
-    do
-        n = send(svc.door, &msg, sizeof msg, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n == sizeof msg) {
-        do
-            n = recv(svc.door, &reply, sizeof reply, 0);
-        while (n < 0 && errno == EINTR);
-    }
-    pthread_mutex_unlock(&door_lock);
-    if (n != sizeof reply) {
-        service_mark_gone();
+    int err = door_exchange(&msg, sizeof msg, &reply);
+    if (err == 0)
+        *value = reply.value;
+    return err;
+}
+
+int service_door_ticket(const uint64_t *handles, uint32_t n, uint64_t *token)
+{
+    if (!service_get())
         return ENOTCONN;
+    static union {
+        struct danaus_door_msg m;
+        char bytes[sizeof(struct danaus_door_msg) +
+                   DANAUS_TICKET_MAX * sizeof(uint64_t)];
+    } buf;
+    bool all = n == DANAUS_TICKET_ALL;
+    if (!all && n > DANAUS_TICKET_MAX)
+        return EMFILE;
+    /* buf is shared: serialize its use like the exchange itself. */
+    static pthread_mutex_t buf_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&buf_lock);
+    buf.m = (struct danaus_door_msg){
+        .op = DANAUS_DOOR_TICKET, .version = DANAUS_WIRE_VERSION, .arg = n};
+    size_t len = sizeof buf.m;
+    if (!all) {
+        memcpy(buf.m.handles, handles, n * sizeof handles[0]);
+        len += n * sizeof handles[0];
     }
-    if (reply.error != 0)
-        return reply.error;
-    *value = reply.value;
-    return 0;
+    struct danaus_door_reply reply;
+    int err = door_exchange(&buf.m, len, &reply);
+    pthread_mutex_unlock(&buf_lock);
+    if (err == 0)
+        *token = reply.token;
+    return err;
+}
+
+int service_door_adopt(uint64_t token)
+{
+    struct danaus_door_msg msg = {.op = DANAUS_DOOR_ADOPT,
+                                  .version = DANAUS_WIRE_VERSION,
+                                  .token = token};
+    struct danaus_door_reply reply;
+    return door_exchange(&msg, sizeof msg, &reply);
+}
+
+void service_adopt_on_connect(uint64_t token)
+{
+    pending_ticket = token;
+}
+
+void service_forget(void)
+{
+    if (svc.door >= 0)
+        sys_close(svc.door);
+    if (atomic_load(&connected))
+        ipc_segment_detach(&svc.seg);
+    svc.door = -1;
+    mount_table_clear(&svc.mounts);
+    pthread_mutex_init(&connect_lock, NULL);
+    pthread_mutex_init(&door_lock, NULL);
+    atomic_store(&connected, false);
+    atomic_store(&gone, false);
+    atomic_store(&tried, false);
 }

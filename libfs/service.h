@@ -30,11 +30,25 @@ const struct service *service_get(void);
  * kernel). NULL if the service was never reached. Keeps errno. */
 const struct mount_table *service_mounts(void);
 
+/* Whether this process has attached (without trying to). */
+bool service_connected(void);
+
 /* ipc_alive_fn: false once the door has hung up (and from then on). */
 bool service_alive(void *arg);
 
 /* One door request and its reply, serialized with other threads'.
  * 0 with *value set, or an errno. */
 int service_door(uint32_t op, uint32_t arg, uint32_t *value);
+
+/* Process life (wire.h, proc.c). A ticket for n handles, or for all with
+ * DANAUS_TICKET_ALL: 0 with *token set, or an errno. */
+int service_door_ticket(const uint64_t *handles, uint32_t n, uint64_t *token);
+/* Adopts a ticket on the current connection: 0 or an errno. */
+int service_door_adopt(uint64_t token);
+/* The next connection adopts this ticket right after hello. */
+void service_adopt_on_connect(uint64_t token);
+/* In a forked child: drop the parent's connection (without disturbing the
+ * parent's) so that the next call connects anew. */
+void service_forget(void);
 
 #endif

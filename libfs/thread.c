@@ -27,9 +27,11 @@ static void give_back_slot(void *arg)
     has_slot = false;
 }
 
+static bool key_made;
+
 static void make_key(void)
 {
-    pthread_key_create(&exit_key, give_back_slot);
+    key_made = pthread_key_create(&exit_key, give_back_slot) == 0;
 }
 
 static int take_slot(const struct service *svc)
@@ -52,6 +54,13 @@ static int take_slot(const struct service *svc)
     pthread_once(&key_once, make_key);
     pthread_setspecific(exit_key, &state);
     return 0;
+}
+
+void thread_forget(void)
+{
+    has_slot = false;
+    if (key_made)
+        pthread_setspecific(exit_key, NULL);
 }
 
 struct thread_state *thread_get(const struct service *svc)

@@ -20,4 +20,8 @@ struct thread_state {
  * on; NULL with errno set (ENOTCONN, or the service's SLOT_GET error). */
 struct thread_state *thread_get(const struct service *svc);
 
+/* In a forked child: the calling thread's slot is its parent's; forget it
+ * (without giving it back) so the next request asks for one of its own. */
+void thread_forget(void);
+
 #endif

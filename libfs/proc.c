@@ -1,0 +1,307 @@
+/*
+ * proc.c - fork, exec and spawn for Danaus descriptors (see proc.h).
+ *
+ * The inheritance file, written by the old image and read by the new one:
+ *
+ *   struct inherit_head                  magic, token, counts
+ *   char cwd[cwd_len]                    the Danaus cwd, or nothing
+ *   { struct inherit_fd; char path[path_len]; } x nfds
+ */
+#include "proc.h"
+
+#include "cwd.h"
+#include "fdtable.h"
+#include "route.h"
+#include "service.h"
+#include "sys.h"
+#include "thread.h"
+
+#include <danaus/wire.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define INHERIT_MAGIC 0x444e4852u /* "DNHR" */
+
+struct inherit_head {
+    uint32_t magic;
+    uint32_t nfds;
+    uint64_t token;
+    uint32_t cwd_len;
+    uint32_t pad;
+};
+
+struct inherit_fd {
+    int32_t fd;
+    uint32_t mount;
+    uint64_t handle;
+    uint32_t path_len;
+    uint32_t pad;
+};
+
+/* fork ----------------------------------------------------------------- */
+
+static uint64_t fork_token;
+
+static void before_fork(void)
+{
+    fork_token = 0;
+    if (service_connected() &&
+        service_door_ticket(NULL, DANAUS_TICKET_ALL, &fork_token) != 0)
+        fork_token = 0;
+}
+
+static void after_fork_parent(void)
+{
+    fork_token = 0;
+}
+
+/* The child attaches at once: its inherited descriptors must work however
+ * long it waits before using them, and the ticket does not wait forever. */
+static void after_fork_child(void)
+{
+    if (!service_connected())
+        return;
+    service_forget();
+    thread_forget();
+    if (fork_token) {
+        service_adopt_on_connect(fork_token);
+        service_get();
+    }
+    fork_token = 0;
+}
+
+/* exec: the old image ------------------------------------------------- */
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = syscall(SYS_write, fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Calls fn for every open descriptor of the process, read from
+ * /proc/self/fd with getdents64 (no allocation). */
+static void each_open_fd(void (*fn)(int fd, void *arg), void *arg)
+{
+    int dir = sys_open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return;
+    char buf[4096];
+    for (;;) {
+        long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        for (long off = 0; off < n;) {
+            struct danaus_dirent *d = (struct danaus_dirent *)(buf + off);
+            off += d->d_reclen;
+            char *end;
+            long fd = strtol(d->d_name, &end, 10);
+            if (*end == '\0' && end != d->d_name && fd != dir)
+                fn((int)fd, arg);
+        }
+    }
+    sys_close(dir);
+}
+
+struct inherited {
+    int n;
+    int fds[DANAUS_TICKET_MAX];
+    uint64_t handles[DANAUS_TICKET_MAX];
+};
+
+static void note_inheritable(int fd, void *arg)
+{
+    struct inherited *in = arg;
+    struct fd_info info;
+    if (in->n == DANAUS_TICKET_MAX || !fdtable_lookup(fd, &info))
+        return;
+    int flags = sys_fcntl(fd, F_GETFD, 0);
+    if (flags < 0 || (flags & FD_CLOEXEC))
+        return;
+    in->fds[in->n] = fd;
+    in->handles[in->n] = info.handle;
+    in->n++;
+}
+
+/* Writes the inheritance file; its descriptor, or -1. */
+static int write_inheritance(const struct inherited *in, uint64_t token,
+                             const char *cwd)
+{
+    int memfd = (int)syscall(SYS_memfd_create, "danaus-inherit", 0);
+    if (memfd < 0)
+        return -1;
+    struct inherit_head head = {.magic = INHERIT_MAGIC,
+                                .nfds = (uint32_t)in->n,
+                                .token = token,
+                                .cwd_len = (uint32_t)strlen(cwd)};
+    int rc = write_all(memfd, &head, sizeof head) |
+             write_all(memfd, cwd, head.cwd_len);
+    for (int i = 0; i < in->n && rc == 0; i++) {
+        char path[DANAUS_PATH_MAX];
+        struct fd_info info;
+        if (!fdtable_lookup(in->fds[i], &info) ||
+            fdtable_path(in->fds[i], path, sizeof path) < 0)
+            path[0] = '\0';
+        struct inherit_fd rec = {.fd = in->fds[i],
+                                 .mount = info.mount,
+                                 .handle = in->handles[i],
+                                 .path_len = (uint32_t)strlen(path)};
+        rc = write_all(memfd, &rec, sizeof rec) |
+             write_all(memfd, path, rec.path_len);
+    }
+    if (rc < 0) {
+        sys_close(memfd);
+        return -1;
+    }
+    return memfd;
+}
+
+/* envp without any DANAUS_INHERIT, plus DANAUS_INHERIT=memfd, in memory
+ * from mmap (a vfork child must not malloc). */
+static char *const *build_env(char *const envp[], int memfd,
+                              struct exec_state *st)
+{
+    static const char key[] = DANAUS_ENV_INHERIT "=";
+    size_t n = 0;
+    while (envp && envp[n])
+        n++;
+    size_t len = (n + 2) * sizeof(char *) + 32;
+    char **env = (char **)syscall(SYS_mmap, NULL, len,
+                                  PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (env == MAP_FAILED)
+        return envp;
+    char *var = (char *)(env + n + 2);
+    memcpy(var, key, sizeof key - 1);
+    char digits[16];
+    int d = 0;
+    for (unsigned v = (unsigned)memfd; d == 0 || v; v /= 10)
+        digits[d++] = (char)('0' + v % 10);
+    char *p = var + sizeof key - 1;
+    while (d)
+        *p++ = digits[--d];
+    *p = '\0';
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(envp[i], key, sizeof key - 1) != 0)
+            env[k++] = envp[i];
+    env[k++] = var;
+    env[k] = NULL;
+    st->map = env;
+    st->map_len = len;
+    return env;
+}
+
+char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
+{
+    st->memfd = -1;
+    st->map = NULL;
+    if (!route_enabled() || !service_connected())
+        return envp;
+    int saved = errno;
+    static struct inherited in; /* too big for a vfork child's stack */
+    static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&in_lock);
+    in.n = 0;
+    each_open_fd(note_inheritable, &in);
+    char cwd[DANAUS_PATH_MAX];
+    if (cwd_get(cwd, sizeof cwd) <= 0)
+        cwd[0] = '\0';
+    uint64_t token = 0;
+    char *const *env = envp;
+    if ((in.n == 0 ||
+         service_door_ticket(in.handles, (uint32_t)in.n, &token) == 0) &&
+        (in.n > 0 || cwd[0])) {
+        st->memfd = write_inheritance(&in, token, cwd);
+        if (st->memfd >= 0)
+            env = build_env(envp, st->memfd, st);
+    }
+    pthread_mutex_unlock(&in_lock);
+    errno = saved;
+    return env;
+}
+
+void proc_exec_done(struct exec_state *st)
+{
+    int saved = errno;
+    if (st->memfd >= 0)
+        sys_close(st->memfd);
+    if (st->map)
+        syscall(SYS_munmap, st->map, st->map_len);
+    st->memfd = -1;
+    st->map = NULL;
+    errno = saved;
+}
+
+/* exec: the new image -------------------------------------------------- */
+
+static int read_at(int fd, void *buf, size_t n, off_t *off)
+{
+    ssize_t r = syscall(SYS_pread64, fd, buf, n, *off);
+    if (r != (ssize_t)n)
+        return -1;
+    *off += (off_t)n;
+    return 0;
+}
+
+/* Takes over what the previous image left in DANAUS_INHERIT. A descriptor
+ * the kernel no longer holds is skipped; a damaged file is ignored. */
+static void inherit(void)
+{
+    const char *var = getenv(DANAUS_ENV_INHERIT);
+    if (!var)
+        return;
+    char *end;
+    long memfd = strtol(var, &end, 10);
+    unsetenv(DANAUS_ENV_INHERIT);
+    if (*end || end == var || memfd < 0 || memfd > INT32_MAX)
+        return;
+    struct inherit_head head;
+    off_t off = 0;
+    char path[DANAUS_PATH_MAX];
+    if (read_at((int)memfd, &head, sizeof head, &off) < 0 ||
+        head.magic != INHERIT_MAGIC || head.cwd_len >= sizeof path ||
+        head.nfds > DANAUS_TICKET_MAX ||
+        read_at((int)memfd, path, head.cwd_len, &off) < 0)
+        goto out;
+    path[head.cwd_len] = '\0';
+    if (head.token)
+        service_adopt_on_connect(head.token);
+    if (!service_get())
+        goto out;
+    if (head.cwd_len)
+        cwd_set(path);
+    for (uint32_t i = 0; i < head.nfds; i++) {
+        struct inherit_fd rec;
+        if (read_at((int)memfd, &rec, sizeof rec, &off) < 0 ||
+            rec.path_len >= sizeof path ||
+            read_at((int)memfd, path, rec.path_len, &off) < 0)
+            break;
+        path[rec.path_len] = '\0';
+        if (sys_fcntl(rec.fd, F_GETFD, 0) >= 0)
+            fdtable_insert(rec.fd, rec.handle, rec.mount, path);
+    }
+out:
+    sys_close((int)memfd);
+}
+
+__attribute__((constructor)) static void proc_init(void)
+{
+    if (!route_enabled())
+        return;
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    inherit();
+}
