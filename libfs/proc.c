@@ -298,10 +298,11 @@ out:
     sys_close((int)memfd);
 }
 
+/* The handlers do nothing in a process that never attached; registering
+ * them does not depend on the environment, which a program may still
+ * change before its first call. */
 __attribute__((constructor)) static void proc_init(void)
 {
-    if (!route_enabled())
-        return;
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     inherit();
 }
