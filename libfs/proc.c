@@ -13,12 +13,14 @@
 #include "fdtable.h"
 #include "route.h"
 #include "service.h"
+#include "stdstreams.h"
 #include "sys.h"
 #include "thread.h"
 
 #include <danaus/wire.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -257,10 +259,17 @@ static int read_at(int fd, void *buf, size_t n, off_t *off)
     return 0;
 }
 
-/* Takes over what the previous image left in DANAUS_INHERIT. A descriptor
- * the kernel no longer holds is skipped; a damaged file is ignored. */
-static void inherit(void)
+/* Takes over what the previous image left in DANAUS_INHERIT: registers
+ * the descriptors and the cwd, and leaves the ticket for the connection to
+ * adopt. A descriptor the kernel no longer holds is skipped; a damaged
+ * file is ignored. Runs once, from whichever comes first: the constructor,
+ * or a connection made before it (an interposed call in another library's
+ * constructor). It never connects itself. */
+void proc_inherit(void)
 {
+    static atomic_bool done;
+    if (atomic_exchange(&done, true))
+        return;
     const char *var = getenv(DANAUS_ENV_INHERIT);
     if (!var)
         return;
@@ -280,8 +289,6 @@ static void inherit(void)
     path[head.cwd_len] = '\0';
     if (head.token)
         service_adopt_on_connect(head.token);
-    if (!service_get())
-        goto out;
     if (head.cwd_len)
         cwd_set(path);
     for (uint32_t i = 0; i < head.nfds; i++) {
@@ -291,8 +298,10 @@ static void inherit(void)
             read_at((int)memfd, path, rec.path_len, &off) < 0)
             break;
         path[rec.path_len] = '\0';
-        if (sys_fcntl(rec.fd, F_GETFD, 0) >= 0)
-            fdtable_insert(rec.fd, rec.handle, rec.mount, path);
+        if (sys_fcntl(rec.fd, F_GETFD, 0) < 0)
+            continue;
+        stdstreams_follow(rec.fd);
+        fdtable_insert(rec.fd, rec.handle, rec.mount, path);
     }
 out:
     sys_close((int)memfd);
@@ -304,5 +313,5 @@ out:
 __attribute__((constructor)) static void proc_init(void)
 {
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-    inherit();
+    proc_inherit();
 }

@@ -35,4 +35,8 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st);
  * errno). */
 void proc_exec_done(struct exec_state *st);
 
+/* In a new program image: takes what the old one passed on (once; never
+ * connects). Called by the library's constructor and before connecting. */
+void proc_inherit(void);
+
 #endif

@@ -9,6 +9,7 @@
  * A forked child forgets the connection and makes its own.
  */
 #include "service.h"
+#include "proc.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -118,6 +119,8 @@ static int say_hello(int door)
 
 static void connect_service(void)
 {
+    /* An exec'd image must know its ticket before it says hello. */
+    proc_inherit();
     struct sockaddr_un addr = {0};
     if (socket_path(&addr) < 0)
         return;
