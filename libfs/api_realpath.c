@@ -64,13 +64,13 @@ static ssize_t follow(char *out, size_t n, char *rest, const char *after)
     ssize_t len = readlink_any(out, target, sizeof target - 1);
     if (len < 0)
         return -1;
+    /* after is empty or starts with the '/' that followed the link. */
     size_t tail = strlen(after);
-    if ((size_t)len + 1 + tail + 1 > PATH_MAX) {
+    if ((size_t)len + tail + 1 > PATH_MAX) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    target[len] = '/';
-    memcpy(target + len + 1, after, tail + 1);
+    memcpy(target + len, after, tail + 1);
     strcpy(rest, target);
     if (rest[0] == '/') {
         out[1] = '\0';
