@@ -1,7 +1,7 @@
 /*
  * api_file.c - the danaus_* descriptor and data calls: open, close, read,
  * write and their positioned and vectored forms, lseek, fsync, ftruncate,
- * dup.
+ * dup, dup2, dup3 and fcntl.
  *
  * Transfers larger than the slot buffer go in chunks, one request each.
  * read/write chunks use READ/WRITE, so the service-side offset (shared by
@@ -11,6 +11,7 @@
 #include "call.h"
 #include "export.h"
 #include "fdtable.h"
+#include "sys.h"
 #include "umask.h"
 
 #include <danaus/danaus.h>
@@ -32,6 +33,11 @@ static void close_handle(uint32_t mount, uint64_t handle)
 
 static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 {
+    /* Linux's answer on a file system without unnamed temporary files. */
+    if ((flags & O_TMPFILE) == O_TMPFILE) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
     struct call c;
     struct resolved_path where;
     if (call_begin_path(&c, DANAUS_CALL_OPEN, dirfd, path, &where) < 0)
@@ -265,6 +271,57 @@ DANAUS_EXPORT ssize_t danaus_writev(int fd, const struct iovec *iov,
     return write_iov(fd, iov, iovcnt, -1);
 }
 
+DANAUS_EXPORT ssize_t danaus_preadv(int fd, const struct iovec *iov,
+                                    int iovcnt, off_t offset)
+{
+    if (offset < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return read_iov(fd, iov, iovcnt, offset);
+}
+
+DANAUS_EXPORT ssize_t danaus_pwritev(int fd, const struct iovec *iov,
+                                     int iovcnt, off_t offset)
+{
+    if (offset < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return write_iov(fd, iov, iovcnt, offset);
+}
+
+/* The RWF_ flags ask for cache and durability behaviour the service does
+ * not offer per call; Linux says EOPNOTSUPP for flags a file cannot honour. */
+static int rwf_check(off_t offset, int flags)
+{
+    if (flags != 0) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    if (offset < -1) {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
+DANAUS_EXPORT ssize_t danaus_preadv2(int fd, const struct iovec *iov,
+                                     int iovcnt, off_t offset, int flags)
+{
+    if (rwf_check(offset, flags) < 0)
+        return -1;
+    return read_iov(fd, iov, iovcnt, offset);
+}
+
+DANAUS_EXPORT ssize_t danaus_pwritev2(int fd, const struct iovec *iov,
+                                      int iovcnt, off_t offset, int flags)
+{
+    if (rwf_check(offset, flags) < 0)
+        return -1;
+    return write_iov(fd, iov, iovcnt, offset);
+}
+
 DANAUS_EXPORT off_t danaus_lseek(int fd, off_t offset, int whence)
 {
     struct call c;
@@ -333,30 +390,134 @@ DANAUS_EXPORT int danaus_dup(int oldfd)
     return fd;
 }
 
-DANAUS_EXPORT int danaus_dup2(int oldfd, int newfd)
+/* dup2 and dup3 once oldfd != newfd. */
+static int dup_onto(int oldfd, int newfd, bool cloexec)
 {
-    struct fd_info info;
-    if (oldfd == newfd) {
-        if (!fdtable_lookup(oldfd, &info)) {
-            errno = EBADF;
-            return -1;
-        }
-        return newfd;
-    }
     if (newfd < 0) {
         errno = EBADF;
         return -1;
     }
+    struct fd_info info;
     int64_t handle = dup_handle(oldfd, &info);
     if (handle < 0)
         return -1;
     struct fd_info replaced;
     bool had_replaced;
-    int fd = fdtable_dup2(oldfd, newfd, (uint64_t)handle, &replaced,
+    int fd = fdtable_dup3(oldfd, newfd, cloexec, (uint64_t)handle, &replaced,
                           &had_replaced);
     if (fd < 0)
         close_handle(info.mount, (uint64_t)handle);
     else if (had_replaced)
         close_handle(replaced.mount, replaced.handle);
     return fd;
+}
+
+DANAUS_EXPORT int danaus_dup2(int oldfd, int newfd)
+{
+    if (oldfd == newfd) {
+        struct fd_info info;
+        if (!fdtable_lookup(oldfd, &info)) {
+            errno = EBADF;
+            return -1;
+        }
+        return newfd;
+    }
+    return dup_onto(oldfd, newfd, false);
+}
+
+DANAUS_EXPORT int danaus_dup3(int oldfd, int newfd, int flags)
+{
+    if ((flags & ~O_CLOEXEC) || oldfd == newfd) {
+        errno = EINVAL;
+        return -1;
+    }
+    return dup_onto(oldfd, newfd, flags & O_CLOEXEC);
+}
+
+/* F_GETFL and F_SETFL: the open file's flags live in the service. */
+static int flags_get(int fd)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_GETFL, fd, false) < 0)
+        return -1;
+    int64_t flags = call_send(&c);
+    if (flags < 0)
+        return -1;
+    /* Linux on 64-bit forces O_LARGEFILE onto every open file; glibc's
+     * O_LARGEFILE is 0 there, so this is the kernel's value. */
+    return (int)flags | 0100000;
+}
+
+static int flags_set(int fd, int flags)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_SETFL, fd, false) < 0)
+        return -1;
+    c.desc.arg[0] = flags;
+    return call_send(&c) < 0 ? -1 : 0;
+}
+
+/* F_DUPFD and F_DUPFD_CLOEXEC. */
+static int dup_from(int oldfd, int minfd, bool cloexec)
+{
+    if (minfd < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct fd_info info;
+    int64_t handle = dup_handle(oldfd, &info);
+    if (handle < 0)
+        return -1;
+    int fd = fdtable_dupfd(oldfd, minfd, cloexec, (uint64_t)handle);
+    if (fd < 0)
+        close_handle(info.mount, (uint64_t)handle);
+    return fd;
+}
+
+DANAUS_EXPORT int danaus_fcntl(int fd, int cmd, ...)
+{
+    struct fd_info info;
+    if (!fdtable_lookup(fd, &info)) {
+        errno = EBADF;
+        return -1;
+    }
+    va_list ap;
+    va_start(ap, cmd);
+    int rc;
+    switch (cmd) {
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC:
+        rc = dup_from(fd, va_arg(ap, int), cmd == F_DUPFD_CLOEXEC);
+        break;
+    case F_GETFD:
+        /* The descriptor flags are the placeholder's (fdtable.h). */
+        rc = sys_fcntl(fd, F_GETFD, 0);
+        break;
+    case F_SETFD:
+        rc = sys_fcntl(fd, F_SETFD, va_arg(ap, int));
+        break;
+    case F_GETFL:
+        rc = flags_get(fd);
+        break;
+    case F_SETFL:
+        rc = flags_set(fd, va_arg(ap, int));
+        break;
+    case F_GETLK:
+    case F_SETLK:
+    case F_SETLKW:
+    case F_OFD_GETLK:
+    case F_OFD_SETLK:
+    case F_OFD_SETLKW:
+        /* No lock manager in the service; pretending to lock would let two
+         * processes believe they both hold the same lock. */
+        errno = ENOLCK;
+        rc = -1;
+        break;
+    default:
+        errno = EINVAL;
+        rc = -1;
+        break;
+    }
+    va_end(ap);
+    return rc;
 }

@@ -185,6 +185,11 @@ int fdtable_remove(int fd, struct fd_info *old)
 
 int fdtable_dup(int oldfd, uint64_t newhandle)
 {
+    return fdtable_dupfd(oldfd, 0, false, newhandle);
+}
+
+int fdtable_dupfd(int oldfd, int minfd, bool cloexec, uint64_t newhandle)
+{
     pthread_mutex_lock(&table_lock);
     struct fd_entry *old = entry_find(oldfd);
     char *path = NULL;
@@ -197,7 +202,7 @@ int fdtable_dup(int oldfd, uint64_t newhandle)
     path = strdup(old->path);
     if (!path)
         goto out;
-    newfd = sys_dup(oldfd); /* the copy is not close-on-exec, as dup() says */
+    newfd = sys_fcntl(oldfd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, minfd);
     if (newfd < 0)
         goto out;
     struct fd_entry *e = entry_make(newfd);
@@ -218,6 +223,13 @@ out:
 int fdtable_dup2(int oldfd, int newfd, uint64_t newhandle,
                  struct fd_info *replaced, bool *had_replaced)
 {
+    return fdtable_dup3(oldfd, newfd, false, newhandle, replaced,
+                        had_replaced);
+}
+
+int fdtable_dup3(int oldfd, int newfd, bool cloexec, uint64_t newhandle,
+                 struct fd_info *replaced, bool *had_replaced)
+{
     *had_replaced = false;
     pthread_mutex_lock(&table_lock);
     struct fd_entry *old = entry_find(oldfd);
@@ -235,7 +247,9 @@ int fdtable_dup2(int oldfd, int newfd, uint64_t newhandle,
     struct fd_entry *e = entry_make(newfd);
     if (!e)
         goto out;
-    if (sys_dup2(oldfd, newfd) < 0)
+    int dup = cloexec ? (int)syscall(SYS_dup3, oldfd, newfd, O_CLOEXEC)
+                      : sys_dup2(oldfd, newfd);
+    if (dup < 0)
         goto out;
     entry_read(e, replaced);
     *had_replaced = replaced->handle != 0;
@@ -247,5 +261,26 @@ int fdtable_dup2(int oldfd, int newfd, uint64_t newhandle,
 out:
     pthread_mutex_unlock(&table_lock);
     free(path);
+    return rc;
+}
+
+int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
+                        struct fd_info *replaced, bool *had_replaced)
+{
+    *had_replaced = false;
+    /* Under the lock, so the number is never free in between: another
+     * thread's open cannot take it before the kernel's dup lands there. */
+    pthread_mutex_lock(&table_lock);
+    int rc = flags ? (int)syscall(SYS_dup3, oldfd, newfd, flags)
+                   : sys_dup2(oldfd, newfd);
+    struct fd_entry *e = rc < 0 ? NULL : entry_find(newfd);
+    if (e) {
+        entry_read(e, replaced);
+        *had_replaced = replaced->handle != 0;
+        entry_write(e, 0, 0);
+        free(e->path);
+        e->path = NULL;
+    }
+    pthread_mutex_unlock(&table_lock);
     return rc;
 }

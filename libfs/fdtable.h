@@ -59,4 +59,17 @@ int fdtable_dup(int oldfd, uint64_t newhandle);
 int fdtable_dup2(int oldfd, int newfd, uint64_t newhandle,
                  struct fd_info *replaced, bool *had_replaced);
 
+/* The same with fcntl's and dup3's choices: the lowest free number at or
+ * above minfd (F_DUPFD), and close-on-exec when cloexec. */
+int fdtable_dupfd(int oldfd, int minfd, bool cloexec, uint64_t newhandle);
+int fdtable_dup3(int oldfd, int newfd, bool cloexec, uint64_t newhandle,
+                 struct fd_info *replaced, bool *had_replaced);
+
+/* dup3(oldfd, newfd, flags) for a kernel oldfd: newfd gets the kernel's
+ * copy and stops being a Danaus descriptor; when it was one, *replaced gets
+ * what it held and *had_replaced is true, for the caller to close the
+ * handle. Returns newfd, or -1 with the kernel's errno (newfd unchanged). */
+int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
+                        struct fd_info *replaced, bool *had_replaced);
+
 #endif

@@ -51,6 +51,29 @@ int danaus_fdatasync(int fd);
 int danaus_ftruncate(int fd, off_t length);
 int danaus_dup(int oldfd);
 int danaus_dup2(int oldfd, int newfd);
+ssize_t danaus_preadv(int fd, const struct iovec *iov, int iovcnt,
+                      off_t offset);
+ssize_t danaus_pwritev(int fd, const struct iovec *iov, int iovcnt,
+                       off_t offset);
+/* flags (RWF_*) must be 0: EOPNOTSUPP otherwise. offset -1 is the file
+ * offset, as with readv and writev. */
+ssize_t danaus_preadv2(int fd, const struct iovec *iov, int iovcnt,
+                       off_t offset, int flags);
+ssize_t danaus_pwritev2(int fd, const struct iovec *iov, int iovcnt,
+                        off_t offset, int flags);
+int danaus_dup3(int oldfd, int newfd, int flags);
+/* Descriptor flags, F_DUPFD*, F_GETFL and F_SETFL. Record locks (F_GETLK,
+ * F_SETLK, F_SETLKW, F_OFD_*) fail with ENOLCK: the service has no lock
+ * manager. Other commands fail with EINVAL. */
+int danaus_fcntl(int fd, int cmd, ...);
+/* FIONREAD, FIOCLEX, FIONCLEX and FIONBIO; other requests fail with ENOTTY. */
+int danaus_ioctl(int fd, unsigned long request, ...);
+/* Mode 0 only (EOPNOTSUPP otherwise): a file shorter than offset + len is
+ * extended with zeros. The service reserves no space ahead. */
+int danaus_fallocate(int fd, int mode, off_t offset, off_t len);
+/* These two return the error number instead of setting errno. */
+int danaus_posix_fallocate(int fd, off_t offset, off_t len);
+int danaus_posix_fadvise(int fd, off_t offset, off_t len, int advice);
 
 /* Paths and metadata. */
 int danaus_truncate(const char *path, off_t length);
