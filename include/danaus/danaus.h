@@ -69,7 +69,8 @@ int danaus_fcntl(int fd, int cmd, ...);
 /* FIONREAD, FIOCLEX, FIONCLEX and FIONBIO; other requests fail with ENOTTY. */
 int danaus_ioctl(int fd, unsigned long request, ...);
 /* Mode 0 only (EOPNOTSUPP otherwise): a file shorter than offset + len is
- * extended with zeros. The service reserves no space ahead. */
+ * extended with zeros. The service reserves no space ahead. Not on an
+ * O_APPEND descriptor (EBADF), as glibc's posix_fallocate fallback. */
 int danaus_fallocate(int fd, int mode, off_t offset, off_t len);
 /* These two return the error number instead of setting errno. */
 int danaus_posix_fallocate(int fd, off_t offset, off_t len);
