@@ -79,15 +79,19 @@ int64_t dispatch(struct service *svc, struct client *c,
     if (d->buf_off > cap || d->buf_len > cap - d->buf_off)
         return -EINVAL;
 
-    struct request r = {
-        .svc = svc,
-        .c = c,
-        .d = d,
-        .out = ipc_slot(&svc->seg, d->slot)->buf,
-        .out_cap = cap,
-    };
+    /* Field by field: an initializer would also zero the two path buffers,
+     * 8 KiB per request, which request_string fills when a call has
+     * strings. */
+    struct request r;
+    r.svc = svc;
+    r.c = c;
+    r.d = d;
+    r.out = ipc_slot(&svc->seg, d->slot)->buf;
+    r.out_cap = cap;
     r.in = r.out + d->buf_off;
     r.in_len = d->buf_len;
+    r.in_used = 0;
+    r.of = NULL;
 
     enum needs needs = calls[d->call].needs;
     if (needs == NEEDS_HANDLE || (needs == PATH_OR_HANDLE && d->handle)) {
