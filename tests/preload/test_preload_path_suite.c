@@ -212,10 +212,17 @@ static void names(const char *outside)
     line("renameat2 NOREPLACE",
          renameat2(AT_FDCWD, at("d/other"), AT_FDCWD, at("d/g"),
                    RENAME_NOREPLACE), NULL);
-    line("renameat2 EXCHANGE",
-         renameat2(AT_FDCWD, at("d/other"), AT_FDCWD, at("d/g"),
+    make_file("d/x1", "1");
+    make_file("d/x2", "22");
+    line("renameat2 EXCHANGE x1 x2",
+         renameat2(AT_FDCWD, at("d/x1"), AT_FDCWD, at("d/x2"),
                    RENAME_EXCHANGE), NULL);
-    show_stat("stat d/g exchanged", stat(at("d/g"), &st), &st);
+    show_stat("stat x1 exchanged", stat(at("d/x1"), &st), &st);
+    line("unlink x1", unlink(at("d/x1")), NULL);
+    line("unlink x2", unlink(at("d/x2")), NULL);
+    line("rename d/other d/g", rename(at("d/other"), at("d/g")), NULL);
+    show_stat("stat d/g replaced", stat(at("d/g"), &st), &st);
+    make_file("d/other", "12345");
     dfd = open_any(at("d"), O_RDONLY | O_DIRECTORY, 0, &danaus);
     line("renameat d other2", renameat(dfd, "other", dfd, "other2"), NULL);
     line("link d/g d/h", link(at("d/g"), at("d/h")), NULL);
