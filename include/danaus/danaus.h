@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -33,6 +34,8 @@ extern "C" {
 
 /* glibc defines struct statx only under _GNU_SOURCE. */
 struct statx;
+/* ftw.h defines struct FTW only for XSI. */
+struct FTW;
 
 /* Descriptors and data. */
 int danaus_open(const char *pathname, int flags, ...);
@@ -144,6 +147,42 @@ DIR *danaus_fdopendir(int fd);
 struct dirent *danaus_readdir(DIR *dirp);
 int danaus_closedir(DIR *dirp);
 void danaus_rewinddir(DIR *dirp);
+int danaus_readdir_r(DIR *dirp, struct dirent *entry, struct dirent **result);
+long danaus_telldir(DIR *dirp);
+void danaus_seekdir(DIR *dirp, long loc);
+int danaus_dirfd(DIR *dirp);
+int danaus_scandir(const char *dirp, struct dirent ***namelist,
+                   int (*filter)(const struct dirent *),
+                   int (*compar)(const struct dirent **,
+                                 const struct dirent **));
+int danaus_scandirat(int dirfd, const char *dirp, struct dirent ***namelist,
+                     int (*filter)(const struct dirent *),
+                     int (*compar)(const struct dirent **,
+                                   const struct dirent **));
+/* Records laid out as the kernel's linux_dirent64 (struct danaus_dirent). */
+ssize_t danaus_getdents64(int fd, void *dirp, size_t count);
+/* File tree walks with glibc's semantics (FTW_PHYS, FTW_MOUNT, FTW_CHDIR,
+ * FTW_DEPTH, FTW_ACTIONRETVAL); the tree must start on a Danaus mount.
+ * Directories are read whole before their entries are visited, so a walk
+ * holds one descriptor at a time whatever nopenfd says. */
+int danaus_ftw(const char *dirpath,
+               int (*fn)(const char *fpath, const struct stat *sb,
+                         int typeflag),
+               int nopenfd);
+int danaus_nftw(const char *dirpath,
+                int (*fn)(const char *fpath, const struct stat *sb,
+                          int typeflag, struct FTW *ftwbuf),
+                int nopenfd, int flags);
+
+/* Streams: FILEs made with fopencookie over danaus_* calls, with fopen's
+ * and fdopen's mode strings (",ccs=" conversions fail with EINVAL).
+ * fileno() of such a FILE is its Danaus descriptor. danaus_freopen opens a
+ * new FILE on a Danaus file (pathname NULL: the file stream has open) and
+ * closes stream; the result keeps stream's descriptor number, and when
+ * stream is stdin, stdout or stderr that variable is set to the result. */
+FILE *danaus_fopen(const char *pathname, const char *mode);
+FILE *danaus_fdopen(int fd, const char *mode);
+FILE *danaus_freopen(const char *pathname, const char *mode, FILE *stream);
 
 /* Extended attributes. */
 ssize_t danaus_getxattr(const char *path, const char *name, void *value,
