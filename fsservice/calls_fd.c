@@ -23,8 +23,9 @@
  * client's buffer to the backend's device: the service's cache serves
  * instead. */
 #define IGNORED_FLAGS (O_CLOEXEC | O_DIRECT)
-/* Flags an open file keeps; SETFL may change the last two. */
-#define KEPT_FLAGS (O_ACCMODE | O_APPEND | O_NONBLOCK)
+/* Flags that act only at open time; an open file keeps (and GETFL
+ * reports, as Linux's F_GETFL does) all the others. */
+#define OPEN_TIME_FLAGS (O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)
 #define SETFL_FLAGS (O_APPEND | O_NONBLOCK)
 
 static const struct ls_ops *ops_of(struct open_file *of)
@@ -66,7 +67,7 @@ int64_t call_open(struct request *r)
                          (mode_t)(r->d->arg[1] & 07777), &file);
     if (rc < 0)
         return rc;
-    struct open_file *of = open_file_new(file, flags & KEPT_FLAGS);
+    struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);
     if (!of)
         return -ENOMEM;
     int64_t h = handle_insert(&r->c->handles, of);
