@@ -11,7 +11,7 @@ packages="
   ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse
   fuse3 unionfs-fuse
   uuid-runtime procps
-  python3 sqlite3 git tar rocksdb-tools
+  python3 sqlite3 git tar rocksdb-tools libjemalloc2
 "
 
 sudo=""
