@@ -7,6 +7,11 @@
  *   danaus-local  the danaus_* API on a mount of danausd's local backend
  *   libcephfs     libcephfs linked into this program, a mount of its own
  *   danaus        the danaus_* API on a mount of danausd's Ceph backend
+ *   preload       libc on that mount: this program links libdanaus.so, whose
+ *                 exported open, read, stat ... stand in front of libc's as
+ *                 they do under LD_PRELOAD, so these are the preload path's
+ *                 calls (and the local and ceph-fuse rows pay its check for
+ *                 "not a Danaus path")
  *   ceph-fuse     libc on a ceph-fuse mount
  *
  * The program starts nothing: bench/run-core.sh starts the cluster, danausd
@@ -41,6 +46,8 @@ static void usage(void)
         "  --local DIR           libc on a host directory\n"
         "  --danaus-local DIR    danaus_* API, DIR under a local-backend mount\n"
         "  --danaus DIR          danaus_* API, DIR under a Ceph-backend mount\n"
+        "  --preload DIR         libc calls on DIR under a Ceph-backend mount,\n"
+        "                        routed by libdanaus's interposers\n"
         "  --danausd-pid PID     the danausd serving both danaus rows\n"
         "  --libcephfs DIR       libcephfs linked in; DIR is a CephFS path\n"
         "  --ceph-conf PATH      the cluster's ceph.conf (for --libcephfs)\n"
@@ -106,9 +113,11 @@ static void parse(int argc, char **argv, struct options *o)
             o->dir[SYS_DANAUS_LOCAL] = v;
         else if (!strcmp(k, "--danaus"))
             o->dir[SYS_DANAUS] = v;
+        else if (!strcmp(k, "--preload"))
+            o->dir[SYS_PRELOAD] = v;
         else if (!strcmp(k, "--danausd-pid"))
             o->server[SYS_DANAUS] = o->server[SYS_DANAUS_LOCAL] =
-                (pid_t)number(v, 1, 1 << 30);
+                o->server[SYS_PRELOAD] = (pid_t)number(v, 1, 1 << 30);
         else if (!strcmp(k, "--libcephfs"))
             o->dir[SYS_LIBCEPHFS] = v;
         else if (!strcmp(k, "--ceph-conf"))
@@ -208,6 +217,10 @@ int main(int argc, char **argv)
     report_table(stdout, &res);
     printf("\nRatios of time per op (targets in parentheses):\n");
     report_ratios(stdout, &res);
+    if (o.dir[SYS_PRELOAD]) {
+        printf("\nThe preload path (libc calls routed by libdanaus):\n");
+        report_preload_ratios(stdout, &res);
+    }
     if (o.csv) {
         FILE *f = fopen(o.csv, "w");
         if (!f) {

@@ -13,6 +13,7 @@ const char *const system_names[SYS_COUNT] = {
     [SYS_DANAUS_LOCAL] = "danaus-local",
     [SYS_LIBCEPHFS] = "libcephfs",
     [SYS_DANAUS] = "danaus",
+    [SYS_PRELOAD] = "preload",
     [SYS_CEPH_FUSE] = "ceph-fuse",
 };
 
@@ -21,6 +22,10 @@ const char *const system_names[SYS_COUNT] = {
 #define MAX_VS_LIBCEPHFS 1.5
 #define MIN_VS_FUSE 20.0
 #define MAX_CSW 0.05
+/* The preload row (libc calls routed by the interposers): within 10% of
+ * the danaus_* API and 1.6x of libcephfs. */
+#define MAX_PRELOAD_VS_API 1.1
+#define MAX_PRELOAD_VS_LIBCEPHFS 1.6
 
 static bool target_vs_libcephfs(enum op op)
 {
@@ -118,6 +123,33 @@ void report_ratios(FILE *out, const struct results *res)
         double c = csw_total(d);
         fprintf(out, " %10.4f %s\n", c,
                 !target_csw(op) ? "" : c < MAX_CSW ? "ok" : "MISSED");
+    }
+}
+
+void report_preload_ratios(FILE *out, const struct results *res)
+{
+    fprintf(out, "%-13s %10s %-9s %10s %-9s %10s %-9s %10s %10s\n", "op",
+            "preload/", "(<=1.1)", "preload/", "(<=1.6)", "ceph-fuse/",
+            "(>=20)", "preload", "ceph-fuse");
+    fprintf(out, "%-13s %10s %-9s %10s %-9s %10s %-9s %10s %10s\n", "",
+            "danaus", "", "libcephfs", "", "preload", "", "csw/op", "csw/op");
+    for (int op = 0; op < OP_COUNT; op++) {
+        const struct result *p = get(res, SYS_PRELOAD, op);
+        const struct result *f = get(res, SYS_CEPH_FUSE, op);
+        fprintf(out, "%-13s", op_names[op]);
+        ratio(out, p, get(res, SYS_DANAUS, op), target_vs_libcephfs(op),
+              true, MAX_PRELOAD_VS_API);
+        ratio(out, p, get(res, SYS_LIBCEPHFS, op), target_vs_libcephfs(op),
+              true, MAX_PRELOAD_VS_LIBCEPHFS);
+        ratio(out, f, p, target_vs_fuse(op), false, MIN_VS_FUSE);
+        if (p)
+            fprintf(out, " %10.4f", csw_total(p));
+        else
+            fprintf(out, " %10s", "-");
+        if (f)
+            fprintf(out, " %10.4f\n", csw_total(f));
+        else
+            fprintf(out, " %10s\n", "-");
     }
 }
 

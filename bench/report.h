@@ -16,6 +16,7 @@ enum system_id {
     SYS_DANAUS_LOCAL,
     SYS_LIBCEPHFS,
     SYS_DANAUS,
+    SYS_PRELOAD,
     SYS_CEPH_FUSE,
     SYS_COUNT
 };
@@ -29,6 +30,8 @@ struct results {
 
 void report_table(FILE *out, const struct results *res);
 void report_ratios(FILE *out, const struct results *res);
+/* The preload row against the API, libcephfs and ceph-fuse. */
+void report_preload_ratios(FILE *out, const struct results *res);
 void report_csv(FILE *out, const struct results *res);
 
 #endif

@@ -154,7 +154,8 @@ DANAUS_SERVICE=bench DANAUS_RUNDIR=$work/run "$bench_bin" \
     --local "$work/local/run" \
     --danaus-local /bench/local/run \
     --libcephfs "$top/libcephfs/run" --ceph-conf "$bench_conf" \
-    --danaus /bench/ceph/run --danausd-pid "$danausd_pid" \
+    --danaus /bench/ceph/run --preload /bench/ceph/preload \
+    --danausd-pid "$danausd_pid" \
     --ceph-fuse "$work/fuse$top/fuse/run" --ceph-fuse-pid "$fuse_pid" \
     --csv "$outdir/core.csv" ${BENCH_ARGS:-} | tee "$outdir/core.txt"
 say "results in $outdir/core.txt and $outdir/core.csv"
