@@ -10,6 +10,7 @@
 #include "call.h"
 #include "export.h"
 #include "fdtable.h"
+#include "openfds.h"
 #include "real.h"
 #include "route.h"
 #include "stdstreams.h"
@@ -17,6 +18,7 @@
 #include <danaus/danaus.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
@@ -143,6 +145,40 @@ DANAUS_EXPORT int close(int fd)
     if (!route_fd(fd))
         return REAL(close)(fd);
     return danaus_close(fd);
+}
+
+/* close_range and closefrom close many descriptors in one kernel call:
+ * the Danaus ones among them are closed here first (service handle and
+ * table entry), or a later kernel descriptor reusing a number would still
+ * be taken for Danaus's. CLOSE_RANGE_CLOEXEC only marks descriptors, which
+ * the placeholders carry for Danaus ones: that goes to the kernel alone. */
+struct fd_range {
+    unsigned first, last;
+};
+
+static void close_if_danaus(int fd, void *arg)
+{
+    const struct fd_range *r = arg;
+    if ((unsigned)fd >= r->first && (unsigned)fd <= r->last && route_fd(fd))
+        danaus_close(fd);
+}
+
+DANAUS_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+    if (route_enabled() && first <= last && !(flags & CLOSE_RANGE_CLOEXEC)) {
+        struct fd_range r = {first, last};
+        openfds_each(close_if_danaus, &r);
+    }
+    return REAL(close_range)(first, last, flags);
+}
+
+DANAUS_EXPORT void closefrom(int lowfd)
+{
+    if (route_enabled() && lowfd >= 0) {
+        struct fd_range r = {(unsigned)lowfd, ~0u};
+        openfds_each(close_if_danaus, &r);
+    }
+    REAL(closefrom)(lowfd);
 }
 
 DANAUS_EXPORT off_t lseek(int fd, off_t offset, int whence)

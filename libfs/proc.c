@@ -11,6 +11,7 @@
 
 #include "cwd.h"
 #include "fdtable.h"
+#include "openfds.h"
 #include "route.h"
 #include "service.h"
 #include "stdstreams.h"
@@ -92,30 +93,6 @@ static int write_all(int fd, const void *buf, size_t n)
         n -= (size_t)w;
     }
     return 0;
-}
-
-/* Calls fn for every open descriptor of the process, read from
- * /proc/self/fd with getdents64 (no allocation). */
-static void each_open_fd(void (*fn)(int fd, void *arg), void *arg)
-{
-    int dir = sys_open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0)
-        return;
-    char buf[4096];
-    for (;;) {
-        long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
-        if (n <= 0)
-            break;
-        for (long off = 0; off < n;) {
-            struct danaus_dirent *d = (struct danaus_dirent *)(buf + off);
-            off += d->d_reclen;
-            char *end;
-            long fd = strtol(d->d_name, &end, 10);
-            if (*end == '\0' && end != d->d_name && fd != dir)
-                fn((int)fd, arg);
-        }
-    }
-    sys_close(dir);
 }
 
 struct inherited {
@@ -218,7 +195,7 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
     static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&in_lock);
     in.n = 0;
-    each_open_fd(note_inheritable, &in);
+    openfds_each(note_inheritable, &in);
     char cwd[DANAUS_PATH_MAX];
     if (cwd_get(cwd, sizeof cwd) <= 0)
         cwd[0] = '\0';

@@ -9,15 +9,6 @@ add_executable(test_preload_dir_suite_nolfs
   ${CMAKE_CURRENT_SOURCE_DIR}/preload/test_preload_dir_suite.c)
 target_compile_options(test_preload_dir_suite_nolfs PRIVATE
   -U_FILE_OFFSET_BITS)
-add_executable(test_preload_dir_compare
-  ${CMAKE_CURRENT_SOURCE_DIR}/preload/test_preload_dir_compare.c)
-target_include_directories(test_preload_dir_compare PRIVATE
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration)
-target_link_libraries(test_preload_dir_compare PRIVATE danaus
-  danaus_test_harness)
-
-set(DANAUS_DIR_COMPARE $<TARGET_FILE:test_preload_dir_compare>
-  $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>)
 set(DANAUS_DIR_SUITE "$<TARGET_FILE:test_preload_dir_suite> \"$ROOT\"")
 # The same tree for ls, find and du: files, a deep directory, symbolic
 # links, then some entries removed.
