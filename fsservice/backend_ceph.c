@@ -77,29 +77,55 @@ static int cfs_access(struct ls_instance *inst, const struct ls_cred *cred,
     return r;
 }
 
+/* Looks up the last component without following it: 0 with its mode and
+ * inode number, -ENOENT, or another error. */
+static int lookup_last(struct ceph_instance *ci, const struct ls_cred *cred,
+                       const struct ceph_last *l, struct ceph_statx *stx)
+{
+    struct Inode *in;
+    int r = ceph_ll_lookup(ci->client->cmount, l->dir, l->name, &in, stx,
+                           CEPH_STATX_MODE | CEPH_STATX_INO, 0,
+                           cred->ceph_perm);
+    if (r == 0)
+        ceph_ll_put(ci->client->cmount, in);
+    return r;
+}
+
+/* link and symlink given a new name with a trailing slash: EEXIST when the
+ * name exists, else ENOENT (no directory is being made), as Linux. */
+static int slash_create_error(struct ceph_instance *ci,
+                              const struct ls_cred *cred,
+                              const struct ceph_last *l)
+{
+    struct ceph_statx stx;
+    int r = lookup_last(ci, cred, l, &stx);
+    return r == 0 ? -EEXIST : r;
+}
+
 /*
  * Operations that create a name: "" / "." / ".." as the last component
- * already exist (EEXIST, as Linux's filename_create).
+ * already exist (EEXIST, as Linux's filename_create). mkdir and rmdir take
+ * a trailing slash: they name a directory.
  */
 static int cfs_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
                       const char *path, mode_t mode)
 {
     struct ceph_instance *ci = ceph_inst(inst);
-    struct Inode *dir, *in;
-    char name[NAME_MAX + 1];
-    int r = ceph_walk_parent(ci, cred, path, &dir, name);
+    struct ceph_last l;
+    int r = ceph_walk_parent(ci, cred, path, 0, &l);
     if (r < 0)
         return r;
-    if (ceph_name_is_special(name)) {
+    if (ceph_name_is_special(l.name)) {
         r = -EEXIST;
     } else {
+        struct Inode *in;
         struct ceph_statx stx;
-        r = ceph_ll_mkdir(ci->client->cmount, dir, name, mode & 07777, &in,
-                          &stx, 0, 0, cred->ceph_perm);
+        r = ceph_ll_mkdir(ci->client->cmount, l.dir, l.name, mode & 07777,
+                          &in, &stx, 0, 0, cred->ceph_perm);
         if (r == 0)
             ceph_ll_put(ci->client->cmount, in);
     }
-    ceph_inode_put(ci, dir);
+    ceph_inode_put(ci, l.dir);
     return r;
 }
 
@@ -107,39 +133,75 @@ static int cfs_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
                       const char *path)
 {
     struct ceph_instance *ci = ceph_inst(inst);
-    struct Inode *dir;
-    char name[NAME_MAX + 1];
-    int r = ceph_walk_parent(ci, cred, path, &dir, name);
+    struct ceph_last l;
+    int r = ceph_walk_parent(ci, cred, path, 0, &l);
     if (r < 0)
         return r;
     /* As Linux: the root is busy, "." is invalid, ".." is not empty. */
-    if (name[0] == '\0')
+    if (l.name[0] == '\0')
         r = -EBUSY;
-    else if (strcmp(name, ".") == 0)
+    else if (strcmp(l.name, ".") == 0)
         r = -EINVAL;
-    else if (strcmp(name, "..") == 0)
+    else if (strcmp(l.name, "..") == 0)
         r = -ENOTEMPTY;
     else
-        r = ceph_ll_rmdir(ci->client->cmount, dir, name, cred->ceph_perm);
-    ceph_inode_put(ci, dir);
+        r = ceph_ll_rmdir(ci->client->cmount, l.dir, l.name, cred->ceph_perm);
+    ceph_inode_put(ci, l.dir);
     return r;
 }
 
+/* unlink("name/") removes nothing: ENOENT, EISDIR or ENOTDIR for what the
+ * name is (a symlink is not followed), as Linux's do_unlinkat. */
 static int cfs_unlink(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path)
 {
     struct ceph_instance *ci = ceph_inst(inst);
-    struct Inode *dir;
-    char name[NAME_MAX + 1];
-    int r = ceph_walk_parent(ci, cred, path, &dir, name);
+    struct ceph_last l;
+    int r = ceph_walk_parent(ci, cred, path, 0, &l);
     if (r < 0)
         return r;
-    if (ceph_name_is_special(name))
+    if (ceph_name_is_special(l.name)) {
         r = -EISDIR;
-    else
-        r = ceph_ll_unlink(ci->client->cmount, dir, name, cred->ceph_perm);
-    ceph_inode_put(ci, dir);
+    } else if (l.slash) {
+        struct ceph_statx stx;
+        r = lookup_last(ci, cred, &l, &stx);
+        if (r == 0)
+            r = S_ISDIR(stx.stx_mode) ? -EISDIR : -ENOTDIR;
+    } else {
+        r = ceph_ll_unlink(ci->client->cmount, l.dir, l.name, cred->ceph_perm);
+    }
+    ceph_inode_put(ci, l.dir);
     return r;
+}
+
+/*
+ * What Linux's renameat2 checks before it renames, in its order: 1 when
+ * there is nothing to do, 0 to go on, or -errno. Two names of one file
+ * (the same name, or hard links) are left as they are, as rename(2) says;
+ * Ceph's client must not see such a rename: it drops both names from its
+ * cache (measured: both stay on the MDS, yet every later lookup through
+ * this client gives ENOENT).
+ */
+static int rename_check(struct ceph_instance *ci, const struct ls_cred *cred,
+                        const struct ceph_last *from,
+                        const struct ceph_last *to, unsigned flags)
+{
+    if (ceph_name_is_special(from->name) || ceph_name_is_special(to->name))
+        return -EBUSY;
+    struct ceph_statx src, dst;
+    int r = lookup_last(ci, cred, from, &src);
+    if (r < 0)
+        return r;
+    r = lookup_last(ci, cred, to, &dst);
+    if (r < 0 && r != -ENOENT)
+        return r;
+    int exists = r == 0;
+    if (exists && (flags & RENAME_NOREPLACE))
+        return -EEXIST;
+    /* A trailing slash on either name says "directory". */
+    if (!S_ISDIR(src.stx_mode) && (from->slash || to->slash))
+        return -ENOTDIR;
+    return exists && src.stx_ino == dst.stx_ino;
 }
 
 /* RENAME_NOREPLACE is checked with a lookup before the rename, so it is not
@@ -149,37 +211,24 @@ static int cfs_rename(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *from, const char *to, unsigned flags)
 {
     struct ceph_instance *ci = ceph_inst(inst);
-    struct ceph_mount_info *cm = ci->client->cmount;
     if (flags & ~(unsigned)RENAME_NOREPLACE)
         return -EINVAL;
-    struct Inode *fdir, *tdir;
-    char fname[NAME_MAX + 1], tname[NAME_MAX + 1];
-    int r = ceph_walk_parent(ci, cred, from, &fdir, fname);
+    struct ceph_last fl, tl;
+    int r = ceph_walk_parent(ci, cred, from, 0, &fl);
     if (r < 0)
         return r;
-    r = ceph_walk_parent(ci, cred, to, &tdir, tname);
+    r = ceph_walk_parent(ci, cred, to, 0, &tl);
     if (r < 0) {
-        ceph_inode_put(ci, fdir);
+        ceph_inode_put(ci, fl.dir);
         return r;
     }
-    if (ceph_name_is_special(fname) || ceph_name_is_special(tname)) {
-        r = -EBUSY;
-    } else if (flags & RENAME_NOREPLACE) {
-        struct Inode *in;
-        struct ceph_statx stx;
-        r = ceph_ll_lookup(cm, tdir, tname, &in, &stx, 0, 0, cred->ceph_perm);
-        if (r == 0) {
-            ceph_ll_put(cm, in);
-            r = -EEXIST;
-        } else if (r == -ENOENT) {
-            r = 0;
-        }
-    }
+    r = rename_check(ci, cred, &fl, &tl, flags);
     if (r == 0)
-        r = ceph_ll_rename(cm, fdir, fname, tdir, tname, cred->ceph_perm);
-    ceph_inode_put(ci, fdir);
-    ceph_inode_put(ci, tdir);
-    return r;
+        r = ceph_ll_rename(ci->client->cmount, fl.dir, fl.name, tl.dir,
+                           tl.name, cred->ceph_perm);
+    ceph_inode_put(ci, fl.dir);
+    ceph_inode_put(ci, tl.dir);
+    return r < 0 ? r : 0;
 }
 
 /* link(2) does not follow a final symlink in existing. */
@@ -187,21 +236,24 @@ static int cfs_link(struct ls_instance *inst, const struct ls_cred *cred,
                      const char *existing, const char *newpath)
 {
     struct ceph_instance *ci = ceph_inst(inst);
-    struct Inode *in, *dir;
-    char name[NAME_MAX + 1];
+    struct Inode *in;
+    struct ceph_last l;
     int r = ceph_walk(ci, cred, existing, 0, &in);
     if (r < 0)
         return r;
-    r = ceph_walk_parent(ci, cred, newpath, &dir, name);
+    r = ceph_walk_parent(ci, cred, newpath, 0, &l);
     if (r < 0) {
         ceph_inode_put(ci, in);
         return r;
     }
-    if (ceph_name_is_special(name))
+    if (ceph_name_is_special(l.name))
         r = -EEXIST;
+    else if (l.slash)
+        r = slash_create_error(ci, cred, &l);
     else
-        r = ceph_ll_link(ci->client->cmount, in, dir, name, cred->ceph_perm);
-    ceph_inode_put(ci, dir);
+        r = ceph_ll_link(ci->client->cmount, in, l.dir, l.name,
+                         cred->ceph_perm);
+    ceph_inode_put(ci, l.dir);
     ceph_inode_put(ci, in);
     return r;
 }
@@ -210,25 +262,27 @@ static int cfs_symlink(struct ls_instance *inst, const struct ls_cred *cred,
                         const char *target, const char *linkpath)
 {
     struct ceph_instance *ci = ceph_inst(inst);
-    struct Inode *dir, *in;
-    char name[NAME_MAX + 1];
+    struct ceph_last l;
     if (target[0] == '\0')
         return -ENOENT;
     if (strnlen(target, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return -ENAMETOOLONG;
-    int r = ceph_walk_parent(ci, cred, linkpath, &dir, name);
+    int r = ceph_walk_parent(ci, cred, linkpath, 0, &l);
     if (r < 0)
         return r;
-    if (ceph_name_is_special(name)) {
+    if (ceph_name_is_special(l.name)) {
         r = -EEXIST;
+    } else if (l.slash) {
+        r = slash_create_error(ci, cred, &l);
     } else {
+        struct Inode *in;
         struct ceph_statx stx;
-        r = ceph_ll_symlink(ci->client->cmount, dir, name, target, &in, &stx,
-                            0, 0, cred->ceph_perm);
+        r = ceph_ll_symlink(ci->client->cmount, l.dir, l.name, target, &in,
+                            &stx, 0, 0, cred->ceph_perm);
         if (r == 0)
             ceph_ll_put(ci->client->cmount, in);
     }
-    ceph_inode_put(ci, dir);
+    ceph_inode_put(ci, l.dir);
     return r;
 }
 

@@ -48,14 +48,24 @@ void ceph_inode_put(struct ceph_instance *ci, struct Inode *in);
 int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
               const char *path, int follow, struct Inode **out);
 
+/* The last component of a path, for the calls that create, remove or rename
+ * a name. */
+struct ceph_last {
+    struct Inode *dir;       /* a reference: ceph_inode_put */
+    char name[NAME_MAX + 1]; /* "" for the root itself; may be "." or ".." */
+    int slash;               /* name was followed by '/' in the path */
+};
+
 /*
- * Resolves all but the last component: *dir gets the directory (a reference)
- * and name the last component, which is "" for the root itself and may be
- * "." or ".."; callers turn those into the errno Linux gives.
+ * Resolves all but the last component: last->dir gets the directory and
+ * last->name the last component; callers turn "", "." and ".." and a
+ * trailing slash into the errno Linux gives. follow_last: a last component
+ * that is a symlink is followed, as open(O_CREAT) does, so last names the
+ * file the link leads to (which may not exist yet).
  */
 int ceph_walk_parent(struct ceph_instance *ci, const struct ls_cred *cred,
-                     const char *path, struct Inode **dir,
-                     char name[NAME_MAX + 1]);
+                     const char *path, int follow_last,
+                     struct ceph_last *last);
 
 /* 1 when name is not a plain entry name ("", "." or ".."). */
 int ceph_name_is_special(const char *name);

@@ -89,7 +89,7 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
         goto fail;
     int accmode = flags & O_ACCMODE;
     if (S_ISLNK(stx.stx_mode)) {
-        r = -ELOOP; /* only reached with O_NOFOLLOW */
+        r = -ELOOP; /* O_NOFOLLOW, or a link made after the walk */
     } else if (S_ISDIR(stx.stx_mode)) {
         r = (accmode != O_RDONLY || (flags & O_TRUNC)) ? -EISDIR : 0;
     } else if (flags & O_DIRECTORY) {
@@ -121,49 +121,45 @@ fail:
     return r;
 }
 
-/* O_CREAT: create name in dir unless it exists; takes over dir's reference. */
+/*
+ * O_CREAT: opens l's name, creating it unless it exists; takes over l's
+ * reference. The walk has followed a last symlink already (a dangling one
+ * names its target, which is created here, as Linux does), except under
+ * O_EXCL (the link itself exists: EEXIST) and O_NOFOLLOW (ELOOP from
+ * open_inode).
+ */
 static int open_create(struct ls_instance *inst, const struct ls_cred *cred,
-                       const char *path, struct Inode *dir, const char *name,
-                       int flags, mode_t mode, struct ls_file **out)
+                       const char *path, struct ceph_last *l, int flags,
+                       mode_t mode, struct ls_file **out)
 {
     struct ceph_instance *ci = ceph_inst(inst);
     struct ceph_mount_info *cm = ci->client->cmount;
     struct Inode *in;
     struct ceph_statx stx;
-    int r = ceph_ll_lookup(cm, dir, name, &in, &stx, CEPH_STATX_MODE, 0,
-                           cred->ceph_perm);
+    int r = ceph_ll_lookup(cm, l->dir, l->name, &in, &stx, CEPH_STATX_MODE,
+                           0, cred->ceph_perm);
     if (r == 0) {
-        ceph_inode_put(ci, dir);
+        ceph_inode_put(ci, l->dir);
         if (flags & O_EXCL) {
             ceph_ll_put(cm, in);
             return -EEXIST;
         }
-        if (S_ISLNK(stx.stx_mode)) {
-            /* An existing symlink is followed as by a plain open (a dangling
-             * one gives ENOENT: its target is not created). */
-            ceph_ll_put(cm, in);
-            if (flags & O_NOFOLLOW)
-                return -ELOOP;
-            r = ceph_walk(ci, cred, path, 1, &in);
-            if (r < 0)
-                return r;
-        }
         return open_inode(inst, cred, in, flags, out);
     }
     if (r != -ENOENT) {
-        ceph_inode_put(ci, dir);
+        ceph_inode_put(ci, l->dir);
         return r;
     }
     struct ceph_file *cf;
     r = new_file(inst, NULL, 0, flags, &cf);
     if (r < 0) {
-        ceph_inode_put(ci, dir);
+        ceph_inode_put(ci, l->dir);
         return r;
     }
-    r = ceph_ll_create(cm, dir, name, mode & 07777,
+    r = ceph_ll_create(cm, l->dir, l->name, mode & 07777,
                        ceph_open_flags(flags) | O_CREAT | O_EXCL, &cf->in,
                        &cf->fh, &stx, 0, 0, cred->ceph_perm);
-    ceph_inode_put(ci, dir);
+    ceph_inode_put(ci, l->dir);
     if (r < 0) {
         pthread_mutex_destroy(&cf->lock);
         free(cf);
@@ -185,16 +181,18 @@ int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,
     if ((flags & O_ACCMODE) == O_ACCMODE)
         return -EINVAL;
     if (flags & O_CREAT) {
-        struct Inode *dir;
-        char name[NAME_MAX + 1];
-        int r = ceph_walk_parent(ci, cred, path, &dir, name);
+        struct ceph_last l;
+        int follow = !(flags & (O_EXCL | O_NOFOLLOW));
+        int r = ceph_walk_parent(ci, cred, path, follow, &l);
         if (r < 0)
             return r;
-        if (ceph_name_is_special(name) || path[strlen(path) - 1] == '/') {
-            ceph_inode_put(ci, dir);
-            return (flags & O_EXCL) ? -EEXIST : -EISDIR;
+        /* As Linux: a trailing slash asks for a directory, which O_CREAT
+         * does not make; "", "." and ".." are directories that exist. */
+        if (l.slash || ceph_name_is_special(l.name)) {
+            ceph_inode_put(ci, l.dir);
+            return (flags & O_EXCL) && !l.slash ? -EEXIST : -EISDIR;
         }
-        return open_create(inst, cred, path, dir, name, flags, mode, out);
+        return open_create(inst, cred, path, &l, flags, mode, out);
     }
     struct Inode *in;
     int r = ceph_walk(ci, cred, path, !(flags & O_NOFOLLOW), &in);

@@ -8,9 +8,8 @@
  * target is absolute restarts at the instance root. Linux's rules are kept:
  * at most 40 symlinks per walk (ELOOP), ENAMETOOLONG for a component longer
  * than NAME_MAX or a path of DANAUS_PATH_MAX bytes or more, ENOTDIR when a
- * non-directory is walked through or named with a trailing slash.
- * Known difference: "." and ".." are taken without checking search
- * permission on the directory they leave.
+ * non-directory is walked through or named with a trailing slash, and, as
+ * Linux, "." and ".." need search permission on the directory they leave.
  *
  * Each inode on the stack except the root holds one reference from
  * ceph_ll_lookup, given back with ceph_ll_put when it is popped.
@@ -24,7 +23,9 @@
 
 #define MAX_SYMLINKS 40
 
-enum walk_mode { WALK_FOLLOW, WALK_NOFOLLOW, WALK_PARENT };
+/* WALK_CREATE: as WALK_PARENT, but a last component that is a symlink is
+ * followed, as open(O_CREAT) does. */
+enum walk_mode { WALK_FOLLOW, WALK_NOFOLLOW, WALK_PARENT, WALK_CREATE };
 
 struct walk {
     struct ceph_instance *ci;
@@ -117,8 +118,39 @@ static int expand_link(struct walk *w, struct Inode *link, const char *rest)
     return 0;
 }
 
+/* "." or ".." (the component is not NUL-terminated). */
+static int is_dots(const char *c, size_t len)
+{
+    return c[0] == '.' && (len == 1 || (len == 2 && c[1] == '.'));
+}
+
+/* Linux checks search permission on a directory before it takes "." or ".."
+ * in it; Ceph's lookup of "." makes that check and gives the directory. */
+static int may_search(struct walk *w)
+{
+    struct ceph_mount_info *cm = w->ci->client->cmount;
+    struct Inode *self;
+    struct ceph_statx stx;
+    int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], ".", &self, &stx, 0,
+                           0, w->cred->ceph_perm);
+    if (r == 0)
+        ceph_ll_put(cm, self);
+    return r;
+}
+
+/* The parent-walk result: the current directory and the last component. */
+static int give_last(struct walk *w, const char *c, size_t len, int slash,
+                     struct Inode **out, struct ceph_last *last)
+{
+    memcpy(last->name, c, len);
+    last->name[len] = '\0';
+    last->slash = slash;
+    *out = take_top(w);
+    return 0;
+}
+
 static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
-                    char *name_out)
+                    struct ceph_last *last_out)
 {
     struct ceph_mount_info *cm = w->ci->client->cmount;
     for (;;) {
@@ -126,8 +158,8 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
             w->p++;
         if (*w->p == '\0') {
             /* Nothing left: the result is the directory reached. */
-            if (mode == WALK_PARENT)
-                name_out[0] = '\0';
+            if (mode == WALK_PARENT || mode == WALK_CREATE)
+                return give_last(w, "", 0, 0, out, last_out);
             *out = take_top(w);
             return 0;
         }
@@ -141,18 +173,18 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
         int slash = *after == '/';
         if (len > NAME_MAX)
             return -ENAMETOOLONG;
-        if (last && mode == WALK_PARENT) {
-            memcpy(name_out, c, len);
-            name_out[len] = '\0';
-            *out = take_top(w);
-            return 0;
+        int dots = is_dots(c, len);
+        if (dots) {
+            int r = may_search(w);
+            if (r < 0)
+                return r;
         }
-        if (len == 1 && c[0] == '.') {
-            w->p = after;
-            continue;
-        }
-        if (len == 2 && c[0] == '.' && c[1] == '.') {
-            pop(w);
+        if (last && (mode == WALK_PARENT ||
+                     (mode == WALK_CREATE && (slash || dots))))
+            return give_last(w, c, len, slash, out, last_out);
+        if (dots) {
+            if (len == 2)
+                pop(w);
             w->p = after;
             continue;
         }
@@ -163,10 +195,17 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
         struct ceph_statx stx;
         int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], name, &in, &stx,
                                CEPH_STATX_MODE, 0, w->cred->ceph_perm);
+        if (last && mode == WALK_CREATE &&
+            (r == -ENOENT || (r == 0 && !S_ISLNK(stx.stx_mode)))) {
+            /* The name to create or open is reached: give its directory. */
+            if (r == 0)
+                ceph_ll_put(cm, in);
+            return give_last(w, c, len, slash, out, last_out);
+        }
         if (r < 0)
             return r;
-        if (S_ISLNK(stx.stx_mode) &&
-            (!last || slash || mode == WALK_FOLLOW)) {
+        if (S_ISLNK(stx.stx_mode) && (!last || slash || mode == WALK_FOLLOW ||
+                                      mode == WALK_CREATE)) {
             r = expand_link(w, in, after);
             ceph_ll_put(cm, in);
             if (r < 0)
@@ -192,7 +231,7 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
 
 static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
                 const char *path, enum walk_mode mode, struct Inode **out,
-                char *name_out)
+                struct ceph_last *last)
 {
     if (cred->ceph_perm == NULL)
         return -EINVAL;
@@ -205,7 +244,7 @@ static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
     if (w.stack != NULL && w.path != NULL) {
         w.stack[0] = ci->root;
         w.p = w.path;
-        r = walk_run(&w, mode, out, name_out);
+        r = walk_run(&w, mode, out, last);
     }
     walk_end(&w);
     return r;
@@ -219,8 +258,9 @@ int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
 }
 
 int ceph_walk_parent(struct ceph_instance *ci, const struct ls_cred *cred,
-                     const char *path, struct Inode **dir,
-                     char name[NAME_MAX + 1])
+                     const char *path, int follow_last,
+                     struct ceph_last *last)
 {
-    return walk(ci, cred, path, WALK_PARENT, dir, name);
+    return walk(ci, cred, path, follow_last ? WALK_CREATE : WALK_PARENT,
+                &last->dir, last);
 }
