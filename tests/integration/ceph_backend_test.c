@@ -7,7 +7,9 @@
  *   ceph_backend_test CEPH_CONF
  *
  * Each run works in its own instance root "/danaus-test.PID" of the file
- * system, so runs never see each other's files.
+ * system, so runs never see each other's files. The client gets an admin
+ * socket of its own (a copy of CEPH_CONF names it), through which the test
+ * reads the client's inode references to find leaks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -30,6 +35,8 @@ static struct ls_instance *inst;
 static const struct ls_ops *ops;
 static struct ls_cred root_cred;
 static struct ls_cred user_cred; /* uid 1000, gid 1000 */
+static char conf_copy[64], admin_socket[64];
+static long refs_at_start; /* the client's inode references before any test */
 
 static struct ls_file *open_as(const struct ls_cred *c, const char *path,
                                int flags, mode_t mode)
@@ -332,6 +339,301 @@ static void test_getdents(void **state)
     ops->close(d);
 }
 
+/*
+ * A directory larger than one buffer, read to its end the way a client
+ * does: each call resumes from the cookie the last one left, and the call
+ * after the last entry returns 0 (end), not an error. Half of the entries
+ * are then removed and the listing must end cleanly again.
+ */
+static int count_to_end(const char *dir)
+{
+    struct ls_file *d = open_as(&root_cred, dir, O_RDONLY | O_DIRECTORY, 0);
+    static char buf[32768] __attribute__((aligned(8)));
+    off_t pos = 0;
+    int count = 0;
+    ssize_t n;
+    while ((n = ops->getdents(d, &root_cred, buf, sizeof buf, &pos)) > 0)
+        for (ssize_t off = 0; off < n;
+             off += ((struct danaus_dirent *)(buf + off))->d_reclen)
+            count++;
+    assert_int_equal(n, 0);
+    /* Asked again at the end, it is still the end. */
+    assert_int_equal(ops->getdents(d, &root_cred, buf, sizeof buf, &pos), 0);
+    ops->close(d);
+    return count;
+}
+
+static void test_getdents_large(void **state)
+{
+    (void)state;
+    enum { N = 800 };
+    char p[64];
+    assert_int_equal(ops->mkdir(inst, &root_cred, "big", 0755), 0);
+    for (int i = 0; i < N; i++) {
+        snprintf(p, sizeof p, "big/entry-with-a-rather-long-name-%04d", i);
+        ops->close(open_as(&root_cred, p, O_CREAT | O_WRONLY, 0644));
+    }
+    assert_int_equal(count_to_end("big"), N + 2);
+    for (int i = 0; i < N; i += 2) {
+        snprintf(p, sizeof p, "big/entry-with-a-rather-long-name-%04d", i);
+        assert_int_equal(ops->unlink(inst, &root_cred, p), 0);
+    }
+    assert_int_equal(count_to_end("big"), N / 2 + 2);
+}
+
+/*
+ * rename(2) between two names of one file does nothing and succeeds. Ceph's
+ * client, given such a rename, dropped both names from its cache: the next
+ * lookups and renames of them failed with ENOENT.
+ */
+static void test_rename_same_file(void **state)
+{
+    (void)state;
+    char buf[16];
+    struct danaus_stat st;
+    write_file("same", "S");
+    assert_int_equal(ops->rename(inst, &root_cred, "same", "same", 0), 0);
+    assert_int_equal(ops->stat(inst, &root_cred, "same", 0, &st), 0);
+    assert_int_equal(ops->mkdir(inst, &root_cred, "samedir", 0755), 0);
+    assert_int_equal(ops->rename(inst, &root_cred, "same", "samedir/s", 0), 0);
+    read_file("samedir/s", buf, sizeof buf);
+    assert_string_equal(buf, "S");
+
+    assert_int_equal(ops->link(inst, &root_cred, "samedir/s", "hl"), 0);
+    assert_int_equal(ops->rename(inst, &root_cred, "samedir/s", "hl", 0), 0);
+    assert_int_equal(ops->stat(inst, &root_cred, "samedir/s", 0, &st), 0);
+    assert_int_equal(st.nlink, 2);
+    assert_int_equal(ops->stat(inst, &root_cred, "hl", 0, &st), 0);
+    assert_int_equal(ops->rename(inst, &root_cred, "hl", "samedir/s",
+                                 RENAME_NOREPLACE), -EEXIST);
+    assert_int_equal(ops->rename(inst, &root_cred, "missing", "missing", 0),
+                     -ENOENT);
+}
+
+/* open(O_CREAT) through a dangling symlink creates the link's target, as
+ * Linux does; O_EXCL and O_NOFOLLOW do not follow the link. */
+static void test_create_through_symlink(void **state)
+{
+    (void)state;
+    struct danaus_stat st;
+    char buf[16];
+    assert_int_equal(ops->mkdir(inst, &root_cred, "cs", 0755), 0);
+    assert_int_equal(ops->symlink(inst, &root_cred, "nowhere", "cs/dang"), 0);
+    assert_int_equal(open_err(&root_cred, "cs/dang", O_CREAT | O_EXCL | O_RDWR),
+                     -EEXIST);
+    assert_int_equal(
+        open_err(&root_cred, "cs/dang", O_CREAT | O_NOFOLLOW | O_RDWR), -ELOOP);
+    assert_int_equal(ops->stat(inst, &root_cred, "cs/nowhere", 0, &st),
+                     -ENOENT);
+    struct ls_file *f = open_as(&root_cred, "cs/dang", O_CREAT | O_WRONLY, 0600);
+    off_t end;
+    assert_int_equal(ops->pwrite(f, &root_cred, "T", 1, 0, &end), 1);
+    ops->close(f);
+    assert_int_equal(ops->stat(inst, &root_cred, "cs/nowhere", 0, &st), 0);
+    assert_true(S_ISREG(st.mode));
+    assert_int_equal(st.mode & 07777, 0600);
+    read_file("cs/dang", buf, sizeof buf);
+    assert_string_equal(buf, "T");
+    /* Through a chain of links, and an absolute one from the instance root. */
+    assert_int_equal(ops->symlink(inst, &root_cred, "/cs/far", "cs/abs"), 0);
+    assert_int_equal(ops->symlink(inst, &root_cred, "abs", "cs/chain"), 0);
+    ops->close(open_as(&root_cred, "cs/chain", O_CREAT | O_WRONLY, 0644));
+    assert_int_equal(ops->stat(inst, &root_cred, "cs/far", 0, &st), 0);
+    /* The target's directory must exist; a target with a trailing slash
+     * asks for a directory. */
+    assert_int_equal(ops->symlink(inst, &root_cred, "nodir/x", "cs/deep"), 0);
+    assert_int_equal(open_err(&root_cred, "cs/deep", O_CREAT | O_RDWR),
+                     -ENOENT);
+    assert_int_equal(ops->symlink(inst, &root_cred, "dir/", "cs/todir"), 0);
+    assert_int_equal(open_err(&root_cred, "cs/todir", O_CREAT | O_RDWR),
+                     -EISDIR);
+}
+
+/* A trailing slash on the last component says "directory", as on Linux. */
+static void test_trailing_slash(void **state)
+{
+    (void)state;
+    struct danaus_stat st;
+    assert_int_equal(ops->mkdir(inst, &root_cred, "ts", 0755), 0);
+    write_file("ts/f", "f");
+    assert_int_equal(ops->mkdir(inst, &root_cred, "ts/d/", 0755), 0);
+    assert_int_equal(ops->symlink(inst, &root_cred, "d", "ts/ld"), 0);
+    assert_int_equal(ops->unlink(inst, &root_cred, "ts/f/"), -ENOTDIR);
+    assert_int_equal(ops->unlink(inst, &root_cred, "ts/d/"), -EISDIR);
+    assert_int_equal(ops->unlink(inst, &root_cred, "ts/ld/"), -ENOTDIR);
+    assert_int_equal(ops->unlink(inst, &root_cred, "ts/missing/"), -ENOENT);
+    assert_int_equal(ops->stat(inst, &root_cred, "ts/f", 0, &st), 0);
+    assert_int_equal(ops->stat(inst, &root_cred, "ts/ld", AT_SYMLINK_NOFOLLOW,
+                               &st), 0);
+
+    assert_int_equal(ops->rename(inst, &root_cred, "ts/f", "ts/g/", 0),
+                     -ENOTDIR);
+    assert_int_equal(ops->rename(inst, &root_cred, "ts/f/", "ts/g", 0),
+                     -ENOTDIR);
+    assert_int_equal(ops->rename(inst, &root_cred, "ts/f", "ts/d/", 0),
+                     -ENOTDIR);
+    assert_int_equal(ops->stat(inst, &root_cred, "ts/f", 0, &st), 0);
+    assert_int_equal(ops->rename(inst, &root_cred, "ts/d/", "ts/e/", 0), 0);
+    assert_int_equal(ops->stat(inst, &root_cred, "ts/e", 0, &st), 0);
+
+    assert_int_equal(ops->link(inst, &root_cred, "ts/f", "ts/h/"), -ENOENT);
+    assert_int_equal(ops->link(inst, &root_cred, "ts/f", "ts/e/"), -EEXIST);
+    assert_int_equal(ops->symlink(inst, &root_cred, "t", "ts/s/"), -ENOENT);
+    assert_int_equal(ops->symlink(inst, &root_cred, "t", "ts/f/"), -EEXIST);
+    assert_int_equal(ops->stat(inst, &root_cred, "ts/h", 0, &st), -ENOENT);
+    assert_int_equal(ops->stat(inst, &root_cred, "ts/s", AT_SYMLINK_NOFOLLOW,
+                               &st), -ENOENT);
+    assert_int_equal(ops->rmdir(inst, &root_cred, "ts/e/"), 0);
+}
+
+/* "." and ".." need search permission on the directory they leave. */
+static void test_dots_need_search(void **state)
+{
+    (void)state;
+    struct danaus_stat st;
+    assert_int_equal(ops->mkdir(inst, &root_cred, "shut", 0700), 0);
+    assert_int_equal(ops->mkdir(inst, &root_cred, "shut/in", 0755), 0);
+    assert_int_equal(ops->mkdir(inst, &root_cred, "open", 0755), 0);
+    assert_int_equal(ops->stat(inst, &user_cred, "shut/.", 0, &st), -EACCES);
+    assert_int_equal(ops->stat(inst, &user_cred, "shut/..", 0, &st), -EACCES);
+    assert_int_equal(ops->stat(inst, &user_cred, "shut/../open", 0, &st),
+                     -EACCES);
+    assert_int_equal(ops->stat(inst, &user_cred, "open/../open/.", 0, &st), 0);
+    assert_int_equal(ops->stat(inst, &root_cred, "shut/./in/..", 0, &st), 0);
+}
+
+/* The sum of ll_ref over the client's inodes, from its admin socket's
+ * dump_cache (Ceph's protocol: the command and a NUL; the answer's length
+ * as 4 bytes in network order, then the answer). */
+static long inode_refs(void)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(s >= 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", admin_socket);
+    assert_int_equal(connect(s, (struct sockaddr *)&a, sizeof a), 0);
+    const char cmd[] = "{\"prefix\": \"dump_cache\"}";
+    assert_int_equal(write(s, cmd, sizeof cmd), (ssize_t)sizeof cmd);
+    uint32_t len_be;
+    assert_int_equal(recv(s, &len_be, sizeof len_be, MSG_WAITALL), 4);
+    size_t len = ntohl(len_be);
+    char *json = malloc(len + 1);
+    assert_non_null(json);
+    assert_int_equal(recv(s, json, len, MSG_WAITALL), (ssize_t)len);
+    json[len] = '\0';
+    close(s);
+    long sum = 0;
+    int inodes = 0;
+    for (const char *p = json; (p = strstr(p, "\"ll_ref\": ")) != NULL;
+         inodes++) {
+        p += strlen("\"ll_ref\": ");
+        sum += strtol(p, NULL, 10);
+    }
+    free(json);
+    assert_true(inodes > 0);
+    return sum;
+}
+
+/*
+ * Every path walk and open gives back each inode reference it takes, on
+ * success and on every error: after the tests before this one (it runs
+ * last) and after a workload of both, the client's references are what they
+ * were when the instance was made.
+ */
+static void test_no_inode_leaks(void **state)
+{
+    (void)state;
+    struct danaus_stat st;
+    char buf[64];
+    assert_int_equal(ops->mkdir(inst, &root_cred, "lk", 0755), 0);
+    assert_int_equal(ops->mkdir(inst, &root_cred, "lk/d", 0755), 0);
+    assert_int_equal(ops->mkdir(inst, &root_cred, "lk/shut", 0700), 0);
+    write_file("lk/d/f", "data");
+    assert_int_equal(ops->symlink(inst, &root_cred, "d/f", "lk/s"), 0);
+    assert_int_equal(ops->symlink(inst, &root_cred, "/lk/d", "lk/abs"), 0);
+    assert_int_equal(ops->symlink(inst, &root_cred, "loop", "lk/loop"), 0);
+    assert_int_equal(ops->symlink(inst, &root_cred, "new", "lk/dang"), 0);
+    assert_int_equal(inode_refs(), refs_at_start);
+
+    for (int i = 0; i < 20; i++) {
+        struct ls_file *f = open_as(&root_cred, "lk/abs/../s", O_RDWR, 0);
+        assert_int_equal(ops->fstat(f, &root_cred, &st), 0);
+        ops->close(f);
+        ops->close(open_as(&root_cred, "lk/d", O_RDONLY | O_DIRECTORY, 0));
+        ops->close(open_as(&root_cred, "lk/dang", O_CREAT | O_WRONLY, 0644));
+        ops->close(open_as(&root_cred, "lk/d/f", O_CREAT | O_RDWR, 0644));
+        assert_int_equal(ops->stat(inst, &root_cred, "lk/s", 0, &st), 0);
+        assert_int_equal(ops->stat(inst, &root_cred, "lk/loop", 0, &st),
+                         -ELOOP);
+        assert_int_equal(ops->stat(inst, &root_cred, "lk/d/f/x", 0, &st),
+                         -ENOTDIR);
+        assert_int_equal(ops->stat(inst, &root_cred, "lk/d/no/x", 0, &st),
+                         -ENOENT);
+        assert_int_equal(ops->stat(inst, &user_cred, "lk/shut/..", 0, &st),
+                         -EACCES);
+        assert_int_equal(open_err(&root_cred, "lk/s", O_RDONLY | O_NOFOLLOW),
+                         -ELOOP);
+        assert_int_equal(open_err(&root_cred, "lk/d", O_WRONLY), -EISDIR);
+        assert_int_equal(open_err(&root_cred, "lk/d/f", O_CREAT | O_EXCL |
+                                                            O_WRONLY),
+                         -EEXIST);
+        assert_int_equal(open_err(&root_cred, "lk/d/f/", O_CREAT | O_WRONLY),
+                         -EISDIR);
+        assert_int_equal(open_err(&user_cred, "lk/d/f", O_WRONLY), -EACCES);
+        assert_int_equal(ops->readlink(inst, &root_cred, "lk/s", buf,
+                                       sizeof buf), 3);
+        assert_int_equal(ops->access(inst, &root_cred, "lk/s", R_OK, 0), 0);
+        assert_int_equal(ops->chmod(inst, &root_cred, "lk/s", 0644, 0), 0);
+        assert_int_equal(ops->truncate(inst, &root_cred, "lk/d", 0), -EISDIR);
+        assert_int_equal(ops->getxattr(inst, &root_cred, "lk/s", "user.no",
+                                       buf, sizeof buf, 0), -ENODATA);
+        assert_int_equal(ops->link(inst, &root_cred, "lk/d/f", "lk/h"), 0);
+        assert_int_equal(ops->link(inst, &root_cred, "lk/d/f", "lk/h"),
+                         -EEXIST);
+        assert_int_equal(ops->link(inst, &root_cred, "lk/d/f", "lk/h/"),
+                         -EEXIST);
+        assert_int_equal(ops->rename(inst, &root_cred, "lk/h", "lk/d/f", 0),
+                         0);
+        assert_int_equal(ops->rename(inst, &root_cred, "lk/h", "lk/d/g",
+                                     RENAME_NOREPLACE), 0);
+        assert_int_equal(ops->rename(inst, &root_cred, "lk/d/g", "lk/d/f",
+                                     RENAME_NOREPLACE), -EEXIST);
+        assert_int_equal(ops->rename(inst, &root_cred, "lk/d/g", "lk/d/",
+                                     0), -ENOTDIR);
+        assert_int_equal(ops->rename(inst, &root_cred, "lk/d/g", "lk/d/.",
+                                     0), -EBUSY);
+        assert_int_equal(ops->rename(inst, &root_cred, "lk/d/g/", "lk/x", 0),
+                         -ENOTDIR);
+        assert_int_equal(ops->unlink(inst, &root_cred, "lk/d/g/"), -ENOTDIR);
+        assert_int_equal(ops->unlink(inst, &root_cred, "lk/d/g"), 0);
+        assert_int_equal(ops->unlink(inst, &root_cred, "lk/new"), 0);
+        assert_int_equal(ops->mkdir(inst, &root_cred, "lk/d/f", 0755),
+                         -EEXIST);
+        assert_int_equal(ops->rmdir(inst, &root_cred, "lk/d"), -ENOTEMPTY);
+        assert_int_equal(ops->symlink(inst, &root_cred, "t", "lk/s"),
+                         -EEXIST);
+    }
+    assert_int_equal(inode_refs(), refs_at_start);
+}
+
+/* A copy of conf that gives this client an admin socket of its own. */
+static int write_conf_copy(const char *conf)
+{
+    snprintf(conf_copy, sizeof conf_copy, "/tmp/danaus-ceph-test.%d.conf",
+             (int)getpid());
+    snprintf(admin_socket, sizeof admin_socket,
+             "/tmp/danaus-ceph-test.%d.asok", (int)getpid());
+    FILE *in = fopen(conf, "r"), *out = fopen(conf_copy, "w");
+    if (in == NULL || out == NULL)
+        return -1;
+    int c;
+    while ((c = getc(in)) != EOF)
+        putc(c, out);
+    fprintf(out, "\n[client]\nadmin socket = %s\n", admin_socket);
+    fclose(in);
+    return fclose(out) == 0 ? 0 : -1;
+}
+
 static void test_xattrs(void **state)
 {
     (void)state;
@@ -523,7 +825,11 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[256];
-    struct cephfs_client_options o = {.conf_path = argv[1]};
+    if (write_conf_copy(argv[1]) < 0) {
+        fprintf(stderr, "cannot copy %s to %s\n", argv[1], conf_copy);
+        return 1;
+    }
+    struct cephfs_client_options o = {.conf_path = conf_copy};
     client = cephfs_client_new(&o, err, sizeof err);
     if (client == NULL) {
         fprintf(stderr, "%s\n", err);
@@ -553,18 +859,26 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_links),
         cmocka_unit_test(test_containment),
         cmocka_unit_test(test_getdents),
+        cmocka_unit_test(test_getdents_large),
         cmocka_unit_test(test_xattrs),
         cmocka_unit_test(test_attributes),
         cmocka_unit_test(test_truncate),
         cmocka_unit_test(test_statfs),
         cmocka_unit_test(test_append),
         cmocka_unit_test(test_permissions),
+        cmocka_unit_test(test_rename_same_file),
+        cmocka_unit_test(test_create_through_symlink),
+        cmocka_unit_test(test_trailing_slash),
+        cmocka_unit_test(test_dots_need_search),
+        cmocka_unit_test(test_no_inode_leaks),
     };
+    refs_at_start = inode_refs();
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
     cephfs_cred_release(&user_cred);
     cephfs_cred_release(&root_cred);
     ops->destroy(inst);
     cephfs_client_free(client);
+    unlink(conf_copy);
     return failed;
 }
