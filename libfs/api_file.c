@@ -351,6 +351,28 @@ DANAUS_EXPORT int danaus_fdatasync(int fd)
     return sync_fd(fd, 1);
 }
 
+DANAUS_EXPORT int danaus_sync_file_range(int fd, off_t offset, off_t nbytes,
+                                         unsigned int flags)
+{
+    const unsigned int known = SYNC_FILE_RANGE_WAIT_BEFORE |
+                               SYNC_FILE_RANGE_WRITE |
+                               SYNC_FILE_RANGE_WAIT_AFTER;
+    /* The kernel's checks (fs/sync.c), in its order. */
+    if ((flags & ~known) || offset < 0 || nbytes < 0 ||
+        nbytes > INT64_MAX - offset) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (flags & SYNC_FILE_RANGE_WRITE)
+        return sync_fd(fd, 1);
+    struct fd_info info;
+    if (!fdtable_lookup(fd, &info)) {
+        errno = EBADF;
+        return -1;
+    }
+    return 0;
+}
+
 DANAUS_EXPORT int danaus_ftruncate(int fd, off_t length)
 {
     struct call c;

@@ -209,6 +209,14 @@ DANAUS_EXPORT int fdatasync(int fd)
     return danaus_fdatasync(fd);
 }
 
+DANAUS_EXPORT int sync_file_range(int fd, off64_t offset, off64_t nbytes,
+                                  unsigned int flags)
+{
+    if (!route_fd(fd))
+        return REAL(sync_file_range)(fd, offset, nbytes, flags);
+    return danaus_sync_file_range(fd, offset, nbytes, flags);
+}
+
 DANAUS_EXPORT int truncate(const char *path, off_t length)
 {
     if (!route_path(AT_FDCWD, path))

@@ -51,6 +51,18 @@ ssize_t danaus_writev(int fd, const struct iovec *iov, int iovcnt);
 off_t danaus_lseek(int fd, off_t offset, int whence);
 int danaus_fsync(int fd);
 int danaus_fdatasync(int fd);
+/* Writeout requested with SYNC_FILE_RANGE_WRITE is a whole-file
+ * fdatasync (the service has no ranged writeout; stronger is allowed);
+ * waits alone succeed. EINVAL for unknown flags or a negative range. */
+int danaus_sync_file_range(int fd, off_t offset, off_t nbytes,
+                           unsigned int flags);
+/* Unique temporary files and directories, as mkstemp(3) and mkdtemp(3):
+ * the six X's before the suffix are replaced in place. */
+int danaus_mkstemp(char *tmpl);
+int danaus_mkostemp(char *tmpl, int flags);
+int danaus_mkstemps(char *tmpl, int suffixlen);
+int danaus_mkostemps(char *tmpl, int suffixlen, int flags);
+char *danaus_mkdtemp(char *tmpl);
 int danaus_ftruncate(int fd, off_t length);
 int danaus_dup(int oldfd);
 int danaus_dup2(int oldfd, int newfd);
