@@ -1,0 +1,23 @@
+# Real programs under LD_PRELOAD (issue "Proof with real programs"): each
+# scenario script in tests/programs runs on a plain directory and on a
+# Danaus mount (tests/programs/run-scenario.sh), transcripts compared. One
+# ctest per program family and backend, label "programs".
+set(DANAUS_PROGRAMS coreutils tar shell python sqlite git db_bench)
+set(DANAUS_PROGRAMS_DRIVER ${CMAKE_CURRENT_SOURCE_DIR}/programs/run-scenario.sh)
+
+foreach(program ${DANAUS_PROGRAMS})
+  set(script ${CMAKE_CURRENT_SOURCE_DIR}/programs/${program}.sh)
+  add_test(NAME programs_${program}_local
+    COMMAND ${DANAUS_PROGRAMS_DRIVER} $<TARGET_FILE:danausd>
+      $<TARGET_FILE:danaus> local - ${script})
+  set_tests_properties(programs_${program}_local PROPERTIES
+    LABELS programs TIMEOUT 180)
+  if(TARGET danaus_backend_ceph)
+    add_test(NAME programs_${program}_ceph
+      COMMAND ${DANAUS_PROGRAMS_DRIVER} $<TARGET_FILE:danausd>
+        $<TARGET_FILE:danaus> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
+        ${script})
+    set_tests_properties(programs_${program}_ceph PROPERTIES
+      LABELS "programs;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+  endif()
+endforeach()
