@@ -36,6 +36,11 @@ struct ceph_file {
     struct Fh *fh;               /* regular files */
     struct ceph_dir_result *dir; /* directories */
     int flags;
+    /* Directories: the cookie our callers see Ceph's stream standing at. It
+     * is kept rather than asked of ceph_telldir because, past the last
+     * entry, Ceph's position becomes an end marker: a seekdir back from it
+     * would drop Ceph's buffer and ask the MDS again at every end. */
+    off_t dir_pos;
     /* Serializes what must not interleave on one open file: an append with
      * the read of the position it left, and a directory's seek + reads. */
     pthread_mutex_t lock;
@@ -344,10 +349,13 @@ ssize_t ceph_file_getdents(struct ls_file *f, const struct ls_cred *cred,
     if (!f->is_dir)
         return -ENOTDIR;
     pthread_mutex_lock(&cf->lock);
-    if (ceph_telldir(cm, cf->dir) != *pos)
+    if (cf->dir_pos != *pos) {
         ceph_seekdir(cm, cf->dir, *pos);
+        cf->dir_pos = *pos;
+    }
     size_t used = 0;
     ssize_t r = 0;
+    int lost = 0;
     for (;;) {
         int64_t before = ceph_telldir(cm, cf->dir);
         struct dirent de;
@@ -355,6 +363,7 @@ ssize_t ceph_file_getdents(struct ls_file *f, const struct ls_cred *cred,
         if (got <= 0) {
             if (got < 0 && used == 0)
                 r = got;
+            lost = got < 0;
             break;
         }
         size_t namelen = strlen(de.d_name);
@@ -381,6 +390,8 @@ ssize_t ceph_file_getdents(struct ls_file *f, const struct ls_cred *cred,
         used += reclen;
         *pos = d->d_off;
     }
+    /* After a failed read, where Ceph's stream stands is not known. */
+    cf->dir_pos = lost ? -1 : *pos;
     pthread_mutex_unlock(&cf->lock);
     return r < 0 ? r : (ssize_t)used;
 }
