@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* glibc's fortified open entry points; its headers declare them only for
@@ -391,6 +392,25 @@ DANAUS_EXPORT int ioctl(int fd, unsigned long request, ...)
     if (!route_fd(fd))
         return REAL(ioctl)(fd, request, arg);
     return danaus_ioctl(fd, request, arg);
+}
+
+/* glibc's isatty and tcgetattr ask the kernel with an internal ioctl, which
+ * would reach the placeholder and fail with EBADF; a Danaus file is no
+ * terminal: ENOTTY, as a regular file answers. */
+DANAUS_EXPORT int tcgetattr(int fd, struct termios *t)
+{
+    if (!route_fd(fd))
+        return REAL(tcgetattr)(fd, t);
+    errno = ENOTTY;
+    return -1;
+}
+
+DANAUS_EXPORT int isatty(int fd)
+{
+    if (!route_fd(fd))
+        return REAL(isatty)(fd);
+    errno = ENOTTY;
+    return 0;
 }
 
 /* A Danaus file has no pages the kernel could map; say so once per call,

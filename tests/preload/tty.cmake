@@ -1,0 +1,6 @@
+# isatty and tcgetattr on Danaus descriptors (libfs/interpose_fd.c),
+# compared with a plain directory by test_preload_dir_compare.
+add_executable(test_preload_tty ${CMAKE_CURRENT_SOURCE_DIR}/preload/test_preload_tty.c)
+add_test(NAME preload_tty COMMAND ${DANAUS_DIR_COMPARE} local -
+  "$<TARGET_FILE:test_preload_tty> \"$ROOT\"")
+set_tests_properties(preload_tty PROPERTIES LABELS preload TIMEOUT 60)
