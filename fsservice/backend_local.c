@@ -176,8 +176,6 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
                       struct ls_file **out)
 {
     struct local_instance *li = local(inst);
-    if ((flags & O_PATH) == O_PATH)
-        return -EINVAL;
     int rc = enter(li, cred);
     if (rc < 0)
         return rc;

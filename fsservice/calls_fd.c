@@ -18,7 +18,9 @@
 #define OPEN_FLAGS                                                       \
     (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_NONBLOCK |    \
      O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_SYNC | O_DSYNC | \
-     O_LARGEFILE | O_NOATIME | O_DIRECT)
+     O_LARGEFILE | O_NOATIME | O_DIRECT | O_PATH)
+/* With O_PATH, Linux ignores every flag but these. */
+#define PATH_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 /* O_CLOEXEC is the client's; O_DIRECT would bind the alignment of the
  * client's buffer to the backend's device: the service's cache serves
  * instead. */
@@ -53,8 +55,11 @@ static int64_t count_arg(struct request *r)
 int64_t call_open(struct request *r)
 {
     int flags = (int)r->d->arg[0];
-    if ((int64_t)flags != r->d->arg[0] || (flags & ~OPEN_FLAGS) ||
-        (flags & O_ACCMODE) == O_ACCMODE)
+    if ((int64_t)flags != r->d->arg[0] || (flags & ~OPEN_FLAGS))
+        return -EINVAL;
+    if (flags & O_PATH)
+        flags &= PATH_FLAGS;
+    else if ((flags & O_ACCMODE) == O_ACCMODE)
         return -EINVAL;
     struct ls_instance *inst = request_instance(r);
     if (!inst)

@@ -80,6 +80,29 @@ static int ceph_open_flags(int flags)
     return f;
 }
 
+/* O_PATH: a reference on the inode and nothing more, whatever its type and
+ * its permissions, as Linux's O_PATH; the service lets only fstat, fstatfs,
+ * dup and close reach it. Takes over the reference on in. */
+static int open_path_only(struct ls_instance *inst, const struct ls_cred *cred,
+                          struct Inode *in, int flags, struct ls_file **out)
+{
+    struct ceph_instance *ci = ceph_inst(inst);
+    struct ceph_statx stx;
+    int r = ceph_ll_getattr(ci->client->cmount, in, &stx, CEPH_STATX_MODE, 0,
+                            cred->ceph_perm);
+    if (r == 0 && (flags & O_DIRECTORY) && !S_ISDIR(stx.stx_mode))
+        r = -ENOTDIR;
+    struct ceph_file *cf = NULL;
+    if (r == 0)
+        r = new_file(inst, in, S_ISDIR(stx.stx_mode), flags, &cf);
+    if (r < 0) {
+        ceph_inode_put(ci, in);
+        return r;
+    }
+    *out = &cf->base;
+    return 0;
+}
+
 /* Opens an inode that exists; takes over the reference on in. */
 static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
                       struct Inode *in, int flags, struct ls_file **out)
@@ -203,6 +226,8 @@ int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,
     int r = ceph_walk(ci, cred, path, !(flags & O_NOFOLLOW), &in);
     if (r < 0)
         return r;
+    if (flags & O_PATH)
+        return open_path_only(inst, cred, in, flags, out);
     return open_inode(inst, cred, in, flags, out);
 }
 

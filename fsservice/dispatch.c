@@ -9,18 +9,25 @@
 #include "request.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <urcu.h>
 
 enum needs { NEEDS_NOTHING, NEEDS_HANDLE, PATH_OR_HANDLE };
 
+/* Calls that an O_PATH open file answers, as Linux's O_PATH descriptors:
+ * everything else on one fails with EBADF. */
+#define ON_PATH_FILE true
+
 static const struct {
     call_handler fn;
     enum needs needs;
+    bool on_path_file;
 } calls[DANAUS_CALL_COUNT] = {
     [DANAUS_CALL_OPEN] = {call_open, NEEDS_NOTHING},
     [DANAUS_CALL_CLOSE] = {call_close, NEEDS_NOTHING},
-    [DANAUS_CALL_DUP] = {call_dup, NEEDS_HANDLE},
+    [DANAUS_CALL_DUP] = {call_dup, NEEDS_HANDLE, ON_PATH_FILE},
     [DANAUS_CALL_READ] = {call_read, NEEDS_HANDLE},
     [DANAUS_CALL_WRITE] = {call_write, NEEDS_HANDLE},
     [DANAUS_CALL_PREAD] = {call_pread, NEEDS_HANDLE},
@@ -28,9 +35,9 @@ static const struct {
     [DANAUS_CALL_LSEEK] = {call_lseek, NEEDS_HANDLE},
     [DANAUS_CALL_FSYNC] = {call_fsync, NEEDS_HANDLE},
     [DANAUS_CALL_GETDENTS] = {call_getdents, NEEDS_HANDLE},
-    [DANAUS_CALL_GETFL] = {call_getfl, NEEDS_HANDLE},
+    [DANAUS_CALL_GETFL] = {call_getfl, NEEDS_HANDLE, ON_PATH_FILE},
     [DANAUS_CALL_SETFL] = {call_setfl, NEEDS_HANDLE},
-    [DANAUS_CALL_STAT] = {call_stat, PATH_OR_HANDLE},
+    [DANAUS_CALL_STAT] = {call_stat, PATH_OR_HANDLE, ON_PATH_FILE},
     [DANAUS_CALL_ACCESS] = {call_access, NEEDS_NOTHING},
     [DANAUS_CALL_MKDIR] = {call_mkdir, NEEDS_NOTHING},
     [DANAUS_CALL_RMDIR] = {call_rmdir, NEEDS_NOTHING},
@@ -43,7 +50,7 @@ static const struct {
     [DANAUS_CALL_CHOWN] = {call_chown, PATH_OR_HANDLE},
     [DANAUS_CALL_UTIMENS] = {call_utimens, PATH_OR_HANDLE},
     [DANAUS_CALL_TRUNCATE] = {call_truncate, PATH_OR_HANDLE},
-    [DANAUS_CALL_STATFS] = {call_statfs, PATH_OR_HANDLE},
+    [DANAUS_CALL_STATFS] = {call_statfs, PATH_OR_HANDLE, ON_PATH_FILE},
     [DANAUS_CALL_GETXATTR] = {call_getxattr, PATH_OR_HANDLE},
     [DANAUS_CALL_SETXATTR] = {call_setxattr, PATH_OR_HANDLE},
     [DANAUS_CALL_LISTXATTR] = {call_listxattr, PATH_OR_HANDLE},
@@ -98,6 +105,11 @@ int64_t dispatch(struct service *svc, struct client *c,
         r.of = handle_get(&c->handles, d->handle);
         if (!r.of)
             return -EBADF;
+        if ((atomic_load(&r.of->flags) & O_PATH) &&
+            !calls[d->call].on_path_file) {
+            open_file_put(r.of);
+            return -EBADF;
+        }
     }
     int64_t rc = calls[d->call].fn(&r);
     if (r.of)

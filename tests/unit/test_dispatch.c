@@ -252,6 +252,31 @@ static void data_round_trip_and_shared_offset(void **state)
     assert_int_equal(run(alice, r), -EBADF);
 }
 
+/* O_PATH: a handle for fstat and friends only, as Linux's O_PATH. */
+static void path_only_opens_refuse_io(void **state)
+{
+    assert_int_equal(run(alice, desc(DANAUS_CALL_MKDIR, "pdir", NULL)), 0);
+    int64_t h = open_path("pdir", O_PATH | O_DIRECTORY | O_RDWR | O_TRUNC);
+    assert_true(h > 0); /* other flags are ignored, as Linux ignores them */
+    struct danaus_desc st = desc(DANAUS_CALL_STAT, "", NULL);
+    st.handle = (uint64_t)h;
+    assert_int_equal(run(alice, st), 0);
+    assert_true(S_ISDIR(((struct danaus_stat *)buf_of(alice_slot))->mode));
+    struct danaus_desc rd = desc(DANAUS_CALL_GETDENTS, NULL, NULL);
+    rd.handle = (uint64_t)h;
+    rd.arg[0] = 4096;
+    assert_int_equal(run(alice, rd), -EBADF);
+    struct danaus_desc ch = desc(DANAUS_CALL_CHMOD, "", NULL);
+    ch.handle = (uint64_t)h;
+    ch.arg[0] = 0700;
+    assert_int_equal(run(alice, ch), -EBADF);
+    struct danaus_desc fl = desc(DANAUS_CALL_GETFL, NULL, NULL);
+    fl.handle = (uint64_t)h;
+    assert_int_equal(run(alice, fl) & (O_PATH | O_DIRECTORY),
+                     O_PATH | O_DIRECTORY);
+    assert_int_equal(open_path("nothere", O_PATH), -ENOENT);
+}
+
 static void slots_without_owner_are_refused(void **state)
 {
     rcu_read_lock();
@@ -276,6 +301,7 @@ int main(void)
         cmocka_unit_test(bad_arguments_get_einval),
         cmocka_unit_test(paths_cannot_leave_the_instance),
         cmocka_unit_test(data_round_trip_and_shared_offset),
+        cmocka_unit_test(path_only_opens_refuse_io),
         cmocka_unit_test(slots_without_owner_are_refused),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
