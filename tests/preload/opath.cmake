@@ -2,7 +2,7 @@
 # several sources opens its target directory O_PATH; Python's os.open shows
 # what such a descriptor answers. Compared with a plain directory by
 # test_preload_dir_compare.
-add_test(NAME preload_opath COMMAND ${DANAUS_DIR_COMPARE} local -
+set(DANAUS_OPATH_SCRIPT
   "cd \"$ROOT\" && mkdir d && echo a > a && echo b > b && cp a b d/ && ls d && /usr/bin/python3 -c \"
 import os
 def attempt(what, f):
@@ -18,4 +18,12 @@ attempt('fchmod', lambda: os.fchmod(a, 0o600))
 attempt('stat a', lambda: os.stat('a').st_size)
 attempt('dir fd', lambda: os.open('a', os.O_PATH | os.O_DIRECTORY))
 \"")
+add_test(NAME preload_opath COMMAND ${DANAUS_DIR_COMPARE} local -
+  "${DANAUS_OPATH_SCRIPT}")
 set_tests_properties(preload_opath PROPERTIES LABELS preload TIMEOUT 60)
+if(TARGET danaus_backend_ceph)
+  add_test(NAME preload_opath_ceph COMMAND ${DANAUS_DIR_COMPARE}
+    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf "${DANAUS_OPATH_SCRIPT}")
+  set_tests_properties(preload_opath_ceph PROPERTIES LABELS "preload;ceph"
+    FIXTURES_REQUIRED ceph TIMEOUT 120)
+endif()
