@@ -47,8 +47,14 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
     }
     /* Ceph waits 300 s by default for an unreachable cluster; a service
      * that cannot mount should say so while its operator is watching. */
+    /* A CephFS directory's size is by default the bytes below it, which
+     * the MDS updates lazily: two stats of a directory one reads disagree
+     * and tar reports "file changed as we read it". Off, the size is the
+     * number of entries, stable while nothing is added or removed. */
     if (set_option(cl->cmount, "client_mount_timeout", CEPH_MOUNT_TIMEOUT,
                    err, errlen) < 0 ||
+        set_option(cl->cmount, "client_dirsize_rbytes", "false", err,
+                   errlen) < 0 ||
         set_option(cl->cmount, "client_cache_size", o->cache_size, err,
                    errlen) < 0 ||
         set_option(cl->cmount, "client_oc_size", o->oc_size, err, errlen) < 0)
