@@ -39,10 +39,10 @@ step mv copy/t2 "$OUTSIDE/t2"
 step mv "$OUTSIDE/t2" copy/t2-back
 tree copy dst
 
-shstep 'ls -l --time-style=+ src/sub src/letters | awk "/^total/ {next} /^d/ {print \$1, \$3, \$4, \$NF; next} {print}"' 
-shstep 'ls -la --time-style=+ src | awk "/^total/ {next} /^d/ {print \$1, \$3, \$4, \$NF; next} {print}"'
+shstep 'ls -l --time-style=+ src/sub src/letters | awk "/^total/ {next} /^d/ {print \$1, \$3, \$4, \$NF; next} {\$1 = \$1; print}"' 
+shstep 'ls -la --time-style=+ src | awk "/^total/ {next} /^d/ {print \$1, \$3, \$4, \$NF; next} {\$1 = \$1; print}"'
 step ls -R src
-step ls -1 -S src
+shstep 'ls -1 -S src | while read p; do [ -d "src/$p" ] || echo "$p"; done'
 shstep "find src -name '*.txt' -o -type l -print | sort"
 step find src -type f -newer src/letters -name 't*'
 shstep 'find src -type f -size +10k | sort'
