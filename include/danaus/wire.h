@@ -75,6 +75,11 @@ enum danaus_call {
                                 arg0 value size, arg1 XATTR_ flags, arg2 AT_ */
     DANAUS_CALL_LISTXATTR,   /* path | handle; arg0 size, arg1 AT_ -> bytes */
     DANAUS_CALL_REMOVEXATTR, /* path | handle; path, name; arg1 AT_ flags */
+    DANAUS_CALL_LOCK,        /* handle; arg0 DANAUS_LOCK_SET | _TEST, arg1
+                                F_RDLCK/F_WRLCK/F_UNLCK, arg2 start, arg3
+                                len (0: to the end), arg4 DANAUS_LOCK_POSIX
+                                | _OFD | _FLOCK, arg5 wait -> 0; TEST puts
+                                a danaus_lock out (type F_UNLCK: none) */
     DANAUS_CALL_COUNT
 };
 
@@ -104,6 +109,31 @@ struct danaus_desc {
 #define DANAUS_HANDLE(index, gen) (((uint64_t)(gen) << 32) | (uint32_t)(index))
 #define DANAUS_HANDLE_INDEX(h) ((uint32_t)(h))
 #define DANAUS_HANDLE_GEN(h) ((uint32_t)((h) >> 32))
+
+/*
+ * Record locks (LOCK). The owner kind says who holds a lock: POSIX locks
+ * (fcntl F_SETLK, lockf) belong to the calling client (process), OFD locks
+ * (F_OFD_SETLK) and flock locks to the open file the handle names. flock
+ * locks cover the whole file and meet only other flock locks. A SET that
+ * conflicts answers -EAGAIN at once: the service never blocks a thread; with
+ * the wait flag set the library retries (F_SETLKW, flock without LOCK_NB),
+ * and the service may answer -EDEADLK for a POSIX wait that would close a
+ * cycle of waiting processes.
+ */
+enum danaus_lock_cmd { DANAUS_LOCK_SET = 1, DANAUS_LOCK_TEST };
+enum danaus_lock_owner {
+    DANAUS_LOCK_POSIX = 1,
+    DANAUS_LOCK_OFD,
+    DANAUS_LOCK_FLOCK
+};
+
+/* TEST's answer: the first conflicting lock, as F_GETLK reports it. */
+struct danaus_lock {
+    int32_t type;  /* F_RDLCK, F_WRLCK, or F_UNLCK when nothing conflicts */
+    int32_t pid;   /* the holder's process for POSIX locks, -1 otherwise */
+    int64_t start;
+    int64_t len;   /* 0: to the end of the file */
+};
 
 /* File attributes as the service reports them, the same for every backend. */
 struct danaus_stat {

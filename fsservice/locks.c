@@ -1,0 +1,472 @@
+/*
+ * locks.c - the record-lock table (locks.h).
+ *
+ * A hash table of files that have locks; each holds an unordered list of
+ * its locks. An owner's ranges on one file never overlap: lock_set first
+ * checks other owners' locks for a conflict, then cuts the owner's own
+ * locks out of the new range (merging those of the same type that overlap
+ * or touch it into the new one) and adds the result. Files with no lock
+ * left leave the table.
+ */
+#include "locks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define OFFSET_MAX INT64_MAX
+
+/* A wait record lives this long after the retry that made it: longer than
+ * the library's largest pause between retries, short enough that a process
+ * which gave up waiting soon stops counting as waiting. */
+#define WAIT_RECORD_NS 1000000000LL
+/* Linux's bound on the chain of waiters it follows. */
+#define DEADLOCK_HOPS 10
+
+struct lock {
+    struct lock *next;
+    struct lock_owner owner;
+    int type;
+    int64_t start, end; /* inclusive */
+};
+
+struct lock_file {
+    struct lock_file *next;
+    struct lock_key key;
+    struct lock *locks;
+};
+
+/* A POSIX owner (client) retrying a wait, and the client it waits for. */
+struct lock_waiter {
+    struct lock_waiter *next;
+    uint64_t client, blocker;
+    int64_t expires;
+};
+
+void lock_table_init(struct lock_table *t)
+{
+    memset(t, 0, sizeof *t);
+    pthread_mutex_init(&t->mutex, NULL);
+}
+
+static void free_locks(struct lock *l)
+{
+    while (l) {
+        struct lock *next = l->next;
+        free(l);
+        l = next;
+    }
+}
+
+void lock_table_destroy(struct lock_table *t)
+{
+    for (int b = 0; b < LOCK_BUCKETS; b++) {
+        struct lock_file *f = t->buckets[b];
+        while (f) {
+            struct lock_file *next = f->next;
+            free_locks(f->locks);
+            free(f);
+            f = next;
+        }
+    }
+    while (t->waiters) {
+        struct lock_waiter *next = t->waiters->next;
+        free(t->waiters);
+        t->waiters = next;
+    }
+    pthread_mutex_destroy(&t->mutex);
+}
+
+static unsigned bucket_of(const struct lock_key *k)
+{
+    uint64_t h = k->ino * 0x9e3779b97f4a7c15ull ^ k->dev ^
+                 (uint64_t)(uintptr_t)k->inst;
+    return (unsigned)(h >> 56) % LOCK_BUCKETS;
+}
+
+static bool same_key(const struct lock_key *a, const struct lock_key *b)
+{
+    return a->inst == b->inst && a->dev == b->dev && a->ino == b->ino;
+}
+
+/* The file's entry, or NULL; created when create is set (NULL then means
+ * out of memory). */
+static struct lock_file *file_of(struct lock_table *t,
+                                 const struct lock_key *key, bool create)
+{
+    struct lock_file **head = &t->buckets[bucket_of(key)];
+    for (struct lock_file *f = *head; f; f = f->next)
+        if (same_key(&f->key, key))
+            return f;
+    if (!create)
+        return NULL;
+    struct lock_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->key = *key;
+    f->next = *head;
+    *head = f;
+    return f;
+}
+
+/* Drops the file's entry once it holds no lock. */
+static void file_trim(struct lock_table *t, struct lock_file *f)
+{
+    if (f->locks)
+        return;
+    struct lock_file **p = &t->buckets[bucket_of(&f->key)];
+    while (*p != f)
+        p = &(*p)->next;
+    *p = f->next;
+    free(f);
+}
+
+static bool same_owner(const struct lock_owner *a, const struct lock_owner *b)
+{
+    return a->kind == b->kind && a->id == b->id;
+}
+
+static bool is_flock(const struct lock_owner *o)
+{
+    return o->kind == DANAUS_LOCK_FLOCK;
+}
+
+/* The inclusive end of [start, start + len), checked as Linux checks the
+ * range of a struct flock once l_whence is applied. */
+static int range_end(int64_t start, int64_t len, int64_t *end)
+{
+    if (start < 0 || len < 0)
+        return -EINVAL;
+    if (len == 0) {
+        *end = OFFSET_MAX;
+        return 0;
+    }
+    if (len - 1 > OFFSET_MAX - start)
+        return -EOVERFLOW;
+    *end = start + (len - 1);
+    return 0;
+}
+
+static bool valid_type(int type)
+{
+    return type == F_RDLCK || type == F_WRLCK || type == F_UNLCK;
+}
+
+/* The first (lowest start) lock of another owner, of the same family
+ * (flock or range locks), that conflicts with type on [start, end]. */
+static struct lock *conflict(struct lock_file *f, const struct lock_owner *o,
+                             int type, int64_t start, int64_t end)
+{
+    struct lock *first = NULL;
+    for (struct lock *l = f->locks; l; l = l->next) {
+        if (same_owner(&l->owner, o) || is_flock(&l->owner) != is_flock(o))
+            continue;
+        if (l->end < start || l->start > end)
+            continue;
+        if (l->type != F_WRLCK && type != F_WRLCK)
+            continue;
+        if (!first || l->start < first->start)
+            first = l;
+    }
+    return first;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The live wait record of client, or NULL; drops expired ones on the
+ * way. */
+static struct lock_waiter *waiter_of(struct lock_table *t, uint64_t client,
+                                     int64_t now)
+{
+    struct lock_waiter **p = &t->waiters;
+    while (*p) {
+        struct lock_waiter *w = *p;
+        if (w->expires <= now) {
+            *p = w->next;
+            free(w);
+            continue;
+        }
+        if (w->client == client)
+            return w;
+        p = &w->next;
+    }
+    return NULL;
+}
+
+static void waiter_drop(struct lock_table *t, uint64_t client)
+{
+    for (struct lock_waiter **p = &t->waiters; *p; p = &(*p)->next) {
+        if ((*p)->client == client) {
+            struct lock_waiter *w = *p;
+            *p = w->next;
+            free(w);
+            return;
+        }
+    }
+}
+
+/*
+ * A POSIX owner found blocker (another POSIX owner) in its way and will
+ * retry. -EDEADLK when blocker waits, through a chain of waiters, for
+ * client; otherwise records that client waits for blocker and returns
+ * -EAGAIN.
+ */
+static int wait_for(struct lock_table *t, uint64_t client, uint64_t blocker)
+{
+    int64_t now = now_ns();
+    uint64_t who = blocker;
+    for (int hop = 0; hop < DEADLOCK_HOPS; hop++) {
+        if (who == client) {
+            waiter_drop(t, client);
+            return -EDEADLK;
+        }
+        struct lock_waiter *w = waiter_of(t, who, now);
+        if (!w)
+            break;
+        who = w->blocker;
+    }
+    struct lock_waiter *w = waiter_of(t, client, now);
+    if (!w) {
+        w = malloc(sizeof *w);
+        if (!w)
+            return -EAGAIN; /* only the detection is lost */
+        w->client = client;
+        w->next = t->waiters;
+        t->waiters = w;
+    }
+    w->blocker = blocker;
+    w->expires = now + WAIT_RECORD_NS;
+    return -EAGAIN;
+}
+
+static void unlink_lock(struct lock_table *t, struct lock **p)
+{
+    struct lock *l = *p;
+    *p = l->next;
+    free(l);
+    t->nlocks--;
+}
+
+static bool touches(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
+{
+    return (e1 == OFFSET_MAX || e1 + 1 >= s2) &&
+           (e2 == OFFSET_MAX || e2 + 1 >= s1);
+}
+
+/*
+ * Cuts the owner's own locks out of [start, end] and merges those of type
+ * (when it is a lock, not F_UNLCK) that overlap or touch it into *ns, *ne.
+ * spare is a preallocated lock for the one case that needs a new node: an
+ * old lock of another type strictly around the range splits in two.
+ * Returns whether spare was used.
+ */
+static bool cut_own(struct lock_table *t, struct lock_file *f,
+                    const struct lock_owner *o, int type, int64_t start,
+                    int64_t end, int64_t *ns, int64_t *ne, struct lock *spare)
+{
+    bool used = false;
+    struct lock **p = &f->locks;
+    while (*p) {
+        struct lock *l = *p;
+        if (!same_owner(&l->owner, o)) {
+            p = &l->next;
+            continue;
+        }
+        if (type != F_UNLCK && l->type == type &&
+            touches(l->start, l->end, start, end)) {
+            *ns = l->start < *ns ? l->start : *ns;
+            *ne = l->end > *ne ? l->end : *ne;
+            unlink_lock(t, p);
+            continue;
+        }
+        if (l->end < start || l->start > end) {
+            p = &l->next;
+            continue;
+        }
+        if (l->start < start && l->end > end) {
+            *spare = *l;
+            spare->start = end + 1;
+            spare->next = l->next;
+            l->next = spare;
+            l->end = start - 1;
+            t->nlocks++;
+            used = true;
+            p = &spare->next;
+        } else if (l->start < start) {
+            l->end = start - 1;
+            p = &l->next;
+        } else if (l->end > end) {
+            l->start = end + 1;
+            p = &l->next;
+        } else {
+            unlink_lock(t, p);
+        }
+    }
+    return used;
+}
+
+/* flock: the owner's lock, if any, goes before anything else is tried
+ * (Linux drops it even when the new one then conflicts); a request for the
+ * type already held changes nothing. */
+static int set_flock(struct lock_table *t, struct lock_file *f,
+                     const struct lock_owner *o, int type)
+{
+    for (struct lock **p = &f->locks; *p; p = &(*p)->next) {
+        if (!same_owner(&(*p)->owner, o))
+            continue;
+        if ((*p)->type == type)
+            return 0;
+        unlink_lock(t, p);
+        break;
+    }
+    if (type == F_UNLCK || conflict(f, o, type, 0, OFFSET_MAX))
+        return type == F_UNLCK ? 0 : -EAGAIN;
+    struct lock *l = malloc(sizeof *l);
+    if (!l)
+        return -ENOLCK;
+    *l = (struct lock){f->locks, *o, type, 0, OFFSET_MAX};
+    f->locks = l;
+    t->nlocks++;
+    return 0;
+}
+
+static int set_range(struct lock_table *t, struct lock_file *f,
+                     const struct lock_owner *o, int type, int64_t start,
+                     int64_t end, bool wait)
+{
+    if (type != F_UNLCK) {
+        struct lock *c = conflict(f, o, type, start, end);
+        if (c) {
+            if (wait && o->kind == DANAUS_LOCK_POSIX &&
+                c->owner.kind == DANAUS_LOCK_POSIX)
+                return wait_for(t, o->id, c->owner.id);
+            return -EAGAIN;
+        }
+    }
+    /* Both nodes are taken before anything changes, so running out of
+     * memory leaves the owner's locks as they were. */
+    struct lock *fresh = type == F_UNLCK ? NULL : malloc(sizeof *fresh);
+    struct lock *spare = malloc(sizeof *spare);
+    if ((type != F_UNLCK && !fresh) || !spare) {
+        free(fresh);
+        free(spare);
+        return -ENOLCK;
+    }
+    int64_t ns = start, ne = end;
+    if (!cut_own(t, f, o, type, start, end, &ns, &ne, spare))
+        free(spare);
+    if (fresh) {
+        *fresh = (struct lock){f->locks, *o, type, ns, ne};
+        f->locks = fresh;
+        t->nlocks++;
+    }
+    return 0;
+}
+
+int lock_set(struct lock_table *t, const struct lock_key *key,
+             const struct lock_owner *owner, int type, int64_t start,
+             int64_t len, bool wait)
+{
+    int64_t end;
+    int rc = range_end(start, len, &end);
+    if (rc < 0)
+        return rc;
+    if (!valid_type(type))
+        return -EINVAL;
+    pthread_mutex_lock(&t->mutex);
+    struct lock_file *f = file_of(t, key, type != F_UNLCK);
+    if (!f) {
+        rc = type == F_UNLCK ? 0 : -ENOLCK;
+    } else {
+        rc = is_flock(owner) ? set_flock(t, f, owner, type)
+                             : set_range(t, f, owner, type, start, end, wait);
+        file_trim(t, f);
+    }
+    if (owner->kind == DANAUS_LOCK_POSIX && rc != -EAGAIN && t->waiters)
+        waiter_drop(t, owner->id);
+    pthread_mutex_unlock(&t->mutex);
+    return rc;
+}
+
+int lock_test(struct lock_table *t, const struct lock_key *key,
+              const struct lock_owner *owner, int type, int64_t start,
+              int64_t len, struct danaus_lock *out)
+{
+    int64_t end;
+    int rc = range_end(start, len, &end);
+    if (rc < 0)
+        return rc;
+    if (type != F_RDLCK && type != F_WRLCK)
+        return -EINVAL;
+    out->type = F_UNLCK;
+    pthread_mutex_lock(&t->mutex);
+    struct lock_file *f = file_of(t, key, false);
+    struct lock *c = f ? conflict(f, owner, type, start, end) : NULL;
+    if (c) {
+        out->type = c->type;
+        out->pid = c->owner.kind == DANAUS_LOCK_POSIX ? c->owner.pid : -1;
+        out->start = c->start;
+        out->len = c->end == OFFSET_MAX ? 0 : c->end - c->start + 1;
+    }
+    pthread_mutex_unlock(&t->mutex);
+    return 0;
+}
+
+/* Removes owner's locks on f, and f itself if none is left. */
+static void drop_matching(struct lock_table *t, struct lock_file *f,
+                          const struct lock_owner *owner)
+{
+    struct lock **p = &f->locks;
+    while (*p) {
+        if (same_owner(&(*p)->owner, owner))
+            unlink_lock(t, p);
+        else
+            p = &(*p)->next;
+    }
+    file_trim(t, f);
+}
+
+void lock_release(struct lock_table *t, const struct lock_key *key,
+                  const struct lock_owner *owner)
+{
+    pthread_mutex_lock(&t->mutex);
+    struct lock_file *f = file_of(t, key, false);
+    if (f)
+        drop_matching(t, f, owner);
+    pthread_mutex_unlock(&t->mutex);
+}
+
+bool lock_owner_holds(struct lock_table *t, const struct lock_owner *owner)
+{
+    bool holds = false;
+    pthread_mutex_lock(&t->mutex);
+    for (int b = 0; b < LOCK_BUCKETS && t->nlocks && !holds; b++)
+        for (struct lock_file *f = t->buckets[b]; f && !holds; f = f->next)
+            for (struct lock *l = f->locks; l && !holds; l = l->next)
+                holds = same_owner(&l->owner, owner);
+    pthread_mutex_unlock(&t->mutex);
+    return holds;
+}
+
+void lock_release_client(struct lock_table *t, uint64_t client_id)
+{
+    struct lock_owner owner = {.kind = DANAUS_LOCK_POSIX, .id = client_id};
+    pthread_mutex_lock(&t->mutex);
+    for (int b = 0; b < LOCK_BUCKETS && t->nlocks; b++) {
+        struct lock_file *f = t->buckets[b];
+        while (f) {
+            struct lock_file *next = f->next;
+            drop_matching(t, f, &owner);
+            f = next;
+        }
+    }
+    waiter_drop(t, client_id);
+    pthread_mutex_unlock(&t->mutex);
+}

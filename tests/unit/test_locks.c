@@ -1,0 +1,263 @@
+/*
+ * test_locks.c - the service's record-lock table: conflicts between owners,
+ * an owner's own ranges split, merged, upgraded and unlocked, POSIX and OFD
+ * locks meeting while flock locks stay apart, range checks, what F_GETLK
+ * reports, release by owner and by client, and deadlock detection.
+ */
+#include <fsservice/locks.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+static const struct lock_key file_a = {(void *)0x1000, 1, 10};
+static const struct lock_key file_b = {(void *)0x1000, 1, 11};
+
+static const struct lock_owner proc1 = {DANAUS_LOCK_POSIX, 1, 101};
+static const struct lock_owner proc2 = {DANAUS_LOCK_POSIX, 2, 102};
+static const struct lock_owner proc3 = {DANAUS_LOCK_POSIX, 3, 103};
+static const struct lock_owner ofd1 = {DANAUS_LOCK_OFD, 0xa000, 101};
+static const struct lock_owner flock1 = {DANAUS_LOCK_FLOCK, 0xa000, 101};
+static const struct lock_owner flock2 = {DANAUS_LOCK_FLOCK, 0xb000, 102};
+
+static int setup(void **state)
+{
+    static struct lock_table t;
+    lock_table_init(&t);
+    *state = &t;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    lock_table_destroy(*state);
+    return 0;
+}
+
+static int set(struct lock_table *t, const struct lock_owner *o, int type,
+               int64_t start, int64_t len)
+{
+    return lock_set(t, &file_a, o, type, start, len, false);
+}
+
+/* What F_GETLK would report to owner o for a write lock on [start, len). */
+static struct danaus_lock test_wr(struct lock_table *t,
+                                  const struct lock_owner *o, int64_t start,
+                                  int64_t len)
+{
+    struct danaus_lock out = {0};
+    assert_int_equal(lock_test(t, &file_a, o, F_WRLCK, start, len, &out), 0);
+    return out;
+}
+
+static void assert_free(struct lock_table *t, const struct lock_owner *o,
+                        int64_t start, int64_t len)
+{
+    assert_int_equal(test_wr(t, o, start, len).type, F_UNLCK);
+}
+
+static void assert_held(struct lock_table *t, const struct lock_owner *o,
+                        int64_t start, int64_t len, int type,
+                        int64_t hstart, int64_t hlen)
+{
+    struct danaus_lock l = test_wr(t, o, start, len);
+    assert_int_equal(l.type, type);
+    assert_int_equal(l.start, hstart);
+    assert_int_equal(l.len, hlen);
+}
+
+static void read_locks_share_write_locks_exclude(void **state)
+{
+    struct lock_table *t = *state;
+    assert_int_equal(set(t, &proc1, F_RDLCK, 0, 100), 0);
+    assert_int_equal(set(t, &proc2, F_RDLCK, 50, 100), 0);
+    assert_int_equal(set(t, &proc2, F_WRLCK, 50, 100), -EAGAIN);
+    assert_int_equal(set(t, &proc3, F_WRLCK, 100, 0), -EAGAIN);
+    assert_int_equal(set(t, &proc3, F_WRLCK, 150, 0), 0);
+    /* Another file is another lock space. */
+    assert_int_equal(lock_set(t, &file_b, &proc2, F_WRLCK, 0, 0, false), 0);
+    struct danaus_lock l = test_wr(t, &proc3, 0, 10);
+    assert_int_equal(l.type, F_RDLCK);
+    assert_int_equal(l.pid, 101);
+    assert_int_equal(l.start, 0);
+    assert_int_equal(l.len, 100);
+    /* The lowest conflicting range is the one reported. */
+    assert_held(t, &proc3, 60, 10, F_RDLCK, 0, 100);
+    assert_held(t, &proc1, 60, 10, F_RDLCK, 50, 100);
+    /* A lock to the end reports len 0. */
+    assert_held(t, &proc1, 1000, 1, F_WRLCK, 150, 0);
+    /* No conflict for the owner itself, nor for reads under reads. */
+    assert_free(t, &proc3, 150, 10);
+    struct danaus_lock r;
+    assert_int_equal(lock_test(t, &file_a, &proc3, F_RDLCK, 0, 150, &r), 0);
+    assert_int_equal(r.type, F_UNLCK);
+}
+
+static void own_ranges_split_merge_and_convert(void **state)
+{
+    struct lock_table *t = *state;
+    /* Write [0, 100), then read [40, 60): three pieces. */
+    assert_int_equal(set(t, &proc1, F_WRLCK, 0, 100), 0);
+    assert_int_equal(set(t, &proc1, F_RDLCK, 40, 20), 0);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 0, 40);
+    assert_held(t, &proc2, 40, 0, F_RDLCK, 40, 20);
+    assert_held(t, &proc2, 60, 0, F_WRLCK, 60, 40);
+    /* A reader fits in the middle only. */
+    assert_int_equal(lock_set(t, &file_a, &proc2, F_RDLCK, 45, 5, false), 0);
+    assert_int_equal(set(t, &proc2, F_UNLCK, 0, 0), 0);
+    /* Write over the middle again: one range [0, 100) as before. */
+    assert_int_equal(set(t, &proc1, F_WRLCK, 40, 20), 0);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 0, 100);
+    /* Touching ranges of one type merge: [100, 110) joins. */
+    assert_int_equal(set(t, &proc1, F_WRLCK, 100, 10), 0);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 0, 110);
+    /* A range with a gap stays apart. */
+    assert_int_equal(set(t, &proc1, F_WRLCK, 111, 9), 0);
+    assert_held(t, &proc2, 110, 0, F_WRLCK, 111, 9);
+    assert_free(t, &proc2, 110, 1);
+    /* Downgrade all: one read range, readers welcome, writers not. */
+    assert_int_equal(set(t, &proc1, F_RDLCK, 0, 120), 0);
+    assert_held(t, &proc2, 0, 0, F_RDLCK, 0, 120);
+    struct danaus_lock r;
+    assert_int_equal(lock_test(t, &file_a, &proc2, F_RDLCK, 0, 0, &r), 0);
+    assert_int_equal(r.type, F_UNLCK);
+}
+
+static void unlock_ranges(void **state)
+{
+    struct lock_table *t = *state;
+    assert_int_equal(set(t, &proc1, F_WRLCK, 0, 0), 0);
+    /* Punch [10, 20) out of a lock to the end. */
+    assert_int_equal(set(t, &proc1, F_UNLCK, 10, 10), 0);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 0, 10);
+    assert_free(t, &proc2, 10, 10);
+    assert_held(t, &proc2, 10, 0, F_WRLCK, 20, 0);
+    /* Trim both ends, then unlock what is left in one call. */
+    assert_int_equal(set(t, &proc1, F_UNLCK, 5, 20), 0);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 0, 5);
+    assert_held(t, &proc2, 5, 0, F_WRLCK, 25, 0);
+    /* Unlocking what is not locked, or another's lock, is no error and
+     * changes nothing. */
+    assert_int_equal(set(t, &proc2, F_UNLCK, 0, 0), 0);
+    assert_held(t, &proc3, 0, 0, F_WRLCK, 0, 5);
+    assert_int_equal(set(t, &proc1, F_UNLCK, 0, 0), 0);
+    assert_free(t, &proc2, 0, 0);
+    assert_int_equal(lock_set(t, &file_b, &proc1, F_UNLCK, 0, 0, false), 0);
+}
+
+static void posix_and_ofd_conflict_flock_apart(void **state)
+{
+    struct lock_table *t = *state;
+    /* One process's POSIX lock and OFD lock still conflict. */
+    assert_int_equal(set(t, &proc1, F_WRLCK, 0, 10), 0);
+    assert_int_equal(set(t, &ofd1, F_WRLCK, 5, 10), -EAGAIN);
+    assert_int_equal(set(t, &ofd1, F_WRLCK, 10, 10), 0);
+    /* An OFD holder is reported with pid -1. */
+    struct danaus_lock l = test_wr(t, &proc2, 10, 1);
+    assert_int_equal(l.type, F_WRLCK);
+    assert_int_equal(l.pid, -1);
+    /* flock does not see range locks, and meets other flocks. */
+    assert_int_equal(set(t, &flock1, F_WRLCK, 0, 0), 0);
+    assert_int_equal(set(t, &flock2, F_RDLCK, 0, 0), -EAGAIN);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 0, 10);
+    /* Downgrade to shared: others may share it. */
+    assert_int_equal(set(t, &flock1, F_RDLCK, 0, 0), 0);
+    assert_int_equal(set(t, &flock2, F_RDLCK, 0, 0), 0);
+    /* An upgrade that conflicts drops the old lock, as Linux does. */
+    assert_int_equal(set(t, &flock1, F_WRLCK, 0, 0), -EAGAIN);
+    assert_int_equal(set(t, &flock2, F_WRLCK, 0, 0), 0);
+    assert_int_equal(set(t, &flock1, F_RDLCK, 0, 0), -EAGAIN);
+    assert_int_equal(set(t, &flock2, F_UNLCK, 0, 0), 0);
+    assert_int_equal(set(t, &flock1, F_RDLCK, 0, 0), 0);
+}
+
+static void bad_arguments(void **state)
+{
+    struct lock_table *t = *state;
+    assert_int_equal(set(t, &proc1, F_WRLCK, -1, 10), -EINVAL);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 0, -1), -EINVAL);
+    assert_int_equal(set(t, &proc1, 7, 0, 10), -EINVAL);
+    assert_int_equal(set(t, &proc1, F_WRLCK, INT64_MAX, 2), -EOVERFLOW);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 2, INT64_MAX), -EOVERFLOW);
+    /* Up to the last byte exactly is fine. */
+    assert_int_equal(set(t, &proc1, F_WRLCK, INT64_MAX, 1), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 0, INT64_MAX), 0);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 0, 0);
+    struct danaus_lock l;
+    assert_int_equal(lock_test(t, &file_a, &proc2, F_UNLCK, 0, 0, &l),
+                     -EINVAL);
+    assert_int_equal(lock_test(t, &file_a, &proc2, F_RDLCK, -5, 0, &l),
+                     -EINVAL);
+}
+
+static void release_by_owner_and_client(void **state)
+{
+    struct lock_table *t = *state;
+    assert_int_equal(set(t, &proc1, F_WRLCK, 0, 10), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 20, 10), 0);
+    assert_int_equal(lock_set(t, &file_b, &proc1, F_WRLCK, 0, 0, false), 0);
+    assert_int_equal(set(t, &ofd1, F_WRLCK, 50, 10), 0);
+    assert_int_equal(set(t, &flock1, F_WRLCK, 0, 0), 0);
+    assert_true(lock_owner_holds(t, &proc1));
+    assert_false(lock_owner_holds(t, &proc2));
+
+    /* Closing a descriptor of file_a: the process's locks there go. */
+    lock_release(t, &file_a, &proc1);
+    assert_free(t, &proc2, 0, 50);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 50, 10);
+    assert_int_equal(lock_set(t, &file_b, &proc2, F_RDLCK, 0, 0, false),
+                     -EAGAIN);
+    /* The open file goes: its OFD and flock locks. */
+    lock_release(t, &file_a, &ofd1);
+    lock_release(t, &file_a, &flock1);
+    assert_free(t, &proc2, 0, 0);
+    assert_int_equal(set(t, &flock2, F_WRLCK, 0, 0), 0);
+    /* The client detaches: its locks on every file. */
+    lock_release_client(t, proc1.id);
+    assert_false(lock_owner_holds(t, &proc1));
+    assert_int_equal(lock_set(t, &file_b, &proc2, F_WRLCK, 0, 0, false), 0);
+}
+
+static void deadlock_detected(void **state)
+{
+    struct lock_table *t = *state;
+    assert_int_equal(set(t, &proc1, F_WRLCK, 0, 1), 0);
+    assert_int_equal(set(t, &proc2, F_WRLCK, 1, 1), 0);
+    assert_int_equal(set(t, &proc3, F_WRLCK, 2, 1), 0);
+    /* 1 waits for 2, 2 for 3: fine so far. 3 waiting for 1 closes the
+     * cycle. */
+    assert_int_equal(lock_set(t, &file_a, &proc1, F_WRLCK, 1, 1, true),
+                     -EAGAIN);
+    assert_int_equal(lock_set(t, &file_a, &proc2, F_WRLCK, 2, 1, true),
+                     -EAGAIN);
+    assert_int_equal(lock_set(t, &file_a, &proc3, F_WRLCK, 0, 1, true),
+                     -EDEADLK);
+    /* Without the wait flag it is a plain conflict. */
+    assert_int_equal(set(t, &proc3, F_WRLCK, 0, 1), -EAGAIN);
+    /* Once 2 stops waiting (it got another lock), there is no cycle. */
+    assert_int_equal(set(t, &proc2, F_WRLCK, 10, 1), 0);
+    assert_int_equal(lock_set(t, &file_a, &proc3, F_WRLCK, 0, 1, true),
+                     -EAGAIN);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(read_locks_share_write_locks_exclude,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(own_ranges_split_merge_and_convert,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(unlock_ranges, setup, teardown),
+        cmocka_unit_test_setup_teardown(posix_and_ofd_conflict_flock_apart,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(release_by_owner_and_client, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(deadlock_detected, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
