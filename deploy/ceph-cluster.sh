@@ -62,10 +62,15 @@ running_count() {
     echo "$n"
 }
 
-# The conf path of any Ceph daemon running with a conf other than ours.
+# The conf path of any Ceph daemon running with a conf other than ours, in
+# our network namespace (ports are per namespace).
 other_cluster() {
     local p args other
+    local mynet
+    mynet=$(readlink /proc/self/ns/net)
     for p in $(for b in ceph-mon ceph-osd ceph-mgr ceph-mds; do pgrep -x "$b"; done); do
+        # Clusters in other network namespaces have loopbacks of their own.
+        [ "$(readlink "/proc/$p/ns/net" 2>/dev/null)" = "$mynet" ] || continue
         args=$(tr '\0' '\n' 2>/dev/null <"/proc/$p/cmdline" || true)
         other=$(echo "$args" | sed -n '/^-c$/{n;p;q}')
         if [ "$other" != "$conf" ]; then
