@@ -135,7 +135,7 @@ static void walk_reset(struct walk *w, union_mask root)
     w->depth = 0;
 }
 
-/* Rewrites the rest of the walk as target + "/" + rest. */
+/* Rewrites the rest of the walk as target, then "/" + rest if any rest. */
 static int splice_link(char *todo, const char *target, const char *rest)
 {
     char joined[DANAUS_PATH_MAX];
@@ -143,9 +143,11 @@ static int splice_link(char *todo, const char *target, const char *rest)
     if (tl + 1 + rl + 1 > DANAUS_PATH_MAX)
         return -ENAMETOOLONG;
     memcpy(joined, target, tl);
-    joined[tl] = '/';
-    memcpy(joined + tl + 1, rest, rl + 1);
-    memcpy(todo, joined, tl + 1 + rl + 1);
+    size_t at = tl;
+    if (rl)
+        joined[at++] = '/';
+    memcpy(joined + at, rest, rl + 1);
+    memcpy(todo, joined, at + rl + 1);
     return 0;
 }
 
@@ -218,8 +220,9 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
             target[n] = '\0';
             if (n == 0)
                 return -ENOENT;
+            /* A trailing slash still asks the target for a directory. */
             char rest_copy[DANAUS_PATH_MAX];
-            strcpy(rest_copy, rest);
+            strcpy(rest_copy, must_dir ? "/" : rest);
             if (target[0] == '/')
                 walk_reset(&w, u->root_dirs);
             rc = splice_link(todo, target, rest_copy);

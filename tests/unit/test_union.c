@@ -1,0 +1,490 @@
+/*
+ * test_union.c - unit tests of the union libservice (fsservice/union*.c)
+ * over three local-backend branches: precedence, OCI whiteouts and opaque
+ * directories, copy-up (data, mode, owner, times, xattrs, parents, once
+ * under concurrent writers), merged and stable readdir, rename of lower
+ * files and directories, rmdir over whiteouts, links and symlinks resolved
+ * through the union. Runs as root (one test acts as uid 1000).
+ *
+ * Each test gets a fresh host directory T with T/up (writable), T/l1 and
+ * T/l2 (read-only, l1 above l2), filled through the host before the union
+ * is made, and checked through the host afterwards (the branch format).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fsservice/union.h"
+
+struct fixture {
+    char top[64];
+    struct ls_instance *branch[3];
+    struct ls_instance *u;
+    const struct ls_ops *ops;
+};
+
+static const struct ls_cred root_cred = {.uid = 0, .gid = 0};
+static const struct ls_cred user_cred = {.uid = 1000, .gid = 1000};
+
+static const char *host(struct fixture *f, const char *rel)
+{
+    static char buf[4][512];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", f->top, rel);
+    return buf[i];
+}
+
+static void host_file(struct fixture *f, const char *rel, const char *text)
+{
+    int fd = open(host(f, rel), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+static void host_dir(struct fixture *f, const char *rel)
+{
+    assert_int_equal(mkdir(host(f, rel), 0755), 0);
+}
+
+static int host_exists(struct fixture *f, const char *rel)
+{
+    struct stat st;
+    return lstat(host(f, rel), &st) == 0;
+}
+
+/* The lower branches every test starts from. */
+static void fill(struct fixture *f)
+{
+    host_dir(f, "up");
+    host_dir(f, "l1");
+    host_dir(f, "l2");
+    host_file(f, "l1/both", "from l1");
+    host_file(f, "l2/both", "from l2");
+    host_file(f, "l2/only2", "only in l2");
+    host_file(f, "l2/gone", "whited out by l1");
+    host_file(f, "l1/.wh.gone", "");
+    host_dir(f, "l1/d");
+    host_dir(f, "l2/d");
+    host_file(f, "l1/d/a", "a1");
+    host_file(f, "l2/d/a", "a2");
+    host_file(f, "l2/d/b", "b2");
+    host_dir(f, "l1/opq");
+    host_file(f, "l1/opq/.wh..wh..opq", "");
+    host_file(f, "l1/opq/mine", "mine");
+    host_dir(f, "l2/opq");
+    host_file(f, "l2/opq/hidden", "hidden");
+    host_dir(f, "l2/deep");
+    host_dir(f, "l2/deep/er");
+    host_file(f, "l2/deep/er/f", "deep file");
+    assert_int_equal(symlink("deep/er", host(f, "l1/link")), 0);
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    strcpy(f->top, "/tmp/danaus-union-test-XXXXXX");
+    if (!mkdtemp(f->top))
+        return -1;
+    fill(f);
+    const char *names[3] = {"up", "l1", "l2"};
+    struct union_branch br[3];
+    char err[256];
+    for (int i = 0; i < 3; i++) {
+        f->branch[i] = local_instance_new(host(f, names[i]), err, sizeof err);
+        if (!f->branch[i])
+            return -1;
+        br[i].inst = f->branch[i];
+        br[i].writable = i == 0;
+    }
+    f->u = union_instance_new(br, 3, &root_cred, err, sizeof err);
+    if (!f->u)
+        return -1;
+    f->ops = f->u->ops;
+    *state = f;
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+                        struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    f->ops->destroy(f->u);
+    for (int i = 0; i < 3; i++)
+        f->branch[i]->ops->destroy(f->branch[i]);
+    nftw(f->top, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    return 0;
+}
+
+/* The whole (small) file through the union, or "-errno". */
+static const char *readf(struct fixture *f, const char *path)
+{
+    static char buf[256];
+    struct ls_file *file;
+    int rc = f->ops->open(f->u, &root_cred, path, O_RDONLY, 0, &file);
+    if (rc < 0) {
+        snprintf(buf, sizeof buf, "%d", rc);
+        return buf;
+    }
+    ssize_t n = f->ops->pread(file, &root_cred, buf, sizeof buf - 1, 0);
+    f->ops->close(file);
+    buf[n < 0 ? 0 : n] = '\0';
+    return buf;
+}
+
+static void writef(struct fixture *f, const char *path, int flags,
+                   const char *text)
+{
+    struct ls_file *file;
+    assert_int_equal(f->ops->open(f->u, &root_cred, path, O_WRONLY | flags,
+                                  0644, &file), 0);
+    off_t off = (flags & O_APPEND) ? -1 : 0;
+    assert_int_equal(f->ops->pwrite(file, &root_cred, text, strlen(text),
+                                    off, NULL), (ssize_t)strlen(text));
+    f->ops->close(file);
+}
+
+/* The sorted names of a union directory, space-separated, "." and ".."
+ * left out; each name must appear once. */
+static const char *list(struct fixture *f, const char *path)
+{
+    static char out[1024];
+    struct ls_file *dir;
+    assert_int_equal(f->ops->open(f->u, &root_cred, path,
+                                  O_RDONLY | O_DIRECTORY, 0, &dir), 0);
+    char buf[4096];
+    char *names[64];
+    int n = 0;
+    off_t pos = 0;
+    ssize_t got;
+    while ((got = f->ops->getdents(dir, &root_cred, buf, sizeof buf, &pos)) >
+           0) {
+        for (ssize_t at = 0; at < got;) {
+            struct danaus_dirent *d = (struct danaus_dirent *)(buf + at);
+            at += d->d_reclen;
+            if (strcmp(d->d_name, ".") && strcmp(d->d_name, ".."))
+                names[n++] = strdup(d->d_name);
+        }
+    }
+    assert_int_equal(got, 0);
+    f->ops->close(dir);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (strcmp(names[j], names[i]) < 0) {
+                char *t = names[i];
+                names[i] = names[j];
+                names[j] = t;
+            }
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i > 0)
+            assert_string_not_equal(names[i], names[i - 1]);
+        strcat(out, i ? " " : "");
+        strcat(out, names[i]);
+        free(names[i]);
+    }
+    return out;
+}
+
+static void test_precedence_and_whiteouts(void **state)
+{
+    struct fixture *f = *state;
+    assert_string_equal(readf(f, "both"), "from l1");
+    assert_string_equal(readf(f, "only2"), "only in l2");
+    assert_string_equal(readf(f, "gone"), "-2");
+    assert_string_equal(readf(f, ".wh.gone"), "-2");
+    assert_string_equal(readf(f, "d/a"), "a1");
+    assert_string_equal(readf(f, "d/b"), "b2");
+    assert_string_equal(readf(f, "opq/hidden"), "-2");
+    assert_string_equal(list(f, ""), "both d deep link only2 opq");
+    assert_string_equal(list(f, "d"), "a b");
+    assert_string_equal(list(f, "opq"), "mine");
+    host_file(f, "up/both", "from up");
+    assert_string_equal(readf(f, "both"), "from up");
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "opq/hidden", 0, &st),
+                     -ENOENT);
+}
+
+static void test_copyup_keeps_attributes(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(chmod(host(f, "l2/deep/er/f"), 0640), 0);
+    assert_int_equal(chown(host(f, "l2/deep/er/f"), 1234, 5678), 0);
+    assert_int_equal(chmod(host(f, "l2/deep/er"), 0711), 0);
+    assert_int_equal(setxattr(host(f, "l2/deep/er/f"), "user.tag", "v", 1, 0),
+                     0);
+    struct timespec ts[2] = {{.tv_sec = 1000000, .tv_nsec = 5},
+                             {.tv_sec = 2000000, .tv_nsec = 7}};
+    assert_int_equal(utimensat(AT_FDCWD, host(f, "l2/deep/er/f"), ts, 0), 0);
+
+    writef(f, "deep/er/f", O_APPEND, "+more");
+    assert_string_equal(readf(f, "deep/er/f"), "deep file+more");
+    struct stat st;
+    assert_int_equal(stat(host(f, "up/deep/er/f"), &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    assert_int_equal(st.st_uid, 1234);
+    assert_int_equal(st.st_gid, 5678);
+    assert_int_equal(stat(host(f, "up/deep/er"), &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0711);
+    char v[8];
+    assert_int_equal(getxattr(host(f, "up/deep/er/f"), "user.tag", v, sizeof v),
+                     1);
+    /* The lower branch is untouched. */
+    int fd = open(host(f, "l2/deep/er/f"), O_RDONLY);
+    char buf[64] = {0};
+    assert_true(read(fd, buf, sizeof buf) > 0);
+    close(fd);
+    assert_string_equal(buf, "deep file");
+
+    /* chmod copies up too and keeps the times it had. */
+    assert_int_equal(f->ops->chmod(f->u, &root_cred, "d/b", 0600, 0), 0);
+    assert_int_equal(stat(host(f, "up/d/b"), &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    assert_string_equal(readf(f, "d/b"), "b2");
+    struct danaus_stat ds;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &ds), 0);
+    assert_int_equal(ds.mode & 07777, 0600);
+
+    /* O_TRUNC and truncate copy no more than they keep. */
+    writef(f, "only2", O_TRUNC, "new");
+    assert_string_equal(readf(f, "only2"), "new");
+    assert_int_equal(f->ops->truncate(f->u, &root_cred, "d/a", 1), 0);
+    assert_string_equal(readf(f, "d/a"), "a");
+}
+
+static void test_copyup_refused_leaves_nothing(void **state)
+{
+    struct fixture *f = *state;
+    struct ls_file *file;
+    assert_int_equal(f->ops->open(f->u, &user_cred, "only2", O_WRONLY, 0,
+                                  &file), -EACCES);
+    assert_int_equal(f->ops->chmod(f->u, &user_cred, "only2", 0777, 0),
+                     -EPERM);
+    assert_false(host_exists(f, "up/only2"));
+}
+
+struct racer {
+    struct fixture *f;
+    int i;
+};
+
+static void *append_line(void *arg)
+{
+    struct racer *r = arg;
+    char line[16];
+    snprintf(line, sizeof line, "\n%d", r->i);
+    struct ls_file *file;
+    if (r->f->ops->open(r->f->u, &root_cred, "d/b", O_WRONLY | O_APPEND, 0,
+                        &file) < 0)
+        return (void *)1;
+    ssize_t n = r->f->ops->pwrite(file, &root_cred, line, strlen(line), -1,
+                                  NULL);
+    r->f->ops->close(file);
+    return n == (ssize_t)strlen(line) ? NULL : (void *)1;
+}
+
+/* Two copies would each take some writers' lines and one would replace
+ * the other: every line must survive. */
+static void test_concurrent_first_writers_copy_once(void **state)
+{
+    struct fixture *f = *state;
+    enum { N = 8 };
+    pthread_t t[N];
+    struct racer r[N];
+    for (int i = 0; i < N; i++) {
+        r[i] = (struct racer){.f = f, .i = i};
+        pthread_create(&t[i], NULL, append_line, &r[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        void *res;
+        pthread_join(t[i], &res);
+        assert_null(res);
+    }
+    const char *text = readf(f, "d/b");
+    assert_int_equal(strncmp(text, "b2", 2), 0);
+    for (int i = 0; i < N; i++) {
+        char line[16];
+        snprintf(line, sizeof line, "\n%d", i);
+        assert_non_null(strstr(text, line));
+    }
+    assert_int_equal(strlen(text), 2 + 2 * N);
+}
+
+static void test_unlink_rmdir_whiteouts(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "d/a"), 0);
+    assert_string_equal(readf(f, "d/a"), "-2");
+    assert_true(host_exists(f, "up/d/.wh.a"));
+    assert_string_equal(list(f, "d"), "b");
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "d"), -ENOTEMPTY);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "d/b"), 0);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "d/b"), -ENOENT);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "d"), 0);
+    assert_true(host_exists(f, "up/.wh.d"));
+    assert_false(host_exists(f, "up/d"));
+    assert_string_equal(list(f, ""), "both deep link only2 opq");
+    /* Recreated: opaque, so the old lower entries stay deleted. */
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "d", 0755), 0);
+    assert_false(host_exists(f, "up/.wh.d"));
+    assert_true(host_exists(f, "up/d/.wh..wh..opq"));
+    assert_string_equal(list(f, "d"), "");
+    writef(f, "d/a", O_CREAT, "new a");
+    assert_string_equal(readf(f, "d/a"), "new a");
+    assert_string_equal(list(f, "d"), "a");
+    /* A file recreated over its whiteout. */
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "both"), 0);
+    assert_string_equal(readf(f, "both"), "-2");
+    writef(f, "both", O_CREAT | O_EXCL, "again");
+    assert_string_equal(readf(f, "both"), "again");
+    assert_false(host_exists(f, "up/.wh.both"));
+    /* Errors as Linux gives them. */
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "only2"), -ENOTDIR);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "deep"), -EISDIR);
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "deep", 0755), -EEXIST);
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, ".wh.x", 0755),
+                     -ENOENT);
+}
+
+static void test_readdir_stable(void **state)
+{
+    struct fixture *f = *state;
+    struct ls_file *dir;
+    assert_int_equal(f->ops->open(f->u, &root_cred, "", O_RDONLY, 0, &dir),
+                     0);
+    char buf[32]; /* one record per call */
+    off_t pos = 0;
+    int seen = 0, count = 0;
+    ssize_t got;
+    while ((got = f->ops->getdents(dir, &root_cred, buf, sizeof buf, &pos)) >
+           0) {
+        struct danaus_dirent *d = (struct danaus_dirent *)buf;
+        assert_int_equal(d->d_reclen, got);
+        count++;
+        if (strcmp(d->d_name, "only2") == 0 || strcmp(d->d_name, "both") == 0)
+            seen++;
+        assert_string_not_equal(d->d_name, "newfile");
+        if (count == 3) {
+            writef(f, "newfile", O_CREAT, "x");
+            assert_int_equal(f->ops->unlink(f->u, &root_cred, "both"), 0);
+        }
+    }
+    assert_int_equal(got, 0);
+    assert_int_equal(seen, 2);
+    assert_int_equal(count, 8); /* . .. both d deep link only2 opq */
+    pos = 0; /* a rewind sees the changes */
+    int newfile = 0, both = 0;
+    while (f->ops->getdents(dir, &root_cred, buf, sizeof buf, &pos) > 0) {
+        struct danaus_dirent *d = (struct danaus_dirent *)buf;
+        newfile += strcmp(d->d_name, "newfile") == 0;
+        both += strcmp(d->d_name, "both") == 0;
+    }
+    assert_int_equal(newfile, 1);
+    assert_int_equal(both, 0);
+    f->ops->close(dir);
+    assert_string_equal(list(f, ""), "d deep link newfile only2 opq");
+}
+
+static void test_rename(void **state)
+{
+    struct fixture *f = *state;
+    /* A lower file. */
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "only2", "moved", 0),
+                     0);
+    assert_string_equal(readf(f, "moved"), "only in l2");
+    assert_string_equal(readf(f, "only2"), "-2");
+    /* A directory merged from two lower branches, with a subdirectory. */
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "d", "d2", 0), 0);
+    assert_string_equal(readf(f, "d2/a"), "a1");
+    assert_string_equal(readf(f, "d2/b"), "b2");
+    assert_string_equal(readf(f, "d/a"), "-2");
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "deep", "d2/deep", 0),
+                     0);
+    assert_string_equal(readf(f, "d2/deep/er/f"), "deep file");
+    assert_string_equal(list(f, ""), "both d2 link moved opq");
+    /* Over an existing lower directory that is empty through the union. */
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "opq/mine"), 0);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "d2", "opq", 0), 0);
+    assert_string_equal(list(f, "opq"), "a b deep");
+    assert_string_equal(readf(f, "opq/hidden"), "-2");
+    /* Linux's errors. */
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "both", "opq", 0),
+                     -EISDIR);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "opq", "both", 0),
+                     -ENOTDIR);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "opq", "opq/deep/x", 0),
+                     -EINVAL);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "nothing", "x", 0),
+                     -ENOENT);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "moved", "both",
+                                    RENAME_NOREPLACE), -EEXIST);
+}
+
+static void test_links(void **state)
+{
+    struct fixture *f = *state;
+    /* A lower symlink to a lower directory reaches a file copied up since. */
+    assert_string_equal(readf(f, "link/f"), "deep file");
+    writef(f, "deep/er/f", O_TRUNC, "changed");
+    assert_string_equal(readf(f, "link/f"), "changed");
+    char target[64];
+    assert_int_equal(f->ops->readlink(f->u, &root_cred, "link", target,
+                                      sizeof target), 7);
+    assert_int_equal(f->ops->readlink(f->u, &root_cred, "both", target,
+                                      sizeof target), -EINVAL);
+    assert_int_equal(f->ops->symlink(f->u, &root_cred, "/d/b", "abs"), 0);
+    assert_string_equal(readf(f, "abs"), "b2");
+    assert_int_equal(f->ops->symlink(f->u, &root_cred, "x", "both"), -EEXIST);
+    /* A hard link to a lower file copies it up; both names share it. */
+    assert_int_equal(f->ops->link(f->u, &root_cred, "d/a", "hard"), 0);
+    writef(f, "hard", O_TRUNC, "via hard");
+    assert_string_equal(readf(f, "d/a"), "via hard");
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "hard", 0, &st), 0);
+    assert_int_equal(st.nlink, 2);
+    assert_int_equal(f->ops->link(f->u, &root_cred, "d", "dl"), -EPERM);
+    struct danaus_statfs sf;
+    assert_int_equal(f->ops->statfs(f->u, &root_cred, "d", &sf), 0);
+    assert_true(sf.bsize > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_precedence_and_whiteouts, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_copyup_keeps_attributes, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_copyup_refused_leaves_nothing,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_concurrent_first_writers_copy_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unlink_rmdir_whiteouts, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_readdir_stable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rename, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_links, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
