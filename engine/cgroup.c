@@ -1,0 +1,277 @@
+/*
+ * cgroup.c - pool cgroups on v2 or v1 (cgroup.h).
+ */
+#include "cgroup.h"
+#include "fail.h"
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Group names are short (state.h), so these never truncate. */
+#define CG_DIR 256
+#define CG_FILE 512
+
+#define V2_ROOT "/sys/fs/cgroup"
+#define V1_CPUSET "/sys/fs/cgroup/cpuset"
+#define V1_MEMORY "/sys/fs/cgroup/memory"
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    int err = errno;
+    close(fd);
+    errno = err;
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* v2 only when it has both controllers we need. */
+static int is_v2(void)
+{
+    static int v2 = -1;
+    if (v2 < 0) {
+        char buf[512];
+        v2 = read_file(V2_ROOT "/cgroup.controllers", buf, sizeof buf) == 0 &&
+             strstr(buf, "cpuset") && strstr(buf, "memory");
+    }
+    return v2;
+}
+
+const char *cgroup_kind(void)
+{
+    return is_v2() ? "v2" : "v1";
+}
+
+/* The pool's directory in hierarchy h (v2: the only one). */
+static void dir_of(const char *h, const char *pool, char *out, size_t size)
+{
+    snprintf(out, size, "%s/danaus%s%s", h, pool ? "/" : "", pool ? pool : "");
+}
+
+void cgroup_memory_dir(const char *pool, char *out, size_t size)
+{
+    dir_of(is_v2() ? V2_ROOT : V1_MEMORY, pool, out, size);
+}
+
+static int set(const char *dir, const char *file, const char *value)
+{
+    char p[CG_FILE + 64];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    if (write_file(p, value) < 0)
+        return fail_errno("cannot write '%s' to %s", value, p);
+    return 0;
+}
+
+/* A v1 cpuset group refuses tasks until it has cpus and mems: the danaus
+ * parent group gets all of its parent's. */
+static int v1_cpuset_parent(void)
+{
+    char dir[CG_DIR], buf[1024];
+    dir_of(V1_CPUSET, NULL, dir, sizeof dir);
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", dir);
+    if (read_file(V1_CPUSET "/cpuset.effective_cpus", buf, sizeof buf) < 0 ||
+        set(dir, "cpuset.cpus", buf) < 0 ||
+        read_file(V1_CPUSET "/cpuset.effective_mems", buf, sizeof buf) < 0 ||
+        set(dir, "cpuset.mems", buf) < 0)
+        return fail("cannot set up %s", dir);
+    return 0;
+}
+
+static int v2_parent(void)
+{
+    char dir[CG_DIR];
+    dir_of(V2_ROOT, NULL, dir, sizeof dir);
+    if (set(V2_ROOT, "cgroup.subtree_control", "+cpuset +memory") < 0)
+        return -1;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", dir);
+    return set(dir, "cgroup.subtree_control", "+cpuset +memory");
+}
+
+static int mems_of(const char *parent, char *buf, size_t size)
+{
+    char p[CG_FILE];
+    snprintf(p, sizeof p, "%s/cpuset.effective_mems", parent);
+    if (read_file(p, buf, size) < 0 || !*buf)
+        return fail_errno("cannot read %s", p);
+    return 0;
+}
+
+static int create_dir(const char *dir)
+{
+    if (mkdir(dir, 0755) < 0)
+        return errno == EEXIST ? fail("cgroup %s already exists", dir)
+                               : fail_errno("cannot create cgroup %s", dir);
+    return 0;
+}
+
+static int create_v2(const char *pool, const char *cpus, const char *mem)
+{
+    char dir[CG_DIR], parent[CG_DIR], mems[256];
+    dir_of(V2_ROOT, pool, dir, sizeof dir);
+    dir_of(V2_ROOT, NULL, parent, sizeof parent);
+    if (v2_parent() < 0 || mems_of(parent, mems, sizeof mems) < 0 ||
+        create_dir(dir) < 0)
+        return -1;
+    if (set(dir, "cpuset.cpus", cpus) < 0 ||
+        set(dir, "cpuset.mems", mems) < 0 ||
+        set(dir, "memory.max", mem) < 0 ||
+        set(dir, "memory.swap.max", "0") < 0)
+        return -1;
+    return 0;
+}
+
+static int create_v1(const char *pool, const char *cpus, const char *mem)
+{
+    char cdir[CG_DIR], mdir[CG_DIR], parent[CG_DIR];
+    char mems[256];
+    dir_of(V1_CPUSET, pool, cdir, sizeof cdir);
+    dir_of(V1_MEMORY, pool, mdir, sizeof mdir);
+    dir_of(V1_CPUSET, NULL, parent, sizeof parent);
+    if (v1_cpuset_parent() < 0 || mems_of(parent, mems, sizeof mems) < 0)
+        return -1;
+    char mparent[CG_DIR];
+    dir_of(V1_MEMORY, NULL, mparent, sizeof mparent);
+    if (mkdir(mparent, 0755) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", mparent);
+    if (create_dir(cdir) < 0 || create_dir(mdir) < 0)
+        return -1;
+    if (set(cdir, "cpuset.cpus", cpus) < 0 ||
+        set(cdir, "cpuset.mems", mems) < 0 ||
+        set(mdir, "memory.limit_in_bytes", mem) < 0)
+        return -1;
+    /* With swap on, a process over the limit would swap instead of being
+     * killed; the memsw limit (where the kernel keeps it) counts both. */
+    char p[CG_FILE];
+    int n = snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", mdir);
+    if (n < (int)sizeof p && access(p, F_OK) == 0 &&
+        set(mdir, "memory.memsw.limit_in_bytes", mem) < 0)
+        return -1;
+    return 0;
+}
+
+int cgroup_create(const char *pool, const char *cpus, uint64_t memory)
+{
+    char mem[32];
+    snprintf(mem, sizeof mem, "%llu", (unsigned long long)memory);
+    if (!is_v2() && (access(V1_CPUSET "/cpuset.cpus", F_OK) < 0 ||
+                     access(V1_MEMORY "/memory.limit_in_bytes", F_OK) < 0))
+        return fail("no cgroup hierarchy with cpuset and memory controllers");
+    int rc = is_v2() ? create_v2(pool, cpus, mem) : create_v1(pool, cpus, mem);
+    if (rc < 0) {
+        char *saved = strdup(fail_message() ? fail_message() : "");
+        cgroup_remove(pool);
+        fail_clear();
+        fail("%s", saved);
+        free(saved);
+    }
+    return rc;
+}
+
+int cgroup_enter(const char *pool)
+{
+    char self[32], dir[CG_DIR];
+    snprintf(self, sizeof self, "%d", (int)getpid());
+    if (is_v2()) {
+        dir_of(V2_ROOT, pool, dir, sizeof dir);
+        return set(dir, "cgroup.procs", self);
+    }
+    dir_of(V1_CPUSET, pool, dir, sizeof dir);
+    if (set(dir, "cgroup.procs", self) < 0)
+        return -1;
+    dir_of(V1_MEMORY, pool, dir, sizeof dir);
+    return set(dir, "cgroup.procs", self);
+}
+
+int cgroup_exists(const char *pool)
+{
+    char dir[CG_DIR];
+    dir_of(is_v2() ? V2_ROOT : V1_CPUSET, pool, dir, sizeof dir);
+    return access(dir, F_OK) == 0;
+}
+
+static pid_t *pids_in(const char *dir, int *n)
+{
+    char p[CG_FILE];
+    snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+    FILE *f = fopen(p, "re");
+    *n = 0;
+    if (!f)
+        return NULL;
+    pid_t *pids = NULL;
+    int pid;
+    while (fscanf(f, "%d", &pid) == 1) {
+        pids = realloc(pids, (size_t)(*n + 1) * sizeof *pids);
+        pids[(*n)++] = pid;
+    }
+    fclose(f);
+    return pids;
+}
+
+pid_t *cgroup_pids(const char *pool, int *n)
+{
+    char dir[CG_DIR];
+    dir_of(is_v2() ? V2_ROOT : V1_MEMORY, pool, dir, sizeof dir);
+    if (access(dir, F_OK) < 0) {
+        *n = -1;
+        return NULL;
+    }
+    return pids_in(dir, n);
+}
+
+/* Kills everything in dir and removes it once empty (a killed process
+ * leaves its cgroup when it is reaped, so this waits up to 5 s). */
+static int empty_and_remove(const char *dir)
+{
+    if (access(dir, F_OK) < 0)
+        return 0;
+    for (int tries = 0; tries < 500; tries++) {
+        int n;
+        pid_t *pids = pids_in(dir, &n);
+        for (int i = 0; i < n; i++)
+            kill(pids[i], SIGKILL);
+        free(pids);
+        if (rmdir(dir) == 0 || errno == ENOENT)
+            return 0;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    return fail_errno("cannot remove cgroup %s", dir);
+}
+
+int cgroup_remove(const char *pool)
+{
+    char dir[CG_DIR];
+    if (is_v2()) {
+        dir_of(V2_ROOT, pool, dir, sizeof dir);
+        return empty_and_remove(dir);
+    }
+    dir_of(V1_CPUSET, pool, dir, sizeof dir);
+    int rc = empty_and_remove(dir);
+    dir_of(V1_MEMORY, pool, dir, sizeof dir);
+    return empty_and_remove(dir) < 0 ? -1 : rc;
+}

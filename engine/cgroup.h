@@ -1,0 +1,32 @@
+/*
+ * cgroup.h - a pool's cgroup: its cpus (cpuset) and its memory limit.
+ *
+ * cgroup v2 is used when the unified hierarchy at /sys/fs/cgroup offers
+ * both the cpuset and memory controllers; otherwise the v1 hierarchies
+ * /sys/fs/cgroup/cpuset and /sys/fs/cgroup/memory (as on these machines).
+ * Pools live under a "danaus" group in each: danaus/POOL.
+ */
+#ifndef ENGINE_CGROUP_H
+#define ENGINE_CGROUP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Makes danaus/POOL with cpuset cpus and the memory limit (swap counted in
+ * the limit where the kernel accounts it). 0, or -1 (fail.h) with nothing
+ * left behind. */
+int cgroup_create(const char *pool, const char *cpus, uint64_t memory);
+/* Moves the calling process into the pool's cgroup; 0 or -1 (fail.h). */
+int cgroup_enter(const char *pool);
+/* Kills whatever still runs in the pool's cgroup and removes it; 0 or -1. */
+int cgroup_remove(const char *pool);
+/* Whether the pool's cgroup exists. */
+int cgroup_exists(const char *pool);
+/* The pids in the pool's cgroup (malloc'ed); count in *n, -1 on error. */
+pid_t *cgroup_pids(const char *pool, int *n);
+/* "v1" or "v2", and the directory that holds the memory controller's
+ * files of the pool (for tests and `pool ls`). */
+const char *cgroup_kind(void);
+void cgroup_memory_dir(const char *pool, char *out, size_t size);
+
+#endif

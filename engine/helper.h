@@ -1,0 +1,17 @@
+/*
+ * helper.h - runs a program as a client of a pool's danausd: in the pool's
+ * cgroup and IPC namespace, with libdanaus.so preloaded and the service
+ * named in its environment. This is how the engine writes into a pool's
+ * backend (image layers, writable branches) whatever the backend is: the
+ * paths under the pool's store mount go to its danausd.
+ */
+#ifndef ENGINE_HELPER_H
+#define ENGINE_HELPER_H
+
+/* Runs argv to completion. 0, or -1 (fail.h) with what it printed last. */
+int helper_run(const char *pool, char *const argv[]);
+/* Sets, in the calling process, what a client of the pool needs:
+ * DANAUS_SERVICE, DANAUS_RUNDIR; with preload, LD_PRELOAD too. */
+void helper_client_env(const char *pool, int preload);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * ns.h - namespaces: a pool's private IPC namespace, kept alive by a bind
+ * mount of its nsfs file in the state directory (so a restarted danausd and
+ * every container of the pool join the same one, and the pool's SysV
+ * shared-memory segment is invisible outside it), and the mount namespace
+ * setup that turns a container's root file system into its "/".
+ */
+#ifndef ENGINE_NS_H
+#define ENGINE_NS_H
+
+/* In a child about to become the pool's first process: a new IPC
+ * namespace, pinned at handle. 0 or -1 (fail.h). */
+int ns_ipc_create(const char *handle);
+/* Joins the IPC namespace pinned at handle. 0 or -1 (fail.h). */
+int ns_ipc_enter(const char *handle);
+/* Whether handle pins a namespace (not a leftover file from before a
+ * reboot, say). */
+int ns_ipc_pinned(const char *handle);
+/* Unpins it (the namespace ends with its last process). */
+void ns_ipc_release(const char *handle);
+
+/* A bind mount the container gets: host path -> path inside its root. */
+struct ns_bind {
+    const char *host;
+    const char *inside;
+    int readonly;
+};
+
+/*
+ * In a child that has a new mount namespace: makes every mount private,
+ * mounts proc and the binds inside root, pivots into root and detaches the
+ * old root. 0 or -1 (fail.h).
+ */
+int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * pool.c - pool create, ls, rm, and the restart of a dead danausd
+ * (pool.h).
+ *
+ * A pool is made in this order: its directory, its cgroup, its danausd (in
+ * a new IPC namespace pinned in the directory), its record last; a failure
+ * anywhere unmakes what was made, so a pool either exists whole or not at
+ * all. The record is what says that a pool exists.
+ */
+#include "pool.h"
+#include "cgroup.h"
+#include "cpulist.h"
+#include "fail.h"
+#include "helper.h"
+#include "ns.h"
+#include "service.h"
+#include "size.h"
+#include "state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int pool_load(const char *name, struct record *rec)
+{
+    char path[STATE_PATH_MAX];
+    if (state_check_name("pool", name) < 0)
+        return -1;
+    state_path(path, "pools/%s/pool", name);
+    if (record_load(path, rec) < 0)
+        return errno == ENOENT ? fail("unknown pool '%s'", name)
+                               : fail_errno("cannot read %s", path);
+    return 0;
+}
+
+/* backend local:DIR or ceph:CONF:DIR into the record. */
+static int parse_backend(const char *text, struct record *rec)
+{
+    struct stat st;
+    if (strncmp(text, "local:", 6) == 0) {
+        const char *dir = text + 6;
+        if (dir[0] != '/')
+            return fail("backend '%s': the directory must be absolute", text);
+        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+            return fail("backend '%s': %s is not a directory", text, dir);
+        record_set(rec, "backend_kind", "local");
+        record_set(rec, "backend_dir", "%s", dir);
+        return 0;
+    }
+    if (strncmp(text, "ceph:", 5) == 0) {
+        const char *conf = text + 5;
+        const char *colon = strrchr(conf, ':');
+        if (!colon || colon == conf || colon[1] != '/')
+            return fail("backend '%s': expected ceph:CONF:/DIR", text);
+        char path[STATE_PATH_MAX];
+        snprintf(path, sizeof path, "%.*s", (int)(colon - conf), conf);
+        if (access(path, R_OK) < 0)
+            return fail_errno("backend '%s': cannot read %s", text, path);
+        record_set(rec, "backend_kind", "ceph");
+        record_set(rec, "ceph_conf", "%s", path);
+        record_set(rec, "backend_dir", "%s", colon + 1);
+        return 0;
+    }
+    return fail("backend '%s': expected local:DIR or ceph:CONF:DIR", text);
+}
+
+/* The cpus must be online and belong to no other pool. */
+static int check_cpus(const char *name, const cpu_set_t *want)
+{
+    cpu_set_t online, missing;
+    if (cpulist_online(&online) < 0)
+        return -1;
+    CPU_AND(&missing, want, &online);
+    CPU_XOR(&missing, &missing, want);
+    if (CPU_COUNT(&missing)) {
+        char list[256];
+        cpulist_format(&missing, list, sizeof list);
+        return fail("cpus %s do not exist on this host", list);
+    }
+    int n;
+    char **pools = state_list("pools", &n);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        struct record other;
+        char path[STATE_PATH_MAX];
+        state_path(path, "pools/%s/pool", pools[i]);
+        if (strcmp(pools[i], name) == 0 || record_load(path, &other) < 0)
+            continue;
+        cpu_set_t theirs, both;
+        fail_clear();
+        if (cpulist_parse(record_get(&other, "cpus"), &theirs) == 0) {
+            CPU_AND(&both, &theirs, want);
+            if (CPU_COUNT(&both)) {
+                char list[256];
+                cpulist_format(&both, list, sizeof list);
+                rc = fail("cpus %s already belong to pool '%s'", list,
+                          pools[i]);
+            }
+        }
+        record_free(&other);
+    }
+    state_list_free(pools, n);
+    return rc;
+}
+
+static int parse_options(const char *name, const struct pool_options *o,
+                         struct record *rec)
+{
+    cpu_set_t cpus;
+    uint64_t memory, cache;
+    if (!o->cpus || !o->memory || !o->backend)
+        return fail("pool create needs --cpus, --memory and --backend");
+    if (cpulist_parse(o->cpus, &cpus) < 0 || check_cpus(name, &cpus) < 0 ||
+        size_parse("memory", o->memory, &memory) < 0 ||
+        (o->cache && size_parse("cache", o->cache, &cache) < 0) ||
+        parse_backend(o->backend, rec) < 0)
+        return -1;
+    uint64_t host = size_host_memory();
+    if (host && memory > host)
+        return fail("memory %s: the host has only %llu MiB", o->memory,
+                    (unsigned long long)(host >> 20));
+    if (memory < (16u << 20))
+        return fail("memory %s: a pool needs at least 16M", o->memory);
+    char list[256];
+    cpulist_format(&cpus, list, sizeof list);
+    record_set(rec, "cpus", "%s", list);
+    record_set(rec, "memory", "%llu", (unsigned long long)memory);
+    record_set(rec, "backend", "%s", o->backend);
+    if (o->cache)
+        record_set(rec, "cache", "%llu", (unsigned long long)cache);
+    return 0;
+}
+
+/* Unmakes whatever part of the pool exists; keeps the first error. */
+static void unmake(const char *name, const struct record *rec)
+{
+    char dir[STATE_PATH_MAX], ipc[STATE_PATH_MAX];
+    state_path(dir, "pools/%s", name);
+    state_path(ipc, "pools/%s/ipc", name);
+    service_stop(rec);
+    cgroup_remove(name);
+    ns_ipc_release(ipc);
+    remove_tree(dir);
+}
+
+int pool_create(const char *name, const struct pool_options *o)
+{
+    char dir[STATE_PATH_MAX], sub[STATE_PATH_MAX];
+    struct record rec = {0};
+    if (state_check_name("pool", name) < 0)
+        return -1;
+    state_path(dir, "pools/%s", name);
+    if (access(dir, F_OK) == 0)
+        return fail("pool '%s' already exists", name);
+    if (parse_options(name, o, &rec) < 0) {
+        record_free(&rec);
+        return -1;
+    }
+    state_path(sub, "pools/%s/images", name);
+    int rc = -1;
+    if (mkdir(dir, 0700) < 0) {
+        fail_errno("cannot create %s", dir);
+    } else if (mkdir(sub, 0700) == 0 &&
+               cgroup_create(name, record_get(&rec, "cpus"),
+                             (uint64_t)record_num(&rec, "memory", 0)) == 0 &&
+               service_start(name, &rec, 1) == 0) {
+        state_path(sub, "pools/%s/pool", name);
+        rc = record_save(sub, &rec) < 0 ? fail_errno("cannot save %s", sub)
+                                        : 0;
+    }
+    if (rc < 0 && access(dir, F_OK) == 0)
+        unmake(name, &rec);
+    record_free(&rec);
+    return rc;
+}
+
+int pool_list(void)
+{
+    int n;
+    char **pools = state_list("pools", &n);
+    printf("%-16s %-10s %-10s %-8s %-8s %s\n", "POOL", "CPUS", "MEMORY",
+           "SERVICE", "PID", "BACKEND");
+    for (int i = 0; i < n; i++) {
+        struct record rec;
+        char path[STATE_PATH_MAX];
+        state_path(path, "pools/%s/pool", pools[i]);
+        if (record_load(path, &rec) < 0)
+            continue;
+        int alive = service_alive(&rec);
+        char mem[32];
+        snprintf(mem, sizeof mem, "%lldM", record_num(&rec, "memory", 0) >> 20);
+        printf("%-16s %-10s %-10s %-8s %-8lld %s\n", pools[i],
+               record_get(&rec, "cpus"),
+               mem, alive ? "running" : "dead", record_num(&rec, "pid", 0),
+               record_get(&rec, "backend"));
+        record_free(&rec);
+    }
+    state_list_free(pools, n);
+    return 0;
+}
+
+/* Containers whose record names this pool, as "a, b". */
+static int pool_users(const char *name, char *out, size_t size)
+{
+    int n, users = 0;
+    char **cs = state_list("containers", &n);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        struct record rec;
+        char path[STATE_PATH_MAX];
+        state_path(path, "containers/%s/container", cs[i]);
+        if (record_load(path, &rec) < 0)
+            continue;
+        const char *p = record_get(&rec, "pool");
+        if (p && strcmp(p, name) == 0) {
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%s", users ? ", " : "",
+                     cs[i]);
+            users++;
+        }
+        record_free(&rec);
+    }
+    state_list_free(cs, n);
+    return users;
+}
+
+int pool_remove(const char *name)
+{
+    struct record rec;
+    if (pool_load(name, &rec) < 0)
+        return -1;
+    char users[1024];
+    if (pool_users(name, users, sizeof users)) {
+        record_free(&rec);
+        return fail("pool '%s' still has containers: %s (rm them first)",
+                    name, users);
+    }
+    /* The image copies in the backend are the pool's; its other data is
+     * the tenant's and stays. */
+    char store[STATE_PATH_MAX], images[STATE_PATH_MAX];
+    service_store_mount(name, store, sizeof store);
+    if (snprintf(images, sizeof images, "%s/images", store) >=
+        (int)sizeof images)
+        return fail("pool '%s': state path too long", name);
+    int rc = 0;
+    if (service_alive(&rec)) {
+        char *const rm[] = {"rm", "-rf", images, NULL};
+        rc = helper_run(name, rm);
+    }
+    unmake(name, &rec);
+    record_free(&rec);
+    return rc;
+}
+
+int pool_check_all(void)
+{
+    int n, rc = 0;
+    char **pools = state_list("pools", &n);
+    for (int i = 0; i < n; i++) {
+        struct record rec;
+        char path[STATE_PATH_MAX], ipc[STATE_PATH_MAX];
+        state_path(path, "pools/%s/pool", pools[i]);
+        state_path(ipc, "pools/%s/ipc", pools[i]);
+        if (record_load(path, &rec) < 0)
+            continue;
+        if (!service_alive(&rec)) {
+            if (!ns_ipc_pinned(ipc))
+                unlink(ipc);
+            fprintf(stderr, "danaus: pool %s: danausd (pid %lld) is gone; "
+                            "restarting it\n",
+                    pools[i], record_num(&rec, "pid", 0));
+            int ok = (cgroup_exists(pools[i]) ||
+                      cgroup_create(pools[i], record_get(&rec, "cpus"),
+                                    (uint64_t)record_num(&rec, "memory",
+                                                         0)) == 0) &&
+                     service_start(pools[i], &rec,
+                                   !ns_ipc_pinned(ipc)) == 0 &&
+                     record_save(path, &rec) == 0;
+            if (!ok)
+                rc = -1;
+        }
+        record_free(&rec);
+    }
+    state_list_free(pools, n);
+    return rc;
+}

@@ -1,0 +1,231 @@
+/*
+ * service.c - starting and watching a pool's danausd (service.h).
+ *
+ * danausd is started as a grandchild of the engine, in its own session, so
+ * it outlives the command that started it; its stderr goes to
+ * pools/NAME/danausd.log, where "ready" says that clients can attach.
+ */
+#include "service.h"
+#include "cgroup.h"
+#include "fail.h"
+#include "ns.h"
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READY_TIMEOUT_S 60
+#define STOP_GRACE_S 10
+
+const char *service_danausd(void)
+{
+    const char *p = getenv("DANAUS_DANAUSD");
+    return p && *p ? p : DANAUSD_PATH;
+}
+
+const char *service_library(void)
+{
+    const char *p = getenv("DANAUS_LIBRARY");
+    return p && *p ? p : LIBDANAUS_PATH;
+}
+
+void service_store_mount(const char *pool, char *out, size_t size)
+{
+    snprintf(out, size, "%s/pools/%s/store", state_root(), pool);
+}
+
+static int write_config(const char *pool, const struct record *rec)
+{
+    char path[STATE_PATH_MAX], run[STATE_PATH_MAX], store[STATE_PATH_MAX];
+    state_path(path, "pools/%s/danausd.conf", pool);
+    state_path(run, "pools/%s/run", pool);
+    service_store_mount(pool, store, sizeof store);
+    FILE *f = fopen(path, "we");
+    if (!f)
+        return fail_errno("cannot write %s", path);
+    fprintf(f, "# written by danaus pool create: pool %s\n", pool);
+    fprintf(f, "service %s\nrundir %s\n", pool, run);
+    const char *kind = record_get(rec, "backend_kind");
+    if (strcmp(kind, "ceph") == 0) {
+        fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));
+        if (record_get(rec, "cache"))
+            fprintf(f, "ceph_oc_size %s\n", record_get(rec, "cache"));
+    }
+    fprintf(f, "mount %s %s %s\n", store, kind,
+            record_get(rec, "backend_dir"));
+    return fclose(f) == 0 ? 0 : fail_errno("cannot write %s", path);
+}
+
+unsigned long long process_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* After the command name (which may hold anything): state, then
+     * fields 4..21, then starttime (field 22, proc(5)). */
+    char *p = strrchr(buf, ')');
+    char state;
+    unsigned long long start;
+    if (!p || sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+                            "%*u %*d %*d %*d %*d %*d %*d %llu",
+                     &state, &start) != 2)
+        return 0;
+    return state == 'Z' || state == 'X' ? 0 : start;
+}
+
+int service_alive(const struct record *rec)
+{
+    pid_t pid = (pid_t)record_num(rec, "pid", 0);
+    unsigned long long start = (unsigned long long)record_num(rec, "start", 0);
+    return pid > 0 && start && process_start_time(pid) == start;
+}
+
+/* The grandchild: joins the pool, then becomes danausd. */
+static void become_service(const char *pool, int first, int log_fd,
+                           int report_fd)
+{
+    char ipc[STATE_PATH_MAX], conf[STATE_PATH_MAX];
+    state_path(ipc, "pools/%s/ipc", pool);
+    state_path(conf, "pools/%s/danausd.conf", pool);
+    int rc = cgroup_enter(pool);
+    if (rc == 0)
+        rc = first ? ns_ipc_create(ipc) : ns_ipc_enter(ipc);
+    /* The memory killer should pick a tenant's process over the service
+     * that all of the tenant's containers depend on. Lowering the score
+     * needs CAP_SYS_RESOURCE, which a root without it lacks: then the
+     * killer still prefers the larger process, the runaway container. */
+    int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (adj >= 0) {
+        ssize_t ignored = write(adj, "-900", 4);
+        (void)ignored;
+        close(adj);
+    }
+    if (rc == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0);
+        dup2(log_fd, 1);
+        dup2(log_fd, 2);
+        pid_t self = getpid();
+        if (write(report_fd, &self, sizeof self) != sizeof self)
+            _exit(127);
+        execl(service_danausd(), "danausd", "-c", conf, (char *)NULL);
+        fail_errno("cannot run %s", service_danausd());
+    }
+    dprintf(log_fd, "danaus: %s\n", fail_message());
+    _exit(127);
+}
+
+/* Forks twice so danausd is nobody's child here; returns its pid. */
+static pid_t spawn(const char *pool, int first, int log_fd)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return fail_errno("pipe");
+    pid_t child = fork();
+    if (child < 0)
+        return fail_errno("fork");
+    if (child == 0) {
+        close(p[0]);
+        setsid();
+        pid_t g = fork();
+        if (g == 0)
+            become_service(pool, first, log_fd, p[1]);
+        _exit(g < 0 ? 1 : 0);
+    }
+    close(p[1]);
+    waitpid(child, NULL, 0);
+    pid_t pid = 0;
+    ssize_t n = read(p[0], &pid, sizeof pid);
+    close(p[0]);
+    return n == sizeof pid ? pid : -1;
+}
+
+/* The last non-empty line of the log from offset on. */
+static void last_line(const char *log, off_t from, char *out, size_t size)
+{
+    out[0] = '\0';
+    FILE *f = fopen(log, "re");
+    if (!f)
+        return;
+    fseeko(f, from, SEEK_SET);
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (*line)
+            snprintf(out, size, "%s", line);
+    }
+    fclose(f);
+}
+
+static int log_says_ready(const char *log, off_t from)
+{
+    char line[1024];
+    last_line(log, from, line, sizeof line);
+    return strstr(line, " ready: ") != NULL;
+}
+
+int service_start(const char *pool, struct record *rec, int first)
+{
+    char log[STATE_PATH_MAX], run[STATE_PATH_MAX];
+    state_path(log, "pools/%s/danausd.log", pool);
+    state_path(run, "pools/%s/run", pool);
+    if (write_config(pool, rec) < 0)
+        return -1;
+    if (mkdir(run, 0755) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", run);
+    int log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (log_fd < 0)
+        return fail_errno("cannot open %s", log);
+    off_t from = lseek(log_fd, 0, SEEK_END);
+    pid_t pid = spawn(pool, first, log_fd);
+    close(log_fd);
+    char why[1024];
+    if (pid <= 0) {
+        last_line(log, from, why, sizeof why);
+        return fail("pool %s: cannot start danausd: %s", pool, why);
+    }
+    unsigned long long start = process_start_time(pid);
+    for (int i = 0; i < READY_TIMEOUT_S * 20; i++) {
+        if (log_says_ready(log, from)) {
+            record_set(rec, "pid", "%d", (int)pid);
+            record_set(rec, "start", "%llu", start);
+            return 0;
+        }
+        if (process_start_time(pid) != start || !start)
+            break;
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    last_line(log, from, why, sizeof why);
+    kill(pid, SIGKILL);
+    return fail("pool %s: danausd did not start: %s", pool,
+                *why ? why : "no word within the time limit");
+}
+
+void service_stop(const struct record *rec)
+{
+    if (!service_alive(rec))
+        return;
+    pid_t pid = (pid_t)record_num(rec, "pid", 0);
+    kill(pid, SIGTERM);
+    for (int i = 0; i < STOP_GRACE_S * 20 && service_alive(rec); i++)
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    if (service_alive(rec))
+        kill(pid, SIGKILL);
+    for (int i = 0; i < 100 && service_alive(rec); i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+}

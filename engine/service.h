@@ -1,0 +1,35 @@
+/*
+ * service.h - a pool's danausd: its configuration, its start inside the
+ * pool's cgroup and IPC namespace, its liveness, its stop.
+ */
+#ifndef ENGINE_SERVICE_H
+#define ENGINE_SERVICE_H
+
+#include "record.h"
+
+#include <sys/types.h>
+
+/* The danausd and libdanaus.so the engine uses. */
+const char *service_danausd(void);
+const char *service_library(void);
+
+/* Where the pool's backend root is mounted in its danausd (the path
+ * clients name; no host directory backs it). */
+void service_store_mount(const char *pool, char *out, size_t size);
+
+/*
+ * Writes the pool's danausd.conf from its record and starts danausd in the
+ * pool's cgroup; first: in a new IPC namespace pinned at pools/NAME/ipc,
+ * else in the pinned one. Waits until it is ready and sets pid and start
+ * in the record. 0, or -1 (fail.h) with danausd's own complaint.
+ */
+int service_start(const char *pool, struct record *rec, int first);
+/* Whether the danausd the record names still runs. */
+int service_alive(const struct record *rec);
+/* SIGTERM, then SIGKILL after a grace period. */
+void service_stop(const struct record *rec);
+/* The start time of pid (clock ticks after boot), 0 if it is gone or a
+ * zombie: a pid alone may be reused. */
+unsigned long long process_start_time(pid_t pid);
+
+#endif
