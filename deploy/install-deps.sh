@@ -9,7 +9,7 @@ packages="
   build-essential cmake pkg-config
   libcephfs-dev libfuse3-dev liburcu-dev libcmocka-dev
   ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse
-  fuse3 unionfs-fuse
+  fuse3 unionfs-fuse busybox-static python3-dev
   uuid-runtime procps
   python3 sqlite3 git tar rocksdb-tools libjemalloc2
 "

@@ -231,6 +231,12 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
                         v);
         return 0;
     }
+    if (strcmp(k, "fuse") == 0 || strcmp(k, "fuse_direct_io") == 0) {
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            return fail(p, "%s must be on or off, not '%s'", k, v);
+        *(k[4] ? &cfg->fuse_direct_io : &cfg->fuse) = strcmp(v, "on") == 0;
+        return 0;
+    }
     if (strcmp(k, "ceph_conf") == 0)
         return set_string(p, &cfg->ceph_conf, k, v);
     if (strcmp(k, "ceph_client_id") == 0)
@@ -258,6 +264,7 @@ static void set_defaults(struct config *cfg)
     cfg->slots = 256;
     cfg->slot_buffer = 256u << 10;
     cfg->threads_per_queue = 4;
+    cfg->fuse = 1;
 }
 
 int config_parse(const char *name, const char *text, struct config *cfg,

@@ -32,6 +32,8 @@ struct config {
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
     char *ceph_conf, *ceph_client_id, *ceph_fs_name;
     char *ceph_cache_size, *ceph_oc_size;
+    int fuse;                   /* FUSE door: on (default) or off */
+    int fuse_direct_io;         /* FUSE door bypasses the page cache */
     struct config_mount mounts[DANAUS_MAX_MOUNTS];
     int nmounts;
 };

@@ -6,6 +6,7 @@
  * looked up in the sending client's own table. Calls that need a handle and
  * do not name a live one fail with EBADF before any handler runs.
  */
+#include "fuse_door.h"
 #include "request.h"
 
 #include <errno.h>
@@ -112,6 +113,11 @@ int64_t dispatch(struct service *svc, struct client *c,
         }
     }
     int64_t rc = calls[d->call].fn(&r);
+    if (rc >= 0 && svc->fuse &&
+        (d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE ||
+         d->call == DANAUS_CALL_TRUNCATE))
+        fuse_door_data_changed(svc->fuse, d->mount,
+                               r.of ? r.of->file : NULL, r.path, &c->cred);
     if (r.of)
         open_file_put(r.of);
     return rc;

@@ -9,6 +9,7 @@
  * everything ready. Shutdown runs it backwards.
  */
 #include "door.h"
+#include "fuse_door.h"
 #include "service.h"
 #include "workers.h"
 
@@ -165,6 +166,8 @@ int main(int argc, char **argv)
     if (client_registry_init(&svc.clients, &svc.seg) < 0 ||
         workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
+    if (fuse_door_start(&svc, &svc.fuse) < 0)
+        return die("cannot start the FUSE door: out of memory");
     if (door_open(&door, &svc, err, sizeof err) < 0 || door_start(&door) < 0) {
         door_close(&door);
         return die(err);
@@ -179,6 +182,7 @@ int main(int argc, char **argv)
     door_stop(&door);
     door_close(&door);
     workers_stop(&workers);
+    fuse_door_stop(svc.fuse);
     ipc_segment_destroy(&svc.seg);
     client_registry_free(&svc.clients);
     rcu_barrier();

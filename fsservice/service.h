@@ -10,12 +10,15 @@
 
 #include <ipc/ipc.h>
 
+struct fuse_door;
+
 struct service {
     struct config cfg;
     struct ipc_segment seg;
     struct client_registry clients;
     struct fstable fs;
     struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
+    struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */
     uid_t euid;                 /* the service's own identity */
     gid_t egid;
 };

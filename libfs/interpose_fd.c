@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -413,15 +414,15 @@ DANAUS_EXPORT int isatty(int fd)
     return 0;
 }
 
-/* A Danaus file has no pages the kernel could map; say so once per call,
- * naming the file, rather than fail silently. */
+/* A Danaus file the kernel cannot map: say so once per call, naming the
+ * file, rather than fail silently. */
 static void *mmap_refused(int fd)
 {
     char path[DANAUS_PATH_MAX];
     if (fdtable_path(fd, path, sizeof path) < 0)
         strcpy(path, "a Danaus file");
     static const char head[] = "libdanaus: mmap of ";
-    static const char tail[] = ": not supported until the FUSE door (ENODEV)\n";
+    static const char tail[] = ": no FUSE door shows this file (ENODEV)\n";
     struct iovec line[] = {
         {(void *)head, sizeof head - 1},
         {path, strlen(path)},
@@ -432,12 +433,42 @@ static void *mmap_refused(int fd)
     return MAP_FAILED;
 }
 
+/* A Danaus descriptor has no pages of its own; the service's FUSE door
+ * (fsservice/fuse_door.h) shows the same file at the same path, so the map
+ * is made on a kernel descriptor of it, opened with fd's access mode, and
+ * MAP_SHARED writes reach the file through the door. The inode numbers
+ * must agree: without the door, or once the path names another file, the
+ * map is refused. */
+static void *mmap_danaus(void *addr, size_t len, int prot, int flags, int fd,
+                         off_t offset)
+{
+    char path[DANAUS_PATH_MAX];
+    struct stat dst, kst;
+    int fl = danaus_fcntl(fd, F_GETFL);
+    if (fl < 0 || fdtable_path(fd, path, sizeof path) < 0 ||
+        danaus_fstat(fd, &dst) < 0)
+        return MAP_FAILED;
+    int kfd = (int)syscall(SYS_openat, AT_FDCWD, path,
+                           (fl & (O_ACCMODE | O_PATH)) | O_CLOEXEC);
+    if (kfd < 0)
+        return mmap_refused(fd);
+    if (syscall(SYS_fstat, kfd, &kst) < 0 || kst.st_ino != dst.st_ino) {
+        syscall(SYS_close, kfd);
+        return mmap_refused(fd);
+    }
+    void *p = REAL(mmap)(addr, len, prot, flags, kfd, offset);
+    int saved = errno;
+    syscall(SYS_close, kfd); /* the map keeps the file */
+    errno = saved;
+    return p;
+}
+
 DANAUS_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
                          off_t offset)
 {
     if ((flags & MAP_ANONYMOUS) || !route_fd(fd))
         return REAL(mmap)(addr, len, prot, flags, fd, offset);
-    return mmap_refused(fd);
+    return mmap_danaus(addr, len, prot, flags, fd, offset);
 }
 
 DANAUS_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags,
@@ -445,5 +476,5 @@ DANAUS_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags,
 {
     if ((flags & MAP_ANONYMOUS) || !route_fd(fd))
         return REAL(mmap64)(addr, len, prot, flags, fd, offset);
-    return mmap_refused(fd);
+    return mmap_danaus(addr, len, prot, flags, fd, offset);
 }

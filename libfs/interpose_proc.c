@@ -4,19 +4,40 @@
  * without close-on-exec and the Danaus cwd reach the new program (proc.h).
  * fork needs no interposer: pthread_atfork handlers do its part.
  */
+#include "cwd.h"
 #include "export.h"
 #include "proc.h"
 #include "real.h"
 
+#include <danaus/wire.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 extern char **environ;
 
+/* A relative path names a program under the Danaus cwd while one is set,
+ * but the kernel resolves it from its own cwd, which stayed elsewhere
+ * (cwd.h): the absolute path, which the FUSE door serves, is given
+ * instead. Returns path or abs (size bytes). Names without '/' (searched in
+ * PATH by the p variants) are left alone. */
+static const char *exec_path(const char *path, char *abs, size_t size)
+{
+    char cwd[DANAUS_PATH_MAX];
+    if (!path || path[0] == '/' || !strchr(path, '/') ||
+        cwd_get(cwd, sizeof cwd) != 1)
+        return path;
+    int n = snprintf(abs, size, "%s/%s", cwd, path);
+    return n > 0 && (size_t)n < size ? abs : path;
+}
+
 DANAUS_EXPORT int execve(const char *path, char *const argv[],
                          char *const envp[])
 {
+    char abs[DANAUS_PATH_MAX];
+    path = exec_path(path, abs, sizeof abs);
     struct exec_state st;
     char *const *env = proc_exec_prepare(envp, &st);
     int rc = REAL(execve)(path, argv, env);
@@ -32,6 +53,8 @@ DANAUS_EXPORT int execv(const char *path, char *const argv[])
 DANAUS_EXPORT int execvpe(const char *file, char *const argv[],
                           char *const envp[])
 {
+    char abs[DANAUS_PATH_MAX];
+    file = exec_path(file, abs, sizeof abs);
     struct exec_state st;
     char *const *env = proc_exec_prepare(envp, &st);
     int rc = REAL(execvpe)(file, argv, env);
@@ -120,6 +143,8 @@ DANAUS_EXPORT int posix_spawn(pid_t *pid, const char *path,
                               const posix_spawnattr_t *attr,
                               char *const argv[], char *const envp[])
 {
+    char abs[DANAUS_PATH_MAX];
+    path = exec_path(path, abs, sizeof abs);
     struct exec_state st;
     char *const *env = proc_exec_prepare(envp, &st);
     int rc = REAL(posix_spawn)(pid, path, actions, attr, argv, env);
@@ -132,6 +157,8 @@ DANAUS_EXPORT int posix_spawnp(pid_t *pid, const char *file,
                                const posix_spawnattr_t *attr,
                                char *const argv[], char *const envp[])
 {
+    char abs[DANAUS_PATH_MAX];
+    file = exec_path(file, abs, sizeof abs);
     struct exec_state st;
     char *const *env = proc_exec_prepare(envp, &st);
     int rc = REAL(posix_spawnp)(pid, file, actions, attr, argv, env);

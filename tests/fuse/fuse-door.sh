@@ -1,0 +1,218 @@
+#!/bin/sh
+# fuse-door.sh - the FUSE door end to end (issue 5), on one backend.
+#
+#   fuse-door.sh DANAUSD LIBDANAUS MMAP_TEST HELLO GREET_LIB PYEXT_C \
+#                local|ceph CEPH_CONF|-
+#
+# Starts danausd on a fresh mount point (a unique temporary directory) and
+# checks, printing "ok"/"FAIL" per check:
+#  - the instance is FUSE-mounted there;
+#  - a binary stored in the instance runs from it, with and without the
+#    preload (which survives the exec), dlopens a library stored there, and
+#    python3 imports a C extension stored there;
+#  - static busybox (no preload possible) writes files a preloaded program
+#    reads at once, and the other way round, including an overwrite of the
+#    same size while busybox holds the file open;
+#  - stat and readdir agree between the doors (inode, size, mtime, mode);
+#  - mmap through the preload (MMAP_TEST), its MAP_SHARED write read back
+#    through the FUSE door;
+#  - SIGTERM with a process inside the mount: prompt exit, no mount left;
+#    SIGKILL: the watchdog detaches the mount; SIGKILL of service and
+#    watchdog: the next start detaches the stale mount and serves.
+# Exit 0 when every check passed.
+set -u
+
+if [ $# -ne 8 ]; then
+    echo "usage: fuse-door.sh DANAUSD LIBDANAUS MMAP_TEST HELLO GREET_LIB PYEXT_C local|ceph CEPH_CONF|-" >&2
+    exit 2
+fi
+danausd=$(realpath "$1") lib=$(realpath "$2") mmap_test=$(realpath "$3")
+hello=$(realpath "$4") greet=$(realpath "$5") pyext=$(realpath "$6")
+backend=$7 ceph_conf=$8
+
+site=$(mktemp -d /tmp/danaus-fuse-XXXXXX) || exit 1
+mnt=$site/mnt
+service="fuse-$$"
+mkdir "$site/run" "$site/backing" "$site/build" || exit 1
+{
+    echo "service $service"
+    echo "rundir $site/run"
+    case $backend in
+    local) echo "mount $mnt local $site/backing" ;;
+    ceph) echo "ceph_conf $ceph_conf"
+          echo "mount $mnt ceph /fuse-door-$(hostname)-$$" ;;
+    *) echo "unknown backend $backend" >&2; exit 2 ;;
+    esac
+} > "$site/danausd.conf"
+
+failures=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# expect NAME EXPECTED ACTUAL
+expect() {
+    if [ "$2" = "$3" ]; then ok "$1"; else
+        fail "$1: expected [$2], got [$3]"; fi
+}
+
+# Programs touching the mount without the preload, bounded: a broken door
+# must fail the test, not hang it.
+plain() { timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$@"; }
+pre() {
+    timeout 30 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
+        DANAUS_RUNDIR="$site/run" "$@"
+}
+mounted() { grep -q " $mnt fuse" /proc/mounts; }
+
+daemon=
+start() {
+    : > "$site/danausd.log"
+    "$danausd" -c "$site/danausd.conf" >> "$site/danausd.log" 2>&1 &
+    daemon=$!
+    tries=0
+    until grep -q ' ready: ' "$site/danausd.log"; do
+        tries=$((tries + 1))
+        if [ $tries -gt 300 ] || ! kill -0 "$daemon" 2>/dev/null; then
+            echo "danausd did not become ready; its log:"
+            cat "$site/danausd.log"
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+# stop SIGNAL: signals the service and waits up to 10 s for it to end.
+stop() {
+    kill "-$1" "$daemon" 2>/dev/null
+    tries=0
+    while kill -0 "$daemon" 2>/dev/null; do
+        tries=$((tries + 1))
+        [ $tries -gt 100 ] && return 1
+        sleep 0.1
+    done
+    wait "$daemon" 2>/dev/null
+    return 0
+}
+cleanup() {
+    if [ -n "$daemon" ] && kill -0 "$daemon" 2>/dev/null; then
+        [ "$backend" = ceph ] && plain rm -rf "$mnt"/* 2>/dev/null
+        stop TERM || kill -KILL "$daemon"
+    fi
+    # A watchdog outlives nothing; a mount outlives nobody.
+    mounted && umount -l "$mnt"
+    rm -rf "$site"
+}
+trap cleanup EXIT
+
+start || exit 1
+if mounted; then ok "instance FUSE-mounted at its mount point"; else
+    fail "no FUSE mount at $mnt"; cat "$site/danausd.log"; exit 1; fi
+
+# Programs and libraries stored in the instance.
+plain mkdir "$mnt/bin" "$mnt/py"
+plain cp "$hello" "$mnt/bin/hello"
+plain cp "$greet" "$mnt/bin/libgreet.so"
+expect "exec and dlopen from the mount, no preload" \
+    "hello|preload no|greet from a library on Danaus" \
+    "$(plain "$mnt/bin/hello" "$mnt/bin/libgreet.so" | paste -sd'|')"
+expect "exec and dlopen from the mount, preloaded (preload survives exec)" \
+    "hello|preload yes|greet from a library on Danaus" \
+    "$(pre "$mnt/bin/hello" "$mnt/bin/libgreet.so" | paste -sd'|')"
+expect "preloaded shell runs a binary stored in the mount" \
+    "hello|preload yes" "$(pre sh -c "cd $mnt/bin && ./hello" | paste -sd'|')"
+
+pyinc=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+pysuffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+cc -shared -fPIC -I"$pyinc" -o "$site/build/fuse_pyext$pysuffix" "$pyext" ||
+    fail "cannot build the Python extension"
+plain cp "$site/build/fuse_pyext$pysuffix" "$mnt/py/"
+pyrun="import sys; sys.path.insert(0, '$mnt/py'); import fuse_pyext; print(fuse_pyext.answer(), fuse_pyext.__file__.startswith('$mnt'))"
+expect "python3 imports a C extension from the mount" "42 True" \
+    "$(plain python3 -c "$pyrun" 2>&1)"
+expect "python3 imports a C extension from the mount, preloaded" "42 True" \
+    "$(pre python3 -c "$pyrun" 2>&1)"
+
+# A static program and a preloaded one, each seeing the other's writes.
+bb=/usr/bin/busybox
+plain $bb sh -c "echo written by static busybox > $mnt/s.txt"
+expect "preloaded cat reads what static busybox wrote" \
+    "written by static busybox" "$(pre cat "$mnt/s.txt")"
+pre sh -c "echo written preloaded > $mnt/d.txt"
+expect "static busybox reads what a preloaded program wrote" \
+    "written preloaded" "$(plain $bb cat "$mnt/d.txt")"
+pre sh -c "echo WRITTEN PRELOADED > $mnt/d.txt"
+expect "same-size overwrite through the preload, busybox reads it" \
+    "WRITTEN PRELOADED" "$(plain $bb cat "$mnt/d.txt")"
+# busybox holds d.txt open through FUSE (its pages cached) while the
+# preload overwrites it in place; busybox then reads on its descriptor.
+expect "overwrite seen on a descriptor held open through FUSE" \
+    "xyzTTEN PRELOADED" "$(plain $bb sh -c "exec 3< $mnt/d.txt
+        $bb head -c 4 <&3 > /dev/null
+        env LD_PRELOAD=$lib DANAUS_SERVICE=$service DANAUS_RUNDIR=$site/run \
+            sh -c 'printf xyz | dd of=$mnt/d.txt conv=notrunc 2>/dev/null'
+        $bb cat $mnt/d.txt")"
+plain $bb sh -c "echo appended by busybox >> $mnt/d.txt"
+pre sh -c "echo appended preloaded >> $mnt/d.txt"
+expect "appends through both doors" \
+    "xyzTTEN PRELOADED|appended by busybox|appended preloaded" \
+    "$(plain $bb cat "$mnt/d.txt" | paste -sd'|')"
+plain $bb rm "$mnt/s.txt"
+expect "unlink through FUSE seen by the preload" "gone" \
+    "$(pre sh -c "test -e $mnt/s.txt || echo gone")"
+
+# Attributes and listings agree.
+pre touch -d '2001-02-03 04:05:06.789' "$mnt/d.txt"
+pre chmod 640 "$mnt/d.txt"
+fmt='%n %i %s %Y %y %a %F'
+expect "stat agrees between the doors" \
+    "$(pre stat -c "$fmt" "$mnt/d.txt" "$mnt/bin" "$mnt/bin/hello")" \
+    "$(plain stat -c "$fmt" "$mnt/d.txt" "$mnt/bin" "$mnt/bin/hello")"
+expect "readdir agrees between the doors (names, inodes)" \
+    "$(pre ls -ai "$mnt" "$mnt/bin" | sort)" \
+    "$(plain ls -ai "$mnt" "$mnt/bin" | sort)"
+
+# mmap through the preload, then the file through the FUSE door.
+if pre "$mmap_test" "$mnt/m.dat"; then ok "mmap through the preload"; else
+    fail "mmap through the preload"; fi
+expect "MAP_SHARED write seen through the FUSE door" "mapped!" \
+    "$(plain dd if="$mnt/m.dat" bs=1 skip=100 count=7 2>/dev/null)"
+expect "preload pwrite seen through the FUSE door" "pwrite" \
+    "$(plain dd if="$mnt/m.dat" bs=1 skip=200 count=6 2>/dev/null)"
+
+# Stop with a process inside the mount: prompt exit, no mount left.
+(cd "$mnt" && exec sleep 60) &
+squatter=$!
+sleep 0.2
+if stop TERM; then ok "SIGTERM with a busy mount: service exits"; else
+    fail "SIGTERM with a busy mount: service still running after 10 s"
+    kill -KILL "$daemon"
+fi
+kill "$squatter"
+if mounted; then fail "mount left after SIGTERM"; else
+    ok "no mount left after SIGTERM"; fi
+
+# Restart, then a crash: the watchdog detaches.
+start || exit 1
+expect "restart serves the same files" "hello|preload no" \
+    "$(plain "$mnt/bin/hello" | paste -sd'|')"
+stop KILL
+tries=0
+while mounted && [ $tries -lt 50 ]; do tries=$((tries + 1)); sleep 0.1; done
+if mounted; then fail "mount left 5 s after SIGKILL"; else
+    ok "watchdog detached the mount after SIGKILL"; fi
+
+# A crash of service and watchdog together: the next start detaches.
+start || exit 1
+watchdog=$(pgrep -P "$daemon")
+kill -KILL "$daemon" $watchdog
+wait "$daemon" 2>/dev/null
+if plain stat "$mnt" > /dev/null 2>&1; then
+    fail "no stale mount after killing service and watchdog"
+else ok "stale mount after killing service and watchdog"; fi
+start || exit 1
+if grep -q 'detached a stale FUSE mount' "$site/danausd.log" && mounted; then
+    ok "next start detached the stale mount and mounted"
+else fail "next start: $(cat "$site/danausd.log")"; fi
+expect "and serves" "hello|preload no" \
+    "$(plain "$mnt/bin/hello" | paste -sd'|')"
+
+echo "$failures failures"
+[ $failures -eq 0 ]

@@ -1,0 +1,22 @@
+# The FUSE door (issue 5): programs, libraries, a Python extension and a
+# static busybox run from a Danaus mount through FUSE; mmap through the
+# preload; stop, crash and restart with the mount in place. One ctest per
+# backend, label "fuse" (fuse-door.sh).
+add_executable(test_fuse_mmap ${CMAKE_CURRENT_SOURCE_DIR}/fuse/test_fuse_mmap.c)
+add_executable(fuse_hello ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse_hello.c)
+target_link_libraries(fuse_hello PRIVATE ${CMAKE_DL_LIBS})
+add_library(fuse_greet MODULE ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse_greet.c)
+
+set(DANAUS_FUSE_TEST ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-door.sh
+  $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> $<TARGET_FILE:test_fuse_mmap>
+  $<TARGET_FILE:fuse_hello> $<TARGET_FILE:fuse_greet>
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse_pyext.c)
+
+add_test(NAME fuse_door_local COMMAND ${DANAUS_FUSE_TEST} local -)
+set_tests_properties(fuse_door_local PROPERTIES LABELS fuse TIMEOUT 180)
+if(TARGET danaus_backend_ceph)
+  add_test(NAME fuse_door_ceph COMMAND ${DANAUS_FUSE_TEST} ceph
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(fuse_door_ceph PROPERTIES
+    LABELS "fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+endif()
