@@ -13,5 +13,7 @@ int helper_run(const char *pool, char *const argv[]);
 /* Sets, in the calling process, what a client of the pool needs:
  * DANAUS_SERVICE, DANAUS_RUNDIR; with preload, LD_PRELOAD too. */
 void helper_client_env(const char *pool, int preload);
+/* Joins the pool's cgroup and IPC namespace; 0 or -1 (fail.h). */
+int helper_join_pool(const char *pool);
 
 #endif

@@ -1,0 +1,265 @@
+/*
+ * image.c - image import, ls, rm (image.h).
+ *
+ * Whatever the source, an image becomes layer-0.tar .. layer-N.tar in
+ * images/NAME, bottom first: a root directory is archived as one layer, a
+ * root file-system tarball is one layer as it is (tar reads its
+ * compression), a `docker save` archive gives its layers in manifest order.
+ * OCI whiteouts (.wh.NAME, .wh..wh..opq) stay in the layers as files: the
+ * union reads them. The import is built in a hidden directory and renamed
+ * into place, so a failed import leaves nothing.
+ */
+#include "image.h"
+#include "fail.h"
+#include "manifest.h"
+#include "program.h"
+#include "record.h"
+#include "state.h"
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int tar(const char *what, char *const argv[])
+{
+    return program_run(what, argv, -1, NULL, NULL);
+}
+
+/* The archive's member list into a temporary file; its text, malloc'ed. */
+static char *list_archive(const char *path)
+{
+    char tmp[] = "/tmp/danaus-list.XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fail_errno("mkstemp");
+        return NULL;
+    }
+    unlink(tmp);
+    char *const argv[] = {"tar", "-tf", (char *)path, NULL};
+    char what[STATE_PATH_MAX + 32];
+    snprintf(what, sizeof what, "image source %.4000s", path);
+    char *text = NULL;
+    if (program_run(what, argv, fd, NULL, NULL) == 0) {
+        off_t len = lseek(fd, 0, SEEK_END);
+        text = calloc(1, (size_t)len + 1);
+        if (pread(fd, text, (size_t)len, 0) != len) {
+            free(text);
+            text = NULL;
+            fail_errno("cannot read the list of %s", path);
+        }
+    }
+    close(fd);
+    return text;
+}
+
+static int has_member(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n >= 2 && p[0] == '.' && p[1] == '/') {
+            p += 2;
+            n -= 2;
+        }
+        if (n == len && memcmp(p, name, len) == 0)
+            return 1;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return 0;
+}
+
+static char *read_small_file(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        fail_errno("cannot read %s", path);
+        return NULL;
+    }
+    char *text = calloc(1, 1 << 20);
+    size_t n = fread(text, 1, (1 << 20) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* docker save: manifest.json names the layer archives. */
+static int import_docker(const char *src, const char *dir)
+{
+    char x[STATE_PATH_MAX], path[STATE_PATH_MAX], to[STATE_PATH_MAX];
+    snprintf(x, sizeof x, "%.4000s/x", dir);
+    if (mkdir(x, 0700) < 0)
+        return fail_errno("cannot create %s", x);
+    char *const get[] = {"tar", "-xf", (char *)src, "-C", x,
+                         "manifest.json", NULL};
+    if (tar("docker archive", get) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%.4000s/manifest.json", x);
+    char *text = read_small_file(path);
+    char *layers[MANIFEST_MAX_LAYERS];
+    int n = text ? manifest_layers(text, layers) : -1;
+    free(text);
+    int rc = n < 0 ? -1 : 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (layers[i][0] == '/' || strstr(layers[i], "..")) {
+            rc = fail("manifest.json: layer path '%s' leaves the archive",
+                      layers[i]);
+            break;
+        }
+        char *const one[] = {"tar", "-xf", (char *)src, "-C", x, layers[i],
+                             NULL};
+        snprintf(path, sizeof path, "%.3000s/%.1000s", x, layers[i]);
+        snprintf(to, sizeof to, "%.4000s/layer-%d.tar", dir, i);
+        if (tar("docker archive", one) < 0)
+            rc = -1;
+        else if (rename(path, to) < 0)
+            rc = fail_errno("cannot keep layer %s", layers[i]);
+    }
+    for (int i = 0; i < n; i++)
+        free(layers[i]);
+    remove_tree(x);
+    return rc < 0 ? -1 : n;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return fail_errno("cannot open %s", from);
+    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0) {
+        close(in);
+        return fail_errno("cannot create %s", to);
+    }
+    ssize_t n;
+    while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
+        ;
+    int rc = n < 0 ? fail_errno("cannot copy %s", from) : 0;
+    close(in);
+    close(out);
+    return rc;
+}
+
+/* Fills dir with the layers of src; returns their count or -1. */
+static int import_layers(const char *src, const char *dir, const char **kind)
+{
+    struct stat st;
+    char layer[STATE_PATH_MAX];
+    snprintf(layer, sizeof layer, "%.4000s/layer-0.tar", dir);
+    if (stat(src, &st) < 0)
+        return fail_errno("image source %s", src);
+    if (S_ISDIR(st.st_mode)) {
+        *kind = "directory";
+        char *const argv[] = {"tar", "-C", (char *)src, "--numeric-owner",
+                              "-cf", layer, ".", NULL};
+        return tar("image source", argv) < 0 ? -1 : 1;
+    }
+    if (!S_ISREG(st.st_mode))
+        return fail("image source %s: not a directory or a tar archive", src);
+    char *list = list_archive(src);
+    if (!list) {
+        fail_clear();
+        return fail("image source %s: not a directory or a tar archive", src);
+    }
+    int docker = has_member(list, "manifest.json");
+    free(list);
+    if (docker) {
+        *kind = "docker-save";
+        return import_docker(src, dir);
+    }
+    *kind = "rootfs-tarball";
+    return copy_file(src, layer) < 0 ? -1 : 1;
+}
+
+int image_import(const char *name, const char *path)
+{
+    char dir[STATE_PATH_MAX], tmp[STATE_PATH_MAX], rec_path[STATE_PATH_MAX];
+    if (state_check_name("image", name) < 0)
+        return -1;
+    state_path(dir, "images/%s", name);
+    state_path(tmp, "images/.%s.importing", name);
+    if (access(dir, F_OK) == 0)
+        return fail("image '%s' already exists", name);
+    remove_tree(tmp);
+    if (mkdir(tmp, 0700) < 0)
+        return fail_errno("cannot create %s", tmp);
+    const char *kind = "";
+    int n = import_layers(path, tmp, &kind);
+    struct record rec = {0};
+    int rc = -1;
+    if (n > 0) {
+        char abs[STATE_PATH_MAX];
+        record_set(&rec, "layers", "%d", n);
+        record_set(&rec, "kind", "%s", kind);
+        record_set(&rec, "source", "%s",
+                   realpath(path, abs) ? abs : path);
+        snprintf(rec_path, sizeof rec_path, "%.4000s/image", tmp);
+        if (record_save(rec_path, &rec) < 0)
+            fail_errno("cannot save %s", rec_path);
+        else if (rename(tmp, dir) < 0)
+            fail_errno("cannot create %s", dir);
+        else
+            rc = 0;
+    }
+    record_free(&rec);
+    if (rc < 0)
+        remove_tree(tmp);
+    return rc;
+}
+
+int image_layers(const char *name)
+{
+    char path[STATE_PATH_MAX];
+    struct record rec;
+    if (state_check_name("image", name) < 0)
+        return -1;
+    state_path(path, "images/%s/image", name);
+    if (record_load(path, &rec) < 0)
+        return errno == ENOENT ? fail("unknown image '%s'", name)
+                               : fail_errno("cannot read %s", path);
+    int n = (int)record_num(&rec, "layers", 0);
+    record_free(&rec);
+    return n > 0 ? n : fail("image '%s': broken record", name);
+}
+
+int image_list(void)
+{
+    int n;
+    char **images = state_list("images", &n);
+    printf("%-20s %-7s %-15s %s\n", "IMAGE", "LAYERS", "KIND", "SOURCE");
+    for (int i = 0; i < n; i++) {
+        char path[STATE_PATH_MAX];
+        struct record rec;
+        state_path(path, "images/%s/image", images[i]);
+        if (record_load(path, &rec) < 0)
+            continue;
+        printf("%-20s %-7lld %-15s %s\n", images[i],
+               record_num(&rec, "layers", 0), record_get(&rec, "kind"),
+               record_get(&rec, "source"));
+        record_free(&rec);
+    }
+    state_list_free(images, n);
+    return 0;
+}
+
+int image_remove(const char *name)
+{
+    if (image_layers(name) < 0)
+        return -1;
+    char users[1024];
+    if (store_image_users(name, users, sizeof users))
+        return fail("image '%s' is used by containers: %s (rm them first)",
+                    name, users);
+    if (store_unpublish_everywhere(name) < 0)
+        return -1;
+    char dir[STATE_PATH_MAX];
+    state_path(dir, "images/%s", name);
+    return remove_tree(dir) < 0 ? fail_errno("cannot remove %s", dir) : 0;
+}

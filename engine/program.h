@@ -1,0 +1,17 @@
+/*
+ * program.h - runs a host program (tar, rm, mkdir ...) for the engine and
+ * turns its failure into the engine's one-line error: the last line it
+ * wrote on stderr.
+ */
+#ifndef ENGINE_PROGRAM_H
+#define ENGINE_PROGRAM_H
+
+/*
+ * Runs argv to completion with stdout on out_fd (-1: /dev/null). setup, if
+ * given, runs in the child before exec and returns 0 or -1 (fail.h).
+ * what names the job in the error. 0, or -1 (fail.h).
+ */
+int program_run(const char *what, char *const argv[], int out_fd,
+                int (*setup)(void *), void *arg);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * store.c - image layers and writable branches in a pool's backend
+ * (store.h).
+ */
+#include "store.h"
+#include "fail.h"
+#include "helper.h"
+#include "record.h"
+#include "service.h"
+#include "state.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* STORE/rest: the path through the pool's danausd. */
+static void store_path(const char *pool, char *out, size_t size,
+                       const char *kind, const char *name)
+{
+    char store[STATE_PATH_MAX];
+    service_store_mount(pool, store, sizeof store);
+    snprintf(out, size, "%.4000s/%s/%s", store, kind, name);
+}
+
+int store_publish(const char *pool, const char *image, int nlayers)
+{
+    char mark[STATE_PATH_MAX], dst[STATE_PATH_MAX], layer[STATE_PATH_MAX];
+    state_path(mark, "pools/%s/images/%s", pool, image);
+    if (access(mark, F_OK) == 0)
+        return 0;
+    char top[STATE_PATH_MAX];
+    store_path(pool, top, sizeof top, "images", image);
+    char *const clear[] = {"rm", "-rf", top, NULL};
+    int rc = helper_run(pool, clear);
+    for (int i = 0; i < nlayers && rc == 0; i++) {
+        snprintf(dst, sizeof dst, "%.4000s/%d", top, i);
+        state_path(layer, "images/%s/layer-%d.tar", image, i);
+        char *const mk[] = {"mkdir", "-p", dst, NULL};
+        char *const untar[] = {"tar", "--numeric-owner", "-xpf", layer,
+                               "-C", dst, NULL};
+        rc = helper_run(pool, mk) < 0 || helper_run(pool, untar) < 0 ? -1 : 0;
+    }
+    if (rc == 0) {
+        int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        rc = fd < 0 ? fail_errno("cannot create %s", mark) : 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (rc < 0)
+        helper_run(pool, clear);
+    return rc;
+}
+
+int store_unpublish_everywhere(const char *image)
+{
+    int n, rc = 0;
+    char **pools = state_list("pools", &n);
+    for (int i = 0; i < n; i++) {
+        char mark[STATE_PATH_MAX], top[STATE_PATH_MAX];
+        state_path(mark, "pools/%s/images/%s", pools[i], image);
+        if (access(mark, F_OK) < 0)
+            continue;
+        store_path(pools[i], top, sizeof top, "images", image);
+        char *const rm[] = {"rm", "-rf", top, NULL};
+        if (helper_run(pools[i], rm) < 0)
+            rc = -1;
+        else
+            unlink(mark);
+    }
+    state_list_free(pools, n);
+    return rc;
+}
+
+int store_image_users(const char *image, char *out, size_t size)
+{
+    int n, users = 0;
+    char **cs = state_list("containers", &n);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char path[STATE_PATH_MAX];
+        struct record rec;
+        state_path(path, "containers/%s/container", cs[i]);
+        if (record_load(path, &rec) < 0)
+            continue;
+        const char *img = record_get(&rec, "image");
+        if (img && strcmp(img, image) == 0) {
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%s", users ? ", " : "",
+                     cs[i]);
+            users++;
+        }
+        record_free(&rec);
+    }
+    state_list_free(cs, n);
+    return users;
+}
+
+int store_branch_create(const char *pool, const char *container)
+{
+    char dir[STATE_PATH_MAX];
+    store_path(pool, dir, sizeof dir, "containers", container);
+    char *const mk[] = {"mkdir", "-p", dir, NULL};
+    return helper_run(pool, mk);
+}
+
+int store_branch_remove(const char *pool, const char *container)
+{
+    char dir[STATE_PATH_MAX];
+    store_path(pool, dir, sizeof dir, "containers", container);
+    char *const rm[] = {"rm", "-rf", dir, NULL};
+    return helper_run(pool, rm);
+}
