@@ -86,6 +86,7 @@ int64_t call_close(struct request *r)
     struct open_file *of = handle_remove(&r->c->handles, r->d->handle);
     if (!of)
         return -EBADF;
+    locks_on_close(r, of);
     open_file_put(of);
     return 0;
 }

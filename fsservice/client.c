@@ -60,6 +60,7 @@ struct client *client_new(struct client_registry *r, pid_t pid,
     c->id = ++r->next_id;
     c->pid = pid;
     c->cred = *cred;
+    c->locks = r->locks;
     return c;
 }
 
@@ -73,6 +74,10 @@ void client_put(struct client *c)
     if (atomic_fetch_sub(&c->refs, 1) != 1)
         return;
     handle_table_destroy(&c->handles);
+    /* The last reference: no request of the client is running, so none
+     * can take a lock after this. */
+    if (c->locks)
+        lock_release_client(c->locks, c->id);
     if (c->cred.ceph_perm)
         cephfs_cred_release(&c->cred);
     free(c);

@@ -15,6 +15,7 @@
 #define DANAUS_CLIENT_H
 
 #include "handles.h"
+#include "locks.h"
 #include "libservice.h"
 
 #include <ipc/ipc.h>
@@ -29,6 +30,7 @@ struct client {
     struct ls_cred cred;
     struct handle_table handles;
     uint32_t nslots; /* slots it owns; door thread only */
+    struct lock_table *locks; /* where its POSIX locks go when it goes */
 };
 
 struct slot_state;
@@ -39,6 +41,7 @@ struct client_registry {
     struct slot_state *slots; /* private to the service */
     uint32_t next_id;
     uint32_t draining;        /* slots waiting to be freed */
+    struct lock_table *locks; /* the service's record locks, or NULL */
 };
 
 int client_registry_init(struct client_registry *r,

@@ -163,8 +163,11 @@ int main(int argc, char **argv)
     if (open_instances(&svc, err, sizeof err) < 0 ||
         create_segment(&svc, groups, &ngroups, err, sizeof err) < 0)
         return die(err);
-    if (client_registry_init(&svc.clients, &svc.seg) < 0 ||
-        workers_start(&workers, &svc, groups, ngroups) < 0)
+    lock_table_init(&svc.locks);
+    if (client_registry_init(&svc.clients, &svc.seg) < 0)
+        return die("cannot start service threads");
+    svc.clients.locks = &svc.locks;
+    if (workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
     if (fuse_door_start(&svc, &svc.fuse) < 0)
         return die("cannot start the FUSE door: out of memory");
@@ -186,6 +189,7 @@ int main(int argc, char **argv)
     ipc_segment_destroy(&svc.seg);
     client_registry_free(&svc.clients);
     rcu_barrier();
+    lock_table_destroy(&svc.locks);
     fstable_destroy(&svc.fs);
     if (svc.ceph)
         cephfs_client_free(svc.ceph);

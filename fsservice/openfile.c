@@ -36,10 +36,24 @@ static void open_file_free(struct rcu_head *head)
     free(of);
 }
 
+struct lock_owner open_file_lock_owner(const struct open_file *of, int kind)
+{
+    return (struct lock_owner){kind, (uint64_t)(uintptr_t)of, -1};
+}
+
 void open_file_put(struct open_file *of)
 {
     if (atomic_fetch_sub(&of->refs, 1) != 1)
         return;
+    /* The store of locks happened before its request's put, so this
+     * last put, ordered after every other by the count, sees it. */
+    struct lock_table *locks = atomic_load(&of->locks);
+    if (locks) {
+        struct lock_owner ofd = open_file_lock_owner(of, DANAUS_LOCK_OFD);
+        struct lock_owner flock = open_file_lock_owner(of, DANAUS_LOCK_FLOCK);
+        lock_release(locks, &of->lock_key, &ofd);
+        lock_release(locks, &of->lock_key, &flock);
+    }
     of->file->inst->ops->close(of->file);
     /* Lookups may still hold the pointer inside their read-side section. */
     call_rcu(&of->rcu, open_file_free);

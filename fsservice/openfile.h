@@ -12,6 +12,7 @@
 #define DANAUS_OPENFILE_H
 
 #include "libservice.h"
+#include "locks.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,6 +25,12 @@ struct open_file {
     _Atomic int flags;       /* O_ACCMODE bits and O_APPEND, O_NONBLOCK */
     pthread_mutex_t pos_lock; /* serializes calls that use and move pos */
     off_t pos;
+    /* Record locks: the file's identity in the lock table, found on first
+     * need (under pos_lock), and the table holding this open file's OFD or
+     * flock locks, if it ever took one: the last put releases them. */
+    bool lock_key_known;
+    struct lock_key lock_key;
+    struct lock_table *_Atomic locks;
     struct rcu_head rcu;
 };
 
@@ -34,6 +41,11 @@ struct open_file *open_file_new(struct ls_file *file, int flags);
  * an RCU read-side section. */
 bool open_file_tryget(struct open_file *of);
 
+/* The owner of this open file's OFD or flock locks (kind). */
+struct lock_owner open_file_lock_owner(const struct open_file *of, int kind);
+
+/* Drops a reference; the last one releases the open file's OFD and flock
+ * locks and closes the backend file. */
 void open_file_put(struct open_file *of);
 
 #endif

@@ -51,6 +51,11 @@ int64_t call_getdents(struct request *r);
 int64_t call_getfl(struct request *r);
 int64_t call_setfl(struct request *r);
 
+/* calls_lock.c: record locks, and the release of the client's POSIX locks
+ * on the file when it closes a handle to it. */
+int64_t call_lock(struct request *r);
+void locks_on_close(struct request *r, struct open_file *of);
+
 /* calls_path.c: calls on a path, or on an open file where desc.handle is
  * set ("path | handle" in wire.h). */
 int64_t call_stat(struct request *r);

@@ -17,6 +17,7 @@ struct service {
     struct ipc_segment seg;
     struct client_registry clients;
     struct fstable fs;
+    struct lock_table locks;    /* record locks of all clients */
     struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
     struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */
     uid_t euid;                 /* the service's own identity */

@@ -11,6 +11,7 @@
 #include "call.h"
 #include "export.h"
 #include "fdtable.h"
+#include "lock.h"
 #include "sys.h"
 #include "umask.h"
 
@@ -530,10 +531,7 @@ DANAUS_EXPORT int danaus_fcntl(int fd, int cmd, ...)
     case F_OFD_GETLK:
     case F_OFD_SETLK:
     case F_OFD_SETLKW:
-        /* No lock manager in the service; pretending to lock would let two
-         * processes believe they both hold the same lock. */
-        errno = ENOLCK;
-        rc = -1;
+        rc = lock_fcntl(fd, cmd, va_arg(ap, struct flock *));
         break;
     default:
         errno = EINVAL;

@@ -77,10 +77,14 @@ ssize_t danaus_preadv2(int fd, const struct iovec *iov, int iovcnt,
 ssize_t danaus_pwritev2(int fd, const struct iovec *iov, int iovcnt,
                         off_t offset, int flags);
 int danaus_dup3(int oldfd, int newfd, int flags);
-/* Descriptor flags, F_DUPFD*, F_GETFL and F_SETFL. Record locks (F_GETLK,
- * F_SETLK, F_SETLKW, F_OFD_*) fail with ENOLCK: the service has no lock
- * manager. Other commands fail with EINVAL. */
+/* Descriptor flags, F_DUPFD*, F_GETFL, F_SETFL, and record locks (F_GETLK,
+ * F_SETLK, F_SETLKW, F_OFD_*) held by the service for all its clients.
+ * Other commands fail with EINVAL. */
 int danaus_fcntl(int fd, int cmd, ...);
+/* BSD locks on the whole file, owned by the open file (sys/file.h). */
+int danaus_flock(int fd, int operation);
+/* lockf(3): F_LOCK, F_TLOCK, F_ULOCK, F_TEST over fcntl's locks. */
+int danaus_lockf(int fd, int cmd, off_t len);
 /* FIONREAD, FIOCLEX, FIONCLEX and FIONBIO; other requests fail with ENOTTY. */
 int danaus_ioctl(int fd, unsigned long request, ...);
 /* Mode 0 only (EOPNOTSUPP otherwise): a file shorter than offset + len is
