@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_WORDS 4
+#define MAX_WORDS 5
 
 struct parse {
     const char *name;
@@ -148,9 +148,15 @@ static int parse_owner(struct parse *p, const char *s, struct config *cfg)
     return 0;
 }
 
+/* mount MOUNTPOINT local|ceph SOURCE, or
+ * union MOUNTPOINT local|ceph WRITABLE_DIR RO_DIR[:RO_DIR...] */
 static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
 {
-    if (n != 4)
+    int is_union = strcmp(w[0], "union") == 0;
+    if (is_union && n != 5)
+        return fail(p, "union takes MOUNTPOINT local|ceph WRITABLE_DIR "
+                       "RO_DIR[:RO_DIR...]");
+    if (!is_union && n != 4)
         return fail(p, "mount takes MOUNTPOINT local|ceph SOURCE");
     if (cfg->nmounts == DANAUS_MAX_MOUNTS)
         return fail(p, "more than %d mounts", DANAUS_MAX_MOUNTS);
@@ -173,9 +179,20 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
     } else {
         return fail(p, "unknown backend '%s' (local or ceph)", w[2]);
     }
+    if (is_union && m->backend == CONFIG_LOCAL) {
+        char *save = NULL, *dirs = strdup(w[4]);
+        int bad = !dirs;
+        for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
+             d = strtok_r(NULL, ":", &save))
+            bad |= d[0] != '/';
+        free(dirs);
+        if (bad)
+            return fail(p, "local branches '%s' must be absolute paths", w[4]);
+    }
     m->mountpoint = strdup(mp);
     m->source = strdup(w[3]);
-    if (!m->mountpoint || !m->source)
+    m->union_lower = is_union ? strdup(w[4]) : NULL;
+    if (!m->mountpoint || !m->source || (is_union && !m->union_lower))
         return fail(p, "out of memory");
     cfg->nmounts++;
     return 0;
@@ -184,7 +201,7 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
 static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
 {
     const char *k = w[0];
-    if (strcmp(k, "mount") == 0)
+    if (strcmp(k, "mount") == 0 || strcmp(k, "union") == 0)
         return parse_mount(p, w, n, cfg);
     if (n != 2)
         return fail(p, "%s takes exactly one value", k);
@@ -352,6 +369,7 @@ void config_free(struct config *cfg)
     for (int i = 0; i < cfg->nmounts; i++) {
         free(cfg->mounts[i].mountpoint);
         free(cfg->mounts[i].source);
+        free(cfg->mounts[i].union_lower);
     }
     memset(cfg, 0, sizeof *cfg);
 }

@@ -19,7 +19,10 @@ enum config_backend { CONFIG_LOCAL, CONFIG_CEPH };
 struct config_mount {
     char *mountpoint;           /* absolute, normalized, no trailing '/' */
     enum config_backend backend;
-    char *source;               /* host directory, or directory in CephFS */
+    char *source;               /* host directory, or directory in CephFS;
+                                   a union's writable branch */
+    char *union_lower;          /* a union's read-only branches, top first,
+                                   ':'-separated; NULL for a plain mount */
 };
 
 struct config {

@@ -11,6 +11,7 @@
 #include "door.h"
 #include "fuse_door.h"
 #include "service.h"
+#include "union_branches.h"
 #include "workers.h"
 
 #include <errno.h>
@@ -55,7 +56,10 @@ static int open_instances(struct service *svc, char *err, size_t errlen)
     for (int i = 0; i < cfg->nmounts; i++) {
         struct config_mount *m = &cfg->mounts[i];
         struct ls_instance *inst =
-            m->backend == CONFIG_LOCAL
+            m->union_lower
+                ? union_branches_mount(&svc->union_branches, svc->ceph, m,
+                                       err, errlen)
+            : m->backend == CONFIG_LOCAL
                 ? local_instance_new(m->source, err, errlen)
                 : cephfs_instance_new(svc->ceph, m->source, err, errlen);
         if (!inst)
@@ -191,6 +195,7 @@ int main(int argc, char **argv)
     rcu_barrier();
     lock_table_destroy(&svc.locks);
     fstable_destroy(&svc.fs);
+    union_branches_free(svc.union_branches);
     if (svc.ceph)
         cephfs_client_free(svc.ceph);
     config_free(&svc.cfg);

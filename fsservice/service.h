@@ -19,6 +19,7 @@ struct service {
     struct fstable fs;
     struct lock_table locks;    /* record locks of all clients */
     struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
+    struct union_branches *union_branches; /* NULL when no union */
     struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */
     uid_t euid;                 /* the service's own identity */
     gid_t egid;
