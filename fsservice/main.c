@@ -173,11 +173,17 @@ int main(int argc, char **argv)
     svc.clients.locks = &svc.locks;
     if (workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
-    if (fuse_door_start(&svc, &svc.fuse) < 0)
-        return die("cannot start the FUSE door: out of memory");
-    if (door_open(&door, &svc, err, sizeof err) < 0 || door_start(&door) < 0) {
+    if (door_open(&door, &svc, err, sizeof err) < 0) {
         door_close(&door);
         return die(err);
+    }
+    /* After door_open, which refuses a second service of the same name,
+     * and before clients are let in. */
+    if (fuse_door_start(&svc, &svc.fuse) < 0)
+        return die("cannot start the FUSE door: out of memory");
+    if (door_start(&door) < 0) {
+        door_close(&door);
+        return die("cannot start the door thread");
     }
     fprintf(stderr, "danausd: %s ready: %d mounts, %u queues, socket %s\n",
             svc.cfg.service, svc.cfg.nmounts, ngroups, door.path);

@@ -369,7 +369,13 @@ static int danaus_only(void)
 
     errno = 0;
     void *p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
-    check(p == MAP_FAILED && errno == ENODEV, "mmap of a Danaus file: ENODEV");
+    /* Mapped through the FUSE door (tests/fuse checks it in full), or
+     * ENODEV where another test's service holds this mount point. */
+    check((p != MAP_FAILED && memcmp(p, "danaus data", 11) == 0) ||
+              (p == MAP_FAILED && errno == ENODEV),
+          "mmap of a Danaus file: through the FUSE door");
+    if (p != MAP_FAILED)
+        munmap(p, 4096);
     p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
     check(p != MAP_FAILED, "anonymous mmap passes through");
     munmap(p, 4096);
