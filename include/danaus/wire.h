@@ -181,7 +181,11 @@ enum danaus_door_op {
 
 #define DANAUS_TICKET_ALL UINT32_MAX
 #define DANAUS_TICKET_MAX 4096 /* handles listed in one TICKET */
-#define DANAUS_TICKET_TTL_S 30 /* an unclaimed ticket is dropped after */
+/* An unclaimed ticket is dropped after this: a forked child adopts its
+ * ticket in its fork handler, an exec'd image while it starts, so one left
+ * longer never will be claimed - and it holds files open, and their flock
+ * and OFD locks with them. */
+#define DANAUS_TICKET_TTL_S 5
 
 struct danaus_door_msg {
     uint32_t op;
