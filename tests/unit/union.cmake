@@ -4,3 +4,17 @@ danaus_unit_test(test_union
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_union.c
   LIBS danaus_union danaus_backend_local)
 set_tests_properties(test_union PROPERTIES LABELS "unit;union")
+
+# The compatibility test against unionfs-fuse -o cow (tests/union/compat.sh):
+# one scenario through both unions, transcripts compared; the Danaus union
+# over the local backend, and over CephFS with the ctest ceph fixture.
+set(DANAUS_UNION_COMPAT ${CMAKE_CURRENT_SOURCE_DIR}/union/compat.sh)
+add_test(NAME union_compat_local
+  COMMAND ${DANAUS_UNION_COMPAT} $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
+    local -)
+set_tests_properties(union_compat_local PROPERTIES LABELS union TIMEOUT 120)
+add_test(NAME union_compat_ceph
+  COMMAND ${DANAUS_UNION_COMPAT} $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
+    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(union_compat_ceph PROPERTIES
+  LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
