@@ -195,8 +195,10 @@ int cgroup_create(const char *pool, const char *cpus, uint64_t memory)
 
 int cgroup_enter(const char *pool)
 {
-    char self[32], dir[CG_DIR];
-    snprintf(self, sizeof self, "%d", (int)getpid());
+    /* "0" is the writer itself, in v1 and v2 alike; getpid() would be
+     * wrong in a new PID namespace (it says 1 there). */
+    const char *self = "0";
+    char dir[CG_DIR];
     if (is_v2()) {
         dir_of(V2_ROOT, pool, dir, sizeof dir);
         return set(dir, "cgroup.procs", self);

@@ -9,6 +9,8 @@
  * client: its slots are reclaimed and its open files closed.
  */
 #include "door.h"
+#include "fuse_door.h"
+#include "union_branches.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -304,6 +306,103 @@ static void adopt_ticket(struct door *d, struct conn *c,
     reply(c->fd, EPERM, 0);
 }
 
+/* Only the service's own uid, or root, may change its mounts. */
+static int may_change_mounts(struct door *d, int fd)
+{
+    struct ucred uc;
+    socklen_t len = sizeof uc;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+        return -errno;
+    return uc.uid == 0 || uc.uid == d->svc->euid ? 0 : -EPERM;
+}
+
+/* The n NUL-ended strings after the header, or -EINVAL. */
+static int mount_strings(const struct danaus_door_msg *m, size_t len,
+                         const char **out, uint32_t n)
+{
+    const char *p = (const char *)(m + 1), *end = (const char *)m + len;
+    if (m->arg != n)
+        return -EINVAL;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        if (!nul)
+            return -EINVAL;
+        out[i] = p;
+        p = nul + 1;
+    }
+    /* Absolute and normalized, as the hello list must carry it. */
+    const char *mp = out[0];
+    if (mp[0] != '/' || strstr(mp, "//") || strstr(mp, "/./") ||
+        strstr(mp, "/../") || (strlen(mp) > 1 && mp[strlen(mp) - 1] == '/'))
+        return -EINVAL;
+    return 0;
+}
+
+/* A union instance over branches of the service's backend, added to the
+ * table and mounted through the FUSE door. */
+static void mount_add(struct door *d, struct conn *c,
+                      const struct danaus_door_msg *m, size_t len)
+{
+    const char *s[4];
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0)
+        rc = mount_strings(m, len, s, 4);
+    int ceph = rc == 0 && strcmp(s[1], "ceph") == 0;
+    if (rc == 0 && !ceph && strcmp(s[1], "local") != 0)
+        rc = -EINVAL;
+    if (rc == 0 && ceph && !d->svc->ceph)
+        rc = -ENODEV;
+    if (rc < 0) {
+        reply(c->fd, -rc, 0);
+        return;
+    }
+    struct config_mount cm = {
+        .mountpoint = (char *)s[0],
+        .backend = ceph ? CONFIG_CEPH : CONFIG_LOCAL,
+        .source = (char *)s[2],
+        .union_lower = (char *)s[3],
+    };
+    char err[512];
+    struct ls_instance *inst = union_branches_mount(
+        &d->svc->union_branches, d->svc->ceph, &cm, err, sizeof err);
+    if (!inst) {
+        fprintf(stderr, "danausd: mount %s: %s\n", s[0], err);
+        reply(c->fd, EINVAL, 0);
+        return;
+    }
+    int index = fstable_add(&d->svc->fs, s[0], inst);
+    if (index < 0) {
+        inst->ops->destroy(inst);
+        reply(c->fd, -index, 0);
+        return;
+    }
+    rc = fuse_door_add(d->svc->fuse, d->svc, (uint32_t)index, s[0]);
+    if (rc < 0) {
+        fstable_remove(&d->svc->fs, s[0]);
+        reply(c->fd, -rc, 0);
+        return;
+    }
+    fprintf(stderr, "danausd: %s mounted (mount %d)\n", s[0], index);
+    reply(c->fd, 0, (uint32_t)index);
+}
+
+static void mount_remove(struct door *d, struct conn *c,
+                         const struct danaus_door_msg *m, size_t len)
+{
+    const char *s[1];
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0)
+        rc = mount_strings(m, len, s, 1);
+    if (rc == 0)
+        rc = fstable_remove(&d->svc->fs, s[0]);
+    if (rc >= 0) {
+        fuse_door_remove(d->svc->fuse, (uint32_t)rc);
+        fprintf(stderr, "danausd: %s unmounted\n", s[0]);
+        rc = 0;
+    }
+    reply(c->fd, -rc, 0);
+}
+
 static void handle_message(struct door *d, struct conn *c,
                            const struct danaus_door_msg *m, size_t len)
 {
@@ -313,6 +412,14 @@ static void handle_message(struct door *d, struct conn *c,
     }
     if (m->op == DANAUS_DOOR_HELLO) {
         hello(d, c);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_MOUNT_ADD) {
+        mount_add(d, c, m, len);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_MOUNT_REMOVE) {
+        mount_remove(d, c, m, len);
         return;
     }
     if (!c->client) {

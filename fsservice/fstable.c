@@ -4,6 +4,7 @@
 #include "fstable.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <urcu.h>
@@ -11,6 +12,7 @@
 struct fs_entry {
     char *mountpoint;
     struct ls_instance *inst;
+    int removed; /* fstable_remove */
 };
 
 struct fs_snapshot {
@@ -49,8 +51,16 @@ int fstable_add(struct fstable *t, const char *mountpoint,
     }
     if (old)
         memcpy(s->e, old->e, n * sizeof s->e[0]);
+    for (uint32_t i = 0; i < n; i++)
+        if (!s->e[i].removed && strcmp(s->e[i].mountpoint, mp) == 0) {
+            free(s);
+            free(mp);
+            rc = -EEXIST;
+            goto out;
+        }
     s->e[n].mountpoint = mp;
     s->e[n].inst = inst;
+    s->e[n].removed = 0;
     s->n = n + 1;
     rcu_assign_pointer(t->snap, s);
     if (old)
@@ -61,10 +71,35 @@ out:
     return rc;
 }
 
+int fstable_remove(struct fstable *t, const char *mountpoint)
+{
+    pthread_mutex_lock(&t->lock);
+    struct fs_snapshot *old = t->snap;
+    uint32_t n = old ? old->n : 0;
+    int rc = -ENOENT;
+    for (uint32_t i = 0; i < n; i++) {
+        if (old->e[i].removed || strcmp(old->e[i].mountpoint, mountpoint))
+            continue;
+        rc = -ENOMEM;
+        struct fs_snapshot *s = malloc(sizeof *s + n * sizeof s->e[0]);
+        if (!s)
+            break;
+        memcpy(s->e, old->e, n * sizeof s->e[0]);
+        s->e[i].removed = 1;
+        s->n = n;
+        rcu_assign_pointer(t->snap, s);
+        call_rcu(&old->rcu, free_snapshot_rcu);
+        rc = (int)i;
+        break;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return rc;
+}
+
 struct ls_instance *fstable_get(struct fstable *t, uint32_t i)
 {
     struct fs_snapshot *s = rcu_dereference(t->snap);
-    return s && i < s->n ? s->e[i].inst : NULL;
+    return s && i < s->n && !s->e[i].removed ? s->e[i].inst : NULL;
 }
 
 size_t fstable_list(struct fstable *t, char *out, size_t cap, uint32_t *n)
@@ -74,10 +109,18 @@ size_t fstable_list(struct fstable *t, char *out, size_t cap, uint32_t *n)
     rcu_read_lock();
     struct fs_snapshot *s = rcu_dereference(t->snap);
     for (uint32_t i = 0; s && i < s->n; i++) {
-        size_t len = strlen(s->e[i].mountpoint) + 1;
+        /* A removed mount keeps its place (indices are positions), under
+         * a path that no live mount point can equal. */
+        char gone[64];
+        const char *mp = s->e[i].mountpoint;
+        if (s->e[i].removed) {
+            snprintf(gone, sizeof gone, "/.danaus-removed-mount/%u", i);
+            mp = gone;
+        }
+        size_t len = strlen(mp) + 1;
         if (used + len > cap)
             break;
-        memcpy(out + used, s->e[i].mountpoint, len);
+        memcpy(out + used, mp, len);
         used += len;
         (*n)++;
     }

@@ -27,6 +27,12 @@ void fstable_init(struct fstable *t);
 /* Takes ownership of inst. Returns the new mount's index or -errno. */
 int fstable_add(struct fstable *t, const char *mountpoint,
                 struct ls_instance *inst);
+/* Takes a mount out of service (the engine removing a container's root):
+ * its index is never reused, lookups of it give NULL, and the hello list
+ * shows it under a path nothing else has. The instance lives on until
+ * fstable_destroy, since a request may still use it. Returns the index,
+ * or -ENOENT. */
+int fstable_remove(struct fstable *t, const char *mountpoint);
 /* Inside an RCU read-side section: the instance of mount i, or NULL. */
 struct ls_instance *fstable_get(struct fstable *t, uint32_t i);
 /* The mount points, NUL-ended one after another, for the hello reply.

@@ -37,6 +37,13 @@ struct fuse_door;
  * SIGTERM and SIGINT. */
 int fuse_door_start(struct service *svc, struct fuse_door **out);
 
+/* Mounts mount `index` (added to svc's table at run time by the engine,
+ * door.c) at mountpoint. 0 or -errno; -ENODEV when the door is off. */
+int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
+                  const char *mountpoint);
+/* Unmounts mount `index` (the engine removing it); 0 or -errno. */
+int fuse_door_remove(struct fuse_door *d, uint32_t index);
+
 /* Unmounts every FUSE mount and joins its threads. */
 void fuse_door_stop(struct fuse_door *d);
 

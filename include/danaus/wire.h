@@ -177,7 +177,20 @@ enum danaus_door_op {
     DANAUS_DOOR_TICKET,    /* arg: handle count, or DANAUS_TICKET_ALL; the
                               handles follow the message -> token */
     DANAUS_DOOR_ADOPT,     /* token: a ticket for this (new) client */
+    DANAUS_DOOR_MOUNT_ADD, /* arg 4; strings: mount point, "local" | "ceph",
+                              writable branch, read-only branches top
+                              first joined by ':' -> mount index in value */
+    DANAUS_DOOR_MOUNT_REMOVE, /* arg 1; string: mount point */
 };
+
+/*
+ * MOUNT_ADD and MOUNT_REMOVE are the container engine's control calls: a
+ * union instance added to a running service (and mounted through its FUSE
+ * door), then taken away. Only a peer with the service's own uid or root
+ * may make them; no hello is needed. Their strings follow the message
+ * header, each ending in NUL. A removed mount keeps its index, which is
+ * never reused: requests of clients that knew it fail with EINVAL.
+ */
 
 #define DANAUS_TICKET_ALL UINT32_MAX
 #define DANAUS_TICKET_MAX 4096 /* handles listed in one TICKET */

@@ -1,0 +1,81 @@
+/*
+ * door_client.c - control calls into a pool's danausd (door_client.h).
+ */
+#include "door_client.h"
+#include "fail.h"
+#include "state.h"
+
+#include <danaus/wire.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Sends op with the strings after the header; the reply's error or -1. */
+static int call(const char *pool, uint32_t op, const char *const *strings,
+                int n)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    char path[STATE_PATH_MAX];
+    state_path(path, "pools/%s/run/%s.sock", pool, pool);
+    if (strlen(path) >= sizeof sa.sun_path)
+        return fail("pool %s: socket path %s is too long", pool, path);
+    strcpy(sa.sun_path, path);
+    size_t len = sizeof(struct danaus_door_msg);
+    for (int i = 0; i < n; i++)
+        len += strlen(strings[i]) + 1;
+    char *buf = calloc(1, len);
+    struct danaus_door_msg *m = (struct danaus_door_msg *)buf;
+    m->op = op;
+    m->version = DANAUS_WIRE_VERSION;
+    m->arg = (uint32_t)n;
+    char *p = buf + sizeof *m;
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(strings[i]) + 1;
+        memcpy(p, strings[i], l);
+        p += l;
+    }
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct danaus_door_reply r;
+    int rc;
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+        rc = fail_errno("pool %s: cannot reach danausd at %s", pool, path);
+    else if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len ||
+             recv(fd, &r, sizeof r, 0) != sizeof r)
+        rc = fail_errno("pool %s: danausd did not answer", pool);
+    else
+        rc = r.error;
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return rc;
+}
+
+int door_mount_add(const char *pool, const char *mountpoint,
+                   const char *backend, const char *writable,
+                   const char *lower)
+{
+    const char *s[] = {mountpoint, backend, writable, lower};
+    int rc = call(pool, DANAUS_DOOR_MOUNT_ADD, s, 4);
+    if (rc > 0) {
+        errno = rc;
+        return fail_errno("pool %s: danausd cannot mount %s", pool,
+                          mountpoint);
+    }
+    return rc;
+}
+
+int door_mount_remove(const char *pool, const char *mountpoint)
+{
+    const char *s[] = {mountpoint};
+    int rc = call(pool, DANAUS_DOOR_MOUNT_REMOVE, s, 1);
+    if (rc > 0 && rc != ENOENT) {
+        errno = rc;
+        return fail_errno("pool %s: danausd cannot unmount %s", pool,
+                          mountpoint);
+    }
+    return rc < 0 ? -1 : 0;
+}

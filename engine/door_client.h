@@ -1,0 +1,17 @@
+/*
+ * door_client.h - the engine's control calls into a pool's running
+ * danausd, over its door socket (wire.h DANAUS_DOOR_MOUNT_ADD and
+ * DANAUS_DOOR_MOUNT_REMOVE): adding a container's root as a union instance,
+ * mounted through the FUSE door, and removing it.
+ */
+#ifndef ENGINE_DOOR_CLIENT_H
+#define ENGINE_DOOR_CLIENT_H
+
+/* backend "local" or "ceph"; lower: read-only branches, top first, joined
+ * by ':'. 0, or -1 (fail.h). */
+int door_mount_add(const char *pool, const char *mountpoint,
+                   const char *backend, const char *writable,
+                   const char *lower);
+int door_mount_remove(const char *pool, const char *mountpoint);
+
+#endif
