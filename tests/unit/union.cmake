@@ -18,3 +18,11 @@ add_test(NAME union_compat_ceph
     ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
 set_tests_properties(union_compat_ceph PROPERTIES
   LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+
+# The memory test (tests/union/memory.sh): 16 unions over one 64 MiB file
+# of a shared read-only branch on CephFS; RSS growth under 2 copies.
+add_test(NAME union_memory_ceph
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/memory.sh $<TARGET_FILE:danausd>
+    $<TARGET_FILE:danaus> ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(union_memory_ceph PROPERTIES
+  LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
