@@ -1,0 +1,15 @@
+# The container engine end to end (tests/engine/engine.sh): pools, a
+# busybox-static image, containers, bad input. Needs root and /dev/fuse.
+# Label "engine"; the ceph variant needs the ceph fixture.
+add_test(NAME engine_local
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/engine.sh
+    $<TARGET_FILE:danaus_engine> local)
+set_tests_properties(engine_local PROPERTIES LABELS engine TIMEOUT 300
+  RUN_SERIAL TRUE)
+if(TARGET danaus_backend_ceph)
+  add_test(NAME engine_ceph
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/engine.sh
+      $<TARGET_FILE:danaus_engine> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(engine_ceph PROPERTIES LABELS "engine;ceph"
+    FIXTURES_REQUIRED ceph TIMEOUT 600 RUN_SERIAL TRUE)
+endif()

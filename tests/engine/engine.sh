@@ -1,0 +1,134 @@
+#!/bin/sh
+# The container engine end to end (issue 6): pools, a busybox-static image,
+# containers on Danaus roots. Usage: engine.sh DANAUS BACKEND [CEPH_CONF]
+# where BACKEND is local or ceph. Needs root, /dev/fuse, busybox-static.
+set -u
+danaus=$1
+backend=$2
+work=$(mktemp -d /tmp/danaus-engine-test.XXXXXX)
+export DANAUS_STATE=$work/state
+failures=0
+
+check() { # check WHAT EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then echo "ok   $1"; else
+        echo "FAIL $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
+}
+# expect_error WHAT CODE MESSAGE-PART command...: one line, that code.
+expect_error() {
+    what=$1 code=$2 part=$3; shift 3
+    out=$("$@" 2>&1 >/dev/null); rc=$?
+    check "$what: exit code" "$code" "$rc"
+    case "$out" in *"$part"*) check "$what: message" 1 "$(echo "$out" | wc -l)" ;;
+        *) check "$what: message names it" "$part" "$out" ;; esac
+}
+cleanup() {
+    for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
+    for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
+    umount -l "$work"/state/pools/*/store 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A small image: busybox-static and a few links.
+img=$work/img
+mkdir -p "$img/bin" "$img/etc" "$img/tmp"
+cp /bin/busybox "$img/bin/busybox"
+for c in sh cat echo ls mkdir rm sleep hostname grep dd true; do ln -s busybox "$img/bin/$c"; done
+echo from-the-image >"$img/etc/motd"
+"$danaus" image import bb "$img" || exit 1
+
+if [ "$backend" = ceph ]; then
+    conf=$3
+    dir=/engine-test-$$
+    ceph-fuse -c "$conf" --client_mountpoint=/ "$work/cephroot" >/dev/null 2>&1 ||
+        { mkdir -p "$work/cephroot"; ceph-fuse -c "$conf" "$work/cephroot" >/dev/null 2>&1; }
+    mkdir -p "$work/cephroot$dir" "$work/cephroot$dir-b"
+    back_a="ceph:$conf:$dir" back_b="ceph:$conf:$dir-b"
+else
+    mkdir -p "$work/back-a" "$work/back-b"
+    back_a="local:$work/back-a" back_b="local:$work/back-b"
+fi
+
+"$danaus" pool create a --cpus 1 --memory 128M --backend "$back_a" || exit 1
+"$danaus" pool create b --cpus 0 --memory 256M --backend "$back_b" || exit 1
+
+# The image is seen; writes go to the container's own branch only.
+out=$("$danaus" run --pool a --image bb --name c1 -- sh -c 'cat /etc/motd; echo mine >/etc/new; cat /etc/new')
+check "container sees the image and its own write" "from-the-image
+mine" "$out"
+out=$("$danaus" run --pool a --image bb --name c2 -- sh -c 'cat /etc/new 2>/dev/null || echo absent')
+check "a second container does not see the first one's write" absent "$out"
+check "the image itself is unchanged" absent "$(ls "$img/etc/new" 2>/dev/null || echo absent)"
+"$danaus" run --pool a --image bb --name c3 -- sh -c 'exit 7'
+check "exit status passes through" 7 $?
+out=$("$danaus" run --pool a --image bb --name c4 -e GREETING=hi -- sh -c 'echo $GREETING $$ $(hostname); echo $LD_PRELOAD')
+check "environment, pid 1, hostname, preload" "hi 1 c4
+/usr/lib/danaus/libdanaus.so" "$out"
+
+# Cores and cgroup: the container's processes and the pool's service.
+"$danaus" run --pool a --image bb --name d1 -d -- sleep 100 >/dev/null
+pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/d1/container")
+svc=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/a/pool")
+check "container runs on the pool's cpus" 1 "$(awk '/Cpus_allowed_list/ {print $2}' /proc/$pid/status)"
+bad=$(grep -h Cpus_allowed_list /proc/$svc/task/*/status | grep -vc '	1$')
+check "every danausd thread runs on the pool's cpus" 0 "$bad"
+procs=$(cat /sys/fs/cgroup/memory/danaus/a/cgroup.procs /sys/fs/cgroup/danaus/a/cgroup.procs 2>/dev/null)
+check "container charged to the pool" yes "$(echo "$procs" | grep -qx "$pid" && echo yes)"
+check "danausd charged to the pool" yes "$(echo "$procs" | grep -qx "$svc" && echo yes)"
+
+# A container over the pool's memory is killed; another pool is untouched.
+"$danaus" run --pool b --image bb --name other -d -- sleep 100 >/dev/null
+"$danaus" run --pool a --image bb --name hog -- dd if=/dev/zero of=/dev/null bs=400M count=1 2>/dev/null
+check "a container over the pool's memory is killed" 137 $?
+check "the other pool's container still runs" running "$("$danaus" ps | awk '$1=="other" {print $4}')"
+check "pool a's service survived" running "$("$danaus" pool ls | awk '$1=="a" {print $4}')"
+
+# stop and rm leave nothing behind.
+"$danaus" stop d1
+check "stop ends the container" "exited(137)" "$("$danaus" ps -a | awk '$1=="d1" {print $4}')"
+check "stop ends its processes" gone "$(kill -0 "$pid" 2>/dev/null && echo alive || echo gone)"
+for c in c1 c2 c3 c4 d1 hog; do "$danaus" rm "$c"; done
+"$danaus" rm -f other
+check "rm removes the containers' state" "" "$(ls "$DANAUS_STATE/containers")"
+check "no container root stays mounted" 0 "$(grep -c "$DANAUS_STATE/containers" /proc/mounts)"
+if [ "$backend" = local ]; then
+    check "rm removes the writable branches" "" "$(ls "$work/back-a/containers")"
+fi
+
+# Bad input: one line, non-zero exit, nothing half-made.
+expect_error "unknown pool" 125 "unknown pool 'nope'" "$danaus" run --pool nope --image bb -- true
+expect_error "unknown image" 125 "unknown image 'nope'" "$danaus" run --pool a --image nope -- true
+expect_error "missing command" 127 "nosuchcmd: No such file" "$danaus" run --pool a --image bb -- nosuchcmd
+check "a failed run leaves no container" "" "$(ls "$DANAUS_STATE/containers")"
+expect_error "no command" 125 "no command given" "$danaus" run --pool a --image bb
+"$danaus" run --pool a --image bb --name dup -d -- sleep 100 >/dev/null
+expect_error "duplicate container" 125 "name 'dup' is taken" "$danaus" run --pool a --image bb --name dup -- true
+"$danaus" rm -f dup
+expect_error "overlapping cpus" 1 "cpus 1 already belong to pool 'a'" "$danaus" pool create c --cpus 1 --memory 64M --backend "$back_a"
+expect_error "nonexistent cpus" 1 "cpus 64 do not exist" "$danaus" pool create c --cpus 64 --memory 64M --backend "$back_a"
+expect_error "duplicate pool" 1 "pool 'a' already exists" "$danaus" pool create a --cpus 0 --memory 64M --backend "$back_a"
+expect_error "duplicate image" 1 "image 'bb' already exists" "$danaus" image import bb "$img"
+expect_error "bad image source" 1 "not a directory or a tar archive" "$danaus" image import x /etc/hosts
+check "failed creates leave no pool" "a b" "$(ls "$DANAUS_STATE/pools" | xargs)"
+check "failed creates leave no cgroup" "" "$(ls -d /sys/fs/cgroup/memory/danaus/c /sys/fs/cgroup/danaus/c 2>/dev/null)"
+
+# A dead danausd is noticed and restarted by the next command.
+kill -9 "$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")"
+sleep 0.2
+"$danaus" pool ls >/dev/null 2>&1
+check "a dead danausd is restarted" running "$("$danaus" pool ls | awk '$1=="b" {print $4}')"
+
+# pool rm leaves no cgroup, namespace pin or mount.
+"$danaus" pool rm a && "$danaus" pool rm b
+check "pool rm removes the cgroups" "" "$(ls -d /sys/fs/cgroup/memory/danaus/a /sys/fs/cgroup/cpuset/danaus/a /sys/fs/cgroup/danaus/a 2>/dev/null)"
+check "pool rm leaves no mount" 0 "$(grep -c "$work" /proc/mounts)"
+
+# With no pool left every cpu is free: what remains is the other input.
+expect_error "memory the host lacks" 1 "the host has only" "$danaus" pool create c --cpus 0 --memory 64T --backend "$back_a"
+expect_error "missing backend directory" 1 "is not a directory" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/nonexistent
+expect_error "unreachable backend" 1 "danausd did not start" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x
+check "failed creates leave no pool" "" "$(ls "$DANAUS_STATE/pools" | xargs)"
+[ "$backend" = ceph ] && { rm -rf "$work/cephroot$dir" "$work/cephroot$dir-b"; umount "$work/cephroot"; }
+
+echo "$failures failures"
+[ "$failures" -eq 0 ]
