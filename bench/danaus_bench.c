@@ -13,6 +13,11 @@
  *                 calls (and the local and ceph-fuse rows pay its check for
  *                 "not a Danaus path")
  *   ceph-fuse     libc on a ceph-fuse mount
+ *   danaus-union  libc on a danausd union over Ceph (preload path, as above)
+ *   unionfs-fuse  libc on unionfs-fuse -o cow over two ceph-fuse directories
+ *   overlayfs     libc on kernel overlayfs over local directories
+ * The union rows read files prepared in their lower branch and add the op
+ * copyup-64m (see workloads.h); bench/run-union.sh drives them.
  *
  * The program starts nothing: bench/run-core.sh starts the cluster, danausd
  * (DANAUS_SERVICE/DANAUS_RUNDIR name it) and ceph-fuse, and passes their pids
@@ -32,7 +37,7 @@
 
 struct options {
     const char *dir[SYS_COUNT];
-    pid_t server[SYS_COUNT];
+    struct servers server[SYS_COUNT];
     const char *ceph_conf;
     const char *csv;
     bool run_op[OP_COUNT];
@@ -53,14 +58,23 @@ static void usage(void)
         "  --ceph-conf PATH      the cluster's ceph.conf (for --libcephfs)\n"
         "  --ceph-fuse DIR       libc, DIR inside a ceph-fuse mount\n"
         "  --ceph-fuse-pid PID   the ceph-fuse process of that mount\n"
+        "  --union DIR           libc, DIR in a danausd union over Ceph\n"
+        "  --union-pid PID       the danausd serving that union\n"
+        "  --unionfs DIR         libc, DIR in unionfs-fuse over ceph-fuse\n"
+        "  --unionfs-pid PID     that unionfs-fuse process\n"
+        "  --unionfs-ceph-fuse-pid PID  the ceph-fuse under it\n"
+        "  --overlay DIR         libc, DIR in a kernel overlayfs\n"
         "  --iters N             ops per batch: stat, open, pread, pwrite (5000)\n"
         "  --meta-iters N        ops per batch: create, unlink (300)\n"
         "  --repeats N           timed batches per measurement (5)\n"
         "  --warmup PCT          warm-up batch size, percent of a batch (10)\n"
         "  --seq-mib N           file size for the 1 MiB sequential ops (64)\n"
+        "  --copyup-files N      copyup-64m batches, one file each (3)\n"
         "  --ops LIST            comma-separated ops to run (default: all)\n"
         "  --csv FILE            write the CSV to FILE (default: stdout)\n"
-        "Each directory's parent must exist; the directory is created.\n");
+        "Each directory's parent must exist; the directory is created.\n"
+        "A union row's DIR must hold, in the lower branch, stat/file,\n"
+        "open-close/file, pread-4k/file (4 KiB) and copyup/c1..cN (64 MiB).\n");
     exit(2);
 }
 
@@ -75,6 +89,14 @@ static long number(const char *s, long min, long max)
         exit(2);
     }
     return v;
+}
+
+static void add_server(struct options *o, int sys, const char *pid)
+{
+    struct servers *s = &o->server[sys];
+    if (s->n == MAX_SERVERS)
+        usage();
+    s->pid[s->n++] = (pid_t)number(pid, 1, 1 << 30);
 }
 
 static void select_ops(struct options *o, const char *list)
@@ -98,7 +120,7 @@ static void parse(int argc, char **argv, struct options *o)
 {
     *o = (struct options){
         .p = {.iters = 5000, .meta_iters = 300, .warmup = 10, .repeats = 5,
-              .seq_mib = 64},
+              .seq_mib = 64, .copyup_files = 3},
     };
     for (int op = 0; op < OP_COUNT; op++)
         o->run_op[op] = true;
@@ -115,9 +137,11 @@ static void parse(int argc, char **argv, struct options *o)
             o->dir[SYS_DANAUS] = v;
         else if (!strcmp(k, "--preload"))
             o->dir[SYS_PRELOAD] = v;
-        else if (!strcmp(k, "--danausd-pid"))
-            o->server[SYS_DANAUS] = o->server[SYS_DANAUS_LOCAL] =
-                o->server[SYS_PRELOAD] = (pid_t)number(v, 1, 1 << 30);
+        else if (!strcmp(k, "--danausd-pid")) {
+            add_server(o, SYS_DANAUS, v);
+            add_server(o, SYS_DANAUS_LOCAL, v);
+            add_server(o, SYS_PRELOAD, v);
+        }
         else if (!strcmp(k, "--libcephfs"))
             o->dir[SYS_LIBCEPHFS] = v;
         else if (!strcmp(k, "--ceph-conf"))
@@ -125,7 +149,18 @@ static void parse(int argc, char **argv, struct options *o)
         else if (!strcmp(k, "--ceph-fuse"))
             o->dir[SYS_CEPH_FUSE] = v;
         else if (!strcmp(k, "--ceph-fuse-pid"))
-            o->server[SYS_CEPH_FUSE] = (pid_t)number(v, 1, 1 << 30);
+            add_server(o, SYS_CEPH_FUSE, v);
+        else if (!strcmp(k, "--union"))
+            o->dir[SYS_UNION] = v;
+        else if (!strcmp(k, "--union-pid"))
+            add_server(o, SYS_UNION, v);
+        else if (!strcmp(k, "--unionfs"))
+            o->dir[SYS_UNIONFS] = v;
+        else if (!strcmp(k, "--unionfs-pid") ||
+                 !strcmp(k, "--unionfs-ceph-fuse-pid"))
+            add_server(o, SYS_UNIONFS, v);
+        else if (!strcmp(k, "--overlay"))
+            o->dir[SYS_OVERLAY] = v;
         else if (!strcmp(k, "--iters"))
             o->p.iters = (int)number(v, 1, 100000000);
         else if (!strcmp(k, "--meta-iters"))
@@ -136,6 +171,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->p.warmup = (int)number(v, 0, 1000);
         else if (!strcmp(k, "--seq-mib"))
             o->p.seq_mib = (int)number(v, 1, 65536);
+        else if (!strcmp(k, "--copyup-files"))
+            o->p.copyup_files = (int)number(v, 1, 1000);
         else if (!strcmp(k, "--ops"))
             select_ops(o, v);
         else if (!strcmp(k, "--csv"))
@@ -161,11 +198,12 @@ static bool run_system(const struct options *o, int sys,
                 strerror(-rc));
         return false;
     }
+    bool is_union = system_is_union(sys);
     for (int op = 0; op < OP_COUNT; op++) {
-        if (!o->run_op[op])
+        if (!o->run_op[op] || (op == OP_COPYUP && !is_union))
             continue;
         struct result *r = &res->r[sys][op];
-        workload_run(fs, base, o->server[sys], op, &o->p, r);
+        workload_run(fs, base, &o->server[sys], is_union, op, &o->p, r);
         res->ran[sys][op] = true;
         if (r->ok)
             fprintf(stderr, "danaus-bench: %-12s %-12s %10.0f ns/op\n",
@@ -209,17 +247,26 @@ int main(int argc, char **argv)
     }
 
     printf("danaus-bench: %d ops per batch (create, unlink: %d; 1 MiB ops: "
-           "%d MiB file), %d timed batches after a warm-up of %d%%.\n"
+           "%d MiB file; copyup-64m: 1, %d batches, no warm-up), %d timed "
+           "batches after a warm-up of %d%%.\n"
            "ns/op: median over batches of the batch mean. csw/op: voluntary + "
            "involuntary switches,\nall threads of this process (client) and "
            "of the server process, per op over all batches.\n\n",
-           o.p.iters, o.p.meta_iters, o.p.seq_mib, o.p.repeats, o.p.warmup);
+           o.p.iters, o.p.meta_iters, o.p.seq_mib, o.p.copyup_files,
+           o.p.repeats, o.p.warmup);
     report_table(stdout, &res);
-    printf("\nRatios of time per op (targets in parentheses):\n");
-    report_ratios(stdout, &res);
+    if (o.dir[SYS_DANAUS] || o.dir[SYS_LIBCEPHFS] || o.dir[SYS_CEPH_FUSE]) {
+        printf("\nRatios of time per op (targets in parentheses):\n");
+        report_ratios(stdout, &res);
+    }
     if (o.dir[SYS_PRELOAD]) {
         printf("\nThe preload path (libc calls routed by libdanaus):\n");
         report_preload_ratios(stdout, &res);
+    }
+    if (o.dir[SYS_UNION] || o.dir[SYS_UNIONFS] || o.dir[SYS_OVERLAY]) {
+        printf("\nThe union rows (d-union: danaus-union; targets in "
+               "parentheses):\n");
+        report_union_ratios(stdout, &res);
     }
     if (o.csv) {
         FILE *f = fopen(o.csv, "w");

@@ -15,6 +15,9 @@ const char *const system_names[SYS_COUNT] = {
     [SYS_DANAUS] = "danaus",
     [SYS_PRELOAD] = "preload",
     [SYS_CEPH_FUSE] = "ceph-fuse",
+    [SYS_UNION] = "danaus-union",
+    [SYS_UNIONFS] = "unionfs-fuse",
+    [SYS_OVERLAY] = "overlayfs",
 };
 
 /* Targets from the issue: danaus within 1.5x of libcephfs for these ops,
@@ -26,6 +29,8 @@ const char *const system_names[SYS_COUNT] = {
  * the danaus_* API and 1.6x of libcephfs. */
 #define MAX_PRELOAD_VS_API 1.1
 #define MAX_PRELOAD_VS_LIBCEPHFS 1.6
+/* The Danaus union at least 10x faster than unionfs-fuse over ceph-fuse. */
+#define MIN_UNIONFS_VS_UNION 10.0
 
 static bool target_vs_libcephfs(enum op op)
 {
@@ -36,6 +41,12 @@ static bool target_vs_libcephfs(enum op op)
 static bool target_vs_fuse(enum op op)
 {
     return op == OP_STAT || op == OP_PWRITE_4K;
+}
+
+static bool target_vs_unionfs(enum op op)
+{
+    return op == OP_CREATE || op == OP_UNLINK || op == OP_OPEN_CLOSE ||
+           op == OP_PWRITE_4K;
 }
 
 /* create and unlink wait for the MDS's reply, which arrives on a libcephfs
@@ -110,6 +121,8 @@ void report_ratios(FILE *out, const struct results *res)
     fprintf(out, "%-13s %10s %-9s %10s %-9s %10s\n", "", "libcephfs", "",
             "danaus", "", "csw/op");
     for (int op = 0; op < OP_COUNT; op++) {
+        if (op == OP_COPYUP) /* union rows only */
+            continue;
         const struct result *d = get(res, SYS_DANAUS, op);
         fprintf(out, "%-13s", op_names[op]);
         ratio(out, d, get(res, SYS_LIBCEPHFS, op), target_vs_libcephfs(op),
@@ -134,6 +147,8 @@ void report_preload_ratios(FILE *out, const struct results *res)
     fprintf(out, "%-13s %10s %-9s %10s %-9s %10s %-9s %10s %10s\n", "",
             "danaus", "", "libcephfs", "", "preload", "", "csw/op", "csw/op");
     for (int op = 0; op < OP_COUNT; op++) {
+        if (op == OP_COPYUP) /* union rows only */
+            continue;
         const struct result *p = get(res, SYS_PRELOAD, op);
         const struct result *f = get(res, SYS_CEPH_FUSE, op);
         fprintf(out, "%-13s", op_names[op]);
@@ -150,6 +165,48 @@ void report_preload_ratios(FILE *out, const struct results *res)
             fprintf(out, " %10.4f\n", csw_total(f));
         else
             fprintf(out, " %10s\n", "-");
+    }
+}
+
+static void csw_column(FILE *out, const struct result *r)
+{
+    if (r)
+        fprintf(out, " %10.4f", csw_total(r));
+    else
+        fprintf(out, " %10s", "-");
+}
+
+void report_union_ratios(FILE *out, const struct results *res)
+{
+    fprintf(out, "%-13s %10s %-9s %10s %-9s %10s %10s %10s\n", "op",
+            "unionfs/", "(>=10)", "overlayfs/", "", "d-union", "unionfs",
+            "overlayfs");
+    fprintf(out, "%-13s %10s %-9s %10s %-9s %10s %10s %10s\n", "",
+            "d-union", "", "d-union", "", "csw/op", "csw/op", "csw/op");
+    for (int op = 0; op < OP_COUNT; op++) {
+        const struct result *u = get(res, SYS_UNION, op);
+        const struct result *f = get(res, SYS_UNIONFS, op);
+        const struct result *o = get(res, SYS_OVERLAY, op);
+        if (!u && !f && !o)
+            continue;
+        fprintf(out, "%-13s", op_names[op]);
+        ratio(out, f, u, target_vs_unionfs(op), false, MIN_UNIONFS_VS_UNION);
+        ratio(out, o, u, false, false, 0);
+        csw_column(out, u);
+        csw_column(out, f);
+        csw_column(out, o);
+        fprintf(out, "\n");
+    }
+    const enum system_id rows[] = {SYS_UNION, SYS_UNIONFS, SYS_OVERLAY};
+    fprintf(out, "\ncopyup-64m, ms per first write (open, 4 KiB, close) into "
+                 "a 64 MiB lower file:\n");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct result *r = get(res, rows[i], OP_COPYUP);
+        if (r)
+            fprintf(out, "  %-13s %9.1f ms (median of %d files)\n",
+                    system_names[rows[i]], r->ns_per_op / 1e6, r->repeats);
+        else if (res->ran[rows[i]][OP_COPYUP])
+            fprintf(out, "  %-13s error\n", system_names[rows[i]]);
     }
 }
 

@@ -18,10 +18,19 @@ enum system_id {
     SYS_DANAUS,
     SYS_PRELOAD,
     SYS_CEPH_FUSE,
+    SYS_UNION,   /* libc on a danausd union over Ceph, via libdanaus */
+    SYS_UNIONFS, /* libc on unionfs-fuse -o cow over ceph-fuse */
+    SYS_OVERLAY, /* libc on kernel overlayfs over local directories */
     SYS_COUNT
 };
 
 extern const char *const system_names[SYS_COUNT];
+
+/* The union rows: their lower files are prepared (see workloads.h). */
+static inline bool system_is_union(enum system_id sys)
+{
+    return sys == SYS_UNION || sys == SYS_UNIONFS || sys == SYS_OVERLAY;
+}
 
 struct results {
     bool ran[SYS_COUNT][OP_COUNT];
@@ -32,6 +41,9 @@ void report_table(FILE *out, const struct results *res);
 void report_ratios(FILE *out, const struct results *res);
 /* The preload row against the API, libcephfs and ceph-fuse. */
 void report_preload_ratios(FILE *out, const struct results *res);
+/* The union rows: unionfs-fuse and overlayfs against the Danaus union, and
+ * the copy-up times in ms. */
+void report_union_ratios(FILE *out, const struct results *res);
 void report_csv(FILE *out, const struct results *res);
 
 #endif

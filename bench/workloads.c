@@ -30,6 +30,7 @@ const char *const op_names[OP_COUNT] = {
     [OP_UNLINK] = "unlink",
     [OP_SEQ_READ] = "seq-read-1m",
     [OP_SEQ_WRITE] = "seq-write-1m",
+    [OP_COPYUP] = "copyup-64m",
 };
 
 static const char *const op_dirs[OP_COUNT] = {
@@ -41,11 +42,13 @@ static const char *const op_dirs[OP_COUNT] = {
     [OP_UNLINK] = "unlink",
     [OP_SEQ_READ] = "seq-read",
     [OP_SEQ_WRITE] = "seq-write",
+    [OP_COPYUP] = "copyup",
 };
 
 struct work {
     const struct bench_fs *fs;
     enum op op;
+    bool prepared;       /* union row: the read ops' files are in the lower branch */
     char dir[PATH_MAX / 2];
     char file[PATH_MAX]; /* the one file of stat, open, pread, pwrite, seq */
     int fd;              /* open on file for pread, pwrite, seq; else -1 */
@@ -61,6 +64,13 @@ static int fail(struct work *w, const char *what, long rc)
         snprintf(w->error, sizeof w->error, "%s: %s", what,
                  strerror((int)-rc));
     return (int)rc;
+}
+
+/* Whether this op's file is one the script prepared in the lower branch. */
+static bool uses_lower_file(const struct work *w)
+{
+    return w->prepared && (w->op == OP_STAT || w->op == OP_OPEN_CLOSE ||
+                           w->op == OP_PREAD_4K || w->op == OP_COPYUP);
 }
 
 /* The name of the i-th file of batch b in a create or unlink directory. */
@@ -96,6 +106,12 @@ static int setup(struct work *w, const struct params *p)
     if (rc < 0 && rc != -EEXIST)
         return fail(w, "mkdir", rc);
     snprintf(w->file, sizeof w->file, "%s/file", w->dir);
+    if (uses_lower_file(w)) {
+        if (w->op != OP_PREAD_4K)
+            return 0;
+        w->fd = fs->open(fs->ctx, w->file, O_RDONLY, 0);
+        return w->fd < 0 ? fail(w, "open", w->fd) : 0;
+    }
     switch (w->op) {
     case OP_STAT:
     case OP_OPEN_CLOSE:
@@ -118,6 +134,7 @@ static int setup(struct work *w, const struct params *p)
         return 0;
     case OP_CREATE:
     case OP_UNLINK:
+    case OP_COPYUP:
     case OP_COUNT:
         break;
     }
@@ -129,6 +146,10 @@ static void teardown(struct work *w)
     const struct bench_fs *fs = w->fs;
     if (w->fd >= 0)
         fs->close(fs->ctx, w->fd);
+    /* The lower files stay: the script removes the branches, and checks the
+     * copied-up files in the writable one. */
+    if (uses_lower_file(w))
+        return;
     fs->unlink(fs->ctx, w->file);
     fs->rmdir(fs->ctx, w->dir);
 }
@@ -166,6 +187,24 @@ static int finish(struct work *w, int batch, int n)
             return fail(w, "fsync", rc);
     }
     return 0;
+}
+
+/* The first write into lower file c<batch>: open for writing, 4 KiB at the
+ * start, close. Overlayfs copies up at the open, Danaus and unionfs-fuse at
+ * the open or the write; timing all three calls covers each. */
+static long copy_up(struct work *w, int batch)
+{
+    const struct bench_fs *fs = w->fs;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/c%d", w->dir, batch);
+    int fd = fs->open(fs->ctx, path, O_WRONLY, 0);
+    if (fd < 0)
+        return fd;
+    ssize_t rc = fs->pwrite(fs->ctx, fd, w->buf, BLOCK, 0);
+    int crc = fs->close(fs->ctx, fd);
+    if (rc != BLOCK)
+        return rc < 0 ? rc : -EIO;
+    return crc;
 }
 
 /* The timed calls: n operations of batch b. */
@@ -212,6 +251,9 @@ static int body(struct work *w, int batch, int n)
             rc = rc == SEQ_CALL ? 0 : rc < 0 ? rc : -EIO;
             break;
         }
+        case OP_COPYUP:
+            rc = copy_up(w, batch);
+            break;
         case OP_COUNT:
             break;
         }
@@ -241,33 +283,43 @@ static double median(double *v, int n)
 }
 
 /* Snapshots are big; one measurement runs at a time. */
-static struct csw_snap client_before, client_after, server_before, server_after;
+static struct csw_snap client_before, client_after;
+static struct csw_snap server_before[MAX_SERVERS], server_after[MAX_SERVERS];
+
+/* Snapshots of every server into snaps; false if one has gone. */
+static bool snap_servers(const struct servers *s, struct csw_snap *snaps)
+{
+    for (int i = 0; i < s->n; i++)
+        if (csw_snap(s->pid[i], &snaps[i]) < 0)
+            return false;
+    return true;
+}
 
 /* The timed batches; fills ns_per_op, mb_per_s and the switch counts. */
-static int measure(struct work *w, pid_t server, int n, int repeats,
-                   struct result *out)
+static int measure(struct work *w, const struct servers *servers, int n,
+                   int repeats, struct result *out)
 {
     double *ns = calloc((size_t)repeats, sizeof *ns);
     if (!ns)
         return fail(w, "measure", -ENOMEM);
     uint64_t client_sw = 0, server_sw = 0;
-    bool server_seen = server > 0;
+    bool server_seen = servers->n > 0;
     int rc = 0;
     for (int b = 1; b <= repeats && rc == 0; b++) {
         if ((rc = prepare(w, b, n)) < 0)
             break;
         csw_snap(0, &client_before);
-        if (server_seen && csw_snap(server, &server_before) < 0)
+        if (server_seen && !snap_servers(servers, server_before))
             server_seen = false;
         double t0 = now_ns();
         rc = body(w, b, n);
         double t1 = now_ns();
         csw_snap(0, &client_after);
-        if (server_seen && csw_snap(server, &server_after) < 0)
+        if (server_seen && !snap_servers(servers, server_after))
             server_seen = false;
         client_sw += csw_delta(&client_before, &client_after);
-        if (server_seen)
-            server_sw += csw_delta(&server_before, &server_after);
+        for (int i = 0; server_seen && i < servers->n; i++)
+            server_sw += csw_delta(&server_before[i], &server_after[i]);
         ns[b - 1] = (t1 - t0) / n;
         if (rc == 0)
             rc = finish(w, b, n);
@@ -283,11 +335,14 @@ static int measure(struct work *w, pid_t server, int n, int repeats,
     return rc;
 }
 
-void workload_run(const struct bench_fs *fs, const char *base, pid_t server,
-                  enum op op, const struct params *p, struct result *out)
+void workload_run(const struct bench_fs *fs, const char *base,
+                  const struct servers *servers, bool prepared, enum op op,
+                  const struct params *p, struct result *out)
 {
-    struct work w = {.fs = fs, .op = op, .fd = -1, .seq_calls = p->seq_mib};
-    *out = (struct result){.repeats = p->repeats, .csw_server = -1};
+    struct work w = {.fs = fs, .op = op, .prepared = prepared, .fd = -1,
+                     .seq_calls = p->seq_mib};
+    int repeats = op == OP_COPYUP ? p->copyup_files : p->repeats;
+    *out = (struct result){.repeats = repeats, .csw_server = -1};
     if (snprintf(w.dir, sizeof w.dir, "%s/%s", base, op_dirs[op]) >=
         (int)sizeof w.dir) {
         snprintf(out->error, sizeof out->error, "base path too long");
@@ -296,9 +351,13 @@ void workload_run(const struct bench_fs *fs, const char *base, pid_t server,
 
     int n = op == OP_CREATE || op == OP_UNLINK ? p->meta_iters
             : op_is_seq(op)                    ? p->seq_mib
+            : op == OP_COPYUP                  ? 1
                                                : p->iters;
-    /* A sequential warm-up is one whole pass, which also fills the cache. */
-    int warm = op_is_seq(op) ? n : (n * p->warmup + 99) / 100;
+    /* A sequential warm-up is one whole pass, which also fills the cache;
+     * each lower file copies up once, so copy-up has none. */
+    int warm = op_is_seq(op)      ? n
+               : op == OP_COPYUP ? 0
+                                 : (n * p->warmup + 99) / 100;
     out->ops = n;
 
     w.buf = aligned_alloc(BLOCK, SEQ_CALL);
@@ -316,7 +375,7 @@ void workload_run(const struct bench_fs *fs, const char *base, pid_t server,
             rc = finish(&w, 0, warm);
     }
     if (rc == 0)
-        rc = measure(&w, server, n, p->repeats, out);
+        rc = measure(&w, servers, n, repeats, out);
     teardown(&w);
     free(w.buf);
     out->ok = rc == 0;

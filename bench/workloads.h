@@ -8,6 +8,13 @@
  * the operations timed. Only the calls of the operation are timed: the files
  * that create leaves and that unlink needs are removed and made between
  * batches, outside the clock and outside the context-switch window.
+ *
+ * Union rows (prepared lower files): stat, open+close and pread-4k use the
+ * 4 KiB file <op dir>/file that bench/run-union.sh put in the union's
+ * read-only branch before mounting, so they look through the writable branch
+ * into the lower one; copyup-64m opens copyup/c<batch> (64 MiB, lower only)
+ * for writing and writes its first 4 KiB, one copy-up per batch, no warm-up.
+ * The other operations make their files through the union (writable branch).
  */
 #ifndef BENCH_WORKLOADS_H
 #define BENCH_WORKLOADS_H
@@ -26,6 +33,7 @@ enum op {
     OP_UNLINK,
     OP_SEQ_READ,
     OP_SEQ_WRITE,
+    OP_COPYUP,
     OP_COUNT
 };
 
@@ -43,6 +51,15 @@ struct params {
     int warmup;     /* operations of the warm-up batch, percent of a batch */
     int repeats;    /* timed batches */
     int seq_mib;    /* file size of the sequential operations, MiB */
+    int copyup_files; /* copyup-64m batches: prepared files c1..cN */
+};
+
+/* The processes that serve a system, for their context switches: none (the
+ * kernel), a service, or a FUSE file system over another one. */
+#define MAX_SERVERS 2
+struct servers {
+    int n;
+    pid_t pid[MAX_SERVERS];
 };
 
 struct result {
@@ -53,12 +70,14 @@ struct result {
     double ns_per_op;     /* median over batches */
     double mb_per_s;      /* sequential operations: 1e6 bytes per second */
     double csw_client;    /* per operation, this process's threads */
-    double csw_server;    /* per operation, the server's threads; < 0: none */
+    double csw_server;    /* per operation, the servers' threads; < 0: none */
 };
 
-/* Runs op over fs in base/<op name>; server is the pid of the process that
- * serves fs (0: none, the kernel serves it). */
-void workload_run(const struct bench_fs *fs, const char *base, pid_t server,
-                  enum op op, const struct params *p, struct result *out);
+/* Runs op over fs in base/<op name>, with the switches of the servers (summed
+ * over them) as the server's; prepared: a union row, its lower files made
+ * (see above). */
+void workload_run(const struct bench_fs *fs, const char *base,
+                  const struct servers *servers, bool prepared, enum op op,
+                  const struct params *p, struct result *out);
 
 #endif

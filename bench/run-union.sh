@@ -1,0 +1,211 @@
+#!/bin/bash
+# run-union.sh - the union benchmark, side by side in one run: a Danaus union
+# over its Ceph backend, unionfs-fuse -o cow over two directories of a
+# ceph-fuse mount, and kernel overlayfs over host directories. Builds nothing.
+#
+#   bench/run-union.sh [OUTDIR [BUILD_DIR]]
+#
+#   OUTDIR      where union.txt (table and ratios), union.csv and the logs go
+#               (default ./bench-results)
+#   BUILD_DIR   a build tree with danausd, libdanaus.so and danaus-bench
+#               (default $BUILD_DIR, else ./build)
+#
+# Environment:
+#   CEPH_CONF          use this running cluster instead of starting one in a
+#                      temp dir with deploy/ceph-cluster.sh
+#   COPYUP_FILES       64 MiB lower files per union, one copy-up each (3)
+#   BENCH_ARGS         extra danaus-bench flags, e.g. "--meta-iters 200"
+#   BENCH_CEPH_DEBUG   "keep": leave the Ceph clients' log levels as the
+#                      cluster conf has them (default: client-side 0/0, as
+#                      run-core.sh does, for the same reason)
+#
+# Each union's lower branch gets, before it is mounted, the files the read
+# operations use (run/stat/file, run/open-close/file, run/pread-4k/file, 4 KiB
+# each) and the copy-up files (run/copyup/c1..cN, 64 MiB each); the writable
+# branch starts empty. After the run the copied-up files are checked in each
+# writable branch.
+#
+# What it starts (and stops on exit, also on error): the cluster (unless
+# CEPH_CONF), a ceph-fuse mount in a temp dir, a danausd serving the union
+# /bench/union (FUSE door off: the row is the preload path), unionfs-fuse,
+# and the overlay mount.
+set -euo pipefail
+
+say() { echo "run-union: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+here=$(cd "$(dirname "$0")" && pwd -P)
+repo=$(dirname "$here")
+outdir=${1:-./bench-results}
+build=${2:-${BUILD_DIR:-./build}}
+copyup_files=${COPYUP_FILES:-3}
+
+bench_bin=$build/bench/danaus-bench
+danausd_bin=$build/fsservice/danausd
+for f in "$bench_bin" "$danausd_bin"; do
+    [ -x "$f" ] || die "$f not found: build the targets danaus-bench and danausd in $build"
+done
+for c in ceph-fuse unionfs-fuse; do
+    command -v "$c" >/dev/null || die "$c not found"
+done
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd -P)
+
+work=$(mktemp -d /tmp/danaus-union-bench.XXXXXX)
+cluster_dir=""
+fuse_pid=""
+unionfs_pid=""
+danausd_pid=""
+overlay_mounted=""
+top=""
+
+cleanup() {
+    local rc=$?
+    set +e
+    if [ -n "$danausd_pid" ]; then
+        kill -TERM "$danausd_pid" 2>/dev/null
+        wait "$danausd_pid" 2>/dev/null
+    fi
+    if [ -n "$unionfs_pid" ]; then
+        fusermount -u "$work/unionfs" 2>/dev/null || umount -l "$work/unionfs" 2>/dev/null
+        wait "$unionfs_pid" 2>/dev/null
+    fi
+    [ -n "$overlay_mounted" ] && umount "$work/overlay/mnt"
+    if [ -n "$fuse_pid" ]; then
+        [ -n "$top" ] && rm -rf "${work:?}/fuse/${top#/}"
+        fusermount3 -u "$work/fuse" 2>/dev/null || umount -l "$work/fuse" 2>/dev/null
+        for _ in $(seq 50); do
+            kill -0 "$fuse_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$fuse_pid" 2>/dev/null
+        wait "$fuse_pid" 2>/dev/null
+    fi
+    for log in danausd.log ceph-fuse.log unionfs-fuse.log; do
+        [ -f "$work/$log" ] && cp "$work/$log" "$outdir/"
+    done
+    [ -n "$cluster_dir" ] && "$repo/deploy/ceph-cluster.sh" stop "$cluster_dir"
+    rm -rf "$work"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Waits up to $1 seconds for the command after it to succeed.
+wait_until() {
+    local limit=$1
+    shift
+    local end=$((SECONDS + limit))
+    until "$@"; do
+        [ "$SECONDS" -lt "$end" ] || return 1
+        sleep 0.2
+    done
+}
+
+if [ -n "${CEPH_CONF:-}" ]; then
+    conf=$CEPH_CONF
+    [ -r "$conf" ] || die "CEPH_CONF=$conf is not readable"
+else
+    cluster_dir=$work/ceph
+    conf=$("$repo/deploy/ceph-cluster.sh" start "$cluster_dir") \
+        || { cluster_dir=""; die "cannot start a Ceph cluster (one running already? pass CEPH_CONF)"; }
+fi
+
+bench_conf=$work/ceph.conf
+cp "$conf" "$bench_conf"
+if [ "${BENCH_CEPH_DEBUG:-}" != keep ]; then
+    {
+        echo "[client]"
+        for s in client objectcacher objecter ms monc auth journaler \
+                 finisher context rados crush asok perfcounter; do
+            echo "debug $s = 0/0"
+        done
+    } >>"$bench_conf"
+fi
+
+say "mounting ceph-fuse"
+mkdir -p "$work/fuse"
+ceph-fuse -f -c "$bench_conf" "$work/fuse" >"$work/ceph-fuse.log" 2>&1 &
+fuse_pid=$!
+fuse_up() {
+    kill -0 "$fuse_pid" 2>/dev/null || die "ceph-fuse exited; see $outdir/ceph-fuse.log"
+    mountpoint -q "$work/fuse"
+}
+wait_until 60 fuse_up || die "ceph-fuse did not mount in 60 s"
+
+# The lower branch's files, made once on the host and copied into each one.
+say "preparing the lower branches ($copyup_files x 64 MiB each)"
+proto=$work/proto/run
+mkdir -p "$proto"/{stat,open-close,pread-4k,copyup}
+for d in stat open-close pread-4k; do
+    head -c 4096 /dev/urandom >"$proto/$d/file"
+done
+for i in $(seq "$copyup_files"); do
+    dd if=/dev/urandom of="$proto/copyup/c$i" bs=1M count=64 status=none
+done
+
+top=/danaus-union-bench-$$
+ceph_top=$work/fuse$top
+mkdir -p "$ceph_top"/{danaus,unionfs}/{lower,upper} \
+    "$work"/overlay/{lower,upper,work,mnt} "$work/unionfs" "$work/run"
+for lower in "$ceph_top/danaus/lower" "$ceph_top/unionfs/lower" "$work/overlay/lower"; do
+    cp -r "$proto" "$lower/"
+    sync -f "$lower"
+done
+rm -rf "$work/proto"
+
+say "mounting unionfs-fuse over ceph-fuse"
+unionfs-fuse -f -o cow "$ceph_top/unionfs/upper=RW:$ceph_top/unionfs/lower=RO" \
+    "$work/unionfs" >"$work/unionfs-fuse.log" 2>&1 &
+unionfs_pid=$!
+unionfs_up() {
+    kill -0 "$unionfs_pid" 2>/dev/null || die "unionfs-fuse exited; see $outdir/unionfs-fuse.log"
+    mountpoint -q "$work/unionfs"
+}
+wait_until 30 unionfs_up || die "unionfs-fuse did not mount in 30 s"
+
+say "mounting overlayfs"
+mount -t overlay overlay -o "lowerdir=$work/overlay/lower,upperdir=$work/overlay/upper,workdir=$work/overlay/work" \
+    "$work/overlay/mnt" || die "cannot mount overlayfs"
+overlay_mounted=1
+
+cat >"$work/danausd.conf" <<EOF
+service union-bench
+rundir $work/run
+ceph_conf $bench_conf
+fuse off
+union /bench/union ceph $top/danaus/upper $top/danaus/lower
+EOF
+say "starting danausd"
+"$danausd_bin" -c "$work/danausd.conf" 2>"$work/danausd.log" &
+danausd_pid=$!
+danausd_up() {
+    kill -0 "$danausd_pid" 2>/dev/null || die "danausd exited; see $outdir/danausd.log"
+    grep -q "ready" "$work/danausd.log"
+}
+wait_until 60 danausd_up || die "danausd did not start in 60 s"
+
+say "running danaus-bench"
+# shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
+DANAUS_SERVICE=union-bench DANAUS_RUNDIR=$work/run "$bench_bin" \
+    --ops stat,open+close,pread-4k,pwrite-4k,create,unlink,copyup-64m \
+    --iters 2000 --meta-iters 100 --copyup-files "$copyup_files" \
+    --union /bench/union/run --union-pid "$danausd_pid" \
+    --unionfs "$work/unionfs/run" --unionfs-pid "$unionfs_pid" \
+    --unionfs-ceph-fuse-pid "$fuse_pid" \
+    --overlay "$work/overlay/mnt/run" \
+    --csv "$outdir/union.csv" ${BENCH_ARGS:-} | tee "$outdir/union.txt"
+
+# Each copy-up must have left the whole 64 MiB file in the writable branch.
+kill -TERM "$danausd_pid" 2>/dev/null
+wait "$danausd_pid" 2>/dev/null || true
+danausd_pid=""
+{
+    echo
+    echo "Copied-up files in the writable branches (expect $copyup_files of 67108864 bytes each):"
+    for upper in "$ceph_top/danaus/upper" "$ceph_top/unionfs/upper" "$work/overlay/upper"; do
+        sizes=$(stat -c %s "$upper"/run/copyup/c* 2>/dev/null | sort | uniq -c | xargs)
+        echo "  ${upper#"$work"/}: ${sizes:-none}"
+    done
+} | tee -a "$outdir/union.txt"
+say "results in $outdir/union.txt and $outdir/union.csv"
