@@ -6,9 +6,10 @@
  *
  * A crash must not leave mounts behind either: a watchdog process, forked
  * before anything is mounted, waits for the service to die (its end of a
- * pipe reads EOF, where a clean stop writes a byte) and then detaches every mount point whose connection the
- * kernel aborted (stat fails with ENOTCONN, "Transport endpoint is not
- * connected"). The same check at start-up covers a watchdog killed too.
+ * pipe reads EOF, where a clean stop writes a byte) and then detaches
+ * every mount point whose connection the kernel aborted (stat fails with
+ * ENOTCONN, "Transport endpoint is not connected"). The same check at
+ * start-up covers a watchdog killed too.
  */
 #include "fuse_door.h"
 #include "fuse_export.h"
@@ -36,6 +37,7 @@ struct fuse_door {
     int nexports;                  /* one per mount index, some not mounted */
     int watchdog_pipe;             /* write end; its closing wakes the watchdog */
     pid_t watchdog;
+    char *added[DANAUS_MAX_MOUNTS]; /* mount points of fuse_door_add */
 };
 
 /* Detaches the mount at mp lazily: processes inside it keep what they
@@ -320,12 +322,57 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     return 0;
 }
 
+int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
+                  const char *mountpoint)
+{
+    if (!d)
+        return -ENODEV;
+    if (index >= DANAUS_MAX_MOUNTS || (int)index < d->nexports)
+        return -EINVAL;
+    struct fuse_export *ex = &d->exports[index];
+    memset(ex, 0, sizeof *ex);
+    d->added[index] = strdup(mountpoint);
+    if (!d->added[index])
+        return -ENOMEM;
+    rcu_read_lock();
+    ex->inst = fstable_get(&svc->fs, index);
+    rcu_read_unlock();
+    ex->mountpoint = d->added[index];
+    ex->creds = &d->creds;
+    ex->direct_io = svc->cfg.fuse_direct_io;
+    pthread_mutex_init(&ex->open_lock, NULL);
+    int rc = export_start(ex, svc) < 0 ? -EIO : 0;
+    /* Exports between the old count and index (mounts added without a
+     * FUSE door) stay zeroed: not looping, nothing open. The export is
+     * complete before the count that makes it visible is stored. */
+    for (int i = d->nexports; i < (int)index; i++)
+        pthread_mutex_init(&d->exports[i].open_lock, NULL);
+    __atomic_store_n(&d->nexports, (int)index + 1, __ATOMIC_RELEASE);
+    return rc;
+}
+
+int fuse_door_remove(struct fuse_door *d, uint32_t index)
+{
+    if (!d)
+        return -ENODEV;
+    if ((int)index >= d->nexports)
+        return -EINVAL;
+    struct fuse_export *ex = &d->exports[index];
+    export_stop(ex);
+    /* Stopped and empty: fuse_door_stop may stop it again harmlessly. */
+    ex->looping = 0;
+    pthread_mutex_init(&ex->open_lock, NULL);
+    return 0;
+}
+
 void fuse_door_stop(struct fuse_door *d)
 {
     if (!d)
         return;
-    for (int i = 0; i < d->nexports; i++)
+    for (int i = 0; i < d->nexports; i++) {
         export_stop(&d->exports[i]);
+        free(d->added[i]);
+    }
     if (d->watchdog > 0) {
         /* A byte, not EOF: a clean stop, nothing to detach. */
         if (write(d->watchdog_pipe, "", 1) != 1)
