@@ -13,6 +13,11 @@
  *                 calls (and the local and ceph-fuse rows pay its check for
  *                 "not a Danaus path")
  *   ceph-fuse     libc on a ceph-fuse mount
+ *   fuse-door     libc on danausd's FUSE door over the same Ceph: run in a
+ *                 process without DANAUS_SERVICE, where libdanaus's
+ *                 interposers pass every call to libc and so to the kernel
+ *                 and FUSE (refused otherwise: the calls would take the
+ *                 shared-memory path and the row would measure preload)
  *   danaus-union  libc on a danausd union over Ceph (preload path, as above)
  *   unionfs-fuse  libc on unionfs-fuse -o cow over two ceph-fuse directories
  *   overlayfs     libc on kernel overlayfs over local directories
@@ -53,7 +58,10 @@ static void usage(void)
         "  --danaus DIR          danaus_* API, DIR under a Ceph-backend mount\n"
         "  --preload DIR         libc calls on DIR under a Ceph-backend mount,\n"
         "                        routed by libdanaus's interposers\n"
-        "  --danausd-pid PID     the danausd serving both danaus rows\n"
+        "  --danausd-pid PID     the danausd serving the danaus rows and\n"
+        "                        the FUSE door\n"
+        "  --fuse-door DIR       libc, DIR inside a danausd FUSE door mount\n"
+        "                        (needs DANAUS_SERVICE unset)\n"
         "  --libcephfs DIR       libcephfs linked in; DIR is a CephFS path\n"
         "  --ceph-conf PATH      the cluster's ceph.conf (for --libcephfs)\n"
         "  --ceph-fuse DIR       libc, DIR inside a ceph-fuse mount\n"
@@ -141,7 +149,10 @@ static void parse(int argc, char **argv, struct options *o)
             add_server(o, SYS_DANAUS, v);
             add_server(o, SYS_DANAUS_LOCAL, v);
             add_server(o, SYS_PRELOAD, v);
+            add_server(o, SYS_FUSE_DOOR, v);
         }
+        else if (!strcmp(k, "--fuse-door"))
+            o->dir[SYS_FUSE_DOOR] = v;
         else if (!strcmp(k, "--libcephfs"))
             o->dir[SYS_LIBCEPHFS] = v;
         else if (!strcmp(k, "--ceph-conf"))
@@ -182,6 +193,12 @@ static void parse(int argc, char **argv, struct options *o)
     }
     if (o->dir[SYS_LIBCEPHFS] && !o->ceph_conf) {
         fprintf(stderr, "danaus-bench: --libcephfs needs --ceph-conf\n");
+        exit(2);
+    }
+    if (o->dir[SYS_FUSE_DOOR] && getenv("DANAUS_SERVICE")) {
+        fprintf(stderr, "danaus-bench: --fuse-door needs DANAUS_SERVICE "
+                "unset: with it, libdanaus routes the calls to the service's "
+                "shared memory, not through FUSE\n");
         exit(2);
     }
 }
@@ -255,9 +272,14 @@ int main(int argc, char **argv)
            o.p.iters, o.p.meta_iters, o.p.seq_mib, o.p.copyup_files,
            o.p.repeats, o.p.warmup);
     report_table(stdout, &res);
-    if (o.dir[SYS_DANAUS] || o.dir[SYS_LIBCEPHFS] || o.dir[SYS_CEPH_FUSE]) {
+    if (o.dir[SYS_DANAUS] || o.dir[SYS_LIBCEPHFS]) {
         printf("\nRatios of time per op (targets in parentheses):\n");
         report_ratios(stdout, &res);
+    }
+    if (o.dir[SYS_FUSE_DOOR]) {
+        printf("\nThe two user-level FUSE clients (target: the FUSE door no "
+               "slower than ceph-fuse):\n");
+        report_fuse_door_ratios(stdout, &res);
     }
     if (o.dir[SYS_PRELOAD]) {
         printf("\nThe preload path (libc calls routed by libdanaus):\n");

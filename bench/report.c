@@ -3,8 +3,9 @@
  *
  * Ratios are of time per operation (for the sequential operations, time per
  * 1 MiB call, the inverse of bandwidth), so danaus/libcephfs above 1 means
- * Danaus is slower than the library it wraps, and ceph-fuse/danaus above 1
- * means Danaus is faster than ceph-fuse.
+ * Danaus is slower than the library it wraps, ceph-fuse/danaus above 1
+ * means Danaus is faster than ceph-fuse, and fuse-door/ceph-fuse above 1
+ * means the FUSE door is slower than ceph-fuse.
  */
 #include "report.h"
 
@@ -15,6 +16,7 @@ const char *const system_names[SYS_COUNT] = {
     [SYS_DANAUS] = "danaus",
     [SYS_PRELOAD] = "preload",
     [SYS_CEPH_FUSE] = "ceph-fuse",
+    [SYS_FUSE_DOOR] = "fuse-door",
     [SYS_UNION] = "danaus-union",
     [SYS_UNIONFS] = "unionfs-fuse",
     [SYS_OVERLAY] = "overlayfs",
@@ -29,6 +31,8 @@ const char *const system_names[SYS_COUNT] = {
  * the danaus_* API and 1.6x of libcephfs. */
 #define MAX_PRELOAD_VS_API 1.1
 #define MAX_PRELOAD_VS_LIBCEPHFS 1.6
+/* The FUSE door no slower than ceph-fuse, for every op. */
+#define MAX_FUSE_DOOR_VS_CEPH_FUSE 1.0
 /* The Danaus union at least 10x faster than unionfs-fuse over ceph-fuse. */
 #define MIN_UNIONFS_VS_UNION 10.0
 
@@ -139,6 +143,33 @@ void report_ratios(FILE *out, const struct results *res)
     }
 }
 
+static void csw_column(FILE *out, const struct result *r)
+{
+    if (r)
+        fprintf(out, " %10.4f", csw_total(r));
+    else
+        fprintf(out, " %10s", "-");
+}
+
+void report_fuse_door_ratios(FILE *out, const struct results *res)
+{
+    fprintf(out, "%-13s %10s %-9s %10s %10s\n", "op", "fuse-door/",
+            "(<=1)", "fuse-door", "ceph-fuse");
+    fprintf(out, "%-13s %10s %-9s %10s %10s\n", "", "ceph-fuse", "",
+            "csw/op", "csw/op");
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (op == OP_COPYUP) /* union rows only */
+            continue;
+        const struct result *d = get(res, SYS_FUSE_DOOR, op);
+        const struct result *f = get(res, SYS_CEPH_FUSE, op);
+        fprintf(out, "%-13s", op_names[op]);
+        ratio(out, d, f, true, true, MAX_FUSE_DOOR_VS_CEPH_FUSE);
+        csw_column(out, d);
+        csw_column(out, f);
+        fprintf(out, "\n");
+    }
+}
+
 void report_preload_ratios(FILE *out, const struct results *res)
 {
     fprintf(out, "%-13s %10s %-9s %10s %-9s %10s %-9s %10s %10s\n", "op",
@@ -168,13 +199,6 @@ void report_preload_ratios(FILE *out, const struct results *res)
     }
 }
 
-static void csw_column(FILE *out, const struct result *r)
-{
-    if (r)
-        fprintf(out, " %10.4f", csw_total(r));
-    else
-        fprintf(out, " %10s", "-");
-}
 
 void report_union_ratios(FILE *out, const struct results *res)
 {

@@ -18,6 +18,8 @@ enum system_id {
     SYS_DANAUS,
     SYS_PRELOAD,
     SYS_CEPH_FUSE,
+    SYS_FUSE_DOOR, /* libc on danausd's FUSE door, in a process without
+                    * DANAUS_SERVICE: every call goes to the kernel */
     SYS_UNION,   /* libc on a danausd union over Ceph, via libdanaus */
     SYS_UNIONFS, /* libc on unionfs-fuse -o cow over ceph-fuse */
     SYS_OVERLAY, /* libc on kernel overlayfs over local directories */
@@ -41,6 +43,8 @@ void report_table(FILE *out, const struct results *res);
 void report_ratios(FILE *out, const struct results *res);
 /* The preload row against the API, libcephfs and ceph-fuse. */
 void report_preload_ratios(FILE *out, const struct results *res);
+/* The FUSE door against ceph-fuse: the two user-level FUSE clients. */
+void report_fuse_door_ratios(FILE *out, const struct results *res);
 /* The union rows: unionfs-fuse and overlayfs against the Danaus union, and
  * the copy-up times in ms. */
 void report_union_ratios(FILE *out, const struct results *res);

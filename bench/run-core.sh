@@ -1,11 +1,13 @@
 #!/bin/bash
 # run-core.sh - the core data-path benchmark, side by side in one run:
-# Danaus (Ceph and local backends), libcephfs linked in, ceph-fuse, and the
-# host file system, all on one Ceph cluster. Builds nothing.
+# Danaus (Ceph and local backends), libcephfs linked in, ceph-fuse, danausd's
+# FUSE door, and the host file system, all on one Ceph cluster. Builds
+# nothing.
 #
 #   bench/run-core.sh [OUTDIR [BUILD_DIR]]
 #
-#   OUTDIR      where core.txt (table and ratios), core.csv and the logs go
+#   OUTDIR      where core.txt (tables and ratios), core.csv, fuse-door.csv
+#               and the logs go
 #               (default ./bench-results)
 #   BUILD_DIR   a build tree with danausd, libdanaus.so and danaus-bench
 #               (default $BUILD_DIR, else ./build)
@@ -23,7 +25,16 @@
 #
 # What it starts (and stops on exit, also on error): the cluster (unless
 # CEPH_CONF), a ceph-fuse mount in a temp dir, and one danausd serving
-# /bench/ceph (the cluster) and /bench/local (a host temp dir).
+# TEMP/mnt/ceph (the cluster) and TEMP/mnt/local (a host temp dir), both
+# also mounted there by its FUSE door.
+#
+# Two runs of danaus-bench: the first, with DANAUS_SERVICE set, has every
+# row but the FUSE door's (its libc calls on Danaus paths take libdanaus's
+# shared-memory path). The second, without DANAUS_SERVICE so that every libc
+# call goes to the kernel, has the two user-level FUSE clients back to back:
+# ceph-fuse again and the FUSE door; its table and ratios follow the first
+# run's in core.txt. It checks that the FUSE door's loop threads (those
+# blocked on /dev/fuse) did switch, i.e. the row went through FUSE.
 set -euo pipefail
 
 say() { echo "run-core: $*" >&2; }
@@ -56,6 +67,11 @@ cleanup() {
         kill -TERM "$danausd_pid" 2>/dev/null
         wait "$danausd_pid" 2>/dev/null
     fi
+    # danausd unmounts its FUSE door on SIGTERM; a mount it left must not
+    # be walked by the rm -rf below.
+    for mp in "$work/mnt/ceph" "$work/mnt/local"; do
+        mountpoint -q "$mp" 2>/dev/null && umount -l "$mp"
+    done
     if [ -n "$fuse_pid" ]; then
         [ -n "$top" ] && rm -rf "${work:?}/fuse/${top#/}"
         fusermount3 -u "$work/fuse" 2>/dev/null || umount -l "$work/fuse" 2>/dev/null
@@ -121,7 +137,7 @@ wait_until 60 fuse_up || die "ceph-fuse did not mount in 60 s"
 
 # Each system works in a directory of its own at the top of the file system.
 top=/danaus-bench-$$
-mkdir -p "$work/fuse$top"/{danaus,libcephfs,fuse} "$work/danaus-local" "$work/local" "$work/run"
+mkdir -p "$work/fuse$top"/{danaus,libcephfs,fuse} "$work/danaus-local" "$work/local" "$work/run" "$work/mnt"
 
 start_danausd() {
     "$danausd_bin" -c "$1" 2>"$work/danausd.log" &
@@ -142,20 +158,58 @@ cat >"$work/danausd.conf" <<EOF
 service bench
 rundir $work/run
 ceph_conf $bench_conf
-mount /bench/ceph ceph $top/danaus
-mount /bench/local local $work/danaus-local
+fuse on
+mount $work/mnt/ceph ceph $top/danaus
+mount $work/mnt/local local $work/danaus-local
 EOF
 say "starting danausd"
 start_danausd "$work/danausd.conf" || die "danausd did not start; see $outdir/danausd.log"
+mountpoint -q "$work/mnt/ceph" || die "danausd's FUSE door did not mount $work/mnt/ceph; see $outdir/danausd.log"
+
+# Context switches of danausd's threads now blocked reading /dev/fuse: the
+# FUSE door's loop threads (libfuse's workers wait in read on it).
+fuse_loop_csw() {
+    local fds=() f t
+    for f in /proc/"$danausd_pid"/fd/*; do
+        [ "$(readlink "$f")" = /dev/fuse ] && fds+=("$(printf '0x%x' "${f##*/}")")
+    done
+    local total=0 nr arg rest
+    for t in /proc/"$danausd_pid"/task/*; do
+        read -r nr arg rest <"$t/syscall" || continue
+        [ "$nr" = 0 ] || continue
+        for f in "${fds[@]}"; do
+            [ "$arg" = "$f" ] || continue
+            total=$((total + $(awk '/ctxt_switches/ {s += $2} END {print s}' "$t/status")))
+        done
+    done
+    echo "$total"
+}
 
 say "running danaus-bench"
 # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
 DANAUS_SERVICE=bench DANAUS_RUNDIR=$work/run "$bench_bin" \
     --local "$work/local/run" \
-    --danaus-local /bench/local/run \
+    --danaus-local "$work/mnt/local/run" \
     --libcephfs "$top/libcephfs/run" --ceph-conf "$bench_conf" \
-    --danaus /bench/ceph/run --preload /bench/ceph/preload \
+    --danaus "$work/mnt/ceph/run" --preload "$work/mnt/ceph/preload" \
     --danausd-pid "$danausd_pid" \
     --ceph-fuse "$work/fuse$top/fuse/run" --ceph-fuse-pid "$fuse_pid" \
     --csv "$outdir/core.csv" ${BENCH_ARGS:-} | tee "$outdir/core.txt"
-say "results in $outdir/core.txt and $outdir/core.csv"
+
+say "running danaus-bench on the two FUSE clients, without DANAUS_SERVICE"
+csw_before=$(fuse_loop_csw)
+{
+    echo
+    echo "== The FUSE door and ceph-fuse, in a process without DANAUS_SERVICE =="
+} >>"$outdir/core.txt"
+# shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
+env -u DANAUS_SERVICE -u DANAUS_RUNDIR "$bench_bin" \
+    --ceph-fuse "$work/fuse$top/fuse/run" --ceph-fuse-pid "$fuse_pid" \
+    --fuse-door "$work/mnt/ceph/fuse-door" --danausd-pid "$danausd_pid" \
+    --csv "$outdir/fuse-door.csv" ${BENCH_ARGS:-} | tee -a "$outdir/core.txt"
+csw_after=$(fuse_loop_csw)
+[ "$csw_after" -gt "$csw_before" ] \
+    || die "the FUSE door's loop threads did not switch: the fuse-door row did not go through FUSE"
+echo "FUSE door loop threads (blocked on /dev/fuse): $((csw_after - csw_before)) context switches during this run." \
+    | tee -a "$outdir/core.txt"
+say "results in $outdir/core.txt, $outdir/core.csv and $outdir/fuse-door.csv"
