@@ -5,7 +5,9 @@
  * (the image's layers below, a private writable branch in the backend on
  * top) through its FUSE door at containers/NAME/root; a child in new
  * mount, PID and UTS namespaces joins the pool's cgroup and IPC namespace,
- * pivots into that root and execs the command with libdanaus.so preloaded.
+ * pivots into that root and execs the command with libdanaus.so preloaded;
+ * before that it asks danausd to show programs of its mount namespace the
+ * root instance at "/" (the view), so they reach it over shared memory.
  * The process that waits for it (the engine itself in the foreground, a
  * detached monitor with -d) records its exit and unmounts the root; rm
  * removes the writable branch.
@@ -97,10 +99,19 @@ static int container_main(void *arg)
         {"/dev/random", "/dev/random", 0},
         {"/dev/urandom", "/dev/urandom", 0},
     };
+    /* What the kernel keeps inside the container: whatever is mounted
+     * over the Danaus root. Libdanaus serves the rest from the service. */
+    enum { NBINDS = sizeof binds / sizeof binds[0] };
+    const char *kernel[NBINDS + 1] = {"/proc"};
+    for (int i = 0; i < NBINDS; i++)
+        kernel[i + 1] = binds[i].inside;
     int err = 0;
+    /* Before anything in the container can connect: this process's new
+     * mount namespace is what the service recognises its clients by. */
     if (cgroup_enter(c->o->pool) < 0 || ns_ipc_enter(ipc) < 0 ||
         sethostname(c->name, strlen(c->name)) < 0 ||
-        ns_enter_root(c->root, binds, sizeof binds / sizeof binds[0]) < 0) {
+        door_view(c->o->pool, c->root, kernel, NBINDS + 1) < 0 ||
+        ns_enter_root(c->root, binds, NBINDS) < 0) {
         err = errno ? errno : EINVAL;
         dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
                                                   : strerror(err));

@@ -79,3 +79,21 @@ int door_mount_remove(const char *pool, const char *mountpoint)
     }
     return rc < 0 ? -1 : 0;
 }
+
+int door_view(const char *pool, const char *root, const char *const *kernel,
+              int nkernel)
+{
+    const char *s[DANAUS_MAX_MOUNTS];
+    if (nkernel + 1 > DANAUS_MAX_MOUNTS)
+        return fail("pool %s: too many paths in a container's view", pool);
+    s[0] = root;
+    for (int i = 0; i < nkernel; i++)
+        s[i + 1] = kernel[i];
+    int rc = call(pool, DANAUS_DOOR_VIEW, s, nkernel + 1);
+    if (rc > 0) {
+        errno = rc;
+        return fail_errno("pool %s: danausd cannot give the container its "
+                          "view of %s", pool, root);
+    }
+    return rc;
+}

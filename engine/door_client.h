@@ -1,8 +1,9 @@
 /*
  * door_client.h - the engine's control calls into a pool's running
- * danausd, over its door socket (wire.h DANAUS_DOOR_MOUNT_ADD and
- * DANAUS_DOOR_MOUNT_REMOVE): adding a container's root as a union instance,
- * mounted through the FUSE door, and removing it.
+ * danausd, over its door socket (wire.h DANAUS_DOOR_MOUNT_ADD,
+ * DANAUS_DOOR_MOUNT_REMOVE and DANAUS_DOOR_VIEW): adding a container's root
+ * as a union instance, mounted through the FUSE door, giving the
+ * container's mount namespace its view of it, and removing it.
  */
 #ifndef ENGINE_DOOR_CLIENT_H
 #define ENGINE_DOOR_CLIENT_H
@@ -13,5 +14,10 @@ int door_mount_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
                    const char *lower);
 int door_mount_remove(const char *pool, const char *mountpoint);
+/* Called from inside the container's new mount namespace: the service
+ * then tells programs there that root is their "/", and that the nkernel
+ * paths (inside the container) are the kernel's. 0, or -1 (fail.h). */
+int door_view(const char *pool, const char *root, const char *const *kernel,
+              int nkernel);
 
 #endif

@@ -184,8 +184,11 @@ static void hello(struct door *d, struct conn *c)
         d->nclients++;
         r->shmid = d->svc->seg.shmid;
         r->client_id = c->client->id;
-        len += fstable_list(&d->svc->fs, r->mounts, HELLO_MAX - sizeof *r,
-                            &r->nmounts);
+        long view = views_hello(&d->views, pid, r->mounts,
+                                HELLO_MAX - sizeof *r, &r->nmounts);
+        len += view >= 0 ? (size_t)view
+                         : fstable_list(&d->svc->fs, r->mounts,
+                                        HELLO_MAX - sizeof *r, &r->nmounts);
     }
     r->error = -rc;
     send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -321,7 +324,7 @@ static int mount_strings(const struct danaus_door_msg *m, size_t len,
                          const char **out, uint32_t n)
 {
     const char *p = (const char *)(m + 1), *end = (const char *)m + len;
-    if (m->arg != n)
+    if (m->arg != n || n == 0)
         return -EINVAL;
     for (uint32_t i = 0; i < n; i++) {
         const char *nul = memchr(p, '\0', (size_t)(end - p));
@@ -396,10 +399,35 @@ static void mount_remove(struct door *d, struct conn *c,
     if (rc == 0)
         rc = fstable_remove(&d->svc->fs, s[0]);
     if (rc >= 0) {
+        /* The view first: it pins the container's mount namespace, and
+         * with it that namespace's copy of the FUSE mount. */
+        views_drop_index(&d->views, (uint32_t)rc);
         fuse_door_remove(d->svc->fuse, (uint32_t)rc);
         fprintf(stderr, "danausd: %s unmounted\n", s[0]);
         rc = 0;
     }
+    reply(c->fd, -rc, 0);
+}
+
+/* The caller's mount namespace gets a view: the instance at the mount
+ * point the strings name first at "/", the others left to the kernel. */
+static void set_view(struct door *d, struct conn *c,
+                     const struct danaus_door_msg *m, size_t len)
+{
+    static const char *s[DANAUS_MAX_MOUNTS]; /* door thread only */
+    struct ucred uc;
+    socklen_t clen = sizeof uc;
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0 && (m->arg == 0 || m->arg > DANAUS_MAX_MOUNTS))
+        rc = -EINVAL;
+    if (rc == 0)
+        rc = mount_strings(m, len, s, m->arg);
+    if (rc == 0)
+        rc = fstable_find(&d->svc->fs, s[0]);
+    if (rc >= 0 && getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &clen) < 0)
+        rc = -errno;
+    if (rc >= 0)
+        rc = views_set(&d->views, uc.pid, (uint32_t)rc, s + 1, m->arg - 1);
     reply(c->fd, -rc, 0);
 }
 
@@ -420,6 +448,10 @@ static void handle_message(struct door *d, struct conn *c,
     }
     if (m->op == DANAUS_DOOR_MOUNT_REMOVE) {
         mount_remove(d, c, m, len);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_VIEW) {
+        set_view(d, c, m, len);
         return;
     }
     if (!c->client) {
@@ -543,6 +575,7 @@ void door_stop(struct door *d)
         free_ticket(t);
     }
     d->ntickets = 0;
+    views_destroy(&d->views);
 }
 
 void door_close(struct door *d)

@@ -5,6 +5,7 @@
 #define DANAUS_DOOR_H
 
 #include "service.h"
+#include "views.h"
 
 #include <pthread.h>
 #include <sys/un.h>
@@ -22,6 +23,7 @@ struct door {
     int nclients;
     struct ticket *tickets; /* for children and exec'd images, wire.h */
     int ntickets;
+    struct views views; /* per-container mount views, wire.h VIEW */
 };
 
 /* Binds <rundir>/<service>.sock; err gets a line for the operator. */

@@ -39,7 +39,7 @@ int fstable_add(struct fstable *t, const char *mountpoint,
     struct fs_snapshot *old = t->snap;
     uint32_t n = old ? old->n : 0;
     int rc = -ENOSPC;
-    if (n == DANAUS_MAX_MOUNTS)
+    if (n == DANAUS_MAX_INSTANCES)
         goto out;
     rc = -ENOMEM;
     struct fs_snapshot *s = malloc(sizeof *s + (n + 1) * sizeof s->e[0]);
@@ -102,30 +102,49 @@ struct ls_instance *fstable_get(struct fstable *t, uint32_t i)
     return s && i < s->n && !s->e[i].removed ? s->e[i].inst : NULL;
 }
 
+/* One hello entry (wire.h): the index, then the path and its NUL. */
+size_t fstable_entry(char *out, size_t cap, uint32_t index, const char *path)
+{
+    size_t len = sizeof index + strlen(path) + 1;
+    if (len > cap)
+        return 0;
+    memcpy(out, &index, sizeof index);
+    memcpy(out + sizeof index, path, len - sizeof index);
+    return len;
+}
+
 size_t fstable_list(struct fstable *t, char *out, size_t cap, uint32_t *n)
 {
     size_t used = 0;
     *n = 0;
     rcu_read_lock();
     struct fs_snapshot *s = rcu_dereference(t->snap);
-    for (uint32_t i = 0; s && i < s->n; i++) {
-        /* A removed mount keeps its place (indices are positions), under
-         * a path that no live mount point can equal. */
-        char gone[64];
-        const char *mp = s->e[i].mountpoint;
-        if (s->e[i].removed) {
-            snprintf(gone, sizeof gone, "/.danaus-removed-mount/%u", i);
-            mp = gone;
-        }
-        size_t len = strlen(mp) + 1;
-        if (used + len > cap)
+    for (uint32_t i = 0; s && i < s->n && *n < DANAUS_MAX_MOUNTS; i++) {
+        if (s->e[i].removed)
+            continue;
+        size_t len = fstable_entry(out + used, cap - used, i,
+                                   s->e[i].mountpoint);
+        if (len == 0)
             break;
-        memcpy(out + used, mp, len);
         used += len;
         (*n)++;
     }
     rcu_read_unlock();
     return used;
+}
+
+int fstable_find(struct fstable *t, const char *mountpoint)
+{
+    int rc = -ENOENT;
+    rcu_read_lock();
+    struct fs_snapshot *s = rcu_dereference(t->snap);
+    for (uint32_t i = 0; s && i < s->n; i++)
+        if (!s->e[i].removed && strcmp(s->e[i].mountpoint, mountpoint) == 0) {
+            rc = (int)i;
+            break;
+        }
+    rcu_read_unlock();
+    return rc;
 }
 
 void fstable_destroy(struct fstable *t)

@@ -33,11 +33,11 @@
 
 struct fuse_door {
     struct fuse_cred_cache creds;
-    struct fuse_export exports[DANAUS_MAX_MOUNTS];
+    struct fuse_export exports[DANAUS_MAX_INSTANCES];
     int nexports;                  /* one per mount index, some not mounted */
     int watchdog_pipe;             /* write end; its closing wakes the watchdog */
     pid_t watchdog;
-    char *added[DANAUS_MAX_MOUNTS]; /* mount points of fuse_door_add */
+    char *added[DANAUS_MAX_INSTANCES]; /* mount points of fuse_door_add */
 };
 
 /* Detaches the mount at mp lazily: processes inside it keep what they
@@ -327,7 +327,7 @@ int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
 {
     if (!d)
         return -ENODEV;
-    if (index >= DANAUS_MAX_MOUNTS || (int)index < d->nexports)
+    if (index >= DANAUS_MAX_INSTANCES || (int)index < d->nexports)
         return -EINVAL;
     struct fuse_export *ex = &d->exports[index];
     memset(ex, 0, sizeof *ex);

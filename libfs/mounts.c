@@ -61,7 +61,7 @@ int path_normalize(const char *abs, char *out, size_t size)
     return 0;
 }
 
-int mount_table_add(struct mount_table *t, const char *path)
+int mount_table_add(struct mount_table *t, const char *path, uint32_t index)
 {
     char norm[DANAUS_PATH_MAX];
     if (t->count >= DANAUS_MAX_MOUNTS) {
@@ -80,6 +80,7 @@ int mount_table_add(struct mount_table *t, const char *path)
     t->used += len + 1;
     t->path[t->count] = copy;
     t->len[t->count] = len;
+    t->index[t->count] = index;
     t->count++;
     return 0;
 }
@@ -108,7 +109,7 @@ int mount_table_match(const struct mount_table *t, const char *norm,
             best_len = len;
         }
     }
-    if (best < 0) {
+    if (best < 0 || t->index[best] == DANAUS_MOUNT_KERNEL) {
         errno = EXDEV;
         return -1;
     }
@@ -116,7 +117,7 @@ int mount_table_match(const struct mount_table *t, const char *norm,
     while (*r == '/')
         r++;
     *rel = r;
-    return best;
+    return (int)t->index[best];
 }
 
 /* The directory a relative path starts from, as an absolute path. */

@@ -14,11 +14,15 @@
 #include <stdint.h>
 
 /* Fixed storage: the table is filled while connecting, which may happen
- * inside an allocator's own initialisation, so it never allocates. */
+ * inside an allocator's own initialisation, so it never allocates. Each
+ * entry is a path and the mount index the service gave it, or
+ * DANAUS_MOUNT_KERNEL for a path the kernel keeps (a container's /proc
+ * under its Danaus root, say). */
 struct mount_table {
     uint32_t count;
     const char *path[DANAUS_MAX_MOUNTS]; /* normalized absolute paths */
     size_t len[DANAUS_MAX_MOUNTS];
+    uint32_t index[DANAUS_MAX_MOUNTS];
     size_t used;                         /* bytes of store in use */
     char store[DANAUS_MOUNTS_BYTES];
 };
@@ -31,10 +35,11 @@ struct resolved_path {
     const char *rel;
 };
 
-/* Adds a mount point (normalized on the way in). 0 or -1 with errno
- * (EINVAL for a relative path or a full table, ENOSPC when the paths
- * exceed DANAUS_MOUNTS_BYTES). */
-int mount_table_add(struct mount_table *t, const char *path);
+/* Adds a mount point (normalized on the way in) with its mount index, or
+ * a kernel path (index DANAUS_MOUNT_KERNEL). 0 or -1 with errno (EINVAL
+ * for a relative path or a full table, ENOSPC when the paths exceed
+ * DANAUS_MOUNTS_BYTES). */
+int mount_table_add(struct mount_table *t, const char *path, uint32_t index);
 void mount_table_clear(struct mount_table *t);
 
 /* Lexical normalization of an absolute path: collapses repeated '/', drops
@@ -42,8 +47,9 @@ void mount_table_clear(struct mount_table *t);
  * 0, or -1 with errno EINVAL (not absolute) or ENAMETOOLONG. */
 int path_normalize(const char *abs, char *out, size_t size);
 
-/* Finds the longest mount point that is a prefix of the normalized path on
- * a component boundary. Returns the mount index and sets *rel, or -1 with
+/* Finds the longest entry that is a prefix of the normalized path on a
+ * component boundary. When it is a mount point, returns its mount index
+ * and sets *rel; when there is none, or it is a kernel path, -1 with
  * errno EXDEV. */
 int mount_table_match(const struct mount_table *t, const char *norm,
                       const char **rel);

@@ -84,8 +84,13 @@ static int take_hello(const struct danaus_hello_reply *r, size_t len)
     const char *p = r->mounts;
     const char *end = (const char *)r + len;
     for (uint32_t i = 0; i < r->nmounts; i++) {
+        uint32_t index;
+        if ((size_t)(end - p) < sizeof index)
+            return -1;
+        memcpy(&index, p, sizeof index); /* not aligned (wire.h) */
+        p += sizeof index;
         const char *nul = memchr(p, '\0', (size_t)(end - p));
-        if (!nul || mount_table_add(&svc.mounts, p) < 0)
+        if (!nul || mount_table_add(&svc.mounts, p, index) < 0)
             return -1;
         p = nul + 1;
     }

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 1
+#define DANAUS_WIRE_VERSION 2 /* 2: hello entries carry their index */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -30,8 +30,13 @@
 #define DANAUS_NARGS 6
 #define DANAUS_PATH_MAX 4096
 #define DANAUS_MAX_GROUPS 64  /* supplementary groups kept per client */
-#define DANAUS_MAX_MOUNTS 64
-#define DANAUS_MOUNTS_BYTES 65536 /* the mount points of a hello reply */
+#define DANAUS_MAX_MOUNTS 64       /* entries of one hello reply */
+#define DANAUS_MOUNTS_BYTES 65536  /* the entries of a hello reply */
+/* Instances one service holds over its whole life: mount indices are
+ * never reused (a stale index in a client's descriptor must never name
+ * another instance), so this bounds the containers a pool's danausd runs
+ * before it must be restarted. */
+#define DANAUS_MAX_INSTANCES 4096
 
 /*
  * Call identifiers. "path" means an instance-relative path in the slot buffer
@@ -181,6 +186,9 @@ enum danaus_door_op {
                               writable branch, read-only branches top
                               first joined by ':' -> mount index in value */
     DANAUS_DOOR_MOUNT_REMOVE, /* arg 1; string: mount point */
+    DANAUS_DOOR_VIEW,      /* arg n >= 1; strings: a mount point, then n - 1
+                              paths that stay with the kernel: the caller's
+                              mount namespace gets this view */
 };
 
 /*
@@ -190,6 +198,18 @@ enum danaus_door_op {
  * may make them; no hello is needed. Their strings follow the message
  * header, each ending in NUL. A removed mount keeps its index, which is
  * never reused: requests of clients that knew it fail with EINVAL.
+ *
+ * VIEW: a container sees its root instance at "/", not at the host mount
+ * point it was added under. The container's first process (before it
+ * execs anything) names, with the same rights as MOUNT_ADD, the host
+ * mount point of its root and the paths inside the container that other
+ * file systems cover (its /proc, bind mounts). The service identifies the
+ * caller's mount namespace from its pid (SO_PEERCRED, /proc/PID/ns/mnt)
+ * and from then on answers the hello of any client in that namespace
+ * with the view: the root instance at "/" and the kernel's paths. The
+ * service's own mount namespace cannot get a view. A view ends with
+ * MOUNT_REMOVE of its mount (the service pins the namespace until then,
+ * so its identity is not reused meanwhile).
  */
 
 #define DANAUS_TICKET_ALL UINT32_MAX
@@ -215,13 +235,24 @@ struct danaus_door_reply {
     uint64_t token; /* TICKET */
 };
 
-/* HELLO's reply: the segment, then the mount points as NUL-ended strings. */
+/*
+ * HELLO's reply: the segment, then nmounts entries, each a uint32_t (host
+ * byte order, not aligned) followed by an absolute path ending in NUL. The
+ * number is the mount index to put in desc.mount for paths under that
+ * path, or DANAUS_MOUNT_KERNEL: paths under it are not Danaus's even when
+ * a shorter entry covers them (the longest matching entry decides). A
+ * client of the service's mount namespace gets the live mounts (at most
+ * DANAUS_MAX_MOUNTS, oldest first: the configured ones, then container
+ * roots; one left out is still reached through its FUSE door), a client
+ * in a container's namespace the container's view (VIEW above).
+ */
+#define DANAUS_MOUNT_KERNEL UINT32_MAX
 struct danaus_hello_reply {
     int32_t error;
     int32_t shmid;
     uint32_t client_id;
     uint32_t nmounts;
-    char mounts[]; /* nmounts absolute paths, each ending in NUL */
+    char mounts[]; /* nmounts entries: index, then path and NUL */
 };
 
 #endif

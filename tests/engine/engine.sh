@@ -65,6 +65,40 @@ out=$("$danaus" run --pool a --image bb --name c4 -e GREETING=hi -- sh -c 'echo 
 check "environment, pid 1, hostname, preload" "hi 1 c4
 /usr/lib/danaus/libdanaus.so" "$out"
 
+# Programs in a container reach its root over shared memory, not FUSE: a
+# file a dynamic program holds open is a Danaus descriptor (the library's
+# placeholder, /dev/null opened O_PATH) and the pool's segment is attached;
+# without the preload the same file is a kernel file on the FUSE mount.
+dimg=$work/dimg
+mkdir -p "$dimg/usr/bin" "$dimg/etc"
+cp /usr/bin/tail "$dimg/usr/bin/tail"
+for lib in $(ldd /usr/bin/tail | grep -o '/[^ ]*'); do
+    mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
+echo from-the-image >"$dimg/etc/motd"
+"$danaus" image import dyn "$dimg" || exit 1
+# motd_fd PID: how the process holds /etc/motd - "kernel" for a file on
+# the FUSE mount, "danaus" for a placeholder (O_PATH /dev/null), or both
+# when there are both (descriptors inherited from the caller do not count).
+motd_fd() {
+    for fd in /proc/$1/fd/*; do
+        n=${fd##*/}
+        flags=$(sed -n 's/^flags:[[:space:]]*//p' "/proc/$1/fdinfo/$n")
+        case "$(readlink "$fd")" in
+        */etc/motd) echo kernel ;;
+        */dev/null) [ $(( (0$flags & 010000000) != 0 )) = 1 ] && echo danaus ;;
+        esac
+    done | sort -u | xargs
+}
+"$danaus" run --pool a --image dyn --name f1 -d -- tail -f /etc/motd >/dev/null
+"$danaus" run --pool a --image dyn --name f2 -e LD_PRELOAD= -d -- tail -f /etc/motd >/dev/null
+sleep 0.5
+p1=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/f1/container")
+p2=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/f2/container")
+check "a file opened in a container is a Danaus descriptor" danaus "$(motd_fd "$p1")"
+check "the container's process attached the pool's segment" 1 "$(grep -c SYSV "/proc/$p1/maps")"
+check "without the preload it is a kernel file" kernel "$(motd_fd "$p2")"
+"$danaus" rm -f f1 && "$danaus" rm -f f2
+
 # Cores and cgroup: the container's processes and the pool's service.
 "$danaus" run --pool a --image bb --name d1 -d -- sleep 100 >/dev/null
 pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/d1/container")

@@ -1,7 +1,9 @@
 /*
  * test_libfs_mounts.c - path normalization, longest-prefix mount matching
  * on component boundaries, and resolution of relative and dirfd-relative
- * paths, including EXDEV for paths outside every mount.
+ * paths, including EXDEV for paths outside every mount; a container's
+ * view: its root instance at "/" with the paths the kernel keeps, and the
+ * service's mount indices returned rather than table positions.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,8 +70,8 @@ static void match_longest_prefix_on_component_boundary(void **state)
 {
     struct mount_table t = {0};
     const char *rel;
-    assert_int_equal(mount_table_add(&t, "/mnt/d"), 0);
-    assert_int_equal(mount_table_add(&t, "/mnt/d/inner/"), 0);
+    assert_int_equal(mount_table_add(&t, "/mnt/d", 0), 0);
+    assert_int_equal(mount_table_add(&t, "/mnt/d/inner/", 1), 0);
 
     assert_int_equal(match(&t, "/mnt/d", &rel), 0);
     assert_string_equal(rel, "");
@@ -102,14 +104,69 @@ static void root_mount_holds_everything_else(void **state)
 {
     struct mount_table t = {0};
     const char *rel;
-    assert_int_equal(mount_table_add(&t, "/"), 0);
-    assert_int_equal(mount_table_add(&t, "/data"), 0);
+    assert_int_equal(mount_table_add(&t, "/", 0), 0);
+    assert_int_equal(mount_table_add(&t, "/data", 1), 0);
     assert_int_equal(match(&t, "/etc/passwd", &rel), 0);
     assert_string_equal(rel, "etc/passwd");
     assert_int_equal(match(&t, "/", &rel), 0);
     assert_string_equal(rel, "");
     assert_int_equal(match(&t, "/data/f", &rel), 1);
     assert_string_equal(rel, "f");
+    mount_table_clear(&t);
+}
+
+/* A container's view: instance 7 at "/", its /proc, /dev/null and the
+ * preload library with the kernel. The longest entry decides. */
+static void view_root_with_kernel_paths(void **state)
+{
+    struct mount_table t = {0};
+    const char *rel;
+    const uint32_t k = DANAUS_MOUNT_KERNEL;
+    assert_int_equal(mount_table_add(&t, "/", 7), 0);
+    assert_int_equal(mount_table_add(&t, "/proc", k), 0);
+    assert_int_equal(mount_table_add(&t, "/dev/null", k), 0);
+    assert_int_equal(mount_table_add(&t, "/usr/lib/danaus/libdanaus.so", k),
+                     0);
+    assert_int_equal(mount_table_add(&t, "/run/danaus/", k), 0);
+
+    assert_int_equal(match(&t, "/etc/motd", &rel), 7);
+    assert_string_equal(rel, "etc/motd");
+    assert_int_equal(match(&t, "/", &rel), 7);
+    assert_string_equal(rel, "");
+    assert_int_equal(match(&t, "/dev", &rel), 7);
+    assert_string_equal(rel, "dev");
+    assert_int_equal(match(&t, "/procfs/x", &rel), 7);
+    assert_string_equal(rel, "procfs/x");
+    assert_int_equal(match(&t, "/usr/lib/danaus", &rel), 7);
+    assert_string_equal(rel, "usr/lib/danaus");
+    assert_int_equal(match(&t, "/proc/../etc", &rel), 7);
+    assert_string_equal(rel, "etc");
+
+    const char *kernel[] = {"/proc", "/proc/self/fd/3", "/dev/null",
+                            "/usr/lib/danaus/libdanaus.so", "/run/danaus",
+                            "/run/danaus/a.sock"};
+    for (size_t i = 0; i < sizeof kernel / sizeof kernel[0]; i++) {
+        errno = 0;
+        assert_int_equal(match(&t, kernel[i], &rel), -1);
+        assert_int_equal(errno, EXDEV);
+    }
+    mount_table_clear(&t);
+}
+
+/* path_resolve carries the service's index into the resolved path, and a
+ * relative path under a kernel directory stays the kernel's. */
+static void resolve_in_a_view(void **state)
+{
+    struct mount_table t = {0};
+    struct resolved_path r;
+    assert_int_equal(mount_table_add(&t, "/", 41), 0);
+    assert_int_equal(mount_table_add(&t, "/proc", DANAUS_MOUNT_KERNEL), 0);
+    assert_int_equal(path_resolve(&t, AT_FDCWD, "/bin/cat", &r), 0);
+    assert_int_equal(r.mount, 41);
+    assert_string_equal(r.rel, "bin/cat");
+    errno = 0;
+    assert_int_equal(path_resolve(&t, AT_FDCWD, "/proc/self/maps", &r), -1);
+    assert_int_equal(errno, EXDEV);
     mount_table_clear(&t);
 }
 
@@ -126,7 +183,7 @@ static int setup(void **state)
     char tmpl[] = "/tmp/libfs-mounts-XXXXXX";
     if (!f || !mkdtemp(tmpl) || !realpath(tmpl, f->dir) ||
         !getcwd(f->old_cwd, sizeof f->old_cwd) || chdir(f->dir) < 0 ||
-        mount_table_add(&f->t, f->dir) < 0)
+        mount_table_add(&f->t, f->dir, 0) < 0)
         return -1;
     *state = f;
     return 0;
@@ -222,6 +279,8 @@ int main(void)
         cmocka_unit_test(normalize_rejects_relative_and_overlong),
         cmocka_unit_test(match_longest_prefix_on_component_boundary),
         cmocka_unit_test(root_mount_holds_everything_else),
+        cmocka_unit_test(view_root_with_kernel_paths),
+        cmocka_unit_test(resolve_in_a_view),
         cmocka_unit_test_setup_teardown(resolve_relative_to_cwd, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(resolve_absolute_ignores_dirfd, setup,
