@@ -55,7 +55,7 @@ int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
     for (int i = 0; i < AWAIT_SPINS; i++) {
         if (answered(s, seq))
             return s->result;
-        ipc_cpu_relax();
+        ipc_spin_step();
     }
 
     last_probe = ipc_now_ns();

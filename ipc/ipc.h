@@ -195,6 +195,9 @@ int ipc_core_groups(int level, uint16_t cpu_queue[IPC_MAX_CPUS],
 
 /* Low-level waiting, shared by both sides (ipc/wait.c). */
 void ipc_cpu_relax(void);
+/* One step of a spin loop: a pause, or a yield of the cpu for a thread that
+ * can run on one cpu only (it shares it with the side it waits for). */
+void ipc_spin_step(void);
 uint64_t ipc_now_ns(void);
 int ipc_futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms);
 void ipc_futex_wake(_Atomic uint32_t *word, int n);

@@ -100,7 +100,7 @@ int ipc_submit(const struct ipc_segment *seg, struct ipc_queue *q,
      * only way out without submitting is the service being gone. */
     while (!try_put(seg, q, d)) {
         if (ipc_now_ns() - start < SUBMIT_SPIN_NS) {
-            ipc_cpu_relax();
+            ipc_spin_step();
             continue;
         }
         sleep_for_room(seg, q);
@@ -184,7 +184,7 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
              i++) {
             if (i % SPIN_CLOCK_EVERY == 0)
                 spinning = ipc_now_ns() - start < spin_ns;
-            ipc_cpu_relax();
+            ipc_spin_step();
         }
     }
     if (sleep_ms == 0)

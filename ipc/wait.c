@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,25 @@ void ipc_cpu_relax(void)
 #else
     atomic_signal_fence(memory_order_seq_cst);
 #endif
+}
+
+void ipc_spin_step(void)
+{
+    /* Whether this thread may run on one cpu only, found once per thread:
+     * then whoever it waits for (a pool of one core: the service thread
+     * and the client) needs that same cpu, and pausing would only keep
+     * the other side off it until the spin ends. Such a thread yields the
+     * cpu at every step instead; with two or more cpus nothing changes. */
+    static __thread int one_cpu = -1;
+    if (one_cpu < 0) {
+        cpu_set_t set;
+        one_cpu = sched_getaffinity(0, sizeof set, &set) == 0 &&
+                  CPU_COUNT(&set) == 1;
+    }
+    if (one_cpu)
+        sched_yield();
+    else
+        ipc_cpu_relax();
 }
 
 uint64_t ipc_now_ns(void)
