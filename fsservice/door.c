@@ -10,6 +10,7 @@
  */
 #include "door.h"
 #include "fuse_door.h"
+#include "union.h"
 #include "union_branches.h"
 
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <urcu.h>
 
 #define MAX_CLIENTS 4096
 #define HELLO_MAX (sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES)
@@ -396,9 +398,16 @@ static void mount_remove(struct door *d, struct conn *c,
     int rc = may_change_mounts(d, c->fd);
     if (rc == 0)
         rc = mount_strings(m, len, s, 1);
-    if (rc == 0)
+    struct ls_instance *inst = NULL;
+    if (rc == 0 && (rc = fstable_find(&d->svc->fs, s[0])) >= 0) {
+        rcu_read_lock();
+        inst = fstable_get(&d->svc->fs, (uint32_t)rc);
+        rcu_read_unlock();
         rc = fstable_remove(&d->svc->fs, s[0]);
+    }
     if (rc >= 0) {
+        union_branches_retire(d->svc->union_branches,
+                              union_writable_branch(inst));
         /* The view first: it pins the container's mount namespace, and
          * with it that namespace's copy of the FUSE mount. */
         views_drop_index(&d->views, (uint32_t)rc);

@@ -220,3 +220,11 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
     }
     return &u->base;
 }
+
+struct ls_instance *union_writable_branch(struct ls_instance *inst)
+{
+    if (!inst || inst->ops != &union_ops)
+        return NULL;
+    struct union_instance *u = union_of(inst);
+    return u->branch[0].writable ? union_branch_inst(u, 0) : NULL;
+}

@@ -31,4 +31,7 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
                                        const struct ls_cred *copyup_cred,
                                        char *err, size_t errlen);
 
+/* The writable branch of inst if inst is a union, else NULL. */
+struct ls_instance *union_writable_branch(struct ls_instance *inst);
+
 #endif

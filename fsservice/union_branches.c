@@ -20,6 +20,7 @@ struct branch_entry {
     struct branch_entry *next;
     enum config_backend backend;
     int writable;
+    int retired; /* a writable branch whose union was unmounted */
     struct ls_instance *inst;
     char dir[];
 };
@@ -34,7 +35,7 @@ static struct branch_entry *find(struct union_branches *reg,
                                  enum config_backend backend, const char *dir)
 {
     for (struct branch_entry *e = reg->entries; e; e = e->next)
-        if (e->backend == backend && strcmp(e->dir, dir) == 0)
+        if (!e->retired && e->backend == backend && strcmp(e->dir, dir) == 0)
             return e;
     return NULL;
 }
@@ -120,6 +121,14 @@ struct ls_instance *union_branches_mount(struct union_branches **regp,
     }
     free(list);
     return union_instance_new(br, n, &reg->copyup_cred, err, errlen);
+}
+
+void union_branches_retire(struct union_branches *reg,
+                           struct ls_instance *writable)
+{
+    for (struct branch_entry *e = reg ? reg->entries : NULL; e; e = e->next)
+        if (e->writable && e->inst == writable)
+            e->retired = 1;
 }
 
 void union_branches_free(struct union_branches *reg)

@@ -19,6 +19,12 @@ struct ls_instance *union_branches_mount(struct union_branches **reg,
                                          struct cephfs_client *ceph,
                                          const struct config_mount *m,
                                          char *err, size_t errlen);
+/* A union was unmounted: its writable branch (union_writable_branch) no
+ * longer counts as taken, so its directory may serve a new union (a
+ * container of the same name). The instance itself stays until
+ * union_branches_free: the unmounted union may still be in use. */
+void union_branches_retire(struct union_branches *reg,
+                           struct ls_instance *writable);
 /* Destroys the branch instances; the unions over them must be gone. */
 void union_branches_free(struct union_branches *reg);
 

@@ -59,6 +59,9 @@ mine" "$out"
 out=$("$danaus" run --pool a --image bb --name c2 -- sh -c 'cat /etc/new 2>/dev/null || echo absent')
 check "a second container does not see the first one's write" absent "$out"
 check "the image itself is unchanged" absent "$(ls "$img/etc/new" 2>/dev/null || echo absent)"
+"$danaus" rm c2
+out=$("$danaus" run --pool a --image bb --name c2 -- sh -c 'echo again >/etc/new; cat /etc/new')
+check "a removed container's name serves a new container" again "$out"
 "$danaus" run --pool a --image bb --name c3 -- sh -c 'exit 7'
 check "exit status passes through" 7 $?
 out=$("$danaus" run --pool a --image bb --name c4 -e GREETING=hi -- sh -c 'echo $GREETING $$ $(hostname); echo $LD_PRELOAD')
