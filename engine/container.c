@@ -26,6 +26,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <linux/close_range.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -117,6 +118,9 @@ static int container_main(void *arg)
                                                   : strerror(err));
     } else {
         child_env(c);
+        /* The container gets stdin, stdout and stderr, nothing else the
+         * engine's caller had open (report_fd is close-on-exec already). */
+        close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
         execvp(c->o->argv[0], c->o->argv);
         err = errno;
     }

@@ -59,6 +59,12 @@ mine" "$out"
 out=$("$danaus" run --pool a --image bb --name c2 -- sh -c 'cat /etc/new 2>/dev/null || echo absent')
 check "a second container does not see the first one's write" absent "$out"
 check "the image itself is unchanged" absent "$(ls "$img/etc/new" 2>/dev/null || echo absent)"
+out=$("$danaus" run --pool a --image bb --name c5 -- ls /proc/self/fd 7</dev/null)
+check "a container inherits only stdin, stdout and stderr" "0
+1
+2
+3" "$out"
+"$danaus" rm c5
 "$danaus" rm c2
 out=$("$danaus" run --pool a --image bb --name c2 -- sh -c 'echo again >/etc/new; cat /etc/new')
 check "a removed container's name serves a new container" again "$out"
