@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +67,26 @@ const char *cgroup_kind(void)
     return is_v2() ? "v2" : "v1";
 }
 
+/* The engine's own directory in each hierarchy: "danaus-" and a hash of
+ * its state directory, so that engines with different state directories
+ * (two operators, or tests side by side) never meet on a pool's name. */
+static const char *scope(void)
+{
+    static char name[32];
+    if (!name[0]) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (const char *p = state_root(); *p; p++)
+            h = (h ^ (unsigned char)*p) * 16777619u;
+        snprintf(name, sizeof name, "danaus-%08x", h);
+    }
+    return name;
+}
+
 /* The pool's directory in hierarchy h (v2: the only one). */
 static void dir_of(const char *h, const char *pool, char *out, size_t size)
 {
-    snprintf(out, size, "%s/danaus%s%s", h, pool ? "/" : "", pool ? pool : "");
+    snprintf(out, size, "%s/%s%s%s", h, scope(), pool ? "/" : "",
+             pool ? pool : "");
 }
 
 void cgroup_memory_dir(const char *pool, char *out, size_t size)
@@ -265,15 +282,30 @@ static int empty_and_remove(const char *dir)
     return fail_errno("cannot remove cgroup %s", dir);
 }
 
+/* The engine's directory in hierarchy h goes with its last pool (rmdir
+ * refuses while any pool is left). */
+static void remove_scope_if_empty(const char *h)
+{
+    char dir[CG_DIR];
+    dir_of(h, NULL, dir, sizeof dir);
+    rmdir(dir);
+}
+
 int cgroup_remove(const char *pool)
 {
     char dir[CG_DIR];
     if (is_v2()) {
         dir_of(V2_ROOT, pool, dir, sizeof dir);
-        return empty_and_remove(dir);
+        int rc = empty_and_remove(dir);
+        remove_scope_if_empty(V2_ROOT);
+        return rc;
     }
     dir_of(V1_CPUSET, pool, dir, sizeof dir);
     int rc = empty_and_remove(dir);
     dir_of(V1_MEMORY, pool, dir, sizeof dir);
-    return empty_and_remove(dir) < 0 ? -1 : rc;
+    if (empty_and_remove(dir) < 0)
+        rc = -1;
+    remove_scope_if_empty(V1_CPUSET);
+    remove_scope_if_empty(V1_MEMORY);
+    return rc;
 }

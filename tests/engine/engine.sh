@@ -115,7 +115,12 @@ svc=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/a/pool")
 check "container runs on the pool's cpus" 1 "$(awk '/Cpus_allowed_list/ {print $2}' /proc/$pid/status)"
 bad=$(grep -h Cpus_allowed_list /proc/$svc/task/*/status | grep -vc '	1$')
 check "every danausd thread runs on the pool's cpus" 0 "$bad"
-procs=$(cat /sys/fs/cgroup/memory/danaus/a/cgroup.procs /sys/fs/cgroup/danaus/a/cgroup.procs 2>/dev/null)
+# The pool's memory cgroup, as the kernel lists danausd in it (v1: the
+# memory line; v2: the unified one), and the engine's directory above it.
+cg=$(awk -F: '$2 == "memory" {m = $3} $1 == "0" {u = $3} END {print m ? m : u}' /proc/$svc/cgroup)
+scope=$(dirname "$cg")
+check "the pool's cgroup is in the engine's own directory" "a" "$(basename "$cg")"
+procs=$(cat /sys/fs/cgroup/memory$cg/cgroup.procs /sys/fs/cgroup$cg/cgroup.procs 2>/dev/null)
 check "container charged to the pool" yes "$(echo "$procs" | grep -qx "$pid" && echo yes)"
 check "danausd charged to the pool" yes "$(echo "$procs" | grep -qx "$svc" && echo yes)"
 
@@ -153,7 +158,7 @@ expect_error "duplicate pool" 1 "pool 'a' already exists" "$danaus" pool create 
 expect_error "duplicate image" 1 "image 'bb' already exists" "$danaus" image import bb "$img"
 expect_error "bad image source" 1 "not a directory or a tar archive" "$danaus" image import x /etc/hosts
 check "failed creates leave no pool" "a b" "$(ls "$DANAUS_STATE/pools" | xargs)"
-check "failed creates leave no cgroup" "" "$(ls -d /sys/fs/cgroup/memory/danaus/c /sys/fs/cgroup/danaus/c 2>/dev/null)"
+check "failed creates leave no cgroup" "" "$(ls -d /sys/fs/cgroup/memory$scope/c /sys/fs/cgroup$scope/c 2>/dev/null)"
 
 # A dead danausd is noticed and restarted by the next command.
 kill -9 "$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")"
@@ -163,7 +168,7 @@ check "a dead danausd is restarted" running "$("$danaus" pool ls | awk '$1=="b" 
 
 # pool rm leaves no cgroup, namespace pin or mount.
 "$danaus" pool rm a && "$danaus" pool rm b
-check "pool rm removes the cgroups" "" "$(ls -d /sys/fs/cgroup/memory/danaus/a /sys/fs/cgroup/cpuset/danaus/a /sys/fs/cgroup/danaus/a 2>/dev/null)"
+check "pool rm removes the cgroups, and the engine's directory with the last" "" "$(ls -d /sys/fs/cgroup/memory$scope /sys/fs/cgroup/cpuset$scope /sys/fs/cgroup$scope 2>/dev/null)"
 check "pool rm leaves no mount" 0 "$(grep -c "$work" /proc/mounts)"
 
 # With no pool left every cpu is free: what remains is the other input.
