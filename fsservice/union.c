@@ -141,6 +141,8 @@ static ssize_t union_listxattr(struct ls_instance *inst,
 static void union_destroy(struct ls_instance *inst)
 {
     struct union_instance *u = union_of(inst);
+    union_branch_listings_free(u);
+    pthread_mutex_destroy(&u->listing_lock);
     pthread_mutex_destroy(&u->copy_lock);
     pthread_cond_destroy(&u->copy_done);
     free(u);
@@ -211,6 +213,7 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
     memcpy(u->branch, branches, (size_t)nbranches * sizeof *branches);
     u->copyup_cred = *copyup_cred;
     pthread_mutex_init(&u->copy_lock, NULL);
+    pthread_mutex_init(&u->listing_lock, NULL);
     pthread_cond_init(&u->copy_done, NULL);
     /* The root merges every branch down to the first opaque one. */
     for (int b = 0; b < nbranches; b++) {

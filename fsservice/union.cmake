@@ -7,6 +7,7 @@ add_library(danaus_union STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/union_copyup.c
   ${CMAKE_CURRENT_SOURCE_DIR}/union_dir.c
   ${CMAKE_CURRENT_SOURCE_DIR}/union_file.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/union_branch_listing.c
   ${CMAKE_CURRENT_SOURCE_DIR}/union_lookup.c
   ${CMAKE_CURRENT_SOURCE_DIR}/union_names.c
   ${CMAKE_CURRENT_SOURCE_DIR}/union_whiteout.c)

@@ -36,6 +36,9 @@ struct union_instance {
     pthread_cond_t copy_done;
     struct union_copying *copying;
     atomic_uint tmp_seq;          /* names of copy-up temporaries */
+    pthread_mutex_t listing_lock; /* guards listings */
+    struct branch_listing *listings; /* union_branch_listing.c */
+    int nlistings;
 };
 
 static inline struct ls_instance *union_branch_inst(struct union_instance *u,
@@ -43,6 +46,18 @@ static inline struct ls_instance *union_branch_inst(struct union_instance *u,
 {
     return u->branch[b].inst;
 }
+
+/* ---- listings of read-only branches (union_branch_listing.c) ---- */
+
+struct branch_listing;
+
+/* Whether name is in dir of branch b: 1 or 0 from the directory's listing
+ * (made on first need), or -1 when no listing may answer - a writable
+ * branch, a directory the client may not search, one that cannot be
+ * listed: then ask the branch itself. */
+int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
+                     int b, const char *dir, const char *name);
+void union_branch_listings_free(struct union_instance *u);
 
 /* ---- lookup (union_lookup.c) ---- */
 

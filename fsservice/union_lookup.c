@@ -101,7 +101,10 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
 {
     for (int b = next_branch(dirs, 0); b >= 0; b = next_branch(dirs, b + 1)) {
         struct ls_instance *in = union_branch_inst(u, b);
-        int rc = in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW, &out->st);
+        int rc = union_branch_has(u, cred, b, dir, name) == 0
+                     ? -ENOENT
+                     : in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW,
+                                     &out->st);
         if (rc == 0) {
             out->branch = b;
             out->dirs = S_ISDIR(out->st.mode)
@@ -293,7 +296,10 @@ int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
          b = next_branch(node->parent_dirs, b + 1)) {
         struct ls_instance *in = union_branch_inst(u, b);
         struct danaus_stat st;
-        int rc = in->ops->stat(in, cred, node->path, AT_SYMLINK_NOFOLLOW, &st);
+        int rc = union_branch_has(u, cred, b, dir, name) == 0
+                     ? -ENOENT
+                     : in->ops->stat(in, cred, node->path,
+                                     AT_SYMLINK_NOFOLLOW, &st);
         if (rc == 0)
             return 1;
         if (rc != -ENOENT)

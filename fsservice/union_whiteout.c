@@ -62,7 +62,10 @@ int union_whiteout_exists(struct union_instance *u, const struct ls_cred *cred,
     char path[DANAUS_PATH_MAX];
     if (whiteout_path(path, dir, name) < 0)
         return 0; /* too long a name to have a whiteout */
-    return exists(u, cred, b, path);
+    const char *wname = strrchr(path, '/');
+    wname = wname ? wname + 1 : path;
+    int listed = union_branch_has(u, cred, b, dir, wname);
+    return listed >= 0 ? listed : exists(u, cred, b, path);
 }
 
 int union_is_opaque(struct union_instance *u, const struct ls_cred *cred,
@@ -71,7 +74,8 @@ int union_is_opaque(struct union_instance *u, const struct ls_cred *cred,
     char path[DANAUS_PATH_MAX];
     if (union_join(path, dir, OPAQUE_MARKER) < 0)
         return 0;
-    return exists(u, cred, b, path);
+    int listed = union_branch_has(u, cred, b, dir, OPAQUE_MARKER);
+    return listed >= 0 ? listed : exists(u, cred, b, path);
 }
 
 /* An empty file with no permissions, as OCI layers carry them. */

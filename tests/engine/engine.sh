@@ -169,7 +169,9 @@ check "a dead danausd is restarted" running "$("$danaus" pool ls | awk '$1=="b" 
 # pool rm leaves no cgroup, namespace pin or mount.
 "$danaus" pool rm a && "$danaus" pool rm b
 check "pool rm removes the cgroups, and the engine's directory with the last" "" "$(ls -d /sys/fs/cgroup/memory$scope /sys/fs/cgroup/cpuset$scope /sys/fs/cgroup$scope 2>/dev/null)"
-check "pool rm leaves no mount" 0 "$(grep -c "$work" /proc/mounts)"
+# (the Ceph variant's own ceph-fuse mount, made above to create the
+# backend directories, is the test's, not the engine's)
+check "pool rm leaves no mount" 0 "$(grep "$work" /proc/mounts | grep -vc " $work/cephroot ")"
 
 # With no pool left every cpu is free: what remains is the other input.
 expect_error "memory the host lacks" 1 "the host has only" "$danaus" pool create c --cpus 0 --memory 64T --backend "$back_a"

@@ -94,13 +94,25 @@ static void fill(struct fixture *f)
     assert_int_equal(symlink("deep/er", host(f, "l1/link")), 0);
 }
 
-static int setup(void **state)
+/* A lower-only directory only its owner may search, for the listings test:
+ * made with the branches, before the union exists (they must not change
+ * under it). */
+static void fill_closed(struct fixture *f)
+{
+    host_dir(f, "l2/closed");
+    host_file(f, "l2/closed/inside", "x");
+    assert_int_equal(chmod(host(f, "l2/closed"), 0700), 0);
+}
+
+static int make_fixture(void **state, void (*extra)(struct fixture *))
 {
     struct fixture *f = calloc(1, sizeof *f);
     strcpy(f->top, "/tmp/danaus-union-test-XXXXXX");
     if (!mkdtemp(f->top))
         return -1;
     fill(f);
+    if (extra)
+        extra(f);
     const char *names[3] = {"up", "l1", "l2"};
     struct union_branch br[3];
     char err[256];
@@ -117,6 +129,16 @@ static int setup(void **state)
     f->ops = f->u->ops;
     *state = f;
     return 0;
+}
+
+static int setup(void **state)
+{
+    return make_fixture(state, NULL);
+}
+
+static int setup_closed(void **state)
+{
+    return make_fixture(state, fill_closed);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type,
@@ -331,6 +353,38 @@ static void test_concurrent_first_writers_copy_once(void **state)
     assert_int_equal(strlen(text), 2 + 2 * N);
 }
 
+/* Lower branches answer "is NAME here?" from listings of their
+ * directories (union_branch_listing.c): the answers are the branches' own,
+ * also for names a listing does not hold and for clients that may not
+ * search the directory. */
+static void test_lower_listings_answer_as_branches(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    /* Listed once by the first lookup, then answered from the listing. */
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "d/nothere", 0, &st),
+                     -ENOENT);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &st), 0);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "gone", 0, &st), -ENOENT);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "only2", 0, &st), 0);
+    /* A client without search permission on a lower-only directory gets
+     * EACCES from the branch, not a listing's ENOENT. */
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "closed/absent", 0, &st),
+                     -ENOENT);
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "closed/absent", 0, &st),
+                     -EACCES);
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "closed/inside", 0, &st),
+                     -EACCES);
+    /* Unlinking a file of the top branch whose name no lower branch holds
+     * leaves no whiteout; one a lower branch holds leaves one. */
+    writef(f, "d/fresh", O_CREAT, "new");
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "d/fresh"), 0);
+    assert_false(host_exists(f, "up/d/.wh.fresh"));
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "only2"), 0);
+    assert_true(host_exists(f, "up/.wh.only2"));
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "only2", 0, &st), -ENOENT);
+}
+
 static void test_unlink_rmdir_whiteouts(void **state)
 {
     struct fixture *f = *state;
@@ -480,6 +534,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_concurrent_first_writers_copy_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lower_listings_answer_as_branches,
+                                        setup_closed, teardown),
         cmocka_unit_test_setup_teardown(test_unlink_rmdir_whiteouts, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_readdir_stable, setup, teardown),
