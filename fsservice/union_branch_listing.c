@@ -10,10 +10,11 @@
  * do), so a directory's names, listed on first need, answer every later
  * question about it without asking the backend.
  *
- * A listing is read with the copy-up credential, so it is complete; it
- * answers a client only after the client's own search permission on the
- * directory was checked, so an answer never differs from what the branch
- * would give (EACCES stays the branch's to report).
+ * A listing is read with the copy-up credential, so it is complete. Its
+ * "here" only sends the caller on to the branch; its "not here" answers a
+ * client only after the client's own search permission on the directory
+ * was checked, so an answer never differs from what the branch would give
+ * (EACCES stays the branch's to report).
  */
 #include "union_internal.h"
 
@@ -97,12 +98,9 @@ static struct branch_listing *find(struct union_instance *u, int b,
 }
 
 int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
-                      int b, const char *dir, const char *name)
+                     int b, const char *dir, const char *name)
 {
     if (u->branch[b].writable)
-        return -1;
-    struct ls_instance *in = union_branch_inst(u, b);
-    if (in->ops->access(in, cred, dir, X_OK, AT_EACCESS) < 0)
         return -1;
     pthread_mutex_lock(&u->listing_lock);
     struct branch_listing *l = find(u, b, dir);
@@ -117,6 +115,14 @@ int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
         has = bsearch(&key, l->names, l->n, sizeof *l->names, by_name) != NULL;
     }
     pthread_mutex_unlock(&u->listing_lock);
+    /* "Here" sends the caller on to the branch, which checks the client's
+     * permissions itself; "not here" must be what the branch would tell
+     * this client too, so it goes only to a client that may search dir. */
+    if (has == 0) {
+        struct ls_instance *in = union_branch_inst(u, b);
+        if (in->ops->access(in, cred, dir, X_OK, AT_EACCESS) < 0)
+            has = -1;
+    }
     return has;
 }
 
