@@ -3,8 +3,7 @@
 # run (bench/run-core.sh drives it).
 add_executable(danaus-bench
   ${CMAKE_CURRENT_LIST_DIR}/danaus_bench.c
-  ${CMAKE_CURRENT_LIST_DIR}/bench_fs_libc.c
-  ${CMAKE_CURRENT_LIST_DIR}/bench_fs_danaus.c
+  ${CMAKE_CURRENT_LIST_DIR}/bench_fs_posix.c
   ${CMAKE_CURRENT_LIST_DIR}/bench_fs_cephfs.c
   ${CMAKE_CURRENT_LIST_DIR}/csw.c
   ${CMAKE_CURRENT_LIST_DIR}/workloads.c
