@@ -132,16 +132,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Waits up to $1 seconds for the command after it to succeed.
-wait_until() {
-    local limit=$1
-    shift
-    local end=$((SECONDS + limit))
-    until "$@"; do
-        [ "$SECONDS" -lt "$end" ] || return 1
-        sleep 0.2
-    done
-}
+source "$repo/bench/lib.sh"
 
 # VmHWM of a process, KiB (0 if it is gone).
 hwm_kib() {
@@ -150,27 +141,9 @@ hwm_kib() {
     echo "${kib:-0}"
 }
 
-if [ -n "${CEPH_CONF:-}" ]; then
-    conf=$CEPH_CONF
-    [ -r "$conf" ] || die "CEPH_CONF=$conf is not readable"
-else
-    cluster_dir=$work/ceph
-    conf=$("$repo/deploy/ceph-cluster.sh" start "$cluster_dir") \
-        || { cluster_dir=""; die "cannot start a Ceph cluster (one running already? pass CEPH_CONF)"; }
-fi
+use_ceph_cluster
 
-# One client conf for every Ceph client of the run (danausd, ceph-fuse).
-bench_conf=$work/ceph.conf
-cp "$conf" "$bench_conf"
-if [ "${BENCH_CEPH_DEBUG:-}" != keep ]; then
-    {
-        echo "[client]"
-        for s in client objectcacher objecter ms monc auth journaler \
-                 finisher context rados crush asok perfcounter; do
-            echo "debug $s = 0/0"
-        done
-    } >>"$bench_conf"
-fi
+quiet_client_conf
 
 # Mounts ceph-fuse at $1 in the background; its pid in $mounted_pid.
 mount_ceph_fuse() {

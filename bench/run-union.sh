@@ -85,37 +85,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Waits up to $1 seconds for the command after it to succeed.
-wait_until() {
-    local limit=$1
-    shift
-    local end=$((SECONDS + limit))
-    until "$@"; do
-        [ "$SECONDS" -lt "$end" ] || return 1
-        sleep 0.2
-    done
-}
+source "$repo/bench/lib.sh"
 
-if [ -n "${CEPH_CONF:-}" ]; then
-    conf=$CEPH_CONF
-    [ -r "$conf" ] || die "CEPH_CONF=$conf is not readable"
-else
-    cluster_dir=$work/ceph
-    conf=$("$repo/deploy/ceph-cluster.sh" start "$cluster_dir") \
-        || { cluster_dir=""; die "cannot start a Ceph cluster (one running already? pass CEPH_CONF)"; }
-fi
+use_ceph_cluster
 
-bench_conf=$work/ceph.conf
-cp "$conf" "$bench_conf"
-if [ "${BENCH_CEPH_DEBUG:-}" != keep ]; then
-    {
-        echo "[client]"
-        for s in client objectcacher objecter ms monc auth journaler \
-                 finisher context rados crush asok perfcounter; do
-            echo "debug $s = 0/0"
-        done
-    } >>"$bench_conf"
-fi
+quiet_client_conf
 
 fuse_up() {
     kill -0 "$fuse_pid" 2>/dev/null || die "ceph-fuse exited; see $outdir/ceph-fuse.log"
