@@ -221,6 +221,10 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
         if (union_is_opaque(u, copyup_cred, b, "") == 1)
             break;
     }
+    /* Listings of read-only branches begin with the first lookup, not
+     * while the union is made: a service makes its configured unions
+     * before anything could fill their branches through it. */
+    u->listings_on = 1;
     return &u->base;
 }
 

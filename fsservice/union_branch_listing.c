@@ -5,10 +5,10 @@
  * Lookups in a union ask each branch below the one that answers whether it
  * holds a name, and then whether it holds a whiteout of it: on CephFS, every
  * such miss in a directory the client has not cached whole is a round trip
- * to the MDS. Read-only branches do not change while unions use them (as
- * overlayfs requires of its lower layers; the engine's image layers never
- * do), so a directory's names, listed on first need, answer every later
- * question about it without asking the backend.
+ * to the MDS. Read-only branches do not change once a union has served from
+ * them (as overlayfs requires of its lower layers; the engine's image layers
+ * never do), so a directory's names, listed on first need, answer every
+ * later question about it without asking the backend.
  *
  * A listing is read with the copy-up credential, so it is complete. Its
  * "here" only sends the caller on to the branch; its "not here" answers a
@@ -100,7 +100,7 @@ static struct branch_listing *find(struct union_instance *u, int b,
 int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
                      int b, const char *dir, const char *name)
 {
-    if (u->branch[b].writable)
+    if (u->branch[b].writable || !u->listings_on)
         return -1;
     pthread_mutex_lock(&u->listing_lock);
     struct branch_listing *l = find(u, b, dir);

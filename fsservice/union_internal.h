@@ -39,6 +39,7 @@ struct union_instance {
     pthread_mutex_t listing_lock; /* guards listings */
     struct branch_listing *listings; /* union_branch_listing.c */
     int nlistings;
+    int listings_on; /* from the end of union_instance_new on */
 };
 
 static inline struct ls_instance *union_branch_inst(struct union_instance *u,
