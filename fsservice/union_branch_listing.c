@@ -1,6 +1,6 @@
 /*
- * union_branch_listing.c - the names of a read-only branch's directories, listed
- * once.
+ * union_branch_listing.c - the names of a read-only branch's directories,
+ * listed once.
  *
  * Lookups in a union ask each branch below the one that answers whether it
  * holds a name, and then whether it holds a whiteout of it: on CephFS, every
