@@ -248,10 +248,14 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
                         v);
         return 0;
     }
-    if (strcmp(k, "fuse") == 0 || strcmp(k, "fuse_direct_io") == 0) {
+    int *flag = strcmp(k, "fuse") == 0              ? &cfg->fuse
+                : strcmp(k, "fuse_direct_io") == 0  ? &cfg->fuse_direct_io
+                : strcmp(k, "fuse_revalidate") == 0 ? &cfg->fuse_revalidate
+                                                    : NULL;
+    if (flag) {
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
             return fail(p, "%s must be on or off, not '%s'", k, v);
-        *(k[4] ? &cfg->fuse_direct_io : &cfg->fuse) = strcmp(v, "on") == 0;
+        *flag = strcmp(v, "on") == 0;
         return 0;
     }
     if (strcmp(k, "ceph_conf") == 0)

@@ -37,6 +37,7 @@ struct config {
     char *ceph_cache_size, *ceph_oc_size;
     int fuse;                   /* FUSE door: on (default) or off */
     int fuse_direct_io;         /* FUSE door bypasses the page cache */
+    int fuse_revalidate;        /* FUSE reads re-check size and mtime */
     struct config_mount mounts[DANAUS_MAX_MOUNTS];
     int nmounts;
 };

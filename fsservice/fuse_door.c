@@ -297,6 +297,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
         ex->mountpoint = svc->cfg.mounts[i].mountpoint;
         ex->creds = &d->creds;
         ex->direct_io = svc->cfg.fuse_direct_io;
+        ex->revalidate = svc->cfg.fuse_revalidate;
         pthread_mutex_init(&ex->open_lock, NULL);
     }
     rcu_read_unlock();
@@ -340,6 +341,7 @@ int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
     ex->mountpoint = d->added[index];
     ex->creds = &d->creds;
     ex->direct_io = svc->cfg.fuse_direct_io;
+    ex->revalidate = svc->cfg.fuse_revalidate;
     pthread_mutex_init(&ex->open_lock, NULL);
     int rc = export_start(ex, svc) < 0 ? -EIO : 0;
     /* Exports between the old count and index (mounts added without a

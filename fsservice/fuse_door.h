@@ -11,10 +11,13 @@
  *  - FUSE writes reach the instance before write() returns (no writeback
  *    cache); data pages are cached by the kernel, which mmap (MAP_SHARED
  *    and the loader's MAP_PRIVATE) needs. Each open drops them
- *    (keep_cache off), reads re-check size and mtime (auto_inval_data), and
- *    a write or truncate through the preload path drops the cached pages
- *    of that file while it is open through FUSE (fuse_door_data_changed),
- *    before the preload call returns.
+ *    (keep_cache off), and a write or truncate through the preload path
+ *    drops the cached pages of that file while it is open through FUSE
+ *    (fuse_door_data_changed), before the preload call returns. Cached
+ *    reads are served from the page cache without asking the service;
+ *    config "fuse_revalidate on" makes every read re-check size and mtime
+ *    first (auto_inval_data), for files that writers outside this service
+ *    (other Ceph clients) overwrite while they are open through FUSE.
  *  - config "fuse_direct_io on" bypasses the page cache instead: nothing
  *    to invalidate, every read reaches the service, but MAP_SHARED maps of
  *    FUSE files fail (ENODEV) with libfuse 3.14.

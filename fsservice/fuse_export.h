@@ -31,6 +31,7 @@ struct fuse_export {
     const char *mountpoint;
     struct fuse_cred_cache *creds;
     int direct_io;           /* config fuse_direct_io */
+    int revalidate;          /* config fuse_revalidate */
     struct fuse *fuse;
     pthread_t loop;
     int looping;

@@ -58,6 +58,7 @@ static void defaults_apply(void **state)
                                   err, sizeof err),
                      0);
     assert_string_equal(cfg.rundir, "/run/danaus");
+    assert_int_equal(cfg.fuse_revalidate, 0);
     assert_int_equal(cfg.owner_uid, (uid_t)-1);
     assert_int_equal(cfg.queue_cells, 256);
     assert_int_equal(cfg.core_group_level, 0);
@@ -100,6 +101,8 @@ static void refuses_with_line_and_problem(void **state)
         {"service s\nmount /a ceph /x\n",
          "t:0: mount /a uses ceph but no 'ceph_conf' is set"},
         {"service s\nrundir a b\n", "t:2: rundir takes exactly one value"},
+        {"service s\nfuse_revalidate maybe\n",
+         "t:2: fuse_revalidate must be on or off, not 'maybe'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct config cfg;
