@@ -479,3 +479,28 @@ int container_logs(const char *name)
     fclose(f);
     return 0;
 }
+
+int container_users(const char *field, const char *value, char *out,
+                    size_t size)
+{
+    int n, users = 0;
+    char **cs = state_list("containers", &n);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char path[STATE_PATH_MAX];
+        struct record rec;
+        state_path(path, "containers/%s/container", cs[i]);
+        if (record_load(path, &rec) < 0)
+            continue;
+        const char *v = record_get(&rec, field);
+        if (v && strcmp(v, value) == 0) {
+            size_t used = strlen(out);
+            snprintf(out + used, size - used, "%s%s", users ? ", " : "",
+                     cs[i]);
+            users++;
+        }
+        record_free(&rec);
+    }
+    state_list_free(cs, n);
+    return users;
+}

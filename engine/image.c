@@ -10,6 +10,7 @@
  * into place, so a failed import leaves nothing.
  */
 #include "image.h"
+#include "container.h"
 #include "fail.h"
 #include "manifest.h"
 #include "program.h"
@@ -254,7 +255,7 @@ int image_remove(const char *name)
     if (image_layers(name) < 0)
         return -1;
     char users[1024];
-    if (store_image_users(name, users, sizeof users))
+    if (container_users("image", name, users, sizeof users))
         return fail("image '%s' is used by containers: %s (rm them first)",
                     name, users);
     if (store_unpublish_everywhere(name) < 0)

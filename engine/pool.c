@@ -9,6 +9,7 @@
  */
 #include "pool.h"
 #include "cgroup.h"
+#include "container.h"
 #include "cpulist.h"
 #include "fail.h"
 #include "helper.h"
@@ -202,38 +203,13 @@ int pool_list(void)
     return 0;
 }
 
-/* Containers whose record names this pool, as "a, b". */
-static int pool_users(const char *name, char *out, size_t size)
-{
-    int n, users = 0;
-    char **cs = state_list("containers", &n);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        struct record rec;
-        char path[STATE_PATH_MAX];
-        state_path(path, "containers/%s/container", cs[i]);
-        if (record_load(path, &rec) < 0)
-            continue;
-        const char *p = record_get(&rec, "pool");
-        if (p && strcmp(p, name) == 0) {
-            size_t used = strlen(out);
-            snprintf(out + used, size - used, "%s%s", users ? ", " : "",
-                     cs[i]);
-            users++;
-        }
-        record_free(&rec);
-    }
-    state_list_free(cs, n);
-    return users;
-}
-
 int pool_remove(const char *name)
 {
     struct record rec;
     if (pool_load(name, &rec) < 0)
         return -1;
     char users[1024];
-    if (pool_users(name, users, sizeof users)) {
+    if (container_users("pool", name, users, sizeof users)) {
         record_free(&rec);
         return fail("pool '%s' still has containers: %s (rm them first)",
                     name, users);

@@ -72,30 +72,6 @@ int store_unpublish_everywhere(const char *image)
     return rc;
 }
 
-int store_image_users(const char *image, char *out, size_t size)
-{
-    int n, users = 0;
-    char **cs = state_list("containers", &n);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        char path[STATE_PATH_MAX];
-        struct record rec;
-        state_path(path, "containers/%s/container", cs[i]);
-        if (record_load(path, &rec) < 0)
-            continue;
-        const char *img = record_get(&rec, "image");
-        if (img && strcmp(img, image) == 0) {
-            size_t used = strlen(out);
-            snprintf(out + used, size - used, "%s%s", users ? ", " : "",
-                     cs[i]);
-            users++;
-        }
-        record_free(&rec);
-    }
-    state_list_free(cs, n);
-    return users;
-}
-
 int store_branch_create(const char *pool, const char *container)
 {
     char dir[STATE_PATH_MAX];

@@ -15,8 +15,6 @@
 int store_publish(const char *pool, const char *image, int nlayers);
 /* Removes the image's copies from every pool that has one. */
 int store_unpublish_everywhere(const char *image);
-/* Containers (any state) made from image, listed as "a, b"; their count. */
-int store_image_users(const char *image, char *out, size_t size);
 int store_branch_create(const char *pool, const char *container);
 int store_branch_remove(const char *pool, const char *container);
 

@@ -151,6 +151,8 @@ check "a failed run leaves no container" "" "$(ls "$DANAUS_STATE/containers")"
 expect_error "no command" 125 "no command given" "$danaus" run --pool a --image bb
 "$danaus" run --pool a --image bb --name dup -d -- sleep 100 >/dev/null
 expect_error "duplicate container" 125 "name 'dup' is taken" "$danaus" run --pool a --image bb --name dup -- true
+expect_error "pool with containers" 1 "pool 'a' still has containers: " "$danaus" pool rm a
+expect_error "image with containers" 1 "image 'bb' is used by containers: " "$danaus" image rm bb
 "$danaus" rm -f dup
 expect_error "overlapping cpus" 1 "cpus 1 already belong to pool 'a'" "$danaus" pool create c --cpus 1 --memory 64M --backend "$back_a"
 expect_error "nonexistent cpus" 1 "cpus 64 do not exist" "$danaus" pool create c --cpus 64 --memory 64M --backend "$back_a"
