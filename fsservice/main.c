@@ -8,11 +8,11 @@
  * service threads, and the door last, so a client that can connect finds
  * everything ready. Shutdown runs it backwards.
  */
-#include "door.h"
-#include "fuse_door.h"
-#include "service.h"
-#include "union_branches.h"
-#include "workers.h"
+#include "fsservice/doors/door.h"
+#include "fsservice/doors/fuse_door.h"
+#include "fsservice/core/service.h"
+#include "fsservice/core/branches.h"
+#include "fsservice/core/workers.h"
 
 #include <errno.h>
 #include <signal.h>

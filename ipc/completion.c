@@ -7,7 +7,7 @@
  * costs about 40 us, a spinning one well under 1 us, and most requests are
  * answered within a few microseconds.
  */
-#include "ipc/ipc.h"
+#include "ipc.h"
 
 #include <errno.h>
 

@@ -14,7 +14,7 @@
  * are masked with the service's private ncells, and every scan visits at
  * most ncells cells and tries each at most once.
  */
-#include "ipc/ipc.h"
+#include "ipc.h"
 
 #include <errno.h>
 #include <limits.h>

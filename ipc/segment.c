@@ -12,7 +12,7 @@
  * client can find its way, and the client checks it against the real size
  * of the segment before believing it.
  */
-#include "ipc/ipc.h"
+#include "ipc.h"
 
 #include <errno.h>
 #include <string.h>

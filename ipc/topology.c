@@ -7,7 +7,7 @@
  * so a request descriptor and the slot it points at stay in a cache both
  * the client and the service thread hit.
  */
-#include "ipc/ipc.h"
+#include "ipc.h"
 
 #include <errno.h>
 #include <stdio.h>

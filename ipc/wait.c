@@ -7,7 +7,7 @@
  * are different processes mapping the same System V segment, and only a
  * shared futex is keyed by the backing page rather than by (mm, address).
  */
-#include "ipc/ipc.h"
+#include "ipc.h"
 
 #include <errno.h>
 #include <linux/futex.h>

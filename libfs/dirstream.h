@@ -3,7 +3,7 @@
  *
  * The interposed readdir, closedir and the rest receive DIR pointers from
  * both danaus_opendir and libc's opendir. A Danaus DIR lives in a reserved
- * range of address space (api_dir.c), so the question is answered from the
+ * range of address space (libfs/api/dir.c), so the question is answered from the
  * pointer's value alone: a libc DIR is never read, and the answer costs a
  * load and two comparisons.
  */

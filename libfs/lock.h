@@ -1,7 +1,7 @@
 /*
  * lock.h - fcntl's record-lock commands on a Danaus descriptor, for
- * danaus_fcntl (api_file.c); implemented with flock and lockf in
- * api_lock.c.
+ * danaus_fcntl (libfs/api/file.c); implemented with flock and lockf in
+ * libfs/api/lock.c.
  */
 #ifndef LIBFS_LOCK_H
 #define LIBFS_LOCK_H

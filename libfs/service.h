@@ -10,7 +10,7 @@
 
 #include "mounts.h"
 
-#include <ipc/ipc.h>
+#include "ipc/ipc.h"
 #include <stdbool.h>
 #include <stdint.h>
 

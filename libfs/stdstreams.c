@@ -64,7 +64,7 @@ void stdstreams_follow(int fd)
         FILE **stream = fd == 0 ? &stdin : fd == 1 ? &stdout : &stderr;
         FILE *f = fopencookie((void *)(intptr_t)fd, modes[fd], stream_io);
         if (f) {
-            /* fileno(stdout) must still be 1 (api_stdio.c says why a
+            /* fileno(stdout) must still be 1 (libfs/api/stdio.c says why a
              * cookie stream may carry it): programs tell their standard
              * streams apart by it, e.g. sort fcloses a stream whose
              * fileno is not 0 or 1, then close_stdout fcloses stdout

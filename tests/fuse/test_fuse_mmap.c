@@ -1,6 +1,6 @@
 /*
  * test_fuse_mmap.c - mmap of a Danaus file through the preload, which maps
- * it through the FUSE door (libfs/interpose_fd.c). Run preloaded by
+ * it through the FUSE door (libfs/interpose/fd.c). Run preloaded by
  * fuse-door.sh:
  *
  *   test_fuse_mmap FILE

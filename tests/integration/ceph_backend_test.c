@@ -1,5 +1,5 @@
 /*
- * ceph_backend_test.c - the CephFS libservice (fsservice/backend_ceph.c)
+ * ceph_backend_test.c - the CephFS libservice (fsservice/libservice/ceph/ceph.c)
  * through struct ls_ops against a live cluster: contents, errno values,
  * containment of paths inside the instance root, directory listing cookies,
  * xattrs, attributes and per-client permissions.
@@ -28,7 +28,7 @@
 
 #include <cmocka.h>
 
-#include "fsservice/libservice.h"
+#include "fsservice/libservice/libservice.h"
 
 static struct cephfs_client *client;
 static struct ls_instance *inst;

@@ -1,4 +1,4 @@
-# close_range and closefrom on Danaus descriptors (libfs/interpose_fd.c),
+# close_range and closefrom on Danaus descriptors (libfs/interpose/fd.c),
 # compared with a plain directory by test_preload_dir_compare (dir.cmake).
 add_executable(test_preload_close_range
   ${CMAKE_CURRENT_SOURCE_DIR}/preload/test_preload_close_range.c)

@@ -1,5 +1,5 @@
-# Directory streams and tree walks under LD_PRELOAD (libfs/interpose_dir.c,
-# interpose_walk.c): test_preload_dir_suite and coreutils/findutils on a
+# Directory streams and tree walks under LD_PRELOAD (libfs/interpose/dir.c,
+# libfs/interpose/walk.c): test_preload_dir_suite and coreutils/findutils on a
 # plain directory and on a Danaus mount, outputs compared by
 # test_preload_dir_compare, which also checks that a preloaded program
 # without DANAUS_SERVICE behaves as without the preload.

@@ -1,5 +1,5 @@
-# The descriptor-and-data interposers (libfs/interpose_fd.c, interpose_io.c,
-# interpose_copy.c) under LD_PRELOAD: tests/preload/test_preload_fd.c runs
+# The descriptor-and-data interposers (libfs/interpose/fd.c, libfs/interpose/io.c,
+# libfs/interpose/copy.c) under LD_PRELOAD: tests/preload/test_preload_fd.c runs
 # the suite program on a plain directory and on a danausd mount and compares.
 # The suite is built twice: as is, and fortified, so that it calls
 # __open64_2, __read_chk and __pread64_chk.

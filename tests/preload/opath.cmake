@@ -1,4 +1,4 @@
-# O_PATH descriptors on Danaus (fsservice/calls_fd.c, dispatch.c): cp with
+# O_PATH descriptors on Danaus (fsservice/core/calls_fd.c, dispatch.c): cp with
 # several sources opens its target directory O_PATH; Python's os.open shows
 # what such a descriptor answers. Compared with a plain directory by
 # test_preload_dir_compare.

@@ -1,4 +1,4 @@
-# FILE streams on Danaus files under LD_PRELOAD (libfs/interpose_stdio.c):
+# FILE streams on Danaus files under LD_PRELOAD (libfs/interpose/stdio.c):
 # test_preload_stdio_suite on a plain directory and on a Danaus mount,
 # outputs compared by test_preload_dir_compare (tests/preload/dir.cmake).
 # Built with and without _FILE_OFFSET_BITS=64 (fopen64 / fopen).

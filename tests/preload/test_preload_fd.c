@@ -13,7 +13,7 @@
  * non-Danaus paths are untouched. Then the Danaus-only checks, the
  * fortified overflow abort, and a preloaded `cat` without a service.
  */
-#include "../integration/harness.h"
+#include "tests/integration/harness.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>

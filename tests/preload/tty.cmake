@@ -1,4 +1,4 @@
-# isatty and tcgetattr on Danaus descriptors (libfs/interpose_fd.c),
+# isatty and tcgetattr on Danaus descriptors (libfs/interpose/fd.c),
 # compared with a plain directory by test_preload_dir_compare.
 add_executable(test_preload_tty ${CMAKE_CURRENT_SOURCE_DIR}/preload/test_preload_tty.c)
 add_test(NAME preload_tty COMMAND ${DANAUS_DIR_COMPARE} local -

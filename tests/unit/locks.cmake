@@ -1,3 +1,3 @@
-# Unit tests of danausd's record-lock table (fsservice/locks.c).
+# Unit tests of danausd's record-lock table (fsservice/core/locks.c).
 danaus_unit_test(test_locks SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_locks.c
                  LIBS danaus_service)

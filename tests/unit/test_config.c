@@ -2,7 +2,7 @@
  * test_config.c - danausd's configuration parser: what it accepts, and the
  * line and problem it names for what it refuses.
  */
-#include <fsservice/config.h>
+#include "fsservice/core/config.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

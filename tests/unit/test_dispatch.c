@@ -6,7 +6,7 @@
  * instance in a temporary directory; the bytes a client would write into
  * its slot buffer are written here by hand.
  */
-#include <fsservice/service.h>
+#include "fsservice/core/service.h"
 
 #include <errno.h>
 #include <fcntl.h>

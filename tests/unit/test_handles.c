@@ -3,7 +3,7 @@
  * generation; closed, stale and forged handles are refused; dup'ed handles
  * share one open file until the last is closed.
  */
-#include <fsservice/handles.h>
+#include "fsservice/core/handles.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /*
  * test_local_backend.c - unit tests of the local-directory backend
- * (fsservice/backend_local.c): containment in the instance root, errno
+ * (fsservice/libservice/local/local.c): containment in the instance root, errno
  * values, getdents cookies, atomic appends, per-client credentials and
  * xattrs. Runs as root (credential tests switch to uid 1000).
  *
@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "fsservice/libservice.h"
+#include "fsservice/libservice/libservice.h"
 
 struct fixture {
     int fds_before; /* open fds before the instance: none may leak */

@@ -4,7 +4,7 @@
  * locks meeting while flock locks stay apart, range checks, what F_GETLK
  * reports, release by owner and by client, and deadlock detection.
  */
-#include <fsservice/locks.h>
+#include "fsservice/core/locks.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /*
- * test_union.c - unit tests of the union libservice (fsservice/union*.c)
+ * test_union.c - unit tests of the union libservice (fsservice/libservice/union/)
  * over three local-backend branches: precedence, OCI whiteouts and opaque
  * directories, copy-up (data, mode, owner, times, xattrs, parents, once
  * under concurrent writers), merged and stable readdir, rename of lower
@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "fsservice/union.h"
+#include "fsservice/libservice/union/union.h"
 
 struct fixture {
     char top[64];
@@ -354,7 +354,7 @@ static void test_concurrent_first_writers_copy_once(void **state)
 }
 
 /* Lower branches answer "is NAME here?" from listings of their
- * directories (union_branch_listing.c): the answers are the branches' own,
+ * directories (fsservice/libservice/union/branch_listing.c): the answers are the branches' own,
  * also for names a listing does not hold and for clients that may not
  * search the directory. */
 static void test_lower_listings_answer_as_branches(void **state)

@@ -1,4 +1,4 @@
-# Unit tests of the union libservice (fsservice/union*.c) over the local
+# Unit tests of the union libservice (fsservice/libservice/union/) over the local
 # backend.
 danaus_unit_test(test_union
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_union.c

@@ -1,0 +1,147 @@
+/*
+ * branches.c - making the unions of the configuration and sharing
+ * their branch instances (see branches.h).
+ *
+ * A branch instance is found again by backend and directory. Writable
+ * branches are registered too (so they are destroyed with the rest) but a
+ * union's writable branch is its own: reusing one would merge two
+ * containers' changes, so a directory named writable twice is refused.
+ */
+#include "branches.h"
+
+#include "fsservice/libservice/union/union.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct branch_entry {
+    struct branch_entry *next;
+    enum config_backend backend;
+    int writable;
+    int retired; /* a writable branch whose union was unmounted */
+    struct ls_instance *inst;
+    char dir[];
+};
+
+struct union_branches {
+    struct branch_entry *entries;
+    struct ls_cred copyup_cred; /* root, with a Ceph UserPerm if needed */
+    int have_ceph_cred;
+};
+
+static struct branch_entry *find(struct union_branches *reg,
+                                 enum config_backend backend, const char *dir)
+{
+    for (struct branch_entry *e = reg->entries; e; e = e->next)
+        if (!e->retired && e->backend == backend && strcmp(e->dir, dir) == 0)
+            return e;
+    return NULL;
+}
+
+static struct ls_instance *branch(struct union_branches *reg,
+                                  struct cephfs_client *ceph,
+                                  enum config_backend backend, const char *dir,
+                                  int writable, char *err, size_t errlen)
+{
+    struct branch_entry *e = find(reg, backend, dir);
+    if (e) {
+        if (e->writable || writable) {
+            snprintf(err, errlen, "union: %s is a writable branch and "
+                                  "cannot be shared", dir);
+            return NULL;
+        }
+        return e->inst;
+    }
+    e = calloc(1, sizeof *e + strlen(dir) + 1);
+    if (!e) {
+        snprintf(err, errlen, "union: out of memory");
+        return NULL;
+    }
+    e->inst = backend == CONFIG_LOCAL
+                  ? local_instance_new(dir, err, errlen)
+                  : cephfs_instance_new(ceph, dir, err, errlen);
+    if (!e->inst) {
+        free(e);
+        return NULL;
+    }
+    e->backend = backend;
+    e->writable = writable;
+    strcpy(e->dir, dir);
+    e->next = reg->entries;
+    reg->entries = e;
+    return e->inst;
+}
+
+struct ls_instance *union_branches_mount(struct union_branches **regp,
+                                         struct cephfs_client *ceph,
+                                         const struct config_mount *m,
+                                         char *err, size_t errlen)
+{
+    if (!*regp && !(*regp = calloc(1, sizeof **regp))) {
+        snprintf(err, errlen, "union: out of memory");
+        return NULL;
+    }
+    struct union_branches *reg = *regp;
+    if (m->backend == CONFIG_CEPH && !reg->have_ceph_cred) {
+        if (cephfs_cred_init(ceph, &reg->copyup_cred) < 0) {
+            snprintf(err, errlen, "union: cannot make the Ceph credential");
+            return NULL;
+        }
+        reg->have_ceph_cred = 1;
+    }
+
+    struct union_branch br[UNION_MAX_BRANCHES];
+    int n = 0;
+    br[n].inst = branch(reg, ceph, m->backend, m->source, 1, err, errlen);
+    br[n++].writable = 1;
+    if (!br[0].inst)
+        return NULL;
+    char *list = strdup(m->union_lower);
+    if (!list) {
+        snprintf(err, errlen, "union: out of memory");
+        return NULL;
+    }
+    char *save = NULL;
+    for (char *dir = strtok_r(list, ":", &save); dir;
+         dir = strtok_r(NULL, ":", &save)) {
+        if (n == UNION_MAX_BRANCHES) {
+            snprintf(err, errlen, "union %s: more than %d branches",
+                     m->mountpoint, UNION_MAX_BRANCHES);
+            free(list);
+            return NULL;
+        }
+        br[n].writable = 0;
+        br[n].inst = branch(reg, ceph, m->backend, dir, 0, err, errlen);
+        if (!br[n++].inst) {
+            free(list);
+            return NULL;
+        }
+    }
+    free(list);
+    return union_instance_new(br, n, &reg->copyup_cred, err, errlen);
+}
+
+void union_branches_retire(struct union_branches *reg,
+                           struct ls_instance *writable)
+{
+    for (struct branch_entry *e = reg ? reg->entries : NULL; e; e = e->next)
+        if (e->writable && e->inst == writable)
+            e->retired = 1;
+}
+
+void union_branches_free(struct union_branches *reg)
+{
+    if (!reg)
+        return;
+    while (reg->entries) {
+        struct branch_entry *e = reg->entries;
+        reg->entries = e->next;
+        e->inst->ops->destroy(e->inst);
+        free(e);
+    }
+    if (reg->have_ceph_cred)
+        cephfs_cred_release(&reg->copyup_cred);
+    free(reg);
+}

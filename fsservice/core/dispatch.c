@@ -1,0 +1,124 @@
+/*
+ * dispatch.c - from a request descriptor to a libservice call.
+ *
+ * The descriptor is the service's private copy; what it references in the
+ * slot buffer is validated here (range, strings), and the handle it names is
+ * looked up in the sending client's own table. Calls that need a handle and
+ * do not name a live one fail with EBADF before any handler runs.
+ */
+#include "request.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <urcu.h>
+
+enum needs { NEEDS_NOTHING, NEEDS_HANDLE, PATH_OR_HANDLE };
+
+/* Calls that an O_PATH open file answers, as Linux's O_PATH descriptors:
+ * everything else on one fails with EBADF. */
+#define ON_PATH_FILE true
+
+static const struct {
+    call_handler fn;
+    enum needs needs;
+    bool on_path_file;
+} calls[DANAUS_CALL_COUNT] = {
+    [DANAUS_CALL_OPEN] = {call_open, NEEDS_NOTHING},
+    [DANAUS_CALL_CLOSE] = {call_close, NEEDS_NOTHING},
+    [DANAUS_CALL_DUP] = {call_dup, NEEDS_HANDLE, ON_PATH_FILE},
+    [DANAUS_CALL_READ] = {call_read, NEEDS_HANDLE},
+    [DANAUS_CALL_WRITE] = {call_write, NEEDS_HANDLE},
+    [DANAUS_CALL_PREAD] = {call_pread, NEEDS_HANDLE},
+    [DANAUS_CALL_PWRITE] = {call_pwrite, NEEDS_HANDLE},
+    [DANAUS_CALL_LSEEK] = {call_lseek, NEEDS_HANDLE},
+    [DANAUS_CALL_FSYNC] = {call_fsync, NEEDS_HANDLE},
+    [DANAUS_CALL_GETDENTS] = {call_getdents, NEEDS_HANDLE},
+    [DANAUS_CALL_GETFL] = {call_getfl, NEEDS_HANDLE, ON_PATH_FILE},
+    [DANAUS_CALL_SETFL] = {call_setfl, NEEDS_HANDLE},
+    [DANAUS_CALL_STAT] = {call_stat, PATH_OR_HANDLE, ON_PATH_FILE},
+    [DANAUS_CALL_ACCESS] = {call_access, NEEDS_NOTHING},
+    [DANAUS_CALL_MKDIR] = {call_mkdir, NEEDS_NOTHING},
+    [DANAUS_CALL_RMDIR] = {call_rmdir, NEEDS_NOTHING},
+    [DANAUS_CALL_UNLINK] = {call_unlink, NEEDS_NOTHING},
+    [DANAUS_CALL_RENAME] = {call_rename, NEEDS_NOTHING},
+    [DANAUS_CALL_LINK] = {call_link, NEEDS_NOTHING},
+    [DANAUS_CALL_SYMLINK] = {call_symlink, NEEDS_NOTHING},
+    [DANAUS_CALL_READLINK] = {call_readlink, NEEDS_NOTHING},
+    [DANAUS_CALL_CHMOD] = {call_chmod, PATH_OR_HANDLE},
+    [DANAUS_CALL_CHOWN] = {call_chown, PATH_OR_HANDLE},
+    [DANAUS_CALL_UTIMENS] = {call_utimens, PATH_OR_HANDLE},
+    [DANAUS_CALL_TRUNCATE] = {call_truncate, PATH_OR_HANDLE},
+    [DANAUS_CALL_STATFS] = {call_statfs, PATH_OR_HANDLE, ON_PATH_FILE},
+    [DANAUS_CALL_GETXATTR] = {call_getxattr, PATH_OR_HANDLE},
+    [DANAUS_CALL_SETXATTR] = {call_setxattr, PATH_OR_HANDLE},
+    [DANAUS_CALL_LISTXATTR] = {call_listxattr, PATH_OR_HANDLE},
+    [DANAUS_CALL_REMOVEXATTR] = {call_removexattr, PATH_OR_HANDLE},
+    [DANAUS_CALL_LOCK] = {call_lock, NEEDS_HANDLE},
+};
+
+int request_string(struct request *r, char *out, size_t cap)
+{
+    uint32_t left = r->in_len - r->in_used;
+    size_t n = left < cap ? left : cap;
+    memcpy(out, r->in + r->in_used, n);
+    char *nul = memchr(out, '\0', n);
+    if (!nul)
+        return n == cap ? -ENAMETOOLONG : -EINVAL;
+    r->in_used += (uint32_t)(nul - out) + 1;
+    return 0;
+}
+
+struct ls_instance *request_instance(struct request *r)
+{
+    rcu_read_lock();
+    struct ls_instance *inst = fstable_get(&r->svc->fs, r->d->mount);
+    rcu_read_unlock();
+    return inst;
+}
+
+int64_t dispatch(struct service *svc, struct client *c,
+                 const struct danaus_desc *d)
+{
+    if (d->call == DANAUS_CALL_NONE || d->call >= DANAUS_CALL_COUNT)
+        return -ENOSYS;
+    uint32_t cap = svc->seg.slot_buf;
+    if (d->buf_off > cap || d->buf_len > cap - d->buf_off)
+        return -EINVAL;
+
+    /* Field by field: an initializer would also zero the two path buffers,
+     * 8 KiB per request, which request_string fills when a call has
+     * strings. */
+    struct request r;
+    r.svc = svc;
+    r.c = c;
+    r.d = d;
+    r.out = ipc_slot(&svc->seg, d->slot)->buf;
+    r.out_cap = cap;
+    r.in = r.out + d->buf_off;
+    r.in_len = d->buf_len;
+    r.in_used = 0;
+    r.of = NULL;
+
+    enum needs needs = calls[d->call].needs;
+    if (needs == NEEDS_HANDLE || (needs == PATH_OR_HANDLE && d->handle)) {
+        r.of = handle_get(&c->handles, d->handle);
+        if (!r.of)
+            return -EBADF;
+        if ((atomic_load(&r.of->flags) & O_PATH) &&
+            !calls[d->call].on_path_file) {
+            open_file_put(r.of);
+            return -EBADF;
+        }
+    }
+    int64_t rc = calls[d->call].fn(&r);
+    if (rc >= 0 && svc->data_changed &&
+        (d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE ||
+         d->call == DANAUS_CALL_TRUNCATE))
+        svc->data_changed(svc->fuse, d->mount,
+                               r.of ? r.of->file : NULL, r.path, &c->cred);
+    if (r.of)
+        open_file_put(r.of);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * service.h - one danausd: what its door, service threads and dispatch share.
+ */
+#ifndef DANAUS_SERVICE_H
+#define DANAUS_SERVICE_H
+
+#include "client.h"
+#include "config.h"
+#include "fstable.h"
+
+#include "ipc/ipc.h"
+
+struct fuse_door;
+
+struct service {
+    struct config cfg;
+    struct ipc_segment seg;
+    struct client_registry clients;
+    struct fstable fs;
+    struct lock_table locks;    /* record locks of all clients */
+    struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
+    struct union_branches *union_branches; /* NULL when no union */
+    struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */
+    /* Told after the preload door changed a file's data (write, truncate)
+     * so that a door caching its pages can drop them; set by the FUSE
+     * door, which core never calls by name. NULL when nobody listens. */
+    void (*data_changed)(struct fuse_door *door, uint32_t mount,
+                         struct ls_file *file, const char *path,
+                         const struct ls_cred *cred);
+    uid_t euid;                 /* the service's own identity */
+    gid_t egid;
+};
+
+/* Runs one request of client c and returns its result (>= 0 or -errno).
+ * d is the service's private copy of the descriptor. */
+int64_t dispatch(struct service *svc, struct client *c,
+                 const struct danaus_desc *d);
+
+#endif

@@ -1,0 +1,600 @@
+/*
+ * door.c - the service's Unix socket: attach, thread slots, detach.
+ *
+ * One thread runs the door with epoll. A client connects, says hello, and
+ * the door reads its credentials from the kernel (SO_PEERCRED for uid/gid/
+ * pid, SO_PEERGROUPS for supplementary groups) once: nothing the client
+ * says about itself is believed. Its threads then ask for slots here. When
+ * the connection closes, however the process ended, the door detaches the
+ * client: its slots are reclaimed and its open files closed.
+ */
+#include "door.h"
+#include "fuse_door.h"
+#include "fsservice/libservice/union/union.h"
+#include "fsservice/core/branches.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <urcu.h>
+
+#define MAX_CLIENTS 4096
+#define HELLO_MAX (sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES)
+
+#define MAX_TICKETS 1024
+
+struct conn {
+    int fd;
+    struct client *client; /* after hello */
+    struct conn *next;
+};
+
+/* Handles set aside for a forked child or an exec'd image (wire.h). */
+struct ticket {
+    uint64_t token;
+    pid_t pid; /* the process that asked */
+    uid_t uid;
+    time_t expires;
+    struct handle_table table;
+    struct ticket *next;
+};
+
+static int fail(char *err, size_t errlen, const char *what, const char *path)
+{
+    snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+    return -1;
+}
+
+/* A socket file left by a service that died is removed; one a live service
+ * answers on is not. */
+static int claim_socket_path(const char *path, char *err, size_t errlen)
+{
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return fail(err, errlen, "socket for", path);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    strcpy(sa.sun_path, path);
+    int live = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+    close(fd);
+    if (live) {
+        snprintf(err, errlen, "%s: another service is running there", path);
+        return -1;
+    }
+    if (unlink(path) < 0 && errno != ENOENT)
+        return fail(err, errlen, "cannot remove stale", path);
+    return 0;
+}
+
+int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    d->svc = svc;
+    d->listen_fd = d->epoll_fd = d->stop_fd = -1;
+    const struct config *cfg = &svc->cfg;
+    int n = snprintf(d->path, sizeof d->path, "%s/%s.sock", cfg->rundir,
+                     cfg->service);
+    if (n < 0 || (size_t)n >= sizeof d->path) {
+        snprintf(err, errlen, "socket path %s/%s.sock is too long",
+                 cfg->rundir, cfg->service);
+        return -1;
+    }
+    if (mkdir(cfg->rundir, 0755) < 0 && errno != EEXIST)
+        return fail(err, errlen, "cannot create", cfg->rundir);
+    if (claim_socket_path(d->path, err, errlen) < 0)
+        return -1;
+
+    d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    strcpy(sa.sun_path, d->path);
+    /* Only the tenant may connect: the socket gets the segment's owner and
+     * mode before anyone can reach it (bind under a private umask). */
+    mode_t old = umask(0177);
+    int rc = d->listen_fd < 0 ? -1
+                              : bind(d->listen_fd, (struct sockaddr *)&sa,
+                                     sizeof sa);
+    umask(old);
+    if (rc < 0)
+        return fail(err, errlen, "cannot bind", d->path);
+    d->bound = 1;
+    if ((cfg->owner_uid != (uid_t)-1 &&
+         chown(d->path, cfg->owner_uid, cfg->owner_gid) < 0) ||
+        listen(d->listen_fd, 128) < 0)
+        return fail(err, errlen, "cannot set up", d->path);
+
+    d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    d->stop_fd = eventfd(0, EFD_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    struct epoll_event stop = {.events = EPOLLIN, .data.ptr = &d->stop_fd};
+    if (d->epoll_fd < 0 || d->stop_fd < 0 ||
+        epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev) < 0 ||
+        epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->stop_fd, &stop) < 0)
+        return fail(err, errlen, "cannot poll", d->path);
+    return 0;
+}
+
+static void reply(int fd, int error, uint32_t value)
+{
+    struct danaus_door_reply r = {.error = error, .value = value};
+    send(fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* The identity requests of this peer run with. A service that is not root
+ * cannot act as anyone else: it serves its own uid, and a root peer gets
+ * the service's identity rather than root's. */
+static int peer_cred(struct door *d, int fd, struct ls_cred *cred, pid_t *pid)
+{
+    struct ucred uc;
+    socklen_t len = sizeof uc;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+        return -errno;
+    memset(cred, 0, sizeof *cred);
+    *pid = uc.pid;
+    if (d->svc->euid != 0) {
+        if (uc.uid != d->svc->euid && uc.uid != 0)
+            return -EACCES;
+        cred->uid = d->svc->euid;
+        cred->gid = d->svc->egid;
+        return 0;
+    }
+    cred->uid = uc.uid;
+    cred->gid = uc.gid;
+    static gid_t groups[NGROUPS_MAX]; /* door thread only */
+    len = sizeof groups;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+        return -errno;
+    /* Keeping fewer groups than the peer has only ever takes rights away. */
+    int n = (int)(len / sizeof(gid_t));
+    cred->ngroups = n < DANAUS_MAX_GROUPS ? n : DANAUS_MAX_GROUPS;
+    memcpy(cred->groups, groups, (size_t)cred->ngroups * sizeof(gid_t));
+    return 0;
+}
+
+static void hello(struct door *d, struct conn *c)
+{
+    static char buf[HELLO_MAX];
+    struct danaus_hello_reply *r = (struct danaus_hello_reply *)buf;
+    memset(r, 0, sizeof *r);
+    struct ls_cred cred;
+    pid_t pid = 0;
+    int rc = c->client ? -EPROTO : peer_cred(d, c->fd, &cred, &pid);
+    if (rc == 0 && d->nclients >= MAX_CLIENTS)
+        rc = -EMFILE;
+    if (rc == 0) {
+        c->client = client_new(&d->svc->clients, pid, &cred);
+        rc = c->client ? 0 : -ENOMEM;
+    }
+    /* Made on the client's own copy: a UserPerm keeps a pointer to the
+     * groups array it was given (fsservice/libservice/ceph/client.c). */
+    if (rc == 0 && d->svc->ceph &&
+        (rc = cephfs_cred_init(d->svc->ceph, &c->client->cred)) < 0) {
+        client_put(c->client);
+        c->client = NULL;
+    }
+    size_t len = sizeof *r;
+    if (rc == 0) {
+        d->nclients++;
+        r->shmid = d->svc->seg.shmid;
+        r->client_id = c->client->id;
+        long view = views_hello(&d->views, pid, r->mounts,
+                                HELLO_MAX - sizeof *r, &r->nmounts);
+        len += view >= 0 ? (size_t)view
+                         : fstable_list(&d->svc->fs, r->mounts,
+                                        HELLO_MAX - sizeof *r, &r->nmounts);
+    }
+    r->error = -rc;
+    send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void reply_token(int fd, int error, uint64_t token)
+{
+    struct danaus_door_reply r = {.error = error, .token = token};
+    send(fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void free_ticket(struct ticket *t)
+{
+    handle_table_destroy(&t->table);
+    free(t);
+}
+
+/* Drops tickets nobody claimed in time. */
+static void expire_tickets(struct door *d)
+{
+    time_t now = time(NULL);
+    for (struct ticket **p = &d->tickets; *p;) {
+        struct ticket *t = *p;
+        if (t->expires > now) {
+            p = &t->next;
+            continue;
+        }
+        *p = t->next;
+        d->ntickets--;
+        free_ticket(t);
+    }
+}
+
+/* count handles follow the message, or all of them (DANAUS_TICKET_ALL). */
+static void make_ticket(struct door *d, struct conn *c,
+                        const struct danaus_door_msg *m, size_t len)
+{
+    uint32_t n = m->arg;
+    bool all = n == DANAUS_TICKET_ALL;
+    if ((!all && (n > DANAUS_TICKET_MAX ||
+                  len != sizeof *m + (size_t)n * sizeof m->handles[0])) ||
+        (all && len != sizeof *m)) {
+        reply_token(c->fd, EINVAL, 0);
+        return;
+    }
+    if (d->ntickets >= MAX_TICKETS) {
+        reply_token(c->fd, EAGAIN, 0);
+        return;
+    }
+    struct ticket *t = calloc(1, sizeof *t);
+    if (!t || handle_table_init(&t->table) < 0) {
+        free(t);
+        reply_token(c->fd, ENOMEM, 0);
+        return;
+    }
+    int rc = handle_table_copy(&t->table, &c->client->handles,
+                               all ? NULL : m->handles, all ? 0 : n);
+    /* A token that cannot be guessed: only the process it was given to
+     * (and its children) know it. */
+    if (rc == 0 && (getrandom(&t->token, sizeof t->token, 0) !=
+                        sizeof t->token || t->token == 0))
+        rc = -EAGAIN;
+    if (rc < 0) {
+        free_ticket(t);
+        reply_token(c->fd, -rc, 0);
+        return;
+    }
+    t->pid = c->client->pid;
+    t->uid = c->client->cred.uid;
+    t->expires = time(NULL) + DANAUS_TICKET_TTL_S;
+    t->next = d->tickets;
+    d->tickets = t;
+    d->ntickets++;
+    reply_token(c->fd, 0, t->token);
+}
+
+/* The parent of pid, from /proc (field 4 of stat, after the command name,
+ * which may itself hold spaces and parentheses). */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *end = strrchr(buf, ')');
+    int ppid;
+    if (!end || sscanf(end + 1, " %*c %d", &ppid) != 1)
+        return -1;
+    return ppid;
+}
+
+static void adopt_ticket(struct door *d, struct conn *c,
+                         const struct danaus_door_msg *m)
+{
+    struct client *cl = c->client;
+    for (struct ticket **p = &d->tickets; *p; p = &(*p)->next) {
+        struct ticket *t = *p;
+        if (t->token != m->token)
+            continue;
+        if (t->uid != cl->cred.uid ||
+            (t->pid != cl->pid && t->pid != parent_of(cl->pid)))
+            break;
+        int rc = handle_table_copy(&cl->handles, &t->table, NULL, 0);
+        if (rc == 0) {
+            *p = t->next;
+            d->ntickets--;
+            free_ticket(t);
+        }
+        reply(c->fd, -rc, 0);
+        return;
+    }
+    reply(c->fd, EPERM, 0);
+}
+
+/* Only the service's own uid, or root, may change its mounts. */
+static int may_change_mounts(struct door *d, int fd)
+{
+    struct ucred uc;
+    socklen_t len = sizeof uc;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+        return -errno;
+    return uc.uid == 0 || uc.uid == d->svc->euid ? 0 : -EPERM;
+}
+
+/* The n NUL-ended strings after the header, or -EINVAL. */
+static int mount_strings(const struct danaus_door_msg *m, size_t len,
+                         const char **out, uint32_t n)
+{
+    const char *p = (const char *)(m + 1), *end = (const char *)m + len;
+    if (m->arg != n || n == 0)
+        return -EINVAL;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        if (!nul)
+            return -EINVAL;
+        out[i] = p;
+        p = nul + 1;
+    }
+    /* Absolute and normalized, as the hello list must carry it. */
+    const char *mp = out[0];
+    if (mp[0] != '/' || strstr(mp, "//") || strstr(mp, "/./") ||
+        strstr(mp, "/../") || (strlen(mp) > 1 && mp[strlen(mp) - 1] == '/'))
+        return -EINVAL;
+    return 0;
+}
+
+/* A union instance over branches of the service's backend, added to the
+ * table and mounted through the FUSE door. */
+static void mount_add(struct door *d, struct conn *c,
+                      const struct danaus_door_msg *m, size_t len)
+{
+    const char *s[4];
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0)
+        rc = mount_strings(m, len, s, 4);
+    int ceph = rc == 0 && strcmp(s[1], "ceph") == 0;
+    if (rc == 0 && !ceph && strcmp(s[1], "local") != 0)
+        rc = -EINVAL;
+    if (rc == 0 && ceph && !d->svc->ceph)
+        rc = -ENODEV;
+    if (rc < 0) {
+        reply(c->fd, -rc, 0);
+        return;
+    }
+    struct config_mount cm = {
+        .mountpoint = (char *)s[0],
+        .backend = ceph ? CONFIG_CEPH : CONFIG_LOCAL,
+        .source = (char *)s[2],
+        .union_lower = (char *)s[3],
+    };
+    char err[512];
+    struct ls_instance *inst = union_branches_mount(
+        &d->svc->union_branches, d->svc->ceph, &cm, err, sizeof err);
+    if (!inst) {
+        fprintf(stderr, "danausd: mount %s: %s\n", s[0], err);
+        reply(c->fd, EINVAL, 0);
+        return;
+    }
+    int index = fstable_add(&d->svc->fs, s[0], inst);
+    if (index < 0) {
+        inst->ops->destroy(inst);
+        reply(c->fd, -index, 0);
+        return;
+    }
+    rc = fuse_door_add(d->svc->fuse, d->svc, (uint32_t)index, s[0]);
+    if (rc < 0) {
+        fstable_remove(&d->svc->fs, s[0]);
+        reply(c->fd, -rc, 0);
+        return;
+    }
+    fprintf(stderr, "danausd: %s mounted (mount %d)\n", s[0], index);
+    reply(c->fd, 0, (uint32_t)index);
+}
+
+static void mount_remove(struct door *d, struct conn *c,
+                         const struct danaus_door_msg *m, size_t len)
+{
+    const char *s[1];
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0)
+        rc = mount_strings(m, len, s, 1);
+    struct ls_instance *inst = NULL;
+    if (rc == 0 && (rc = fstable_find(&d->svc->fs, s[0])) >= 0) {
+        rcu_read_lock();
+        inst = fstable_get(&d->svc->fs, (uint32_t)rc);
+        rcu_read_unlock();
+        rc = fstable_remove(&d->svc->fs, s[0]);
+    }
+    if (rc >= 0) {
+        union_branches_retire(d->svc->union_branches,
+                              union_writable_branch(inst));
+        /* The view first: it pins the container's mount namespace, and
+         * with it that namespace's copy of the FUSE mount. */
+        views_drop_index(&d->views, (uint32_t)rc);
+        fuse_door_remove(d->svc->fuse, (uint32_t)rc);
+        fprintf(stderr, "danausd: %s unmounted\n", s[0]);
+        rc = 0;
+    }
+    reply(c->fd, -rc, 0);
+}
+
+/* The caller's mount namespace gets a view: the instance at the mount
+ * point the strings name first at "/", the others left to the kernel. */
+static void set_view(struct door *d, struct conn *c,
+                     const struct danaus_door_msg *m, size_t len)
+{
+    static const char *s[DANAUS_MAX_MOUNTS]; /* door thread only */
+    struct ucred uc;
+    socklen_t clen = sizeof uc;
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0 && (m->arg == 0 || m->arg > DANAUS_MAX_MOUNTS))
+        rc = -EINVAL;
+    if (rc == 0)
+        rc = mount_strings(m, len, s, m->arg);
+    if (rc == 0)
+        rc = fstable_find(&d->svc->fs, s[0]);
+    if (rc >= 0 && getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &clen) < 0)
+        rc = -errno;
+    if (rc >= 0)
+        rc = views_set(&d->views, uc.pid, (uint32_t)rc, s + 1, m->arg - 1);
+    reply(c->fd, -rc, 0);
+}
+
+static void handle_message(struct door *d, struct conn *c,
+                           const struct danaus_door_msg *m, size_t len)
+{
+    if (m->version != DANAUS_WIRE_VERSION) {
+        reply(c->fd, EPROTO, 0);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_HELLO) {
+        hello(d, c);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_MOUNT_ADD) {
+        mount_add(d, c, m, len);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_MOUNT_REMOVE) {
+        mount_remove(d, c, m, len);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_VIEW) {
+        set_view(d, c, m, len);
+        return;
+    }
+    if (!c->client) {
+        reply(c->fd, EPROTO, 0);
+        return;
+    }
+    int rc;
+    switch (m->op) {
+    case DANAUS_DOOR_SLOT_GET:
+        rc = slot_assign(&d->svc->clients, c->client);
+        reply(c->fd, rc < 0 ? -rc : 0, rc < 0 ? 0 : (uint32_t)rc);
+        return;
+    case DANAUS_DOOR_SLOT_PUT:
+        rc = slot_release(&d->svc->clients, c->client, m->arg);
+        reply(c->fd, -rc, 0);
+        return;
+    case DANAUS_DOOR_TICKET:
+        make_ticket(d, c, m, len);
+        return;
+    case DANAUS_DOOR_ADOPT:
+        adopt_ticket(d, c, m);
+        return;
+    default:
+        reply(c->fd, EINVAL, 0);
+    }
+}
+
+static void drop(struct door *d, struct conn *c)
+{
+    epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    if (c->client) {
+        client_detach(&d->svc->clients, c->client);
+        d->nclients--;
+    }
+    for (struct conn **p = &d->conns; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    free(c);
+}
+
+static void accept_one(struct door *d)
+{
+    int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0)
+        return;
+    struct conn *c = calloc(1, sizeof *c);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    if (!c || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        free(c);
+        close(fd);
+        return;
+    }
+    c->fd = fd;
+    c->next = d->conns;
+    d->conns = c;
+}
+
+static void serve(struct door *d, struct conn *c)
+{
+    /* Door thread only; the largest message is a TICKET with its list. */
+    static union {
+        struct danaus_door_msg m;
+        char bytes[sizeof(struct danaus_door_msg) +
+                   DANAUS_TICKET_MAX * sizeof(uint64_t)];
+    } buf;
+    ssize_t n = recv(c->fd, &buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        drop(d, c);
+        return;
+    }
+    if (n < 0)
+        return;
+    if (n < (ssize_t)sizeof buf.m || n > (ssize_t)sizeof buf) {
+        reply(c->fd, EINVAL, 0);
+        return;
+    }
+    handle_message(d, c, &buf.m, (size_t)n);
+}
+
+static void *door_main(void *arg)
+{
+    struct door *d = arg;
+    for (;;) {
+        struct epoll_event ev[32];
+        /* Wake now and then while slots drain, to free them, and while
+         * tickets wait, to expire them. */
+        int timeout = d->svc->clients.draining ? 10 : d->tickets ? 1000 : -1;
+        int n = epoll_wait(d->epoll_fd, ev, 32, timeout);
+        for (int i = 0; i < n; i++) {
+            void *p = ev[i].data.ptr;
+            if (p == &d->stop_fd)
+                return NULL;
+            if (p == NULL)
+                accept_one(d);
+            else
+                serve(d, p);
+        }
+        slots_drain(&d->svc->clients);
+        expire_tickets(d);
+    }
+}
+
+int door_start(struct door *d)
+{
+    return -pthread_create(&d->thread, NULL, door_main, d);
+}
+
+void door_stop(struct door *d)
+{
+    uint64_t one = 1;
+    if (write(d->stop_fd, &one, sizeof one) == sizeof one)
+        pthread_join(d->thread, NULL);
+    while (d->conns)
+        drop(d, d->conns);
+    while (d->tickets) {
+        struct ticket *t = d->tickets;
+        d->tickets = t->next;
+        free_ticket(t);
+    }
+    d->ntickets = 0;
+    views_destroy(&d->views);
+}
+
+void door_close(struct door *d)
+{
+    if (d->bound)
+        unlink(d->path);
+    if (d->listen_fd >= 0)
+        close(d->listen_fd);
+    if (d->epoll_fd >= 0)
+        close(d->epoll_fd);
+    if (d->stop_fd >= 0)
+        close(d->stop_fd);
+}

@@ -1,0 +1,37 @@
+/*
+ * door.h - the service's Unix socket, where clients attach (see door.c).
+ */
+#ifndef DANAUS_DOOR_H
+#define DANAUS_DOOR_H
+
+#include "fsservice/core/service.h"
+#include "views.h"
+
+#include <pthread.h>
+#include <sys/un.h>
+
+struct conn;
+struct ticket;
+
+struct door {
+    struct service *svc;
+    int listen_fd, epoll_fd, stop_fd;
+    int bound; /* the socket file is ours to remove */
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    pthread_t thread;
+    struct conn *conns;
+    int nclients;
+    struct ticket *tickets; /* for children and exec'd images, wire.h */
+    int ntickets;
+    struct views views; /* per-container mount views, wire.h VIEW */
+};
+
+/* Binds <rundir>/<service>.sock; err gets a line for the operator. */
+int door_open(struct door *d, struct service *svc, char *err, size_t errlen);
+int door_start(struct door *d);
+/* Stops the door thread and detaches every client. */
+void door_stop(struct door *d);
+/* Removes the socket and closes what door_open opened. */
+void door_close(struct door *d);
+
+#endif

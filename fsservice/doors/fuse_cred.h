@@ -1,0 +1,32 @@
+/*
+ * fuse_cred.h - the credentials a FUSE request runs with (fuse_door.c).
+ *
+ * The kernel tells the FUSE door only the requester's uid, gid and thread
+ * id; supplementary groups come from /proc/TID/status. Each distinct
+ * identity gets one struct ls_cred (and, for Ceph, one UserPerm) that lives
+ * until the door stops, so a request only borrows it.
+ */
+#ifndef DANAUS_FUSE_CRED_H
+#define DANAUS_FUSE_CRED_H
+
+#include "fsservice/libservice/libservice.h"
+
+#include <pthread.h>
+
+struct fuse_identity;
+
+struct fuse_cred_cache {
+    pthread_mutex_t lock;
+    struct fuse_identity *list;   /* every identity seen, never shrinks */
+    struct cephfs_client *ceph;   /* UserPerms are made when set */
+};
+
+void fuse_cred_cache_init(struct fuse_cred_cache *c, struct cephfs_client *ceph);
+/* Frees every identity; no request may be running. */
+void fuse_cred_cache_free(struct fuse_cred_cache *c);
+
+/* The credentials of the FUSE request being served on this thread, or NULL
+ * when out of memory. */
+const struct ls_cred *fuse_cred_current(struct fuse_cred_cache *c);
+
+#endif

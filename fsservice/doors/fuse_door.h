@@ -1,0 +1,60 @@
+/*
+ * fuse_door.h - the FUSE door: danausd mounts each of its instances at its
+ * mount point through libfuse3, so what the preload path cannot see
+ * (execve, the loader mapping libraries, mmap, static binaries, programs
+ * started without the preload) reaches the same instances.
+ *
+ * Consistency with the preload path (the choice, and the option):
+ *  - names and attributes are never cached by the kernel (timeouts 0), so
+ *    a change through either door is seen at once by a lookup or stat
+ *    through the other;
+ *  - FUSE writes reach the instance before write() returns (no writeback
+ *    cache); data pages are cached by the kernel, which mmap (MAP_SHARED
+ *    and the loader's MAP_PRIVATE) needs. Each open drops them
+ *    (keep_cache off), and a write or truncate through the preload path
+ *    drops the cached pages of that file while it is open through FUSE
+ *    (fuse_door_data_changed), before the preload call returns. Cached
+ *    reads are served from the page cache without asking the service;
+ *    config "fuse_revalidate on" makes every read re-check size and mtime
+ *    first (auto_inval_data), for files that writers outside this service
+ *    (other Ceph clients) overwrite while they are open through FUSE.
+ *  - config "fuse_direct_io on" bypasses the page cache instead: nothing
+ *    to invalidate, every read reaches the service, but MAP_SHARED maps of
+ *    FUSE files fail (ENODEV) with libfuse 3.14.
+ * Config "fuse off" leaves the preload path alone.
+ */
+#ifndef DANAUS_FUSE_DOOR_H
+#define DANAUS_FUSE_DOOR_H
+
+#include "fsservice/core/service.h"
+
+#include <stdint.h>
+
+struct fuse_door;
+
+/* Mounts every instance of svc through FUSE and starts their threads. When
+ * FUSE is off or unusable, or one mount point cannot be mounted, says so
+ * on stderr and leaves those mounts to the preload path. Sets *out to the
+ * door, or NULL when nothing was mounted. Returns -1 only when out of
+ * memory. Call after the instances exist, from a thread that blocks
+ * SIGTERM and SIGINT. */
+int fuse_door_start(struct service *svc, struct fuse_door **out);
+
+/* Mounts mount `index` (added to svc's table at run time by the engine,
+ * door.c) at mountpoint. 0 or -errno; -ENODEV when the door is off. */
+int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
+                  const char *mountpoint);
+/* Unmounts mount `index` (the engine removing it); 0 or -errno. */
+int fuse_door_remove(struct fuse_door *d, uint32_t index);
+
+/* Unmounts every FUSE mount and joins its threads. */
+void fuse_door_stop(struct fuse_door *d);
+
+/* The preload path changed the data of a file of mount `mount` (through
+ * open file `file`, or by `path` when file is NULL): drop the kernel's
+ * cached pages of it if it is open through FUSE. */
+void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
+                            struct ls_file *file, const char *path,
+                            const struct ls_cred *cred);
+
+#endif

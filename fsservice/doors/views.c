@@ -1,0 +1,153 @@
+/*
+ * views.c - per-container mount views (views.h).
+ *
+ * A mount namespace is named by the device and inode of its nsfs file,
+ * /proc/PID/ns/mnt (namespaces(7): two processes are in the same namespace
+ * exactly when these are equal). Inode numbers of nsfs are reused once a
+ * namespace is gone, which is why a view holds its namespace open.
+ */
+#include "views.h"
+#include "fsservice/core/fstable.h"
+
+#include <danaus/wire.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct view {
+    dev_t dev;
+    ino_t ino;
+    int ns_fd;        /* pins the namespace */
+    uint32_t index;   /* the root instance */
+    uint32_t nkernel;
+    char **kernel;
+    struct view *next;
+};
+
+/* The open namespace file of pid and its identity, or -errno. */
+static int open_ns(pid_t pid, struct stat *st)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, st) < 0) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    return fd;
+}
+
+static int ns_of(pid_t pid, struct stat *st)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
+    return stat(path, st) < 0 ? -errno : 0;
+}
+
+static struct view *find(struct views *v, const struct stat *st)
+{
+    for (struct view *w = v->list; w; w = w->next)
+        if (w->dev == st->st_dev && w->ino == st->st_ino)
+            return w;
+    return NULL;
+}
+
+static void free_view(struct view *w)
+{
+    for (uint32_t i = 0; i < w->nkernel; i++)
+        free(w->kernel[i]);
+    free(w->kernel);
+    close(w->ns_fd);
+    free(w);
+}
+
+int views_set(struct views *v, pid_t pid, uint32_t index,
+              const char *const *kernel, uint32_t nkernel)
+{
+    /* A view's entries must fit one hello reply, "/" included. */
+    if (nkernel >= DANAUS_MAX_MOUNTS)
+        return -EINVAL;
+    size_t bytes = sizeof(uint32_t) + 2;
+    for (uint32_t i = 0; i < nkernel; i++) {
+        if (kernel[i][0] != '/')
+            return -EINVAL;
+        bytes += sizeof(uint32_t) + strlen(kernel[i]) + 1;
+    }
+    if (bytes > DANAUS_MOUNTS_BYTES)
+        return -EINVAL;
+    struct stat mine, st;
+    int rc = ns_of(getpid(), &mine);
+    if (rc < 0)
+        return rc;
+    int fd = open_ns(pid, &st);
+    if (fd < 0)
+        return fd;
+    rc = st.st_dev == mine.st_dev && st.st_ino == mine.st_ino ? -EBUSY
+         : find(v, &st)                                       ? -EEXIST
+                                                              : 0;
+    struct view *w = rc == 0 ? calloc(1, sizeof *w) : NULL;
+    if (rc == 0 && (!w || !(w->kernel = calloc(nkernel + 1, sizeof(char *)))))
+        rc = -ENOMEM;
+    if (rc < 0) {
+        free(w);
+        close(fd);
+        return rc;
+    }
+    w->dev = st.st_dev;
+    w->ino = st.st_ino;
+    w->ns_fd = fd;
+    w->index = index;
+    for (; w->nkernel < nkernel; w->nkernel++)
+        if (!(w->kernel[w->nkernel] = strdup(kernel[w->nkernel]))) {
+            free_view(w);
+            return -ENOMEM;
+        }
+    w->next = v->list;
+    v->list = w;
+    return 0;
+}
+
+long views_hello(struct views *v, pid_t pid, char *out, size_t cap,
+                 uint32_t *n)
+{
+    struct stat st;
+    struct view *w = v->list && ns_of(pid, &st) == 0 ? find(v, &st) : NULL;
+    if (!w)
+        return -1;
+    /* views_set checked that every entry fits. */
+    size_t used = fstable_entry(out, cap, w->index, "/");
+    for (uint32_t i = 0; i < w->nkernel; i++)
+        used += fstable_entry(out + used, cap - used, DANAUS_MOUNT_KERNEL,
+                              w->kernel[i]);
+    *n = w->nkernel + 1;
+    return (long)used;
+}
+
+void views_drop_index(struct views *v, uint32_t index)
+{
+    for (struct view **p = &v->list; *p;) {
+        struct view *w = *p;
+        if (w->index != index) {
+            p = &w->next;
+            continue;
+        }
+        *p = w->next;
+        free_view(w);
+    }
+}
+
+void views_destroy(struct views *v)
+{
+    while (v->list) {
+        struct view *w = v->list;
+        v->list = w->next;
+        free_view(w);
+    }
+}

@@ -1,0 +1,134 @@
+/*
+ * ceph.h - what the files of the CephFS libservice share: the client
+ * (one Ceph mount per service), the instance (a directory of that mount used
+ * as a root), the path walk inside an instance, and attribute conversion.
+ *
+ * Files: client.c (mount, credentials), walk.c (paths),
+ * file.c (open files and directories), ceph.c (instances, path
+ * operations, the ops table). Internal to fsservice; users see libservice.h.
+ */
+#ifndef DANAUS_CEPH_BACKEND_H
+#define DANAUS_CEPH_BACKEND_H
+
+#include "fsservice/libservice/libservice.h"
+
+#include <cephfs/libcephfs.h>
+#include <limits.h>
+#include <sys/statvfs.h>
+
+struct cephfs_client {
+    struct ceph_mount_info *cmount;
+    /* st_dev reported for every file of this client: a constant made from
+     * the file system id, so all files of one mount share it. */
+    uint64_t dev;
+};
+
+struct ceph_instance {
+    struct ls_instance base;
+    struct cephfs_client *client;
+    struct Inode *root; /* held for the instance's life */
+    uint64_t root_ino;
+};
+
+static inline struct ceph_instance *ceph_inst(struct ls_instance *inst)
+{
+    return (struct ceph_instance *)inst;
+}
+
+/* Releases an inode reference from the walk; the instance root is never
+ * released here, it belongs to the instance. */
+void ceph_inode_put(struct ceph_instance *ci, struct Inode *in);
+
+/*
+ * Resolves an instance-relative path to an inode (a reference the caller
+ * gives back with ceph_inode_put). follow: whether a final symlink is
+ * followed. Symlinks elsewhere are always followed; absolute targets start at
+ * the instance root and ".." at the root stays there.
+ */
+int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
+              const char *path, int follow, struct Inode **out);
+
+/* The last component of a path, for the calls that create, remove or rename
+ * a name. */
+struct ceph_last {
+    struct Inode *dir;       /* a reference: ceph_inode_put */
+    char name[NAME_MAX + 1]; /* "" for the root itself; may be "." or ".." */
+    int slash;               /* name was followed by '/' in the path */
+};
+
+/*
+ * Resolves all but the last component: last->dir gets the directory and
+ * last->name the last component; callers turn "", "." and ".." and a
+ * trailing slash into the errno Linux gives. follow_last: a last component
+ * that is a symlink is followed, as open(O_CREAT) does, so last names the
+ * file the link leads to (which may not exist yet).
+ */
+int ceph_walk_parent(struct ceph_instance *ci, const struct ls_cred *cred,
+                     const char *path, int follow_last,
+                     struct ceph_last *last);
+
+/* 1 when name is not a plain entry name ("", "." or ".."). */
+int ceph_name_is_special(const char *name);
+
+/* The attributes every stat-like call asks for. */
+#define CEPH_WANT_STAT (CEPH_STATX_BASIC_STATS | CEPH_STATX_BTIME)
+
+void ceph_stat_fill(const struct cephfs_client *cl,
+                    const struct ceph_statx *stx, struct danaus_stat *out);
+void ceph_statfs_fill(const struct statvfs *sv, struct danaus_statfs *out);
+
+/* Whether cred may access a file of these attributes with mask (R_OK, W_OK,
+ * X_OK bits): 0 or -EACCES, as the kernel's generic permission check. */
+int ceph_may_access(const struct ceph_statx *stx, const struct ls_cred *cred,
+                    int mask);
+
+/* Attribute changes shared by path and file operations. */
+int ceph_do_chmod(struct cephfs_client *cl, struct Inode *in,
+                  const struct ls_cred *cred, mode_t mode);
+int ceph_do_chown(struct cephfs_client *cl, struct Inode *in,
+                  const struct ls_cred *cred, uid_t uid, gid_t gid);
+int ceph_do_utimens(struct cephfs_client *cl, struct Inode *in,
+                    const struct ls_cred *cred, const struct timespec ts[2]);
+int ceph_do_stat(struct cephfs_client *cl, struct Inode *in,
+                 const struct ls_cred *cred, struct danaus_stat *out);
+int ceph_do_statfs(struct cephfs_client *cl, struct Inode *in,
+                   struct danaus_statfs *out);
+ssize_t ceph_do_listxattr(struct cephfs_client *cl, struct Inode *in,
+                          const struct ls_cred *cred, char *list, size_t size);
+
+/* File operations (file.c). */
+int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,
+                   const char *path, int flags, mode_t mode,
+                   struct ls_file **out);
+void ceph_file_close(struct ls_file *f);
+ssize_t ceph_file_pread(struct ls_file *f, const struct ls_cred *cred,
+                        void *buf, size_t n, off_t off);
+ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
+                         const void *buf, size_t n, off_t off, off_t *end);
+int ceph_file_fsync(struct ls_file *f, const struct ls_cred *cred,
+                    int datasync);
+int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
+                        off_t len);
+int ceph_file_fstat(struct ls_file *f, const struct ls_cred *cred,
+                    struct danaus_stat *out);
+int ceph_file_fchmod(struct ls_file *f, const struct ls_cred *cred,
+                     mode_t mode);
+int ceph_file_fchown(struct ls_file *f, const struct ls_cred *cred, uid_t uid,
+                     gid_t gid);
+int ceph_file_futimens(struct ls_file *f, const struct ls_cred *cred,
+                       const struct timespec ts[2]);
+int ceph_file_fstatfs(struct ls_file *f, const struct ls_cred *cred,
+                      struct danaus_statfs *out);
+ssize_t ceph_file_getdents(struct ls_file *f, const struct ls_cred *cred,
+                           void *buf, size_t n, off_t *pos);
+ssize_t ceph_file_fgetxattr(struct ls_file *f, const struct ls_cred *cred,
+                            const char *name, void *value, size_t size);
+int ceph_file_fsetxattr(struct ls_file *f, const struct ls_cred *cred,
+                        const char *name, const void *value, size_t size,
+                        int xflags);
+ssize_t ceph_file_flistxattr(struct ls_file *f, const struct ls_cred *cred,
+                             char *list, size_t size);
+int ceph_file_fremovexattr(struct ls_file *f, const struct ls_cred *cred,
+                           const char *name);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * client.c - the CephFS client of a service: one libcephfs mount shared
+ * by every instance (so every container of the pool shares one cache), and
+ * the per-client credentials (UserPerm) that the low-level calls act with.
+ */
+#include "ceph.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CEPH_MOUNT_TIMEOUT "30" /* seconds */
+
+/* Ceph options must be set before ceph_mount to take effect. */
+static int set_option(struct ceph_mount_info *cm, const char *name,
+                      const char *value, char *err, size_t errlen)
+{
+    if (value == NULL)
+        return 0;
+    int r = ceph_conf_set(cm, name, value);
+    if (r < 0)
+        snprintf(err, errlen, "ceph: cannot set %s=%s: %s", name, value,
+                 strerror(-r));
+    return r;
+}
+
+struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
+                                        char *err, size_t errlen)
+{
+    struct cephfs_client *cl = calloc(1, sizeof(*cl));
+    if (cl == NULL) {
+        snprintf(err, errlen, "ceph: out of memory");
+        return NULL;
+    }
+    int r = ceph_create(&cl->cmount, o->client_id);
+    if (r < 0) {
+        snprintf(err, errlen, "ceph: ceph_create: %s", strerror(-r));
+        free(cl);
+        return NULL;
+    }
+    r = ceph_conf_read_file(cl->cmount, o->conf_path);
+    if (r < 0) {
+        snprintf(err, errlen, "ceph: cannot read %s: %s",
+                 o->conf_path ? o->conf_path : "default conf", strerror(-r));
+        goto fail;
+    }
+    /* Ceph waits 300 s by default for an unreachable cluster; a service
+     * that cannot mount should say so while its operator is watching. */
+    /* A CephFS directory's size is by default the bytes below it, which
+     * the MDS updates lazily: two stats of a directory one reads disagree
+     * and tar reports "file changed as we read it". Off, the size is the
+     * number of entries, stable while nothing is added or removed. */
+    if (set_option(cl->cmount, "client_mount_timeout", CEPH_MOUNT_TIMEOUT,
+                   err, errlen) < 0 ||
+        set_option(cl->cmount, "client_dirsize_rbytes", "false", err,
+                   errlen) < 0 ||
+        set_option(cl->cmount, "client_cache_size", o->cache_size, err,
+                   errlen) < 0 ||
+        set_option(cl->cmount, "client_oc_size", o->oc_size, err, errlen) < 0)
+        goto fail;
+    r = ceph_init(cl->cmount);
+    if (r < 0) {
+        snprintf(err, errlen, "ceph: ceph_init: %s", strerror(-r));
+        goto fail;
+    }
+    if (o->fs_name != NULL) {
+        r = ceph_select_filesystem(cl->cmount, o->fs_name);
+        if (r < 0) {
+            snprintf(err, errlen, "ceph: cannot select file system %s: %s",
+                     o->fs_name, strerror(-r));
+            goto fail;
+        }
+    }
+    r = ceph_mount(cl->cmount, "/");
+    if (r < 0) {
+        snprintf(err, errlen, "ceph: mount failed: %s", strerror(-r));
+        goto fail;
+    }
+    int64_t cid = ceph_get_fs_cid(cl->cmount);
+    /* "CE" in the high bits keeps it apart from the small numbers of local
+     * block devices; the fs id tells file systems of one cluster apart. */
+    cl->dev = 0xCE000000u | (uint64_t)(cid < 0 ? 0 : cid & 0xffffff);
+    return cl;
+
+fail:
+    ceph_release(cl->cmount);
+    free(cl);
+    return NULL;
+}
+
+void cephfs_client_free(struct cephfs_client *cl)
+{
+    if (cl == NULL)
+        return;
+    ceph_unmount(cl->cmount);
+    ceph_release(cl->cmount);
+    free(cl);
+}
+
+/* ceph_userperm_new keeps a pointer to the group list rather than a copy
+ * (Ceph's UserPerm constructor stores gidlist as given), so the UserPerm
+ * refers to cred->groups: the cred must stay in place until it is released. */
+int cephfs_cred_init(struct cephfs_client *cl, struct ls_cred *cred)
+{
+    (void)cl;
+    if (cred->ngroups < 0 || cred->ngroups > DANAUS_MAX_GROUPS)
+        return -EINVAL;
+    cred->ceph_perm = ceph_userperm_new(cred->uid, cred->gid, cred->ngroups,
+                                        cred->groups);
+    return cred->ceph_perm ? 0 : -ENOMEM;
+}
+
+void cephfs_cred_release(struct ls_cred *cred)
+{
+    if (cred->ceph_perm != NULL)
+        ceph_userperm_destroy(cred->ceph_perm);
+    cred->ceph_perm = NULL;
+}

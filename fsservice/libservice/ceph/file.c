@@ -1,0 +1,450 @@
+/*
+ * file.c - open files and directories of the CephFS libservice.
+ *
+ * A regular file is a Ceph file handle (Fh) from ceph_ll_open/ceph_ll_create;
+ * a directory is a ceph_dir_result from ceph_ll_opendir. Both keep a
+ * reference on their inode until close.
+ *
+ * Appends: Ceph's Client::_write takes an offset < 0 to mean "at the handle's
+ * position", and when the handle was opened with O_APPEND it first moves that
+ * position to the end of the file (measured: ll_write(-1) on a handle without
+ * O_APPEND writes at position 0). So every writable handle is opened with
+ * O_APPEND, which leaves writes at an explicit offset where they are
+ * (measured), and pwrite(off < 0) becomes ll_write(-1); the handle's position
+ * after it is the end the caller gets.
+ *
+ * Directory cookies: d_off is Ceph's telldir value after the entry (1 after
+ * ".", 2 after "..", then hash-ordered values Ceph gives), which seekdir
+ * accepts back; 0 is the start. Ceph lists "." and ".." itself.
+ */
+#include "ceph.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ceph_file {
+    struct ls_file base;
+    struct Inode *in;
+    struct Fh *fh;               /* regular files */
+    struct ceph_dir_result *dir; /* directories */
+    int flags;
+    /* Directories: the cookie our callers see Ceph's stream standing at. It
+     * is kept rather than asked of ceph_telldir because, past the last
+     * entry, Ceph's position becomes an end marker: a seekdir back from it
+     * would drop Ceph's buffer and ask the MDS again at every end. */
+    off_t dir_pos;
+    /* Serializes what must not interleave on one open file: an append with
+     * the read of the position it left, and a directory's seek + reads. */
+    pthread_mutex_t lock;
+};
+
+static struct ceph_file *cfile(struct ls_file *f)
+{
+    return (struct ceph_file *)f;
+}
+
+static struct cephfs_client *fclient(struct ls_file *f)
+{
+    return ceph_inst(f->inst)->client;
+}
+
+static int new_file(struct ls_instance *inst, struct Inode *in, int is_dir,
+                    int flags, struct ceph_file **out)
+{
+    struct ceph_file *cf = calloc(1, sizeof(*cf));
+    if (cf == NULL)
+        return -ENOMEM;
+    cf->base.inst = inst;
+    cf->base.is_dir = is_dir;
+    cf->in = in;
+    cf->flags = flags;
+    pthread_mutex_init(&cf->lock, NULL);
+    *out = cf;
+    return 0;
+}
+
+/* Flags for ceph_ll_open/create: see the note on appends above. */
+static int ceph_open_flags(int flags)
+{
+    int f = flags & (O_ACCMODE | O_TRUNC);
+    if ((flags & O_ACCMODE) != O_RDONLY)
+        f |= O_APPEND;
+    return f;
+}
+
+/* O_PATH: a reference on the inode and nothing more, whatever its type and
+ * its permissions, as Linux's O_PATH; the service lets only fstat, fstatfs,
+ * dup and close reach it. Takes over the reference on in. */
+static int open_path_only(struct ls_instance *inst, const struct ls_cred *cred,
+                          struct Inode *in, int flags, struct ls_file **out)
+{
+    struct ceph_instance *ci = ceph_inst(inst);
+    struct ceph_statx stx;
+    int r = ceph_ll_getattr(ci->client->cmount, in, &stx, CEPH_STATX_MODE, 0,
+                            cred->ceph_perm);
+    if (r == 0 && (flags & O_DIRECTORY) && !S_ISDIR(stx.stx_mode))
+        r = -ENOTDIR;
+    struct ceph_file *cf = NULL;
+    if (r == 0)
+        r = new_file(inst, in, S_ISDIR(stx.stx_mode), flags, &cf);
+    if (r < 0) {
+        ceph_inode_put(ci, in);
+        return r;
+    }
+    *out = &cf->base;
+    return 0;
+}
+
+/* Opens an inode that exists; takes over the reference on in. */
+static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
+                      struct Inode *in, int flags, struct ls_file **out)
+{
+    struct ceph_instance *ci = ceph_inst(inst);
+    struct ceph_mount_info *cm = ci->client->cmount;
+    struct ceph_statx stx;
+    struct ceph_file *cf = NULL;
+    int r = ceph_ll_getattr(cm, in, &stx, CEPH_STATX_MODE, 0,
+                            cred->ceph_perm);
+    if (r < 0)
+        goto fail;
+    int accmode = flags & O_ACCMODE;
+    if (S_ISLNK(stx.stx_mode)) {
+        r = -ELOOP; /* O_NOFOLLOW, or a link made after the walk */
+    } else if (S_ISDIR(stx.stx_mode)) {
+        r = (accmode != O_RDONLY || (flags & O_TRUNC)) ? -EISDIR : 0;
+    } else if (flags & O_DIRECTORY) {
+        r = -ENOTDIR;
+    } else if (!S_ISREG(stx.stx_mode)) {
+        r = -ENXIO; /* devices, fifos, sockets are not served */
+    }
+    if (r < 0)
+        goto fail;
+    r = new_file(inst, in, S_ISDIR(stx.stx_mode), flags, &cf);
+    if (r < 0)
+        goto fail;
+    if (cf->base.is_dir)
+        r = ceph_ll_opendir(cm, in, &cf->dir, cred->ceph_perm);
+    else
+        r = ceph_ll_open(cm, in, ceph_open_flags(flags), &cf->fh,
+                         cred->ceph_perm);
+    if (r < 0)
+        goto fail;
+    *out = &cf->base;
+    return 0;
+
+fail:
+    if (cf != NULL) {
+        pthread_mutex_destroy(&cf->lock);
+        free(cf);
+    }
+    ceph_inode_put(ci, in);
+    return r;
+}
+
+/*
+ * O_CREAT: opens l's name, creating it unless it exists; takes over l's
+ * reference. The walk has followed a last symlink already (a dangling one
+ * names its target, which is created here, as Linux does), except under
+ * O_EXCL (the link itself exists: EEXIST) and O_NOFOLLOW (ELOOP from
+ * open_inode).
+ */
+static int open_create(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path, struct ceph_last *l, int flags,
+                       mode_t mode, struct ls_file **out)
+{
+    struct ceph_instance *ci = ceph_inst(inst);
+    struct ceph_mount_info *cm = ci->client->cmount;
+    struct Inode *in;
+    struct ceph_statx stx;
+    int r = ceph_ll_lookup(cm, l->dir, l->name, &in, &stx, CEPH_STATX_MODE,
+                           0, cred->ceph_perm);
+    if (r == 0) {
+        ceph_inode_put(ci, l->dir);
+        if (flags & O_EXCL) {
+            ceph_ll_put(cm, in);
+            return -EEXIST;
+        }
+        return open_inode(inst, cred, in, flags, out);
+    }
+    if (r != -ENOENT) {
+        ceph_inode_put(ci, l->dir);
+        return r;
+    }
+    struct ceph_file *cf;
+    r = new_file(inst, NULL, 0, flags, &cf);
+    if (r < 0) {
+        ceph_inode_put(ci, l->dir);
+        return r;
+    }
+    r = ceph_ll_create(cm, l->dir, l->name, mode & 07777,
+                       ceph_open_flags(flags) | O_CREAT | O_EXCL, &cf->in,
+                       &cf->fh, &stx, 0, 0, cred->ceph_perm);
+    ceph_inode_put(ci, l->dir);
+    if (r < 0) {
+        pthread_mutex_destroy(&cf->lock);
+        free(cf);
+        /* Lost a race with another creator: without O_EXCL, open theirs. */
+        if (r == -EEXIST && !(flags & O_EXCL))
+            return ceph_file_open(inst, cred, path, flags & ~O_CREAT, mode,
+                                  out);
+        return r;
+    }
+    *out = &cf->base;
+    return 0;
+}
+
+int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,
+                   const char *path, int flags, mode_t mode,
+                   struct ls_file **out)
+{
+    struct ceph_instance *ci = ceph_inst(inst);
+    if ((flags & O_ACCMODE) == O_ACCMODE)
+        return -EINVAL;
+    if (flags & O_CREAT) {
+        struct ceph_last l;
+        int follow = !(flags & (O_EXCL | O_NOFOLLOW));
+        int r = ceph_walk_parent(ci, cred, path, follow, &l);
+        if (r < 0)
+            return r;
+        /* As Linux: a trailing slash asks for a directory, which O_CREAT
+         * does not make; "", "." and ".." are directories that exist. */
+        if (l.slash || ceph_name_is_special(l.name)) {
+            ceph_inode_put(ci, l.dir);
+            return (flags & O_EXCL) && !l.slash ? -EEXIST : -EISDIR;
+        }
+        return open_create(inst, cred, path, &l, flags, mode, out);
+    }
+    struct Inode *in;
+    int r = ceph_walk(ci, cred, path, !(flags & O_NOFOLLOW), &in);
+    if (r < 0)
+        return r;
+    if (flags & O_PATH)
+        return open_path_only(inst, cred, in, flags, out);
+    return open_inode(inst, cred, in, flags, out);
+}
+
+void ceph_file_close(struct ls_file *f)
+{
+    struct ceph_file *cf = cfile(f);
+    struct ceph_mount_info *cm = fclient(f)->cmount;
+    if (cf->dir != NULL)
+        ceph_ll_releasedir(cm, cf->dir);
+    if (cf->fh != NULL)
+        ceph_ll_close(cm, cf->fh);
+    ceph_inode_put(ceph_inst(f->inst), cf->in);
+    pthread_mutex_destroy(&cf->lock);
+    free(cf);
+}
+
+ssize_t ceph_file_pread(struct ls_file *f, const struct ls_cred *cred,
+                        void *buf, size_t n, off_t off)
+{
+    if (f->is_dir)
+        return -EISDIR;
+    if (off < 0)
+        return -EINVAL;
+    if (n > INT_MAX)
+        n = INT_MAX; /* ceph_ll_read returns an int */
+    return ceph_ll_read(fclient(f)->cmount, cfile(f)->fh, off, n, buf);
+}
+
+/* Ceph's Striper asserts on a write of 0 bytes (measured: the process
+ * aborts), so an empty write never reaches it; it changes nothing. */
+static ssize_t empty_write(struct ls_file *f, const struct ls_cred *cred,
+                           off_t off, off_t *end)
+{
+    if ((cfile(f)->flags & O_ACCMODE) == O_RDONLY)
+        return -EBADF;
+    if (end == NULL)
+        return 0;
+    if (off >= 0) {
+        *end = off;
+        return 0;
+    }
+    struct ceph_statx stx;
+    int r = ceph_ll_getattr(fclient(f)->cmount, cfile(f)->in, &stx,
+                            CEPH_STATX_SIZE, 0, cred->ceph_perm);
+    if (r < 0)
+        return r;
+    *end = (off_t)stx.stx_size;
+    return 0;
+}
+
+ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
+                         const void *buf, size_t n, off_t off, off_t *end)
+{
+    struct ceph_file *cf = cfile(f);
+    struct ceph_mount_info *cm = fclient(f)->cmount;
+    if (f->is_dir)
+        return -EISDIR;
+    if (n > INT_MAX)
+        n = INT_MAX; /* ceph_ll_write returns an int */
+    if (n == 0)
+        return empty_write(f, cred, off, end);
+    if (off >= 0) {
+        int r = ceph_ll_write(cm, cf->fh, off, n, buf);
+        if (r >= 0 && end != NULL)
+            *end = off + r;
+        return r;
+    }
+    pthread_mutex_lock(&cf->lock);
+    int r = ceph_ll_write(cm, cf->fh, -1, n, buf);
+    if (r >= 0 && end != NULL)
+        *end = ceph_ll_lseek(cm, cf->fh, 0, SEEK_CUR);
+    pthread_mutex_unlock(&cf->lock);
+    return r;
+}
+
+int ceph_file_fsync(struct ls_file *f, const struct ls_cred *cred,
+                    int datasync)
+{
+    struct ceph_mount_info *cm = fclient(f)->cmount;
+    if (f->is_dir)
+        return ceph_ll_sync_inode(cm, cfile(f)->in, datasync);
+    return ceph_ll_fsync(cm, cfile(f)->fh, datasync);
+}
+
+/*
+ * The permission to change the size was checked when the file was opened for
+ * writing (ftruncate(2) does not check it again), so the mount's own
+ * credentials carry the change: a file created 0444 can still be truncated
+ * through the descriptor that created it.
+ */
+int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
+                        off_t len)
+{
+    struct ceph_mount_info *cm = fclient(f)->cmount;
+    if (f->is_dir || (cfile(f)->flags & O_ACCMODE) == O_RDONLY || len < 0)
+        return -EINVAL;
+    struct ceph_statx stx = {.stx_size = (uint64_t)len};
+    return ceph_ll_setattr(cm, cfile(f)->in, &stx, CEPH_SETATTR_SIZE,
+                           ceph_mount_perms(cm));
+}
+
+int ceph_file_fstat(struct ls_file *f, const struct ls_cred *cred,
+                    struct danaus_stat *out)
+{
+    return ceph_do_stat(fclient(f), cfile(f)->in, cred, out);
+}
+
+int ceph_file_fchmod(struct ls_file *f, const struct ls_cred *cred,
+                     mode_t mode)
+{
+    return ceph_do_chmod(fclient(f), cfile(f)->in, cred, mode);
+}
+
+int ceph_file_fchown(struct ls_file *f, const struct ls_cred *cred, uid_t uid,
+                     gid_t gid)
+{
+    return ceph_do_chown(fclient(f), cfile(f)->in, cred, uid, gid);
+}
+
+int ceph_file_futimens(struct ls_file *f, const struct ls_cred *cred,
+                       const struct timespec ts[2])
+{
+    return ceph_do_utimens(fclient(f), cfile(f)->in, cred, ts);
+}
+
+int ceph_file_fstatfs(struct ls_file *f, const struct ls_cred *cred,
+                      struct danaus_statfs *out)
+{
+    return ceph_do_statfs(fclient(f), cfile(f)->in, out);
+}
+
+static size_t dirent_reclen(size_t namelen)
+{
+    size_t len = offsetof(struct danaus_dirent, d_name) + namelen + 1;
+    return (len + 7) & ~(size_t)7;
+}
+
+ssize_t ceph_file_getdents(struct ls_file *f, const struct ls_cred *cred,
+                           void *buf, size_t n, off_t *pos)
+{
+    struct ceph_file *cf = cfile(f);
+    struct ceph_instance *ci = ceph_inst(f->inst);
+    struct ceph_mount_info *cm = ci->client->cmount;
+    if (!f->is_dir)
+        return -ENOTDIR;
+    pthread_mutex_lock(&cf->lock);
+    if (cf->dir_pos != *pos) {
+        ceph_seekdir(cm, cf->dir, *pos);
+        cf->dir_pos = *pos;
+    }
+    size_t used = 0;
+    ssize_t r = 0;
+    int lost = 0;
+    for (;;) {
+        int64_t before = ceph_telldir(cm, cf->dir);
+        struct dirent de;
+        int got = ceph_readdir_r(cm, cf->dir, &de);
+        if (got <= 0) {
+            if (got < 0 && used == 0)
+                r = got;
+            lost = got < 0;
+            break;
+        }
+        size_t namelen = strlen(de.d_name);
+        size_t reclen = dirent_reclen(namelen);
+        if (used + reclen > n) {
+            /* Give the entry back for the next call. */
+            ceph_seekdir(cm, cf->dir, before);
+            if (used == 0)
+                r = -EINVAL;
+            break;
+        }
+        struct danaus_dirent *d =
+            (struct danaus_dirent *)((char *)buf + used);
+        d->d_ino = de.d_ino;
+        /* ".." of the instance root is the root itself, as in a chroot. */
+        if (cf->in == ci->root && strcmp(de.d_name, "..") == 0)
+            d->d_ino = ci->root_ino;
+        d->d_off = ceph_telldir(cm, cf->dir);
+        d->d_reclen = (uint16_t)reclen;
+        d->d_type = de.d_type;
+        memcpy(d->d_name, de.d_name, namelen + 1);
+        memset(d->d_name + namelen + 1, 0,
+               reclen - offsetof(struct danaus_dirent, d_name) - namelen - 1);
+        used += reclen;
+        *pos = d->d_off;
+    }
+    /* After a failed read, where Ceph's stream stands is not known. */
+    cf->dir_pos = lost ? -1 : *pos;
+    pthread_mutex_unlock(&cf->lock);
+    return r < 0 ? r : (ssize_t)used;
+}
+
+ssize_t ceph_file_fgetxattr(struct ls_file *f, const struct ls_cred *cred,
+                            const char *name, void *value, size_t size)
+{
+    return ceph_ll_getxattr(fclient(f)->cmount, cfile(f)->in, name, value,
+                            size, cred->ceph_perm);
+}
+
+int ceph_file_fsetxattr(struct ls_file *f, const struct ls_cred *cred,
+                        const char *name, const void *value, size_t size,
+                        int xflags)
+{
+    return ceph_ll_setxattr(fclient(f)->cmount, cfile(f)->in, name, value,
+                            size, xflags, cred->ceph_perm);
+}
+
+ssize_t ceph_file_flistxattr(struct ls_file *f, const struct ls_cred *cred,
+                             char *list, size_t size)
+{
+    return ceph_do_listxattr(fclient(f), cfile(f)->in, cred, list, size);
+}
+
+int ceph_file_fremovexattr(struct ls_file *f, const struct ls_cred *cred,
+                           const char *name)
+{
+    return ceph_ll_removexattr(fclient(f)->cmount, cfile(f)->in, name,
+                               cred->ceph_perm);
+}

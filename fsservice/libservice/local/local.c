@@ -1,0 +1,780 @@
+/*
+ * local.c - the local-directory libservice: every operation of
+ * struct ls_ops over a host directory, through ordinary system calls.
+ *
+ * This is danausd's embedded default backend (no Ceph cluster needed). The
+ * instance keeps its root as an O_PATH directory fd; every path is resolved
+ * beneath it with openat2(RESOLVE_IN_ROOT) (path.c), and every call
+ * first takes on the client's identity on the calling thread
+ * (cred.c), so the kernel checks permissions as for the client. A
+ * service not running as root cannot switch and acts as itself for all.
+ *
+ * Two kinds of path operations:
+ *  - on a name (mkdir, rmdir, unlink, rename, link, symlink, readlink): the
+ *    parent is resolved in the root and the *at call acts on the last
+ *    component. A last component of "." or "..", or no component at all
+ *    ("" is the instance root, which a client reaches as its mount point),
+ *    never reaches the *at call: it gets the errno Linux gives for the same
+ *    call on "x/.", "x/.." or a mount point "/" (measured on ext4).
+ *  - on an existing inode (stat, access, chmod, chown, utimens, truncate,
+ *    statfs, xattrs): the whole path is opened O_PATH in the root (with
+ *    O_NOFOLLOW for AT_SYMLINK_NOFOLLOW, giving an fd of the symlink itself)
+ *    and the call acts on that fd. Calls without an fd-relative form use
+ *    the fd's /proc/self/fd/N link, which leads to the O_PATH target itself
+ *    (measured: getxattr on the link of an O_NOFOLLOW fd reads the symlink's
+ *    own xattrs, and chmod through it gives EOPNOTSUPP as lchmod does).
+ *
+ * Creation modes are applied minus the process umask; danausd runs with
+ * umask 0 so the client's umask, applied by libfs, is the only one.
+ */
+#include "fsservice/libservice/libservice.h"
+#include "cred.h"
+#include "path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+struct local_instance {
+    struct ls_instance base;
+    int root_fd;      /* O_PATH directory fd of the root */
+    int switch_creds; /* 0 when the service is not root: act as itself */
+};
+
+struct local_file {
+    struct ls_file base;
+    int fd;
+    /* getdents seeks then reads; the pair must not interleave with another
+     * thread's on the same open directory. */
+    pthread_mutex_t dir_lock;
+};
+
+static struct local_instance *local(struct ls_instance *inst)
+{
+    return (struct local_instance *)inst;
+}
+
+static struct local_file *lfile(struct ls_file *file)
+{
+    return (struct local_file *)file;
+}
+
+static int enter(struct local_instance *li, const struct ls_cred *cred)
+{
+    return li->switch_creds ? local_cred_enter(cred) : 0;
+}
+
+static int enter_file(struct ls_file *file, const struct ls_cred *cred)
+{
+    return enter(local(file->inst), cred);
+}
+
+static int neg_errno(long rc)
+{
+    return rc < 0 ? -errno : (int)rc;
+}
+
+static ssize_t neg_errno_size(ssize_t rc)
+{
+    return rc < 0 ? -errno : rc;
+}
+
+/* The O_PATH fd of an existing inode; AT_SYMLINK_NOFOLLOW gives the
+ * symlink itself. */
+static int open_inode(struct local_instance *li, const char *path, int at)
+{
+    int flags = O_PATH | O_CLOEXEC;
+    if (at & AT_SYMLINK_NOFOLLOW)
+        flags |= O_NOFOLLOW;
+    return local_open_in_root(li->root_fd, path, flags, 0);
+}
+
+struct proc_link {
+    char path[32];
+};
+
+static struct proc_link proc_link_of(int fd)
+{
+    struct proc_link link;
+    snprintf(link.path, sizeof link.path, "/proc/self/fd/%d", fd);
+    return link;
+}
+
+static void stat_from_statx(const struct statx *sx, struct danaus_stat *out)
+{
+    memset(out, 0, sizeof *out);
+    out->dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+    out->ino = sx->stx_ino;
+    out->nlink = sx->stx_nlink;
+    out->rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+    out->mode = sx->stx_mode;
+    out->uid = sx->stx_uid;
+    out->gid = sx->stx_gid;
+    out->blksize = sx->stx_blksize;
+    out->size = (int64_t)sx->stx_size;
+    out->blocks = (int64_t)sx->stx_blocks;
+    out->atime_sec = sx->stx_atime.tv_sec;
+    out->atime_nsec = sx->stx_atime.tv_nsec;
+    out->mtime_sec = sx->stx_mtime.tv_sec;
+    out->mtime_nsec = sx->stx_mtime.tv_nsec;
+    out->ctime_sec = sx->stx_ctime.tv_sec;
+    out->ctime_nsec = sx->stx_ctime.tv_nsec;
+    if (sx->stx_mask & STATX_BTIME) {
+        out->btime_sec = sx->stx_btime.tv_sec;
+        out->btime_nsec = sx->stx_btime.tv_nsec;
+    }
+}
+
+static int stat_fd(int fd, struct danaus_stat *out)
+{
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+        return -errno;
+    stat_from_statx(&sx, out);
+    return 0;
+}
+
+static int statfs_fd(int fd, struct danaus_statfs *out)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf) < 0)
+        return -errno;
+    memset(out, 0, sizeof *out);
+    out->type = (uint64_t)sf.f_type;
+    out->bsize = (uint64_t)sf.f_bsize;
+    out->frsize = (uint64_t)sf.f_frsize;
+    out->blocks = sf.f_blocks;
+    out->bfree = sf.f_bfree;
+    out->bavail = sf.f_bavail;
+    out->files = sf.f_files;
+    out->ffree = sf.f_ffree;
+    out->favail = sf.f_ffree; /* statfs has no favail; glibc's statvfs
+                                 reports f_ffree for it too */
+    out->fsid = (uint64_t)(uint32_t)sf.f_fsid.__val[0] |
+                (uint64_t)(uint32_t)sf.f_fsid.__val[1] << 32;
+    out->namelen = (uint64_t)sf.f_namelen;
+    out->flags = (uint64_t)sf.f_flags;
+    return 0;
+}
+
+/* ---- open files ---- */
+
+static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
+                      const char *path, int flags, mode_t mode,
+                      struct ls_file **out)
+{
+    struct local_instance *li = local(inst);
+    int rc = enter(li, cred);
+    if (rc < 0)
+        return rc;
+    /* openat2, unlike open, rejects a mode without O_CREAT/O_TMPFILE and
+     * mode bits outside 07777. */
+    if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
+        mode = 0;
+    int fd = local_open_in_root(li->root_fd, path, flags | O_CLOEXEC,
+                                mode & 07777);
+    if (fd < 0)
+        return fd;
+
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        rc = -errno;
+        close(fd);
+        return rc;
+    }
+    struct local_file *file = calloc(1, sizeof *file);
+    if (!file) {
+        close(fd);
+        return -ENOMEM;
+    }
+    file->base.inst = inst;
+    file->base.is_dir = S_ISDIR(st.st_mode);
+    file->fd = fd;
+    pthread_mutex_init(&file->dir_lock, NULL);
+    *out = &file->base;
+    return 0;
+}
+
+static void local_close(struct ls_file *base)
+{
+    struct local_file *file = lfile(base);
+    close(file->fd);
+    pthread_mutex_destroy(&file->dir_lock);
+    free(file);
+}
+
+static ssize_t local_pread(struct ls_file *file, const struct ls_cred *cred,
+                           void *buf, size_t n, off_t off)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno_size(pread(lfile(file)->fd, buf, n, off));
+}
+
+/*
+ * Appends use pwritev2(RWF_APPEND) with offset -1, atomic whether or not
+ * the fd was opened O_APPEND (libfs may have set O_APPEND later with
+ * fcntl). Measured: it appends and moves the file offset to the new end,
+ * which lseek then reports. Two threads appending through one open file
+ * may each read the other's end; the file offset of one open file is
+ * shared state under Linux as well.
+ */
+static ssize_t local_pwrite(struct ls_file *file, const struct ls_cred *cred,
+                            const void *buf, size_t n, off_t off, off_t *end)
+{
+    int fd = lfile(file)->fd;
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    if (off >= 0) {
+        ssize_t done = pwrite(fd, buf, n, off);
+        if (done < 0)
+            return -errno;
+        if (end)
+            *end = off + done;
+        return done;
+    }
+    struct iovec iov = {.iov_base = (void *)buf, .iov_len = n};
+    ssize_t done = pwritev2(fd, &iov, 1, -1, RWF_APPEND);
+    if (done < 0)
+        return -errno;
+    if (end) {
+        off_t pos = lseek(fd, 0, SEEK_CUR);
+        if (pos < 0)
+            return -errno;
+        *end = pos;
+    }
+    return done;
+}
+
+static int local_fsync(struct ls_file *file, const struct ls_cred *cred,
+                       int datasync)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    int fd = lfile(file)->fd;
+    return neg_errno(datasync ? fdatasync(fd) : fsync(fd));
+}
+
+static int local_ftruncate(struct ls_file *file, const struct ls_cred *cred,
+                           off_t len)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno(ftruncate(lfile(file)->fd, len));
+}
+
+static int local_fstat(struct ls_file *file, const struct ls_cred *cred,
+                       struct danaus_stat *out)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return stat_fd(lfile(file)->fd, out);
+}
+
+static int local_fchmod(struct ls_file *file, const struct ls_cred *cred,
+                        mode_t mode)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno(fchmod(lfile(file)->fd, mode));
+}
+
+static int local_fchown(struct ls_file *file, const struct ls_cred *cred,
+                        uid_t uid, gid_t gid)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno(fchown(lfile(file)->fd, uid, gid));
+}
+
+static int local_futimens(struct ls_file *file, const struct ls_cred *cred,
+                          const struct timespec ts[2])
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno(futimens(lfile(file)->fd, ts));
+}
+
+static int local_fstatfs(struct ls_file *file, const struct ls_cred *cred,
+                         struct danaus_statfs *out)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return statfs_fd(lfile(file)->fd, out);
+}
+
+/*
+ * The kernel's linux_dirent64 records are danaus_dirent records, so
+ * getdents64 fills buf directly; it never splits a record (EINVAL when not
+ * even one fits). The cookie is the d_off of the last record returned,
+ * which lseek on the directory accepts to resume after it.
+ */
+static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
+                              void *buf, size_t n, off_t *pos)
+{
+    struct local_file *lf = lfile(file);
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    if (n > INT_MAX)
+        n = INT_MAX;
+
+    pthread_mutex_lock(&lf->dir_lock);
+    ssize_t got = -1;
+    if (lseek(lf->fd, *pos, SEEK_SET) >= 0)
+        got = syscall(SYS_getdents64, lf->fd, buf, n);
+    ssize_t result = got < 0 ? -errno : got;
+    pthread_mutex_unlock(&lf->dir_lock);
+    if (result <= 0)
+        return result;
+
+    size_t at = 0, last = 0;
+    while (at < (size_t)result) {
+        uint16_t reclen;
+        memcpy(&reclen, (char *)buf + at + offsetof(struct danaus_dirent,
+                                                    d_reclen),
+               sizeof reclen);
+        last = at;
+        at += reclen;
+    }
+    int64_t cookie;
+    memcpy(&cookie, (char *)buf + last + offsetof(struct danaus_dirent, d_off),
+           sizeof cookie);
+    *pos = (off_t)cookie;
+    return result;
+}
+
+static ssize_t local_fgetxattr(struct ls_file *file, const struct ls_cred *cred,
+                               const char *name, void *value, size_t size)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno_size(fgetxattr(lfile(file)->fd, name, value, size));
+}
+
+static int local_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
+                           const char *name, const void *value, size_t size,
+                           int xflags)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno(fsetxattr(lfile(file)->fd, name, value, size, xflags));
+}
+
+static ssize_t local_flistxattr(struct ls_file *file,
+                                const struct ls_cred *cred, char *list,
+                                size_t size)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno_size(flistxattr(lfile(file)->fd, list, size));
+}
+
+static int local_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
+                              const char *name)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno(fremovexattr(lfile(file)->fd, name));
+}
+
+/* ---- operations on an existing inode ---- */
+
+/* Take on the client's identity and open the inode of path; >= 0 an O_PATH
+ * fd the caller closes, or -errno. */
+static int enter_inode(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path, int at, int allowed_at)
+{
+    struct local_instance *li = local(inst);
+    if (at & ~allowed_at)
+        return -EINVAL;
+    int rc = enter(li, cred);
+    if (rc < 0)
+        return rc;
+    return open_inode(li, path, at);
+}
+
+static int local_stat(struct ls_instance *inst, const struct ls_cred *cred,
+                      const char *path, int at, struct danaus_stat *out)
+{
+    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return fd;
+    int rc = stat_fd(fd, out);
+    close(fd);
+    return rc;
+}
+
+/* Always AT_EACCESS: without it the kernel checks the real uid, which the
+ * per-thread switch leaves as the service's; the client has one identity. */
+static int local_access(struct ls_instance *inst, const struct ls_cred *cred,
+                        const char *path, int mode, int at)
+{
+    int fd = enter_inode(inst, cred, path, at,
+                         AT_SYMLINK_NOFOLLOW | AT_EACCESS);
+    if (fd < 0)
+        return fd;
+    int rc = neg_errno(faccessat(fd, "", mode,
+                                 AT_EMPTY_PATH | AT_EACCESS |
+                                     (at & AT_SYMLINK_NOFOLLOW)));
+    close(fd);
+    return rc;
+}
+
+static int local_chmod(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path, mode_t mode, int at)
+{
+    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return fd;
+    int rc = neg_errno(chmod(proc_link_of(fd).path, mode));
+    close(fd);
+    return rc;
+}
+
+static int local_chown(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path, uid_t uid, gid_t gid, int at)
+{
+    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return fd;
+    int rc = neg_errno(fchownat(fd, "", uid, gid, AT_EMPTY_PATH));
+    close(fd);
+    return rc;
+}
+
+static int local_utimens(struct ls_instance *inst, const struct ls_cred *cred,
+                         const char *path, const struct timespec ts[2], int at)
+{
+    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return fd;
+    int rc = neg_errno(utimensat(fd, "", ts, AT_EMPTY_PATH));
+    close(fd);
+    return rc;
+}
+
+static int local_truncate(struct ls_instance *inst, const struct ls_cred *cred,
+                          const char *path, off_t len)
+{
+    int fd = enter_inode(inst, cred, path, 0, 0);
+    if (fd < 0)
+        return fd;
+    int rc = neg_errno(truncate(proc_link_of(fd).path, len));
+    close(fd);
+    return rc;
+}
+
+static int local_statfs(struct ls_instance *inst, const struct ls_cred *cred,
+                        const char *path, struct danaus_statfs *out)
+{
+    int fd = enter_inode(inst, cred, path, 0, 0);
+    if (fd < 0)
+        return fd;
+    int rc = statfs_fd(fd, out);
+    close(fd);
+    return rc;
+}
+
+static ssize_t local_getxattr(struct ls_instance *inst,
+                              const struct ls_cred *cred, const char *path,
+                              const char *name, void *value, size_t size,
+                              int at)
+{
+    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return fd;
+    ssize_t rc =
+        neg_errno_size(getxattr(proc_link_of(fd).path, name, value, size));
+    close(fd);
+    return rc;
+}
+
+static int local_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
+                          const char *path, const char *name,
+                          const void *value, size_t size, int xflags, int at)
+{
+    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return fd;
+    int rc = neg_errno(
+        setxattr(proc_link_of(fd).path, name, value, size, xflags));
+    close(fd);
+    return rc;
+}
+
+static ssize_t local_listxattr(struct ls_instance *inst,
+                               const struct ls_cred *cred, const char *path,
+                               char *list, size_t size, int at)
+{
+    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return fd;
+    ssize_t rc = neg_errno_size(listxattr(proc_link_of(fd).path, list, size));
+    close(fd);
+    return rc;
+}
+
+static int local_removexattr(struct ls_instance *inst,
+                             const struct ls_cred *cred, const char *path,
+                             const char *name, int at)
+{
+    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return fd;
+    int rc = neg_errno(removexattr(proc_link_of(fd).path, name));
+    close(fd);
+    return rc;
+}
+
+/* ---- operations on a name ---- */
+
+/* Take on the client's identity and resolve the parent of path. */
+static int enter_name(struct ls_instance *inst, const struct ls_cred *cred,
+                      const char *path, struct local_name *out)
+{
+    struct local_instance *li = local(inst);
+    int rc = enter(li, cred);
+    if (rc < 0)
+        return rc;
+    return local_name_resolve(li->root_fd, path, out);
+}
+
+static int local_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path, mode_t mode)
+{
+    struct local_name n;
+    int rc = enter_name(inst, cred, path, &n);
+    if (rc < 0)
+        return rc;
+    if (n.kind == LOCAL_LAST_NAME)
+        rc = neg_errno(mkdirat(n.dir_fd, n.name, mode));
+    else
+        rc = -EEXIST;
+    local_name_release(&n);
+    return rc;
+}
+
+static int local_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path)
+{
+    struct local_name n;
+    int rc = enter_name(inst, cred, path, &n);
+    if (rc < 0)
+        return rc;
+    switch (n.kind) {
+    case LOCAL_LAST_NAME:
+        rc = neg_errno(unlinkat(n.dir_fd, n.name, AT_REMOVEDIR));
+        break;
+    case LOCAL_LAST_DOT:
+        rc = -EINVAL;
+        break;
+    case LOCAL_LAST_DOTDOT:
+        rc = -ENOTEMPTY;
+        break;
+    case LOCAL_LAST_ROOT:
+        rc = -EBUSY;
+        break;
+    }
+    local_name_release(&n);
+    return rc;
+}
+
+static int local_unlink(struct ls_instance *inst, const struct ls_cred *cred,
+                        const char *path)
+{
+    struct local_name n;
+    int rc = enter_name(inst, cred, path, &n);
+    if (rc < 0)
+        return rc;
+    if (n.kind == LOCAL_LAST_NAME)
+        rc = neg_errno(unlinkat(n.dir_fd, n.name, 0));
+    else
+        rc = -EISDIR;
+    local_name_release(&n);
+    return rc;
+}
+
+static int local_rename(struct ls_instance *inst, const struct ls_cred *cred,
+                        const char *from, const char *to, unsigned flags)
+{
+    struct local_name src, dst;
+    int rc = enter_name(inst, cred, from, &src);
+    if (rc < 0)
+        return rc;
+    rc = local_name_resolve(local(inst)->root_fd, to, &dst);
+    if (rc < 0) {
+        local_name_release(&src);
+        return rc;
+    }
+    /* The kernel's order: a special source is EBUSY; a special target is
+     * EEXIST under RENAME_NOREPLACE and EBUSY otherwise. */
+    if (src.kind != LOCAL_LAST_NAME)
+        rc = -EBUSY;
+    else if (dst.kind != LOCAL_LAST_NAME)
+        rc = (flags & RENAME_NOREPLACE) ? -EEXIST : -EBUSY;
+    else
+        rc = neg_errno(
+            renameat2(src.dir_fd, src.name, dst.dir_fd, dst.name, flags));
+    local_name_release(&dst);
+    local_name_release(&src);
+    return rc;
+}
+
+static int local_link(struct ls_instance *inst, const struct ls_cred *cred,
+                      const char *existing, const char *newpath)
+{
+    struct local_name src, dst;
+    int rc = enter_name(inst, cred, existing, &src);
+    if (rc < 0)
+        return rc;
+    rc = local_name_resolve(local(inst)->root_fd, newpath, &dst);
+    if (rc < 0) {
+        local_name_release(&src);
+        return rc;
+    }
+    /* "x/.", "x/.." and the root are directories, which cannot be linked. */
+    if (dst.kind != LOCAL_LAST_NAME)
+        rc = -EEXIST;
+    else if (src.kind != LOCAL_LAST_NAME)
+        rc = -EPERM;
+    else
+        rc = neg_errno(linkat(src.dir_fd, src.name, dst.dir_fd, dst.name, 0));
+    local_name_release(&dst);
+    local_name_release(&src);
+    return rc;
+}
+
+/* The target is stored as given; it is only ever followed inside the root. */
+static int local_symlink(struct ls_instance *inst, const struct ls_cred *cred,
+                         const char *target, const char *linkpath)
+{
+    struct local_name n;
+    int rc = enter_name(inst, cred, linkpath, &n);
+    if (rc < 0)
+        return rc;
+    if (n.kind == LOCAL_LAST_NAME)
+        rc = neg_errno(symlinkat(target, n.dir_fd, n.name));
+    else
+        rc = -EEXIST;
+    local_name_release(&n);
+    return rc;
+}
+
+static ssize_t local_readlink(struct ls_instance *inst,
+                              const struct ls_cred *cred, const char *path,
+                              char *buf, size_t size)
+{
+    struct local_name n;
+    int rc = enter_name(inst, cred, path, &n);
+    if (rc < 0)
+        return rc;
+    ssize_t got = -EINVAL; /* ".", ".." and the root are not symlinks */
+    if (n.kind == LOCAL_LAST_NAME)
+        got = neg_errno_size(readlinkat(n.dir_fd, n.name, buf, size));
+    local_name_release(&n);
+    return got;
+}
+
+static void local_destroy(struct ls_instance *inst)
+{
+    struct local_instance *li = local(inst);
+    close(li->root_fd);
+    free(li);
+}
+
+static const struct ls_ops local_ops = {
+    .name = "local",
+    .open = local_open,
+    .close = local_close,
+    .pread = local_pread,
+    .pwrite = local_pwrite,
+    .fsync = local_fsync,
+    .ftruncate = local_ftruncate,
+    .fstat = local_fstat,
+    .fchmod = local_fchmod,
+    .fchown = local_fchown,
+    .futimens = local_futimens,
+    .fstatfs = local_fstatfs,
+    .getdents = local_getdents,
+    .fgetxattr = local_fgetxattr,
+    .fsetxattr = local_fsetxattr,
+    .flistxattr = local_flistxattr,
+    .fremovexattr = local_fremovexattr,
+    .stat = local_stat,
+    .access = local_access,
+    .mkdir = local_mkdir,
+    .rmdir = local_rmdir,
+    .unlink = local_unlink,
+    .rename = local_rename,
+    .link = local_link,
+    .symlink = local_symlink,
+    .readlink = local_readlink,
+    .chmod = local_chmod,
+    .chown = local_chown,
+    .utimens = local_utimens,
+    .truncate = local_truncate,
+    .statfs = local_statfs,
+    .getxattr = local_getxattr,
+    .setxattr = local_setxattr,
+    .listxattr = local_listxattr,
+    .removexattr = local_removexattr,
+    .destroy = local_destroy,
+};
+
+struct ls_instance *local_instance_new(const char *root_dir, char *err,
+                                       size_t errlen)
+{
+    int root_fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        snprintf(err, errlen, "local backend: cannot open root %s: %s",
+                 root_dir, strerror(errno));
+        return NULL;
+    }
+    int probe = local_open_in_root(root_fd, "", O_PATH | O_CLOEXEC, 0);
+    if (probe < 0) {
+        snprintf(err, errlen,
+                 "local backend: openat2(RESOLVE_IN_ROOT) on %s failed: %s%s",
+                 root_dir, strerror(-probe),
+                 probe == -ENOSYS ? " (Linux >= 5.6 needed)" : "");
+        close(root_fd);
+        return NULL;
+    }
+    close(probe);
+
+    struct local_instance *li = calloc(1, sizeof *li);
+    if (!li) {
+        snprintf(err, errlen, "local backend: out of memory");
+        close(root_fd);
+        return NULL;
+    }
+    li->base.ops = &local_ops;
+    li->root_fd = root_fd;
+    li->switch_creds = local_cred_can_switch();
+    return &li->base;
+}

@@ -1,0 +1,267 @@
+/*
+ * dir.c - merged directory listings.
+ *
+ * A directory of the union is the merge of the same-named directories of
+ * the branches in its mask, top-down: a name shows once, from the topmost
+ * branch that has it; a whiteout ".wh.NAME" in branch b hides NAME in the
+ * branches below b (not in b itself, as in OCI layers); whiteouts, the
+ * opaque marker and copy-up temporaries never show.
+ *
+ * An open directory of the union takes a snapshot of this listing when it
+ * is read from cookie 0 (open or rewind) and hands out its entries by
+ * index, so cookies stay valid and no entry shows twice or goes missing
+ * while others are added or removed; a rewind sees the changes, as POSIX
+ * asks of rewinddir.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define READ_BUF 65536
+
+/* Names already decided (shown, or hidden by a whiteout above): an
+ * open-addressing hash set of offsets into the merge's name storage, which
+ * moves when it grows (slot 0 is empty, so offsets are stored plus one). */
+struct name_set {
+    size_t *slot;
+    size_t cap, used;
+};
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static size_t set_find(const struct name_set *set, const char *base,
+                       const char *name)
+{
+    size_t i = hash_name(name) & (set->cap - 1);
+    while (set->slot[i] && strcmp(base + set->slot[i] - 1, name) != 0)
+        i = (i + 1) & (set->cap - 1);
+    return i;
+}
+
+static int set_has(const struct name_set *set, const char *base,
+                   const char *name)
+{
+    return set->cap && set->slot[set_find(set, base, name)] != 0;
+}
+
+static int set_add(struct name_set *set, const char *base, size_t off)
+{
+    if ((set->used + 1) * 2 > set->cap) {
+        struct name_set bigger = {.cap = set->cap ? set->cap * 2 : 64};
+        bigger.slot = calloc(bigger.cap, sizeof *bigger.slot);
+        if (!bigger.slot)
+            return -ENOMEM;
+        for (size_t i = 0; i < set->cap; i++)
+            if (set->slot[i])
+                bigger.slot[set_find(&bigger, base,
+                                     base + set->slot[i] - 1)] = set->slot[i];
+        bigger.used = set->used;
+        free(set->slot);
+        *set = bigger;
+    }
+    size_t i = set_find(set, base, base + off);
+    if (!set->slot[i]) {
+        set->slot[i] = off + 1;
+        set->used++;
+    }
+    return 0;
+}
+
+/* Everything a merge builds: names are kept as offsets into one growing
+ * buffer (it moves when it grows), turned into pointers at the end. */
+struct merge {
+    struct union_dirent *entries;
+    size_t n, cap;
+    char *names;
+    size_t names_len, names_cap;
+    size_t *name_off;
+};
+
+static int keep_name(struct merge *m, const char *name, size_t *off)
+{
+    size_t len = strlen(name) + 1;
+    if (m->names_len + len > m->names_cap) {
+        size_t cap = m->names_cap ? m->names_cap * 2 : 4096;
+        while (cap < m->names_len + len)
+            cap *= 2;
+        char *grown = realloc(m->names, cap);
+        if (!grown)
+            return -ENOMEM;
+        m->names = grown;
+        m->names_cap = cap;
+    }
+    memcpy(m->names + m->names_len, name, len);
+    *off = m->names_len;
+    m->names_len += len;
+    return 0;
+}
+
+static int add_entry(struct merge *m, const struct danaus_dirent *d)
+{
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        struct union_dirent *e = realloc(m->entries, cap * sizeof *e);
+        if (!e)
+            return -ENOMEM;
+        m->entries = e;
+        size_t *o = realloc(m->name_off, cap * sizeof *o);
+        if (!o)
+            return -ENOMEM;
+        m->name_off = o;
+        m->cap = cap;
+    }
+    int rc = keep_name(m, d->d_name, &m->name_off[m->n]);
+    if (rc < 0)
+        return rc;
+    m->entries[m->n].ino = d->d_ino;
+    m->entries[m->n].type = d->d_type;
+    m->n++;
+    return 0;
+}
+
+/* Reads one branch's directory into the merge. Names of this branch and
+ * its whiteouts join `decided` only after the branch is read. */
+static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
+                        int b, int first, const char *path, struct merge *m,
+                        size_t *whiteouts, size_t *nwhite, char *buf)
+{
+    struct ls_instance *in = union_branch_inst(u, b);
+    struct ls_file *f;
+    int rc = in->ops->open(in, cred, path, O_RDONLY | O_DIRECTORY, 0, &f);
+    if (rc < 0)
+        return rc;
+    off_t pos = 0;
+    ssize_t got;
+    while ((got = in->ops->getdents(f, cred, buf, READ_BUF, &pos)) > 0) {
+        for (ssize_t at = 0; at < got;) {
+            const struct danaus_dirent *d =
+                (const struct danaus_dirent *)(buf + at);
+            at += d->d_reclen;
+            const char *name = d->d_name;
+            int dot = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+            if (dot) {
+                if (first && (rc = add_entry(m, d)) < 0)
+                    goto out;
+            } else if (union_is_reserved_name(name)) {
+                if (strcmp(name, ".wh..wh..opq") != 0 &&
+                    strncmp(name, ".wh..wh.", 8) != 0) {
+                    if ((rc = keep_name(m, name + 4,
+                                        &whiteouts[*nwhite])) < 0)
+                        goto out;
+                    (*nwhite)++;
+                }
+            } else {
+                if ((rc = add_entry(m, d)) < 0)
+                    goto out;
+            }
+            if (*nwhite == READ_BUF / 16) {
+                rc = -ENOMEM; /* more whiteouts than one pass can hold */
+                goto out;
+            }
+        }
+    }
+    rc = got < 0 ? (int)got : 0;
+out:
+    in->ops->close(f);
+    return rc;
+}
+
+int union_list(struct union_instance *u, const struct ls_cred *cred,
+               const struct union_node *node, struct union_listing *out)
+{
+    struct merge m = {0};
+    struct name_set decided = {0};
+    char *buf = malloc(READ_BUF);
+    size_t *whiteouts = malloc(READ_BUF / 16 * sizeof *whiteouts);
+    int rc = buf && whiteouts ? 0 : -ENOMEM;
+    int first = 1;
+
+    for (int b = 0; rc == 0 && b < u->nbranches; b++) {
+        if (!(node->dirs & (1u << b)))
+            continue;
+        size_t start = m.n, nwhite = 0;
+        rc = merge_branch(u, cred, b, first, node->path, &m, whiteouts,
+                          &nwhite, buf);
+        if (rc < 0)
+            break;
+        /* Drop this branch's names decided above, then decide the rest
+         * and this branch's whiteouts, which hide only lower branches. */
+        size_t kept = start;
+        for (size_t i = start; i < m.n; i++) {
+            const char *name = m.names + m.name_off[i];
+            int dot = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+            if (!dot && set_has(&decided, m.names, name))
+                continue;
+            m.entries[kept] = m.entries[i];
+            m.name_off[kept] = m.name_off[i];
+            kept++;
+        }
+        m.n = kept;
+        for (size_t i = start; rc == 0 && i < m.n; i++)
+            rc = set_add(&decided, m.names, m.name_off[i]);
+        for (size_t i = 0; rc == 0 && i < nwhite; i++)
+            rc = set_add(&decided, m.names, whiteouts[i]);
+        first = 0;
+    }
+    free(decided.slot);
+    free(whiteouts);
+    free(buf);
+    if (rc < 0) {
+        free(m.entries);
+        free(m.names);
+        free(m.name_off);
+        return rc;
+    }
+    for (size_t i = 0; i < m.n; i++)
+        m.entries[i].name = m.names + m.name_off[i];
+    free(m.name_off);
+    out->entries = m.entries;
+    out->n = m.n;
+    out->names = m.names;
+    return 0;
+}
+
+void union_listing_free(struct union_listing *l)
+{
+    free(l->entries);
+    free(l->names);
+    memset(l, 0, sizeof *l);
+}
+
+ssize_t union_listing_getdents(const struct union_listing *l, void *buf,
+                               size_t n, off_t *pos)
+{
+    size_t used = 0;
+    size_t i = *pos < 0 ? l->n : (size_t)*pos;
+    for (; i < l->n; i++) {
+        const struct union_dirent *e = &l->entries[i];
+        size_t len = strlen(e->name);
+        size_t reclen =
+            (offsetof(struct danaus_dirent, d_name) + len + 1 + 7) & ~(size_t)7;
+        if (used + reclen > n)
+            break;
+        struct danaus_dirent *d = (struct danaus_dirent *)((char *)buf + used);
+        d->d_ino = e->ino;
+        d->d_off = (int64_t)(i + 1);
+        d->d_reclen = (uint16_t)reclen;
+        d->d_type = e->type;
+        memcpy(d->d_name, e->name, len + 1);
+        memset(d->d_name + len + 1, 0,
+               reclen - offsetof(struct danaus_dirent, d_name) - len - 1);
+        used += reclen;
+    }
+    if (used == 0 && i < l->n)
+        return -EINVAL; /* not even one record fits, as getdents64 says */
+    *pos = (off_t)i;
+    return (ssize_t)used;
+}

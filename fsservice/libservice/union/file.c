@@ -1,0 +1,293 @@
+/*
+ * file.c - open files and directories of the union.
+ *
+ * An open file is the branch's own open file, wrapped: reads and writes go
+ * straight to it (no copy, no extra lookup). A file opened for writing, or
+ * with O_TRUNC, is copied up first and opened in the top branch; a file
+ * opened read-only stays open in the branch it was found in (a later
+ * copy-up by another open does not redirect it, as with overlayfs before
+ * Linux 4.19). Attribute changes through a descriptor of a lower file copy
+ * it up by the path it was opened under.
+ *
+ * An open directory wraps the directory of its topmost branch (for fstat
+ * and the attribute calls) and lists the merge (dir.c).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct union_file {
+    struct ls_file base;
+    struct ls_file *lower;  /* the branch's open file */
+    int branch;             /* where lower is open */
+    char *path;             /* the union path it was opened under */
+    /* A directory's snapshot; getdents calls on one open directory are
+     * serialized so a rewind does not free a listing being read. */
+    pthread_mutex_t dir_lock;
+    struct union_listing listing;
+    int listed;             /* listing holds a snapshot */
+};
+
+static struct union_file *ufile(struct ls_file *f)
+{
+    return (struct union_file *)f;
+}
+
+static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
+                          int b, const struct union_node *n, int flags,
+                          mode_t mode, struct ls_file **out)
+{
+    struct ls_instance *in = union_branch_inst(u, b);
+    struct ls_file *lower;
+    int rc = in->ops->open(in, cred, n->path, flags, mode, &lower);
+    if (rc < 0)
+        return rc;
+    struct union_file *f = calloc(1, sizeof *f);
+    char *path = strdup(n->path);
+    if (!f || !path) {
+        free(f);
+        free(path);
+        in->ops->close(lower);
+        return -ENOMEM;
+    }
+    f->base.inst = &u->base;
+    f->base.is_dir = lower->is_dir;
+    f->lower = lower;
+    f->branch = b;
+    f->path = path;
+    pthread_mutex_init(&f->dir_lock, NULL);
+    *out = &f->base;
+    return 0;
+}
+
+/* A name that does not exist yet: made in the top branch, where its
+ * directory is copied up and a whiteout for it removed. */
+static int open_new(struct union_instance *u, const struct ls_cred *cred,
+                    struct union_node *n, int flags, mode_t mode,
+                    struct ls_file **out)
+{
+    int rc = union_need_writable(u);
+    if (rc < 0)
+        return rc;
+    char dir[DANAUS_PATH_MAX];
+    const char *name;
+    union_split(n->path, dir, &name);
+    rc = union_copyup_dirs(u, cred, dir);
+    if (rc < 0)
+        return rc;
+    int removed = union_whiteout_remove(u, dir, name);
+    if (removed < 0)
+        return removed;
+    n->dirs = 0;
+    rc = open_in_branch(u, cred, 0, n, flags, mode, out);
+    if (rc < 0 && removed)
+        union_whiteout_create(u, dir, name);
+    return rc;
+}
+
+int union_open(struct ls_instance *inst, const struct ls_cred *cred,
+               const char *path, int flags, mode_t mode, struct ls_file **out)
+{
+    struct union_instance *u = union_of(inst);
+    if ((flags & O_PATH) == O_PATH)
+        return -EINVAL;
+    int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+    int creat_excl = (flags & O_CREAT) && (flags & O_EXCL);
+    int lf = (flags & O_NOFOLLOW) || creat_excl ? 0 : UNION_FOLLOW;
+    if (flags & O_CREAT)
+        lf |= UNION_MAY_BE_ABSENT;
+    if (!(flags & O_DIRECTORY))
+        lf |= UNION_FAST; /* a directory needs its merge mask */
+    struct union_node n;
+    int rc = union_lookup(u, cred, path, lf, &n);
+    if (rc < 0)
+        return rc;
+    if (n.branch < 0)
+        return open_new(u, cred, &n, flags, mode, out);
+    if (creat_excl)
+        return -EEXIST;
+    if (S_ISDIR(n.st.mode)) {
+        if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_CREAT))
+            return -EISDIR;
+        if (n.dirs == 0) /* found by the fast path: merge it */
+            if ((rc = union_lookup(u, cred, path, lf & ~UNION_FAST, &n)) < 0)
+                return rc;
+        return open_in_branch(u, cred, n.branch, &n, flags, 0, out);
+    }
+    if (writes && n.branch != 0 && !S_ISLNK(n.st.mode)) {
+        if ((rc = union_need_writable(u)) < 0)
+            return rc;
+        struct ls_instance *in = union_branch_inst(u, n.branch);
+        rc = in->ops->access(in, cred, n.path, W_OK, AT_EACCESS);
+        if (rc == 0)
+            rc = union_copyup(u, cred, &n, (flags & O_TRUNC) ? 0 : -1);
+        if (rc < 0)
+            return rc;
+        return open_in_branch(u, cred, 0, &n, flags & ~(O_CREAT | O_EXCL), 0,
+                              out);
+    }
+    return open_in_branch(u, cred, n.branch, &n, flags & ~(O_CREAT | O_EXCL),
+                          0, out);
+}
+
+void union_close(struct ls_file *file)
+{
+    struct union_file *f = ufile(file);
+    struct union_instance *u = union_of(file->inst);
+    struct ls_instance *in = union_branch_inst(u, f->branch);
+    in->ops->close(f->lower);
+    union_listing_free(&f->listing);
+    pthread_mutex_destroy(&f->dir_lock);
+    free(f->path);
+    free(f);
+}
+
+static const struct ls_ops *lower_ops(struct union_file *f)
+{
+    return f->lower->inst->ops;
+}
+
+ssize_t union_pread(struct ls_file *file, const struct ls_cred *cred,
+                    void *buf, size_t n, off_t off)
+{
+    struct union_file *f = ufile(file);
+    return lower_ops(f)->pread(f->lower, cred, buf, n, off);
+}
+
+ssize_t union_pwrite(struct ls_file *file, const struct ls_cred *cred,
+                     const void *buf, size_t n, off_t off, off_t *end)
+{
+    struct union_file *f = ufile(file);
+    return lower_ops(f)->pwrite(f->lower, cred, buf, n, off, end);
+}
+
+int union_fsync(struct ls_file *file, const struct ls_cred *cred, int datasync)
+{
+    struct union_file *f = ufile(file);
+    return lower_ops(f)->fsync(f->lower, cred, datasync);
+}
+
+int union_ftruncate(struct ls_file *file, const struct ls_cred *cred,
+                    off_t len)
+{
+    struct union_file *f = ufile(file);
+    return lower_ops(f)->ftruncate(f->lower, cred, len);
+}
+
+int union_fstat(struct ls_file *file, const struct ls_cred *cred,
+                struct danaus_stat *out)
+{
+    struct union_file *f = ufile(file);
+    return lower_ops(f)->fstat(f->lower, cred, out);
+}
+
+int union_fstatfs(struct ls_file *file, const struct ls_cred *cred,
+                  struct danaus_statfs *out)
+{
+    struct union_file *f = ufile(file);
+    return lower_ops(f)->fstatfs(f->lower, cred, out);
+}
+
+/* Attribute changes: on the open file in the top branch, else through the
+ * path, which copies the file up. */
+int union_fchmod(struct ls_file *file, const struct ls_cred *cred, mode_t mode)
+{
+    struct union_file *f = ufile(file);
+    if (f->branch == 0)
+        return lower_ops(f)->fchmod(f->lower, cred, mode);
+    return union_chmod(file->inst, cred, f->path, mode, 0);
+}
+
+int union_fchown(struct ls_file *file, const struct ls_cred *cred, uid_t uid,
+                 gid_t gid)
+{
+    struct union_file *f = ufile(file);
+    if (f->branch == 0)
+        return lower_ops(f)->fchown(f->lower, cred, uid, gid);
+    return union_chown(file->inst, cred, f->path, uid, gid, 0);
+}
+
+int union_futimens(struct ls_file *file, const struct ls_cred *cred,
+                   const struct timespec ts[2])
+{
+    struct union_file *f = ufile(file);
+    if (f->branch == 0)
+        return lower_ops(f)->futimens(f->lower, cred, ts);
+    return union_utimens(file->inst, cred, f->path, ts, 0);
+}
+
+ssize_t union_fgetxattr(struct ls_file *file, const struct ls_cred *cred,
+                        const char *name, void *value, size_t size)
+{
+    struct union_file *f = ufile(file);
+    return lower_ops(f)->fgetxattr(f->lower, cred, name, value, size);
+}
+
+ssize_t union_flistxattr(struct ls_file *file, const struct ls_cred *cred,
+                         char *list, size_t size)
+{
+    struct union_file *f = ufile(file);
+    return lower_ops(f)->flistxattr(f->lower, cred, list, size);
+}
+
+int union_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
+                    const char *name, const void *value, size_t size,
+                    int xflags)
+{
+    struct union_file *f = ufile(file);
+    if (f->branch == 0)
+        return lower_ops(f)->fsetxattr(f->lower, cred, name, value, size,
+                                       xflags);
+    return union_setxattr(file->inst, cred, f->path, name, value, size,
+                          xflags, 0);
+}
+
+int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
+                       const char *name)
+{
+    struct union_file *f = ufile(file);
+    if (f->branch == 0)
+        return lower_ops(f)->fremovexattr(f->lower, cred, name);
+    return union_removexattr(file->inst, cred, f->path, name, 0);
+}
+
+/* Takes the snapshot: the directory's merge as it is now (looked up again,
+ * since branches may have joined it since the open). A directory removed
+ * since lists nothing, as on Linux. */
+static int snapshot(struct union_instance *u, const struct ls_cred *cred,
+                    struct union_file *f)
+{
+    union_listing_free(&f->listing);
+    struct union_node *n = malloc(sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    int rc = union_lookup(u, cred, f->path, 0, n);
+    if (rc == 0 && S_ISDIR(n->st.mode))
+        rc = union_list(u, cred, n, &f->listing);
+    else if (rc == -ENOENT || rc == 0)
+        rc = 0;
+    free(n);
+    f->listed = rc == 0;
+    return rc;
+}
+
+ssize_t union_getdents(struct ls_file *file, const struct ls_cred *cred,
+                       void *buf, size_t n, off_t *pos)
+{
+    struct union_file *f = ufile(file);
+    if (!file->is_dir)
+        return -ENOTDIR;
+    pthread_mutex_lock(&f->dir_lock);
+    ssize_t rc = 0;
+    if (*pos == 0 || !f->listed)
+        rc = snapshot(union_of(file->inst), cred, f);
+    if (rc == 0)
+        rc = union_listing_getdents(&f->listing, buf, n, pos);
+    pthread_mutex_unlock(&f->dir_lock);
+    return rc;
+}

@@ -1,0 +1,223 @@
+/*
+ * internal.h - what the files of the union libservice share: the
+ * instance, the result of a union lookup, and the entry points of lookup
+ * (lookup.c), whiteouts (whiteout.c), copy-up
+ * (copyup.c) and merged directories (dir.c).
+ *
+ * Paths inside the union are normalized: "" is the root, components are
+ * joined by single '/', never "." or "..", never a whiteout name.
+ */
+#ifndef DANAUS_UNION_INTERNAL_H
+#define DANAUS_UNION_INTERNAL_H
+
+#include "union.h"
+
+#include <danaus/wire.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* A set of branches, bit i for branch i. */
+typedef uint32_t union_mask;
+
+/* A copy-up under way: later writers of the same path wait for it. */
+struct union_copying {
+    struct union_copying *next;
+    char path[DANAUS_PATH_MAX];
+};
+
+struct union_instance {
+    struct ls_instance base;
+    int nbranches;
+    struct union_branch branch[UNION_MAX_BRANCHES];
+    union_mask root_dirs;         /* branches merged into the root */
+    struct ls_cred copyup_cred;
+    pthread_mutex_t copy_lock;    /* guards copying */
+    pthread_cond_t copy_done;
+    struct union_copying *copying;
+    atomic_uint tmp_seq;          /* names of copy-up temporaries */
+    pthread_mutex_t listing_lock; /* guards listings */
+    struct branch_listing *listings; /* branch_listing.c */
+    int nlistings;
+    int listings_on; /* from the end of union_instance_new on */
+};
+
+static inline struct ls_instance *union_branch_inst(struct union_instance *u,
+                                                    int b)
+{
+    return u->branch[b].inst;
+}
+
+/* ---- listings of read-only branches (branch_listing.c) ---- */
+
+struct branch_listing;
+
+/* Whether name is in dir of branch b: 1 or 0 from the directory's listing
+ * (made on first need), or -1 when no listing may answer - a writable
+ * branch, a directory the client may not search, one that cannot be
+ * listed: then ask the branch itself. */
+int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
+                     int b, const char *dir, const char *name);
+void union_branch_listings_free(struct union_instance *u);
+
+/* ---- lookup (lookup.c) ---- */
+
+enum {
+    UNION_FOLLOW = 1,        /* follow a symlink in the last component */
+    UNION_MAY_BE_ABSENT = 2, /* a missing last component is not an error */
+    UNION_FAST = 4,          /* the merge masks are not needed: a
+                                non-directory of the top branch is found
+                                with one stat (see lookup.c) */
+};
+
+struct union_node {
+    char path[DANAUS_PATH_MAX]; /* resolved: symlink-free but maybe the last */
+    int branch;                 /* topmost branch holding it; -1 absent */
+    struct danaus_stat st;      /* its lstat in that branch */
+    union_mask dirs;            /* a directory: the branches merged into it */
+    union_mask parent_dirs;     /* the branches merged into its parent */
+};
+
+/* Resolves path through the union. 0 with out->branch >= 0 when found;
+ * with UNION_MAY_BE_ABSENT also 0 and branch -1 when only the last
+ * component is missing (out->path then names where it would be). */
+int union_lookup(struct union_instance *u, const struct ls_cred *cred,
+                 const char *path, int flags, struct union_node *out);
+/* Whether a branch below `below`, among the parent's merged branches,
+ * shows the name of node (so deleting it needs a whiteout). */
+int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
+                    const struct union_node *node, int below);
+/* Splits a normalized path: *name points into path, dir gets the rest. */
+void union_split(const char *path, char dir[DANAUS_PATH_MAX],
+                 const char **name);
+/* dir + "/" + name into out; -ENAMETOOLONG if it does not fit. */
+int union_join(char out[DANAUS_PATH_MAX], const char *dir, const char *name);
+
+/* ---- whiteouts and opaque directories (whiteout.c) ---- */
+
+int union_is_reserved_name(const char *name);
+int union_path_has_reserved(const char *path);
+/* 1 if branch b holds a whiteout for dir/name, 0 if not, or -errno. */
+int union_whiteout_exists(struct union_instance *u, const struct ls_cred *cred,
+                          int b, const char *dir, const char *name);
+int union_is_opaque(struct union_instance *u, const struct ls_cred *cred,
+                    int b, const char *dir);
+int union_whiteout_create(struct union_instance *u, const char *dir,
+                          const char *name);
+/* 1 if a whiteout for dir/name was removed from the top branch, else 0. */
+int union_whiteout_remove(struct union_instance *u, const char *dir,
+                          const char *name);
+int union_opaque_mark(struct union_instance *u, const char *dir);
+/* Removes every whiteout and the opaque marker inside the top branch's
+ * dir, so the directory can be removed. */
+int union_whiteouts_clear(struct union_instance *u, const char *dir);
+
+/* ---- copy-up (copyup.c) ---- */
+
+/* Makes every directory of dir exist in the top branch. */
+int union_copyup_dirs(struct union_instance *u, const struct ls_cred *cred,
+                      const char *dir);
+/* Copies node (found in a lower branch) up; keep_len < 0 copies all the
+ * data, else at most keep_len bytes (0 for an open with O_TRUNC). */
+int union_copyup(struct union_instance *u, const struct ls_cred *cred,
+                 const struct union_node *node, off_t keep_len);
+/* Copies a whole directory tree up, so it can be renamed in the top. */
+int union_copyup_tree(struct union_instance *u, const struct ls_cred *cred,
+                      const struct union_node *node);
+
+/* ---- merged directories (dir.c) ---- */
+
+struct union_dirent {
+    uint64_t ino;
+    uint8_t type;
+    char *name;
+};
+
+struct union_listing {
+    struct union_dirent *entries; /* "." and ".." first */
+    size_t n;
+    char *names;                  /* storage of the names */
+};
+
+/* The merged listing of directory node, without whiteouts and markers. */
+int union_list(struct union_instance *u, const struct ls_cred *cred,
+               const struct union_node *node, struct union_listing *out);
+void union_listing_free(struct union_listing *l);
+/* getdents over a listing: records from index *pos on; cookie = index. */
+ssize_t union_listing_getdents(const struct union_listing *l, void *buf,
+                               size_t n, off_t *pos);
+
+/* ---- operations, by file; union.c puts them in the ops table ---- */
+
+static inline struct union_instance *union_of(struct ls_instance *inst)
+{
+    return (struct union_instance *)inst;
+}
+
+/* -EROFS unless the union has a writable top branch. */
+int union_need_writable(struct union_instance *u);
+/* Whether the client may add and remove names in the directory of path. */
+int union_check_parent_writable(struct union_instance *u,
+                                const struct ls_cred *cred, const char *path);
+
+/* file.c: open files and directories. */
+int union_open(struct ls_instance *, const struct ls_cred *, const char *path,
+               int flags, mode_t mode, struct ls_file **out);
+void union_close(struct ls_file *);
+ssize_t union_pread(struct ls_file *, const struct ls_cred *, void *buf,
+                    size_t n, off_t off);
+ssize_t union_pwrite(struct ls_file *, const struct ls_cred *,
+                     const void *buf, size_t n, off_t off, off_t *end);
+int union_fsync(struct ls_file *, const struct ls_cred *, int datasync);
+int union_ftruncate(struct ls_file *, const struct ls_cred *, off_t len);
+int union_fstat(struct ls_file *, const struct ls_cred *,
+                struct danaus_stat *out);
+int union_fchmod(struct ls_file *, const struct ls_cred *, mode_t mode);
+int union_fchown(struct ls_file *, const struct ls_cred *, uid_t uid,
+                 gid_t gid);
+int union_futimens(struct ls_file *, const struct ls_cred *,
+                   const struct timespec ts[2]);
+int union_fstatfs(struct ls_file *, const struct ls_cred *,
+                  struct danaus_statfs *out);
+ssize_t union_getdents(struct ls_file *, const struct ls_cred *, void *buf,
+                       size_t n, off_t *pos);
+ssize_t union_fgetxattr(struct ls_file *, const struct ls_cred *,
+                        const char *name, void *value, size_t size);
+int union_fsetxattr(struct ls_file *, const struct ls_cred *,
+                    const char *name, const void *value, size_t size,
+                    int xflags);
+ssize_t union_flistxattr(struct ls_file *, const struct ls_cred *, char *list,
+                         size_t size);
+int union_fremovexattr(struct ls_file *, const struct ls_cred *,
+                       const char *name);
+
+/* names.c: changes to the name space. */
+int union_mkdir(struct ls_instance *, const struct ls_cred *, const char *path,
+                mode_t mode);
+int union_rmdir(struct ls_instance *, const struct ls_cred *,
+                const char *path);
+int union_unlink(struct ls_instance *, const struct ls_cred *,
+                 const char *path);
+int union_rename(struct ls_instance *, const struct ls_cred *,
+                 const char *from, const char *to, unsigned flags);
+int union_link(struct ls_instance *, const struct ls_cred *,
+               const char *existing, const char *newpath);
+int union_symlink(struct ls_instance *, const struct ls_cred *,
+                  const char *target, const char *linkpath);
+
+/* attr.c: changes to an existing entry, copied up first. */
+int union_chmod(struct ls_instance *, const struct ls_cred *,
+                const char *path, mode_t mode, int at);
+int union_chown(struct ls_instance *, const struct ls_cred *,
+                const char *path, uid_t uid, gid_t gid, int at);
+int union_utimens(struct ls_instance *, const struct ls_cred *,
+                  const char *path, const struct timespec ts[2], int at);
+int union_truncate(struct ls_instance *, const struct ls_cred *,
+                   const char *path, off_t len);
+int union_setxattr(struct ls_instance *, const struct ls_cred *,
+                   const char *path, const char *name, const void *value,
+                   size_t size, int xflags, int at);
+int union_removexattr(struct ls_instance *, const struct ls_cred *,
+                      const char *path, const char *name, int at);
+
+#endif

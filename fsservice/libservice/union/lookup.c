@@ -1,0 +1,312 @@
+/*
+ * lookup.c - resolving a path through the branches of a union.
+ *
+ * The walk goes component by component. For each directory on the way it
+ * knows the set of branches merged into it (its "dirs" mask): a name is
+ * looked up in those branches top-down, and the first branch that has the
+ * name, or a whiteout for it, decides. A directory found in branch b merges
+ * the same-named directories of the branches below b until one of them is
+ * opaque, has a whiteout for it, or has a non-directory under that name.
+ *
+ * Symlinks are followed at the union level (their target is resolved
+ * through the union again, an absolute target from the union root), so a
+ * link in a read-only layer reaches files copied up since. At most 40 are
+ * followed, as Linux does (ELOOP).
+ *
+ * Fast path: a name that the top branch has as a non-directory is the
+ * union's answer, found with one stat of the whole path in the top branch
+ * (whatever the top branch holds is never hidden, and its symlinks resolve
+ * the same way inside it as through the union when they lead to entries of
+ * the top branch). Callers that need the merge masks do not ask for it.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_SYMLINKS 40
+
+void union_split(const char *path, char dir[DANAUS_PATH_MAX],
+                 const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        dir[0] = '\0';
+        *name = path;
+        return;
+    }
+    size_t len = (size_t)(slash - path);
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    *name = slash + 1;
+}
+
+int union_join(char out[DANAUS_PATH_MAX], const char *dir, const char *name)
+{
+    size_t dl = strlen(dir), nl = strlen(name);
+    if (dl + 1 + nl + 1 > DANAUS_PATH_MAX)
+        return -ENAMETOOLONG;
+    memcpy(out, dir, dl);
+    size_t at = dl;
+    if (dl)
+        out[at++] = '/';
+    memcpy(out + at, name, nl + 1);
+    return 0;
+}
+
+/* The lowest set bit at or after b; -1 if none. */
+static int next_branch(union_mask m, int b)
+{
+    for (; b < UNION_MAX_BRANCHES; b++)
+        if (m & (1u << b))
+            return b;
+    return -1;
+}
+
+/* The branches of dirs, below b, after b has the directory `path`: b and
+ * then each lower branch with a directory there, until one stops the merge. */
+static union_mask merge_below(struct union_instance *u,
+                              const struct ls_cred *cred, union_mask parent,
+                              int b, const char *dir, const char *name,
+                              const char *path)
+{
+    union_mask m = 1u << b;
+    for (;;) {
+        int next = next_branch(parent, b + 1);
+        if (next < 0 || union_is_opaque(u, cred, b, path) != 0)
+            return m;
+        struct danaus_stat st;
+        struct ls_instance *in = union_branch_inst(u, next);
+        int rc = in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW, &st);
+        if (rc == 0 && !S_ISDIR(st.mode))
+            return m;
+        if (rc == 0)
+            m |= 1u << next;
+        else if (rc != -ENOENT ||
+                 union_whiteout_exists(u, cred, next, dir, name) != 0)
+            return m;
+        b = next;
+    }
+}
+
+/* Looks name up in dir (merged from `dirs`): the branch that shows it, its
+ * lstat and, for a directory, its own merge mask. -ENOENT if absent or
+ * whited out. */
+static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
+                       union_mask dirs, const char *dir, const char *name,
+                       const char *path, struct union_node *out)
+{
+    for (int b = next_branch(dirs, 0); b >= 0; b = next_branch(dirs, b + 1)) {
+        struct ls_instance *in = union_branch_inst(u, b);
+        int rc = union_branch_has(u, cred, b, dir, name) == 0
+                     ? -ENOENT
+                     : in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW,
+                                     &out->st);
+        if (rc == 0) {
+            out->branch = b;
+            out->dirs = S_ISDIR(out->st.mode)
+                            ? merge_below(u, cred, dirs, b, dir, name, path)
+                            : 0;
+            return 0;
+        }
+        if (rc != -ENOENT)
+            return rc;
+        rc = union_whiteout_exists(u, cred, b, dir, name);
+        if (rc != 0)
+            return rc < 0 ? rc : -ENOENT;
+    }
+    return -ENOENT;
+}
+
+/* The walk's position: the resolved directory and its merge mask, with a
+ * stack so ".." returns to the parent's. */
+struct walk {
+    char path[DANAUS_PATH_MAX];
+    size_t len[DANAUS_PATH_MAX / 2];
+    union_mask dirs[DANAUS_PATH_MAX / 2];
+    int depth;
+};
+
+static void walk_reset(struct walk *w, union_mask root)
+{
+    w->path[0] = '\0';
+    w->len[0] = 0;
+    w->dirs[0] = root;
+    w->depth = 0;
+}
+
+/* Rewrites the rest of the walk as target, then "/" + rest if any rest. */
+static int splice_link(char *todo, const char *target, const char *rest)
+{
+    char joined[DANAUS_PATH_MAX];
+    size_t tl = strlen(target), rl = strlen(rest);
+    if (tl + 1 + rl + 1 > DANAUS_PATH_MAX)
+        return -ENAMETOOLONG;
+    memcpy(joined, target, tl);
+    size_t at = tl;
+    if (rl)
+        joined[at++] = '/';
+    memcpy(joined + at, rest, rl + 1);
+    memcpy(todo, joined, at + rl + 1);
+    return 0;
+}
+
+static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
+                       const char *path, int flags, struct union_node *out)
+{
+    static _Thread_local struct walk w;
+    char todo[DANAUS_PATH_MAX];
+    if (strlen(path) >= sizeof todo)
+        return -ENAMETOOLONG;
+    strcpy(todo, path);
+    walk_reset(&w, u->root_dirs);
+    int links = 0;
+
+    char *p = todo;
+    for (;;) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        char *end = strchr(p, '/');
+        char *rest = end ? end + 1 : p + strlen(p);
+        if (end)
+            *end = '\0';
+        while (*rest == '/')
+            rest++;
+        int last = *rest == '\0';
+        /* A trailing slash asks for a directory, through a symlink. */
+        int must_dir = last && end != NULL;
+        const char *name = p;
+
+        if (strcmp(name, ".") == 0) {
+            p = rest;
+            continue;
+        }
+        if (strcmp(name, "..") == 0) {
+            if (w.depth > 0)
+                w.path[w.len[w.depth--]] = '\0';
+            p = rest;
+            continue;
+        }
+        if (union_is_reserved_name(name))
+            return -ENOENT;
+
+        char child[DANAUS_PATH_MAX];
+        int rc = union_join(child, w.path, name);
+        if (rc < 0)
+            return rc;
+        rc = lookup_name(u, cred, w.dirs[w.depth], w.path, name, child, out);
+        if (rc == -ENOENT && last && (flags & UNION_MAY_BE_ABSENT)) {
+            strcpy(out->path, child);
+            out->branch = -1;
+            out->dirs = 0;
+            out->parent_dirs = w.dirs[w.depth];
+            return 0;
+        }
+        if (rc < 0)
+            return rc;
+
+        if (S_ISLNK(out->st.mode) &&
+            (!last || must_dir || (flags & UNION_FOLLOW))) {
+            if (++links > MAX_SYMLINKS)
+                return -ELOOP;
+            char target[DANAUS_PATH_MAX];
+            struct ls_instance *in = union_branch_inst(u, out->branch);
+            ssize_t n = in->ops->readlink(in, cred, child, target,
+                                          sizeof target - 1);
+            if (n < 0)
+                return (int)n;
+            target[n] = '\0';
+            if (n == 0)
+                return -ENOENT;
+            /* A trailing slash still asks the target for a directory. */
+            char rest_copy[DANAUS_PATH_MAX];
+            strcpy(rest_copy, must_dir ? "/" : rest);
+            if (target[0] == '/')
+                walk_reset(&w, u->root_dirs);
+            rc = splice_link(todo, target, rest_copy);
+            if (rc < 0)
+                return rc;
+            p = todo;
+            continue;
+        }
+        if (last && !must_dir) {
+            strcpy(out->path, child);
+            out->parent_dirs = w.dirs[w.depth];
+            return 0;
+        }
+        if (!S_ISDIR(out->st.mode))
+            return -ENOTDIR;
+        if (last) {
+            strcpy(out->path, child);
+            out->parent_dirs = w.dirs[w.depth];
+            return 0;
+        }
+        if (w.depth + 1 >= (int)(sizeof w.len / sizeof w.len[0]))
+            return -ENAMETOOLONG;
+        w.len[++w.depth] = strlen(w.path);
+        strcpy(w.path, child);
+        w.dirs[w.depth] = out->dirs;
+        p = rest;
+    }
+
+    /* The path named the root (or walked back to it). */
+    strcpy(out->path, w.path);
+    int top = next_branch(w.dirs[w.depth], 0);
+    struct ls_instance *in = union_branch_inst(u, top);
+    int rc = in->ops->stat(in, cred, out->path, AT_SYMLINK_NOFOLLOW, &out->st);
+    if (rc < 0)
+        return rc;
+    out->branch = top;
+    out->dirs = w.dirs[w.depth];
+    out->parent_dirs = w.depth > 0 ? w.dirs[w.depth - 1] : w.dirs[0];
+    return 0;
+}
+
+int union_lookup(struct union_instance *u, const struct ls_cred *cred,
+                 const char *path, int flags, struct union_node *out)
+{
+    if ((flags & UNION_FAST) && !union_path_has_reserved(path) &&
+        strlen(path) < sizeof out->path) {
+        struct ls_instance *top = union_branch_inst(u, 0);
+        int at = (flags & UNION_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
+        if (top->ops->stat(top, cred, path, at, &out->st) == 0 &&
+            !S_ISDIR(out->st.mode)) {
+            strcpy(out->path, path);
+            out->branch = 0;
+            out->dirs = 0;
+            out->parent_dirs = 0;
+            return 0;
+        }
+    }
+    return lookup_slow(u, cred, path, flags, out);
+}
+
+int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
+                    const struct union_node *node, int below)
+{
+    char dir[DANAUS_PATH_MAX];
+    const char *name;
+    union_split(node->path, dir, &name);
+    for (int b = next_branch(node->parent_dirs, below + 1); b >= 0;
+         b = next_branch(node->parent_dirs, b + 1)) {
+        struct ls_instance *in = union_branch_inst(u, b);
+        struct danaus_stat st;
+        int rc = union_branch_has(u, cred, b, dir, name) == 0
+                     ? -ENOENT
+                     : in->ops->stat(in, cred, node->path,
+                                     AT_SYMLINK_NOFOLLOW, &st);
+        if (rc == 0)
+            return 1;
+        if (rc != -ENOENT)
+            return rc;
+        rc = union_whiteout_exists(u, cred, b, dir, name);
+        if (rc != 0)
+            return rc < 0 ? rc : 0;
+    }
+    return 0;
+}

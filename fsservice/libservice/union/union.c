@@ -1,0 +1,237 @@
+/*
+ * union.c - the union libservice's instance and ops table, and the calls
+ * that only read (stat, access, readlink, statfs, xattr reads).
+ *
+ * Design (see union.h): a branch is an instance of the lower libservice
+ * rooted at the branch's directory, so the backend's containment keeps
+ * every branch path inside its branch, and a read-only branch instance is
+ * shared by every union over the same image. The other calls live in
+ * file.c (open files), names.c (name space changes) and
+ * attr.c (attribute changes, with copy-up); lookup in
+ * lookup.c, whiteouts in whiteout.c, copy-up in
+ * copyup.c, merged listings in dir.c.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int union_need_writable(struct union_instance *u)
+{
+    return u->branch[0].writable ? 0 : -EROFS;
+}
+
+int union_check_parent_writable(struct union_instance *u,
+                                const struct ls_cred *cred, const char *path)
+{
+    char dir[DANAUS_PATH_MAX];
+    const char *name;
+    union_split(path, dir, &name);
+    struct union_node *n = malloc(sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    int rc = union_lookup(u, cred, dir, UNION_FOLLOW, n);
+    if (rc == 0) {
+        struct ls_instance *in = union_branch_inst(u, n->branch);
+        rc = in->ops->access(in, cred, n->path, W_OK | X_OK, AT_EACCESS);
+    }
+    free(n);
+    return rc;
+}
+
+static int follow_flags(int at)
+{
+    return ((at & AT_SYMLINK_NOFOLLOW) ? 0 : UNION_FOLLOW) | UNION_FAST;
+}
+
+static int union_stat(struct ls_instance *inst, const struct ls_cred *cred,
+                      const char *path, int at, struct danaus_stat *out)
+{
+    if (at & ~AT_SYMLINK_NOFOLLOW)
+        return -EINVAL;
+    struct union_node n;
+    int rc = union_lookup(union_of(inst), cred, path, follow_flags(at), &n);
+    if (rc == 0)
+        *out = n.st;
+    return rc;
+}
+
+static int union_access(struct ls_instance *inst, const struct ls_cred *cred,
+                        const char *path, int mode, int at)
+{
+    struct union_instance *u = union_of(inst);
+    if (at & ~(AT_SYMLINK_NOFOLLOW | AT_EACCESS))
+        return -EINVAL;
+    struct union_node n;
+    int rc = union_lookup(u, cred, path, follow_flags(at), &n);
+    if (rc < 0)
+        return rc;
+    if ((mode & W_OK) && !S_ISLNK(n.st.mode) &&
+        (rc = union_need_writable(u)) < 0)
+        return rc;
+    struct ls_instance *in = union_branch_inst(u, n.branch);
+    return in->ops->access(in, cred, n.path, mode, at);
+}
+
+static ssize_t union_readlink(struct ls_instance *inst,
+                              const struct ls_cred *cred, const char *path,
+                              char *buf, size_t size)
+{
+    struct union_instance *u = union_of(inst);
+    struct union_node n;
+    int rc = union_lookup(u, cred, path, UNION_FAST, &n);
+    if (rc < 0)
+        return rc;
+    if (!S_ISLNK(n.st.mode))
+        return -EINVAL;
+    struct ls_instance *in = union_branch_inst(u, n.branch);
+    return in->ops->readlink(in, cred, n.path, buf, size);
+}
+
+/* The union's space is the top branch's: that is where writes go. */
+static int union_statfs(struct ls_instance *inst, const struct ls_cred *cred,
+                        const char *path, struct danaus_statfs *out)
+{
+    struct union_instance *u = union_of(inst);
+    struct union_node n;
+    int rc = union_lookup(u, cred, path, UNION_FOLLOW | UNION_FAST, &n);
+    if (rc < 0)
+        return rc;
+    struct ls_instance *top = union_branch_inst(u, 0);
+    return top->ops->statfs(top, &u->copyup_cred, "", out);
+}
+
+static ssize_t union_getxattr(struct ls_instance *inst,
+                              const struct ls_cred *cred, const char *path,
+                              const char *name, void *value, size_t size,
+                              int at)
+{
+    struct union_instance *u = union_of(inst);
+    if (at & ~AT_SYMLINK_NOFOLLOW)
+        return -EINVAL;
+    struct union_node n;
+    int rc = union_lookup(u, cred, path, follow_flags(at), &n);
+    if (rc < 0)
+        return rc;
+    struct ls_instance *in = union_branch_inst(u, n.branch);
+    return in->ops->getxattr(in, cred, n.path, name, value, size, at);
+}
+
+static ssize_t union_listxattr(struct ls_instance *inst,
+                               const struct ls_cred *cred, const char *path,
+                               char *list, size_t size, int at)
+{
+    struct union_instance *u = union_of(inst);
+    if (at & ~AT_SYMLINK_NOFOLLOW)
+        return -EINVAL;
+    struct union_node n;
+    int rc = union_lookup(u, cred, path, follow_flags(at), &n);
+    if (rc < 0)
+        return rc;
+    struct ls_instance *in = union_branch_inst(u, n.branch);
+    return in->ops->listxattr(in, cred, n.path, list, size, at);
+}
+
+/* The branch instances belong to whoever made them (fsservice/core/branches.c). */
+static void union_destroy(struct ls_instance *inst)
+{
+    struct union_instance *u = union_of(inst);
+    union_branch_listings_free(u);
+    pthread_mutex_destroy(&u->listing_lock);
+    pthread_mutex_destroy(&u->copy_lock);
+    pthread_cond_destroy(&u->copy_done);
+    free(u);
+}
+
+static const struct ls_ops union_ops = {
+    .name = "union",
+    .open = union_open,
+    .close = union_close,
+    .pread = union_pread,
+    .pwrite = union_pwrite,
+    .fsync = union_fsync,
+    .ftruncate = union_ftruncate,
+    .fstat = union_fstat,
+    .fchmod = union_fchmod,
+    .fchown = union_fchown,
+    .futimens = union_futimens,
+    .fstatfs = union_fstatfs,
+    .getdents = union_getdents,
+    .fgetxattr = union_fgetxattr,
+    .fsetxattr = union_fsetxattr,
+    .flistxattr = union_flistxattr,
+    .fremovexattr = union_fremovexattr,
+    .stat = union_stat,
+    .access = union_access,
+    .mkdir = union_mkdir,
+    .rmdir = union_rmdir,
+    .unlink = union_unlink,
+    .rename = union_rename,
+    .link = union_link,
+    .symlink = union_symlink,
+    .readlink = union_readlink,
+    .chmod = union_chmod,
+    .chown = union_chown,
+    .utimens = union_utimens,
+    .truncate = union_truncate,
+    .statfs = union_statfs,
+    .getxattr = union_getxattr,
+    .setxattr = union_setxattr,
+    .listxattr = union_listxattr,
+    .removexattr = union_removexattr,
+    .destroy = union_destroy,
+};
+
+struct ls_instance *union_instance_new(const struct union_branch *branches,
+                                       int nbranches,
+                                       const struct ls_cred *copyup_cred,
+                                       char *err, size_t errlen)
+{
+    if (nbranches < 1 || nbranches > UNION_MAX_BRANCHES) {
+        snprintf(err, errlen, "union: %d branches (1 to %d)", nbranches,
+                 UNION_MAX_BRANCHES);
+        return NULL;
+    }
+    for (int b = 1; b < nbranches; b++)
+        if (branches[b].writable) {
+            snprintf(err, errlen, "union: only the top branch may be "
+                                  "writable");
+            return NULL;
+        }
+    struct union_instance *u = calloc(1, sizeof *u);
+    if (!u) {
+        snprintf(err, errlen, "union: out of memory");
+        return NULL;
+    }
+    u->base.ops = &union_ops;
+    u->nbranches = nbranches;
+    memcpy(u->branch, branches, (size_t)nbranches * sizeof *branches);
+    u->copyup_cred = *copyup_cred;
+    pthread_mutex_init(&u->copy_lock, NULL);
+    pthread_mutex_init(&u->listing_lock, NULL);
+    pthread_cond_init(&u->copy_done, NULL);
+    /* The root merges every branch down to the first opaque one. */
+    for (int b = 0; b < nbranches; b++) {
+        u->root_dirs |= 1u << b;
+        if (union_is_opaque(u, copyup_cred, b, "") == 1)
+            break;
+    }
+    /* Listings of read-only branches begin with the first lookup, not
+     * while the union is made: a service makes its configured unions
+     * before anything could fill their branches through it. */
+    u->listings_on = 1;
+    return &u->base;
+}
+
+struct ls_instance *union_writable_branch(struct ls_instance *inst)
+{
+    if (!inst || inst->ops != &union_ops)
+        return NULL;
+    struct union_instance *u = union_of(inst);
+    return u->branch[0].writable ? union_branch_inst(u, 0) : NULL;
+}

@@ -1,0 +1,37 @@
+/*
+ * union.h - the union libservice: a container's root file system made of one
+ * private writable branch over ordered read-only branches (image layers).
+ *
+ * Each branch is an instance of a lower libservice rooted at the branch's
+ * directory (local_instance_new or cephfs_instance_new on one shared Ceph
+ * client). The union calls the branch instances' ops directly: no data copy,
+ * no thread hop, no inode layer. A read-only branch instance may be shared
+ * by any number of unions (many containers of one image); the union does
+ * not own its branch instances, fsservice/core/branches.c does.
+ */
+#ifndef DANAUS_UNION_H
+#define DANAUS_UNION_H
+
+#include "fsservice/libservice/libservice.h"
+
+#define UNION_MAX_BRANCHES 32
+
+struct union_branch {
+    struct ls_instance *inst;
+    int writable; /* only branch 0 (the top) may be writable */
+};
+
+/*
+ * branches[0] is the top. copyup_cred is the identity that copies files up
+ * and writes whiteouts (the service's own, root: it must keep owners); it
+ * is copied, so a Ceph UserPerm in it must outlive the union.
+ */
+struct ls_instance *union_instance_new(const struct union_branch *branches,
+                                       int nbranches,
+                                       const struct ls_cred *copyup_cred,
+                                       char *err, size_t errlen);
+
+/* The writable branch of inst if inst is a union, else NULL. */
+struct ls_instance *union_writable_branch(struct ls_instance *inst);
+
+#endif

@@ -1,0 +1,416 @@
+/*
+ * dir.c - the danaus_* directory stream calls over GETDENTS.
+ *
+ * A Danaus DIR is our own struct, handed out cast to DIR*: a directory
+ * descriptor, a buffer of danaus_dirent records (linux_dirent64 layout)
+ * copied out of the slot buffer, and the struct dirent readdir returns.
+ * The read position lives in the service's open file; d_off of each record
+ * is the service's cookie for "after this entry", so telldir is the d_off
+ * of the entry last returned and seekdir is an LSEEK(SEEK_SET) to a cookie,
+ * as with glibc over the kernel.
+ *
+ * Under LD_PRELOAD readdir() receives both our DIRs and libc's, and must
+ * tell them apart without reading a libc DIR as ours. So Danaus DIRs live
+ * in one reserved range of address space (the arena): a pointer is ours
+ * exactly when it points at a slot of the arena (dirstream.h). The test
+ * reads no memory, so it is lock-free and safe on any pointer.
+ */
+#include "libfs/call.h"
+#include "libfs/dirstream.h"
+#include "libfs/export.h"
+#include "libfs/fdtable.h"
+
+#include <danaus/danaus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define DIR_BUF_MAX 32768
+/* Directory streams open at once; one more opendir fails with EMFILE. The
+ * arena's pages are touched only as slots are first used. */
+#define DIR_SLOTS 65536
+
+struct danaus_dir {
+    pthread_mutex_t lock; /* readdir & co on one DIR from several threads */
+    int fd;               /* -1 once closed */
+    long next;            /* cookie of the entry readdir returns next */
+    size_t pos, len, cap; /* records in buf[pos, len) are not yet returned */
+    unsigned char *buf;
+    uint32_t free_next;   /* next free slot + 1 while on the free list */
+    struct dirent entry;
+};
+
+/* The arena is mapped on first opendir; its base is published with a
+ * release store so that dirstream_owns, which loads it with acquire, never
+ * sees a base before the mapping exists. Slots are handed out under
+ * arena_lock: first from the free list, then never-used ones. */
+static _Atomic(uintptr_t) arena_base;
+static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t arena_used;      /* slots ever handed out */
+static uint32_t arena_free_head; /* free slot + 1, 0 for none */
+
+bool dirstream_owns(const DIR *dirp)
+{
+    uintptr_t base = atomic_load_explicit(&arena_base, memory_order_acquire);
+    uintptr_t p = (uintptr_t)dirp;
+    if (!base || p < base)
+        return false;
+    uintptr_t off = p - base;
+    return off < (uintptr_t)DIR_SLOTS * sizeof(struct danaus_dir) &&
+           off % sizeof(struct danaus_dir) == 0;
+}
+
+static struct danaus_dir *slot_alloc(void)
+{
+    struct danaus_dir *d = NULL;
+    pthread_mutex_lock(&arena_lock);
+    uintptr_t base = atomic_load_explicit(&arena_base, memory_order_relaxed);
+    if (!base) {
+        /* Raw mmap: the library never calls the names it may interpose. */
+        void *m = (void *)syscall(SYS_mmap, NULL,
+                                  DIR_SLOTS * sizeof(struct danaus_dir),
+                                  PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                                  -1, 0);
+        if (m == MAP_FAILED) {
+            errno = ENOMEM;
+            goto out;
+        }
+        base = (uintptr_t)m;
+        atomic_store_explicit(&arena_base, base, memory_order_release);
+    }
+    struct danaus_dir *slots = (struct danaus_dir *)base;
+    if (arena_free_head) {
+        d = &slots[arena_free_head - 1];
+        arena_free_head = d->free_next;
+    } else if (arena_used < DIR_SLOTS) {
+        d = &slots[arena_used++];
+    } else {
+        errno = EMFILE;
+    }
+out:
+    pthread_mutex_unlock(&arena_lock);
+    return d;
+}
+
+static void slot_free(struct danaus_dir *d)
+{
+    pthread_mutex_lock(&arena_lock);
+    d->free_next = arena_free_head;
+    arena_free_head =
+        (uint32_t)(d - (struct danaus_dir *)atomic_load_explicit(
+                           &arena_base, memory_order_relaxed)) + 1;
+    pthread_mutex_unlock(&arena_lock);
+}
+
+DANAUS_EXPORT DIR *danaus_fdopendir(int fd)
+{
+    struct stat st;
+    if (danaus_fstat(fd, &st) < 0)
+        return NULL;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return NULL;
+    }
+    const struct service *svc = service_get();
+    if (!svc)
+        return NULL;
+    size_t cap = svc->seg.slot_buf < DIR_BUF_MAX ? svc->seg.slot_buf
+                                                 : DIR_BUF_MAX;
+    unsigned char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    struct danaus_dir *d = slot_alloc();
+    if (!d) {
+        free(buf);
+        return NULL;
+    }
+    pthread_mutex_init(&d->lock, NULL);
+    d->fd = fd;
+    d->next = 0;
+    d->pos = d->len = 0;
+    d->cap = cap;
+    d->buf = buf;
+    return (DIR *)d;
+}
+
+DANAUS_EXPORT DIR *danaus_opendir(const char *name)
+{
+    int fd = danaus_open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    DIR *dir = danaus_fdopendir(fd);
+    if (!dir) {
+        int saved = errno;
+        danaus_close(fd);
+        errno = saved;
+    }
+    return dir;
+}
+
+/* The Danaus DIR behind dirp, or NULL with errno EBADF when dirp is not
+ * one of ours or was closed. */
+static struct danaus_dir *dir_of(DIR *dirp)
+{
+    struct danaus_dir *d = (struct danaus_dir *)dirp;
+    if (!dirstream_owns(dirp) || d->fd < 0) {
+        errno = EBADF;
+        return NULL;
+    }
+    return d;
+}
+
+/* GETDENTS into buf: bytes of records (0 at the end), or -1 with errno. */
+static ssize_t getdents(int fd, void *buf, size_t count)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_GETDENTS, fd, false) < 0)
+        return -1;
+    if (count > call_capacity(&c))
+        count = call_capacity(&c);
+    c.desc.arg[0] = (int64_t)count;
+    int64_t n = call_send(&c);
+    if (n < 0)
+        return -1;
+    if ((uint64_t)n > count) {
+        errno = EIO;
+        return -1;
+    }
+    memcpy(buf, call_out(&c), (size_t)n);
+    return (ssize_t)n;
+}
+
+DANAUS_EXPORT ssize_t danaus_getdents64(int fd, void *dirp, size_t count)
+{
+    return getdents(fd, dirp, count);
+}
+
+/* The next entry with d->lock held; NULL at the end (errno untouched) or
+ * on error (errno set). */
+static struct dirent *next_entry(struct danaus_dir *d)
+{
+    if (d->pos >= d->len) {
+        int saved = errno;
+        ssize_t n = getdents(d->fd, d->buf, d->cap);
+        if (n <= 0) {
+            if (n == 0)
+                errno = saved; /* end of directory leaves errno alone */
+            return NULL;
+        }
+        d->pos = 0;
+        d->len = (size_t)n;
+    }
+    /* The records come from the service: check each fits before use. */
+    const size_t head = offsetof(struct danaus_dirent, d_name);
+    struct danaus_dirent rec;
+    size_t left = d->len - d->pos;
+    if (left < head)
+        goto bad;
+    memcpy(&rec, d->buf + d->pos, head);
+    if (rec.d_reclen <= head || rec.d_reclen > left)
+        goto bad;
+    const char *name = (const char *)d->buf + d->pos + head;
+    size_t name_len = strnlen(name, rec.d_reclen - head);
+    if (name_len == rec.d_reclen - head || name_len >= sizeof d->entry.d_name)
+        goto bad;
+    d->entry.d_ino = rec.d_ino;
+    d->entry.d_off = rec.d_off;
+    /* The record's own length, as glibc reports the kernel's: scandir
+     * copies that many bytes. */
+    d->entry.d_reclen = rec.d_reclen;
+    d->entry.d_type = rec.d_type;
+    memcpy(d->entry.d_name, name, name_len + 1);
+    d->pos += rec.d_reclen;
+    d->next = rec.d_off;
+    return &d->entry;
+bad:
+    d->pos = d->len;
+    errno = EIO;
+    return NULL;
+}
+
+DANAUS_EXPORT struct dirent *danaus_readdir(DIR *dirp)
+{
+    struct danaus_dir *d = dir_of(dirp);
+    if (!d)
+        return NULL;
+    pthread_mutex_lock(&d->lock);
+    struct dirent *e = next_entry(d);
+    pthread_mutex_unlock(&d->lock);
+    return e;
+}
+
+DANAUS_EXPORT int danaus_readdir_r(DIR *dirp, struct dirent *entry,
+                                   struct dirent **result)
+{
+    struct danaus_dir *d = dir_of(dirp);
+    if (!d)
+        return EBADF;
+    int saved = errno;
+    errno = 0;
+    pthread_mutex_lock(&d->lock);
+    struct dirent *e = next_entry(d);
+    if (e)
+        memcpy(entry, e, e->d_reclen < sizeof *entry ? e->d_reclen
+                                                     : sizeof *entry);
+    pthread_mutex_unlock(&d->lock);
+    int err = e ? 0 : errno;
+    *result = e ? entry : NULL;
+    errno = err ? err : saved;
+    return err;
+}
+
+DANAUS_EXPORT long danaus_telldir(DIR *dirp)
+{
+    struct danaus_dir *d = dir_of(dirp);
+    if (!d)
+        return -1;
+    pthread_mutex_lock(&d->lock);
+    long loc = d->next;
+    pthread_mutex_unlock(&d->lock);
+    return loc;
+}
+
+/* seekdir and rewinddir return nothing: like glibc's, a failed seek leaves
+ * the stream where the next GETDENTS finds it. */
+DANAUS_EXPORT void danaus_seekdir(DIR *dirp, long loc)
+{
+    struct danaus_dir *d = dir_of(dirp);
+    if (!d)
+        return;
+    int saved = errno;
+    pthread_mutex_lock(&d->lock);
+    if (danaus_lseek(d->fd, loc, SEEK_SET) >= 0) {
+        d->pos = d->len = 0;
+        d->next = loc;
+    }
+    pthread_mutex_unlock(&d->lock);
+    errno = saved;
+}
+
+DANAUS_EXPORT void danaus_rewinddir(DIR *dirp)
+{
+    danaus_seekdir(dirp, 0);
+}
+
+DANAUS_EXPORT int danaus_dirfd(DIR *dirp)
+{
+    struct danaus_dir *d = dir_of(dirp);
+    return d ? d->fd : -1;
+}
+
+DANAUS_EXPORT int danaus_closedir(DIR *dirp)
+{
+    struct danaus_dir *d = dir_of(dirp);
+    if (!d)
+        return -1;
+    int fd = d->fd;
+    d->fd = -1;
+    free(d->buf);
+    pthread_mutex_destroy(&d->lock);
+    slot_free(d);
+    return danaus_close(fd);
+}
+
+/* Frees the first n entries of list and list itself; keeps errno. */
+static void free_list(struct dirent **list, size_t n)
+{
+    int saved = errno;
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+    errno = saved;
+}
+
+/* scandir's comparison, called through qsort_r (a function pointer does
+ * not convert to void *, so it travels in a struct). */
+struct order {
+    int (*compar)(const struct dirent **, const struct dirent **);
+};
+
+static int by_order(const void *a, const void *b, void *arg)
+{
+    const struct order *order = arg;
+    return order->compar((const struct dirent **)a,
+                         (const struct dirent **)b);
+}
+
+DANAUS_EXPORT int danaus_scandirat(int dirfd, const char *dirp,
+                                   struct dirent ***namelist,
+                                   int (*filter)(const struct dirent *),
+                                   int (*compar)(const struct dirent **,
+                                                 const struct dirent **))
+{
+    int fd = danaus_openat(dirfd, dirp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    DIR *dir = danaus_fdopendir(fd);
+    if (!dir) {
+        int saved = errno;
+        danaus_close(fd);
+        errno = saved;
+        return -1;
+    }
+    struct dirent **list = NULL;
+    size_t n = 0, cap = 0;
+    int saved = errno;
+    errno = 0;
+    struct dirent *e;
+    while ((e = danaus_readdir(dir)) != NULL) {
+        if (filter) {
+            int selected = filter(e);
+            /* filter may leave errno set; after the loop a non-zero errno
+             * must mean a failed readdir or allocation. */
+            errno = 0;
+            if (!selected)
+                continue;
+        }
+        if (n == cap) {
+            size_t more = cap ? 2 * cap : 16;
+            struct dirent **grown = realloc(list, more * sizeof *list);
+            if (!grown)
+                break;
+            list = grown;
+            cap = more;
+        }
+        /* Entries are d_reclen bytes long, as glibc's copies are. */
+        struct dirent *copy = malloc(e->d_reclen);
+        if (!copy)
+            break;
+        memcpy(copy, e, e->d_reclen);
+        list[n++] = copy;
+    }
+    int err = errno;
+    danaus_closedir(dir);
+    if (!err && n > INT32_MAX)
+        err = EOVERFLOW;
+    if (err) {
+        free_list(list, n);
+        errno = err;
+        return -1;
+    }
+    if (compar) {
+        struct order order = {compar};
+        qsort_r(list, n, sizeof *list, by_order, &order);
+    }
+    *namelist = list;
+    errno = saved;
+    return (int)n;
+}
+
+DANAUS_EXPORT int danaus_scandir(const char *dirp, struct dirent ***namelist,
+                                 int (*filter)(const struct dirent *),
+                                 int (*compar)(const struct dirent **,
+                                               const struct dirent **))
+{
+    return danaus_scandirat(AT_FDCWD, dirp, namelist, filter, compar);
+}

@@ -1,0 +1,543 @@
+/*
+ * file.c - the danaus_* descriptor and data calls: open, close, read,
+ * write and their positioned and vectored forms, lseek, fsync, ftruncate,
+ * dup, dup2, dup3 and fcntl.
+ *
+ * Transfers larger than the slot buffer go in chunks, one request each.
+ * read/write chunks use READ/WRITE, so the service-side offset (shared by
+ * dup'ed descriptors) advances as POSIX says; a transfer stops at the first
+ * short chunk, and an error after some bytes moved returns those bytes.
+ */
+#include "libfs/call.h"
+#include "libfs/export.h"
+#include "libfs/fdtable.h"
+#include "libfs/lock.h"
+#include "libfs/sys.h"
+#include "libfs/umask.h"
+
+#include <danaus/danaus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* Closes a service handle nobody refers to any more; keeps errno. */
+static void close_handle(uint32_t mount, uint64_t handle)
+{
+    int saved = errno;
+    struct call c;
+    if (call_begin(&c, DANAUS_CALL_CLOSE, mount, handle) == 0)
+        call_send(&c);
+    errno = saved;
+}
+
+static int open_at(int dirfd, const char *path, int flags, mode_t mode)
+{
+    /* Linux's answer on a file system without unnamed temporary files. */
+    if ((flags & O_TMPFILE) == O_TMPFILE) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    struct call c;
+    struct resolved_path where;
+    if (call_begin_path(&c, DANAUS_CALL_OPEN, dirfd, path, &where) < 0)
+        return -1;
+    /* O_CLOEXEC belongs to the descriptor (our placeholder), not to the
+     * service's open file. */
+    c.desc.arg[0] = flags & ~O_CLOEXEC;
+    c.desc.arg[1] = flags & O_CREAT ? umask_apply(mode) : 0;
+    int64_t handle = call_send(&c);
+    if (handle < 0)
+        return -1;
+    if (handle == 0) {
+        errno = EPROTO;
+        return -1;
+    }
+    int fd = fdtable_reserve(flags & O_CLOEXEC);
+    if (fd < 0) {
+        close_handle(where.mount, (uint64_t)handle);
+        return -1;
+    }
+    if (fdtable_insert(fd, (uint64_t)handle, where.mount, where.abs) < 0) {
+        fdtable_unreserve(fd);
+        close_handle(where.mount, (uint64_t)handle);
+        return -1;
+    }
+    return fd;
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+    if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+        return (mode_t)va_arg(ap, unsigned int);
+    return 0;
+}
+
+DANAUS_EXPORT int danaus_open(const char *pathname, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_at(AT_FDCWD, pathname, flags, mode);
+}
+
+DANAUS_EXPORT int danaus_openat(int dirfd, const char *pathname, int flags,
+                                ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open_at(dirfd, pathname, flags, mode);
+}
+
+DANAUS_EXPORT int danaus_creat(const char *pathname, mode_t mode)
+{
+    return open_at(AT_FDCWD, pathname, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+DANAUS_EXPORT int danaus_close(int fd)
+{
+    struct fd_info old;
+    if (fdtable_remove(fd, &old) < 0)
+        return -1;
+    /* The descriptor is gone even if the service reports an error, as with
+     * close(2). */
+    struct call c;
+    if (call_begin(&c, DANAUS_CALL_CLOSE, old.mount, old.handle) < 0 ||
+        call_send(&c) < 0)
+        return -1;
+    return 0;
+}
+
+/* Walks an iovec array, copying to or from it. */
+struct iov_cursor {
+    const struct iovec *iov;
+    int left;   /* entries from iov on */
+    size_t off; /* into iov[0] */
+};
+
+static void iov_copy(struct iov_cursor *cur, unsigned char *bytes, size_t n,
+                     bool into_iov)
+{
+    while (n > 0 && cur->left > 0) {
+        size_t room = cur->iov->iov_len - cur->off;
+        size_t k = n < room ? n : room;
+        unsigned char *base = (unsigned char *)cur->iov->iov_base + cur->off;
+        if (into_iov)
+            memcpy(base, bytes, k);
+        else
+            memcpy(bytes, base, k);
+        bytes += k;
+        n -= k;
+        cur->off += k;
+        if (cur->off == cur->iov->iov_len) {
+            cur->iov++;
+            cur->left--;
+            cur->off = 0;
+        }
+    }
+}
+
+/* Total length of an iovec array; -1 with EINVAL when invalid. */
+static ssize_t iov_total(const struct iovec *iov, int iovcnt)
+{
+    if (iovcnt < 0 || iovcnt > IOV_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    size_t total = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len > (size_t)SSIZE_MAX - total) {
+            errno = EINVAL;
+            return -1;
+        }
+        total += iov[i].iov_len;
+    }
+    return (ssize_t)total;
+}
+
+/* Reads into iov at offset, or at the file offset when offset < 0. */
+static ssize_t read_iov(int fd, const struct iovec *iov, int iovcnt,
+                        off_t offset)
+{
+    ssize_t total = iov_total(iov, iovcnt);
+    if (total < 0)
+        return -1;
+    struct iov_cursor cur = {iov, iovcnt, 0};
+    size_t done = 0;
+    do {
+        struct call c;
+        enum danaus_call id = offset < 0 ? DANAUS_CALL_READ : DANAUS_CALL_PREAD;
+        if (call_begin_fd(&c, id, fd, false) < 0)
+            return done ? (ssize_t)done : -1;
+        size_t want = (size_t)total - done;
+        size_t chunk = want < call_capacity(&c) ? want : call_capacity(&c);
+        c.desc.arg[0] = (int64_t)chunk;
+        c.desc.arg[1] = offset < 0 ? 0 : offset + (off_t)done;
+        int64_t n = call_send(&c);
+        if (n < 0)
+            return done ? (ssize_t)done : -1;
+        if ((uint64_t)n > chunk) {
+            errno = EIO;
+            return -1;
+        }
+        iov_copy(&cur, call_out(&c), (size_t)n, true);
+        done += (size_t)n;
+        if ((size_t)n < chunk)
+            break;
+    } while (done < (size_t)total);
+    return (ssize_t)done;
+}
+
+/* Writes iov at offset, or at the file offset when offset < 0. */
+static ssize_t write_iov(int fd, const struct iovec *iov, int iovcnt,
+                         off_t offset)
+{
+    ssize_t total = iov_total(iov, iovcnt);
+    if (total < 0)
+        return -1;
+    struct iov_cursor cur = {iov, iovcnt, 0};
+    size_t done = 0;
+    do {
+        struct call c;
+        enum danaus_call id =
+            offset < 0 ? DANAUS_CALL_WRITE : DANAUS_CALL_PWRITE;
+        if (call_begin_fd(&c, id, fd, false) < 0)
+            return done ? (ssize_t)done : -1;
+        size_t want = (size_t)total - done;
+        size_t chunk = want < call_capacity(&c) ? want : call_capacity(&c);
+        iov_copy(&cur, c.pack.buf, chunk, false);
+        c.pack.len = (uint32_t)chunk;
+        c.desc.arg[1] = offset < 0 ? 0 : offset + (off_t)done;
+        int64_t n = call_send(&c);
+        if (n < 0)
+            return done ? (ssize_t)done : -1;
+        if ((uint64_t)n > chunk) {
+            errno = EIO;
+            return -1;
+        }
+        done += (size_t)n;
+        if ((size_t)n < chunk)
+            break;
+    } while (done < (size_t)total);
+    return (ssize_t)done;
+}
+
+DANAUS_EXPORT ssize_t danaus_read(int fd, void *buf, size_t count)
+{
+    struct iovec iov = {buf, count};
+    return read_iov(fd, &iov, 1, -1);
+}
+
+DANAUS_EXPORT ssize_t danaus_write(int fd, const void *buf, size_t count)
+{
+    struct iovec iov = {(void *)buf, count};
+    return write_iov(fd, &iov, 1, -1);
+}
+
+DANAUS_EXPORT ssize_t danaus_pread(int fd, void *buf, size_t count,
+                                   off_t offset)
+{
+    if (offset < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct iovec iov = {buf, count};
+    return read_iov(fd, &iov, 1, offset);
+}
+
+DANAUS_EXPORT ssize_t danaus_pwrite(int fd, const void *buf, size_t count,
+                                    off_t offset)
+{
+    if (offset < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct iovec iov = {(void *)buf, count};
+    return write_iov(fd, &iov, 1, offset);
+}
+
+DANAUS_EXPORT ssize_t danaus_readv(int fd, const struct iovec *iov,
+                                   int iovcnt)
+{
+    return read_iov(fd, iov, iovcnt, -1);
+}
+
+DANAUS_EXPORT ssize_t danaus_writev(int fd, const struct iovec *iov,
+                                    int iovcnt)
+{
+    return write_iov(fd, iov, iovcnt, -1);
+}
+
+DANAUS_EXPORT ssize_t danaus_preadv(int fd, const struct iovec *iov,
+                                    int iovcnt, off_t offset)
+{
+    if (offset < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return read_iov(fd, iov, iovcnt, offset);
+}
+
+DANAUS_EXPORT ssize_t danaus_pwritev(int fd, const struct iovec *iov,
+                                     int iovcnt, off_t offset)
+{
+    if (offset < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return write_iov(fd, iov, iovcnt, offset);
+}
+
+/* The RWF_ flags ask for cache and durability behaviour the service does
+ * not offer per call; Linux says EOPNOTSUPP for flags a file cannot honour. */
+static int rwf_check(off_t offset, int flags)
+{
+    if (flags != 0) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    if (offset < -1) {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
+DANAUS_EXPORT ssize_t danaus_preadv2(int fd, const struct iovec *iov,
+                                     int iovcnt, off_t offset, int flags)
+{
+    if (rwf_check(offset, flags) < 0)
+        return -1;
+    return read_iov(fd, iov, iovcnt, offset);
+}
+
+DANAUS_EXPORT ssize_t danaus_pwritev2(int fd, const struct iovec *iov,
+                                      int iovcnt, off_t offset, int flags)
+{
+    if (rwf_check(offset, flags) < 0)
+        return -1;
+    return write_iov(fd, iov, iovcnt, offset);
+}
+
+DANAUS_EXPORT off_t danaus_lseek(int fd, off_t offset, int whence)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_LSEEK, fd, false) < 0)
+        return -1;
+    c.desc.arg[0] = offset;
+    c.desc.arg[1] = whence;
+    return (off_t)call_send(&c);
+}
+
+static int sync_fd(int fd, int datasync)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_FSYNC, fd, false) < 0)
+        return -1;
+    c.desc.arg[0] = datasync;
+    return call_send(&c) < 0 ? -1 : 0;
+}
+
+DANAUS_EXPORT int danaus_fsync(int fd)
+{
+    return sync_fd(fd, 0);
+}
+
+DANAUS_EXPORT int danaus_fdatasync(int fd)
+{
+    return sync_fd(fd, 1);
+}
+
+DANAUS_EXPORT int danaus_sync_file_range(int fd, off_t offset, off_t nbytes,
+                                         unsigned int flags)
+{
+    const unsigned int known = SYNC_FILE_RANGE_WAIT_BEFORE |
+                               SYNC_FILE_RANGE_WRITE |
+                               SYNC_FILE_RANGE_WAIT_AFTER;
+    /* The kernel's checks (fs/sync.c), in its order. */
+    if ((flags & ~known) || offset < 0 || nbytes < 0 ||
+        nbytes > INT64_MAX - offset) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (flags & SYNC_FILE_RANGE_WRITE)
+        return sync_fd(fd, 1);
+    struct fd_info info;
+    if (!fdtable_lookup(fd, &info)) {
+        errno = EBADF;
+        return -1;
+    }
+    return 0;
+}
+
+DANAUS_EXPORT int danaus_ftruncate(int fd, off_t length)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_TRUNCATE, fd, true) < 0)
+        return -1;
+    c.desc.arg[0] = length;
+    return call_send(&c) < 0 ? -1 : 0;
+}
+
+/* A second service handle to fd's open file (shared offset and flags). */
+static int64_t dup_handle(int fd, struct fd_info *info)
+{
+    if (!fdtable_lookup(fd, info)) {
+        errno = EBADF;
+        return -1;
+    }
+    struct call c;
+    if (call_begin(&c, DANAUS_CALL_DUP, info->mount, info->handle) < 0)
+        return -1;
+    int64_t handle = call_send(&c);
+    if (handle == 0) {
+        errno = EPROTO;
+        return -1;
+    }
+    return handle;
+}
+
+DANAUS_EXPORT int danaus_dup(int oldfd)
+{
+    struct fd_info info;
+    int64_t handle = dup_handle(oldfd, &info);
+    if (handle < 0)
+        return -1;
+    int fd = fdtable_dup(oldfd, (uint64_t)handle);
+    if (fd < 0)
+        close_handle(info.mount, (uint64_t)handle);
+    return fd;
+}
+
+/* dup2 and dup3 once oldfd != newfd. */
+static int dup_onto(int oldfd, int newfd, bool cloexec)
+{
+    if (newfd < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    struct fd_info info;
+    int64_t handle = dup_handle(oldfd, &info);
+    if (handle < 0)
+        return -1;
+    struct fd_info replaced;
+    bool had_replaced;
+    int fd = fdtable_dup3(oldfd, newfd, cloexec, (uint64_t)handle, &replaced,
+                          &had_replaced);
+    if (fd < 0)
+        close_handle(info.mount, (uint64_t)handle);
+    else if (had_replaced)
+        close_handle(replaced.mount, replaced.handle);
+    return fd;
+}
+
+DANAUS_EXPORT int danaus_dup2(int oldfd, int newfd)
+{
+    if (oldfd == newfd) {
+        struct fd_info info;
+        if (!fdtable_lookup(oldfd, &info)) {
+            errno = EBADF;
+            return -1;
+        }
+        return newfd;
+    }
+    return dup_onto(oldfd, newfd, false);
+}
+
+DANAUS_EXPORT int danaus_dup3(int oldfd, int newfd, int flags)
+{
+    if ((flags & ~O_CLOEXEC) || oldfd == newfd) {
+        errno = EINVAL;
+        return -1;
+    }
+    return dup_onto(oldfd, newfd, flags & O_CLOEXEC);
+}
+
+/* F_GETFL and F_SETFL: the open file's flags live in the service. */
+static int flags_get(int fd)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_GETFL, fd, false) < 0)
+        return -1;
+    int64_t flags = call_send(&c);
+    if (flags < 0)
+        return -1;
+    /* Linux on 64-bit forces O_LARGEFILE onto every open file; glibc's
+     * O_LARGEFILE is 0 there, so this is the kernel's value. */
+    return (int)flags | 0100000;
+}
+
+static int flags_set(int fd, int flags)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_SETFL, fd, false) < 0)
+        return -1;
+    c.desc.arg[0] = flags;
+    return call_send(&c) < 0 ? -1 : 0;
+}
+
+/* F_DUPFD and F_DUPFD_CLOEXEC. */
+static int dup_from(int oldfd, int minfd, bool cloexec)
+{
+    if (minfd < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct fd_info info;
+    int64_t handle = dup_handle(oldfd, &info);
+    if (handle < 0)
+        return -1;
+    int fd = fdtable_dupfd(oldfd, minfd, cloexec, (uint64_t)handle);
+    if (fd < 0)
+        close_handle(info.mount, (uint64_t)handle);
+    return fd;
+}
+
+DANAUS_EXPORT int danaus_fcntl(int fd, int cmd, ...)
+{
+    struct fd_info info;
+    if (!fdtable_lookup(fd, &info)) {
+        errno = EBADF;
+        return -1;
+    }
+    va_list ap;
+    va_start(ap, cmd);
+    int rc;
+    switch (cmd) {
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC:
+        rc = dup_from(fd, va_arg(ap, int), cmd == F_DUPFD_CLOEXEC);
+        break;
+    case F_GETFD:
+        /* The descriptor flags are the placeholder's (fdtable.h). */
+        rc = sys_fcntl(fd, F_GETFD, 0);
+        break;
+    case F_SETFD:
+        rc = sys_fcntl(fd, F_SETFD, va_arg(ap, int));
+        break;
+    case F_GETFL:
+        rc = flags_get(fd);
+        break;
+    case F_SETFL:
+        rc = flags_set(fd, va_arg(ap, int));
+        break;
+    case F_GETLK:
+    case F_SETLK:
+    case F_SETLKW:
+    case F_OFD_GETLK:
+    case F_OFD_SETLK:
+    case F_OFD_SETLKW:
+        rc = lock_fcntl(fd, cmd, va_arg(ap, struct flock *));
+        break;
+    default:
+        errno = EINVAL;
+        rc = -1;
+        break;
+    }
+    va_end(ap);
+    return rc;
+}

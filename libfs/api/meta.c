@@ -1,0 +1,579 @@
+/*
+ * meta.c - the danaus_* path and metadata calls: stat and friends,
+ * access, mkdir/rmdir/unlink, rename/link/symlink/readlink, chmod, chown,
+ * utimensat, truncate, statfs, and their *at twins.
+ *
+ * The service takes only AT_SYMLINK_NOFOLLOW (and AT_EACCESS for access)
+ * among the AT_ flags; the others are handled or rejected here.
+ */
+#include "libfs/call.h"
+#include "libfs/export.h"
+#include "libfs/umask.h"
+
+#include <danaus/danaus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+/* Sends a call whose only output is success or failure. */
+static int send_status(struct call *c)
+{
+    return call_send(c) < 0 ? -1 : 0;
+}
+
+static void to_stat(const struct danaus_stat *d, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_dev = d->dev;
+    st->st_ino = d->ino;
+    st->st_nlink = d->nlink;
+    st->st_rdev = d->rdev;
+    st->st_mode = d->mode;
+    st->st_uid = d->uid;
+    st->st_gid = d->gid;
+    st->st_blksize = d->blksize;
+    st->st_size = d->size;
+    st->st_blocks = d->blocks;
+    st->st_atim = (struct timespec){d->atime_sec, d->atime_nsec};
+    st->st_mtim = (struct timespec){d->mtime_sec, d->mtime_nsec};
+    st->st_ctim = (struct timespec){d->ctime_sec, d->ctime_nsec};
+}
+
+/* Sends a STAT call begun by the caller; *d gets the service's answer. */
+static int send_stat(struct call *c, int at_flags, struct danaus_stat *d)
+{
+    c->desc.arg[0] = at_flags;
+    if (call_send(c) < 0)
+        return -1;
+    memcpy(d, call_out(c), sizeof *d);
+    return 0;
+}
+
+/* fstatat's lookup, shared with statx: the service's attributes of the
+ * file pathname names relative to dirfd, with AT_EMPTY_PATH meaning dirfd
+ * itself. The caller has checked the flags. */
+static int stat_at(int dirfd, const char *pathname, int flags,
+                   struct danaus_stat *d)
+{
+    struct call c;
+    struct resolved_path where;
+    if ((flags & AT_EMPTY_PATH) && pathname && pathname[0] == '\0') {
+        if (dirfd == AT_FDCWD)
+            pathname = ".";
+        else if (call_begin_fd(&c, DANAUS_CALL_STAT, dirfd, true) < 0)
+            return -1;
+        else
+            return send_stat(&c, 0, d);
+    }
+    if (call_begin_path(&c, DANAUS_CALL_STAT, dirfd, pathname, &where) < 0)
+        return -1;
+    return send_stat(&c, flags & AT_SYMLINK_NOFOLLOW, d);
+}
+
+DANAUS_EXPORT int danaus_fstatat(int dirfd, const char *pathname,
+                                 struct stat *statbuf, int flags)
+{
+    struct danaus_stat d;
+    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (stat_at(dirfd, pathname, flags, &d) < 0)
+        return -1;
+    to_stat(&d, statbuf);
+    return 0;
+}
+
+DANAUS_EXPORT int danaus_stat(const char *pathname, struct stat *statbuf)
+{
+    return danaus_fstatat(AT_FDCWD, pathname, statbuf, 0);
+}
+
+DANAUS_EXPORT int danaus_lstat(const char *pathname, struct stat *statbuf)
+{
+    return danaus_fstatat(AT_FDCWD, pathname, statbuf, AT_SYMLINK_NOFOLLOW);
+}
+
+DANAUS_EXPORT int danaus_fstat(int fd, struct stat *statbuf)
+{
+    return danaus_fstatat(fd, "", statbuf, AT_EMPTY_PATH);
+}
+
+/* The btime the service reports is 0 when the backend does not know it. */
+static void to_statx(const struct danaus_stat *d, struct statx *stx)
+{
+    memset(stx, 0, sizeof *stx);
+    stx->stx_mask = STATX_BASIC_STATS;
+    stx->stx_blksize = d->blksize;
+    stx->stx_nlink = (uint32_t)d->nlink;
+    stx->stx_uid = d->uid;
+    stx->stx_gid = d->gid;
+    stx->stx_mode = (uint16_t)d->mode;
+    stx->stx_ino = d->ino;
+    stx->stx_size = (uint64_t)d->size;
+    stx->stx_blocks = (uint64_t)d->blocks;
+    stx->stx_atime = (struct statx_timestamp){d->atime_sec, d->atime_nsec, 0};
+    stx->stx_mtime = (struct statx_timestamp){d->mtime_sec, d->mtime_nsec, 0};
+    stx->stx_ctime = (struct statx_timestamp){d->ctime_sec, d->ctime_nsec, 0};
+    if (d->btime_sec != 0 || d->btime_nsec != 0) {
+        stx->stx_mask |= STATX_BTIME;
+        stx->stx_btime =
+            (struct statx_timestamp){d->btime_sec, d->btime_nsec, 0};
+    }
+    stx->stx_rdev_major = major(d->rdev);
+    stx->stx_rdev_minor = minor(d->rdev);
+    stx->stx_dev_major = major(d->dev);
+    stx->stx_dev_minor = minor(d->dev);
+}
+
+/* As Linux, the mask asks and stx_mask tells what was filled: every field
+ * the service has, whatever was asked. The AT_STATX_ sync flags ask a
+ * network file system to (or not to) refresh its cache; the service's
+ * attributes are as fresh as its backend makes them, so they are accepted
+ * and have no effect. */
+DANAUS_EXPORT int danaus_statx(int dirfd, const char *pathname, int flags,
+                               unsigned int mask, struct statx *statxbuf)
+{
+    struct danaus_stat d;
+    if ((flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT |
+                   AT_STATX_SYNC_TYPE)) ||
+        (flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE ||
+        (mask & STATX__RESERVED)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (stat_at(dirfd, pathname, flags, &d) < 0)
+        return -1;
+    to_statx(&d, statxbuf);
+    return 0;
+}
+
+DANAUS_EXPORT int danaus_faccessat(int dirfd, const char *pathname, int mode,
+                                   int flags)
+{
+    struct call c;
+    struct resolved_path where;
+    if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (call_begin_path(&c, DANAUS_CALL_ACCESS, dirfd, pathname, &where) < 0)
+        return -1;
+    c.desc.arg[0] = mode;
+    c.desc.arg[1] = flags;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_access(const char *pathname, int mode)
+{
+    return danaus_faccessat(AT_FDCWD, pathname, mode, 0);
+}
+
+DANAUS_EXPORT int danaus_euidaccess(const char *pathname, int mode)
+{
+    return danaus_faccessat(AT_FDCWD, pathname, mode, AT_EACCESS);
+}
+
+DANAUS_EXPORT int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode)
+{
+    struct call c;
+    struct resolved_path where;
+    if (call_begin_path(&c, DANAUS_CALL_MKDIR, dirfd, pathname, &where) < 0)
+        return -1;
+    c.desc.arg[0] = umask_apply(mode);
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_mkdir(const char *pathname, mode_t mode)
+{
+    return danaus_mkdirat(AT_FDCWD, pathname, mode);
+}
+
+DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)
+{
+    struct call c;
+    struct resolved_path where;
+    if (flags & ~AT_REMOVEDIR) {
+        errno = EINVAL;
+        return -1;
+    }
+    enum danaus_call id =
+        flags & AT_REMOVEDIR ? DANAUS_CALL_RMDIR : DANAUS_CALL_UNLINK;
+    if (call_begin_path(&c, id, dirfd, pathname, &where) < 0)
+        return -1;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_rmdir(const char *pathname)
+{
+    return danaus_unlinkat(AT_FDCWD, pathname, AT_REMOVEDIR);
+}
+
+DANAUS_EXPORT int danaus_unlink(const char *pathname)
+{
+    return danaus_unlinkat(AT_FDCWD, pathname, 0);
+}
+
+/* RENAME and LINK: two paths that must be on the same mount; arg0 is
+ * RENAME's flags. */
+static int two_path_call(enum danaus_call id, int fromfd, const char *from,
+                         int tofd, const char *to, unsigned int arg0)
+{
+    struct call c;
+    struct resolved_path where_from;
+    struct resolved_path where_to;
+    const struct service *svc = service_get();
+    if (!svc)
+        return -1;
+    if (!to) {
+        errno = EFAULT;
+        return -1;
+    }
+    if (path_resolve(&svc->mounts, tofd, to, &where_to) < 0 ||
+        call_begin_path(&c, id, fromfd, from, &where_from) < 0)
+        return -1;
+    if (where_from.mount != where_to.mount) {
+        errno = EXDEV;
+        return -1;
+    }
+    if (pack_str(&c.pack, where_to.rel) < 0)
+        return -1;
+    c.desc.arg[0] = arg0;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_renameat2(int olddirfd, const char *oldpath,
+                                   int newdirfd, const char *newpath,
+                                   unsigned int flags)
+{
+    return two_path_call(DANAUS_CALL_RENAME, olddirfd, oldpath, newdirfd,
+                         newpath, flags);
+}
+
+DANAUS_EXPORT int danaus_renameat(int olddirfd, const char *oldpath,
+                                  int newdirfd, const char *newpath)
+{
+    return danaus_renameat2(olddirfd, oldpath, newdirfd, newpath, 0);
+}
+
+DANAUS_EXPORT int danaus_rename(const char *oldpath, const char *newpath)
+{
+    return danaus_renameat2(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
+}
+
+/* LINK links the name itself, a symbolic link included. AT_SYMLINK_FOLLOW
+ * links what the name resolves to, which is found here. AT_EMPTY_PATH
+ * (link an open file by its descriptor) needs a LINK by handle the service
+ * does not have: it fails with ENOENT, as Linux answers a caller without
+ * CAP_DAC_READ_SEARCH. */
+DANAUS_EXPORT int danaus_linkat(int olddirfd, const char *oldpath,
+                                int newdirfd, const char *newpath, int flags)
+{
+    char target[DANAUS_PATH_MAX];
+    struct resolved_path where;
+    const struct service *svc = service_get();
+    if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!svc)
+        return -1;
+    if (!oldpath) {
+        errno = EFAULT;
+        return -1;
+    }
+    if (flags & AT_SYMLINK_FOLLOW) {
+        if (path_resolve(&svc->mounts, olddirfd, oldpath, &where) < 0 ||
+            !danaus_realpath(where.abs, target))
+            return -1;
+        return two_path_call(DANAUS_CALL_LINK, AT_FDCWD, target, newdirfd,
+                             newpath, 0);
+    }
+    return two_path_call(DANAUS_CALL_LINK, olddirfd, oldpath, newdirfd,
+                         newpath, 0);
+}
+
+DANAUS_EXPORT int danaus_link(const char *oldpath, const char *newpath)
+{
+    return danaus_linkat(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
+}
+
+DANAUS_EXPORT int danaus_symlinkat(const char *target, int newdirfd,
+                                   const char *linkpath)
+{
+    const struct service *svc = service_get();
+    struct resolved_path where;
+    struct call c;
+    if (!svc)
+        return -1;
+    if (!target || !linkpath) {
+        errno = EFAULT;
+        return -1;
+    }
+    /* The target is stored as written, never resolved here. */
+    if (path_resolve(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
+        call_begin(&c, DANAUS_CALL_SYMLINK, where.mount, 0) < 0 ||
+        pack_str(&c.pack, target) < 0 || pack_str(&c.pack, where.rel) < 0)
+        return -1;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_symlink(const char *target, const char *linkpath)
+{
+    return danaus_symlinkat(target, AT_FDCWD, linkpath);
+}
+
+DANAUS_EXPORT ssize_t danaus_readlinkat(int dirfd, const char *pathname,
+                                        char *buf, size_t bufsiz)
+{
+    struct call c;
+    struct resolved_path where;
+    if (bufsiz == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (call_begin_path(&c, DANAUS_CALL_READLINK, dirfd, pathname, &where) <
+        0)
+        return -1;
+    size_t want = bufsiz < call_capacity(&c) ? bufsiz : call_capacity(&c);
+    c.desc.arg[0] = (int64_t)want;
+    int64_t n = call_send(&c);
+    if (n < 0)
+        return -1;
+    if ((uint64_t)n > want) {
+        errno = EIO;
+        return -1;
+    }
+    memcpy(buf, call_out(&c), (size_t)n);
+    return (ssize_t)n;
+}
+
+DANAUS_EXPORT ssize_t danaus_readlink(const char *pathname, char *buf,
+                                      size_t bufsiz)
+{
+    return danaus_readlinkat(AT_FDCWD, pathname, buf, bufsiz);
+}
+
+DANAUS_EXPORT int danaus_fchmodat(int dirfd, const char *pathname,
+                                  mode_t mode, int flags)
+{
+    struct call c;
+    struct resolved_path where;
+    if (flags & ~AT_SYMLINK_NOFOLLOW) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (call_begin_path(&c, DANAUS_CALL_CHMOD, dirfd, pathname, &where) < 0)
+        return -1;
+    c.desc.arg[0] = mode;
+    c.desc.arg[1] = flags;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_chmod(const char *pathname, mode_t mode)
+{
+    return danaus_fchmodat(AT_FDCWD, pathname, mode, 0);
+}
+
+DANAUS_EXPORT int danaus_fchmod(int fd, mode_t mode)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_CHMOD, fd, true) < 0)
+        return -1;
+    c.desc.arg[0] = mode;
+    return send_status(&c);
+}
+
+/* uid/gid travel as their unsigned values; (uid_t)-1 means "keep". */
+DANAUS_EXPORT int danaus_fchownat(int dirfd, const char *pathname,
+                                  uid_t owner, gid_t group, int flags)
+{
+    struct call c;
+    struct resolved_path where;
+    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if ((flags & AT_EMPTY_PATH) && pathname && pathname[0] == '\0') {
+        if (dirfd != AT_FDCWD)
+            return danaus_fchown(dirfd, owner, group);
+        pathname = ".";
+    }
+    if (call_begin_path(&c, DANAUS_CALL_CHOWN, dirfd, pathname, &where) < 0)
+        return -1;
+    c.desc.arg[0] = owner;
+    c.desc.arg[1] = group;
+    c.desc.arg[2] = flags & AT_SYMLINK_NOFOLLOW;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_chown(const char *pathname, uid_t owner, gid_t group)
+{
+    return danaus_fchownat(AT_FDCWD, pathname, owner, group, 0);
+}
+
+DANAUS_EXPORT int danaus_lchown(const char *pathname, uid_t owner, gid_t group)
+{
+    return danaus_fchownat(AT_FDCWD, pathname, owner, group,
+                           AT_SYMLINK_NOFOLLOW);
+}
+
+DANAUS_EXPORT int danaus_fchown(int fd, uid_t owner, gid_t group)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_CHOWN, fd, true) < 0)
+        return -1;
+    c.desc.arg[0] = owner;
+    c.desc.arg[1] = group;
+    return send_status(&c);
+}
+
+/* Sends a UTIMENS call begun by the caller; times NULL means now. */
+static int send_utimens(struct call *c, const struct timespec times[2],
+                        int at_flags)
+{
+    struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+    const struct timespec *t = times ? times : now;
+    c->desc.arg[0] = t[0].tv_sec;
+    c->desc.arg[1] = t[0].tv_nsec;
+    c->desc.arg[2] = t[1].tv_sec;
+    c->desc.arg[3] = t[1].tv_nsec;
+    c->desc.arg[4] = at_flags;
+    return send_status(c);
+}
+
+DANAUS_EXPORT int danaus_utimensat(int dirfd, const char *pathname,
+                                   const struct timespec times[2], int flags)
+{
+    struct call c;
+    struct resolved_path where;
+    if (flags & ~AT_SYMLINK_NOFOLLOW) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* As the Linux system call: no path means dirfd itself. */
+    if (!pathname)
+        return danaus_futimens(dirfd, times);
+    if (call_begin_path(&c, DANAUS_CALL_UTIMENS, dirfd, pathname, &where) < 0)
+        return -1;
+    return send_utimens(&c, times, flags);
+}
+
+DANAUS_EXPORT int danaus_futimens(int fd, const struct timespec times[2])
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_UTIMENS, fd, true) < 0)
+        return -1;
+    return send_utimens(&c, times, 0);
+}
+
+DANAUS_EXPORT int danaus_truncate(const char *path, off_t length)
+{
+    struct call c;
+    struct resolved_path where;
+    if (call_begin_path(&c, DANAUS_CALL_TRUNCATE, AT_FDCWD, path, &where) < 0)
+        return -1;
+    c.desc.arg[0] = length;
+    return send_status(&c);
+}
+
+/* Sends a STATFS call begun by the caller; *d gets the answer. */
+static int send_statfs(struct call *c, struct danaus_statfs *d)
+{
+    if (call_send(c) < 0)
+        return -1;
+    memcpy(d, call_out(c), sizeof *d);
+    return 0;
+}
+
+static int statfs_path(const char *path, struct danaus_statfs *d)
+{
+    struct call c;
+    struct resolved_path where;
+    if (call_begin_path(&c, DANAUS_CALL_STATFS, AT_FDCWD, path, &where) < 0)
+        return -1;
+    return send_statfs(&c, d);
+}
+
+static int statfs_fd(int fd, struct danaus_statfs *d)
+{
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_STATFS, fd, true) < 0)
+        return -1;
+    return send_statfs(&c, d);
+}
+
+static void to_statfs(const struct danaus_statfs *d, struct statfs *buf)
+{
+    memset(buf, 0, sizeof *buf);
+    buf->f_type = (__fsword_t)d->type;
+    buf->f_bsize = (__fsword_t)d->bsize;
+    buf->f_frsize = (__fsword_t)d->frsize;
+    buf->f_blocks = d->blocks;
+    buf->f_bfree = d->bfree;
+    buf->f_bavail = d->bavail;
+    buf->f_files = d->files;
+    buf->f_ffree = d->ffree;
+    buf->f_namelen = (__fsword_t)d->namelen;
+    buf->f_flags = (__fsword_t)d->flags;
+    memcpy(&buf->f_fsid, &d->fsid, sizeof buf->f_fsid);
+}
+
+DANAUS_EXPORT int danaus_statfs(const char *path, struct statfs *buf)
+{
+    struct danaus_statfs d;
+    if (statfs_path(path, &d) < 0)
+        return -1;
+    to_statfs(&d, buf);
+    return 0;
+}
+
+DANAUS_EXPORT int danaus_fstatfs(int fd, struct statfs *buf)
+{
+    struct danaus_statfs d;
+    if (statfs_fd(fd, &d) < 0)
+        return -1;
+    to_statfs(&d, buf);
+    return 0;
+}
+
+/* The kernel's ST_VALID (not in the user headers): statfs's f_flags is
+ * filled in. glibc's statvfs drops it from f_flag (both measured). */
+#define STATFS_FLAGS_VALID 0x0020
+
+/* As glibc's statvfs: f_fsid is the two words of statfs's, low first. */
+static void to_statvfs(const struct danaus_statfs *d, struct statvfs *buf)
+{
+    memset(buf, 0, sizeof *buf);
+    buf->f_bsize = d->bsize;
+    buf->f_frsize = d->frsize ? d->frsize : d->bsize;
+    buf->f_blocks = d->blocks;
+    buf->f_bfree = d->bfree;
+    buf->f_bavail = d->bavail;
+    buf->f_files = d->files;
+    buf->f_ffree = d->ffree;
+    buf->f_favail = d->favail;
+    buf->f_fsid = d->fsid;
+    buf->f_flag = d->flags & ~(uint64_t)STATFS_FLAGS_VALID;
+    buf->f_namemax = d->namelen;
+}
+
+DANAUS_EXPORT int danaus_statvfs(const char *path, struct statvfs *buf)
+{
+    struct danaus_statfs d;
+    if (statfs_path(path, &d) < 0)
+        return -1;
+    to_statvfs(&d, buf);
+    return 0;
+}
+
+DANAUS_EXPORT int danaus_fstatvfs(int fd, struct statvfs *buf)
+{
+    struct danaus_statfs d;
+    if (statfs_fd(fd, &d) < 0)
+        return -1;
+    to_statvfs(&d, buf);
+    return 0;
+}

@@ -1,0 +1,167 @@
+/*
+ * proc.c - the exec and spawn family: each passes libc's own
+ * function the environment proc_exec_prepare makes, so Danaus descriptors
+ * without close-on-exec and the Danaus cwd reach the new program (proc.h).
+ * fork needs no interposer: pthread_atfork handlers do its part.
+ */
+#include "libfs/cwd.h"
+#include "libfs/export.h"
+#include "libfs/proc.h"
+#include "libfs/real.h"
+
+#include <danaus/wire.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* A relative path names a program under the Danaus cwd while one is set,
+ * but the kernel resolves it from its own cwd, which stayed elsewhere
+ * (cwd.h): the absolute path, which the FUSE door serves, is given
+ * instead. Returns path or abs (size bytes). Names without '/' (searched in
+ * PATH by the p variants) are left alone. */
+static const char *exec_path(const char *path, char *abs, size_t size)
+{
+    char cwd[DANAUS_PATH_MAX];
+    if (!path || path[0] == '/' || !strchr(path, '/') ||
+        cwd_get(cwd, sizeof cwd) != 1)
+        return path;
+    int n = snprintf(abs, size, "%s/%s", cwd, path);
+    return n > 0 && (size_t)n < size ? abs : path;
+}
+
+DANAUS_EXPORT int execve(const char *path, char *const argv[],
+                         char *const envp[])
+{
+    char abs[DANAUS_PATH_MAX];
+    path = exec_path(path, abs, sizeof abs);
+    struct exec_state st;
+    char *const *env = proc_exec_prepare(envp, &st);
+    int rc = REAL(execve)(path, argv, env);
+    proc_exec_done(&st);
+    return rc;
+}
+
+DANAUS_EXPORT int execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+DANAUS_EXPORT int execvpe(const char *file, char *const argv[],
+                          char *const envp[])
+{
+    char abs[DANAUS_PATH_MAX];
+    file = exec_path(file, abs, sizeof abs);
+    struct exec_state st;
+    char *const *env = proc_exec_prepare(envp, &st);
+    int rc = REAL(execvpe)(file, argv, env);
+    proc_exec_done(&st);
+    return rc;
+}
+
+DANAUS_EXPORT int execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
+}
+
+DANAUS_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    struct exec_state st;
+    char *const *env = proc_exec_prepare(envp, &st);
+    int rc = REAL(fexecve)(fd, argv, env);
+    proc_exec_done(&st);
+    return rc;
+}
+
+/* The execl family: arg and the variable arguments after it, up to the
+ * NULL that ends them, become argv (for execle, envp follows the NULL).
+ * count_args counts them on a copy of the list; fill_args then takes them,
+ * and the NULL, from the list itself. */
+static size_t count_args(const char *arg, va_list ap)
+{
+    size_t n = 0;
+    for (const char *a = arg; a; a = va_arg(ap, const char *))
+        n++;
+    return n;
+}
+
+static void fill_args(char **argv, size_t n, const char *arg, va_list *ap)
+{
+    argv[0] = (char *)arg;
+    for (size_t i = 1; i < n; i++)
+        argv[i] = va_arg(*ap, char *);
+    if (n > 0)
+        (void)va_arg(*ap, char *);
+    argv[n] = NULL;
+}
+
+DANAUS_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap, copy;
+    va_start(ap, arg);
+    va_copy(copy, ap);
+    size_t n = count_args(arg, copy);
+    va_end(copy);
+    char *argv[n + 1];
+    fill_args(argv, n, arg, &ap);
+    va_end(ap);
+    return execve(path, argv, environ);
+}
+
+DANAUS_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap, copy;
+    va_start(ap, arg);
+    va_copy(copy, ap);
+    size_t n = count_args(arg, copy);
+    va_end(copy);
+    char *argv[n + 1];
+    fill_args(argv, n, arg, &ap);
+    va_end(ap);
+    return execvpe(file, argv, environ);
+}
+
+DANAUS_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap, copy;
+    va_start(ap, arg);
+    va_copy(copy, ap);
+    size_t n = count_args(arg, copy);
+    va_end(copy);
+    char *argv[n + 1];
+    fill_args(argv, n, arg, &ap);
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
+}
+
+DANAUS_EXPORT int posix_spawn(pid_t *pid, const char *path,
+                              const posix_spawn_file_actions_t *actions,
+                              const posix_spawnattr_t *attr,
+                              char *const argv[], char *const envp[])
+{
+    char abs[DANAUS_PATH_MAX];
+    path = exec_path(path, abs, sizeof abs);
+    struct exec_state st;
+    char *const *env = proc_exec_prepare(envp, &st);
+    int rc = REAL(posix_spawn)(pid, path, actions, attr, argv, env);
+    proc_exec_done(&st);
+    return rc;
+}
+
+DANAUS_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+                               const posix_spawn_file_actions_t *actions,
+                               const posix_spawnattr_t *attr,
+                               char *const argv[], char *const envp[])
+{
+    char abs[DANAUS_PATH_MAX];
+    file = exec_path(file, abs, sizeof abs);
+    struct exec_state st;
+    char *const *env = proc_exec_prepare(envp, &st);
+    int rc = REAL(posix_spawnp)(pid, file, actions, attr, argv, env);
+    proc_exec_done(&st);
+    return rc;
+}
