@@ -102,6 +102,14 @@ static int op_mkdir(const char *path, mode_t mode)
     return inst->ops->mkdir(inst, cred, rel(path), mode);
 }
 
+/* The kernel has checked the type (and CAP_MKNOD for devices) and applied
+ * the umask; the backend checks them again for the preload path. */
+static int op_mknod(const char *path, mode_t mode, dev_t dev)
+{
+    BEGIN;
+    return inst->ops->mknod(inst, cred, rel(path), mode, dev);
+}
+
 static int op_unlink(const char *path)
 {
     BEGIN;
@@ -440,6 +448,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 const struct fuse_operations fuse_export_ops = {
     .getattr = op_getattr,
     .readlink = op_readlink,
+    .mknod = op_mknod,
     .mkdir = op_mkdir,
     .unlink = op_unlink,
     .rmdir = op_rmdir,

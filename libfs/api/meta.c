@@ -1,6 +1,6 @@
 /*
  * meta.c - the danaus_* path and metadata calls: stat and friends,
- * access, mkdir/rmdir/unlink, rename/link/symlink/readlink, chmod, chown,
+ * access, mkdir/mknod/mkfifo/rmdir/unlink, rename/link/symlink/readlink, chmod, chown,
  * utimensat, truncate, statfs, and their *at twins.
  *
  * The service takes only AT_SYMLINK_NOFOLLOW (and AT_EACCESS for access)
@@ -189,6 +189,34 @@ DANAUS_EXPORT int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode)
 DANAUS_EXPORT int danaus_mkdir(const char *pathname, mode_t mode)
 {
     return danaus_mkdirat(AT_FDCWD, pathname, mode);
+}
+
+DANAUS_EXPORT int danaus_mknodat(int dirfd, const char *pathname, mode_t mode,
+                                 dev_t dev)
+{
+    struct call c;
+    struct resolved_path where;
+    if (call_begin_path(&c, DANAUS_CALL_MKNOD, dirfd, pathname, &where) < 0)
+        return -1;
+    c.desc.arg[0] = (mode & S_IFMT) | umask_apply(mode & 07777);
+    c.desc.arg[1] = (int64_t)dev;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_mknod(const char *pathname, mode_t mode, dev_t dev)
+{
+    return danaus_mknodat(AT_FDCWD, pathname, mode, dev);
+}
+
+DANAUS_EXPORT int danaus_mkfifoat(int dirfd, const char *pathname,
+                                  mode_t mode)
+{
+    return danaus_mknodat(dirfd, pathname, S_IFIFO | (mode & 07777), 0);
+}
+
+DANAUS_EXPORT int danaus_mkfifo(const char *pathname, mode_t mode)
+{
+    return danaus_mknodat(AT_FDCWD, pathname, S_IFIFO | (mode & 07777), 0);
 }
 
 DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)

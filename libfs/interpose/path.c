@@ -1,6 +1,6 @@
 /*
- * path.c - the name operations under LD_PRELOAD: mkdir, rmdir,
- * unlink, rename, link, symlink, readlink (with their *at twins and the
+ * path.c - the name operations under LD_PRELOAD: mkdir, mknod, mkfifo
+ * (and glibc's older __xmknod entry points), rmdir, unlink, rename, link, symlink, readlink (with their *at twins and the
  * fortified __*_chk entry points) and realpath.
  *
  * Each call on a Danaus path goes to its danaus_* twin, every other one to
@@ -36,6 +36,69 @@ DANAUS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
     if (!route_path(dirfd, path))
         return REAL(mkdirat)(dirfd, kernel_path(dirfd, path, k), mode);
     return danaus_mkdirat(dirfd, path, mode);
+}
+
+DANAUS_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(AT_FDCWD, path))
+        return REAL(mknod)(kernel_path(AT_FDCWD, path, k), mode, dev);
+    return danaus_mknod(path, mode, dev);
+}
+
+DANAUS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(dirfd, path))
+        return REAL(mknodat)(dirfd, kernel_path(dirfd, path, k), mode, dev);
+    return danaus_mknodat(dirfd, path, mode, dev);
+}
+
+DANAUS_EXPORT int mkfifo(const char *path, mode_t mode)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(AT_FDCWD, path))
+        return REAL(mkfifo)(kernel_path(AT_FDCWD, path, k), mode);
+    return danaus_mkfifo(path, mode);
+}
+
+DANAUS_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(dirfd, path))
+        return REAL(mkfifoat)(dirfd, kernel_path(dirfd, path, k), mode);
+    return danaus_mkfifoat(dirfd, path, mode);
+}
+
+/* Binaries built against glibc before 2.33 call these, with the version of
+ * the device number's layout first (_MKNOD_VER, 0 on x86-64). */
+int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev);
+int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev);
+
+DANAUS_EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(AT_FDCWD, path))
+        return REAL(__xmknod)(ver, kernel_path(AT_FDCWD, path, k), mode, dev);
+    if (ver != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return danaus_mknod(path, mode, *dev);
+}
+
+DANAUS_EXPORT int __xmknodat(int ver, int dirfd, const char *path,
+                             mode_t mode, dev_t *dev)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(dirfd, path))
+        return REAL(__xmknodat)(ver, dirfd, kernel_path(dirfd, path, k), mode,
+                                dev);
+    if (ver != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return danaus_mknodat(dirfd, path, mode, *dev);
 }
 
 DANAUS_EXPORT int rmdir(const char *path)
