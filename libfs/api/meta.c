@@ -180,7 +180,7 @@ DANAUS_EXPORT int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode)
 {
     struct call c;
     struct resolved_path where;
-    if (call_begin_path(&c, DANAUS_CALL_MKDIR, dirfd, pathname, &where) < 0)
+    if (call_begin_name(&c, DANAUS_CALL_MKDIR, dirfd, pathname, &where) < 0)
         return -1;
     c.desc.arg[0] = umask_apply(mode);
     return send_status(&c);
@@ -196,7 +196,7 @@ DANAUS_EXPORT int danaus_mknodat(int dirfd, const char *pathname, mode_t mode,
 {
     struct call c;
     struct resolved_path where;
-    if (call_begin_path(&c, DANAUS_CALL_MKNOD, dirfd, pathname, &where) < 0)
+    if (call_begin_name(&c, DANAUS_CALL_MKNOD, dirfd, pathname, &where) < 0)
         return -1;
     c.desc.arg[0] = (mode & S_IFMT) | umask_apply(mode & 07777);
     c.desc.arg[1] = (int64_t)dev;
@@ -229,7 +229,7 @@ DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)
     }
     enum danaus_call id =
         flags & AT_REMOVEDIR ? DANAUS_CALL_RMDIR : DANAUS_CALL_UNLINK;
-    if (call_begin_path(&c, id, dirfd, pathname, &where) < 0)
+    if (call_begin_name(&c, id, dirfd, pathname, &where) < 0)
         return -1;
     return send_status(&c);
 }
@@ -259,8 +259,8 @@ static int two_path_call(enum danaus_call id, int fromfd, const char *from,
         errno = EFAULT;
         return -1;
     }
-    if (path_resolve(&svc->mounts, tofd, to, &where_to) < 0 ||
-        call_begin_path(&c, id, fromfd, from, &where_from) < 0)
+    if (path_resolve_name(&svc->mounts, tofd, to, &where_to) < 0 ||
+        call_begin_name(&c, id, fromfd, from, &where_from) < 0)
         return -1;
     if (where_from.mount != where_to.mount) {
         errno = EXDEV;
@@ -341,7 +341,7 @@ DANAUS_EXPORT int danaus_symlinkat(const char *target, int newdirfd,
         return -1;
     }
     /* The target is stored as written, never resolved here. */
-    if (path_resolve(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
+    if (path_resolve_name(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
         call_begin(&c, DANAUS_CALL_SYMLINK, where.mount, 0) < 0 ||
         pack_str(&c.pack, target) < 0 || pack_str(&c.pack, where.rel) < 0)
         return -1;

@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,11 +128,14 @@ DANAUS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 
 /* Where a call on two paths goes: 0 the kernel, 1 Danaus, or -1 with errno
  * EXDEV when one path is Danaus's and the other not. A NULL path goes to
- * the kernel, which reports EFAULT. */
+ * the kernel, which reports EFAULT, and so does a path too long to be
+ * anyone's: ENAMETOOLONG comes before EXDEV. */
 static int route_two(int olddirfd, const char *oldpath, int newdirfd,
                      const char *newpath)
 {
-    if (!oldpath || !newpath)
+    if (!oldpath || !newpath ||
+        strnlen(oldpath, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX ||
+        strnlen(newpath, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return 0;
     bool old_ours = route_path(olddirfd, oldpath);
     bool new_ours = route_path(newdirfd, newpath);
