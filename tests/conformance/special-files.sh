@@ -49,28 +49,17 @@ pre() {
         DANAUS_RUNDIR="$site/run" "$@"
 }
 
-"$danausd" -c "$site/danausd.conf" > "$site/danausd.log" 2>&1 &
-daemon=$!
+. "$(dirname "$0")/lib.sh"
+daemon=
 cleanup() {
     plain rm -rf "$mnt"/* 2>/dev/null
-    kill -TERM "$daemon" 2>/dev/null
-    wait "$daemon" 2>/dev/null
-    for m in "$mnt" "$site/union"; do
-        grep -q " $m fuse" /proc/mounts && umount -l "$m"
-    done
+    service_stop
+    unmount_left "$mnt" "$site/union"
     rm -rf "$site"
 }
 [ -n "${KEEP:-}" ] || trap cleanup EXIT
-tries=0
-until grep -q ' ready: ' "$site/danausd.log" &&
-      grep -q " $mnt fuse" /proc/mounts; do
-    tries=$((tries + 1))
-    if [ $tries -gt 300 ] || ! kill -0 "$daemon" 2>/dev/null; then
-        echo "danausd did not start; its log:"; cat "$site/danausd.log"
-        exit 1
-    fi
-    sleep 0.1
-done
+service_start "$danausd" "$site/danausd.conf" "$site/danausd.log" "$mnt" ||
+    exit 1
 
 # A FIFO made through the preload, written by one preloaded process and
 # read by another; both block in open until the other end is there.
