@@ -117,7 +117,7 @@ run_pjd() {
             -p "$dir" "$group::" > "$log" 2>&1)
         if grep -q '^Summary:' "$log"; then
             results "$log" "$group::" >> "$out"
-            reasons "$log" >> "$out.why"
+            reasons "$log" "$group::" >> "$out.why"
             continue
         fi
         # The group did not finish: one test at a time.
@@ -126,7 +126,7 @@ run_pjd() {
                 -c "$site/pjdfstest.toml" -p "$dir" "$t" > "$log" 2>&1)
             if grep -q '^Summary:' "$log"; then
                 results "$log" "$t" >> "$out"
-                reasons "$log" >> "$out.why"
+                reasons "$log" "$t" >> "$out.why"
             else
                 echo "$t CRASH" >> "$out"
             fi
@@ -143,9 +143,14 @@ results() {
              print $1, $NF }' "$1"
 }
 
-# What pjdfstest said about each failed test: its line and the assertion.
+# What pjdfstest said about each failed test selected as by results: its
+# line and the assertion.
 reasons() {
-    awk '/FAILED$/ { p = 1; print; next } /^Backtrace:/ { p = 0 } p' "$1"
+    awk -v want="$2" '/FAILED$/ {
+            p = want == "" || (want ~ /::$/ ? index($1, want) == 1 : $1 == want)
+            if (p) print
+            next }
+        /^Backtrace:/ { p = 0 } p' "$1"
 }
 
 # check TARGET OUT: compares failures with expected/TARGET.txt.
@@ -192,7 +197,7 @@ mkdir "$site/reference"
 (cd "$site/reference" && "$pjd" -c "$site/pjdfstest.toml" -p "$site/reference" \
     > "$site/reference.log" 2>&1)
 results "$site/reference.log" "" > "$site/reference.out"
-reasons "$site/reference.log" > "$site/reference.out.why"
+reasons "$site/reference.log" "" > "$site/reference.out.why"
 awk '{ print $1 }' "$site/reference.out" | sort > "$site/names"
 groups=$(sed 's/::.*//' "$site/names" | sort -u)
 [ -s "$site/names" ] || { echo "pjdfstest listed no tests:"; cat "$site/reference.log"; exit 1; }
