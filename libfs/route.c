@@ -4,6 +4,7 @@
 #include "route.h"
 
 #include "fdtable.h"
+#include "identity.h"
 #include "mounts.h"
 #include "service.h"
 
@@ -36,7 +37,9 @@ bool route_fd(int fd)
 
 bool route_path(int dirfd, const char *path)
 {
-    if (!route_enabled() || !path)
+    /* A process that changed its identity since it attached goes through
+     * the kernel, which acts with the identity it has now. */
+    if (!route_enabled() || !path || identity_changed())
         return false;
     if (path[0] != '/' && dirfd != AT_FDCWD && route_fd(dirfd))
         return true;
