@@ -4,9 +4,10 @@
  *   danausd -c CONFIG          serve until SIGTERM or SIGINT
  *   danausd -c CONFIG --check  validate the configuration and exit
  *
- * Start-up order: configuration, backends and instances, the shared segment,
- * service threads, and the door last, so a client that can connect finds
- * everything ready. Shutdown runs it backwards.
+ * Start-up order: configuration, the door's socket (which claims the
+ * service's name), backends and instances, the shared segment, service
+ * threads, and the door's thread last, so a client that connects early
+ * waits until everything is ready. Shutdown runs it backwards.
  */
 #include "fsservice/doors/door.h"
 #include "fsservice/doors/fuse_door.h"
@@ -36,9 +37,22 @@ static int die(const char *msg)
     return 1;
 }
 
-static int open_instances(struct service *svc, char *err, size_t errlen)
+/* The Ceph session's name: one per service socket on this host, which
+ * door_open holds for one process at a time, so a restarted service finds
+ * its predecessor's session and no other. */
+static void ceph_uuid(const struct door *door, char *buf, size_t len)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(buf, len, "danaus:%s:%s", host, door->path);
+}
+
+static int open_instances(struct service *svc, const struct door *door,
+                          char *err, size_t errlen)
 {
     struct config *cfg = &svc->cfg;
+    char uuid[sizeof door->path + 300];
+    ceph_uuid(door, uuid, sizeof uuid);
     for (int i = 0; i < cfg->nmounts; i++) {
         if (cfg->mounts[i].backend != CONFIG_CEPH || svc->ceph)
             continue;
@@ -48,6 +62,7 @@ static int open_instances(struct service *svc, char *err, size_t errlen)
             .fs_name = cfg->ceph_fs_name,
             .cache_size = cfg->ceph_cache_size,
             .oc_size = cfg->ceph_oc_size,
+            .uuid = uuid,
         };
         svc->ceph = cephfs_client_new(&o, err, errlen);
         if (!svc->ceph)
@@ -164,19 +179,21 @@ int main(int argc, char **argv)
     uint32_t ngroups;
     static struct workers workers;
     static struct door door;
-    if (open_instances(&svc, err, sizeof err) < 0 ||
-        create_segment(&svc, groups, &ngroups, err, sizeof err) < 0)
+    /* The door's socket first: it refuses a second service of the same
+     * name, which must not reach the Ceph mount and reset the first one's
+     * session. Clients are let in only at door_start. */
+    if (door_open(&door, &svc, err, sizeof err) < 0 ||
+        open_instances(&svc, &door, err, sizeof err) < 0 ||
+        create_segment(&svc, groups, &ngroups, err, sizeof err) < 0) {
+        door_close(&door);
         return die(err);
+    }
     lock_table_init(&svc.locks);
     if (client_registry_init(&svc.clients, &svc.seg) < 0)
         return die("cannot start service threads");
     svc.clients.locks = &svc.locks;
     if (workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
-    if (door_open(&door, &svc, err, sizeof err) < 0) {
-        door_close(&door);
-        return die(err);
-    }
     /* After door_open, which refuses a second service of the same name,
      * and before clients are let in. */
     if (fuse_door_start(&svc, &svc.fuse) < 0)

@@ -25,6 +25,25 @@ static int set_option(struct ceph_mount_info *cm, const char *name,
     return r;
 }
 
+/* A killed service leaves its session at the MDS with the caps of the files
+ * it had open; until the session times out (session_timeout, 60 s by
+ * default, measured 65 s) nobody else, the restarted service included, can
+ * read those files. Resetting the session of the same uuid evicts it now,
+ * and taking the uuid lets the next process do the same to this one. Only
+ * one process per uuid runs at a time (the caller's guarantee). */
+static void reset_predecessor(struct ceph_mount_info *cm, const char *uuid)
+{
+    int r = ceph_start_reclaim(cm, uuid, CEPH_RECLAIM_RESET);
+    /* ENOENT: no session of that uuid, the common case. Anything else only
+     * costs the wait this avoids, so the mount goes on. */
+    if (r < 0 && r != -ENOENT)
+        fprintf(stderr, "danausd: ceph: cannot reset the previous session "
+                "of %s (%s); files it held wait for its timeout\n", uuid,
+                strerror(-r));
+    ceph_finish_reclaim(cm);
+    ceph_set_uuid(cm, uuid);
+}
+
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
                                         char *err, size_t errlen)
 {
@@ -72,6 +91,8 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
             goto fail;
         }
     }
+    if (o->uuid != NULL)
+        reset_predecessor(cl->cmount, o->uuid);
     r = ceph_mount(cl->cmount, "/");
     if (r < 0) {
         snprintf(err, errlen, "ceph: mount failed: %s", strerror(-r));
