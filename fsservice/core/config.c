@@ -234,6 +234,8 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     }
     if (strcmp(k, "threads_per_queue") == 0)
         return parse_u32(p, k, v, 1, 64, &cfg->threads_per_queue);
+    if (strcmp(k, "stalled_threads_per_queue") == 0)
+        return parse_u32(p, k, v, 0, 1024, &cfg->stalled_threads_per_queue);
     if (strcmp(k, "core_groups") == 0) {
         if (strcmp(v, "auto") == 0)
             cfg->core_group_level = 0;
@@ -285,6 +287,7 @@ static void set_defaults(struct config *cfg)
     cfg->slots = 256;
     cfg->slot_buffer = 256u << 10;
     cfg->threads_per_queue = 4;
+    cfg->stalled_threads_per_queue = 32;
     cfg->fuse = 1;
 }
 
