@@ -99,6 +99,8 @@ int64_t call_send(struct call *c)
     }
     int64_t result = ipc_await(ipc_slot(seg, t->slot), c->desc.seq,
                                service_alive, NULL);
+    if (result == -ETIMEDOUT)
+        thread_drop_slot();
     if (result < 0) {
         errno = result >= -4095 ? (int)-result : EIO;
         return -1;

@@ -10,7 +10,8 @@
  * thread; every thread of a queue blocked so would stall every mount and
  * client of that queue. The stall watch adds a thread to a queue whose
  * threads have all been inside calls, none completing, for a whole tick,
- * up to stalled_threads_per_queue beyond the usual bound.
+ * up to stalled_threads_per_queue beyond the usual bound. The same watch
+ * answers requests past their deadline (deadline.h).
  * At stop, threads still blocked after STOP_GRACE_MS are left behind
  * (workers_stop says how many) so SIGTERM ends the service in bounded time.
  *
@@ -89,7 +90,7 @@ static void maybe_grow(struct crew *crew)
 
 /* Takes one request and runs it; false when the queue was empty. busy: the
  * previous call took a request too, so this one waited behind it. */
-static bool serve_one(struct crew *crew, bool busy)
+static bool serve_one(struct crew *crew, struct call_record *rec, bool busy)
 {
     struct service *svc = crew->w->svc;
     struct ipc_queue *q = ipc_queue(&svc->seg, crew->queue);
@@ -109,11 +110,14 @@ static bool serve_one(struct crew *crew, bool busy)
     if (busy)
         maybe_grow(crew);
     atomic_fetch_add(&crew->in_call, 1);
+    deadline_begin(rec, &d);
     int64_t result = dispatch(svc, c, &d);
     atomic_fetch_sub(&crew->in_call, 1);
     /* A request answered after the service was told to stop (one blocked
-     * in its backend, then released) is answered all the same. */
-    ipc_complete(ipc_slot(&svc->seg, d.slot), d.seq, result);
+     * in its backend, then released) is answered all the same, unless the
+     * watch answered it at its deadline. */
+    if (deadline_end(rec))
+        ipc_complete(ipc_slot(&svc->seg, d.slot), d.seq, result);
     slot_request_done(&svc->clients, d.slot, c);
     atomic_fetch_add(&crew->served, 1);
     return true;
@@ -128,6 +132,8 @@ static void *worker_main(void *arg)
     struct service *svc = w->svc;
     struct ipc_queue *q = ipc_queue(&svc->seg, crew->queue);
 
+    struct call_record rec;
+    deadline_register(&w->deadlines, &rec);
     rcu_register_thread();
     while (!atomic_load(&w->stop)) {
         bool woke = ipc_wait_work(&svc->seg, q, SPIN_NS,
@@ -141,10 +147,11 @@ static void *worker_main(void *arg)
          * scanned again here, ipc_wait_work notices new requests. */
         bool busy = false;
         do
-            busy = serve_one(crew, busy);
+            busy = serve_one(crew, &rec, busy);
         while (busy && ipc_queue_pending(q) && !atomic_load(&w->stop));
     }
     rcu_unregister_thread();
+    deadline_unregister(&w->deadlines, &rec);
     atomic_fetch_sub(&crew->nthreads, 1);
     atomic_fetch_sub(&w->live, 1);
     return NULL;
@@ -174,13 +181,14 @@ static void add_stalled_threads(struct crew *crew, int bound)
         ;
 }
 
-static void *stall_watch(void *arg)
+static void *watch(void *arg)
 {
     struct workers *w = arg;
     struct timespec tick = {.tv_nsec = WATCH_MS * 1000000L};
     int bound = w->max_per_queue + w->max_stalled;
     while (!atomic_load(&w->stop)) {
         nanosleep(&tick, NULL);
+        deadlines_expire(&w->deadlines);
         for (uint32_t i = 0; i < w->ncrews; i++)
             if (stalled(&w->crews[i]))
                 add_stalled_threads(&w->crews[i], bound);
@@ -196,6 +204,8 @@ int workers_start(struct workers *w, struct service *svc,
     w->max_per_queue = (int)svc->cfg.threads_per_queue;
     w->max_stalled = (int)svc->cfg.stalled_threads_per_queue;
     w->watching = false;
+    deadlines_init(&w->deadlines, &svc->seg, svc->cfg.request_deadline_ms,
+                   svc->cfg.request_deadline_fsync);
     atomic_init(&w->stop, false);
     atomic_init(&w->live, 0);
     w->crews = calloc(ngroups, sizeof *w->crews);
@@ -215,8 +225,8 @@ int workers_start(struct workers *w, struct service *svc,
             return rc;
         }
     }
-    if (w->max_stalled > 0) {
-        int rc = pthread_create(&w->watch, NULL, stall_watch, w);
+    if (w->max_stalled > 0 || svc->cfg.request_deadline_ms > 0) {
+        int rc = pthread_create(&w->watch, NULL, watch, w);
         if (rc) {
             workers_stop(w);
             return -rc;
@@ -243,6 +253,7 @@ int workers_stop(struct workers *w)
     if (left == 0) {
         free(w->crews);
         w->crews = NULL;
+        deadlines_destroy(&w->deadlines);
     }
     return left;
 }

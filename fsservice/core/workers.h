@@ -11,6 +11,7 @@
 #ifndef DANAUS_WORKERS_H
 #define DANAUS_WORKERS_H
 
+#include "deadline.h"
 #include "service.h"
 
 #include <pthread.h>
@@ -26,7 +27,8 @@ struct workers {
     uint32_t ncrews;
     int max_per_queue;
     int max_stalled; /* threads a stalled queue may add beyond that */
-    pthread_t watch; /* the stall watch */
+    pthread_t watch; /* the stall and deadline watch */
+    struct deadlines deadlines;
     bool watching;
     _Atomic bool stop;
     _Atomic int live; /* threads running */

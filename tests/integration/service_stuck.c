@@ -14,6 +14,11 @@
  * service waits 2 s for calls in progress, then leaves them), and the
  * blocked client's calls then fail with ENOTCONN, as any client's whose
  * service is gone.
+ *
+ * With request_deadline_ms set, the blocked call itself fails with
+ * ETIMEDOUT at its deadline (within DEADLINE_MS plus the watch's 50 ms
+ * tick; checked against twice that), and the same client thread goes on
+ * working, through timeout after timeout.
  */
 #include "harness.h"
 
@@ -41,6 +46,8 @@
 #define STUCK_PER_CPU (2 * THREADS_PER_QUEUE)
 #define CALLS_BOUND_MS 10000
 #define STOP_BOUND_MS 5000
+#define DEADLINE_MS 300
+#define TIMEOUTS 10
 
 static const char *danausd;
 static struct site site;
@@ -145,9 +152,9 @@ static int work_elsewhere(void *arg)
     return 0;
 }
 
-static void test_stuck_mount_stalls_nothing(void **state)
+/* The site: a stuck and a free local mount; extra goes into the config. */
+static void make_stuck_site(const char *extra)
 {
-    (void)state;
     assert_int_equal(site_make(&site, "stuck"), 0);
     char stuck_root[PATH_MAX + 16], free_root[PATH_MAX + 16];
     snprintf(stuck_root, sizeof stuck_root, "%s/stuck", site.dir);
@@ -160,13 +167,33 @@ static void test_stuck_mount_stalls_nothing(void **state)
     assert_true(fd >= 0);
     close(fd);
     assert_int_equal(site_write_config(&site,
-                                       "fuse off\nthreads_per_queue %d\n"
+                                       "fuse off\nthreads_per_queue %d\n%s"
                                        "mount %s local %s\nmount %s local %s\n",
-                                       THREADS_PER_QUEUE, STUCK, stuck_root,
-                                       FREE, free_root), 0);
+                                       THREADS_PER_QUEUE, extra, STUCK,
+                                       stuck_root, FREE, free_root), 0);
     setenv("DANAUS_STUCK_ROOT", stuck_root, 1);
     assert_int_equal(daemon_start(&service, danausd, &site, "danausd", 10000),
                      0);
+}
+
+/* SIGTERM ends the service, whose log names the calls left blocked. */
+static void stop_within_bound(void)
+{
+    double t0 = now_ms();
+    kill(service.pid, SIGTERM);
+    assert_int_equal(daemon_wait_exit(&service, STOP_BOUND_MS), 0);
+    printf("SIGTERM to exit with calls blocked: %.0f ms\n", now_ms() - t0);
+    assert_true(WIFEXITED(service.status));
+    assert_int_equal(WEXITSTATUS(service.status), 0);
+    char log[4096];
+    assert_non_null(strstr(daemon_log_text(&service, log, sizeof log),
+                           "calls still blocked in backends"));
+}
+
+static void test_stuck_mount_stalls_nothing(void **state)
+{
+    (void)state;
+    make_stuck_site("");
 
     printf("before any call blocks: ");
     assert_int_equal(run_in_child(work_elsewhere, &site, CALLS_BOUND_MS), 0);
@@ -181,21 +208,51 @@ static void test_stuck_mount_stalls_nothing(void **state)
     printf("with every queue's threads blocked: ");
     assert_int_equal(run_in_child(work_elsewhere, &site, CALLS_BOUND_MS), 0);
 
-    double t0 = now_ms();
-    kill(service.pid, SIGTERM);
-    assert_int_equal(daemon_wait_exit(&service, STOP_BOUND_MS), 0);
-    printf("SIGTERM to exit with calls blocked: %.0f ms\n", now_ms() - t0);
-    assert_true(WIFEXITED(service.status));
-    assert_int_equal(WEXITSTATUS(service.status), 0);
-    char log[4096];
-    assert_non_null(strstr(daemon_log_text(&service, log, sizeof log),
-                           "calls still blocked in backends"));
+    stop_within_bound();
 
     struct daemon client = {.pid = blocked_client};
     assert_int_equal(daemon_wait_exit(&client, 5000), 0);
     blocked_client = 0;
     assert_true(WIFEXITED(client.status));
     assert_int_equal(WEXITSTATUS(client.status), 0);
+}
+
+static int time_out_and_go_on(void *arg)
+{
+    site_use(arg);
+    double worst = 0;
+    for (int i = 0; i < TIMEOUTS; i++) {
+        char path[64];
+        snprintf(path, sizeof path, STUCK "/t%d", i);
+        double t0 = now_ms();
+        errno = 0;
+        int rc = danaus_mkdir(path, 0755);
+        double took = now_ms() - t0;
+        CHILD_CHECK(rc == -1 && errno == ETIMEDOUT, "mkdir %s: %d %s", path,
+                    rc, strerror(errno));
+        CHILD_CHECK(took < 2 * DEADLINE_MS, "mkdir took %.0f ms", took);
+        if (took > worst)
+            worst = took;
+        struct stat st;
+        CHILD_CHECK(danaus_stat(STUCK "/present", &st) == 0,
+                    "stat after a timeout: %s", strerror(errno));
+        snprintf(path, sizeof path, FREE "/t%d", i);
+        CHILD_CHECK(danaus_mkdir(path, 0755) == 0,
+                    "mkdir %s after a timeout: %s", path, strerror(errno));
+    }
+    printf("deadline %d ms: mkdir failed with ETIMEDOUT after at most "
+           "%.0f ms, %d times in a row\n", DEADLINE_MS, worst, TIMEOUTS);
+    return 0;
+}
+
+static void test_deadline(void **state)
+{
+    (void)state;
+    char extra[64];
+    snprintf(extra, sizeof extra, "request_deadline_ms %d\n", DEADLINE_MS);
+    make_stuck_site(extra);
+    assert_int_equal(run_in_child(time_out_and_go_on, &site, 30000), 0);
+    stop_within_bound();
 }
 
 static int cleanup(void **state)
@@ -219,6 +276,7 @@ int main(int argc, char **argv)
     danausd = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_stuck_mount_stalls_nothing, cleanup),
+        cmocka_unit_test_teardown(test_deadline, cleanup),
     };
     return cmocka_run_group_tests_name("service_stuck", tests, NULL, NULL);
 }
