@@ -16,7 +16,10 @@
 #include "fsservice/core/workers.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,36 @@ static int die(const char *msg)
 {
     fprintf(stderr, "danausd: %s\n", msg);
     return 1;
+}
+
+/*
+ * Start-up can block for long before main reaches sigwait: a Ceph mount
+ * waits up to its mount timeout for an unreachable cluster, and the reset
+ * of a predecessor's session was seen to wait for good on a full cluster.
+ * Until start-up ends this thread takes SIGTERM and SIGINT and ends the
+ * process on them: nobody has been served yet, nothing needs an orderly
+ * stop. A signal after it ends waits for main's sigwait.
+ */
+struct start_guard {
+    pthread_t thread;
+    sigset_t sigs;
+    const char *service;
+    _Atomic bool started;
+};
+
+static void *start_guard_main(void *arg)
+{
+    struct start_guard *g = arg;
+    const struct timespec tick = {.tv_nsec = 100 * 1000 * 1000};
+    while (!atomic_load(&g->started)) {
+        int sig = sigtimedwait(&g->sigs, NULL, &tick);
+        if (sig > 0) {
+            fprintf(stderr, "danausd: %s: %s during start-up\n", g->service,
+                    strsignal(sig));
+            _exit(1);
+        }
+    }
+    return NULL;
 }
 
 /* The Ceph session's name: one per service socket on this host, which
@@ -173,6 +206,12 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    static struct start_guard guard = {.started = false};
+    guard.sigs = sigs;
+    guard.service = svc.cfg.service;
+    if (pthread_create(&guard.thread, NULL, start_guard_main, &guard) != 0)
+        return die("cannot start: out of threads");
+
     rcu_register_thread();
     fstable_init(&svc.fs);
     static cpu_set_t groups[IPC_MAX_QUEUES];
@@ -202,6 +241,8 @@ int main(int argc, char **argv)
         door_close(&door);
         return die("cannot start the door thread");
     }
+    atomic_store(&guard.started, true);
+    pthread_join(guard.thread, NULL);
     fprintf(stderr, "danausd: %s ready: %d mounts, %u queues, socket %s\n",
             svc.cfg.service, svc.cfg.nmounts, ngroups, door.path);
 

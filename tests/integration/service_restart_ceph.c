@@ -11,6 +11,9 @@
  * at mount (client.c), so the read must come back with every fsync'd byte
  * within READ_BOUND_MS of the restart: far below the session timeout, far
  * above the milliseconds it takes.
+ *
+ * A service still mounting Ceph (here: a cluster that is not there, which
+ * Ceph waits 30 s for) ends on SIGTERM within STOP_BOUND_MS all the same.
  */
 #include "harness.h"
 
@@ -32,6 +35,7 @@
 #define MOUNTPOINT "/danaus-restart"
 #define NFILES 4
 #define READ_BOUND_MS 15000 /* restart to first read; the failure is ~50 s */
+#define STOP_BOUND_MS 2000
 
 static const char *danausd, *ceph_conf;
 static struct site site;
@@ -135,6 +139,34 @@ static void test_restart_reads_at_once(void **state)
     assert_int_equal(daemon_stop(&second), 0);
 }
 
+static void test_sigterm_while_mounting(void **state)
+{
+    (void)state;
+    assert_int_equal(site_make(&site, "mounting"), 0);
+    char nowhere[PATH_MAX + 16];
+    snprintf(nowhere, sizeof nowhere, "%s/nowhere.conf", site.dir);
+    FILE *f = fopen(nowhere, "w");
+    assert_non_null(f);
+    fprintf(f, "[global]\nmon host = 127.0.0.1:1\n"
+               "auth client required = none\n");
+    fclose(f);
+    assert_int_equal(site_write_config(&site, "ceph_conf %s\nfuse off\n"
+                                       "mount %s ceph /\n",
+                                       nowhere, MOUNTPOINT), 0);
+    char log[PATH_MAX + 16], text[4096];
+    snprintf(log, sizeof log, "%s/mounting.log", site.dir);
+    assert_int_equal(daemon_spawn(&first, danausd, site.conf, log), 0);
+    usleep(1000 * 1000);
+    double t0 = now_ms();
+    kill(first.pid, SIGTERM);
+    assert_int_equal(daemon_wait_exit(&first, STOP_BOUND_MS), 0);
+    printf("SIGTERM while mounting: gone after %.0f ms\n", now_ms() - t0);
+    assert_true(WIFEXITED(first.status));
+    assert_int_equal(WEXITSTATUS(first.status), 1);
+    assert_non_null(strstr(daemon_log_text(&first, text, sizeof text),
+                           "during start-up"));
+}
+
 static int cleanup(void **state)
 {
     (void)state;
@@ -154,6 +186,7 @@ int main(int argc, char **argv)
     ceph_conf = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_restart_reads_at_once, cleanup),
+        cmocka_unit_test_teardown(test_sigterm_while_mounting, cleanup),
     };
     return cmocka_run_group_tests_name("service_restart_ceph", tests, NULL,
                                        NULL);
