@@ -243,7 +243,8 @@ int workers_stop(struct workers *w)
         pthread_join(w->watch, NULL);
     w->watching = false;
     struct timespec tick = {.tv_nsec = 1000000};
-    for (int ms = 0; atomic_load(&w->live) > 0 && ms < STOP_GRACE_MS; ms++) {
+    uint64_t until = ipc_now_ns() + STOP_GRACE_MS * 1000000ull;
+    while (atomic_load(&w->live) > 0 && ipc_now_ns() < until) {
         for (uint32_t i = 0; i < w->ncrews; i++)
             ipc_queue_wake_all(ipc_queue(&w->svc->seg, i));
         nanosleep(&tick, NULL);

@@ -179,15 +179,8 @@ static void make_stuck_site(const char *extra)
 /* SIGTERM ends the service, whose log names the calls left blocked. */
 static void stop_within_bound(void)
 {
-    double t0 = now_ms();
-    kill(service.pid, SIGTERM);
-    assert_int_equal(daemon_wait_exit(&service, STOP_BOUND_MS), 0);
-    printf("SIGTERM to exit with calls blocked: %.0f ms\n", now_ms() - t0);
-    assert_true(WIFEXITED(service.status));
-    assert_int_equal(WEXITSTATUS(service.status), 0);
-    char log[4096];
-    assert_non_null(strstr(daemon_log_text(&service, log, sizeof log),
-                           "calls still blocked in backends"));
+    assert_int_equal(daemon_term(&service, STOP_BOUND_MS,
+                                 "calls still blocked in backends"), 0);
 }
 
 static void test_stuck_mount_stalls_nothing(void **state)
