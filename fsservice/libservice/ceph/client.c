@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CEPH_MOUNT_TIMEOUT "30" /* seconds */
+#define FULL_ASK_NS 1000000000ull /* how long a fullness answer holds */
 
 /* Ceph options must be set before ceph_mount to take effect. */
 static int set_option(struct ceph_mount_info *cm, const char *name,
@@ -117,6 +119,23 @@ void cephfs_client_free(struct cephfs_client *cl)
     ceph_unmount(cl->cmount);
     ceph_release(cl->cmount);
     free(cl);
+}
+
+bool cephfs_client_full(struct cephfs_client *cl)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t asked = atomic_load(&cl->full_asked_ns);
+    if (asked != 0 && now - asked < FULL_ASK_NS)
+        return atomic_load(&cl->full);
+    /* One asker at a time; the others take the previous answer. */
+    if (!atomic_compare_exchange_strong(&cl->full_asked_ns, &asked, now))
+        return atomic_load(&cl->full);
+    struct statvfs sv;
+    bool full = ceph_statfs(cl->cmount, "/", &sv) == 0 && sv.f_bavail == 0;
+    atomic_store(&cl->full, full);
+    return full;
 }
 
 /* ceph_userperm_new keeps a pointer to the group list rather than a copy

@@ -309,6 +309,12 @@ int ceph_file_fsync(struct ls_file *f, const struct ls_cred *cred,
     struct ceph_mount_info *cm = fclient(f)->cmount;
     if (f->is_dir)
         return ceph_ll_sync_inode(cm, cfile(f)->in, datasync);
+    /* On a full cluster libcephfs fails writes with ENOSPC but its fsync
+     * waits, for as long as the cluster stays full, for data it cannot
+     * flush (seen with a memstore OSD at its full ratio): say ENOSPC now,
+     * as a local file system would have at the write. */
+    if (cephfs_client_full(fclient(f)))
+        return -ENOSPC;
     return ceph_ll_fsync(cm, cfile(f)->fh, datasync);
 }
 
