@@ -17,16 +17,18 @@
 DANAUS_EXPORT FILE *fopen(const char *restrict filename,
                           const char *restrict modes)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, filename))
-        return REAL(fopen)(filename, modes);
+        return REAL(fopen)(route_kernel_path(AT_FDCWD, filename, k), modes);
     return danaus_fopen(filename, modes);
 }
 
 DANAUS_EXPORT FILE *fopen64(const char *restrict filename,
                             const char *restrict modes)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, filename))
-        return REAL(fopen64)(filename, modes);
+        return REAL(fopen64)(route_kernel_path(AT_FDCWD, filename, k), modes);
     return danaus_fopen(filename, modes);
 }
 
