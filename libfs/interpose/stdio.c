@@ -58,8 +58,10 @@ DANAUS_EXPORT FILE *freopen(const char *restrict filename,
                             const char *restrict modes,
                             FILE *restrict stream)
 {
+    char k[DANAUS_PATH_MAX];
     if (!freopen_is_danaus(filename, stream))
-        return REAL(freopen)(filename, modes, stream);
+        return REAL(freopen)(route_kernel_path(AT_FDCWD, filename, k), modes,
+                             stream);
     return danaus_freopen(filename, modes, stream);
 }
 
@@ -67,7 +69,9 @@ DANAUS_EXPORT FILE *freopen64(const char *restrict filename,
                               const char *restrict modes,
                               FILE *restrict stream)
 {
+    char k[DANAUS_PATH_MAX];
     if (!freopen_is_danaus(filename, stream))
-        return REAL(freopen64)(filename, modes, stream);
+        return REAL(freopen64)(route_kernel_path(AT_FDCWD, filename, k), modes,
+                               stream);
     return danaus_freopen(filename, modes, stream);
 }

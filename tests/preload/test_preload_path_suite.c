@@ -464,6 +464,10 @@ static void escape(const char *outside)
     line("fopen out of mount", f && fgets(got, sizeof got, f) ? 0 : -1, "%s",
          got);
     if (f)
+        f = freopen(file, "r", f);
+    line("freopen out of mount", f && fgets(got, sizeof got, f) ? 0 : -1, "%s",
+         got);
+    if (f)
         fclose(f);
     line("truncate out of mount", truncate(file, 1), NULL);
     struct stat st = {0};
