@@ -50,9 +50,17 @@ struct inherit_fd {
 
 static uint64_t fork_token;
 
+/* Descriptors came with the exec that started this image (proc_inherit). */
+static bool inherited_fds;
+
 static void before_fork(void)
 {
     fork_token = 0;
+    /* Until this image attaches, its inherited descriptors wait in a ticket
+     * that only one process can adopt: attach now, so that parent and child
+     * each keep them. */
+    if (inherited_fds && !service_connected())
+        service_get();
     if (service_connected() &&
         service_door_ticket(NULL, DANAUS_TICKET_ALL, &fork_token) != 0)
         fork_token = 0;
@@ -188,7 +196,7 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
 {
     st->memfd = -1;
     st->map = NULL;
-    if (!route_enabled() || !service_connected())
+    if (!route_enabled())
         return envp;
     int saved = errno;
     static struct inherited in; /* too big for a vfork child's stack */
@@ -199,6 +207,12 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
     char cwd[DANAUS_PATH_MAX];
     if (cwd_get(cwd, sizeof cwd) <= 0)
         cwd[0] = '\0';
+    /* A program that only passes on what it inherited (env, nice, timeout,
+     * a #! interpreter) never attached: its descriptors are still in the
+     * ticket it was given, which attaching adopts, so that a new ticket can
+     * carry them on. The cwd needs no connection. */
+    if (in.n > 0 && !service_connected() && !service_get())
+        in.n = 0;
     uint64_t token = 0;
     char *const *env = envp;
     if ((in.n == 0 ||
@@ -278,7 +292,8 @@ void proc_inherit(void)
         if (sys_fcntl(rec.fd, F_GETFD, 0) < 0)
             continue;
         stdstreams_follow(rec.fd);
-        fdtable_insert(rec.fd, rec.handle, rec.mount, path);
+        if (fdtable_insert(rec.fd, rec.handle, rec.mount, path) == 0)
+            inherited_fds = true;
     }
 out:
     sys_close((int)memfd);
