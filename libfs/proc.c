@@ -50,8 +50,10 @@ struct inherit_fd {
 
 static uint64_t fork_token;
 
-/* Descriptors came with the exec that started this image (proc_inherit). */
+/* Descriptors came with the exec that started this image, in the ticket
+ * inherited_token (proc_inherit), which the first connection adopts. */
 static bool inherited_fds;
+static uint64_t inherited_token;
 
 static void before_fork(void)
 {
@@ -209,15 +211,20 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
         cwd[0] = '\0';
     /* A program that only passes on what it inherited (env, nice, timeout,
      * a #! interpreter) never attached: its descriptors are still in the
-     * ticket it was given, which attaching adopts, so that a new ticket can
-     * carry them on. The cwd needs no connection. */
-    if (in.n > 0 && !service_connected() && !service_get())
-        in.n = 0;
+     * unclaimed ticket it was given, which goes on as it is. Attaching here
+     * instead could happen in a vfork child, whose connection the parent
+     * would then believe its own. The cwd needs no ticket. */
     uint64_t token = 0;
+    bool have_ticket = in.n == 0;
+    if (in.n > 0 && !service_connected()) {
+        token = inherited_token;
+        have_ticket = true;
+    } else if (in.n > 0) {
+        have_ticket =
+            service_door_ticket(in.handles, (uint32_t)in.n, &token) == 0;
+    }
     char *const *env = envp;
-    if ((in.n == 0 ||
-         service_door_ticket(in.handles, (uint32_t)in.n, &token) == 0) &&
-        (in.n > 0 || cwd[0])) {
+    if (have_ticket && (in.n > 0 || cwd[0])) {
         st->memfd = write_inheritance(&in, token, cwd);
         if (st->memfd >= 0)
             env = build_env(envp, st->memfd, st);
@@ -280,6 +287,7 @@ void proc_inherit(void)
     path[head.cwd_len] = '\0';
     if (head.token)
         service_adopt_on_connect(head.token);
+    inherited_token = head.token;
     if (head.cwd_len)
         cwd_set(path);
     for (uint32_t i = 0; i < head.nfds; i++) {

@@ -1,9 +1,10 @@
 # exec_chain.sh - the current directory, descriptors and umask survive every
 # chain of exec, with or without fork between them: programs that exec
 # another (env, nice, timeout, a #!/usr/bin/env script), exec after exec,
-# system(), popen() and posix_spawn(). Each chain creates a file by a
-# relative name and appends a line to an inherited descriptor; a lost cwd
-# puts the file elsewhere, a lost descriptor loses the line.
+# system(), popen(), posix_spawn() and Python's subprocess (vfork). Each
+# chain creates a file by a relative name and appends a line to an
+# inherited descriptor; a lost cwd puts the file elsewhere, a lost
+# descriptor loses the line.
 . "$PROGRAMS_LIB"
 export LC_ALL=C
 
@@ -40,6 +41,9 @@ print("popen", libc.pclose(f) >> 8)
 pid = os.posix_spawnp("env", ["env", "sh", "-c",
                       "touch by-spawn; echo spawn >&3"], os.environ)
 print("posix_spawn", os.waitpid(pid, 0)[1] >> 8)
+import subprocess  # vfork and exec in the child, where Python can
+print("subprocess", subprocess.run(["sh", "-c",
+      "touch by-subprocess; echo subprocess >&3"], close_fds=False).returncode)
 PY
 exec 3>&-
 step cat log
