@@ -43,3 +43,14 @@ echo "link of unreadable onto existing: $(as ln "$d/f" "$d/l" 2>&1 | sed 's/.*: 
 rm -f "$d/l"; chmod 666 "$d/f"
 as ln "$d/f" "$d/l" && echo "link of read-write file: ok"
 rm -f "$d/f" "$d/l"
+echo s > "$d/f"; chmod 644 "$d/f"
+/usr/bin/python3 -c "import os; os.setxattr('$d/f', 'trusted.t', b'v')"
+as $py -c "
+import os
+try:
+    print('other getxattr trusted.t:', os.getxattr('$d/f', 'trusted.t'))
+except OSError as e:
+    print('other getxattr trusted.t:', e.strerror)
+print('other listxattr:', sorted(os.listxattr('$d/f')))"
+echo "root listxattr: $($py -c "import os; print(sorted(os.listxattr('$d/f')))")"
+rm -f "$d/f"

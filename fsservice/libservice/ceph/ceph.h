@@ -104,6 +104,11 @@ int ceph_kill_privs(struct cephfs_client *cl, struct Inode *in,
                     const struct ls_cred *cred);
 int ceph_may_link(struct cephfs_client *cl, struct Inode *in,
                   const struct ls_cred *cred);
+/* listxattr for a non-root cred: without the trusted.* names, which Linux
+ * lists only to CAP_SYS_ADMIN. */
+ssize_t ceph_listxattr_unprivileged(struct cephfs_client *cl, struct Inode *in,
+                                    const struct ls_cred *cred, char *list,
+                                    size_t size);
 
 /* File operations (file.c). */
 int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,

@@ -10,7 +10,10 @@
  *    truncate(), chown and chgrp, and for a write by a non-owner.
  *  - a hard link to a file its user could not read gave EACCES where Linux
  *    with fs.protected_hardlinks = 1 gives EPERM.
- * trusted.* and security.capability xattrs were already refused (EPERM).
+ *  - listxattr by a non-root user showed trusted.* names, which Linux lists
+ *    only to CAP_SYS_ADMIN.
+ * Setting trusted.* and security.capability, and reading trusted.*, were
+ * already refused as by Linux (EPERM, ENODATA).
  *
  * Root clients stand for processes with every capability (CAP_FSETID,
  * CAP_FOWNER), as elsewhere in this libservice.
@@ -20,6 +23,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,4 +94,39 @@ int ceph_may_link(struct cephfs_client *cl, struct Inode *in,
         ceph_may_access(&stx, cred, R_OK | W_OK) < 0)
         return -EPERM;
     return 0;
+}
+
+ssize_t ceph_listxattr_unprivileged(struct cephfs_client *cl, struct Inode *in,
+                                    const struct ls_cred *cred, char *list,
+                                    size_t size)
+{
+    /* The whole list is needed to know the size without trusted.*. */
+    size_t len = 0;
+    int r = ceph_ll_listxattr(cl->cmount, in, NULL, 0, &len, cred->ceph_perm);
+    if (r < 0)
+        return r;
+    char *all = malloc(len + 1);
+    if (!all)
+        return -ENOMEM;
+    size_t got = 0;
+    r = ceph_ll_listxattr(cl->cmount, in, all, len, &got, cred->ceph_perm);
+    if (r < 0 || got > len) {
+        free(all);
+        return r < 0 ? r : -ERANGE; /* grew meanwhile: as the kernel would */
+    }
+    size_t kept = 0;
+    for (size_t at = 0; at < got;) {
+        size_t n = strnlen(all + at, got - at) + 1;
+        if (strncmp(all + at, "trusted.", 8) != 0) {
+            memmove(all + kept, all + at, n);
+            kept += n;
+        }
+        at += n;
+    }
+    if (size > 0 && kept > size)
+        r = -ERANGE;
+    else if (size > 0)
+        memcpy(list, all, kept);
+    free(all);
+    return r < 0 ? r : (ssize_t)kept;
 }
