@@ -54,3 +54,10 @@ except OSError as e:
 print('other listxattr:', sorted(os.listxattr('$d/f')))"
 echo "root listxattr: $($py -c "import os; print(sorted(os.listxattr('$d/f')))")"
 rm -f "$d/f"
+mkdir "$d/s"; chmod 1777 "$d/s"
+as sh -c "echo a > '$d/s/a'"
+other() { setpriv --reuid 65533 --regid 65533 --clear-groups "$@"; }
+echo "sticky: other unlinks: $(other rm -f "$d/s/a" 2>&1 | sed 's/.*: //')"
+echo "sticky: other renames over: $(other sh -c "echo b > '$d/s/b'; mv -f '$d/s/b' '$d/s/a'" 2>&1 | sed 's/.*: //')"
+echo "sticky: owner unlinks: $(as rm -f "$d/s/a" 2>&1 | sed 's/.*: //')"
+rm -rf "$d/s"
