@@ -88,6 +88,9 @@ DANAUS_EXPORT char *danaus_getcwd(char *buf, size_t size)
         buf = malloc(size ? size : need);
         if (!buf)
             return NULL;
+    } else if (!usermem_range(buf, need)) {
+        errno = EFAULT;
+        return NULL;
     }
     return memcpy(buf, cur, need);
 }

@@ -10,6 +10,7 @@
  *   test_preload_efault DIR
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,15 @@ static void buffers(char *b, const char *name, const char *dir)
     report("getxattr buf", name, getxattr(file, "user.x", b, 16));
     report("listxattr buf", name, listxattr(file, b, 16));
     close(fd);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    report("getdents64 buf", name, getdents64(dfd, b, 4096));
+    close(dfd);
+    char here[4096];
+    if (getcwd(here, sizeof here) && chdir(dir) == 0) {
+        report("getcwd buf", name, getcwd(b, 4096) ? 0 : -1);
+        if (chdir(here) < 0)
+            perror("chdir back");
+    }
 }
 
 int main(int argc, char **argv)
