@@ -7,6 +7,7 @@
 #include "fdtable.h"
 #include "mounts.h"
 #include "service.h"
+#include "usermem.h"
 
 #include <danaus/wire.h>
 #include <errno.h>
@@ -38,7 +39,8 @@ bool route_fd(int fd)
 
 bool route_path(int dirfd, const char *path)
 {
-    if (!route_enabled() || !path)
+    /* A path that cannot be read is the kernel's, which answers EFAULT. */
+    if (!route_enabled() || !usermem_string(path, DANAUS_PATH_MAX))
         return false;
     if (path[0] != '/' && dirfd != AT_FDCWD && route_fd(dirfd))
         return true;

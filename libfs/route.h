@@ -30,7 +30,8 @@
 bool route_enabled(void);
 
 /* path, relative to dirfd as the *at calls take it, is on a Danaus mount.
- * NULL paths are not (libc reports EFAULT). Connects on first use; when the
+ * Paths that cannot be read (NULL, unmapped) are not: the kernel reports
+ * EFAULT (usermem.h). Connects on first use; when the
  * service cannot be reached nothing is Danaus's. */
 bool route_path(int dirfd, const char *path);
 

@@ -14,6 +14,7 @@
 #include "libfs/lock.h"
 #include "libfs/sys.h"
 #include "libfs/umask.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -141,17 +142,26 @@ static void iov_copy(struct iov_cursor *cur, unsigned char *bytes, size_t n,
     }
 }
 
-/* Total length of an iovec array; -1 with EINVAL when invalid. */
+/* Total length of an iovec array; -1 with EINVAL when invalid, EFAULT
+ * when the array or a buffer is not there (usermem.h). */
 static ssize_t iov_total(const struct iovec *iov, int iovcnt)
 {
     if (iovcnt < 0 || iovcnt > IOV_MAX) {
         errno = EINVAL;
         return -1;
     }
+    if (!usermem_range(iov, (size_t)iovcnt * sizeof *iov)) {
+        errno = EFAULT;
+        return -1;
+    }
     size_t total = 0;
     for (int i = 0; i < iovcnt; i++) {
         if (iov[i].iov_len > (size_t)SSIZE_MAX - total) {
             errno = EINVAL;
+            return -1;
+        }
+        if (!usermem_range(iov[i].iov_base, iov[i].iov_len)) {
+            errno = EFAULT;
             return -1;
         }
         total += iov[i].iov_len;

@@ -11,6 +11,7 @@
 #include "libfs/export.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -62,12 +63,13 @@ DANAUS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 }
 
 /* Where a call on two paths goes: 0 the kernel, 1 Danaus, or -1 with errno
- * EXDEV when one path is Danaus's and the other not. A NULL path goes to
- * the kernel, which reports EFAULT. */
+ * EXDEV when one path is Danaus's and the other not. A path that cannot be
+ * read goes to the kernel, which reports EFAULT (usermem.h). */
 static int route_two(int olddirfd, const char *oldpath, int newdirfd,
                      const char *newpath)
 {
-    if (!oldpath || !newpath)
+    if (!usermem_string(oldpath, DANAUS_PATH_MAX) ||
+        !usermem_string(newpath, DANAUS_PATH_MAX))
         return 0;
     bool old_ours = route_path(olddirfd, oldpath);
     bool new_ours = route_path(newdirfd, newpath);

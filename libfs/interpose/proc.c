@@ -2,7 +2,9 @@
  * proc.c - the exec and spawn family: each passes libc's own
  * function the environment proc_exec_prepare makes, so Danaus descriptors
  * without close-on-exec and the Danaus cwd reach the new program (proc.h).
- * fork needs no interposer: pthread_atfork handlers do its part.
+ * fork needs no interposer: pthread_atfork handlers do its part. system
+ * and popen start /bin/sh through glibc's internal posix_spawn, which no
+ * interposer sees, with environ as the environment.
  */
 #include "libfs/cwd.h"
 #include "libfs/export.h"
@@ -156,4 +158,30 @@ DANAUS_EXPORT int posix_spawnp(pid_t *pid, const char *file,
     int rc = REAL(posix_spawnp)(pid, file, actions, attr, argv, env);
     proc_exec_done(&st);
     return rc;
+}
+
+/* environ points at the prepared environment for the length of the call,
+ * the only way to hand it to glibc's internal spawn. A setenv by another
+ * thread meanwhile is undone when environ is restored (POSIX does not
+ * require system to be thread-safe). */
+DANAUS_EXPORT int system(const char *command)
+{
+    struct exec_state st;
+    char **saved = environ;
+    environ = (char **)proc_exec_prepare(saved, &st);
+    int rc = REAL(system)(command);
+    environ = saved;
+    proc_exec_done(&st);
+    return rc;
+}
+
+DANAUS_EXPORT FILE *popen(const char *command, const char *type)
+{
+    struct exec_state st;
+    char **saved = environ;
+    environ = (char **)proc_exec_prepare(saved, &st);
+    FILE *f = REAL(popen)(command, type);
+    environ = saved;
+    proc_exec_done(&st);
+    return f;
 }

@@ -11,6 +11,7 @@
 #include "libfs/export.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -28,9 +29,21 @@ _Static_assert(sizeof(struct statfs) == sizeof(struct statfs64),
 _Static_assert(sizeof(struct statvfs) == sizeof(struct statvfs64),
                "struct statvfs64 is struct statvfs on x86-64");
 
-/* Copies a result into its same-layout 64 twin when rc says it is there. */
-#define COPY_64(rc, dst, src)                                               \
-    ((rc) == 0 ? (memcpy((dst), &(src), sizeof(src)), 0) : (rc))
+/* Copies a result into its same-layout 64 twin when rc says it is there;
+ * EFAULT when the caller's buffer is not (usermem.h). */
+static int copy_64(int rc, void *dst, const void *src, size_t n)
+{
+    if (rc != 0)
+        return rc;
+    if (!usermem_range(dst, n)) {
+        errno = EFAULT;
+        return -1;
+    }
+    memcpy(dst, src, n);
+    return 0;
+}
+
+#define COPY_64(rc, dst, src) copy_64((rc), (dst), &(src), sizeof(src))
 
 DANAUS_EXPORT int stat(const char *path, struct stat *buf)
 {
