@@ -58,7 +58,8 @@ bool route_path(int dirfd, const char *path)
 
 bool route_at(int dirfd, const char *path, int flags)
 {
-    if ((flags & AT_EMPTY_PATH) && path && path[0] == '\0')
+    if ((flags & AT_EMPTY_PATH) && usermem_string(path, DANAUS_PATH_MAX) &&
+        path[0] == '\0')
         return dirfd == AT_FDCWD ? route_path(AT_FDCWD, ".")
                                  : route_fd(dirfd);
     return route_path(dirfd, path);
@@ -68,8 +69,9 @@ const char *route_kernel_path(int dirfd, const char *path,
                         char buf[DANAUS_PATH_MAX])
 {
     char joined[2 * DANAUS_PATH_MAX];
-    if (!route_enabled() || !path || path[0] == '/' || path[0] == '\0' ||
-        dirfd != AT_FDCWD)
+    if (!route_enabled() || dirfd != AT_FDCWD ||
+        !usermem_string(path, DANAUS_PATH_MAX) || path[0] == '/' ||
+        path[0] == '\0')
         return path;
     /* A path too long to join stays as it is: the kernel reports it. */
     if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
