@@ -26,3 +26,14 @@ add_test(NAME union_memory_ceph
     $<TARGET_FILE:danaus> ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
 set_tests_properties(union_memory_ceph PROPERTIES
   LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+
+# Unit tests of partial copy-up: the extent map alone, and the union's
+# partial copies over the local backend.
+danaus_unit_test(test_extent_map
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_extent_map.c
+  LIBS danaus_union)
+danaus_unit_test(test_union_partial
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_union_partial.c
+  LIBS danaus_union danaus_backend_local)
+set_tests_properties(test_extent_map test_union_partial PROPERTIES
+  LABELS "unit;union")
