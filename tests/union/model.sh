@@ -122,12 +122,14 @@ for r in $(seq "$rounds"); do
         # The client's calls now fail; it may also wait on the ring.
         kill -KILL "$client" 2>/dev/null
         wait "$client" 2>/dev/null
-        state=""
-        [ "$backend" = local ] &&
-            state=", the copy $("$model" state "$site/up/f$r")"
-        echo "round $r: killed danausd after $(wc -l < "$log") of $ops" \
-             "acknowledged ops (aimed at $kill_after)$state"
         start_service
+        if [ "$backend" = local ]; then
+            state=$("$model" state "$site/up/f$r")
+        else
+            state=$(danaus "$model" state "$raw$cephdir/up/f$r")
+        fi
+        echo "round $r: killed danausd after $(wc -l < "$log") of $ops" \
+             "acknowledged ops (aimed at $kill_after), the copy $state"
     fi
     danaus "$model" check "$mnt/f$r" "$r" "$log" || failed=1
 done
