@@ -3,9 +3,10 @@
  * libservice (fsservice/libservice/union/partial.c) over local-backend
  * branches: the first write leaves a sparse upper file and a hidden
  * record, reads merge both files, metadata changes copy no data,
- * truncates and appends, a new union over the same branches reads the
- * same bytes, renames and hard links of a partial copy, the merge at the
- * extent bound and through union_copyup_whole, stat across the states.
+ * truncates and appends, a writer without CAP_SYS_ADMIN, a new union
+ * over the same branches reading the same bytes, renames and hard links
+ * of a partial copy, the merge at the extent bound and through
+ * union_copyup_whole, stat across the states.
  * Runs as root (the record is a trusted.* xattr).
  *
  * Each test gets a fresh T/up (writable) over T/low holding "big", a
@@ -36,11 +37,12 @@ struct fixture {
     struct ls_instance *branch[2];
     struct ls_instance *u;
     const struct ls_ops *ops;
-    unsigned char model[4 * BIG];
+    unsigned char model[20 * BIG];
     size_t size;
 };
 
 static const struct ls_cred root_cred = {.uid = 0, .gid = 0};
+static const struct ls_cred user_cred = {.uid = 1000, .gid = 1000};
 
 static const char *host(struct fixture *f, const char *rel)
 {
@@ -161,6 +163,11 @@ static void check(struct fixture *f, const char *path)
 
 static int has_record(struct fixture *f, const char *rel)
 {
+    /* The local backend leaves this thread with the identity of the last
+     * client it served: a call as root gives back CAP_SYS_ADMIN, which
+     * trusted.* xattrs need. */
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "", 0, &st), 0);
     return lgetxattr(host(f, rel), RECORD, NULL, 0) >= 0;
 }
 
@@ -176,7 +183,8 @@ static void test_first_write_is_partial(void **state)
     struct fixture *f = *state;
     write_at(f, "big", 100000, 4096, 1);
     assert_true(has_record(f, "up/big"));
-    assert_true(host_blocks(f, "up/big") < 64); /* 4 KiB, not 1 MiB */
+    /* The write's 128 KiB granules, not 1 MiB. */
+    assert_true(host_blocks(f, "up/big") <= 2 * 128 * 2);
     check(f, "big");
     /* The record is the union's: clients neither see nor change it. */
     char list[256];
@@ -222,21 +230,24 @@ static void test_metadata_changes_copy_no_data(void **state)
 static void test_truncate_and_extend(void **state)
 {
     struct fixture *f = *state;
-    write_at(f, "big", 5000, 100, 2);
-    /* Into the written range, then out again: the cut lower bytes read as
+    write_at(f, "big", 500000, 100, 2); /* above: [384 KiB, 512 KiB) */
+    /* Into the copied range, then out again: the cut lower bytes read as
      * zeros, never as the old data. */
-    assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 5050), 0);
+    assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 500050), 0);
     struct ls_file *file = open_u(f, "big", O_RDWR);
-    assert_int_equal(f->ops->ftruncate(file, &root_cred, 300000), 0);
+    assert_int_equal(f->ops->ftruncate(file, &root_cred, 800000), 0);
     f->ops->close(file);
-    memset(f->model + 5050, 0, 300000 - 5050);
-    f->size = 300000;
+    memset(f->model + 500050, 0, 800000 - 500050);
+    f->size = 800000;
     check(f, "big");
+    assert_true(has_record(f, "up/big"));
+    /* Below every copied range: only lower bytes are cut. */
     assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 3000), 0);
     assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 9000), 0);
     memset(f->model + 3000, 0, 6000);
     f->size = 9000;
     check(f, "big");
+    assert_true(has_record(f, "up/big"));
     /* Nothing below is left: an ordinary file again. */
     assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 0), 0);
     assert_false(has_record(f, "up/big"));
@@ -291,12 +302,24 @@ static void test_merge_at_the_bound(void **state)
 {
     struct fixture *f = *state;
     struct danaus_stat before, after;
+    /* A 17 MiB lower file, written one byte every 256 KiB: each write
+     * adds a granule apart from the others, until the bound. */
+    drop_union(f);
+    f->size = 17 * BIG;
+    for (size_t i = BIG; i < f->size; i++)
+        f->model[i] = (unsigned char)(i * 13);
+    int fd = open(host(f, "low/big"), O_WRONLY);
+    assert_int_equal(write(fd, f->model, f->size), (ssize_t)f->size);
+    close(fd);
+    assert_int_equal(make_union(f), 0);
     write_at(f, "big", 0, 1, 8);
     assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &before), 0);
-    for (int i = 1; i < 100 && has_record(f, "up/big"); i++)
-        write_at(f, "big", (size_t)i * 10000, 1, (unsigned char)i);
+    int writes = 1;
+    for (; writes < 100 && has_record(f, "up/big"); writes++)
+        write_at(f, "big", (size_t)writes << 18, 1, (unsigned char)writes);
+    assert_int_equal(writes, 65); /* the 65th granule passed the bound */
     assert_false(has_record(f, "up/big"));
-    assert_true(host_blocks(f, "up/big") >= BIG / 512);
+    assert_true(host_blocks(f, "up/big") >= 17 * BIG / 512);
     assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &after), 0);
     assert_int_equal(after.ino, before.ino);
     check(f, "big");
@@ -304,6 +327,31 @@ static void test_merge_at_the_bound(void **state)
     drop_union(f);
     assert_int_equal(rename(host(f, "low/big"), host(f, "low/gone")), 0);
     assert_int_equal(make_union(f), 0);
+    check(f, "big");
+}
+
+/* A client without CAP_SYS_ADMIN writes and reads a partial copy: the
+ * record is kept by the union's own identity, through the client's file. */
+static void test_unprivileged_writer(void **state)
+{
+    struct fixture *f = *state;
+    drop_union(f);
+    assert_int_equal(chown(host(f, "low/big"), 1000, 1000), 0);
+    assert_int_equal(make_union(f), 0);
+    struct ls_file *file;
+    assert_int_equal(f->ops->open(f->u, &user_cred, "big", O_RDWR, 0, &file),
+                     0);
+    assert_int_equal(f->ops->pwrite(file, &user_cred, "user", 4, 300000,
+                                    NULL), 4);
+    memcpy(f->model + 300000, "user", 4);
+    char buf[8];
+    assert_int_equal(f->ops->pread(file, &user_cred, buf, 8, 299998), 8);
+    assert_memory_equal(buf, f->model + 299998, 8);
+    f->ops->close(file);
+    assert_true(has_record(f, "up/big"));
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "big", 0, &st), 0);
+    assert_int_equal(st.uid, 1000);
     check(f, "big");
 }
 
@@ -337,6 +385,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rename_and_links, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_merge_at_the_bound, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_unprivileged_writer, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_copyup_whole, setup, teardown),
     };

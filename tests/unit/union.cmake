@@ -54,3 +54,10 @@ add_test(NAME union_model_ceph
     ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf 2 200)
 set_tests_properties(union_model_ceph PROPERTIES
   LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+
+# mmap of a partial copy through the FUSE door (tests/union/partial_fuse.sh).
+add_test(NAME union_partial_fuse
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/partial_fuse.sh
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> $<TARGET_FILE:union_model>)
+set_tests_properties(union_partial_fuse PROPERTIES LABELS "union;fuse"
+  TIMEOUT 120)

@@ -67,7 +67,7 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     f->readable = (flags & O_ACCMODE) != O_WRONLY;
     pthread_mutex_init(&f->dir_lock, NULL);
     if (b == 0 && S_ISREG(n->st.mode) &&
-        (rc = union_partial_get(u, lower, &f->part)) < 0) {
+        (rc = union_partial_get(u, lower, n->path, &f->part)) < 0) {
         union_close(&f->base);
         return rc;
     }
@@ -332,7 +332,7 @@ int union_copyup_whole(struct ls_instance *inst, const struct ls_cred *cred,
         return rc;
     struct union_file *f = ufile(file);
     if (f->part)
-        rc = union_partial_merge(union_of(inst), f->part, f->lower);
+        rc = union_partial_merge(union_of(inst), f->part);
     union_close(file);
     return rc;
 }

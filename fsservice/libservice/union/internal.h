@@ -139,10 +139,11 @@ struct union_partial;
  * attributes and renames it into place. */
 int union_partial_make(struct union_instance *u, const struct union_node *node,
                        const char *tmp, off_t len);
-/* The shared state of the upper file open as `upper`: *out NULL when it is
- * an ordinary file. Released with union_partial_put. */
+/* The shared state of the upper file open as `upper` (opened as path of
+ * the top branch): *out NULL when it is an ordinary file. Released with
+ * union_partial_put. */
 int union_partial_get(struct union_instance *u, struct ls_file *upper,
-                      struct union_partial **out);
+                      const char *path, struct union_partial **out);
 void union_partial_put(struct union_instance *u, struct union_partial *p);
 /* pread, pwrite and ftruncate of the file open as `upper` (the client's
  * own descriptor of the upper file, with the client's rights). */
@@ -155,9 +156,8 @@ ssize_t union_partial_write(struct union_instance *u, struct union_partial *p,
 int union_partial_truncate(struct union_instance *u, struct union_partial *p,
                            struct ls_file *upper, const struct ls_cred *cred,
                            off_t len);
-/* Copies the lower bytes in and drops the record (upper open for writing). */
-int union_partial_merge(struct union_instance *u, struct union_partial *p,
-                        struct ls_file *upper);
+/* Copies the lower bytes in and drops the record. */
+int union_partial_merge(struct union_instance *u, struct union_partial *p);
 /* st_blocks of a partial file: at least its origin's, so du and stat do
  * not see the file shrink when it is first written. */
 void union_partial_blocks(struct union_instance *u, struct union_partial *p,

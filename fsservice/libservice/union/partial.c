@@ -45,7 +45,11 @@
 #define COPYUP_XATTR "trusted.danaus.copyup"
 #define RECORD_MAGIC 0x31554344u /* "DCU1" */
 #define RECORD_MAX (8 + EXTENT_MAP_BYTES + DANAUS_PATH_MAX)
-#define MERGE_CHUNK (1 << 20)
+#define COPY_CHUNK (1 << 20)
+/* The map grows by whole granules: a write into a lower range copies the
+ * rest of its granule up with it, so rewriting a file in small pieces
+ * stores the map once per granule, not once per write. */
+#define GRANULE (128 << 10)
 
 struct union_partial {
     struct union_partial *next;
@@ -56,6 +60,9 @@ struct union_partial {
     int branch;            /* the lower file: branch and path */
     char *origin;
     struct ls_file *lower; /* opened by the copy-up identity */
+    /* The upper file opened O_RDWR by the copy-up identity, for the
+     * union's own writes (a client's file may be O_APPEND or read-only). */
+    struct ls_file *own;
     int whole;             /* merged: everything is in the upper file */
     struct extent_map map;
 };
@@ -158,8 +165,9 @@ int union_partial_make(struct union_instance *u, const struct union_node *node,
 
 /* Stores p's map, grown to m, after the data it names. */
 static int store_map(struct union_instance *u, struct union_partial *p,
-                     struct ls_file *upper, const struct extent_map *m)
+                     const struct extent_map *m)
 {
+    struct ls_file *upper = p->own;
     const struct ls_ops *ops = upper->inst->ops;
     const struct ls_cred *c = &u->copyup_cred;
     uint8_t *rec = malloc(RECORD_MAX);
@@ -174,36 +182,31 @@ static int store_map(struct union_instance *u, struct union_partial *p,
     return rc;
 }
 
-/* Makes the upper file whole: the lower bytes it still lacks copied in,
- * made durable, then the record removed. fresh, if not NULL, was just
- * written above though the map does not say so yet. The caller holds p's
- * lock alone. */
-static int merge(struct union_instance *u, struct union_partial *p,
-                 struct ls_file *upper, const struct extent *fresh)
+/* Copies into the upper file the bytes of [from, to) that the map still
+ * sends below. The caller holds p's lock alone. */
+static int copy_below(struct union_instance *u, struct union_partial *p,
+                      uint64_t from, uint64_t to)
 {
+    struct ls_file *upper = p->own;
     const struct ls_ops *ops = upper->inst->ops;
     const struct ls_ops *lops = p->lower->inst->ops;
     const struct ls_cred *c = &u->copyup_cred;
-    char *buf = malloc(MERGE_CHUNK);
-    if (!buf)
-        return -ENOMEM;
+    char *buf = NULL;
     int rc = 0;
-    for (uint64_t off = 0; rc == 0 && off < p->map.lower_len;) {
+    for (uint64_t off = from; rc == 0 && off < to;) {
         uint64_t run;
         int above = extent_map_where(&p->map, off, &run);
-        if (!above && fresh && off >= fresh->off &&
-            off - fresh->off < fresh->len) {
-            above = 1;
-            run = fresh->off + fresh->len - off;
-        } else if (!above && fresh && fresh->off > off &&
-                   fresh->off - off < run) {
-            run = fresh->off - off;
-        }
+        if (run > to - off)
+            run = to - off;
         if (above) {
             off += run;
             continue;
         }
-        size_t want = run < MERGE_CHUNK ? (size_t)run : MERGE_CHUNK;
+        if (!buf && !(buf = malloc(COPY_CHUNK))) {
+            rc = -ENOMEM;
+            break;
+        }
+        size_t want = run < COPY_CHUNK ? (size_t)run : COPY_CHUNK;
         ssize_t got = lops->pread(p->lower, c, buf, want, (off_t)off);
         if (got < 0) {
             rc = (int)got;
@@ -221,6 +224,23 @@ static int merge(struct union_instance *u, struct union_partial *p,
         off += want;
     }
     free(buf);
+    return rc;
+}
+
+/* Makes the upper file whole: the lower bytes it still lacks copied in,
+ * made durable, then the record removed. fresh, if not NULL, was just
+ * written above though the map does not say so yet. The caller holds p's
+ * lock alone. */
+static int merge(struct union_instance *u, struct union_partial *p,
+                 const struct extent *fresh)
+{
+    struct ls_file *upper = p->own;
+    const struct ls_ops *ops = upper->inst->ops;
+    const struct ls_cred *c = &u->copyup_cred;
+    uint64_t end = p->map.lower_len;
+    int rc = fresh ? copy_below(u, p, 0, fresh->off) : 0;
+    if (rc == 0)
+        rc = copy_below(u, p, fresh ? fresh->off + fresh->len : 0, end);
     if (rc == 0)
         rc = ops->fsync(upper, c, 1);
     if (rc == 0)
@@ -238,11 +258,12 @@ static struct union_partial *find(struct union_instance *u, uint64_t ino)
     return NULL;
 }
 
-/* A new entry for the upper file `upper` from its record. */
-static int load(struct union_instance *u, struct ls_file *upper,
+/* A new entry for inode ino, at path in the top branch, from its record. */
+static int load(struct union_instance *u, const char *path,
                 const uint8_t *rec, size_t len, uint64_t ino,
                 struct union_partial **out)
 {
+    struct ls_instance *top = union_branch_inst(u, 0);
     struct union_partial *p = calloc(1, sizeof *p);
     char *origin = malloc(DANAUS_PATH_MAX);
     int rc = p && origin ? record_decode(u, rec, len, &p->branch, origin,
@@ -250,7 +271,12 @@ static int load(struct union_instance *u, struct ls_file *upper,
                          : -ENOMEM;
     struct danaus_stat st;
     if (rc == 0)
-        rc = upper->inst->ops->fstat(upper, &u->copyup_cred, &st);
+        rc = top->ops->open(top, &u->copyup_cred, path,
+                            O_RDWR | O_NOFOLLOW, 0, &p->own);
+    if (rc == 0)
+        rc = top->ops->fstat(p->own, &u->copyup_cred, &st);
+    if (rc == 0 && st.ino != ino)
+        rc = -ESTALE; /* renamed over since the client opened it */
     if (rc == 0) {
         /* A truncate cut the file but died before storing the map. */
         extent_map_truncate(&p->map, (uint64_t)st.size);
@@ -261,6 +287,8 @@ static int load(struct union_instance *u, struct ls_file *upper,
             rc = -EIO; /* the lower branch lost the file */
     }
     if (rc < 0) {
+        if (p && p->own)
+            top->ops->close(p->own);
         free(origin);
         free(p);
         return rc;
@@ -272,13 +300,13 @@ static int load(struct union_instance *u, struct ls_file *upper,
     /* Nothing left below (an O_TRUNC open cut it): drop the record. If
      * that fails the complete map still sends every read above. */
     if (extent_map_complete(&p->map))
-        merge(u, p, upper, NULL);
+        merge(u, p, NULL);
     *out = p;
     return 0;
 }
 
 int union_partial_get(struct union_instance *u, struct ls_file *upper,
-                      struct union_partial **out)
+                      const char *path, struct union_partial **out)
 {
     const struct ls_ops *ops = upper->inst->ops;
     const struct ls_cred *c = &u->copyup_cred;
@@ -296,7 +324,7 @@ int union_partial_get(struct union_instance *u, struct ls_file *upper,
         struct union_partial *p = find(u, st.ino);
         if (p) {
             p->refs++;
-        } else if ((rc = load(u, upper, rec, (size_t)len, st.ino, &p)) ==
+        } else if ((rc = load(u, path, rec, (size_t)len, st.ino, &p)) ==
                    0) {
             p->next = u->partials;
             u->partials = p;
@@ -322,6 +350,7 @@ void union_partial_put(struct union_instance *u, struct union_partial *p)
     if (!last)
         return;
     p->lower->inst->ops->close(p->lower);
+    p->own->inst->ops->close(p->own);
     pthread_rwlock_destroy(&p->lock);
     free(p->origin);
     free(p);
@@ -374,16 +403,26 @@ ssize_t union_partial_write(struct union_instance *u, struct union_partial *p,
     ssize_t w = ops->pwrite(upper, cred, buf, n, off, &e);
     if (w > 0 && !p->whole) {
         struct extent fresh = {.off = (uint64_t)(e - w), .len = (uint64_t)w};
+        uint64_t from = fresh.off / GRANULE * GRANULE;
+        uint64_t to = (fresh.off + fresh.len + GRANULE - 1) / GRANULE * GRANULE;
         struct extent_map m = p->map;
-        int rc = extent_map_add(&m, fresh.off, fresh.len);
+        int rc = extent_map_add(&m, from, to - from);
+        if (rc == 1) { /* the granules' other bytes, still below */
+            rc = copy_below(u, p, from, fresh.off);
+            if (rc == 0)
+                rc = copy_below(u, p, fresh.off + fresh.len,
+                                m.lower_len < to ? m.lower_len : to);
+            if (rc == 0)
+                rc = 1;
+        }
         if (rc == 1 && extent_map_complete(&m)) {
             p->map = m;
-            rc = merge(u, p, upper, NULL);
-        } else if (rc == 1 && (rc = store_map(u, p, upper, &m)) == 0) {
+            rc = merge(u, p, NULL);
+        } else if (rc == 1 && (rc = store_map(u, p, &m)) == 0) {
             p->map = m;
         } else if (rc < 0) {
             /* Too many extents, or a map too big for the xattr. */
-            rc = merge(u, p, upper, &fresh);
+            rc = merge(u, p, &fresh);
         }
         if (rc < 0)
             w = rc; /* not acknowledged: reads may still see the old bytes */
@@ -405,19 +444,18 @@ int union_partial_truncate(struct union_instance *u, struct union_partial *p,
         struct extent_map m = p->map;
         if (extent_map_truncate(&m, (uint64_t)len)) {
             p->map = m;
-            rc = extent_map_complete(&m) ? merge(u, p, upper, NULL)
-                                         : store_map(u, p, upper, &m);
+            rc = extent_map_complete(&m) ? merge(u, p, NULL)
+                                         : store_map(u, p, &m);
         }
     }
     pthread_rwlock_unlock(&p->lock);
     return rc;
 }
 
-int union_partial_merge(struct union_instance *u, struct union_partial *p,
-                        struct ls_file *upper)
+int union_partial_merge(struct union_instance *u, struct union_partial *p)
 {
     pthread_rwlock_wrlock(&p->lock);
-    int rc = p->whole ? 0 : merge(u, p, upper, NULL);
+    int rc = p->whole ? 0 : merge(u, p, NULL);
     pthread_rwlock_unlock(&p->lock);
     return rc;
 }
@@ -443,7 +481,7 @@ void union_partial_stat(struct union_instance *u, const char *path,
     if (top->ops->open(top, &u->copyup_cred, path, O_RDONLY | O_NOFOLLOW, 0,
                        &f) < 0)
         return;
-    if (union_partial_get(u, f, &p) == 0 && p) {
+    if (union_partial_get(u, f, path, &p) == 0 && p) {
         union_partial_blocks(u, p, st);
         union_partial_put(u, p);
     }
