@@ -6,7 +6,8 @@
  * size, and gives it the xattr COPYUP_XATTR: the lower file it came from
  * (branch and path, which stay valid: lower branches never change) and the
  * extent map of the ranges written since (extent_map.h). Reads merge the
- * two files by the map; writes go to the upper file and extend the map.
+ * two files by the map; writes go to the upper file and extend the map by
+ * whole granules (GRANULE), the rest of each granule copied up with them.
  * Metadata changes (chmod, chown, times, xattrs) act on the upper file and
  * copy no data. The record travels with the inode, so renames and hard
  * links of a partial file keep it. Opens of one upper inode share one
