@@ -3,10 +3,10 @@
  * libservice (fsservice/libservice/union/partial.c) over local-backend
  * branches: the first write leaves a sparse upper file and a hidden
  * record, reads merge both files, metadata changes copy no data,
- * truncates and appends, a writer without CAP_SYS_ADMIN, a new union
- * over the same branches reading the same bytes, renames and hard links
- * of a partial copy, the merge at the extent bound and through
- * union_copyup_whole, stat across the states.
+ * truncates and appends, sequential writes kept as one range, a writer
+ * without CAP_SYS_ADMIN, a new union over the same branches reading the
+ * same bytes, renames and hard links of a partial copy, the merge at the
+ * extent bound and through union_copyup_whole, stat across the states.
  * Runs as root (the record is a trusted.* xattr).
  *
  * Each test gets a fresh T/up (writable) over T/low holding "big", a
@@ -282,6 +282,20 @@ static void test_new_union_reads_the_record(void **state)
     check(f, "big");
 }
 
+/* Small sequential writes grow one copied range (by granules), not one
+ * range per write. */
+static void test_sequential_writes_one_range(void **state)
+{
+    struct fixture *f = *state;
+    for (int i = 0; i < 64; i++)
+        write_at(f, "big", (size_t)i * 4096, 4096, (unsigned char)i);
+    check(f, "big");
+    assert_true(has_record(f, "up/big"));
+    /* magic and branch, lower_len and count, one extent, the origin */
+    assert_int_equal(lgetxattr(host(f, "up/big"), RECORD, NULL, 0),
+                     8 + 16 + 16 + (ssize_t)strlen("big"));
+}
+
 static void test_rename_and_links(void **state)
 {
     struct fixture *f = *state;
@@ -382,6 +396,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_append, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_union_reads_the_record, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_sequential_writes_one_range,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_rename_and_links, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_merge_at_the_bound, setup,

@@ -168,7 +168,9 @@ void union_partial_stat(struct union_instance *u, const char *path,
                         struct danaus_stat *st);
 /* The record's xattr name, which clients neither see nor change. */
 int union_partial_is_record(const char *name);
-/* Removes the record's name from a listxattr result; the new length. */
+/* Removes the record's name from a listxattr result; the new length. A
+ * size query (list NULL) keeps the backend's length, which may count the
+ * name: room enough for the list it then gets. */
 ssize_t union_partial_hide_record(char *list, ssize_t len);
 
 /* ---- merged directories (dir.c) ---- */

@@ -6,8 +6,8 @@
  * size, and gives it the xattr COPYUP_XATTR: the lower file it came from
  * (branch and path, which stay valid: lower branches never change) and the
  * extent map of the ranges written since (extent_map.h). Reads merge the
- * two files by the map; writes go to the upper file and extend the map by
- * whole granules (GRANULE), the rest of each granule copied up with them.
+ * two files by the map; writes go to the upper file and extend the map
+ * (by whole granules when they grow a copied range: GRANULE).
  * Metadata changes (chmod, chown, times, xattrs) act on the upper file and
  * copy no data. The record travels with the inode, so renames and hard
  * links of a partial file keep it. Opens of one upper inode share one
@@ -47,9 +47,9 @@
 #define RECORD_MAGIC 0x31554344u /* "DCU1" */
 #define RECORD_MAX (8 + EXTENT_MAP_BYTES + DANAUS_PATH_MAX)
 #define COPY_CHUNK (1 << 20)
-/* The map grows by whole granules: a write into a lower range copies the
- * rest of its granule up with it, so rewriting a file in small pieces
- * stores the map once per granule, not once per write. */
+/* A write that grows a copied range copies the rest of its granule up
+ * with it, so rewriting a file in small pieces stores the map once per
+ * granule, not once per write; a first write copies only itself. */
 #define GRANULE (128 << 10)
 
 struct union_partial {
@@ -259,7 +259,8 @@ static struct union_partial *find(struct union_instance *u, uint64_t ino)
     return NULL;
 }
 
-/* A new entry for inode ino, at path in the top branch, from its record. */
+/* A new entry for inode ino, at path in the top branch (which may name it
+ * through symlinks of the top branch), from its record. */
 static int load(struct union_instance *u, const char *path,
                 const uint8_t *rec, size_t len, uint64_t ino,
                 struct union_partial **out)
@@ -273,7 +274,7 @@ static int load(struct union_instance *u, const char *path,
     struct danaus_stat st;
     if (rc == 0)
         rc = top->ops->open(top, &u->copyup_cred, path,
-                            O_RDWR | O_NOFOLLOW, 0, &p->own);
+                            O_RDWR, 0, &p->own);
     if (rc == 0)
         rc = top->ops->fstat(p->own, &u->copyup_cred, &st);
     if (rc == 0 && st.ino != ino)
@@ -404,11 +405,15 @@ ssize_t union_partial_write(struct union_instance *u, struct union_partial *p,
     ssize_t w = ops->pwrite(upper, cred, buf, n, off, &e);
     if (w > 0 && !p->whole) {
         struct extent fresh = {.off = (uint64_t)(e - w), .len = (uint64_t)w};
-        uint64_t from = fresh.off / GRANULE * GRANULE;
-        uint64_t to = (fresh.off + fresh.len + GRANULE - 1) / GRANULE * GRANULE;
         struct extent_map m = p->map;
-        int rc = extent_map_add(&m, from, to - from);
-        if (rc == 1) { /* the granules' other bytes, still below */
+        int rc = extent_map_add(&m, fresh.off, fresh.len);
+        if (rc == 1 && m.n <= p->map.n) {
+            /* It grew a copied range: a sequential writer. The rest of
+             * its granules go up with it (merging, never adding a range). */
+            uint64_t from = fresh.off / GRANULE * GRANULE;
+            uint64_t to = (fresh.off + fresh.len + GRANULE - 1) / GRANULE *
+                          GRANULE;
+            extent_map_add(&m, from, to - from);
             rc = copy_below(u, p, from, fresh.off);
             if (rc == 0)
                 rc = copy_below(u, p, fresh.off + fresh.len,
@@ -479,7 +484,7 @@ void union_partial_stat(struct union_instance *u, const char *path,
     struct ls_instance *top = union_branch_inst(u, 0);
     struct ls_file *f;
     struct union_partial *p;
-    if (top->ops->open(top, &u->copyup_cred, path, O_RDONLY | O_NOFOLLOW, 0,
+    if (top->ops->open(top, &u->copyup_cred, path, O_RDONLY, 0,
                        &f) < 0)
         return;
     if (union_partial_get(u, f, path, &p) == 0 && p) {
