@@ -28,7 +28,8 @@
 # writable branch.
 #
 # The local copy-up rows (union-copyup.txt): the first 4 KiB write (open,
-# pwrite, close; bench/first_write.c) into lower files of 64 MiB, 1 GiB and
+# pwrite, close; bench/first_write.c, one process per system, each file
+# looked up before the clock starts) into lower files of 64 MiB, 1 GiB and
 # 4 GiB, and into each of ten 128 MiB files (total), through a Danaus union
 # over the local backend (partial copy-up), kernel overlayfs and
 # unionfs-fuse -o cow, all three over one lower directory of dense files on
@@ -118,13 +119,11 @@ source "$repo/bench/lib.sh"
 # union mounted at $1, by the command in the other arguments (an env
 # prefix): one line of milliseconds, 64m 1g 4g 10x128m.
 first_writes() {
-    local dir=$1 ms=() f
+    local dir=$1
     shift
-    for f in c64m c1g c4g; do
-        ms+=("$("$@" "$first_write_bin" "$dir/$f" | awk '/^total/ {print $2}')")
-    done
-    ms+=("$("$@" "$first_write_bin" "$dir"/t{1..10} | awk '/^total/ {print $2}')")
-    echo "${ms[*]}"
+    "$@" "$first_write_bin" "$dir"/{c64m,c1g,c4g} "$dir"/t{1..10} |
+        awk '/\/c[0-9]/ {printf "%s ", $2} /\/t[0-9]/ {t += $2}
+             END {print t}'
 }
 
 lc_danausd_up() {
