@@ -7,6 +7,7 @@
 #include "call.h"
 
 #include "fdtable.h"
+#include "usermem.h"
 
 #include <errno.h>
 #include <string.h>
@@ -59,7 +60,7 @@ int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
     const struct service *svc = service_get();
     if (!svc)
         return -1;
-    if (!path) {
+    if (!usermem_string(path, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }

@@ -289,6 +289,9 @@ ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
         n = INT_MAX; /* ceph_ll_write returns an int */
     if (n == 0)
         return empty_write(f, cred, off, end);
+    int killed = ceph_kill_privs(fclient(f), cf->in, cred);
+    if (killed < 0)
+        return killed;
     if (off >= 0) {
         int r = ceph_ll_write(cm, cf->fh, off, n, buf);
         if (r >= 0 && end != NULL)
@@ -324,6 +327,9 @@ int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
     struct ceph_mount_info *cm = fclient(f)->cmount;
     if (f->is_dir || (cfile(f)->flags & O_ACCMODE) == O_RDONLY || len < 0)
         return -EINVAL;
+    int r = ceph_kill_privs(fclient(f), cfile(f)->in, cred);
+    if (r < 0)
+        return r;
     struct ceph_statx stx = {.stx_size = (uint64_t)len};
     return ceph_ll_setattr(cm, cfile(f)->in, &stx, CEPH_SETATTR_SIZE,
                            ceph_mount_perms(cm));

@@ -146,7 +146,8 @@ static ssize_t union_listxattr(struct ls_instance *inst,
         list, in->ops->listxattr(in, cred, n.path, list, size, at));
 }
 
-/* The branch instances belong to whoever made them (fsservice/core/branches.c). */
+/* The branch instances belong to whoever made them
+ * (fsservice/core/branches.c). */
 static void union_destroy(struct ls_instance *inst)
 {
     struct union_instance *u = union_of(inst);
