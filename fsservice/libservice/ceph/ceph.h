@@ -105,6 +105,20 @@ int ceph_do_statfs(struct cephfs_client *cl, struct Inode *in,
 ssize_t ceph_do_listxattr(struct cephfs_client *cl, struct Inode *in,
                           const struct ls_cred *cred, char *list, size_t size);
 
+/* Kernel protections libcephfs leaves out (protect.c). Before a write or
+ * size change by cred: clear setuid/setgid as the kernel does. Before a
+ * hard link of in by cred: 0, or -EPERM where fs.protected_hardlinks
+ * refuses it. */
+int ceph_kill_privs(struct cephfs_client *cl, struct Inode *in,
+                    const struct ls_cred *cred);
+int ceph_may_link(struct cephfs_client *cl, struct Inode *in,
+                  const struct ls_cred *cred);
+/* listxattr for a non-root cred: without the trusted.* names, which Linux
+ * lists only to CAP_SYS_ADMIN. */
+ssize_t ceph_listxattr_unprivileged(struct cephfs_client *cl, struct Inode *in,
+                                    const struct ls_cred *cred, char *list,
+                                    size_t size);
+
 /* File operations (file.c). */
 int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,
                    const char *path, int flags, mode_t mode,
