@@ -183,15 +183,25 @@ void ipc_queue_reclaim(const struct ipc_segment *seg, struct ipc_queue *q,
 void ipc_queue_wake_all(struct ipc_queue *q);
 
 /*
- * Core groups: cpus that share a cache of the given level form one group and
- * one queue. level 0 picks the L2 when it spans more than one cpu, otherwise
- * the last-level cache (a one-cpu group cannot host a spinning client and a
- * spinning server at once). cpus the topology says nothing about get a group
- * each. Fills cpu_queue and groups; returns the number of groups, or -errno
- * (-ENOSPC: more than max_groups). Offline cpus map to some valid queue.
+ * Core groups: of the given cpus (the service's; offline ones are left
+ * out), those sharing a cache of the given level form one group and one
+ * queue. level 0 picks the L2 when it spans more than one of them,
+ * otherwise the last-level cache (a one-cpu group cannot host a spinning
+ * client and a spinning server at once); level -1 makes a group of each
+ * cpu. cpus the topology says nothing about get a group each. Fills
+ * cpu_queue and groups; returns the number of groups, or -errno (-ENOENT:
+ * none of the cpus is online; -ENOSPC: more than max_groups). Every other
+ * cpu, where clients may run too, maps to some valid queue.
  */
-int ipc_core_groups(int level, uint16_t cpu_queue[IPC_MAX_CPUS],
-                    cpu_set_t *groups, int max_groups);
+int ipc_core_groups(int level, const cpu_set_t *cpus,
+                    uint16_t cpu_queue[IPC_MAX_CPUS], cpu_set_t *groups,
+                    int max_groups);
+
+/* Cpu lists as the kernel writes them ("0-3,8,10-11"). parse: 0 or
+ * -EINVAL; cpus at or beyond IPC_MAX_CPUS are ignored. format: the
+ * canonical form, cut short if size is too small. */
+int ipc_cpulist_parse(const char *s, cpu_set_t *set);
+void ipc_cpulist_format(const cpu_set_t *set, char *out, size_t size);
 
 /* Low-level waiting, shared by both sides (ipc/wait.c). */
 void ipc_cpu_relax(void);

@@ -37,6 +37,21 @@ struct thread_arg {
 
 static void *worker_main(void *arg);
 
+/* The crew's cpus within those the spawning thread may use now: the
+ * service's cpus can shrink while it runs (a cpuset made smaller, taskset
+ * on its threads), and a new thread must never widen them again. */
+static void spawn_cpus(const struct crew *crew, cpu_set_t *cpus)
+{
+    cpu_set_t now;
+
+    *cpus = crew->cpus;
+    if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) != 0)
+        return;
+    CPU_AND(cpus, cpus, &now);
+    if (CPU_COUNT(cpus) == 0)
+        *cpus = now;
+}
+
 static int spawn(struct crew *crew, bool extra)
 {
     struct thread_arg *a = malloc(sizeof *a);
@@ -47,7 +62,9 @@ static int spawn(struct crew *crew, bool extra)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setaffinity_np(&attr, sizeof crew->cpus, &crew->cpus);
+    cpu_set_t cpus;
+    spawn_cpus(crew, &cpus);
+    pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus);
     atomic_fetch_add(&crew->nthreads, 1);
     atomic_fetch_add(&crew->w->live, 1);
     pthread_t t;
