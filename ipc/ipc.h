@@ -72,6 +72,13 @@ struct ipc_slot {
     _Atomic uint32_t done;    /* seq of the last answered request */
     _Atomic uint32_t waiting; /* the client sleeps on done */
     int64_t result;           /* >= 0 or -errno; valid once done == seq */
+    /* Where each side runs while a request is in flight, as cpu + 1 (0:
+     * not known), so that neither spins for a peer that needs its cpu
+     * (wait.c). Hints: the service only compares client_cpu with its own
+     * cpu, so a forged value costs at most one bounded spin. */
+    _Atomic uint32_t client_cpu; /* the client, as it starts waiting */
+    _Atomic uint32_t server_cpu; /* the service thread running the request;
+                                    0 until taken and once answered */
     unsigned char buf[] __attribute__((aligned(4096)));
 };
 
@@ -165,6 +172,15 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
 /* Service: publish the result of request seq in slot s and wake its thread. */
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result);
 
+/* Service: the calling thread starts running the request in s (it tells
+ * the waiting client where). */
+void ipc_slot_running(struct ipc_slot *s);
+
+/* Service: whether s's client last said it waits on the calling thread's
+ * own cpu: then it needs this cpu to send its next request, and spinning
+ * for that request would only keep it off. */
+bool ipc_slot_client_here(const struct ipc_slot *s);
+
 /* Service: requests were published and not all taken yet, read from two
  * counters without scanning the cells. A hint: a client that scribbles on
  * the counters can make it wrong, so nothing may sleep on its word alone
@@ -205,6 +221,13 @@ void ipc_cpulist_format(const cpu_set_t *set, char *out, size_t size);
 
 /* Low-level waiting, shared by both sides (ipc/wait.c). */
 void ipc_cpu_relax(void);
+/* The cpu the calling thread runs on, as published to a peer: cpu + 1, or
+ * 0 when unknown. */
+uint32_t ipc_cpu_mark(void);
+/* Whether a peer published as running on mark is worth spinning for: only
+ * when it said it runs on a cpu other than ours. One that said ours cannot
+ * be running while we are; one that said nothing (0) is not known to run. */
+bool ipc_peer_elsewhere(uint32_t mark);
 /* One step of a spin loop: a pause, or a yield of the cpu for a thread that
  * can run on one cpu only (it shares it with the side it waits for). */
 void ipc_spin_step(void);

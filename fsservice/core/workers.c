@@ -4,7 +4,9 @@
  * A thread spins on its queue for SPIN_NS after its last request before it
  * sleeps: a futex wake costs about 40 us on these machines, a spinning
  * hand-off under 1 us (ARCHITECTURE.md), so a busy client should find its
- * service thread awake.
+ * service thread awake. Unless the client it just answered waits on this
+ * thread's own cpu (ipc_slot_client_here): that client needs the cpu to
+ * send its next request, so the thread sleeps at once (ipc/wait.c).
  *
  * Taking a request and pinning its slot (slot_request_begin) happen inside
  * one RCU read-side section, so the door, after clearing a dead client's
@@ -91,6 +93,15 @@ static void maybe_grow(struct crew *crew)
     spawn(crew, true);
 }
 
+/* Whether the client this thread answered last waits on its cpu. */
+static __thread bool client_here;
+
+/* How long to spin for the next request (see the head comment). */
+static uint64_t spin_ns(void)
+{
+    return client_here ? 0 : SPIN_NS;
+}
+
 /* Takes one request and runs it; false when the queue was empty. busy: the
  * previous call took a request too, so this one waited behind it. */
 static bool serve_one(struct crew *crew, bool busy)
@@ -110,10 +121,13 @@ static bool serve_one(struct crew *crew, bool busy)
     /* No owner: a slot being reclaimed, or a forged number. Nobody waits. */
     if (!c)
         return true;
+    struct ipc_slot *slot = ipc_slot(&svc->seg, d.slot);
+    ipc_slot_running(slot);
     if (busy)
         maybe_grow(crew);
     int64_t result = dispatch(svc, c, &d);
-    ipc_complete(ipc_slot(&svc->seg, d.slot), d.seq, result);
+    ipc_complete(slot, d.seq, result);
+    client_here = ipc_slot_client_here(slot);
     slot_request_done(&svc->clients, d.slot, c);
     return true;
 }
@@ -129,7 +143,7 @@ static void *worker_main(void *arg)
 
     rcu_register_thread();
     while (!atomic_load(&w->stop)) {
-        bool woke = ipc_wait_work(&svc->seg, q, SPIN_NS,
+        bool woke = ipc_wait_work(&svc->seg, q, spin_ns(),
                                   a.extra ? EXTRA_IDLE_MS : -1);
         if (!woke) {
             if (a.extra)
