@@ -195,9 +195,13 @@ static int export_start(struct fuse_export *ex, const struct service *svc)
 {
     if (prepare_mountpoint(ex->mountpoint) < 0)
         return -1;
+    /* A root service lets everyone in (allow_other) and lets the kernel
+     * open the device nodes its instances hold (dev; mknod of one needs
+     * CAP_MKNOD, checked by the kernel or the backend): devices and FIFOs
+     * are opened through this door (libservice.h, ls_ops.open). */
     char opts[256];
     snprintf(opts, sizeof opts, "fsname=danaus:%s,subtype=danaus%s",
-             svc->cfg.service, geteuid() == 0 ? ",allow_other" : "");
+             svc->cfg.service, geteuid() == 0 ? ",allow_other,dev" : "");
     char *argv[] = {"danausd", "-o", opts, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
     ex->fuse = fuse_new(&args, &fuse_export_ops, sizeof fuse_export_ops, ex);
@@ -280,6 +284,19 @@ static int fuse_usable(void)
     return 1;
 }
 
+/* The mount answers as a FUSE mount: the stat and statfs of its root are
+ * served by its loop (after the kernel's INIT, which the loop answers
+ * first). Called
+ * before danausd says "ready", so that ready means the door works. */
+static bool export_answers(const struct fuse_export *ex)
+{
+    if (live_fuse_mount(ex->mountpoint))
+        return true;
+    fprintf(stderr, "danausd: %s: the FUSE mount does not answer; no FUSE "
+            "door for this mount\n", ex->mountpoint);
+    return false;
+}
+
 int fuse_door_start(struct service *svc, struct fuse_door **out)
 {
     *out = NULL;
@@ -312,9 +329,14 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
         return 0;
     }
     int mounted = 0;
-    for (int i = 0; i < d->nexports; i++)
-        if (export_start(&d->exports[i], svc) == 0)
+    for (int i = 0; i < d->nexports; i++) {
+        if (export_start(&d->exports[i], svc) < 0)
+            continue;
+        if (export_answers(&d->exports[i]))
             mounted++;
+        else
+            export_stop(&d->exports[i]);
+    }
     if (mounted == 0) {
         fuse_door_stop(d);
         return 0;

@@ -1,6 +1,6 @@
 /*
  * meta.c - the danaus_* path and metadata calls: stat and friends,
- * access, mkdir/rmdir/unlink, rename/link/symlink/readlink, chmod, chown,
+ * access, mkdir/mknod/mkfifo/rmdir/unlink, rename/link/symlink/readlink, chmod, chown,
  * utimensat, truncate, statfs, and their *at twins.
  *
  * The service takes only AT_SYMLINK_NOFOLLOW (and AT_EACCESS for access)
@@ -9,6 +9,7 @@
 #include "libfs/call.h"
 #include "libfs/export.h"
 #include "libfs/umask.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -16,6 +17,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+
+/* 0 if the caller's n-byte output buffer is there, else -1 with EFAULT:
+ * the kernel's answer after the lookup succeeded (usermem.h). */
+static int out_buffer(void *buf, size_t n)
+{
+    if (usermem_range(buf, n))
+        return 0;
+    errno = EFAULT;
+    return -1;
+}
 
 /* Sends a call whose only output is success or failure. */
 static int send_status(struct call *c)
@@ -59,7 +70,8 @@ static int stat_at(int dirfd, const char *pathname, int flags,
 {
     struct call c;
     struct resolved_path where;
-    if ((flags & AT_EMPTY_PATH) && pathname && pathname[0] == '\0') {
+    if ((flags & AT_EMPTY_PATH) && usermem_string(pathname, DANAUS_PATH_MAX) &&
+        pathname[0] == '\0') {
         if (dirfd == AT_FDCWD)
             pathname = ".";
         else if (call_begin_fd(&c, DANAUS_CALL_STAT, dirfd, true) < 0)
@@ -80,7 +92,8 @@ DANAUS_EXPORT int danaus_fstatat(int dirfd, const char *pathname,
         errno = EINVAL;
         return -1;
     }
-    if (stat_at(dirfd, pathname, flags, &d) < 0)
+    if (stat_at(dirfd, pathname, flags, &d) < 0 ||
+        out_buffer(statbuf, sizeof *statbuf) < 0)
         return -1;
     to_stat(&d, statbuf);
     return 0;
@@ -144,7 +157,8 @@ DANAUS_EXPORT int danaus_statx(int dirfd, const char *pathname, int flags,
         errno = EINVAL;
         return -1;
     }
-    if (stat_at(dirfd, pathname, flags, &d) < 0)
+    if (stat_at(dirfd, pathname, flags, &d) < 0 ||
+        out_buffer(statxbuf, sizeof *statxbuf) < 0)
         return -1;
     to_statx(&d, statxbuf);
     return 0;
@@ -180,7 +194,7 @@ DANAUS_EXPORT int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode)
 {
     struct call c;
     struct resolved_path where;
-    if (call_begin_path(&c, DANAUS_CALL_MKDIR, dirfd, pathname, &where) < 0)
+    if (call_begin_name(&c, DANAUS_CALL_MKDIR, dirfd, pathname, &where) < 0)
         return -1;
     c.desc.arg[0] = umask_apply(mode);
     return send_status(&c);
@@ -189,6 +203,34 @@ DANAUS_EXPORT int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode)
 DANAUS_EXPORT int danaus_mkdir(const char *pathname, mode_t mode)
 {
     return danaus_mkdirat(AT_FDCWD, pathname, mode);
+}
+
+DANAUS_EXPORT int danaus_mknodat(int dirfd, const char *pathname, mode_t mode,
+                                 dev_t dev)
+{
+    struct call c;
+    struct resolved_path where;
+    if (call_begin_name(&c, DANAUS_CALL_MKNOD, dirfd, pathname, &where) < 0)
+        return -1;
+    c.desc.arg[0] = (mode & S_IFMT) | umask_apply(mode & 07777);
+    c.desc.arg[1] = (int64_t)dev;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_mknod(const char *pathname, mode_t mode, dev_t dev)
+{
+    return danaus_mknodat(AT_FDCWD, pathname, mode, dev);
+}
+
+DANAUS_EXPORT int danaus_mkfifoat(int dirfd, const char *pathname,
+                                  mode_t mode)
+{
+    return danaus_mknodat(dirfd, pathname, S_IFIFO | (mode & 07777), 0);
+}
+
+DANAUS_EXPORT int danaus_mkfifo(const char *pathname, mode_t mode)
+{
+    return danaus_mknodat(AT_FDCWD, pathname, S_IFIFO | (mode & 07777), 0);
 }
 
 DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)
@@ -201,7 +243,7 @@ DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)
     }
     enum danaus_call id =
         flags & AT_REMOVEDIR ? DANAUS_CALL_RMDIR : DANAUS_CALL_UNLINK;
-    if (call_begin_path(&c, id, dirfd, pathname, &where) < 0)
+    if (call_begin_name(&c, id, dirfd, pathname, &where) < 0)
         return -1;
     return send_status(&c);
 }
@@ -227,12 +269,12 @@ static int two_path_call(enum danaus_call id, int fromfd, const char *from,
     const struct service *svc = service_get();
     if (!svc)
         return -1;
-    if (!to) {
+    if (!usermem_string(to, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
-    if (path_resolve(&svc->mounts, tofd, to, &where_to) < 0 ||
-        call_begin_path(&c, id, fromfd, from, &where_from) < 0)
+    if (path_resolve_name(&svc->mounts, tofd, to, &where_to) < 0 ||
+        call_begin_name(&c, id, fromfd, from, &where_from) < 0)
         return -1;
     if (where_from.mount != where_to.mount) {
         errno = EXDEV;
@@ -280,7 +322,7 @@ DANAUS_EXPORT int danaus_linkat(int olddirfd, const char *oldpath,
     }
     if (!svc)
         return -1;
-    if (!oldpath) {
+    if (!usermem_string(oldpath, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
@@ -308,12 +350,13 @@ DANAUS_EXPORT int danaus_symlinkat(const char *target, int newdirfd,
     struct call c;
     if (!svc)
         return -1;
-    if (!target || !linkpath) {
+    if (!usermem_string(target, DANAUS_PATH_MAX) ||
+        !usermem_string(linkpath, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
     /* The target is stored as written, never resolved here. */
-    if (path_resolve(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
+    if (path_resolve_name(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
         call_begin(&c, DANAUS_CALL_SYMLINK, where.mount, 0) < 0 ||
         pack_str(&c.pack, target) < 0 || pack_str(&c.pack, where.rel) < 0)
         return -1;
@@ -346,6 +389,8 @@ DANAUS_EXPORT ssize_t danaus_readlinkat(int dirfd, const char *pathname,
         errno = EIO;
         return -1;
     }
+    if (out_buffer(buf, (size_t)n) < 0)
+        return -1;
     memcpy(buf, call_out(&c), (size_t)n);
     return (ssize_t)n;
 }
@@ -396,7 +441,8 @@ DANAUS_EXPORT int danaus_fchownat(int dirfd, const char *pathname,
         errno = EINVAL;
         return -1;
     }
-    if ((flags & AT_EMPTY_PATH) && pathname && pathname[0] == '\0') {
+    if ((flags & AT_EMPTY_PATH) && usermem_string(pathname, DANAUS_PATH_MAX) &&
+        pathname[0] == '\0') {
         if (dirfd != AT_FDCWD)
             return danaus_fchown(dirfd, owner, group);
         pathname = ".";
@@ -524,7 +570,7 @@ static void to_statfs(const struct danaus_statfs *d, struct statfs *buf)
 DANAUS_EXPORT int danaus_statfs(const char *path, struct statfs *buf)
 {
     struct danaus_statfs d;
-    if (statfs_path(path, &d) < 0)
+    if (statfs_path(path, &d) < 0 || out_buffer(buf, sizeof *buf) < 0)
         return -1;
     to_statfs(&d, buf);
     return 0;
@@ -533,7 +579,7 @@ DANAUS_EXPORT int danaus_statfs(const char *path, struct statfs *buf)
 DANAUS_EXPORT int danaus_fstatfs(int fd, struct statfs *buf)
 {
     struct danaus_statfs d;
-    if (statfs_fd(fd, &d) < 0)
+    if (statfs_fd(fd, &d) < 0 || out_buffer(buf, sizeof *buf) < 0)
         return -1;
     to_statfs(&d, buf);
     return 0;
