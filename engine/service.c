@@ -25,16 +25,34 @@
 #define READY_TIMEOUT_S 60
 #define STOP_GRACE_S 10
 
+/* The engine run from its build tree uses the danausd and libdanaus.so
+ * built beside it; an installed engine, the installed ones. */
+static int running_from_build_tree(void)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n < 0)
+        return 0;
+    self[n] = 0;
+    return strcmp(self, ENGINE_BUILD_PATH) == 0;
+}
+
 const char *service_danausd(void)
 {
     const char *p = getenv("DANAUS_DANAUSD");
-    return p && *p ? p : DANAUSD_PATH;
+    if (p && *p)
+        return p;
+    return running_from_build_tree() ? DANAUSD_BUILD_PATH
+                                     : DANAUSD_INSTALL_PATH;
 }
 
 const char *service_library(void)
 {
     const char *p = getenv("DANAUS_LIBRARY");
-    return p && *p ? p : LIBDANAUS_PATH;
+    if (p && *p)
+        return p;
+    return running_from_build_tree() ? LIBDANAUS_BUILD_PATH
+                                     : LIBDANAUS_INSTALL_PATH;
 }
 
 void service_store_mount(const char *pool, char *out, size_t size)
@@ -52,7 +70,8 @@ static int write_config(const char *pool, const struct record *rec)
     if (!f)
         return fail_errno("cannot write %s", path);
     fprintf(f, "# written by danaus pool create: pool %s\n", pool);
-    fprintf(f, "service %s\nrundir %s\n", pool, run);
+    fprintf(f, "service %s\nrundir %s\ncpus %s\n", pool, run,
+            record_get(rec, "cpus"));
     const char *kind = record_get(rec, "backend_kind");
     if (strcmp(kind, "ceph") == 0) {
         fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));

@@ -7,6 +7,7 @@
 #include "call.h"
 
 #include "fdtable.h"
+#include "usermem.h"
 
 #include <errno.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
     const struct service *svc = service_get();
     if (!svc)
         return -1;
-    if (!path) {
+    if (!usermem_string(path, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
@@ -114,6 +115,8 @@ int64_t call_send(struct call *c)
     }
     int64_t result = ipc_await(ipc_slot(seg, t->slot), c->desc.seq,
                                service_alive, NULL);
+    if (result == -ETIMEDOUT)
+        thread_drop_slot();
     if (result < 0) {
         errno = result >= -4095 ? (int)-result : EIO;
         return -1;

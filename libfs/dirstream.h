@@ -3,9 +3,9 @@
  *
  * The interposed readdir, closedir and the rest receive DIR pointers from
  * both danaus_opendir and libc's opendir. A Danaus DIR lives in a reserved
- * range of address space (libfs/api/dir.c), so the question is answered from the
- * pointer's value alone: a libc DIR is never read, and the answer costs a
- * load and two comparisons.
+ * range of address space (libfs/api/dir.c), so the question is answered
+ * from the pointer's value alone: a libc DIR is never read, and the answer
+ * costs a load and two comparisons.
  */
 #ifndef LIBFS_DIRSTREAM_H
 #define LIBFS_DIRSTREAM_H

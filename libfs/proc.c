@@ -50,9 +50,19 @@ struct inherit_fd {
 
 static uint64_t fork_token;
 
+/* Descriptors came with the exec that started this image, in the ticket
+ * inherited_token (proc_inherit), which the first connection adopts. */
+static bool inherited_fds;
+static uint64_t inherited_token;
+
 static void before_fork(void)
 {
     fork_token = 0;
+    /* Until this image attaches, its inherited descriptors wait in a ticket
+     * that only one process can adopt: attach now, so that parent and child
+     * each keep them. */
+    if (inherited_fds && !service_connected())
+        service_get();
     if (service_connected() &&
         service_door_ticket(NULL, DANAUS_TICKET_ALL, &fork_token) != 0)
         fork_token = 0;
@@ -188,7 +198,7 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
 {
     st->memfd = -1;
     st->map = NULL;
-    if (!route_enabled() || !service_connected())
+    if (!route_enabled())
         return envp;
     int saved = errno;
     static struct inherited in; /* too big for a vfork child's stack */
@@ -199,11 +209,22 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
     char cwd[DANAUS_PATH_MAX];
     if (cwd_get(cwd, sizeof cwd) <= 0)
         cwd[0] = '\0';
+    /* A program that only passes on what it inherited (env, nice, timeout,
+     * a #! interpreter) never attached: its descriptors are still in the
+     * unclaimed ticket it was given, which goes on as it is. Attaching here
+     * instead could happen in a vfork child, whose connection the parent
+     * would then believe its own. The cwd needs no ticket. */
     uint64_t token = 0;
+    bool have_ticket = in.n == 0;
+    if (in.n > 0 && !service_connected()) {
+        token = inherited_token;
+        have_ticket = true;
+    } else if (in.n > 0) {
+        have_ticket =
+            service_door_ticket(in.handles, (uint32_t)in.n, &token) == 0;
+    }
     char *const *env = envp;
-    if ((in.n == 0 ||
-         service_door_ticket(in.handles, (uint32_t)in.n, &token) == 0) &&
-        (in.n > 0 || cwd[0])) {
+    if (have_ticket && (in.n > 0 || cwd[0])) {
         st->memfd = write_inheritance(&in, token, cwd);
         if (st->memfd >= 0)
             env = build_env(envp, st->memfd, st);
@@ -266,6 +287,7 @@ void proc_inherit(void)
     path[head.cwd_len] = '\0';
     if (head.token)
         service_adopt_on_connect(head.token);
+    inherited_token = head.token;
     if (head.cwd_len)
         cwd_set(path);
     for (uint32_t i = 0; i < head.nfds; i++) {
@@ -278,7 +300,8 @@ void proc_inherit(void)
         if (sys_fcntl(rec.fd, F_GETFD, 0) < 0)
             continue;
         stdstreams_follow(rec.fd);
-        fdtable_insert(rec.fd, rec.handle, rec.mount, path);
+        if (fdtable_insert(rec.fd, rec.handle, rec.mount, path) == 0)
+            inherited_fds = true;
     }
 out:
     sys_close((int)memfd);

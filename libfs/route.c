@@ -3,16 +3,19 @@
  */
 #include "route.h"
 
+#include "cwd.h"
 #include "fdtable.h"
 #include "identity.h"
 #include "mounts.h"
 #include "service.h"
+#include "usermem.h"
 
 #include <danaus/wire.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* -1 not yet known, then 0 or 1. getenv is safe this early: the
  * environment is in place before any constructor runs. */
@@ -37,9 +40,11 @@ bool route_fd(int fd)
 
 bool route_path(int dirfd, const char *path)
 {
-    /* A process that changed its identity since it attached goes through
-     * the kernel, which acts with the identity it has now. */
-    if (!route_enabled() || !path || identity_changed())
+    /* A path that cannot be read is the kernel's, which answers EFAULT. A
+     * process that changed its identity since it attached goes through the
+     * kernel too, which acts with the identity it has now. */
+    if (!route_enabled() || !usermem_string(path, DANAUS_PATH_MAX) ||
+        identity_changed())
         return false;
     if (path[0] != '/' && dirfd != AT_FDCWD && route_fd(dirfd))
         return true;
@@ -53,4 +58,37 @@ bool route_path(int dirfd, const char *path)
     bool ours = path_resolve(mounts, dirfd, path, &where) == 0;
     errno = saved;
     return ours;
+}
+
+bool route_at(int dirfd, const char *path, int flags)
+{
+    if ((flags & AT_EMPTY_PATH) && usermem_string(path, DANAUS_PATH_MAX) &&
+        path[0] == '\0')
+        return dirfd == AT_FDCWD ? route_path(AT_FDCWD, ".")
+                                 : route_fd(dirfd);
+    return route_path(dirfd, path);
+}
+
+const char *route_kernel_path(int dirfd, const char *path,
+                        char buf[DANAUS_PATH_MAX])
+{
+    char joined[2 * DANAUS_PATH_MAX];
+    if (!route_enabled() || dirfd != AT_FDCWD ||
+        !usermem_string(path, DANAUS_PATH_MAX) || path[0] == '/' ||
+        path[0] == '\0')
+        return path;
+    /* A path too long to join stays as it is: the kernel reports it. */
+    if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
+        return path;
+    int saved = errno;
+    const char *out = path;
+    if (cwd_get(joined, DANAUS_PATH_MAX) == 1) {
+        size_t n = strlen(joined);
+        joined[n] = '/';
+        strcpy(joined + n + 1, path);
+        if (path_normalize(joined, buf, DANAUS_PATH_MAX) == 0)
+            out = buf;
+    }
+    errno = saved;
+    return out;
 }

@@ -22,6 +22,7 @@
 #ifndef DANAUS_LIBFS_ROUTE_H
 #define DANAUS_LIBFS_ROUTE_H
 
+#include <danaus/wire.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -29,11 +30,25 @@
 bool route_enabled(void);
 
 /* path, relative to dirfd as the *at calls take it, is on a Danaus mount.
- * NULL paths are not (libc reports EFAULT). Connects on first use; when the
+ * Paths that cannot be read (NULL, unmapped) are not: the kernel reports
+ * EFAULT (usermem.h). Connects on first use; when the
  * service cannot be reached nothing is Danaus's. */
 bool route_path(int dirfd, const char *path);
 
 /* fd is a Danaus descriptor. */
 bool route_fd(int fd);
+
+/* route_path for the *at calls that take AT_EMPTY_PATH: with it, an empty
+ * path names dirfd itself (or the current directory for AT_FDCWD). */
+bool route_at(int dirfd, const char *path, int flags);
+
+/* The path to hand the kernel for a call Danaus does not serve; every
+ * interposer passes its kernel-bound paths through it. While a Danaus cwd is
+ * set, the kernel's own current directory is not the application's, so a
+ * relative path from AT_FDCWD that leads out of the mount ("../x" at the
+ * mount root) is made absolute in buf (normalized as route_path saw it).
+ * Any other path is returned as it is. Keeps errno. */
+const char *route_kernel_path(int dirfd, const char *path,
+                              char buf[DANAUS_PATH_MAX]);
 
 #endif

@@ -348,7 +348,7 @@ static int mount_strings(const struct danaus_door_msg *m, size_t len,
 static void mount_add(struct door *d, struct conn *c,
                       const struct danaus_door_msg *m, size_t len)
 {
-    const char *s[4];
+    const char *s[4] = {0};
     int rc = may_change_mounts(d, c->fd);
     if (rc == 0)
         rc = mount_strings(m, len, s, 4);

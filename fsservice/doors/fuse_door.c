@@ -289,6 +289,19 @@ static int fuse_usable(void)
     return 1;
 }
 
+/* The mount answers as a FUSE mount: the stat and statfs of its root are
+ * served by its loop (after the kernel's INIT, which the loop answers
+ * first). Called
+ * before danausd says "ready", so that ready means the door works. */
+static bool export_answers(const struct fuse_export *ex)
+{
+    if (live_fuse_mount(ex->mountpoint))
+        return true;
+    fprintf(stderr, "danausd: %s: the FUSE mount does not answer; no FUSE "
+            "door for this mount\n", ex->mountpoint);
+    return false;
+}
+
 int fuse_door_start(struct service *svc, struct fuse_door **out)
 {
     *out = NULL;
@@ -321,9 +334,14 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
         return 0;
     }
     int mounted = 0;
-    for (int i = 0; i < d->nexports; i++)
-        if (export_start(&d->exports[i], svc) == 0)
+    for (int i = 0; i < d->nexports; i++) {
+        if (export_start(&d->exports[i], svc) < 0)
+            continue;
+        if (export_answers(&d->exports[i]))
             mounted++;
+        else
+            export_stop(&d->exports[i]);
+    }
     if (mounted == 0) {
         fuse_door_stop(d);
         return 0;

@@ -150,6 +150,10 @@ struct cephfs_client_options {
     const char *fs_name;     /* NULL: the default file system */
     const char *cache_size;  /* client_cache_size (inodes), NULL: default */
     const char *oc_size;     /* client_oc_size (bytes), NULL: default */
+    /* Names this client's Ceph session across restarts: a session the
+     * previous process of the same uuid left is reset at mount, so the
+     * files it held are free at once. NULL: no uuid, no reset. */
+    const char *uuid;
 };
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *,
                                         char *err, size_t errlen);

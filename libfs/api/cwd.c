@@ -12,6 +12,7 @@
 #include "libfs/fdtable.h"
 #include "libfs/mounts.h"
 #include "libfs/service.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -42,7 +43,7 @@ DANAUS_EXPORT int danaus_chdir(const char *path)
     const struct service *svc = service_get();
     if (!svc)
         return -1;
-    if (!path) {
+    if (!usermem_string(path, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
@@ -87,6 +88,9 @@ DANAUS_EXPORT char *danaus_getcwd(char *buf, size_t size)
         buf = malloc(size ? size : need);
         if (!buf)
             return NULL;
+    } else if (!usermem_range(buf, need)) {
+        errno = EFAULT;
+        return NULL;
     }
     return memcpy(buf, cur, need);
 }

@@ -19,6 +19,7 @@
 #include "libfs/dirstream.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -191,6 +192,10 @@ static ssize_t getdents(int fd, void *buf, size_t count)
 
 DANAUS_EXPORT ssize_t danaus_getdents64(int fd, void *dirp, size_t count)
 {
+    if (!usermem_range(dirp, count)) {
+        errno = EFAULT;
+        return -1;
+    }
     return getdents(fd, dirp, count);
 }
 

@@ -14,6 +14,7 @@
 #include "libfs/lock.h"
 #include "libfs/sys.h"
 #include "libfs/umask.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -142,11 +143,16 @@ static void iov_copy(struct iov_cursor *cur, unsigned char *bytes, size_t n,
     }
 }
 
-/* Total length of an iovec array; -1 with EINVAL when invalid. */
+/* Total length of an iovec array; -1 with EINVAL when invalid, EFAULT
+ * when the array or a buffer is not there (usermem.h). */
 static ssize_t iov_total(const struct iovec *iov, int iovcnt)
 {
     if (iovcnt < 0 || iovcnt > IOV_MAX) {
         errno = EINVAL;
+        return -1;
+    }
+    if (!usermem_range(iov, (size_t)iovcnt * sizeof *iov)) {
+        errno = EFAULT;
         return -1;
     }
     size_t total = 0;
@@ -155,28 +161,42 @@ static ssize_t iov_total(const struct iovec *iov, int iovcnt)
             errno = EINVAL;
             return -1;
         }
+        if (!usermem_range(iov[i].iov_base, iov[i].iov_len)) {
+            errno = EFAULT;
+            return -1;
+        }
         total += iov[i].iov_len;
     }
     return (ssize_t)total;
 }
 
-/* Reads into iov at offset, or at the file offset when offset < 0. */
-static ssize_t read_iov(int fd, const struct iovec *iov, int iovcnt,
-                        off_t offset)
+/* Reads into iov (writing false) or writes from it (writing true), at
+ * offset or at the file offset when offset < 0, one slot buffer at a time:
+ * a write packs its chunk before sending it, a read copies what came back
+ * out after. Stops at the first short transfer, as the kernel's do. */
+static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
+                            off_t offset, bool writing)
 {
     ssize_t total = iov_total(iov, iovcnt);
     if (total < 0)
         return -1;
+    enum danaus_call id =
+        writing ? (offset < 0 ? DANAUS_CALL_WRITE : DANAUS_CALL_PWRITE)
+                : (offset < 0 ? DANAUS_CALL_READ : DANAUS_CALL_PREAD);
     struct iov_cursor cur = {iov, iovcnt, 0};
     size_t done = 0;
     do {
         struct call c;
-        enum danaus_call id = offset < 0 ? DANAUS_CALL_READ : DANAUS_CALL_PREAD;
         if (call_begin_fd(&c, id, fd, false) < 0)
             return done ? (ssize_t)done : -1;
         size_t want = (size_t)total - done;
         size_t chunk = want < call_capacity(&c) ? want : call_capacity(&c);
-        c.desc.arg[0] = (int64_t)chunk;
+        if (writing) {
+            iov_copy(&cur, c.pack.buf, chunk, false);
+            c.pack.len = (uint32_t)chunk;
+        } else {
+            c.desc.arg[0] = (int64_t)chunk;
+        }
         c.desc.arg[1] = offset < 0 ? 0 : offset + (off_t)done;
         int64_t n = call_send(&c);
         if (n < 0)
@@ -185,41 +205,8 @@ static ssize_t read_iov(int fd, const struct iovec *iov, int iovcnt,
             errno = EIO;
             return -1;
         }
-        iov_copy(&cur, call_out(&c), (size_t)n, true);
-        done += (size_t)n;
-        if ((size_t)n < chunk)
-            break;
-    } while (done < (size_t)total);
-    return (ssize_t)done;
-}
-
-/* Writes iov at offset, or at the file offset when offset < 0. */
-static ssize_t write_iov(int fd, const struct iovec *iov, int iovcnt,
-                         off_t offset)
-{
-    ssize_t total = iov_total(iov, iovcnt);
-    if (total < 0)
-        return -1;
-    struct iov_cursor cur = {iov, iovcnt, 0};
-    size_t done = 0;
-    do {
-        struct call c;
-        enum danaus_call id =
-            offset < 0 ? DANAUS_CALL_WRITE : DANAUS_CALL_PWRITE;
-        if (call_begin_fd(&c, id, fd, false) < 0)
-            return done ? (ssize_t)done : -1;
-        size_t want = (size_t)total - done;
-        size_t chunk = want < call_capacity(&c) ? want : call_capacity(&c);
-        iov_copy(&cur, c.pack.buf, chunk, false);
-        c.pack.len = (uint32_t)chunk;
-        c.desc.arg[1] = offset < 0 ? 0 : offset + (off_t)done;
-        int64_t n = call_send(&c);
-        if (n < 0)
-            return done ? (ssize_t)done : -1;
-        if ((uint64_t)n > chunk) {
-            errno = EIO;
-            return -1;
-        }
+        if (!writing)
+            iov_copy(&cur, call_out(&c), (size_t)n, true);
         done += (size_t)n;
         if ((size_t)n < chunk)
             break;
@@ -230,13 +217,13 @@ static ssize_t write_iov(int fd, const struct iovec *iov, int iovcnt,
 DANAUS_EXPORT ssize_t danaus_read(int fd, void *buf, size_t count)
 {
     struct iovec iov = {buf, count};
-    return read_iov(fd, &iov, 1, -1);
+    return transfer_iov(fd, &iov, 1, -1, false);
 }
 
 DANAUS_EXPORT ssize_t danaus_write(int fd, const void *buf, size_t count)
 {
     struct iovec iov = {(void *)buf, count};
-    return write_iov(fd, &iov, 1, -1);
+    return transfer_iov(fd, &iov, 1, -1, true);
 }
 
 DANAUS_EXPORT ssize_t danaus_pread(int fd, void *buf, size_t count,
@@ -247,7 +234,7 @@ DANAUS_EXPORT ssize_t danaus_pread(int fd, void *buf, size_t count,
         return -1;
     }
     struct iovec iov = {buf, count};
-    return read_iov(fd, &iov, 1, offset);
+    return transfer_iov(fd, &iov, 1, offset, false);
 }
 
 DANAUS_EXPORT ssize_t danaus_pwrite(int fd, const void *buf, size_t count,
@@ -258,19 +245,19 @@ DANAUS_EXPORT ssize_t danaus_pwrite(int fd, const void *buf, size_t count,
         return -1;
     }
     struct iovec iov = {(void *)buf, count};
-    return write_iov(fd, &iov, 1, offset);
+    return transfer_iov(fd, &iov, 1, offset, true);
 }
 
 DANAUS_EXPORT ssize_t danaus_readv(int fd, const struct iovec *iov,
                                    int iovcnt)
 {
-    return read_iov(fd, iov, iovcnt, -1);
+    return transfer_iov(fd, iov, iovcnt, -1, false);
 }
 
 DANAUS_EXPORT ssize_t danaus_writev(int fd, const struct iovec *iov,
                                     int iovcnt)
 {
-    return write_iov(fd, iov, iovcnt, -1);
+    return transfer_iov(fd, iov, iovcnt, -1, true);
 }
 
 DANAUS_EXPORT ssize_t danaus_preadv(int fd, const struct iovec *iov,
@@ -280,7 +267,7 @@ DANAUS_EXPORT ssize_t danaus_preadv(int fd, const struct iovec *iov,
         errno = EINVAL;
         return -1;
     }
-    return read_iov(fd, iov, iovcnt, offset);
+    return transfer_iov(fd, iov, iovcnt, offset, false);
 }
 
 DANAUS_EXPORT ssize_t danaus_pwritev(int fd, const struct iovec *iov,
@@ -290,7 +277,7 @@ DANAUS_EXPORT ssize_t danaus_pwritev(int fd, const struct iovec *iov,
         errno = EINVAL;
         return -1;
     }
-    return write_iov(fd, iov, iovcnt, offset);
+    return transfer_iov(fd, iov, iovcnt, offset, true);
 }
 
 /* The RWF_ flags ask for cache and durability behaviour the service does
@@ -313,7 +300,7 @@ DANAUS_EXPORT ssize_t danaus_preadv2(int fd, const struct iovec *iov,
 {
     if (rwf_check(offset, flags) < 0)
         return -1;
-    return read_iov(fd, iov, iovcnt, offset);
+    return transfer_iov(fd, iov, iovcnt, offset, false);
 }
 
 DANAUS_EXPORT ssize_t danaus_pwritev2(int fd, const struct iovec *iov,
@@ -321,7 +308,7 @@ DANAUS_EXPORT ssize_t danaus_pwritev2(int fd, const struct iovec *iov,
 {
     if (rwf_check(offset, flags) < 0)
         return -1;
-    return write_iov(fd, iov, iovcnt, offset);
+    return transfer_iov(fd, iov, iovcnt, offset, true);
 }
 
 DANAUS_EXPORT off_t danaus_lseek(int fd, off_t offset, int whence)

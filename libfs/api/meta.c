@@ -9,6 +9,7 @@
 #include "libfs/call.h"
 #include "libfs/export.h"
 #include "libfs/umask.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -16,6 +17,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+
+/* 0 if the caller's n-byte output buffer is there, else -1 with EFAULT:
+ * the kernel's answer after the lookup succeeded (usermem.h). */
+static int out_buffer(void *buf, size_t n)
+{
+    if (usermem_range(buf, n))
+        return 0;
+    errno = EFAULT;
+    return -1;
+}
 
 /* Sends a call whose only output is success or failure. */
 static int send_status(struct call *c)
@@ -59,7 +70,8 @@ static int stat_at(int dirfd, const char *pathname, int flags,
 {
     struct call c;
     struct resolved_path where;
-    if ((flags & AT_EMPTY_PATH) && pathname && pathname[0] == '\0') {
+    if ((flags & AT_EMPTY_PATH) && usermem_string(pathname, DANAUS_PATH_MAX) &&
+        pathname[0] == '\0') {
         if (dirfd == AT_FDCWD)
             pathname = ".";
         else if (call_begin_fd(&c, DANAUS_CALL_STAT, dirfd, true) < 0)
@@ -80,7 +92,8 @@ DANAUS_EXPORT int danaus_fstatat(int dirfd, const char *pathname,
         errno = EINVAL;
         return -1;
     }
-    if (stat_at(dirfd, pathname, flags, &d) < 0)
+    if (stat_at(dirfd, pathname, flags, &d) < 0 ||
+        out_buffer(statbuf, sizeof *statbuf) < 0)
         return -1;
     to_stat(&d, statbuf);
     return 0;
@@ -144,7 +157,8 @@ DANAUS_EXPORT int danaus_statx(int dirfd, const char *pathname, int flags,
         errno = EINVAL;
         return -1;
     }
-    if (stat_at(dirfd, pathname, flags, &d) < 0)
+    if (stat_at(dirfd, pathname, flags, &d) < 0 ||
+        out_buffer(statxbuf, sizeof *statxbuf) < 0)
         return -1;
     to_statx(&d, statxbuf);
     return 0;
@@ -255,7 +269,7 @@ static int two_path_call(enum danaus_call id, int fromfd, const char *from,
     const struct service *svc = service_get();
     if (!svc)
         return -1;
-    if (!to) {
+    if (!usermem_string(to, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
@@ -308,7 +322,7 @@ DANAUS_EXPORT int danaus_linkat(int olddirfd, const char *oldpath,
     }
     if (!svc)
         return -1;
-    if (!oldpath) {
+    if (!usermem_string(oldpath, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
@@ -336,7 +350,8 @@ DANAUS_EXPORT int danaus_symlinkat(const char *target, int newdirfd,
     struct call c;
     if (!svc)
         return -1;
-    if (!target || !linkpath) {
+    if (!usermem_string(target, DANAUS_PATH_MAX) ||
+        !usermem_string(linkpath, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
@@ -374,6 +389,8 @@ DANAUS_EXPORT ssize_t danaus_readlinkat(int dirfd, const char *pathname,
         errno = EIO;
         return -1;
     }
+    if (out_buffer(buf, (size_t)n) < 0)
+        return -1;
     memcpy(buf, call_out(&c), (size_t)n);
     return (ssize_t)n;
 }
@@ -424,7 +441,8 @@ DANAUS_EXPORT int danaus_fchownat(int dirfd, const char *pathname,
         errno = EINVAL;
         return -1;
     }
-    if ((flags & AT_EMPTY_PATH) && pathname && pathname[0] == '\0') {
+    if ((flags & AT_EMPTY_PATH) && usermem_string(pathname, DANAUS_PATH_MAX) &&
+        pathname[0] == '\0') {
         if (dirfd != AT_FDCWD)
             return danaus_fchown(dirfd, owner, group);
         pathname = ".";
@@ -552,7 +570,7 @@ static void to_statfs(const struct danaus_statfs *d, struct statfs *buf)
 DANAUS_EXPORT int danaus_statfs(const char *path, struct statfs *buf)
 {
     struct danaus_statfs d;
-    if (statfs_path(path, &d) < 0)
+    if (statfs_path(path, &d) < 0 || out_buffer(buf, sizeof *buf) < 0)
         return -1;
     to_statfs(&d, buf);
     return 0;
@@ -561,7 +579,7 @@ DANAUS_EXPORT int danaus_statfs(const char *path, struct statfs *buf)
 DANAUS_EXPORT int danaus_fstatfs(int fd, struct statfs *buf)
 {
     struct danaus_statfs d;
-    if (statfs_fd(fd, &d) < 0)
+    if (statfs_fd(fd, &d) < 0 || out_buffer(buf, sizeof *buf) < 0)
         return -1;
     to_statfs(&d, buf);
     return 0;

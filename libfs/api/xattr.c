@@ -6,6 +6,7 @@
  */
 #include "libfs/call.h"
 #include "libfs/export.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -29,7 +30,7 @@ static int begin(struct call *c, enum danaus_call id, struct xattr_target t,
                  const char *name)
 {
     struct resolved_path where;
-    if (id != DANAUS_CALL_LISTXATTR && !name) {
+    if (id != DANAUS_CALL_LISTXATTR && !usermem_string(name, DANAUS_PATH_MAX)) {
         errno = EFAULT;
         return -1;
     }
@@ -56,6 +57,10 @@ static ssize_t send_sized(struct call *c, void *out, size_t size,
             errno = EIO;
             return -1;
         }
+        if (!usermem_range(out, (size_t)n)) {
+            errno = EFAULT;
+            return -1;
+        }
         memcpy(out, call_out(c), (size_t)n);
     }
     return (ssize_t)n;
@@ -74,6 +79,10 @@ static int set_attr(struct xattr_target t, const char *name,
                     const void *value, size_t size, int flags)
 {
     struct call c;
+    if (!usermem_range(value, size)) {
+        errno = EFAULT;
+        return -1;
+    }
     if (begin(&c, DANAUS_CALL_SETXATTR, t, name) < 0 ||
         pack_data(&c.pack, value, size) < 0)
         return -1;

@@ -7,7 +7,6 @@
  * microseconds; they become utimensat's timespecs here.
  */
 #include "libfs/export.h"
-#include "at.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
 
@@ -23,7 +22,7 @@ DANAUS_EXPORT int chmod(const char *path, mode_t mode)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(chmod)(kernel_path(AT_FDCWD, path, k), mode);
+        return REAL(chmod)(route_kernel_path(AT_FDCWD, path, k), mode);
     return danaus_chmod(path, mode);
 }
 
@@ -39,7 +38,7 @@ DANAUS_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(fchmodat)(dirfd, kernel_path(dirfd, path, k), mode,
+        return REAL(fchmodat)(dirfd, route_kernel_path(dirfd, path, k), mode,
                               flags);
     return danaus_fchmodat(dirfd, path, mode, flags);
 }
@@ -48,7 +47,7 @@ DANAUS_EXPORT int chown(const char *path, uid_t owner, gid_t group)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(chown)(kernel_path(AT_FDCWD, path, k), owner, group);
+        return REAL(chown)(route_kernel_path(AT_FDCWD, path, k), owner, group);
     return danaus_chown(path, owner, group);
 }
 
@@ -56,7 +55,7 @@ DANAUS_EXPORT int lchown(const char *path, uid_t owner, gid_t group)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(lchown)(kernel_path(AT_FDCWD, path, k), owner, group);
+        return REAL(lchown)(route_kernel_path(AT_FDCWD, path, k), owner, group);
     return danaus_lchown(path, owner, group);
 }
 
@@ -72,7 +71,7 @@ DANAUS_EXPORT int fchownat(int dirfd, const char *path, uid_t owner,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_at(dirfd, path, flags))
-        return REAL(fchownat)(dirfd, kernel_path(dirfd, path, k), owner,
+        return REAL(fchownat)(dirfd, route_kernel_path(dirfd, path, k), owner,
                               group, flags);
     return danaus_fchownat(dirfd, path, owner, group, flags);
 }
@@ -84,7 +83,7 @@ DANAUS_EXPORT int utimensat(int dirfd, const char *path,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(utimensat)(dirfd, kernel_path(dirfd, path, k), times,
+        return REAL(utimensat)(dirfd, route_kernel_path(dirfd, path, k), times,
                                flags);
     return danaus_utimensat(dirfd, path, times, flags);
 }
@@ -134,7 +133,7 @@ DANAUS_EXPORT int utimes(const char *path, const struct timeval tv[2])
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(utimes)(kernel_path(AT_FDCWD, path, k), tv);
+        return REAL(utimes)(route_kernel_path(AT_FDCWD, path, k), tv);
     return danaus_timevals(AT_FDCWD, path, tv, 0);
 }
 
@@ -142,7 +141,7 @@ DANAUS_EXPORT int lutimes(const char *path, const struct timeval tv[2])
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(lutimes)(kernel_path(AT_FDCWD, path, k), tv);
+        return REAL(lutimes)(route_kernel_path(AT_FDCWD, path, k), tv);
     return danaus_timevals(AT_FDCWD, path, tv, AT_SYMLINK_NOFOLLOW);
 }
 
@@ -159,7 +158,7 @@ DANAUS_EXPORT int futimesat(int dirfd, const char *path,
 {
     char k[DANAUS_PATH_MAX];
     if (path ? !route_path(dirfd, path) : !route_fd(dirfd))
-        return REAL(futimesat)(dirfd, kernel_path(dirfd, path, k), tv);
+        return REAL(futimesat)(dirfd, route_kernel_path(dirfd, path, k), tv);
     return danaus_timevals(dirfd, path, tv, 0);
 }
 
@@ -167,7 +166,7 @@ DANAUS_EXPORT int utime(const char *path, const struct utimbuf *times)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(utime)(kernel_path(AT_FDCWD, path, k), times);
+        return REAL(utime)(route_kernel_path(AT_FDCWD, path, k), times);
     if (!times)
         return danaus_utimensat(AT_FDCWD, path, NULL, 0);
     struct timespec ts[2] = {{times->actime, 0}, {times->modtime, 0}};

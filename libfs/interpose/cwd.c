@@ -8,7 +8,6 @@
  */
 #include "libfs/cwd.h"
 #include "libfs/export.h"
-#include "at.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
 
@@ -23,7 +22,7 @@ DANAUS_EXPORT int chdir(const char *path)
     char k[DANAUS_PATH_MAX];
     if (route_path(AT_FDCWD, path))
         return danaus_chdir(path);
-    int rc = REAL(chdir)(kernel_path(AT_FDCWD, path, k));
+    int rc = REAL(chdir)(route_kernel_path(AT_FDCWD, path, k));
     if (rc == 0 && route_enabled())
         cwd_set(NULL);
     return rc;

@@ -29,8 +29,9 @@ _Static_assert(sizeof(struct dirent) == sizeof(struct dirent64) &&
 
 DANAUS_EXPORT DIR *opendir(const char *name)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, name))
-        return REAL(opendir)(name);
+        return REAL(opendir)(route_kernel_path(AT_FDCWD, name, k));
     return danaus_opendir(name);
 }
 
@@ -120,8 +121,10 @@ DANAUS_EXPORT int scandir(const char *restrict dir,
                           int (*cmp)(const struct dirent **,
                                      const struct dirent **))
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, dir))
-        return REAL(scandir)(dir, namelist, selector, cmp);
+        return REAL(scandir)(route_kernel_path(AT_FDCWD, dir, k), namelist,
+                             selector, cmp);
     return danaus_scandir(dir, namelist, selector, cmp);
 }
 
@@ -131,8 +134,10 @@ DANAUS_EXPORT int scandirat(int dfd, const char *restrict dir,
                             int (*cmp)(const struct dirent **,
                                        const struct dirent **))
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(dfd, dir))
-        return REAL(scandirat)(dfd, dir, namelist, selector, cmp);
+        return REAL(scandirat)(dfd, route_kernel_path(dfd, dir, k), namelist,
+                               selector, cmp);
     return danaus_scandirat(dfd, dir, namelist, selector, cmp);
 }
 
@@ -149,8 +154,10 @@ DANAUS_EXPORT int scandir64(const char *restrict dir,
                             int (*cmp)(const struct dirent64 **,
                                        const struct dirent64 **))
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, dir))
-        return REAL(scandir64)(dir, namelist, selector, cmp);
+        return REAL(scandir64)(route_kernel_path(AT_FDCWD, dir, k), namelist,
+                               selector, cmp);
     return danaus_scandir(dir, (struct dirent ***)namelist,
                           (selector_fn)(void (*)(void))selector,
                           (cmp_fn)(void (*)(void))cmp);
@@ -162,8 +169,10 @@ DANAUS_EXPORT int scandirat64(int dfd, const char *restrict dir,
                               int (*cmp)(const struct dirent64 **,
                                          const struct dirent64 **))
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(dfd, dir))
-        return REAL(scandirat64)(dfd, dir, namelist, selector, cmp);
+        return REAL(scandirat64)(dfd, route_kernel_path(dfd, dir, k),
+                                 namelist, selector, cmp);
     return danaus_scandirat(dfd, dir, (struct dirent ***)namelist,
                             (selector_fn)(void (*)(void))selector,
                             (cmp_fn)(void (*)(void))cmp);

@@ -65,8 +65,9 @@ DANAUS_EXPORT int open(const char *path, int flags, ...)
 {
     mode_t mode = 0;
     MODE_ARG(flags, mode);
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(open)(path, flags, mode);
+        return REAL(open)(route_kernel_path(AT_FDCWD, path, k), flags, mode);
     return follow(danaus_open(path, flags, mode));
 }
 
@@ -74,8 +75,9 @@ DANAUS_EXPORT int open64(const char *path, int flags, ...)
 {
     mode_t mode = 0;
     MODE_ARG(flags, mode);
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(open64)(path, flags, mode);
+        return REAL(open64)(route_kernel_path(AT_FDCWD, path, k), flags, mode);
     return follow(danaus_open(path, flags, mode));
 }
 
@@ -83,8 +85,10 @@ DANAUS_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
     mode_t mode = 0;
     MODE_ARG(flags, mode);
+    char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(openat)(dirfd, path, flags, mode);
+        return REAL(openat)(dirfd, route_kernel_path(dirfd, path, k), flags,
+                            mode);
     return follow(danaus_openat(dirfd, path, flags, mode));
 }
 
@@ -92,22 +96,26 @@ DANAUS_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
     mode_t mode = 0;
     MODE_ARG(flags, mode);
+    char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(openat64)(dirfd, path, flags, mode);
+        return REAL(openat64)(dirfd, route_kernel_path(dirfd, path, k), flags,
+                              mode);
     return follow(danaus_openat(dirfd, path, flags, mode));
 }
 
 DANAUS_EXPORT int creat(const char *path, mode_t mode)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(creat)(path, mode);
+        return REAL(creat)(route_kernel_path(AT_FDCWD, path, k), mode);
     return follow(danaus_creat(path, mode));
 }
 
 DANAUS_EXPORT int creat64(const char *path, mode_t mode)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(creat64)(path, mode);
+        return REAL(creat64)(route_kernel_path(AT_FDCWD, path, k), mode);
     return follow(danaus_creat(path, mode));
 }
 
@@ -116,29 +124,35 @@ DANAUS_EXPORT int creat64(const char *path, mode_t mode)
  * go to glibc whatever the path. */
 DANAUS_EXPORT int __open_2(const char *path, int flags)
 {
+    char k[DANAUS_PATH_MAX];
     if (needs_mode(flags) || !route_path(AT_FDCWD, path))
-        return REAL(__open_2)(path, flags);
+        return REAL(__open_2)(route_kernel_path(AT_FDCWD, path, k), flags);
     return follow(danaus_open(path, flags));
 }
 
 DANAUS_EXPORT int __open64_2(const char *path, int flags)
 {
+    char k[DANAUS_PATH_MAX];
     if (needs_mode(flags) || !route_path(AT_FDCWD, path))
-        return REAL(__open64_2)(path, flags);
+        return REAL(__open64_2)(route_kernel_path(AT_FDCWD, path, k), flags);
     return follow(danaus_open(path, flags));
 }
 
 DANAUS_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
+    char k[DANAUS_PATH_MAX];
     if (needs_mode(flags) || !route_path(dirfd, path))
-        return REAL(__openat_2)(dirfd, path, flags);
+        return REAL(__openat_2)(dirfd, route_kernel_path(dirfd, path, k),
+                                flags);
     return follow(danaus_openat(dirfd, path, flags));
 }
 
 DANAUS_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
+    char k[DANAUS_PATH_MAX];
     if (needs_mode(flags) || !route_path(dirfd, path))
-        return REAL(__openat64_2)(dirfd, path, flags);
+        return REAL(__openat64_2)(dirfd, route_kernel_path(dirfd, path, k),
+                                  flags);
     return follow(danaus_openat(dirfd, path, flags));
 }
 
@@ -221,15 +235,17 @@ DANAUS_EXPORT int sync_file_range(int fd, off64_t offset, off64_t nbytes,
 
 DANAUS_EXPORT int truncate(const char *path, off_t length)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(truncate)(path, length);
+        return REAL(truncate)(route_kernel_path(AT_FDCWD, path, k), length);
     return danaus_truncate(path, length);
 }
 
 DANAUS_EXPORT int truncate64(const char *path, off64_t length)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(truncate64)(path, length);
+        return REAL(truncate64)(route_kernel_path(AT_FDCWD, path, k), length);
     return danaus_truncate(path, length);
 }
 
@@ -434,11 +450,11 @@ static void *mmap_refused(int fd)
 }
 
 /* A Danaus descriptor has no pages of its own; the service's FUSE door
- * (fsservice/doors/fuse_door.h) shows the same file at the same path, so the map
- * is made on a kernel descriptor of it, opened with fd's access mode, and
- * MAP_SHARED writes reach the file through the door. The inode numbers
- * must agree: without the door, or once the path names another file, the
- * map is refused. */
+ * (fsservice/doors/fuse_door.h) shows the same file at the same path, so
+ * the map is made on a kernel descriptor of it, opened with fd's access
+ * mode, and MAP_SHARED writes reach the file through the door. The inode
+ * numbers must agree: without the door, or once the path names another
+ * file, the map is refused. */
 static void *mmap_danaus(void *addr, size_t len, int prot, int flags, int fd,
                          off_t offset)
 {

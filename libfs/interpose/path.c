@@ -1,7 +1,8 @@
 /*
  * path.c - the name operations under LD_PRELOAD: mkdir, mknod, mkfifo
- * (and glibc's older __xmknod entry points), rmdir, unlink, rename, link, symlink, readlink (with their *at twins and the
- * fortified __*_chk entry points) and realpath.
+ * (and glibc's older __xmknod entry points), rmdir, unlink, rename, link,
+ * symlink, readlink (with their *at twins and the fortified __*_chk entry
+ * points) and realpath.
  *
  * Each call on a Danaus path goes to its danaus_* twin, every other one to
  * libc unchanged. A rename or link between a Danaus path and a kernel one
@@ -9,9 +10,9 @@
  */
 #include "libfs/cwd.h"
 #include "libfs/export.h"
-#include "at.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -27,7 +28,7 @@ DANAUS_EXPORT int mkdir(const char *path, mode_t mode)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(mkdir)(kernel_path(AT_FDCWD, path, k), mode);
+        return REAL(mkdir)(route_kernel_path(AT_FDCWD, path, k), mode);
     return danaus_mkdir(path, mode);
 }
 
@@ -35,7 +36,7 @@ DANAUS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(mkdirat)(dirfd, kernel_path(dirfd, path, k), mode);
+        return REAL(mkdirat)(dirfd, route_kernel_path(dirfd, path, k), mode);
     return danaus_mkdirat(dirfd, path, mode);
 }
 
@@ -43,7 +44,7 @@ DANAUS_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(mknod)(kernel_path(AT_FDCWD, path, k), mode, dev);
+        return REAL(mknod)(route_kernel_path(AT_FDCWD, path, k), mode, dev);
     return danaus_mknod(path, mode, dev);
 }
 
@@ -51,7 +52,8 @@ DANAUS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(mknodat)(dirfd, kernel_path(dirfd, path, k), mode, dev);
+        return REAL(mknodat)(dirfd, route_kernel_path(dirfd, path, k), mode,
+                             dev);
     return danaus_mknodat(dirfd, path, mode, dev);
 }
 
@@ -59,7 +61,7 @@ DANAUS_EXPORT int mkfifo(const char *path, mode_t mode)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(mkfifo)(kernel_path(AT_FDCWD, path, k), mode);
+        return REAL(mkfifo)(route_kernel_path(AT_FDCWD, path, k), mode);
     return danaus_mkfifo(path, mode);
 }
 
@@ -67,7 +69,7 @@ DANAUS_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(mkfifoat)(dirfd, kernel_path(dirfd, path, k), mode);
+        return REAL(mkfifoat)(dirfd, route_kernel_path(dirfd, path, k), mode);
     return danaus_mkfifoat(dirfd, path, mode);
 }
 
@@ -80,7 +82,8 @@ DANAUS_EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(__xmknod)(ver, kernel_path(AT_FDCWD, path, k), mode, dev);
+        return REAL(__xmknod)(ver, route_kernel_path(AT_FDCWD, path, k), mode,
+                              dev);
     if (ver != 0) {
         errno = EINVAL;
         return -1;
@@ -93,8 +96,8 @@ DANAUS_EXPORT int __xmknodat(int ver, int dirfd, const char *path,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(__xmknodat)(ver, dirfd, kernel_path(dirfd, path, k), mode,
-                                dev);
+        return REAL(__xmknodat)(ver, dirfd, route_kernel_path(dirfd, path, k),
+                                mode, dev);
     if (ver != 0) {
         errno = EINVAL;
         return -1;
@@ -106,7 +109,7 @@ DANAUS_EXPORT int rmdir(const char *path)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(rmdir)(kernel_path(AT_FDCWD, path, k));
+        return REAL(rmdir)(route_kernel_path(AT_FDCWD, path, k));
     return danaus_rmdir(path);
 }
 
@@ -114,7 +117,7 @@ DANAUS_EXPORT int unlink(const char *path)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(unlink)(kernel_path(AT_FDCWD, path, k));
+        return REAL(unlink)(route_kernel_path(AT_FDCWD, path, k));
     return danaus_unlink(path);
 }
 
@@ -122,18 +125,19 @@ DANAUS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(unlinkat)(dirfd, kernel_path(dirfd, path, k), flags);
+        return REAL(unlinkat)(dirfd, route_kernel_path(dirfd, path, k), flags);
     return danaus_unlinkat(dirfd, path, flags);
 }
 
 /* Where a call on two paths goes: 0 the kernel, 1 Danaus, or -1 with errno
- * EXDEV when one path is Danaus's and the other not. A NULL path goes to
- * the kernel, which reports EFAULT, and so does a path too long to be
- * anyone's: ENAMETOOLONG comes before EXDEV. */
+ * EXDEV when one path is Danaus's and the other not. A path that cannot be
+ * read goes to the kernel, which reports EFAULT (usermem.h), and so does a
+ * path too long to be anyone's: ENAMETOOLONG comes before EXDEV. */
 static int route_two(int olddirfd, const char *oldpath, int newdirfd,
                      const char *newpath)
 {
-    if (!oldpath || !newpath ||
+    if (!usermem_string(oldpath, DANAUS_PATH_MAX) ||
+        !usermem_string(newpath, DANAUS_PATH_MAX) ||
         strnlen(oldpath, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX ||
         strnlen(newpath, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return 0;
@@ -151,8 +155,8 @@ DANAUS_EXPORT int rename(const char *oldpath, const char *newpath)
     char k1[DANAUS_PATH_MAX], k2[DANAUS_PATH_MAX];
     int ours = route_two(AT_FDCWD, oldpath, AT_FDCWD, newpath);
     if (ours == 0)
-        return REAL(rename)(kernel_path(AT_FDCWD, oldpath, k1),
-                            kernel_path(AT_FDCWD, newpath, k2));
+        return REAL(rename)(route_kernel_path(AT_FDCWD, oldpath, k1),
+                            route_kernel_path(AT_FDCWD, newpath, k2));
     return ours < 0 ? -1 : danaus_rename(oldpath, newpath);
 }
 
@@ -162,8 +166,10 @@ DANAUS_EXPORT int renameat(int olddirfd, const char *oldpath, int newdirfd,
     char k1[DANAUS_PATH_MAX], k2[DANAUS_PATH_MAX];
     int ours = route_two(olddirfd, oldpath, newdirfd, newpath);
     if (ours == 0)
-        return REAL(renameat)(olddirfd, kernel_path(olddirfd, oldpath, k1),
-                              newdirfd, kernel_path(newdirfd, newpath, k2));
+        return REAL(renameat)(olddirfd,
+                              route_kernel_path(olddirfd, oldpath, k1),
+                              newdirfd,
+                              route_kernel_path(newdirfd, newpath, k2));
     return ours < 0 ? -1 : danaus_renameat(olddirfd, oldpath, newdirfd,
                                            newpath);
 }
@@ -174,8 +180,10 @@ DANAUS_EXPORT int renameat2(int olddirfd, const char *oldpath, int newdirfd,
     char k1[DANAUS_PATH_MAX], k2[DANAUS_PATH_MAX];
     int ours = route_two(olddirfd, oldpath, newdirfd, newpath);
     if (ours == 0)
-        return REAL(renameat2)(olddirfd, kernel_path(olddirfd, oldpath, k1),
-                               newdirfd, kernel_path(newdirfd, newpath, k2),
+        return REAL(renameat2)(olddirfd,
+                               route_kernel_path(olddirfd, oldpath, k1),
+                               newdirfd,
+                               route_kernel_path(newdirfd, newpath, k2),
                                flags);
     return ours < 0 ? -1 : danaus_renameat2(olddirfd, oldpath, newdirfd,
                                             newpath, flags);
@@ -186,8 +194,8 @@ DANAUS_EXPORT int link(const char *oldpath, const char *newpath)
     char k1[DANAUS_PATH_MAX], k2[DANAUS_PATH_MAX];
     int ours = route_two(AT_FDCWD, oldpath, AT_FDCWD, newpath);
     if (ours == 0)
-        return REAL(link)(kernel_path(AT_FDCWD, oldpath, k1),
-                          kernel_path(AT_FDCWD, newpath, k2));
+        return REAL(link)(route_kernel_path(AT_FDCWD, oldpath, k1),
+                          route_kernel_path(AT_FDCWD, newpath, k2));
     return ours < 0 ? -1 : danaus_link(oldpath, newpath);
 }
 
@@ -197,8 +205,8 @@ DANAUS_EXPORT int linkat(int olddirfd, const char *oldpath, int newdirfd,
     char k1[DANAUS_PATH_MAX], k2[DANAUS_PATH_MAX];
     int ours = route_two(olddirfd, oldpath, newdirfd, newpath);
     if (ours == 0)
-        return REAL(linkat)(olddirfd, kernel_path(olddirfd, oldpath, k1),
-                            newdirfd, kernel_path(newdirfd, newpath, k2),
+        return REAL(linkat)(olddirfd, route_kernel_path(olddirfd, oldpath, k1),
+                            newdirfd, route_kernel_path(newdirfd, newpath, k2),
                             flags);
     return ours < 0 ? -1 : danaus_linkat(olddirfd, oldpath, newdirfd,
                                          newpath, flags);
@@ -210,7 +218,7 @@ DANAUS_EXPORT int symlink(const char *target, const char *linkpath)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, linkpath))
-        return REAL(symlink)(target, kernel_path(AT_FDCWD, linkpath, k));
+        return REAL(symlink)(target, route_kernel_path(AT_FDCWD, linkpath, k));
     return danaus_symlink(target, linkpath);
 }
 
@@ -220,7 +228,7 @@ DANAUS_EXPORT int symlinkat(const char *target, int newdirfd,
     char k[DANAUS_PATH_MAX];
     if (!route_path(newdirfd, linkpath))
         return REAL(symlinkat)(target, newdirfd,
-                               kernel_path(newdirfd, linkpath, k));
+                               route_kernel_path(newdirfd, linkpath, k));
     return danaus_symlinkat(target, newdirfd, linkpath);
 }
 
@@ -228,7 +236,7 @@ DANAUS_EXPORT ssize_t readlink(const char *path, char *buf, size_t len)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(readlink)(kernel_path(AT_FDCWD, path, k), buf, len);
+        return REAL(readlink)(route_kernel_path(AT_FDCWD, path, k), buf, len);
     return danaus_readlink(path, buf, len);
 }
 
@@ -237,7 +245,8 @@ DANAUS_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(readlinkat)(dirfd, kernel_path(dirfd, path, k), buf, len);
+        return REAL(readlinkat)(dirfd, route_kernel_path(dirfd, path, k), buf,
+                                len);
     return danaus_readlinkat(dirfd, path, buf, len);
 }
 
@@ -256,8 +265,8 @@ DANAUS_EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t len,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(__readlink_chk)(kernel_path(AT_FDCWD, path, k), buf, len,
-                                    buflen);
+        return REAL(__readlink_chk)(route_kernel_path(AT_FDCWD, path, k), buf,
+                                    len, buflen);
     if (len > buflen)
         __chk_fail();
     return danaus_readlink(path, buf, len);
@@ -268,8 +277,8 @@ DANAUS_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(__readlinkat_chk)(dirfd, kernel_path(dirfd, path, k), buf,
-                                      len, buflen);
+        return REAL(__readlinkat_chk)(dirfd, route_kernel_path(dirfd, path, k),
+                                      buf, len, buflen);
     if (len > buflen)
         __chk_fail();
     return danaus_readlinkat(dirfd, path, buf, len);

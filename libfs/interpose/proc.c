@@ -2,7 +2,9 @@
  * proc.c - the exec and spawn family: each passes libc's own
  * function the environment proc_exec_prepare makes, so Danaus descriptors
  * without close-on-exec and the Danaus cwd reach the new program (proc.h).
- * fork needs no interposer: pthread_atfork handlers do its part.
+ * fork needs no interposer: pthread_atfork handlers do its part. system
+ * and popen start /bin/sh through glibc's internal posix_spawn, which no
+ * interposer sees, with environ as the environment.
  */
 #include "libfs/cwd.h"
 #include "libfs/export.h"
@@ -78,64 +80,56 @@ DANAUS_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 /* The execl family: arg and the variable arguments after it, up to the
  * NULL that ends them, become argv (for execle, envp follows the NULL).
- * count_args counts them on a copy of the list; fill_args then takes them,
- * and the NULL, from the list itself. */
-static size_t count_args(const char *arg, va_list ap)
-{
-    size_t n = 0;
-    for (const char *a = arg; a; a = va_arg(ap, const char *))
-        n++;
-    return n;
-}
+ * argv lives in this frame, not on the heap: a vfork child may run this.
+ * The arguments are counted on a copy of the list, then taken from it. */
+enum exec_list_kind { EXEC_L, EXEC_LP, EXEC_LE };
 
-static void fill_args(char **argv, size_t n, const char *arg, va_list *ap)
+static int exec_list(enum exec_list_kind kind, const char *path,
+                     const char *arg, va_list ap)
 {
+    va_list count;
+    va_copy(count, ap);
+    size_t n = 0;
+    for (const char *a = arg; a; a = va_arg(count, const char *))
+        n++;
+    va_end(count);
+    char *argv[n + 1];
     argv[0] = (char *)arg;
     for (size_t i = 1; i < n; i++)
-        argv[i] = va_arg(*ap, char *);
+        argv[i] = va_arg(ap, char *);
     if (n > 0)
-        (void)va_arg(*ap, char *);
+        (void)va_arg(ap, char *);
     argv[n] = NULL;
+    char *const *envp = kind == EXEC_LE ? va_arg(ap, char *const *) : environ;
+    return kind == EXEC_LP ? execvpe(path, argv, envp)
+                           : execve(path, argv, envp);
 }
 
 DANAUS_EXPORT int execl(const char *path, const char *arg, ...)
 {
-    va_list ap, copy;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(copy, ap);
-    size_t n = count_args(arg, copy);
-    va_end(copy);
-    char *argv[n + 1];
-    fill_args(argv, n, arg, &ap);
+    int rc = exec_list(EXEC_L, path, arg, ap);
     va_end(ap);
-    return execve(path, argv, environ);
+    return rc;
 }
 
 DANAUS_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-    va_list ap, copy;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(copy, ap);
-    size_t n = count_args(arg, copy);
-    va_end(copy);
-    char *argv[n + 1];
-    fill_args(argv, n, arg, &ap);
+    int rc = exec_list(EXEC_LP, file, arg, ap);
     va_end(ap);
-    return execvpe(file, argv, environ);
+    return rc;
 }
 
 DANAUS_EXPORT int execle(const char *path, const char *arg, ...)
 {
-    va_list ap, copy;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(copy, ap);
-    size_t n = count_args(arg, copy);
-    va_end(copy);
-    char *argv[n + 1];
-    fill_args(argv, n, arg, &ap);
-    char *const *envp = va_arg(ap, char *const *);
+    int rc = exec_list(EXEC_LE, path, arg, ap);
     va_end(ap);
-    return execve(path, argv, envp);
+    return rc;
 }
 
 DANAUS_EXPORT int posix_spawn(pid_t *pid, const char *path,
@@ -164,4 +158,30 @@ DANAUS_EXPORT int posix_spawnp(pid_t *pid, const char *file,
     int rc = REAL(posix_spawnp)(pid, file, actions, attr, argv, env);
     proc_exec_done(&st);
     return rc;
+}
+
+/* environ points at the prepared environment for the length of the call,
+ * the only way to hand it to glibc's internal spawn. A setenv by another
+ * thread meanwhile is undone when environ is restored (POSIX does not
+ * require system to be thread-safe). */
+DANAUS_EXPORT int system(const char *command)
+{
+    struct exec_state st;
+    char **saved = environ;
+    environ = (char **)proc_exec_prepare(saved, &st);
+    int rc = REAL(system)(command);
+    environ = saved;
+    proc_exec_done(&st);
+    return rc;
+}
+
+DANAUS_EXPORT FILE *popen(const char *command, const char *type)
+{
+    struct exec_state st;
+    char **saved = environ;
+    environ = (char **)proc_exec_prepare(saved, &st);
+    FILE *f = REAL(popen)(command, type);
+    environ = saved;
+    proc_exec_done(&st);
+    return f;
 }

@@ -9,9 +9,9 @@
  * danaus_* calls and copy the result across.
  */
 #include "libfs/export.h"
-#include "at.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
+#include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
@@ -29,15 +29,27 @@ _Static_assert(sizeof(struct statfs) == sizeof(struct statfs64),
 _Static_assert(sizeof(struct statvfs) == sizeof(struct statvfs64),
                "struct statvfs64 is struct statvfs on x86-64");
 
-/* Copies a result into its same-layout 64 twin when rc says it is there. */
-#define COPY_64(rc, dst, src)                                               \
-    ((rc) == 0 ? (memcpy((dst), &(src), sizeof(src)), 0) : (rc))
+/* Copies a result into its same-layout 64 twin when rc says it is there;
+ * EFAULT when the caller's buffer is not (usermem.h). */
+static int copy_64(int rc, void *dst, const void *src, size_t n)
+{
+    if (rc != 0)
+        return rc;
+    if (!usermem_range(dst, n)) {
+        errno = EFAULT;
+        return -1;
+    }
+    memcpy(dst, src, n);
+    return 0;
+}
+
+#define COPY_64(rc, dst, src) copy_64((rc), (dst), &(src), sizeof(src))
 
 DANAUS_EXPORT int stat(const char *path, struct stat *buf)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(stat)(kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(stat)(route_kernel_path(AT_FDCWD, path, k), buf);
     return danaus_stat(path, buf);
 }
 
@@ -45,7 +57,7 @@ DANAUS_EXPORT int lstat(const char *path, struct stat *buf)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(lstat)(kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(lstat)(route_kernel_path(AT_FDCWD, path, k), buf);
     return danaus_lstat(path, buf);
 }
 
@@ -61,7 +73,8 @@ DANAUS_EXPORT int fstatat(int dirfd, const char *path, struct stat *buf,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_at(dirfd, path, flags))
-        return REAL(fstatat)(dirfd, kernel_path(dirfd, path, k), buf, flags);
+        return REAL(fstatat)(dirfd, route_kernel_path(dirfd, path, k), buf,
+                             flags);
     return danaus_fstatat(dirfd, path, buf, flags);
 }
 
@@ -70,7 +83,7 @@ DANAUS_EXPORT int stat64(const char *path, struct stat64 *buf)
     char k[DANAUS_PATH_MAX];
     struct stat st;
     if (!route_path(AT_FDCWD, path))
-        return REAL(stat64)(kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(stat64)(route_kernel_path(AT_FDCWD, path, k), buf);
     return COPY_64(danaus_stat(path, &st), buf, st);
 }
 
@@ -79,7 +92,7 @@ DANAUS_EXPORT int lstat64(const char *path, struct stat64 *buf)
     char k[DANAUS_PATH_MAX];
     struct stat st;
     if (!route_path(AT_FDCWD, path))
-        return REAL(lstat64)(kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(lstat64)(route_kernel_path(AT_FDCWD, path, k), buf);
     return COPY_64(danaus_lstat(path, &st), buf, st);
 }
 
@@ -97,7 +110,7 @@ DANAUS_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *buf,
     char k[DANAUS_PATH_MAX];
     struct stat st;
     if (!route_at(dirfd, path, flags))
-        return REAL(fstatat64)(dirfd, kernel_path(dirfd, path, k), buf,
+        return REAL(fstatat64)(dirfd, route_kernel_path(dirfd, path, k), buf,
                                flags);
     return COPY_64(danaus_fstatat(dirfd, path, &st, flags), buf, st);
 }
@@ -130,7 +143,7 @@ DANAUS_EXPORT int __xstat(int ver, const char *path, struct stat *buf)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(__xstat)(ver, kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(__xstat)(ver, route_kernel_path(AT_FDCWD, path, k), buf);
     return stat_ver_ok(ver) ? danaus_stat(path, buf) : -1;
 }
 
@@ -138,7 +151,7 @@ DANAUS_EXPORT int __lxstat(int ver, const char *path, struct stat *buf)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(__lxstat)(ver, kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(__lxstat)(ver, route_kernel_path(AT_FDCWD, path, k), buf);
     return stat_ver_ok(ver) ? danaus_lstat(path, buf) : -1;
 }
 
@@ -154,8 +167,8 @@ DANAUS_EXPORT int __fxstatat(int ver, int dirfd, const char *path,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_at(dirfd, path, flags))
-        return REAL(__fxstatat)(ver, dirfd, kernel_path(dirfd, path, k), buf,
-                                flags);
+        return REAL(__fxstatat)(ver, dirfd, route_kernel_path(dirfd, path, k),
+                                buf, flags);
     return stat_ver_ok(ver) ? danaus_fstatat(dirfd, path, buf, flags) : -1;
 }
 
@@ -164,7 +177,7 @@ DANAUS_EXPORT int __xstat64(int ver, const char *path, struct stat64 *buf)
     char k[DANAUS_PATH_MAX];
     struct stat st;
     if (!route_path(AT_FDCWD, path))
-        return REAL(__xstat64)(ver, kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(__xstat64)(ver, route_kernel_path(AT_FDCWD, path, k), buf);
     return stat_ver_ok(ver) ? COPY_64(danaus_stat(path, &st), buf, st) : -1;
 }
 
@@ -173,7 +186,7 @@ DANAUS_EXPORT int __lxstat64(int ver, const char *path, struct stat64 *buf)
     char k[DANAUS_PATH_MAX];
     struct stat st;
     if (!route_path(AT_FDCWD, path))
-        return REAL(__lxstat64)(ver, kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(__lxstat64)(ver, route_kernel_path(AT_FDCWD, path, k), buf);
     return stat_ver_ok(ver) ? COPY_64(danaus_lstat(path, &st), buf, st) : -1;
 }
 
@@ -191,7 +204,7 @@ DANAUS_EXPORT int __fxstatat64(int ver, int dirfd, const char *path,
     char k[DANAUS_PATH_MAX];
     struct stat st;
     if (!route_at(dirfd, path, flags))
-        return REAL(__fxstatat64)(ver, dirfd, kernel_path(dirfd, path, k),
+        return REAL(__fxstatat64)(ver, dirfd, route_kernel_path(dirfd, path, k),
                                   buf, flags);
     if (!stat_ver_ok(ver))
         return -1;
@@ -203,8 +216,8 @@ DANAUS_EXPORT int statx(int dirfd, const char *path, int flags,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_at(dirfd, path, flags))
-        return REAL(statx)(dirfd, kernel_path(dirfd, path, k), flags, mask,
-                           buf);
+        return REAL(statx)(dirfd, route_kernel_path(dirfd, path, k), flags,
+                           mask, buf);
     return danaus_statx(dirfd, path, flags, mask, buf);
 }
 
@@ -212,7 +225,7 @@ DANAUS_EXPORT int access(const char *path, int mode)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(access)(kernel_path(AT_FDCWD, path, k), mode);
+        return REAL(access)(route_kernel_path(AT_FDCWD, path, k), mode);
     return danaus_access(path, mode);
 }
 
@@ -220,7 +233,7 @@ DANAUS_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(dirfd, path))
-        return REAL(faccessat)(dirfd, kernel_path(dirfd, path, k), mode,
+        return REAL(faccessat)(dirfd, route_kernel_path(dirfd, path, k), mode,
                                flags);
     return danaus_faccessat(dirfd, path, mode, flags);
 }
@@ -229,7 +242,7 @@ DANAUS_EXPORT int euidaccess(const char *path, int mode)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(euidaccess)(kernel_path(AT_FDCWD, path, k), mode);
+        return REAL(euidaccess)(route_kernel_path(AT_FDCWD, path, k), mode);
     return danaus_euidaccess(path, mode);
 }
 
@@ -237,7 +250,7 @@ DANAUS_EXPORT int eaccess(const char *path, int mode)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(eaccess)(kernel_path(AT_FDCWD, path, k), mode);
+        return REAL(eaccess)(route_kernel_path(AT_FDCWD, path, k), mode);
     return danaus_euidaccess(path, mode);
 }
 
@@ -245,7 +258,7 @@ DANAUS_EXPORT int statfs(const char *path, struct statfs *buf)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(statfs)(kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(statfs)(route_kernel_path(AT_FDCWD, path, k), buf);
     return danaus_statfs(path, buf);
 }
 
@@ -261,7 +274,7 @@ DANAUS_EXPORT int statfs64(const char *path, struct statfs64 *buf)
     char k[DANAUS_PATH_MAX];
     struct statfs sf;
     if (!route_path(AT_FDCWD, path))
-        return REAL(statfs64)(kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(statfs64)(route_kernel_path(AT_FDCWD, path, k), buf);
     return COPY_64(danaus_statfs(path, &sf), buf, sf);
 }
 
@@ -277,7 +290,7 @@ DANAUS_EXPORT int statvfs(const char *path, struct statvfs *buf)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(statvfs)(kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(statvfs)(route_kernel_path(AT_FDCWD, path, k), buf);
     return danaus_statvfs(path, buf);
 }
 
@@ -293,7 +306,7 @@ DANAUS_EXPORT int statvfs64(const char *path, struct statvfs64 *buf)
     char k[DANAUS_PATH_MAX];
     struct statvfs sv;
     if (!route_path(AT_FDCWD, path))
-        return REAL(statvfs64)(kernel_path(AT_FDCWD, path, k), buf);
+        return REAL(statvfs64)(route_kernel_path(AT_FDCWD, path, k), buf);
     return COPY_64(danaus_statvfs(path, &sv), buf, sv);
 }
 

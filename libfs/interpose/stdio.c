@@ -17,16 +17,18 @@
 DANAUS_EXPORT FILE *fopen(const char *restrict filename,
                           const char *restrict modes)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, filename))
-        return REAL(fopen)(filename, modes);
+        return REAL(fopen)(route_kernel_path(AT_FDCWD, filename, k), modes);
     return danaus_fopen(filename, modes);
 }
 
 DANAUS_EXPORT FILE *fopen64(const char *restrict filename,
                             const char *restrict modes)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, filename))
-        return REAL(fopen64)(filename, modes);
+        return REAL(fopen64)(route_kernel_path(AT_FDCWD, filename, k), modes);
     return danaus_fopen(filename, modes);
 }
 
@@ -56,8 +58,10 @@ DANAUS_EXPORT FILE *freopen(const char *restrict filename,
                             const char *restrict modes,
                             FILE *restrict stream)
 {
+    char k[DANAUS_PATH_MAX];
     if (!freopen_is_danaus(filename, stream))
-        return REAL(freopen)(filename, modes, stream);
+        return REAL(freopen)(route_kernel_path(AT_FDCWD, filename, k), modes,
+                             stream);
     return danaus_freopen(filename, modes, stream);
 }
 
@@ -65,7 +69,9 @@ DANAUS_EXPORT FILE *freopen64(const char *restrict filename,
                               const char *restrict modes,
                               FILE *restrict stream)
 {
+    char k[DANAUS_PATH_MAX];
     if (!freopen_is_danaus(filename, stream))
-        return REAL(freopen64)(filename, modes, stream);
+        return REAL(freopen64)(route_kernel_path(AT_FDCWD, filename, k), modes,
+                               stream);
     return danaus_freopen(filename, modes, stream);
 }

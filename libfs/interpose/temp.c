@@ -5,7 +5,6 @@
  * twin, every other one to libc unchanged.
  */
 #include "libfs/export.h"
-#include "at.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
 
@@ -28,7 +27,7 @@ static void copy_back(char *tmpl, const char *used, int suffixlen)
 static int kernel_mkostemps(char *tmpl, int suffixlen, int flags)
 {
     char buf[DANAUS_PATH_MAX];
-    char *used = (char *)kernel_path(AT_FDCWD, tmpl, buf);
+    char *used = (char *)route_kernel_path(AT_FDCWD, tmpl, buf);
     int fd = REAL(mkostemps)(used, suffixlen, flags);
     if (fd >= 0)
         copy_back(tmpl, used, suffixlen);
@@ -95,7 +94,7 @@ DANAUS_EXPORT char *mkdtemp(char *tmpl)
 {
     if (!route_path(AT_FDCWD, tmpl)) {
         char buf[DANAUS_PATH_MAX];
-        char *used = (char *)kernel_path(AT_FDCWD, tmpl, buf);
+        char *used = (char *)route_kernel_path(AT_FDCWD, tmpl, buf);
         if (!REAL(mkdtemp)(used))
             return NULL;
         copy_back(tmpl, used, 0);

@@ -1,7 +1,7 @@
 /*
- * walk.c - ftw and nftw. glibc's walk opens, reads and stats
- * through its internal calls, so a walk that starts on a Danaus mount is
- * done by danaus_ftw and danaus_nftw (libfs/api/walk.c); any other goes to libc.
+ * walk.c - ftw and nftw. glibc's walk opens, reads and stats through its
+ * internal calls, so a walk that starts on a Danaus mount is done by
+ * danaus_ftw and danaus_nftw (libfs/api/walk.c); any other goes to libc.
  */
 #include "libfs/export.h"
 #include "libfs/real.h"
@@ -14,16 +14,20 @@
 
 DANAUS_EXPORT int ftw(const char *dir, __ftw_func_t func, int descriptors)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, dir))
-        return REAL(ftw)(dir, func, descriptors);
+        return REAL(ftw)(route_kernel_path(AT_FDCWD, dir, k), func,
+                         descriptors);
     return danaus_ftw(dir, func, descriptors);
 }
 
 DANAUS_EXPORT int nftw(const char *dir, __nftw_func_t func, int descriptors,
                        int flag)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, dir))
-        return REAL(nftw)(dir, func, descriptors, flag);
+        return REAL(nftw)(route_kernel_path(AT_FDCWD, dir, k), func,
+                          descriptors, flag);
     return danaus_nftw(dir, func, descriptors, flag);
 }
 
@@ -35,16 +39,20 @@ _Static_assert(sizeof(struct stat) == sizeof(struct stat64),
 
 DANAUS_EXPORT int ftw64(const char *dir, __ftw64_func_t func, int descriptors)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, dir))
-        return REAL(ftw64)(dir, func, descriptors);
+        return REAL(ftw64)(route_kernel_path(AT_FDCWD, dir, k), func,
+                           descriptors);
     return danaus_ftw(dir, (__ftw_func_t)(void (*)(void))func, descriptors);
 }
 
 DANAUS_EXPORT int nftw64(const char *dir, __nftw64_func_t func,
                          int descriptors, int flag)
 {
+    char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, dir))
-        return REAL(nftw64)(dir, func, descriptors, flag);
+        return REAL(nftw64)(route_kernel_path(AT_FDCWD, dir, k), func,
+                            descriptors, flag);
     return danaus_nftw(dir, (__nftw_func_t)(void (*)(void))func, descriptors,
                        flag);
 }

@@ -5,7 +5,6 @@
  * danaus_* twins, every other one to libc unchanged.
  */
 #include "libfs/export.h"
-#include "at.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
 
@@ -18,7 +17,7 @@ DANAUS_EXPORT ssize_t getxattr(const char *path, const char *name,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(getxattr)(kernel_path(AT_FDCWD, path, k), name, value,
+        return REAL(getxattr)(route_kernel_path(AT_FDCWD, path, k), name, value,
                               size);
     return danaus_getxattr(path, name, value, size);
 }
@@ -28,8 +27,8 @@ DANAUS_EXPORT ssize_t lgetxattr(const char *path, const char *name,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(lgetxattr)(kernel_path(AT_FDCWD, path, k), name, value,
-                               size);
+        return REAL(lgetxattr)(route_kernel_path(AT_FDCWD, path, k), name,
+                               value, size);
     return danaus_lgetxattr(path, name, value, size);
 }
 
@@ -46,7 +45,7 @@ DANAUS_EXPORT int setxattr(const char *path, const char *name,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(setxattr)(kernel_path(AT_FDCWD, path, k), name, value,
+        return REAL(setxattr)(route_kernel_path(AT_FDCWD, path, k), name, value,
                               size, flags);
     return danaus_setxattr(path, name, value, size, flags);
 }
@@ -56,8 +55,8 @@ DANAUS_EXPORT int lsetxattr(const char *path, const char *name,
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(lsetxattr)(kernel_path(AT_FDCWD, path, k), name, value,
-                               size, flags);
+        return REAL(lsetxattr)(route_kernel_path(AT_FDCWD, path, k), name,
+                               value, size, flags);
     return danaus_lsetxattr(path, name, value, size, flags);
 }
 
@@ -73,7 +72,8 @@ DANAUS_EXPORT ssize_t listxattr(const char *path, char *list, size_t size)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(listxattr)(kernel_path(AT_FDCWD, path, k), list, size);
+        return REAL(listxattr)(route_kernel_path(AT_FDCWD, path, k), list,
+                               size);
     return danaus_listxattr(path, list, size);
 }
 
@@ -81,7 +81,8 @@ DANAUS_EXPORT ssize_t llistxattr(const char *path, char *list, size_t size)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(llistxattr)(kernel_path(AT_FDCWD, path, k), list, size);
+        return REAL(llistxattr)(route_kernel_path(AT_FDCWD, path, k), list,
+                                size);
     return danaus_llistxattr(path, list, size);
 }
 
@@ -96,7 +97,7 @@ DANAUS_EXPORT int removexattr(const char *path, const char *name)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(removexattr)(kernel_path(AT_FDCWD, path, k), name);
+        return REAL(removexattr)(route_kernel_path(AT_FDCWD, path, k), name);
     return danaus_removexattr(path, name);
 }
 
@@ -104,7 +105,7 @@ DANAUS_EXPORT int lremovexattr(const char *path, const char *name)
 {
     char k[DANAUS_PATH_MAX];
     if (!route_path(AT_FDCWD, path))
-        return REAL(lremovexattr)(kernel_path(AT_FDCWD, path, k), name);
+        return REAL(lremovexattr)(route_kernel_path(AT_FDCWD, path, k), name);
     return danaus_lremovexattr(path, name);
 }
 

@@ -1,6 +1,6 @@
 /*
- * ceph_backend_test.c - the CephFS libservice (fsservice/libservice/ceph/ceph.c)
- * through struct ls_ops against a live cluster: contents, errno values,
+ * ceph_backend_test.c - the CephFS libservice
+ * (fsservice/libservice/ceph/ceph.c) through struct ls_ops against a live cluster: contents, errno values,
  * containment of paths inside the instance root, directory listing cookies,
  * xattrs, attributes and per-client permissions.
  *

@@ -7,4 +7,4 @@ target_link_libraries(test_locks_integration PRIVATE danaus
   danaus_test_harness PkgConfig::CMOCKA)
 add_test(NAME locks_local COMMAND test_locks_integration
   $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>)
-set_tests_properties(locks_local PROPERTIES LABELS integration TIMEOUT 120)
+set_tests_properties(locks_local PROPERTIES LABELS "integration;preload" TIMEOUT 120)

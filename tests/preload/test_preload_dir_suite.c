@@ -116,7 +116,7 @@ static void listings(void)
         touch(at(name), "x");
     }
     mkdir(at("many/sub"), 0755);
-    symlink("f000", at("many/link"));
+    check(symlink("f000", at("many/link")) == 0, "symlink many/link");
 
     struct listing l = {0};
     DIR *d = opendir(at("many"));
@@ -381,13 +381,13 @@ static void walk(const char *what, const char *start, int flags)
     walk_flags = flags;
     walk_cwd_ok = 1;
     char cwd[4096];
-    getcwd(cwd, sizeof cwd);
+    check(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
     errno = 0;
     int rc = nftw(start, record, 4, flags);
     printf("nftw %s = %d%s%s\n", what, rc, rc < 0 ? " " : "",
            rc < 0 ? strerrorname_np(errno) : "");
     char after[4096];
-    getcwd(after, sizeof after);
+    check(getcwd(after, sizeof after) != NULL, "getcwd after");
     check(strcmp(cwd, after) == 0, "cwd is back after the walk");
     check(walk_order_ok(), "walk order");
     if (flags & FTW_CHDIR)
@@ -420,9 +420,10 @@ static void walking(void)
     touch(at("t/a/y"), "y");
     mkdir(at("t/c"), 0755);
     touch(at("t/f1"), "1");
-    symlink("f1", at("t/l1"));
-    symlink("missing", at("t/ldangle"));
-    symlink("..", at("t/a/b/up")); /* back to a: visited once only */
+    check(symlink("f1", at("t/l1")) == 0, "symlink t/l1");
+    check(symlink("missing", at("t/ldangle")) == 0, "symlink t/ldangle");
+    /* back to a: visited once only */
+    check(symlink("..", at("t/a/b/up")) == 0, "symlink t/a/b/up");
     mkdir(at("t/skipme"), 0755);
     touch(at("t/skipme/hidden"), "h");
     mkdir(at("t/s"), 0755);
@@ -449,7 +450,7 @@ static void walking(void)
 
     /* A relative start, from inside the tree. */
     char cwd[4096];
-    getcwd(cwd, sizeof cwd);
+    check(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
     say("chdir(t)", chdir(at("t")));
     walk("relative", "a", 0);
     say("chdir back", chdir(cwd));

@@ -18,8 +18,10 @@
  * called by their own names, and the 64 twins by theirs.
  */
 #include <dlfcn.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +32,7 @@
 #include <sys/statvfs.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -421,6 +424,115 @@ static void shell(void)
     line("sh exit", p ? pclose(p) : -1, NULL);
 }
 
+/* From a cwd on the mount, relative paths that lead out of it reach the
+ * kernel as the paths they name, whichever family takes them: open, creat,
+ * fopen, truncate, opendir, scandir, nftw, stat, unlink. */
+static int walked;
+static int walk_count(const char *p, const struct stat *st, int type,
+                      struct FTW *f)
+{
+    walked++;
+    return 0;
+}
+
+static void escape(const char *outside)
+{
+    char rel[PATH_MAX] = "", file[PATH_MAX];
+    for (const char *c = root; *c; c++)
+        if (*c == '/')
+            strcat(rel, "../");
+    strcat(rel, outside + 1);
+    snprintf(file, sizeof file, "%s/escaped", rel);
+    /* The kernel's own cwd, which a Danaus cwd leaves where it was, is
+     * deeper than root: "../" counted from it would not land at "/". */
+    char deep[PATH_MAX];
+    snprintf(deep, sizeof deep, "%s/deep", outside);
+    for (int i = 0; i < 16; i++) {
+        mkdir(deep, 0755);
+        strcat(deep, "/d");
+    }
+    mkdir(deep, 0755);
+    line("chdir deep kernel dir", chdir(deep), NULL);
+    line("chdir root", chdir(root), NULL);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    line("open out of mount (relative)", fd < 0 ? -1 : 0, NULL);
+    line("write", fd < 0 ? -1 : write(fd, "abc", 3), NULL);
+    if (fd >= 0)
+        close(fd);
+    FILE *f = fopen(file, "r");
+    char got[8] = "";
+    line("fopen out of mount", f && fgets(got, sizeof got, f) ? 0 : -1, "%s",
+         got);
+    if (f)
+        f = freopen(file, "r", f);
+    line("freopen out of mount", f && fgets(got, sizeof got, f) ? 0 : -1, "%s",
+         got);
+    if (f)
+        fclose(f);
+    line("truncate out of mount", truncate(file, 1), NULL);
+    struct stat st = {0};
+    int rc = stat(file, &st);
+    line("stat out of mount", rc, "size %lld", (long long)st.st_size);
+    DIR *d = opendir(rel);
+    int seen = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        seen += strcmp(e->d_name, "escaped") == 0;
+    line("opendir out of mount", d ? 0 : -1, "escaped seen %d", seen);
+    if (d)
+        closedir(d);
+    struct dirent **names = NULL;
+    int n = scandir(rel, &names, NULL, alphasort);
+    line("scandir out of mount", n, NULL);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    walked = 0;
+    rc = nftw(rel, walk_count, 4, FTW_PHYS);
+    line("nftw out of mount", rc, "walked %d", walked);
+    fd = creat(file, 0600);
+    line("creat out of mount", fd < 0 ? -1 : 0, NULL);
+    if (fd >= 0)
+        close(fd);
+    line("unlink out of mount", unlink(file), NULL);
+    line("chdir /", chdir("/"), NULL);
+}
+
+/* The execl family builds argv (and execle's envp) from its arguments; the
+ * new program starts in the Danaus cwd: "cat g" reads d/g. execle's
+ * environment is ours (which names the service and the preload) plus X. */
+static void exec_lists(void)
+{
+    static const char script[] =
+        "cat g >/dev/null && echo \"$0 $1 in d, X=${X-unset}\"";
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char *envp[n + 2];
+    memcpy(envp, environ, n * sizeof *envp);
+    envp[n] = "X=le";
+    envp[n + 1] = NULL;
+    fflush(stdout);
+    for (int kind = 0; kind < 3; kind++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (chdir(at("d")) < 0)
+                _exit(126);
+            if (kind == 0)
+                execl("/bin/sh", "sh", "-c", script, "execl", "one", NULL);
+            else if (kind == 1)
+                execlp("sh", "sh", "-c", script, "execlp", "two", NULL);
+            else
+                execle("/bin/sh", "sh", "-c", script, "execle", "three", NULL,
+                       envp);
+            _exit(127);
+        }
+        int status = -1;
+        waitpid(pid, &status, 0);
+        line("exec list exit", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+             NULL);
+    }
+}
+
 /* As uid 1000 (a process of its own: its own client of the service). */
 static int user_checks(void)
 {
@@ -466,5 +578,7 @@ int main(int argc, char **argv)
     line("chmod d 755", chmod(at("d"), 0755), NULL);
     cwd();
     shell();
+    exec_lists();
+    escape(argv[2]);
     return 0;
 }

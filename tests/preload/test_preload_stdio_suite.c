@@ -92,7 +92,8 @@ static void round_trips(void)
     fclose(fp);
     fp = fopen(at("lines"), "a+");
     say("a+: ftell at open", ftell(fp));
-    fgets(buf, sizeof buf, fp);
+    if (!fgets(buf, sizeof buf, fp))
+        buf[0] = 0;
     fprintf(out, "a+: first line %s", buf);
     fputs("\nagain", fp);
     say("a+: ftell after write", ftell(fp));
@@ -173,7 +174,8 @@ static void fdopens(void)
     fprintf(fp, "through fdopen %d\n", 42);
     rewind(fp);
     char buf[64] = "";
-    fgets(buf, sizeof buf, fp);
+    if (!fgets(buf, sizeof buf, fp))
+        buf[0] = 0;
     fprintf(out, "read back: %s", buf);
     say("fclose", fclose(fp));
     errno = 0;
@@ -200,11 +202,13 @@ static void freopens(void)
     fp = freopen(NULL, "r", fp);
     say_file("freopen(NULL, r)", fp);
     char buf[64] = "";
-    fgets(buf, sizeof buf, fp);
+    if (!fgets(buf, sizeof buf, fp))
+        buf[0] = 0;
     fprintf(out, "read: %s\n", buf);
     fp = freopen(at("fresh"), "r", fp);
     say_file("freopen(fresh, r)", fp);
-    fgets(buf, sizeof buf, fp);
+    if (!fgets(buf, sizeof buf, fp))
+        buf[0] = 0;
     fprintf(out, "read: %s\n", buf);
     fclose(fp);
 

@@ -2,7 +2,8 @@
 # scenario script in tests/programs runs on a plain directory and on a
 # Danaus mount (tests/programs/run-scenario.sh), transcripts compared. One
 # ctest per program family and backend, label "programs".
-set(DANAUS_PROGRAMS coreutils tar shell python sqlite git db_bench)
+set(DANAUS_PROGRAMS coreutils tar shell python sqlite git db_bench
+  exec_chain)
 set(DANAUS_PROGRAMS_DRIVER ${CMAKE_CURRENT_SOURCE_DIR}/programs/run-scenario.sh)
 
 foreach(program ${DANAUS_PROGRAMS})

@@ -223,8 +223,9 @@ static const char *list(struct fixture *f, const char *path)
             assert_string_not_equal(names[i], names[i - 1]);
         strcat(out, i ? " " : "");
         strcat(out, names[i]);
-        free(names[i]);
     }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
     return out;
 }
 

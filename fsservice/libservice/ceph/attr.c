@@ -176,6 +176,8 @@ int ceph_do_utimens(struct cephfs_client *cl, struct Inode *in,
 ssize_t ceph_do_listxattr(struct cephfs_client *cl, struct Inode *in,
                           const struct ls_cred *cred, char *list, size_t size)
 {
+    if (cred->uid != 0)
+        return ceph_listxattr_unprivileged(cl, in, cred, list, size);
     size_t len = 0;
     int r = ceph_ll_listxattr(cl->cmount, in, list, size, &len,
                               cred->ceph_perm);

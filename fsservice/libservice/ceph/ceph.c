@@ -231,6 +231,19 @@ static int cfs_rename(struct ls_instance *inst, const struct ls_cred *cred,
     return r < 0 ? r : 0;
 }
 
+/* A link protected_hardlinks refuses: Linux finds an existing new name
+ * first (EEXIST), then refuses (EPERM). */
+static int link_refused_error(struct ceph_instance *ci,
+                              const struct ls_cred *cred,
+                              const struct ceph_last *l)
+{
+    struct ceph_statx stx;
+    int r = lookup_last(ci, cred, l, &stx);
+    if (r == 0)
+        return -EEXIST;
+    return r == -ENOENT ? -EPERM : r;
+}
+
 /* link(2) does not follow a final symlink in existing. */
 static int cfs_link(struct ls_instance *inst, const struct ls_cred *cred,
                      const char *existing, const char *newpath)
@@ -250,9 +263,11 @@ static int cfs_link(struct ls_instance *inst, const struct ls_cred *cred,
         r = -EEXIST;
     else if (l.slash)
         r = slash_create_error(ci, cred, &l);
-    else
+    else if ((r = ceph_may_link(ci->client, in, cred)) == 0)
         r = ceph_ll_link(ci->client->cmount, in, l.dir, l.name,
                          cred->ceph_perm);
+    else if (r == -EPERM)
+        r = link_refused_error(ci, cred, &l);
     ceph_inode_put(ci, l.dir);
     ceph_inode_put(ci, in);
     return r;

@@ -14,6 +14,8 @@
 
 #include <cephfs/libcephfs.h>
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/statvfs.h>
 
 struct cephfs_client {
@@ -21,7 +23,14 @@ struct cephfs_client {
     /* st_dev reported for every file of this client: a constant made from
      * the file system id, so all files of one mount share it. */
     uint64_t dev;
+    /* cephfs_client_full's answer and when it was asked (ns, monotonic) */
+    _Atomic bool full;
+    _Atomic uint64_t full_asked_ns;
 };
+
+/* Whether the cluster has no space left (statfs of the mount's root, asked
+ * at most once a second). */
+bool cephfs_client_full(struct cephfs_client *cl);
 
 struct ceph_instance {
     struct ls_instance base;
@@ -95,6 +104,20 @@ int ceph_do_statfs(struct cephfs_client *cl, struct Inode *in,
                    struct danaus_statfs *out);
 ssize_t ceph_do_listxattr(struct cephfs_client *cl, struct Inode *in,
                           const struct ls_cred *cred, char *list, size_t size);
+
+/* Kernel protections libcephfs leaves out (protect.c). Before a write or
+ * size change by cred: clear setuid/setgid as the kernel does. Before a
+ * hard link of in by cred: 0, or -EPERM where fs.protected_hardlinks
+ * refuses it. */
+int ceph_kill_privs(struct cephfs_client *cl, struct Inode *in,
+                    const struct ls_cred *cred);
+int ceph_may_link(struct cephfs_client *cl, struct Inode *in,
+                  const struct ls_cred *cred);
+/* listxattr for a non-root cred: without the trusted.* names, which Linux
+ * lists only to CAP_SYS_ADMIN. */
+ssize_t ceph_listxattr_unprivileged(struct cephfs_client *cl, struct Inode *in,
+                                    const struct ls_cred *cred, char *list,
+                                    size_t size);
 
 /* File operations (file.c). */
 int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,

@@ -297,6 +297,9 @@ ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
         n = INT_MAX; /* ceph_ll_write returns an int */
     if (n == 0)
         return empty_write(f, cred, off, end);
+    int killed = ceph_kill_privs(fclient(f), cf->in, cred);
+    if (killed < 0)
+        return killed;
     if (off >= 0) {
         int r = ceph_ll_write(cm, cf->fh, off, n, buf);
         if (r >= 0 && end != NULL)
@@ -317,6 +320,12 @@ int ceph_file_fsync(struct ls_file *f, const struct ls_cred *cred,
     struct ceph_mount_info *cm = fclient(f)->cmount;
     if (f->is_dir)
         return ceph_ll_sync_inode(cm, cfile(f)->in, datasync);
+    /* On a full cluster libcephfs fails writes with ENOSPC but its fsync
+     * waits, for as long as the cluster stays full, for data it cannot
+     * flush (seen with a memstore OSD at its full ratio): say ENOSPC now,
+     * as a local file system would have at the write. */
+    if (cephfs_client_full(fclient(f)))
+        return -ENOSPC;
     return ceph_ll_fsync(cm, cfile(f)->fh, datasync);
 }
 
@@ -332,6 +341,9 @@ int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
     struct ceph_mount_info *cm = fclient(f)->cmount;
     if (f->is_dir || (cfile(f)->flags & O_ACCMODE) == O_RDONLY || len < 0)
         return -EINVAL;
+    int r = ceph_kill_privs(fclient(f), cfile(f)->in, cred);
+    if (r < 0)
+        return r;
     struct ceph_statx stx = {.stx_size = (uint64_t)len};
     return ceph_ll_setattr(cm, cfile(f)->in, &stx, CEPH_SETATTR_SIZE,
                            ceph_mount_perms(cm));

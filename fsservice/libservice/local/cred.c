@@ -20,6 +20,14 @@
  * syscalls) happens only when the client differs from the previous one.
  * This backend therefore assumes nothing else on a service thread changes
  * the thread's fsuid, fsgid, groups or effective capabilities.
+ *
+ * A new thread inherits all four from the thread that created it (checked
+ * here: a thread created by one acting as uid 65534 with no effective
+ * capabilities started so, and its setgroups failed with EPERM), and
+ * danausd's pool and libfuse create threads from service threads. So a
+ * thread with no valid cache entry (new, or after a failed switch) knows
+ * nothing of its state and sets every part of it, raising its effective
+ * capabilities first.
  */
 #include "cred.h"
 
@@ -30,8 +38,7 @@
 #include <unistd.h>
 
 struct thread_identity {
-    int valid;
-    int caps_dropped;
+    int valid; /* 0: the thread's state is unknown */
     uid_t uid;
     gid_t gid;
     int ngroups;
@@ -74,16 +81,17 @@ int local_cred_enter(const struct ls_cred *cred)
         return -EINVAL;
     if (same_identity(cred))
         return 0;
-    current.valid = 0;
 
     /* setgroups, setfsgid and setfsuid need CAP_SETGID/CAP_SETUID in the
-     * effective set, which a previous non-root client emptied. */
-    if (current.caps_dropped) {
+     * effective set, which a previous non-root client (or whatever thread
+     * created this one) emptied. */
+    if (!current.valid || current.uid != 0) {
+        current.valid = 0;
         int rc = set_effective_caps(1);
         if (rc < 0)
             return rc;
-        current.caps_dropped = 0;
     }
+    current.valid = 0;
     if (syscall(SYS_setgroups, (size_t)cred->ngroups, cred->groups) < 0)
         return -errno;
     /* setfsuid/setfsgid return the previous id and report no error; as
@@ -94,7 +102,6 @@ int local_cred_enter(const struct ls_cred *cred)
         int rc = set_effective_caps(0);
         if (rc < 0)
             return rc;
-        current.caps_dropped = 1;
     }
 
     current.uid = cred->uid;

@@ -1,0 +1,37 @@
+#!/bin/sh
+# install.sh BUILD_DIR SOURCE_DIR - what a packager gets from
+# `cmake --install`: danausd, danaus, libdanaus.so, the headers and
+# danaus.pc land under the prefix, and the example program, built with
+# nothing but `pkg-config --cflags --libs danaus`, runs against the
+# installed danausd on the local backend.
+set -eu
+build=$1 src=$2
+work=$(mktemp -d /tmp/danaus-install.XXXXXX)
+pid=
+trap '[ -z "$pid" ] || kill $pid 2>/dev/null; rm -rf "$work"' EXIT INT TERM
+prefix=$work/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(dirname "$(find "$prefix" -name libdanaus.so)")
+for f in sbin/danausd bin/danaus include/danaus/danaus.h include/danaus/wire.h; do
+    [ -e "$prefix/$f" ] || { echo "not installed: $f"; exit 1; }
+done
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+flags=$(pkg-config --cflags --libs danaus)
+cc -o "$work/demo" "$src/examples/demo.c" $flags
+echo "built with: cc demo.c $flags"
+
+mkdir -p "$work/data" "$work/run"
+printf 'service install-test\nrundir %s\nfuse off\nmount /mnt/danaus-install local %s\n' \
+    "$work/run" "$work/data" >"$work/danausd.conf"
+"$prefix/sbin/danausd" -c "$work/danausd.conf" 2>"$work/danausd.log" &
+pid=$!
+for _ in $(seq 100); do
+    grep -q ready "$work/danausd.log" && break
+    kill -0 $pid 2>/dev/null || { cat "$work/danausd.log"; exit 1; }
+    sleep 0.1
+done
+LD_LIBRARY_PATH=$libdir DANAUS_SERVICE=install-test DANAUS_RUNDIR="$work/run" \
+    "$work/demo" /mnt/danaus-install | tee "$work/demo.out"
+grep -qx 'demo ok' "$work/demo.out"
+echo "installed danausd served the pkg-config-built demo"
