@@ -6,7 +6,8 @@
  * truncates and appends, sequential writes kept as one range, a writer
  * without CAP_SYS_ADMIN, a new union over the same branches reading the
  * same bytes, renames and hard links of a partial copy, the merge at the
- * extent bound and through union_copyup_whole, stat across the states.
+ * extent bound and through union_copyup_whole, a record too big for the
+ * top branch (the data copied instead), stat across the states.
  * Runs as root (the record is a trusted.* xattr).
  *
  * Each test gets a fresh T/up (writable) over T/low holding "big", a
@@ -46,7 +47,7 @@ static const struct ls_cred user_cred = {.uid = 1000, .gid = 1000};
 
 static const char *host(struct fixture *f, const char *rel)
 {
-    static char buf[4][512];
+    static char buf[4][4200];
     static int i;
     i = (i + 1) % 4;
     snprintf(buf[i], sizeof buf[i], "%s/%s", f->top, rel);
@@ -369,6 +370,38 @@ static void test_unprivileged_writer(void **state)
     check(f, "big");
 }
 
+/* A record that the top branch cannot hold (ext4 keeps a file's xattrs in
+ * one 4 KiB block; this origin path alone is 4018 bytes): the copy-up copies
+ * the data instead. */
+static void test_no_room_for_the_record(void **state)
+{
+    struct fixture *f = *state;
+    drop_union(f);
+    char rel[4096] = "low", path[4096] = "";
+    char name[251];
+    memset(name, 'd', 250);
+    name[250] = '\0';
+    for (int i = 0; i < 16; i++) {
+        strcat(rel, "/");
+        strcat(rel, name);
+        assert_int_equal(mkdir(host(f, rel), 0755), 0);
+        strcat(path, i ? "/" : "");
+        strcat(path, name);
+    }
+    strcat(rel, "/f");
+    strcat(path, "/f");
+    int fd = open(host(f, rel), O_WRONLY | O_CREAT, 0644);
+    assert_int_equal(write(fd, f->model, BIG), BIG);
+    close(fd);
+    assert_int_equal(make_union(f), 0);
+    write_at(f, path, 4096, 10, 11);
+    check(f, path);
+    memcpy(rel, "up/", 3); /* the same path in the top branch */
+    memmove(rel + 3, rel + 4, strlen(rel + 4) + 1);
+    assert_false(has_record(f, rel));
+    assert_true(host_blocks(f, rel) >= BIG / 512);
+}
+
 static void test_copyup_whole(void **state)
 {
     struct fixture *f = *state;
@@ -403,6 +436,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_merge_at_the_bound, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_unprivileged_writer, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_no_room_for_the_record, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_copyup_whole, setup, teardown),
     };
