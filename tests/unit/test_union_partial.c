@@ -3,9 +3,9 @@
  * libservice (fsservice/libservice/union/partial.c) over local-backend
  * branches: the first write leaves a sparse upper file and a hidden
  * record, reads merge both files, metadata changes copy no data,
- * truncates and appends, sequential writes kept as one range, a writer
- * without CAP_SYS_ADMIN, a new union over the same branches reading the
- * same bytes, renames and hard links of a partial copy, the merge at the
+ * truncates (O_TRUNC under an open descriptor too) and appends,
+ * sequential writes kept as one range, a writer without CAP_SYS_ADMIN, a
+ * new union over the same branches reading the same bytes, renames and hard links of a partial copy, the merge at the
  * extent bound and through union_copyup_whole, a record too big for the
  * top branch (the data copied instead), stat across the states.
  * Runs as root (the record is a trusted.* xattr).
@@ -271,6 +271,26 @@ static void test_append(void **state)
     check(f, "big");
 }
 
+/* O_TRUNC cuts the upper file in the backend: a descriptor already open
+ * on the partial copy must not read the old lower bytes afterwards. */
+static void test_open_truncate_while_open(void **state)
+{
+    struct fixture *f = *state;
+    write_at(f, "big", 0, 10, 12); /* partial, with one range */
+    struct ls_file *reader = open_u(f, "big", O_RDONLY);
+    struct ls_file *file = open_u(f, "big", O_RDWR | O_TRUNC);
+    assert_int_equal(f->ops->ftruncate(file, &root_cred, 100000), 0);
+    f->ops->close(file);
+    unsigned char buf[100], zeros[100] = {0};
+    assert_int_equal(f->ops->pread(reader, &root_cred, buf, 100, 50000), 100);
+    assert_memory_equal(buf, zeros, 100);
+    f->ops->close(reader);
+    memset(f->model, 0, 100000);
+    f->size = 100000;
+    check(f, "big");
+    assert_false(has_record(f, "up/big"));
+}
+
 static void test_new_union_reads_the_record(void **state)
 {
     struct fixture *f = *state;
@@ -427,6 +447,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncate_and_extend, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_append, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_truncate_while_open, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_new_union_reads_the_record, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_sequential_writes_one_range,
