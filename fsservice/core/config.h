@@ -10,6 +10,7 @@
 #define DANAUS_CONFIG_H
 
 #include <danaus/wire.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,7 +33,15 @@ struct config {
     gid_t owner_gid;
     uint32_t queue_cells, slots, slot_buffer;
     uint32_t threads_per_queue; /* upper bound; one thread starts per queue */
+    /* more a queue may add while all its threads are blocked in calls */
+    uint32_t stalled_threads_per_queue;
+    /* a request still in its backend after this is answered ETIMEDOUT;
+     * 0: never. fsync only with request_deadline_fsync. */
+    uint32_t request_deadline_ms;
+    int request_deadline_fsync;
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
+    cpu_set_t cpus;             /* 'cpus LIST': the service's cpus... */
+    int cpus_line;              /* ...set on this line; 0: not set */
     char *ceph_conf, *ceph_client_id, *ceph_fs_name;
     char *ceph_cache_size, *ceph_oc_size;
     int fuse;                   /* FUSE door: on (default) or off */

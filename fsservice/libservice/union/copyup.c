@@ -221,7 +221,9 @@ static int copy_one(struct union_instance *u, const struct union_node *node,
         target[n] = '\0';
         rc = top->ops->symlink(top, c, target, tmp);
     } else {
-        return -EOPNOTSUPP; /* devices, fifos, sockets: no mknod below */
+        /* FIFOs, devices, sockets: the same node, made anew. */
+        rc = top->ops->mknod(top, c, tmp, node->st.mode & (S_IFMT | 07777),
+                             node->st.rdev);
     }
     if (rc == 0)
         rc = copy_attrs(u, node->branch, node->path, tmp, &node->st);

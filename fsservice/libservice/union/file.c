@@ -49,8 +49,8 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     struct ls_instance *in = union_branch_inst(u, b);
     struct ls_file *lower;
     int rc = in->ops->open(in, cred, n->path, flags, mode, &lower);
-    if (rc < 0)
-        return rc;
+    if (rc != 0)
+        return rc; /* an error, or LS_OPEN_SPECIAL */
     struct union_file *f = calloc(1, sizeof *f);
     char *path = strdup(n->path);
     if (!f || !path) {

@@ -242,6 +242,8 @@ int union_fremovexattr(struct ls_file *, const struct ls_cred *,
 /* names.c: changes to the name space. */
 int union_mkdir(struct ls_instance *, const struct ls_cred *, const char *path,
                 mode_t mode);
+int union_mknod(struct ls_instance *, const struct ls_cred *,
+                const char *path, mode_t mode, dev_t dev);
 int union_rmdir(struct ls_instance *, const struct ls_cred *,
                 const char *path);
 int union_unlink(struct ls_instance *, const struct ls_cred *,

@@ -180,6 +180,7 @@ static const struct ls_ops union_ops = {
     .stat = union_stat,
     .access = union_access,
     .mkdir = union_mkdir,
+    .mknod = union_mknod,
     .rmdir = union_rmdir,
     .unlink = union_unlink,
     .rename = union_rename,
