@@ -10,9 +10,7 @@
 # Local: the branches are host directories. Ceph: they are directories of
 # CephFS made through a raw mount of the same service, and each change is
 # fsynced before union_model acknowledges it (libcephfs caches writes in
-# danausd, so a write is durable at fsync; see union_model.c). A restarted
-# Ceph client waits for the dead one's session to time out (~60 s) before
-# it may open the file again, so keep Ceph's ROUNDS small.
+# danausd, so a write is durable at fsync; see union_model.c).
 #
 # The kill lands after a random number of acknowledged ops, in the first
 # half of the sequence, while the copy is likely still partial (union_model
