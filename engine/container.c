@@ -17,9 +17,8 @@
 #include "door_client.h"
 #include "fail.h"
 #include "helper.h"
-#include "image.h"
 #include "ns.h"
-#include "pool.h"
+#include "query.h"
 #include "record.h"
 #include "service.h"
 #include "state.h"
@@ -50,15 +49,10 @@ struct container {
     struct record rec;
 };
 
-static void record_path(const char *name, char *out)
-{
-    state_path(out, "containers/%s/container", name);
-}
-
 static int save(struct container *c)
 {
     char path[STATE_PATH_MAX];
-    record_path(c->name, path);
+    query_container_path(c->name, path);
     return record_save(path, &c->rec) < 0 ? fail_errno("cannot save %s", path)
                                           : 0;
 }
@@ -142,7 +136,7 @@ static void finish(struct container *c, int code)
 {
     char path[STATE_PATH_MAX];
     state_lock();
-    record_path(c->name, path);
+    query_container_path(c->name, path);
     struct record now;
     if (record_load(path, &now) == 0) {
         record_set(&now, "status", "exited");
@@ -194,7 +188,7 @@ static void unmake(struct container *c)
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
-    int layers = image_layers(o->image);
+    int layers = query_image_layers(o->image);
     if (layers < 0 || store_publish(o->pool, o->image, layers) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
@@ -303,7 +297,7 @@ int container_run(const struct run_options *o)
 {
     struct container c = {.o = o};
     struct record pool;
-    if (pool_load(o->pool, &pool) < 0)
+    if (query_pool(o->pool, &pool) < 0)
         return 125;
     if (o->name) {
         if (state_check_name("container", o->name) < 0)
@@ -343,18 +337,6 @@ int container_run(const struct run_options *o)
 
 /* ---- ps, stop, rm, logs ---- */
 
-static int load(const char *name, struct record *rec)
-{
-    char path[STATE_PATH_MAX];
-    if (state_check_name("container", name) < 0)
-        return -1;
-    record_path(name, path);
-    if (record_load(path, rec) < 0)
-        return errno == ENOENT ? fail("unknown container '%s'", name)
-                               : fail_errno("cannot read %s", path);
-    return 0;
-}
-
 static int running(const struct record *rec)
 {
     const char *s = record_get(rec, "status");
@@ -370,7 +352,7 @@ int container_list(int all)
     for (int i = 0; i < n; i++) {
         struct record rec;
         char path[STATE_PATH_MAX], status[32];
-        record_path(cs[i], path);
+        query_container_path(cs[i], path);
         if (record_load(path, &rec) < 0)
             continue;
         int up = running(&rec);
@@ -403,7 +385,7 @@ static void kill_container(const char *name, struct record *rec)
         kill(pid, SIGKILL);
     /* The supervisor records the exit; wait for it (without our lock). */
     char path[STATE_PATH_MAX];
-    record_path(name, path);
+    query_container_path(name, path);
     state_unlock();
     for (int i = 0; i < 200; i++) {
         struct record now;
@@ -420,7 +402,7 @@ static void kill_container(const char *name, struct record *rec)
 int container_stop(const char *name)
 {
     struct record rec;
-    if (load(name, &rec) < 0)
+    if (query_container(name, &rec) < 0)
         return -1;
     if (running(&rec))
         kill_container(name, &rec);
@@ -431,7 +413,7 @@ int container_stop(const char *name)
 int container_remove(const char *name, int force)
 {
     struct record rec;
-    if (load(name, &rec) < 0)
+    if (query_container(name, &rec) < 0)
         return -1;
     if (running(&rec)) {
         if (!force) {
@@ -460,7 +442,7 @@ int container_remove(const char *name, int force)
 int container_logs(const char *name)
 {
     struct record rec;
-    if (load(name, &rec) < 0)
+    if (query_container(name, &rec) < 0)
         return -1;
     int detached = (int)record_num(&rec, "detached", 0);
     record_free(&rec);
@@ -478,29 +460,4 @@ int container_logs(const char *name)
         fwrite(buf, 1, n, stdout);
     fclose(f);
     return 0;
-}
-
-int container_users(const char *field, const char *value, char *out,
-                    size_t size)
-{
-    int n, users = 0;
-    char **cs = state_list("containers", &n);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        char path[STATE_PATH_MAX];
-        struct record rec;
-        state_path(path, "containers/%s/container", cs[i]);
-        if (record_load(path, &rec) < 0)
-            continue;
-        const char *v = record_get(&rec, field);
-        if (v && strcmp(v, value) == 0) {
-            size_t used = strlen(out);
-            snprintf(out + used, size - used, "%s%s", users ? ", " : "",
-                     cs[i]);
-            users++;
-        }
-        record_free(&rec);
-    }
-    state_list_free(cs, n);
-    return users;
 }

@@ -10,10 +10,10 @@
  * into place, so a failed import leaves nothing.
  */
 #include "image.h"
-#include "container.h"
 #include "fail.h"
 #include "manifest.h"
 #include "program.h"
+#include "query.h"
 #include "record.h"
 #include "state.h"
 #include "store.h"
@@ -215,21 +215,6 @@ int image_import(const char *name, const char *path)
     return rc;
 }
 
-int image_layers(const char *name)
-{
-    char path[STATE_PATH_MAX];
-    struct record rec;
-    if (state_check_name("image", name) < 0)
-        return -1;
-    state_path(path, "images/%s/image", name);
-    if (record_load(path, &rec) < 0)
-        return errno == ENOENT ? fail("unknown image '%s'", name)
-                               : fail_errno("cannot read %s", path);
-    int n = (int)record_num(&rec, "layers", 0);
-    record_free(&rec);
-    return n > 0 ? n : fail("image '%s': broken record", name);
-}
-
 int image_list(void)
 {
     int n;
@@ -238,7 +223,7 @@ int image_list(void)
     for (int i = 0; i < n; i++) {
         char path[STATE_PATH_MAX];
         struct record rec;
-        state_path(path, "images/%s/image", images[i]);
+        query_image_path(images[i], path);
         if (record_load(path, &rec) < 0)
             continue;
         printf("%-20s %-7lld %-15s %s\n", images[i],
@@ -252,10 +237,10 @@ int image_list(void)
 
 int image_remove(const char *name)
 {
-    if (image_layers(name) < 0)
+    if (query_image_layers(name) < 0)
         return -1;
     char users[1024];
-    if (container_users("image", name, users, sizeof users))
+    if (query_container_users("image", name, users, sizeof users))
         return fail("image '%s' is used by containers: %s (rm them first)",
                     name, users);
     if (store_unpublish_everywhere(name) < 0)

@@ -10,7 +10,5 @@
 int image_import(const char *name, const char *path);
 int image_list(void);
 int image_remove(const char *name);
-/* The number of layers of an existing image, or -1 (fail.h: unknown). */
-int image_layers(const char *name);
 
 #endif

@@ -9,11 +9,12 @@
  */
 #include "pool.h"
 #include "cgroup.h"
-#include "container.h"
 #include "cpulist.h"
 #include "fail.h"
 #include "helper.h"
 #include "ns.h"
+#include "query.h"
+#include "record.h"
 #include "service.h"
 #include "size.h"
 #include "state.h"
@@ -24,18 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int pool_load(const char *name, struct record *rec)
-{
-    char path[STATE_PATH_MAX];
-    if (state_check_name("pool", name) < 0)
-        return -1;
-    state_path(path, "pools/%s/pool", name);
-    if (record_load(path, rec) < 0)
-        return errno == ENOENT ? fail("unknown pool '%s'", name)
-                               : fail_errno("cannot read %s", path);
-    return 0;
-}
 
 /* backend local:DIR or ceph:CONF:DIR into the record. */
 static int parse_backend(const char *text, struct record *rec)
@@ -87,7 +76,7 @@ static int check_cpus(const char *name, const cpu_set_t *want)
     for (int i = 0; i < n && rc == 0; i++) {
         struct record other;
         char path[STATE_PATH_MAX];
-        state_path(path, "pools/%s/pool", pools[i]);
+        query_pool_path(pools[i], path);
         if (strcmp(pools[i], name) == 0 || record_load(path, &other) < 0)
             continue;
         cpu_set_t theirs, both;
@@ -168,7 +157,7 @@ int pool_create(const char *name, const struct pool_options *o)
                cgroup_create(name, record_get(&rec, "cpus"),
                              (uint64_t)record_num(&rec, "memory", 0)) == 0 &&
                service_start(name, &rec, 1) == 0) {
-        state_path(sub, "pools/%s/pool", name);
+        query_pool_path(name, sub);
         rc = record_save(sub, &rec) < 0 ? fail_errno("cannot save %s", sub)
                                         : 0;
     }
@@ -187,7 +176,7 @@ int pool_list(void)
     for (int i = 0; i < n; i++) {
         struct record rec;
         char path[STATE_PATH_MAX];
-        state_path(path, "pools/%s/pool", pools[i]);
+        query_pool_path(pools[i], path);
         if (record_load(path, &rec) < 0)
             continue;
         int alive = service_alive(&rec);
@@ -206,10 +195,10 @@ int pool_list(void)
 int pool_remove(const char *name)
 {
     struct record rec;
-    if (pool_load(name, &rec) < 0)
+    if (query_pool(name, &rec) < 0)
         return -1;
     char users[1024];
-    if (container_users("pool", name, users, sizeof users)) {
+    if (query_container_users("pool", name, users, sizeof users)) {
         record_free(&rec);
         return fail("pool '%s' still has containers: %s (rm them first)",
                     name, users);
@@ -238,7 +227,7 @@ int pool_check_all(void)
     for (int i = 0; i < n; i++) {
         struct record rec;
         char path[STATE_PATH_MAX], ipc[STATE_PATH_MAX];
-        state_path(path, "pools/%s/pool", pools[i]);
+        query_pool_path(pools[i], path);
         state_path(ipc, "pools/%s/ipc", pools[i]);
         if (record_load(path, &rec) < 0)
             continue;
