@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -427,14 +428,30 @@ int container_remove(const char *name, int force)
     char root[STATE_PATH_MAX], dir[STATE_PATH_MAX];
     state_path(root, "containers/%s/root", name);
     state_path(dir, "containers/%s", name);
-    /* A supervisor killed with its container leaves the root mounted. */
-    int rc = door_mount_remove(pool, root) < 0 ||
-                     store_branch_remove(pool, name) < 0 ||
-                     remove_tree(dir) < 0
+    struct record prec;
+    int live = query_pool(pool, &prec) == 0 && service_alive(&prec);
+    record_free(&prec);
+    fail_clear();
+    int rc;
+    if (live) {
+        /* A supervisor killed with its container leaves the root mounted. */
+        rc = door_mount_remove(pool, root) < 0 ||
+                     store_branch_remove(pool, name) < 0
                  ? -1
                  : 0;
-    if (rc < 0 && !fail_message())
-        fail_errno("cannot remove %s", dir);
+    } else {
+        /* Without its service the pool's backend cannot be reached: the
+         * dead door's mount goes, the branch is removed when the service
+         * is back (store_sweep). */
+        umount2(root, MNT_DETACH);
+        rc = store_branch_defer(pool, name);
+        if (rc == 0)
+            fprintf(stderr, "danaus: pool %s: danausd is down; the writable "
+                            "branch of '%s' is removed when it is back\n",
+                    pool, name);
+    }
+    if (rc == 0 && remove_tree(dir) < 0)
+        rc = fail_errno("cannot remove %s", dir);
     record_free(&rec);
     return rc;
 }

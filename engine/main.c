@@ -160,10 +160,7 @@ int main(int argc, char **argv)
         return 1;
     }
     /* A dead service is noticed (and said) here; the command goes on. */
-    if (pool_check_all() < 0) {
-        fprintf(stderr, "danaus: %s\n", fail_message());
-        fail_clear();
-    }
+    pool_check_all();
     int is_run = strcmp(argv[i], "run") == 0;
     int rc = command(argc - i, argv + i);
     if (fail_message()) {

@@ -12,8 +12,9 @@ struct pool_options {
 int pool_create(const char *name, const struct pool_options *o);
 int pool_list(void);
 int pool_remove(const char *name);
-/* Restarts the danausd of every pool whose service died; prints a note
- * for each. Returns 0, or -1 if one could not be restarted. */
+/* Restarts the danausd of every pool whose service died, with a back-off
+ * after failed restarts; prints a note for each on stderr. Returns 0, or
+ * -1 if one could not be restarted. */
 int pool_check_all(void);
 
 #endif
