@@ -11,6 +11,8 @@
 #               (default $BUILD_DIR, else ./build)
 #
 # Environment:
+#   COPYUP_LOCAL       the local copy-up rows (below): 1 (default) runs them
+#                      first, 0 skips them, "only" runs nothing else (no Ceph)
 #   CEPH_CONF          use this running cluster instead of starting one in a
 #                      temp dir with deploy/ceph-cluster.sh
 #   COPYUP_FILES       64 MiB lower files per union, one copy-up each (3)
@@ -24,6 +26,15 @@
 # each) and the copy-up files (run/copyup/c1..cN, 64 MiB each); the writable
 # branch starts empty. After the run the copied-up files are checked in each
 # writable branch.
+#
+# The local copy-up rows (union-copyup.txt): the first 4 KiB write (open,
+# pwrite, close; bench/first_write.c, one process per system, each file
+# looked up before the clock starts) into lower files of 64 MiB, 1 GiB and
+# 4 GiB, and into each of ten 128 MiB files (total), through a Danaus union
+# over the local backend (partial copy-up), kernel overlayfs and
+# unionfs-fuse -o cow, all three over one lower directory of dense files on
+# the host's disk (6.4 GiB, written once; overlayfs and unionfs-fuse then
+# copy them whole into their upper directories: 2 x 6.4 GiB more).
 #
 # What it starts (and stops on exit, also on error): the cluster (unless
 # CEPH_CONF), a ceph-fuse mount in a temp dir, a danausd serving the union
@@ -42,7 +53,10 @@ copyup_files=${COPYUP_FILES:-3}
 
 bench_bin=$build/bench/danaus-bench
 danausd_bin=$build/fsservice/danausd
-for f in "$bench_bin" "$danausd_bin"; do
+first_write_bin=$build/bench/first-write
+libdanaus=$build/libfs/libdanaus.so
+copyup_local=${COPYUP_LOCAL:-1}
+for f in "$bench_bin" "$danausd_bin" "$first_write_bin"; do
     [ -x "$f" ] || die "$f not found: build the targets danaus-bench and danausd in $build"
 done
 for c in ceph-fuse unionfs-fuse; do
@@ -58,10 +72,24 @@ unionfs_pid=""
 danausd_pid=""
 overlay_mounted=""
 top=""
+lc=$work/local
+lc_danausd_pid=""
+lc_unionfs_pid=""
+lc_overlay_mounted=""
 
 cleanup() {
     local rc=$?
     set +e
+    if [ -n "$lc_danausd_pid" ]; then
+        kill -TERM "$lc_danausd_pid" 2>/dev/null
+        wait "$lc_danausd_pid" 2>/dev/null
+    fi
+    if [ -n "$lc_unionfs_pid" ]; then
+        fusermount -u "$lc/unionfs/mnt" 2>/dev/null ||
+            umount -l "$lc/unionfs/mnt" 2>/dev/null
+        wait "$lc_unionfs_pid" 2>/dev/null
+    fi
+    [ -n "$lc_overlay_mounted" ] && umount "$lc/overlay/mnt"
     if [ -n "$danausd_pid" ]; then
         kill -TERM "$danausd_pid" 2>/dev/null
         wait "$danausd_pid" 2>/dev/null
@@ -86,6 +114,87 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 source "$repo/bench/lib.sh"
+
+# First writes into the lower files of the local copy-up rows, through the
+# union mounted at $1, by the command in the other arguments (an env
+# prefix): one line of milliseconds, 64m 1g 4g 10x128m.
+first_writes() {
+    local dir=$1
+    shift
+    "$@" "$first_write_bin" "$dir"/{c64m,c1g,c4g} "$dir"/t{1..10} |
+        awk '/\/c[0-9]/ {printf "%s ", $2} /\/t[0-9]/ {t += $2}
+             END {print t}'
+}
+
+lc_danausd_up() {
+    kill -0 "$lc_danausd_pid" 2>/dev/null || die "danausd exited; see $lc/danausd.log"
+    grep -q "ready" "$lc/danausd.log"
+}
+lc_unionfs_up() { mountpoint -q "$lc/unionfs/mnt"; }
+
+local_copyup_rows() {
+    mkdir -p "$lc/lower" "$lc/run" "$lc"/{danaus,unionfs}/upper \
+        "$lc"/overlay/{upper,work,mnt} "$lc/unionfs/mnt"
+    say "local copy-up: writing the lower files (6.4 GiB)"
+    dd if=/dev/zero of="$lc/lower/c64m" bs=1M count=64 status=none
+    dd if=/dev/zero of="$lc/lower/c1g" bs=1M count=1024 status=none
+    dd if=/dev/zero of="$lc/lower/c4g" bs=1M count=4096 status=none
+    for i in $(seq 10); do
+        dd if=/dev/zero of="$lc/lower/t$i" bs=1M count=128 status=none
+    done
+    sync -f "$lc/lower"
+
+    printf '%s\n' "service union-copyup-bench" "rundir $lc/run" "fuse off" \
+        "union /bench/copyup local $lc/danaus/upper $lc/lower" \
+        >"$lc/danausd.conf"
+    "$danausd_bin" -c "$lc/danausd.conf" 2>"$lc/danausd.log" &
+    lc_danausd_pid=$!
+    wait_until 60 lc_danausd_up || die "danausd did not start in 60 s"
+    mount -t overlay overlay -o "lowerdir=$lc/lower,upperdir=$lc/overlay/upper,workdir=$lc/overlay/work" \
+        "$lc/overlay/mnt" || die "cannot mount overlayfs"
+    lc_overlay_mounted=1
+    unionfs-fuse -f -o cow "$lc/unionfs/upper=RW:$lc/lower=RO" \
+        "$lc/unionfs/mnt" >"$lc/unionfs-fuse.log" 2>&1 &
+    lc_unionfs_pid=$!
+    wait_until 30 lc_unionfs_up || die "unionfs-fuse did not mount in 30 s"
+
+    say "local copy-up: first writes"
+    local d o u
+    d=$(first_writes /bench/copyup env LD_PRELOAD="$libdanaus" \
+        DANAUS_SERVICE=union-copyup-bench DANAUS_RUNDIR="$lc/run")
+    o=$(first_writes "$lc/overlay/mnt" env)
+    u=$(first_writes "$lc/unionfs/mnt" env)
+    {
+        echo "First 4 KiB write into a lower file (open, pwrite, close), ms;"
+        echo "local disk, all three over one lower directory:"
+        echo
+        printf '%-32s %9s %9s %9s %13s\n' system "64 MiB" "1 GiB" "4 GiB" \
+            "10 x 128 MiB"
+        # shellcheck disable=SC2086 # each is a list of four figures
+        printf '%-32s %9s %9s %9s %13s\n' \
+            "Danaus union (partial copy-up)" $d "overlayfs" $o \
+            "unionfs-fuse -o cow" $u
+        echo
+        echo "Space the upper directories take after the run (du):"
+        du -sh "$lc/danaus/upper" "$lc/overlay/upper" "$lc/unionfs/upper" |
+            sed "s|$lc/||"
+    } | tee "$outdir/union-copyup.txt"
+
+    fusermount -u "$lc/unionfs/mnt"
+    wait "$lc_unionfs_pid" 2>/dev/null
+    lc_unionfs_pid=""
+    umount "$lc/overlay/mnt"
+    lc_overlay_mounted=""
+    kill -TERM "$lc_danausd_pid"
+    wait "$lc_danausd_pid" 2>/dev/null
+    lc_danausd_pid=""
+    rm -rf "$lc"
+}
+
+if [ "$copyup_local" != 0 ]; then
+    local_copyup_rows
+    [ "$copyup_local" = only ] && exit 0
+fi
 
 use_ceph_cluster
 

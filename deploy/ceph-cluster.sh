@@ -17,6 +17,9 @@
 # Ports are Ceph's defaults (3300, 6789), so only one such cluster runs on the
 # machine at a time: start refuses when another DIR's cluster is running.
 #
+# CEPH_MEMSTORE_BYTES sets the OSD's size (default 2 GiB); a small one lets
+# a test fill the cluster.
+#
 # Only the path goes to stdout; progress and errors go to stderr.
 set -euo pipefail
 
@@ -122,7 +125,7 @@ mgr data = $dir/mgr/\$id
 osd data = $dir/osd/\$id
 mds data = $dir/mds/\$id
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = ${CEPH_MEMSTORE_BYTES:-2147483648}
 osd pool default size = 1
 osd pool default min size = 1
 osd pool default pg autoscale mode = off

@@ -4,9 +4,10 @@
  *   danausd -c CONFIG          serve until SIGTERM or SIGINT
  *   danausd -c CONFIG --check  validate the configuration and exit
  *
- * Start-up order: configuration, backends and instances, the shared segment,
- * service threads, and the door last, so a client that can connect finds
- * everything ready. Shutdown runs it backwards.
+ * Start-up order: configuration, the door's socket (which claims the
+ * service's name), backends and instances, the shared segment, service
+ * threads, and the door's thread last, so a client that connects early
+ * waits until everything is ready. Shutdown runs it backwards.
  */
 #include "fsservice/doors/door.h"
 #include "fsservice/doors/fuse_door.h"
@@ -15,7 +16,10 @@
 #include "fsservice/core/workers.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +40,52 @@ static int die(const char *msg)
     return 1;
 }
 
-static int open_instances(struct service *svc, char *err, size_t errlen)
+/*
+ * Start-up can block for long before main reaches sigwait: a Ceph mount
+ * waits up to its mount timeout for an unreachable cluster, and the reset
+ * of a predecessor's session was seen to wait for good on a full cluster.
+ * Until start-up ends this thread takes SIGTERM and SIGINT and ends the
+ * process on them: nobody has been served yet, nothing needs an orderly
+ * stop. A signal after it ends waits for main's sigwait.
+ */
+struct start_guard {
+    pthread_t thread;
+    sigset_t sigs;
+    const char *service;
+    _Atomic bool started;
+};
+
+static void *start_guard_main(void *arg)
+{
+    struct start_guard *g = arg;
+    const struct timespec tick = {.tv_nsec = 100 * 1000 * 1000};
+    while (!atomic_load(&g->started)) {
+        int sig = sigtimedwait(&g->sigs, NULL, &tick);
+        if (sig > 0) {
+            fprintf(stderr, "danausd: %s: %s during start-up\n", g->service,
+                    strsignal(sig));
+            _exit(1);
+        }
+    }
+    return NULL;
+}
+
+/* The Ceph session's name: one per service socket on this host, which
+ * door_open holds for one process at a time, so a restarted service finds
+ * its predecessor's session and no other. */
+static void ceph_uuid(const struct door *door, char *buf, size_t len)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(buf, len, "danaus:%s:%s", host, door->path);
+}
+
+static int open_instances(struct service *svc, const struct door *door,
+                          char *err, size_t errlen)
 {
     struct config *cfg = &svc->cfg;
+    char uuid[sizeof door->path + 300];
+    ceph_uuid(door, uuid, sizeof uuid);
     for (int i = 0; i < cfg->nmounts; i++) {
         if (cfg->mounts[i].backend != CONFIG_CEPH || svc->ceph)
             continue;
@@ -48,6 +95,7 @@ static int open_instances(struct service *svc, char *err, size_t errlen)
             .fs_name = cfg->ceph_fs_name,
             .cache_size = cfg->ceph_cache_size,
             .oc_size = cfg->ceph_oc_size,
+            .uuid = uuid,
         };
         svc->ceph = cephfs_client_new(&o, err, errlen);
         if (!svc->ceph)
@@ -158,25 +206,33 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    static struct start_guard guard = {.started = false};
+    guard.sigs = sigs;
+    guard.service = svc.cfg.service;
+    if (pthread_create(&guard.thread, NULL, start_guard_main, &guard) != 0)
+        return die("cannot start: out of threads");
+
     rcu_register_thread();
     fstable_init(&svc.fs);
     static cpu_set_t groups[IPC_MAX_QUEUES];
     uint32_t ngroups;
     static struct workers workers;
     static struct door door;
-    if (open_instances(&svc, err, sizeof err) < 0 ||
-        create_segment(&svc, groups, &ngroups, err, sizeof err) < 0)
+    /* The door's socket first: it refuses a second service of the same
+     * name, which must not reach the Ceph mount and reset the first one's
+     * session. Clients are let in only at door_start. */
+    if (door_open(&door, &svc, err, sizeof err) < 0 ||
+        open_instances(&svc, &door, err, sizeof err) < 0 ||
+        create_segment(&svc, groups, &ngroups, err, sizeof err) < 0) {
+        door_close(&door);
         return die(err);
+    }
     lock_table_init(&svc.locks);
     if (client_registry_init(&svc.clients, &svc.seg) < 0)
         return die("cannot start service threads");
     svc.clients.locks = &svc.locks;
     if (workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
-    if (door_open(&door, &svc, err, sizeof err) < 0) {
-        door_close(&door);
-        return die(err);
-    }
     /* After door_open, which refuses a second service of the same name,
      * and before clients are let in. */
     if (fuse_door_start(&svc, &svc.fuse) < 0)
@@ -185,6 +241,8 @@ int main(int argc, char **argv)
         door_close(&door);
         return die("cannot start the door thread");
     }
+    atomic_store(&guard.started, true);
+    pthread_join(guard.thread, NULL);
     fprintf(stderr, "danausd: %s ready: %d mounts, %u queues, socket %s\n",
             svc.cfg.service, svc.cfg.nmounts, ngroups, door.path);
 
@@ -194,7 +252,17 @@ int main(int argc, char **argv)
             strsignal(sig));
     door_stop(&door);
     door_close(&door);
-    workers_stop(&workers);
+    int blocked = workers_stop(&workers);
+    if (blocked > 0) {
+        /* Calls blocked in a backend would hang an orderly teardown (a
+         * Ceph unmount waits for them too): leave now, so SIGTERM always
+         * ends the service within about 2 s. The kernel detaches clients
+         * and closes the FUSE connections. */
+        fprintf(stderr, "danausd: %s: %d calls still blocked in backends; "
+                "exiting without them\n", svc.cfg.service, blocked);
+        fflush(NULL);
+        _exit(0);
+    }
     fuse_door_stop(svc.fuse);
     ipc_segment_destroy(&svc.seg);
     client_registry_free(&svc.clients);

@@ -54,8 +54,11 @@ int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
     return 0;
 }
 
-int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
-                    const char *path, struct resolved_path *where)
+/* Begins call id on the path, resolved by resolve, and packs it. */
+static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
+                         const char *path, struct resolved_path *where,
+                         int (*resolve)(const struct mount_table *, int,
+                                        const char *, struct resolved_path *))
 {
     const struct service *svc = service_get();
     if (!svc)
@@ -64,10 +67,22 @@ int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
         errno = EFAULT;
         return -1;
     }
-    if (path_resolve(&svc->mounts, dirfd, path, where) < 0 ||
+    if (resolve(&svc->mounts, dirfd, path, where) < 0 ||
         call_begin(c, id, where->mount, 0) < 0)
         return -1;
     return pack_str(&c->pack, where->rel);
+}
+
+int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
+                    const char *path, struct resolved_path *where)
+{
+    return begin_on_path(c, id, dirfd, path, where, path_resolve);
+}
+
+int call_begin_name(struct call *c, enum danaus_call id, int dirfd,
+                    const char *path, struct resolved_path *where)
+{
+    return begin_on_path(c, id, dirfd, path, where, path_resolve_name);
 }
 
 int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path)
@@ -100,6 +115,8 @@ int64_t call_send(struct call *c)
     }
     int64_t result = ipc_await(ipc_slot(seg, t->slot), c->desc.seq,
                                service_alive, NULL);
+    if (result == -ETIMEDOUT)
+        thread_drop_slot();
     if (result < 0) {
         errno = result >= -4095 ? (int)-result : EIO;
         return -1;

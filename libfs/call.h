@@ -49,6 +49,10 @@ int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
 int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
                     const char *path, struct resolved_path *where);
 
+/* call_begin_path for a call on a name (path_resolve_name). */
+int call_begin_name(struct call *c, enum danaus_call id, int dirfd,
+                    const char *path, struct resolved_path *where);
+
 /* Begins call id on Danaus descriptor fd (EBADF otherwise). For the
  * "path | handle" calls, with_path packs the empty path string first. */
 int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path);

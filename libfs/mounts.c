@@ -187,3 +187,60 @@ int path_resolve(const struct mount_table *t, int dirfd, const char *path,
     out->mount = (uint32_t)m;
     return 0;
 }
+
+/* The last component of path and whether a '/' follows it. */
+static void last_component(const char *path, size_t *start, size_t *len,
+                           bool *slash)
+{
+    size_t end = strlen(path), stop = end;
+    while (stop > 0 && path[stop - 1] == '/')
+        stop--;
+    size_t first = stop;
+    while (first > 0 && path[first - 1] != '/')
+        first--;
+    *start = first;
+    *len = stop - first;
+    *slash = stop > 0 && stop < end;
+}
+
+int path_resolve_name(const struct mount_table *t, int dirfd,
+                      const char *path, struct resolved_path *out)
+{
+    if (path_resolve(t, dirfd, path, out) < 0)
+        return -1;
+    size_t start, len;
+    bool slash;
+    last_component(path, &start, &len, &slash);
+    bool dots = (len == 1 && path[start] == '.') ||
+                (len == 2 && path[start] == '.' && path[start + 1] == '.');
+    if (!dots && !slash)
+        return 0;
+    uint32_t mount = out->mount;
+    if (dots) {
+        /* The directory the dots are in, resolved as usual. */
+        char parent[DANAUS_PATH_MAX];
+        memcpy(parent, path, start);
+        strcpy(parent + start, start == 0 ? "." : "");
+        if (path_resolve(t, dirfd, parent, out) < 0 || out->mount != mount)
+            return path_resolve(t, dirfd, path, out);
+    }
+    size_t n = strlen(out->abs), rel = (size_t)(out->rel - out->abs);
+    if (n + 1 + len + 2 > sizeof out->abs) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (dots) {
+        bool at_root = out->rel[0] == '\0';
+        if (out->abs[n - 1] != '/')
+            out->abs[n++] = '/';
+        if (at_root)
+            rel = n; /* the dots are all of the instance-relative path */
+        memcpy(out->abs + n, path + start, len);
+        n += len;
+    }
+    if (slash && n > rel)
+        out->abs[n++] = '/';
+    out->abs[n] = '\0';
+    out->rel = out->abs + rel;
+    return 0;
+}

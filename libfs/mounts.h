@@ -61,4 +61,13 @@ int mount_table_match(const struct mount_table *t, const char *norm,
 int path_resolve(const struct mount_table *t, int dirfd, const char *path,
                  struct resolved_path *out);
 
+/* path_resolve for the calls that act on a name (mkdir, mknod, rmdir,
+ * unlink, rename, link, symlink), keeping what normalization drops from
+ * the end and Linux answers for: a last component "." or ".." (rmdir of
+ * "d/." is EINVAL, of "d/.." ENOTEMPTY) and a trailing '/' (unlink of
+ * "file/" is ENOTDIR). rel (and abs) then end in it; the routing is still
+ * path_resolve's. */
+int path_resolve_name(const struct mount_table *t, int dirfd,
+                      const char *path, struct resolved_path *out);
+
 #endif

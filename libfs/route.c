@@ -5,6 +5,7 @@
 
 #include "cwd.h"
 #include "fdtable.h"
+#include "identity.h"
 #include "mounts.h"
 #include "service.h"
 #include "usermem.h"
@@ -39,8 +40,11 @@ bool route_fd(int fd)
 
 bool route_path(int dirfd, const char *path)
 {
-    /* A path that cannot be read is the kernel's, which answers EFAULT. */
-    if (!route_enabled() || !usermem_string(path, DANAUS_PATH_MAX))
+    /* A path that cannot be read is the kernel's, which answers EFAULT. A
+     * process that changed its identity since it attached goes through the
+     * kernel too, which acts with the identity it has now. */
+    if (!route_enabled() || !usermem_string(path, DANAUS_PATH_MAX) ||
+        identity_changed())
         return false;
     if (path[0] != '/' && dirfd != AT_FDCWD && route_fd(dirfd))
         return true;

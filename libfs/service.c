@@ -9,6 +9,7 @@
  * A forked child forgets the connection and makes its own.
  */
 #include "service.h"
+#include "identity.h"
 #include "proc.h"
 #include "sys.h"
 
@@ -133,6 +134,7 @@ static void connect_service(void)
     if (door < 0)
         return;
     door = move_high(door);
+    identity_remember(); /* what SO_PEERCRED is about to record */
     if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
         say_hello(door) < 0) {
         mount_table_clear(&svc.mounts);

@@ -63,6 +63,15 @@ void thread_forget(void)
         pthread_setspecific(exit_key, NULL);
 }
 
+void thread_drop_slot(void)
+{
+    if (!has_slot)
+        return;
+    give_back_slot(&state);
+    if (key_made)
+        pthread_setspecific(exit_key, NULL);
+}
+
 struct thread_state *thread_get(const struct service *svc)
 {
     if (!has_slot && take_slot(svc) < 0)

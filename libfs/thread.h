@@ -24,4 +24,10 @@ struct thread_state *thread_get(const struct service *svc);
  * (without giving it back) so the next request asks for one of its own. */
 void thread_forget(void);
 
+/* After the service answered ETIMEDOUT (its request deadline): the late
+ * call may still write into this slot's buffer, so give the slot back (the
+ * service keeps it out of use until that call ends) and take a fresh one
+ * at the next request. */
+void thread_drop_slot(void);
+
 #endif

@@ -72,6 +72,8 @@ int64_t call_open(struct request *r)
                          (mode_t)(r->d->arg[1] & 07777), &file);
     if (rc < 0)
         return rc;
+    if (rc == LS_OPEN_SPECIAL)
+        return 0;
     struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);
     if (!of)
         return -ENOMEM;

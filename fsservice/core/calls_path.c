@@ -92,6 +92,37 @@ int64_t call_mkdir(struct request *r)
                             (mode_t)(r->d->arg[0] & 07777));
 }
 
+/* The types mknod makes, checked in Linux's order (may_mknod) before the
+ * path is looked at: a directory is EPERM, an unknown type EINVAL, and
+ * type 0 a regular file. */
+int64_t call_mknod(struct request *r)
+{
+    struct ls_instance *inst;
+    int64_t mode = r->d->arg[0], dev = r->d->arg[1];
+    if (mode < 0 || mode > (int64_t)(S_IFMT | 07777) || dev < 0)
+        return -EINVAL;
+    switch (mode & S_IFMT) {
+    case 0:
+        mode |= S_IFREG;
+        break;
+    case S_IFREG:
+    case S_IFCHR:
+    case S_IFBLK:
+    case S_IFIFO:
+    case S_IFSOCK:
+        break;
+    case S_IFDIR:
+        return -EPERM;
+    default:
+        return -EINVAL;
+    }
+    int rc = path_call(r, 1, &inst);
+    if (rc < 0)
+        return rc;
+    return inst->ops->mknod(inst, &r->c->cred, r->path, (mode_t)mode,
+                            (dev_t)dev);
+}
+
 int64_t call_rmdir(struct request *r)
 {
     struct ls_instance *inst;

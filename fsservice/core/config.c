@@ -234,6 +234,10 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     }
     if (strcmp(k, "threads_per_queue") == 0)
         return parse_u32(p, k, v, 1, 64, &cfg->threads_per_queue);
+    if (strcmp(k, "stalled_threads_per_queue") == 0)
+        return parse_u32(p, k, v, 0, 1024, &cfg->stalled_threads_per_queue);
+    if (strcmp(k, "request_deadline_ms") == 0)
+        return parse_u32(p, k, v, 0, 86400000, &cfg->request_deadline_ms);
     if (strcmp(k, "core_groups") == 0) {
         if (strcmp(v, "auto") == 0)
             cfg->core_group_level = 0;
@@ -251,7 +255,9 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     int *flag = strcmp(k, "fuse") == 0              ? &cfg->fuse
                 : strcmp(k, "fuse_direct_io") == 0  ? &cfg->fuse_direct_io
                 : strcmp(k, "fuse_revalidate") == 0 ? &cfg->fuse_revalidate
-                                                    : NULL;
+                : strcmp(k, "request_deadline_fsync") == 0
+                    ? &cfg->request_deadline_fsync
+                    : NULL;
     if (flag) {
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
             return fail(p, "%s must be on or off, not '%s'", k, v);
@@ -285,6 +291,7 @@ static void set_defaults(struct config *cfg)
     cfg->slots = 256;
     cfg->slot_buffer = 256u << 10;
     cfg->threads_per_queue = 4;
+    cfg->stalled_threads_per_queue = 32;
     cfg->fuse = 1;
 }
 

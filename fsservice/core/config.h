@@ -32,6 +32,12 @@ struct config {
     gid_t owner_gid;
     uint32_t queue_cells, slots, slot_buffer;
     uint32_t threads_per_queue; /* upper bound; one thread starts per queue */
+    /* more a queue may add while all its threads are blocked in calls */
+    uint32_t stalled_threads_per_queue;
+    /* a request still in its backend after this is answered ETIMEDOUT;
+     * 0: never. fsync only with request_deadline_fsync. */
+    uint32_t request_deadline_ms;
+    int request_deadline_fsync;
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
     char *ceph_conf, *ceph_client_id, *ceph_fs_name;
     char *ceph_cache_size, *ceph_oc_size;

@@ -56,6 +56,7 @@ static const struct {
     [DANAUS_CALL_LISTXATTR] = {call_listxattr, PATH_OR_HANDLE},
     [DANAUS_CALL_REMOVEXATTR] = {call_removexattr, PATH_OR_HANDLE},
     [DANAUS_CALL_LOCK] = {call_lock, NEEDS_HANDLE},
+    [DANAUS_CALL_MKNOD] = {call_mknod, NEEDS_NOTHING},
 };
 
 int request_string(struct request *r, char *out, size_t cap)

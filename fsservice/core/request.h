@@ -61,6 +61,7 @@ void locks_on_close(struct request *r, struct open_file *of);
 int64_t call_stat(struct request *r);
 int64_t call_access(struct request *r);
 int64_t call_mkdir(struct request *r);
+int64_t call_mknod(struct request *r);
 int64_t call_rmdir(struct request *r);
 int64_t call_unlink(struct request *r);
 int64_t call_rename(struct request *r);

@@ -4,13 +4,17 @@
  * Each queue (one per core group) gets one thread pinned to the group's
  * cpus at start. When a thread finds requests still waiting behind the one
  * it took, it adds a thread to its queue, up to threads_per_queue; added
- * threads leave again after a spell without work.
+ * threads leave again after a spell without work. A queue whose threads
+ * are all blocked inside calls gets more, up to stalled_threads_per_queue
+ * beyond that bound (workers.c).
  */
 #ifndef DANAUS_WORKERS_H
 #define DANAUS_WORKERS_H
 
+#include "deadline.h"
 #include "service.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -22,13 +26,21 @@ struct workers {
     struct crew *crews;
     uint32_t ncrews;
     int max_per_queue;
+    int max_stalled; /* threads a stalled queue may add beyond that */
+    pthread_t watch; /* the stall and deadline watch */
+    struct deadlines deadlines;
+    bool watching;
     _Atomic bool stop;
     _Atomic int live; /* threads running */
 };
 
 int workers_start(struct workers *w, struct service *svc,
                   const cpu_set_t *groups, uint32_t ngroups);
-/* Stops every thread once its current request is answered. */
-void workers_stop(struct workers *w);
+/* Stops every thread once its current request is answered, waiting at most
+ * about 2 s for requests in progress. Returns the number of threads still
+ * inside a call then (blocked in a backend): 0 when all have ended and w is
+ * released; otherwise they still use the service, which must not be freed
+ * (the process should exit). */
+int workers_stop(struct workers *w);
 
 #endif

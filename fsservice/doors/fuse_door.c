@@ -195,9 +195,13 @@ static int export_start(struct fuse_export *ex, const struct service *svc)
 {
     if (prepare_mountpoint(ex->mountpoint) < 0)
         return -1;
+    /* A root service lets everyone in (allow_other) and lets the kernel
+     * open the device nodes its instances hold (dev; mknod of one needs
+     * CAP_MKNOD, checked by the kernel or the backend): devices and FIFOs
+     * are opened through this door (libservice.h, ls_ops.open). */
     char opts[256];
     snprintf(opts, sizeof opts, "fsname=danaus:%s,subtype=danaus%s",
-             svc->cfg.service, geteuid() == 0 ? ",allow_other" : "");
+             svc->cfg.service, geteuid() == 0 ? ",allow_other,dev" : "");
     char *argv[] = {"danausd", "-o", opts, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
     ex->fuse = fuse_new(&args, &fuse_export_ops, sizeof fuse_export_ops, ex);

@@ -102,6 +102,14 @@ static int op_mkdir(const char *path, mode_t mode)
     return inst->ops->mkdir(inst, cred, rel(path), mode);
 }
 
+/* The kernel has checked the type (and CAP_MKNOD for devices) and applied
+ * the umask; the backend checks them again for the preload path. */
+static int op_mknod(const char *path, mode_t mode, dev_t dev)
+{
+    BEGIN;
+    return inst->ops->mknod(inst, cred, rel(path), mode, dev);
+}
+
 static int op_unlink(const char *path)
 {
     BEGIN;
@@ -288,6 +296,26 @@ static int op_write(const char *path, const char *buf, size_t n, off_t off,
                                   (fi->flags & O_APPEND) ? -1 : off, &end);
 }
 
+/* Mode 0 only, as the preload's fallocate (libfs/api/fdctl.c): a file
+ * shorter than off + len gets a zero as the range's last byte, which
+ * extends it with zeros; the kernel has checked the descriptor. */
+static int op_fallocate(const char *path, int mode, off_t off, off_t len,
+                        struct fuse_file_info *fi)
+{
+    BEGIN;
+    if (mode != 0)
+        return -EOPNOTSUPP;
+    struct danaus_stat d;
+    int rc = inst->ops->fstat(file_of(fi), cred, &d);
+    if (rc < 0 || d.size >= off + len)
+        return rc;
+    static const char zero;
+    off_t end;
+    ssize_t n = inst->ops->pwrite(file_of(fi), cred, &zero, 1, off + len - 1,
+                                  &end);
+    return n < 0 ? (int)n : 0;
+}
+
 static int op_statfs(const char *path, struct statvfs *out)
 {
     BEGIN;
@@ -440,6 +468,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 const struct fuse_operations fuse_export_ops = {
     .getattr = op_getattr,
     .readlink = op_readlink,
+    .mknod = op_mknod,
     .mkdir = op_mkdir,
     .unlink = op_unlink,
     .rmdir = op_rmdir,
@@ -467,4 +496,5 @@ const struct fuse_operations fuse_export_ops = {
     .access = op_access,
     .create = op_create,
     .utimens = op_utimens,
+    .fallocate = op_fallocate,
 };

@@ -37,6 +37,9 @@ struct ls_cred {
 
 struct ls_ops;
 
+/* open's answer for a file the kernel opens (see ls_ops.open). */
+#define LS_OPEN_SPECIAL 1
+
 struct ls_instance {
     const struct ls_ops *ops;
 };
@@ -51,7 +54,11 @@ struct ls_ops {
     const char *name;
 
     /* Open files and directories (O_DIRECTORY or a directory opened
-     * O_RDONLY gives a directory whose entries getdents returns). */
+     * O_RDONLY gives a directory whose entries getdents returns). A FIFO,
+     * device or socket is not opened: after checking the caller's access
+     * for the open's mode, open answers LS_OPEN_SPECIAL without setting
+     * *out, since the data path of such a file is the kernel's (the
+     * client opens it through the FUSE door). O_PATH opens them all. */
     int (*open)(struct ls_instance *, const struct ls_cred *, const char *path,
                 int flags, mode_t mode, struct ls_file **out);
     void (*close)(struct ls_file *);
@@ -92,6 +99,10 @@ struct ls_ops {
                   const char *path, int mode, int at);
     int (*mkdir)(struct ls_instance *, const struct ls_cred *,
                  const char *path, mode_t mode);
+    /* A regular file, FIFO, socket or (for root) device: mode carries the
+     * S_IFMT type, which the caller has checked, and permission bits. */
+    int (*mknod)(struct ls_instance *, const struct ls_cred *,
+                 const char *path, mode_t mode, dev_t dev);
     int (*rmdir)(struct ls_instance *, const struct ls_cred *,
                  const char *path);
     int (*unlink)(struct ls_instance *, const struct ls_cred *,
@@ -139,6 +150,10 @@ struct cephfs_client_options {
     const char *fs_name;     /* NULL: the default file system */
     const char *cache_size;  /* client_cache_size (inodes), NULL: default */
     const char *oc_size;     /* client_oc_size (bytes), NULL: default */
+    /* Names this client's Ceph session across restarts: a session the
+     * previous process of the same uuid left is reset at mount, so the
+     * files it held are free at once. NULL: no uuid, no reset. */
+    const char *uuid;
 };
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *,
                                         char *err, size_t errlen);

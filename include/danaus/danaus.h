@@ -127,6 +127,13 @@ int danaus_statx(int dirfd, const char *pathname, int flags,
 int danaus_faccessat(int dirfd, const char *pathname, int mode, int flags);
 int danaus_euidaccess(const char *pathname, int mode);
 int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode);
+/* FIFOs, sockets, regular files and (for root) devices. danaus_open of a
+ * FIFO, socket or device gives a kernel descriptor, opened through the
+ * service's FUSE door: their data path is the kernel's. */
+int danaus_mknod(const char *pathname, mode_t mode, dev_t dev);
+int danaus_mknodat(int dirfd, const char *pathname, mode_t mode, dev_t dev);
+int danaus_mkfifo(const char *pathname, mode_t mode);
+int danaus_mkfifoat(int dirfd, const char *pathname, mode_t mode);
 int danaus_unlinkat(int dirfd, const char *pathname, int flags);
 int danaus_renameat(int olddirfd, const char *oldpath, int newdirfd,
                     const char *newpath);

@@ -47,7 +47,9 @@
  */
 enum danaus_call {
     DANAUS_CALL_NONE = 0,
-    DANAUS_CALL_OPEN,        /* path; arg0 flags, arg1 mode -> handle */
+    DANAUS_CALL_OPEN,        /* path; arg0 flags, arg1 mode -> handle, or 0:
+                                a FIFO, device or socket, which the
+                                client opens through the kernel */
     DANAUS_CALL_CLOSE,       /* handle */
     DANAUS_CALL_DUP,         /* handle -> new handle to the same open file */
     DANAUS_CALL_READ,        /* handle; arg0 count -> bytes, data out */
@@ -85,6 +87,8 @@ enum danaus_call {
                                 len (0: to the end), arg4 DANAUS_LOCK_POSIX
                                 | _OFD | _FLOCK, arg5 wait -> 0; TEST puts
                                 a danaus_lock out (type F_UNLCK: none) */
+    DANAUS_CALL_MKNOD,       /* path; arg0 mode (type and permission bits),
+                                arg1 device number */
     DANAUS_CALL_COUNT
 };
 

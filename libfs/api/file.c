@@ -51,10 +51,11 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     int64_t handle = call_send(&c);
     if (handle < 0)
         return -1;
-    if (handle == 0) {
-        errno = EPROTO;
-        return -1;
-    }
+    /* A FIFO, device or socket: its data path is the kernel's, which
+     * reaches it through the FUSE door at the same path. The descriptor is
+     * a kernel one; without the door the open fails as the kernel says. */
+    if (handle == 0)
+        return (int)syscall(SYS_openat, AT_FDCWD, where.abs, flags, mode);
     int fd = fdtable_reserve(flags & O_CLOEXEC);
     if (fd < 0) {
         close_handle(where.mount, (uint64_t)handle);

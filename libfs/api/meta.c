@@ -1,6 +1,6 @@
 /*
  * meta.c - the danaus_* path and metadata calls: stat and friends,
- * access, mkdir/rmdir/unlink, rename/link/symlink/readlink, chmod, chown,
+ * access, mkdir/mknod/mkfifo/rmdir/unlink, rename/link/symlink/readlink, chmod, chown,
  * utimensat, truncate, statfs, and their *at twins.
  *
  * The service takes only AT_SYMLINK_NOFOLLOW (and AT_EACCESS for access)
@@ -194,7 +194,7 @@ DANAUS_EXPORT int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode)
 {
     struct call c;
     struct resolved_path where;
-    if (call_begin_path(&c, DANAUS_CALL_MKDIR, dirfd, pathname, &where) < 0)
+    if (call_begin_name(&c, DANAUS_CALL_MKDIR, dirfd, pathname, &where) < 0)
         return -1;
     c.desc.arg[0] = umask_apply(mode);
     return send_status(&c);
@@ -203,6 +203,34 @@ DANAUS_EXPORT int danaus_mkdirat(int dirfd, const char *pathname, mode_t mode)
 DANAUS_EXPORT int danaus_mkdir(const char *pathname, mode_t mode)
 {
     return danaus_mkdirat(AT_FDCWD, pathname, mode);
+}
+
+DANAUS_EXPORT int danaus_mknodat(int dirfd, const char *pathname, mode_t mode,
+                                 dev_t dev)
+{
+    struct call c;
+    struct resolved_path where;
+    if (call_begin_name(&c, DANAUS_CALL_MKNOD, dirfd, pathname, &where) < 0)
+        return -1;
+    c.desc.arg[0] = (mode & S_IFMT) | umask_apply(mode & 07777);
+    c.desc.arg[1] = (int64_t)dev;
+    return send_status(&c);
+}
+
+DANAUS_EXPORT int danaus_mknod(const char *pathname, mode_t mode, dev_t dev)
+{
+    return danaus_mknodat(AT_FDCWD, pathname, mode, dev);
+}
+
+DANAUS_EXPORT int danaus_mkfifoat(int dirfd, const char *pathname,
+                                  mode_t mode)
+{
+    return danaus_mknodat(dirfd, pathname, S_IFIFO | (mode & 07777), 0);
+}
+
+DANAUS_EXPORT int danaus_mkfifo(const char *pathname, mode_t mode)
+{
+    return danaus_mknodat(AT_FDCWD, pathname, S_IFIFO | (mode & 07777), 0);
 }
 
 DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)
@@ -215,7 +243,7 @@ DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)
     }
     enum danaus_call id =
         flags & AT_REMOVEDIR ? DANAUS_CALL_RMDIR : DANAUS_CALL_UNLINK;
-    if (call_begin_path(&c, id, dirfd, pathname, &where) < 0)
+    if (call_begin_name(&c, id, dirfd, pathname, &where) < 0)
         return -1;
     return send_status(&c);
 }
@@ -245,8 +273,8 @@ static int two_path_call(enum danaus_call id, int fromfd, const char *from,
         errno = EFAULT;
         return -1;
     }
-    if (path_resolve(&svc->mounts, tofd, to, &where_to) < 0 ||
-        call_begin_path(&c, id, fromfd, from, &where_from) < 0)
+    if (path_resolve_name(&svc->mounts, tofd, to, &where_to) < 0 ||
+        call_begin_name(&c, id, fromfd, from, &where_from) < 0)
         return -1;
     if (where_from.mount != where_to.mount) {
         errno = EXDEV;
@@ -328,7 +356,7 @@ DANAUS_EXPORT int danaus_symlinkat(const char *target, int newdirfd,
         return -1;
     }
     /* The target is stored as written, never resolved here. */
-    if (path_resolve(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
+    if (path_resolve_name(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
         call_begin(&c, DANAUS_CALL_SYMLINK, where.mount, 0) < 0 ||
         pack_str(&c.pack, target) < 0 || pack_str(&c.pack, where.rel) < 0)
         return -1;

@@ -1,7 +1,8 @@
 /*
- * path.c - the name operations under LD_PRELOAD: mkdir, rmdir,
- * unlink, rename, link, symlink, readlink (with their *at twins and the
- * fortified __*_chk entry points) and realpath.
+ * path.c - the name operations under LD_PRELOAD: mkdir, mknod, mkfifo
+ * (and glibc's older __xmknod entry points), rmdir, unlink, rename, link,
+ * symlink, readlink (with their *at twins and the fortified __*_chk entry
+ * points) and realpath.
  *
  * Each call on a Danaus path goes to its danaus_* twin, every other one to
  * libc unchanged. A rename or link between a Danaus path and a kernel one
@@ -19,6 +20,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +38,71 @@ DANAUS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
     if (!route_path(dirfd, path))
         return REAL(mkdirat)(dirfd, route_kernel_path(dirfd, path, k), mode);
     return danaus_mkdirat(dirfd, path, mode);
+}
+
+DANAUS_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(AT_FDCWD, path))
+        return REAL(mknod)(route_kernel_path(AT_FDCWD, path, k), mode, dev);
+    return danaus_mknod(path, mode, dev);
+}
+
+DANAUS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(dirfd, path))
+        return REAL(mknodat)(dirfd, route_kernel_path(dirfd, path, k), mode,
+                             dev);
+    return danaus_mknodat(dirfd, path, mode, dev);
+}
+
+DANAUS_EXPORT int mkfifo(const char *path, mode_t mode)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(AT_FDCWD, path))
+        return REAL(mkfifo)(route_kernel_path(AT_FDCWD, path, k), mode);
+    return danaus_mkfifo(path, mode);
+}
+
+DANAUS_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(dirfd, path))
+        return REAL(mkfifoat)(dirfd, route_kernel_path(dirfd, path, k), mode);
+    return danaus_mkfifoat(dirfd, path, mode);
+}
+
+/* Binaries built against glibc before 2.33 call these, with the version of
+ * the device number's layout first (_MKNOD_VER, 0 on x86-64). */
+int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev);
+int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev);
+
+DANAUS_EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(AT_FDCWD, path))
+        return REAL(__xmknod)(ver, route_kernel_path(AT_FDCWD, path, k), mode,
+                              dev);
+    if (ver != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return danaus_mknod(path, mode, *dev);
+}
+
+DANAUS_EXPORT int __xmknodat(int ver, int dirfd, const char *path,
+                             mode_t mode, dev_t *dev)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(dirfd, path))
+        return REAL(__xmknodat)(ver, dirfd, route_kernel_path(dirfd, path, k),
+                                mode, dev);
+    if (ver != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return danaus_mknodat(dirfd, path, mode, *dev);
 }
 
 DANAUS_EXPORT int rmdir(const char *path)
@@ -64,12 +131,15 @@ DANAUS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 
 /* Where a call on two paths goes: 0 the kernel, 1 Danaus, or -1 with errno
  * EXDEV when one path is Danaus's and the other not. A path that cannot be
- * read goes to the kernel, which reports EFAULT (usermem.h). */
+ * read goes to the kernel, which reports EFAULT (usermem.h), and so does a
+ * path too long to be anyone's: ENAMETOOLONG comes before EXDEV. */
 static int route_two(int olddirfd, const char *oldpath, int newdirfd,
                      const char *newpath)
 {
     if (!usermem_string(oldpath, DANAUS_PATH_MAX) ||
-        !usermem_string(newpath, DANAUS_PATH_MAX))
+        !usermem_string(newpath, DANAUS_PATH_MAX) ||
+        strnlen(oldpath, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX ||
+        strnlen(newpath, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return 0;
     bool old_ours = route_path(olddirfd, oldpath);
     bool new_ours = route_path(newdirfd, newpath);

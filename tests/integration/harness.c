@@ -161,6 +161,20 @@ int daemon_stop(struct daemon *d)
     return WIFEXITED(d->status) && WEXITSTATUS(d->status) == 0 ? 0 : -1;
 }
 
+int daemon_term(struct daemon *d, int timeout_ms, const char *says)
+{
+    double t0 = now_ms();
+    kill(d->pid, SIGTERM);
+    if (daemon_wait_exit(d, timeout_ms) < 0 || !WIFEXITED(d->status))
+        return -1;
+    printf("SIGTERM: exit %d after %.0f ms\n", WEXITSTATUS(d->status),
+           now_ms() - t0);
+    char text[8192];
+    if (says && !strstr(daemon_log_text(d, text, sizeof text), says))
+        return -1;
+    return WEXITSTATUS(d->status);
+}
+
 void daemon_kill(struct daemon *d)
 {
     if (d->pid == 0)

@@ -59,6 +59,10 @@ int daemon_wait_exit(struct daemon *d, int timeout_ms);
  * (killed with SIGKILL if it did not exit). */
 int daemon_stop(struct daemon *d);
 
+/* SIGTERM, and the exit code if the daemon exited within timeout_ms with
+ * a log that contains says (unless NULL); -1 otherwise. Prints the time. */
+int daemon_term(struct daemon *d, int timeout_ms, const char *says);
+
 /* SIGKILL and reap. */
 void daemon_kill(struct daemon *d);
 

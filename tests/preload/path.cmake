@@ -1,5 +1,5 @@
-# The path, metadata, xattr and cwd interposers (libfs/interpose/stat.c,
-# libfs/interpose/path.c, libfs/interpose/attr.c, libfs/interpose/xattr.c, libfs/interpose/cwd.c):
+# The path, metadata, xattr and cwd interposers (libfs/interpose/: stat.c,
+# path.c, attr.c, xattr.c, cwd.c):
 # tests/preload/test_preload_path.c runs test_preload_path_suite.c on a
 # plain directory and under LD_PRELOAD on a danausd mount and compares.
 add_executable(test_preload_path_suite

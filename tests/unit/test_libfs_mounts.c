@@ -219,6 +219,27 @@ static void resolve_relative_to_cwd(void **state)
     assert_int_equal(errno, ENOENT);
 }
 
+/* Name calls keep a last "." or ".." and a trailing '/', which Linux
+ * answers for; routing stays with the normalized path. */
+static void resolve_name_keeps_last_dots(void **state)
+{
+    struct fixture *f = *state;
+    struct resolved_path r;
+    assert_int_equal(path_resolve_name(&f->t, AT_FDCWD, "a/b/..", &r), 0);
+    assert_string_equal(r.rel, "a/b/..");
+    assert_int_equal(path_resolve_name(&f->t, AT_FDCWD, "a//./", &r), 0);
+    assert_string_equal(r.rel, "a/./");
+    assert_int_equal(path_resolve_name(&f->t, AT_FDCWD, ".", &r), 0);
+    assert_string_equal(r.rel, ".");
+    assert_int_equal(path_resolve_name(&f->t, AT_FDCWD, "x/../f/", &r), 0);
+    assert_string_equal(r.rel, "f/");
+    assert_int_equal(path_resolve_name(&f->t, AT_FDCWD, "a/b", &r), 0);
+    assert_string_equal(r.rel, "a/b");
+    errno = 0;
+    assert_int_equal(path_resolve_name(&f->t, AT_FDCWD, "..", &r), -1);
+    assert_int_equal(errno, EXDEV);
+}
+
 static void resolve_absolute_ignores_dirfd(void **state)
 {
     struct fixture *f = *state;
@@ -282,6 +303,8 @@ int main(void)
         cmocka_unit_test(view_root_with_kernel_paths),
         cmocka_unit_test(resolve_in_a_view),
         cmocka_unit_test_setup_teardown(resolve_relative_to_cwd, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(resolve_name_keeps_last_dots, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(resolve_absolute_ignores_dirfd, setup,
                                         teardown),

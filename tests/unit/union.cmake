@@ -26,3 +26,38 @@ add_test(NAME union_memory_ceph
     $<TARGET_FILE:danaus> ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
 set_tests_properties(union_memory_ceph PROPERTIES
   LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+
+# Unit tests of partial copy-up: the extent map alone, and the union's
+# partial copies over the local backend.
+danaus_unit_test(test_extent_map
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_extent_map.c
+  LIBS danaus_union)
+danaus_unit_test(test_union_partial
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_union_partial.c
+  LIBS danaus_union danaus_backend_local)
+set_tests_properties(test_extent_map test_union_partial PROPERTIES
+  LABELS "unit;union")
+
+# The randomized model test of partial copy-up (tests/union/model.sh):
+# union_model's random writes, appends, truncates and reads on a lower
+# file of a union, danausd killed in the middle of each round but the
+# first and restarted, every acknowledged op checked. Ceph: two rounds
+# (a restarted client waits ~60 s for the dead session's caps).
+add_executable(union_model ${CMAKE_CURRENT_SOURCE_DIR}/union/union_model.c)
+add_test(NAME union_model_local
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/model.sh $<TARGET_FILE:danausd>
+    $<TARGET_FILE:danaus> $<TARGET_FILE:union_model> local - 8 400)
+set_tests_properties(union_model_local PROPERTIES LABELS union TIMEOUT 300)
+add_test(NAME union_model_ceph
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/model.sh $<TARGET_FILE:danausd>
+    $<TARGET_FILE:danaus> $<TARGET_FILE:union_model> ceph
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf 2 200)
+set_tests_properties(union_model_ceph PROPERTIES
+  LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+
+# mmap of a partial copy through the FUSE door (tests/union/partial_fuse.sh).
+add_test(NAME union_partial_fuse
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/partial_fuse.sh
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> $<TARGET_FILE:union_model>)
+set_tests_properties(union_partial_fuse PROPERTIES LABELS "union;fuse"
+  TIMEOUT 120)

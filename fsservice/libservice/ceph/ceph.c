@@ -273,6 +273,24 @@ static int cfs_link(struct ls_instance *inst, const struct ls_cred *cred,
     return r;
 }
 
+/* The parent of a name link, symlink or mknod is about to make: 0 with
+ * l->dir held, or the error Linux gives for the name (l released). */
+static int walk_new_name(struct ceph_instance *ci, const struct ls_cred *cred,
+                         const char *path, struct ceph_last *l)
+{
+    int r = ceph_walk_parent(ci, cred, path, 0, l);
+    if (r < 0)
+        return r;
+    if (ceph_name_is_special(l->name))
+        r = -EEXIST;
+    else if (l->slash)
+        r = slash_create_error(ci, cred, l);
+    else
+        return 0;
+    ceph_inode_put(ci, l->dir);
+    return r;
+}
+
 static int cfs_symlink(struct ls_instance *inst, const struct ls_cred *cred,
                         const char *target, const char *linkpath)
 {
@@ -282,21 +300,46 @@ static int cfs_symlink(struct ls_instance *inst, const struct ls_cred *cred,
         return -ENOENT;
     if (strnlen(target, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return -ENAMETOOLONG;
-    int r = ceph_walk_parent(ci, cred, linkpath, 0, &l);
+    int r = walk_new_name(ci, cred, linkpath, &l);
     if (r < 0)
         return r;
-    if (ceph_name_is_special(l.name)) {
-        r = -EEXIST;
-    } else if (l.slash) {
-        r = slash_create_error(ci, cred, &l);
-    } else {
-        struct Inode *in;
-        struct ceph_statx stx;
-        r = ceph_ll_symlink(ci->client->cmount, l.dir, l.name, target, &in,
-                            &stx, 0, 0, cred->ceph_perm);
+    struct Inode *in;
+    struct ceph_statx stx;
+    r = ceph_ll_symlink(ci->client->cmount, l.dir, l.name, target, &in, &stx,
+                        0, 0, cred->ceph_perm);
+    if (r == 0)
+        ceph_ll_put(ci->client->cmount, in);
+    ceph_inode_put(ci, l.dir);
+    return r;
+}
+
+/* Devices need CAP_MKNOD, which Linux's mknod checks after the parent's
+ * write permission; here the client's uid 0 stands for it. */
+static int cfs_mknod(struct ls_instance *inst, const struct ls_cred *cred,
+                     const char *path, mode_t mode, dev_t dev)
+{
+    struct ceph_instance *ci = ceph_inst(inst);
+    struct ceph_last l;
+    int r = walk_new_name(ci, cred, path, &l);
+    if (r < 0)
+        return r;
+    struct Inode *in;
+    struct ceph_statx stx;
+    if ((S_ISCHR(mode) || S_ISBLK(mode)) && cred->uid != 0) {
+        r = ceph_ll_getattr(ci->client->cmount, l.dir, &stx,
+                            CEPH_STATX_MODE | CEPH_STATX_UID |
+                                CEPH_STATX_GID,
+                            0, cred->ceph_perm);
         if (r == 0)
-            ceph_ll_put(ci->client->cmount, in);
+            r = ceph_may_access(&stx, cred, W_OK | X_OK);
+        if (r == 0)
+            r = -EPERM;
     }
+    if (r == 0)
+        r = ceph_ll_mknod(ci->client->cmount, l.dir, l.name, mode, dev, &in,
+                          &stx, 0, 0, cred->ceph_perm);
+    if (r == 0)
+        ceph_ll_put(ci->client->cmount, in);
     ceph_inode_put(ci, l.dir);
     return r;
 }
@@ -480,6 +523,7 @@ static const struct ls_ops ceph_ops = {
     .stat = cfs_stat,
     .access = cfs_access,
     .mkdir = cfs_mkdir,
+    .mknod = cfs_mknod,
     .rmdir = cfs_rmdir,
     .unlink = cfs_unlink,
     .rename = cfs_rename,

@@ -14,6 +14,8 @@
 
 #include <cephfs/libcephfs.h>
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/statvfs.h>
 
 struct cephfs_client {
@@ -21,7 +23,14 @@ struct cephfs_client {
     /* st_dev reported for every file of this client: a constant made from
      * the file system id, so all files of one mount share it. */
     uint64_t dev;
+    /* cephfs_client_full's answer and when it was asked (ns, monotonic) */
+    _Atomic bool full;
+    _Atomic uint64_t full_asked_ns;
 };
+
+/* Whether the cluster has no space left (statfs of the mount's root, asked
+ * at most once a second). */
+bool cephfs_client_full(struct cephfs_client *cl);
 
 struct ceph_instance {
     struct ls_instance base;

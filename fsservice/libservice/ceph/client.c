@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CEPH_MOUNT_TIMEOUT "30" /* seconds */
+#define FULL_ASK_NS 1000000000ull /* how long a fullness answer holds */
 
 /* Ceph options must be set before ceph_mount to take effect. */
 static int set_option(struct ceph_mount_info *cm, const char *name,
@@ -23,6 +25,25 @@ static int set_option(struct ceph_mount_info *cm, const char *name,
         snprintf(err, errlen, "ceph: cannot set %s=%s: %s", name, value,
                  strerror(-r));
     return r;
+}
+
+/* A killed service leaves its session at the MDS with the caps of the files
+ * it had open; until the session times out (session_timeout, 60 s by
+ * default, measured 65 s) nobody else, the restarted service included, can
+ * read those files. Resetting the session of the same uuid evicts it now,
+ * and taking the uuid lets the next process do the same to this one. Only
+ * one process per uuid runs at a time (the caller's guarantee). */
+static void reset_predecessor(struct ceph_mount_info *cm, const char *uuid)
+{
+    int r = ceph_start_reclaim(cm, uuid, CEPH_RECLAIM_RESET);
+    /* ENOENT: no session of that uuid, the common case. Anything else only
+     * costs the wait this avoids, so the mount goes on. */
+    if (r < 0 && r != -ENOENT)
+        fprintf(stderr, "danausd: ceph: cannot reset the previous session "
+                "of %s (%s); files it held wait for its timeout\n", uuid,
+                strerror(-r));
+    ceph_finish_reclaim(cm);
+    ceph_set_uuid(cm, uuid);
 }
 
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
@@ -72,6 +93,8 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
             goto fail;
         }
     }
+    if (o->uuid != NULL)
+        reset_predecessor(cl->cmount, o->uuid);
     r = ceph_mount(cl->cmount, "/");
     if (r < 0) {
         snprintf(err, errlen, "ceph: mount failed: %s", strerror(-r));
@@ -96,6 +119,23 @@ void cephfs_client_free(struct cephfs_client *cl)
     ceph_unmount(cl->cmount);
     ceph_release(cl->cmount);
     free(cl);
+}
+
+bool cephfs_client_full(struct cephfs_client *cl)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t asked = atomic_load(&cl->full_asked_ns);
+    if (asked != 0 && now - asked < FULL_ASK_NS)
+        return atomic_load(&cl->full);
+    /* One asker at a time; the others take the previous answer. */
+    if (!atomic_compare_exchange_strong(&cl->full_asked_ns, &asked, now))
+        return atomic_load(&cl->full);
+    struct statvfs sv;
+    bool full = ceph_statfs(cl->cmount, "/", &sv) == 0 && sv.f_bavail == 0;
+    atomic_store(&cl->full, full);
+    return full;
 }
 
 /* ceph_userperm_new keeps a pointer to the group list rather than a copy

@@ -111,8 +111,9 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
     struct ceph_mount_info *cm = ci->client->cmount;
     struct ceph_statx stx;
     struct ceph_file *cf = NULL;
-    int r = ceph_ll_getattr(cm, in, &stx, CEPH_STATX_MODE, 0,
-                            cred->ceph_perm);
+    int r = ceph_ll_getattr(cm, in, &stx,
+                            CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID,
+                            0, cred->ceph_perm);
     if (r < 0)
         goto fail;
     int accmode = flags & O_ACCMODE;
@@ -123,9 +124,16 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
     } else if (flags & O_DIRECTORY) {
         r = -ENOTDIR;
     } else if (!S_ISREG(stx.stx_mode)) {
-        r = -ENXIO; /* devices, fifos, sockets are not served */
+        /* Devices, FIFOs, sockets: the client opens them through the
+         * kernel (see ls_ops.open). */
+        r = ceph_may_access(&stx, cred,
+                            accmode == O_RDWR     ? R_OK | W_OK
+                            : accmode == O_WRONLY ? W_OK
+                                                  : R_OK);
+        if (r == 0)
+            r = LS_OPEN_SPECIAL;
     }
-    if (r < 0)
+    if (r != 0)
         goto fail;
     r = new_file(inst, in, S_ISDIR(stx.stx_mode), flags, &cf);
     if (r < 0)
@@ -312,6 +320,12 @@ int ceph_file_fsync(struct ls_file *f, const struct ls_cred *cred,
     struct ceph_mount_info *cm = fclient(f)->cmount;
     if (f->is_dir)
         return ceph_ll_sync_inode(cm, cfile(f)->in, datasync);
+    /* On a full cluster libcephfs fails writes with ENOSPC but its fsync
+     * waits, for as long as the cluster stays full, for data it cannot
+     * flush (seen with a memstore OSD at its full ratio): say ENOSPC now,
+     * as a local file system would have at the write. */
+    if (cephfs_client_full(fclient(f)))
+        return -ENOSPC;
     return ceph_ll_fsync(cm, cfile(f)->fh, datasync);
 }
 

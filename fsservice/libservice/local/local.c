@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,67 @@ static int statfs_fd(int fd, struct danaus_statfs *out)
 
 /* ---- open files ---- */
 
+/* The access an open's mode asks for, as faccessat's mode. */
+static int open_access(int flags)
+{
+    switch (flags & O_ACCMODE) {
+    case O_WRONLY:
+        return W_OK;
+    case O_RDWR:
+        return R_OK | W_OK;
+    default:
+        return R_OK;
+    }
+}
+
+/* Whether an open may meet a FIFO, device or socket, which must not be
+ * opened here: a FIFO would block a service thread (or wake a writer
+ * waiting for a reader that then never reads), a device would run its
+ * driver in the service. O_PATH opens nothing, O_DIRECTORY and
+ * O_CREAT | O_EXCL meet only directories and new regular files. */
+static bool may_meet_special(int flags)
+{
+    return !(flags & (O_PATH | O_DIRECTORY)) &&
+           (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+}
+
+/*
+ * Such an open first resolves the name O_PATH, which opens nothing, and
+ * looks at what it found: a regular file or directory is then reopened
+ * with the caller's flags through the fd's /proc/self/fd link (the kernel
+ * checks access as for any open, O_TRUNC applies); a FIFO, device or
+ * socket answers LS_OPEN_SPECIAL once the caller's access is checked.
+ * Under O_CREAT a name that cannot be resolved (it does not exist, or the
+ * kernel has its own errno for creating it) is opened as asked; one made
+ * a FIFO between the two steps is the only open that can meet one here.
+ */
+static int open_fd(struct local_instance *li, const char *path, int flags,
+                   mode_t mode, bool *special)
+{
+    *special = false;
+    if (!may_meet_special(flags))
+        return local_open_in_root(li->root_fd, path, flags, mode);
+    int probe = local_open_in_root(
+        li->root_fd, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
+    if (probe < 0 && (flags & O_CREAT))
+        return local_open_in_root(li->root_fd, path, flags, mode);
+    if (probe < 0)
+        return probe;
+    struct stat st;
+    int rc = fstat(probe, &st) < 0 ? -errno : 0;
+    if (rc == 0 && S_ISLNK(st.st_mode))
+        rc = -ELOOP; /* O_NOFOLLOW on a symbolic link */
+    else if (rc == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        rc = neg_errno(faccessat(probe, "", open_access(flags),
+                                 AT_EMPTY_PATH | AT_EACCESS));
+        *special = rc == 0;
+    } else if (rc == 0)
+        rc = neg_errno(open(proc_link_of(probe).path,
+                            flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)));
+    close(probe);
+    return rc;
+}
+
 static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
                       const char *path, int flags, mode_t mode,
                       struct ls_file **out)
@@ -183,8 +245,10 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
      * mode bits outside 07777. */
     if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
         mode = 0;
-    int fd = local_open_in_root(li->root_fd, path, flags | O_CLOEXEC,
-                                mode & 07777);
+    bool special;
+    int fd = open_fd(li, path, flags | O_CLOEXEC, mode & 07777, &special);
+    if (special)
+        return LS_OPEN_SPECIAL;
     if (fd < 0)
         return fd;
 
@@ -580,6 +644,21 @@ static int local_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
+static int local_mknod(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path, mode_t mode, dev_t dev)
+{
+    struct local_name n;
+    int rc = enter_name(inst, cred, path, &n);
+    if (rc < 0)
+        return rc;
+    if (n.kind == LOCAL_LAST_NAME)
+        rc = neg_errno(mknodat(n.dir_fd, n.name, mode, dev));
+    else
+        rc = -EEXIST;
+    local_name_release(&n);
+    return rc;
+}
+
 static int local_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path)
 {
@@ -729,6 +808,7 @@ static const struct ls_ops local_ops = {
     .stat = local_stat,
     .access = local_access,
     .mkdir = local_mkdir,
+    .mknod = local_mknod,
     .rmdir = local_rmdir,
     .unlink = local_unlink,
     .rename = local_rename,

@@ -4,6 +4,10 @@
  * changed in the top branch; the client's identity makes the change, so
  * the backend checks it as for any file.
  *
+ * A regular file's copy-up copies no data (partial.c), so the metadata
+ * changes cost the same for any size; truncate goes through an open file,
+ * where partial.c keeps the copy's map in step.
+ *
  * Where Linux refuses the change without looking at the data (chmod or
  * chown by someone who is not the owner, truncate without write
  * permission), the refusal comes before the copy-up, so a refused call
@@ -97,6 +101,15 @@ int union_truncate(struct ls_instance *inst, const struct ls_cred *cred,
         return rc;
     if (S_ISDIR(n.st.mode))
         return -EISDIR;
+    if (S_ISREG(n.st.mode)) {
+        struct ls_file *file;
+        rc = union_open(inst, cred, n.path, O_WRONLY, 0, &file);
+        if (rc == 0) {
+            rc = union_ftruncate(file, cred, len);
+            union_close(file);
+        }
+        return rc;
+    }
     if (n.branch != 0) {
         struct ls_instance *in = union_branch_inst(u, n.branch);
         if ((rc = union_need_writable(u)) < 0 ||
@@ -115,6 +128,8 @@ int union_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
     struct union_instance *u = union_of(inst);
     if (at & ~AT_SYMLINK_NOFOLLOW)
         return -EINVAL;
+    if (union_partial_is_record(name))
+        return -EPERM;
     struct union_node n;
     int rc = find_for_change(u, cred, path, at, -1, 0, &n);
     if (rc < 0)
@@ -130,6 +145,8 @@ int union_removexattr(struct ls_instance *inst, const struct ls_cred *cred,
     struct union_instance *u = union_of(inst);
     if (at & ~AT_SYMLINK_NOFOLLOW)
         return -EINVAL;
+    if (union_partial_is_record(name))
+        return -EPERM;
     struct union_node n;
     int rc = find_for_change(u, cred, path, at, -1, 0, &n);
     if (rc < 0)

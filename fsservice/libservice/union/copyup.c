@@ -5,8 +5,11 @@
  * A file is copied to a temporary name in its directory of the top branch
  * (reserved, so it never shows), given the original's owner, mode, xattrs
  * and times, then renamed over its final name, so a reader of the union
- * sees either the lower file or the whole copy. Missing parent directories
- * are made first, with their own attributes copied the same way.
+ * sees either the lower file or the whole copy. A regular file's copy is
+ * partial (partial.c): a sparse file and a record of its origin, made in
+ * the same time whatever its size; its data is copied only where the top
+ * branch cannot hold the record. Missing parent directories are made
+ * first, with their own attributes copied the same way.
  *
  * Concurrent first writers of one file copy it once: a copy-up under way
  * is listed in the instance's table; a second writer waits for it and then
@@ -54,6 +57,8 @@ static int copy_xattrs(struct union_instance *u, int b, const char *from,
         rc = (int)len;
     for (ssize_t at = 0; rc == 0 && at < len; at += strlen(names + at) + 1) {
         const char *name = names + at;
+        if (union_partial_is_record(name))
+            continue; /* a partial copy's, meaningless here */
         ssize_t vlen = src->ops->getxattr(src, c, from, name, value, 65536,
                                           AT_SYMLINK_NOFOLLOW);
         if (vlen < 0) {
@@ -199,7 +204,14 @@ static int copy_one(struct union_instance *u, const struct union_node *node,
         return rc;
 
     if (S_ISREG(node->st.mode)) {
-        rc = copy_data(u, node, tmp, keep_len);
+        off_t len = node->st.size;
+        if (keep_len >= 0 && keep_len < len)
+            len = keep_len;
+        rc = len > 0 ? union_partial_make(u, node, tmp, len) : -EAGAIN;
+        if (rc < 0) { /* empty, or no room for the record: copy */
+            top->ops->unlink(top, c, tmp);
+            rc = copy_data(u, node, tmp, len);
+        }
     } else if (S_ISLNK(node->st.mode)) {
         char target[DANAUS_PATH_MAX];
         ssize_t n = src->ops->readlink(src, c, node->path, target,
@@ -209,7 +221,9 @@ static int copy_one(struct union_instance *u, const struct union_node *node,
         target[n] = '\0';
         rc = top->ops->symlink(top, c, target, tmp);
     } else {
-        return -EOPNOTSUPP; /* devices, fifos, sockets: no mknod below */
+        /* FIFOs, devices, sockets: the same node, made anew. */
+        rc = top->ops->mknod(top, c, tmp, node->st.mode & (S_IFMT | 07777),
+                             node->st.rdev);
     }
     if (rc == 0)
         rc = copy_attrs(u, node->branch, node->path, tmp, &node->st);

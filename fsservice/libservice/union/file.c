@@ -7,7 +7,9 @@
  * opened read-only stays open in the branch it was found in (a later
  * copy-up by another open does not redirect it, as with overlayfs before
  * Linux 4.19). Attribute changes through a descriptor of a lower file copy
- * it up by the path it was opened under.
+ * it up by the path it was opened under. A partial copy (partial.c) in the
+ * top branch is read, written and truncated through partial.c, which
+ * merges it with its origin.
  *
  * An open directory wraps the directory of its topmost branch (for fstat
  * and the attribute calls) and lists the merge (dir.c).
@@ -26,6 +28,8 @@ struct union_file {
     struct ls_file *lower;  /* the branch's open file */
     int branch;             /* where lower is open */
     char *path;             /* the union path it was opened under */
+    struct union_partial *part; /* a partial copy's shared state, or NULL */
+    int readable;           /* opened for reading */
     /* A directory's snapshot; getdents calls on one open directory are
      * serialized so a rewind does not free a listing being read. */
     pthread_mutex_t dir_lock;
@@ -45,8 +49,8 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     struct ls_instance *in = union_branch_inst(u, b);
     struct ls_file *lower;
     int rc = in->ops->open(in, cred, n->path, flags, mode, &lower);
-    if (rc < 0)
-        return rc;
+    if (rc != 0)
+        return rc; /* an error, or LS_OPEN_SPECIAL */
     struct union_file *f = calloc(1, sizeof *f);
     char *path = strdup(n->path);
     if (!f || !path) {
@@ -60,7 +64,13 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     f->lower = lower;
     f->branch = b;
     f->path = path;
+    f->readable = (flags & O_ACCMODE) != O_WRONLY;
     pthread_mutex_init(&f->dir_lock, NULL);
+    if (b == 0 && S_ISREG(n->st.mode) &&
+        (rc = union_partial_get(u, lower, n->path, &f->part)) < 0) {
+        union_close(&f->base);
+        return rc;
+    }
     *out = &f->base;
     return 0;
 }
@@ -140,6 +150,8 @@ void union_close(struct ls_file *file)
     struct union_file *f = ufile(file);
     struct union_instance *u = union_of(file->inst);
     struct ls_instance *in = union_branch_inst(u, f->branch);
+    if (f->part)
+        union_partial_put(u, f->part);
     in->ops->close(f->lower);
     union_listing_free(&f->listing);
     pthread_mutex_destroy(&f->dir_lock);
@@ -156,6 +168,9 @@ ssize_t union_pread(struct ls_file *file, const struct ls_cred *cred,
                     void *buf, size_t n, off_t off)
 {
     struct union_file *f = ufile(file);
+    if (f->part && f->readable)
+        return union_partial_read(union_of(file->inst), f->part, f->lower,
+                                  cred, buf, n, off);
     return lower_ops(f)->pread(f->lower, cred, buf, n, off);
 }
 
@@ -163,6 +178,9 @@ ssize_t union_pwrite(struct ls_file *file, const struct ls_cred *cred,
                      const void *buf, size_t n, off_t off, off_t *end)
 {
     struct union_file *f = ufile(file);
+    if (f->part)
+        return union_partial_write(union_of(file->inst), f->part, f->lower,
+                                   cred, buf, n, off, end);
     return lower_ops(f)->pwrite(f->lower, cred, buf, n, off, end);
 }
 
@@ -176,6 +194,9 @@ int union_ftruncate(struct ls_file *file, const struct ls_cred *cred,
                     off_t len)
 {
     struct union_file *f = ufile(file);
+    if (f->part)
+        return union_partial_truncate(union_of(file->inst), f->part, f->lower,
+                                      cred, len);
     return lower_ops(f)->ftruncate(f->lower, cred, len);
 }
 
@@ -183,7 +204,10 @@ int union_fstat(struct ls_file *file, const struct ls_cred *cred,
                 struct danaus_stat *out)
 {
     struct union_file *f = ufile(file);
-    return lower_ops(f)->fstat(f->lower, cred, out);
+    int rc = lower_ops(f)->fstat(f->lower, cred, out);
+    if (rc == 0 && f->part)
+        union_partial_blocks(union_of(file->inst), f->part, out);
+    return rc;
 }
 
 int union_fstatfs(struct ls_file *file, const struct ls_cred *cred,
@@ -225,6 +249,8 @@ ssize_t union_fgetxattr(struct ls_file *file, const struct ls_cred *cred,
                         const char *name, void *value, size_t size)
 {
     struct union_file *f = ufile(file);
+    if (union_partial_is_record(name))
+        return -ENODATA;
     return lower_ops(f)->fgetxattr(f->lower, cred, name, value, size);
 }
 
@@ -232,7 +258,8 @@ ssize_t union_flistxattr(struct ls_file *file, const struct ls_cred *cred,
                          char *list, size_t size)
 {
     struct union_file *f = ufile(file);
-    return lower_ops(f)->flistxattr(f->lower, cred, list, size);
+    return union_partial_hide_record(
+        list, lower_ops(f)->flistxattr(f->lower, cred, list, size));
 }
 
 int union_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
@@ -240,6 +267,8 @@ int union_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
                     int xflags)
 {
     struct union_file *f = ufile(file);
+    if (union_partial_is_record(name))
+        return -EPERM;
     if (f->branch == 0)
         return lower_ops(f)->fsetxattr(f->lower, cred, name, value, size,
                                        xflags);
@@ -251,6 +280,8 @@ int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
                        const char *name)
 {
     struct union_file *f = ufile(file);
+    if (union_partial_is_record(name))
+        return -EPERM;
     if (f->branch == 0)
         return lower_ops(f)->fremovexattr(f->lower, cred, name);
     return union_removexattr(file->inst, cred, f->path, name, 0);
@@ -289,5 +320,19 @@ ssize_t union_getdents(struct ls_file *file, const struct ls_cred *cred,
     if (rc == 0)
         rc = union_listing_getdents(&f->listing, buf, n, pos);
     pthread_mutex_unlock(&f->dir_lock);
+    return rc;
+}
+
+int union_copyup_whole(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path)
+{
+    struct ls_file *file;
+    int rc = union_open(inst, cred, path, O_WRONLY, 0, &file);
+    if (rc < 0)
+        return rc;
+    struct union_file *f = ufile(file);
+    if (f->part)
+        rc = union_partial_merge(union_of(inst), f->part);
+    union_close(file);
     return rc;
 }

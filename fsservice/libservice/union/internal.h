@@ -1,8 +1,8 @@
 /*
  * internal.h - what the files of the union libservice share: the
  * instance, the result of a union lookup, and the entry points of lookup
- * (lookup.c), whiteouts (whiteout.c), copy-up
- * (copyup.c) and merged directories (dir.c).
+ * (lookup.c), whiteouts (whiteout.c), copy-up (copyup.c), partial copies
+ * (partial.c) and merged directories (dir.c).
  *
  * Paths inside the union are normalized: "" is the root, components are
  * joined by single '/', never "." or "..", never a whiteout name.
@@ -10,6 +10,7 @@
 #ifndef DANAUS_UNION_INTERNAL_H
 #define DANAUS_UNION_INTERNAL_H
 
+#include "extent_map.h"
 #include "union.h"
 
 #include <danaus/wire.h>
@@ -36,6 +37,8 @@ struct union_instance {
     pthread_cond_t copy_done;
     struct union_copying *copying;
     atomic_uint tmp_seq;          /* names of copy-up temporaries */
+    pthread_mutex_t partial_lock; /* guards partials */
+    struct union_partial *partials; /* open partial copies (partial.c) */
     pthread_mutex_t listing_lock; /* guards listings */
     struct branch_listing *listings; /* branch_listing.c */
     int nlistings;
@@ -117,13 +120,58 @@ int union_whiteouts_clear(struct union_instance *u, const char *dir);
 /* Makes every directory of dir exist in the top branch. */
 int union_copyup_dirs(struct union_instance *u, const struct ls_cred *cred,
                       const char *dir);
-/* Copies node (found in a lower branch) up; keep_len < 0 copies all the
- * data, else at most keep_len bytes (0 for an open with O_TRUNC). */
+/* Copies node (found in a lower branch) up; keep_len < 0 keeps all the
+ * data, else at most keep_len bytes (0 for an open with O_TRUNC). A
+ * regular file's data stays below (partial.c) when the top branch can
+ * hold the record; else it is copied. */
 int union_copyup(struct union_instance *u, const struct ls_cred *cred,
                  const struct union_node *node, off_t keep_len);
 /* Copies a whole directory tree up, so it can be renamed in the top. */
 int union_copyup_tree(struct union_instance *u, const struct ls_cred *cred,
                       const struct union_node *node);
+
+/* ---- partial copies (partial.c) ---- */
+
+struct union_partial;
+
+/* Makes tmp in the top branch the partial copy of node: a sparse file of
+ * len bytes whose record names node as its origin. The caller copies the
+ * attributes and renames it into place. */
+int union_partial_make(struct union_instance *u, const struct union_node *node,
+                       const char *tmp, off_t len);
+/* The shared state of the upper file open as `upper` (opened as path of
+ * the top branch): *out NULL when it is an ordinary file. Released with
+ * union_partial_put. */
+int union_partial_get(struct union_instance *u, struct ls_file *upper,
+                      const char *path, struct union_partial **out);
+void union_partial_put(struct union_instance *u, struct union_partial *p);
+/* pread, pwrite and ftruncate of the file open as `upper` (the client's
+ * own descriptor of the upper file, with the client's rights). */
+ssize_t union_partial_read(struct union_instance *u, struct union_partial *p,
+                           struct ls_file *upper, const struct ls_cred *cred,
+                           void *buf, size_t n, off_t off);
+ssize_t union_partial_write(struct union_instance *u, struct union_partial *p,
+                            struct ls_file *upper, const struct ls_cred *cred,
+                            const void *buf, size_t n, off_t off, off_t *end);
+int union_partial_truncate(struct union_instance *u, struct union_partial *p,
+                           struct ls_file *upper, const struct ls_cred *cred,
+                           off_t len);
+/* Copies the lower bytes in and drops the record. */
+int union_partial_merge(struct union_instance *u, struct union_partial *p);
+/* st_blocks of a partial file: at least its origin's, so du and stat do
+ * not see the file shrink when it is first written. */
+void union_partial_blocks(struct union_instance *u, struct union_partial *p,
+                          struct danaus_stat *st);
+/* Fixes st_blocks in st, the stat of path in the top branch, if it is a
+ * partial copy. */
+void union_partial_stat(struct union_instance *u, const char *path,
+                        struct danaus_stat *st);
+/* The record's xattr name, which clients neither see nor change. */
+int union_partial_is_record(const char *name);
+/* Removes the record's name from a listxattr result; the new length. A
+ * size query (list NULL) keeps the backend's length, which may count the
+ * name: room enough for the list it then gets. */
+ssize_t union_partial_hide_record(char *list, ssize_t len);
 
 /* ---- merged directories (dir.c) ---- */
 
@@ -194,6 +242,8 @@ int union_fremovexattr(struct ls_file *, const struct ls_cred *,
 /* names.c: changes to the name space. */
 int union_mkdir(struct ls_instance *, const struct ls_cred *, const char *path,
                 mode_t mode);
+int union_mknod(struct ls_instance *, const struct ls_cred *,
+                const char *path, mode_t mode, dev_t dev);
 int union_rmdir(struct ls_instance *, const struct ls_cred *,
                 const char *path);
 int union_unlink(struct ls_instance *, const struct ls_cred *,

@@ -1,6 +1,6 @@
 /*
- * names.c - changes to the union's name space: mkdir, rmdir, unlink,
- * rename, link, symlink.
+ * names.c - changes to the union's name space: mkdir, mknod, rmdir,
+ * unlink, rename, link, symlink.
  *
  * New names are made in the top branch, after their directory is copied
  * up and a whiteout for the name removed; a directory made where a lower
@@ -318,6 +318,22 @@ int union_symlink(struct ls_instance *inst, const struct ls_cred *cred,
         return rc;
     struct ls_instance *top = union_branch_inst(u, 0);
     rc = top->ops->symlink(top, cred, target, n.path);
+    if (rc < 0 && removed)
+        restore_whiteout(u, n.path);
+    return rc;
+}
+
+int union_mknod(struct ls_instance *inst, const struct ls_cred *cred,
+                const char *path, mode_t mode, dev_t dev)
+{
+    struct union_instance *u = union_of(inst);
+    struct union_node n;
+    int removed = 0;
+    int rc = new_name(u, cred, path, &n, &removed);
+    if (rc < 0)
+        return rc;
+    struct ls_instance *top = union_branch_inst(u, 0);
+    rc = top->ops->mknod(top, cred, n.path, mode, dev);
     if (rc < 0 && removed)
         restore_whiteout(u, n.path);
     return rc;

@@ -54,11 +54,17 @@ static int union_stat(struct ls_instance *inst, const struct ls_cred *cred,
 {
     if (at & ~AT_SYMLINK_NOFOLLOW)
         return -EINVAL;
+    struct union_instance *u = union_of(inst);
     struct union_node n;
-    int rc = union_lookup(union_of(inst), cred, path, follow_flags(at), &n);
-    if (rc == 0)
-        *out = n.st;
-    return rc;
+    int rc = union_lookup(u, cred, path, follow_flags(at), &n);
+    if (rc < 0)
+        return rc;
+    *out = n.st;
+    /* Only a sparse file of the top branch may be a partial copy. */
+    if (n.branch == 0 && S_ISREG(n.st.mode) &&
+        (off_t)n.st.blocks * 512 < n.st.size)
+        union_partial_stat(u, n.path, out);
+    return 0;
 }
 
 static int union_access(struct ls_instance *inst, const struct ls_cred *cred,
@@ -114,6 +120,8 @@ static ssize_t union_getxattr(struct ls_instance *inst,
     struct union_instance *u = union_of(inst);
     if (at & ~AT_SYMLINK_NOFOLLOW)
         return -EINVAL;
+    if (union_partial_is_record(name))
+        return -ENODATA;
     struct union_node n;
     int rc = union_lookup(u, cred, path, follow_flags(at), &n);
     if (rc < 0)
@@ -134,7 +142,8 @@ static ssize_t union_listxattr(struct ls_instance *inst,
     if (rc < 0)
         return rc;
     struct ls_instance *in = union_branch_inst(u, n.branch);
-    return in->ops->listxattr(in, cred, n.path, list, size, at);
+    return union_partial_hide_record(
+        list, in->ops->listxattr(in, cred, n.path, list, size, at));
 }
 
 /* The branch instances belong to whoever made them
@@ -145,6 +154,7 @@ static void union_destroy(struct ls_instance *inst)
     union_branch_listings_free(u);
     pthread_mutex_destroy(&u->listing_lock);
     pthread_mutex_destroy(&u->copy_lock);
+    pthread_mutex_destroy(&u->partial_lock);
     pthread_cond_destroy(&u->copy_done);
     free(u);
 }
@@ -170,6 +180,7 @@ static const struct ls_ops union_ops = {
     .stat = union_stat,
     .access = union_access,
     .mkdir = union_mkdir,
+    .mknod = union_mknod,
     .rmdir = union_rmdir,
     .unlink = union_unlink,
     .rename = union_rename,
@@ -214,6 +225,7 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
     memcpy(u->branch, branches, (size_t)nbranches * sizeof *branches);
     u->copyup_cred = *copyup_cred;
     pthread_mutex_init(&u->copy_lock, NULL);
+    pthread_mutex_init(&u->partial_lock, NULL);
     pthread_mutex_init(&u->listing_lock, NULL);
     pthread_cond_init(&u->copy_done, NULL);
     /* The root merges every branch down to the first opaque one. */

@@ -31,6 +31,13 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
                                        const struct ls_cred *copyup_cred,
                                        char *err, size_t errlen);
 
+/* Makes the file at path (through the union) whole in the writable
+ * branch: a lower file is copied up and a partial copy's lower bytes
+ * copied in, so the writable branch holds it without the union (export,
+ * commit). cred needs write permission on the file. */
+int union_copyup_whole(struct ls_instance *inst, const struct ls_cred *cred,
+                       const char *path);
+
 /* The writable branch of inst if inst is a union, else NULL. */
 struct ls_instance *union_writable_branch(struct ls_instance *inst);
 

@@ -1,0 +1,15 @@
+# fsx-style data checks (issue 17): random writes, reads, truncates,
+# fallocate and MAP_SHARED maps against a model of the file, through the
+# preload and through the FUSE door, one ctest per backend (fsx.sh).
+add_executable(fsx ${CMAKE_CURRENT_SOURCE_DIR}/conformance/fsx.c)
+set(DANAUS_FSX_TEST ${CMAKE_CURRENT_SOURCE_DIR}/conformance/fsx.sh
+  $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> $<TARGET_FILE:fsx>)
+add_test(NAME fsx_local COMMAND ${DANAUS_FSX_TEST} local -)
+set_tests_properties(fsx_local PROPERTIES
+  LABELS "conformance;fuse" TIMEOUT 120)
+if(TARGET danaus_backend_ceph)
+  add_test(NAME fsx_ceph COMMAND ${DANAUS_FSX_TEST} ceph
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(fsx_ceph PROPERTIES
+    LABELS "conformance;fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
+endif()

@@ -1,0 +1,55 @@
+#!/bin/sh
+# fsx.sh - random-operation data checks (issue 17) on one backend: fsx
+# (fsx.c) through the preload, its maps going through the FUSE door, and
+# through the FUSE door alone, each file checked against fsx's model.
+#
+#   fsx.sh DANAUSD LIBDANAUS FSX local|ceph CEPH_CONF|- [OPS]
+#
+# The seed is the time unless FSX_SEED is set; a failure prints it. Exit 0
+# when both runs matched the model.
+set -u
+
+if [ $# -lt 5 ]; then
+    echo "usage: fsx.sh DANAUSD LIBDANAUS FSX local|ceph CEPH_CONF|- [OPS]" >&2
+    exit 2
+fi
+danausd=$(realpath "$1") lib=$(realpath "$2") fsx=$(realpath "$3")
+backend=$4 ceph_conf=$5 ops=${6:-8000}
+seed=${FSX_SEED:-$(date +%s)}
+
+site=$(mktemp -d /tmp/danaus-fsx-XXXXXX) || exit 1
+mnt=$site/mnt
+service="fsx-$$"
+mkdir "$site/run" "$site/backing" || exit 1
+{
+    echo "service $service"
+    echo "rundir $site/run"
+    case $backend in
+    local) echo "mount $mnt local $site/backing" ;;
+    ceph) echo "ceph_conf $ceph_conf"
+          echo "mount $mnt ceph /fsx-$(hostname)-$$" ;;
+    *) echo "unknown backend $backend" >&2; exit 2 ;;
+    esac
+} > "$site/danausd.conf"
+
+. "$(dirname "$0")/lib.sh"
+daemon=
+cleanup() {
+    rm -f "$mnt"/fsx.*
+    service_stop
+    unmount_left "$mnt"
+    rm -rf "$site"
+}
+trap cleanup EXIT
+service_start "$danausd" "$site/danausd.conf" "$site/danausd.log" "$mnt" ||
+    exit 1
+
+status=0
+echo "through the preload (maps through the FUSE door):"
+timeout 120 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
+    DANAUS_RUNDIR="$site/run" "$fsx" "$mnt/fsx.preload" "$ops" "$seed" ||
+    status=1
+echo "through the FUSE door alone:"
+timeout 120 "$fsx" "$mnt/fsx.fuse" "$ops" "$((seed + 1))" || status=1
+[ $status -eq 0 ] || { echo "danausd's log:"; cat "$site/danausd.log"; }
+exit $status

@@ -1,0 +1,30 @@
+# Faults (issue 11): a service killed and restarted, a backend that stops
+# answering. Each test program starts its own danausd instances.
+if(TARGET danaus_backend_ceph)
+  add_executable(service_restart_ceph
+    ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_restart_ceph.c)
+  target_link_libraries(service_restart_ceph PRIVATE danaus
+    danaus_test_harness PkgConfig::CMOCKA Threads::Threads)
+  add_test(NAME service_restart_ceph COMMAND service_restart_ceph
+    $<TARGET_FILE:danausd> ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(service_restart_ceph PROPERTIES
+    LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
+endif()
+
+# danausd_stuck: danausd whose local mount of root $DANAUS_STUCK_ROOT blocks
+# every mkdir forever (stuck_shim.h), for service_stuck; test build only.
+add_library(danaus_stuck_shim STATIC
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/stuck_shim.c)
+target_link_libraries(danaus_stuck_shim PRIVATE danaus_service)
+add_executable(danausd_stuck ${CMAKE_SOURCE_DIR}/fsservice/main.c)
+target_compile_options(danausd_stuck PRIVATE
+  -include ${CMAKE_CURRENT_SOURCE_DIR}/integration/stuck_shim.h)
+target_link_libraries(danausd_stuck PRIVATE danaus_stuck_shim danaus_service)
+
+add_executable(service_stuck
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_stuck.c)
+target_link_libraries(service_stuck PRIVATE danaus danaus_test_harness
+  PkgConfig::CMOCKA Threads::Threads)
+add_test(NAME service_stuck COMMAND service_stuck
+  $<TARGET_FILE:danausd_stuck>)
+set_tests_properties(service_stuck PROPERTIES LABELS integration TIMEOUT 120)

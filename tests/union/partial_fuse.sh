@@ -1,0 +1,76 @@
+#!/bin/bash
+# partial_fuse.sh - mmap of a partially copied-up file through the FUSE
+# door: a program without the preload maps a 1 MiB lower file of a Danaus
+# union (local backend) MAP_SHARED, writes two pages' worth and msyncs;
+# the file must then read the same through the FUSE door and through the
+# preload, and its upper copy must still be partial (the door calls the
+# union's own pread and pwrite).
+#
+#   partial_fuse.sh DANAUSD LIBDANAUS UNION_MODEL
+set -u
+if [ $# -ne 3 ]; then
+    echo "usage: partial_fuse.sh DANAUSD LIBDANAUS UNION_MODEL" >&2
+    exit 2
+fi
+danausd=$(realpath "$1") lib=$(realpath "$2") model=$(realpath "$3")
+command -v python3 > /dev/null || { echo "python3 missing" >&2; exit 1; }
+site=$(mktemp -d /tmp/danaus-partial-fuse-XXXXXX) || exit 1
+mkdir "$site/run" "$site/up" "$site/low"
+service="partial-fuse-$$"
+mnt=/danaus-partial-fuse-$$
+printf '%s\n' "service $service" "rundir $site/run" \
+    "union $mnt local $site/up $site/low" > "$site/danausd.conf"
+head -c 1048576 /dev/urandom > "$site/low/f"
+cp "$site/low/f" "$site/expect"
+
+"$danausd" -c "$site/danausd.conf" > "$site/danausd.log" 2>&1 &
+daemon=$!
+cleanup() {
+    kill -TERM "$daemon" 2>/dev/null
+    wait "$daemon" 2>/dev/null
+    rmdir "$mnt" 2>/dev/null
+}
+trap cleanup EXIT
+tries=0
+until grep -qs ' ready: ' "$site/danausd.log" && mountpoint -q "$mnt"; do
+    tries=$((tries + 1))
+    if [ $tries -gt 300 ] || ! kill -0 "$daemon" 2>/dev/null; then
+        echo "danausd did not become ready; its log:" >&2
+        cat "$site/danausd.log" >&2
+        exit 1
+    fi
+    sleep 0.1
+done
+
+# The same bytes into the mapped union file and into the expected copy.
+python3 - "$mnt/f" "$site/expect" <<'EOF' || exit 1
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+m = mmap.mmap(fd, 0)
+m[500000:500007] = b"mapped!"
+m[1048570:1048576] = b"at end"
+m.flush()
+m.close()
+os.close(fd)
+fd = os.open(sys.argv[2], os.O_RDWR)
+os.pwrite(fd, b"mapped!", 500000)
+os.pwrite(fd, b"at end", 1048570)
+os.close(fd)
+EOF
+
+failed=0
+cmp "$mnt/f" "$site/expect" || { echo "FAIL: read through the FUSE door"; failed=1; }
+env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" DANAUS_RUNDIR="$site/run" \
+    cmp "$mnt/f" "$site/expect" ||
+    { echo "FAIL: read through the preload"; failed=1; }
+state=$("$model" state "$site/up/f")
+[ "$state" = partial ] || { echo "FAIL: the upper copy is $state"; failed=1; }
+if [ $failed -ne 0 ]; then
+    cat "$site/danausd.log"
+    echo "site kept: $site"
+    exit 1
+fi
+cleanup
+trap - EXIT
+rm -rf "$site"
+echo "mmap writes into a partial copy read back through both doors"

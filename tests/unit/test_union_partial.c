@@ -1,0 +1,410 @@
+/*
+ * test_union_partial.c - unit tests of partial copy-up in the union
+ * libservice (fsservice/libservice/union/partial.c) over local-backend
+ * branches: the first write leaves a sparse upper file and a hidden
+ * record, reads merge both files, metadata changes copy no data,
+ * truncates and appends, sequential writes kept as one range, a writer
+ * without CAP_SYS_ADMIN, a new union over the same branches reading the
+ * same bytes, renames and hard links of a partial copy, the merge at the
+ * extent bound and through union_copyup_whole, stat across the states.
+ * Runs as root (the record is a trusted.* xattr).
+ *
+ * Each test gets a fresh T/up (writable) over T/low holding "big", a
+ * 1 MiB file of known bytes; every check compares with a model buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fsservice/libservice/union/union.h"
+
+#define BIG (1 << 20)
+#define RECORD "trusted.danaus.copyup"
+
+struct fixture {
+    char top[64];
+    struct ls_instance *branch[2];
+    struct ls_instance *u;
+    const struct ls_ops *ops;
+    unsigned char model[20 * BIG];
+    size_t size;
+};
+
+static const struct ls_cred root_cred = {.uid = 0, .gid = 0};
+static const struct ls_cred user_cred = {.uid = 1000, .gid = 1000};
+
+static const char *host(struct fixture *f, const char *rel)
+{
+    static char buf[4][512];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", f->top, rel);
+    return buf[i];
+}
+
+static int make_union(struct fixture *f)
+{
+    const char *names[2] = {"up", "low"};
+    struct union_branch br[2];
+    char err[256];
+    for (int i = 0; i < 2; i++) {
+        f->branch[i] = local_instance_new(host(f, names[i]), err, sizeof err);
+        if (!f->branch[i])
+            return -1;
+        br[i].inst = f->branch[i];
+        br[i].writable = i == 0;
+    }
+    f->u = union_instance_new(br, 2, &root_cred, err, sizeof err);
+    f->ops = f->u ? f->u->ops : NULL;
+    return f->u ? 0 : -1;
+}
+
+static void drop_union(struct fixture *f)
+{
+    f->ops->destroy(f->u);
+    for (int i = 0; i < 2; i++)
+        f->branch[i]->ops->destroy(f->branch[i]);
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    strcpy(f->top, "/tmp/danaus-partial-test-XXXXXX");
+    if (!f || !mkdtemp(f->top) || mkdir(host(f, "up"), 0755) < 0 ||
+        mkdir(host(f, "low"), 0755) < 0)
+        return -1;
+    for (size_t i = 0; i < BIG; i++)
+        f->model[i] = (unsigned char)(i * 7 + i / 4096);
+    f->size = BIG;
+    int fd = open(host(f, "low/big"), O_WRONLY | O_CREAT, 0644);
+    if (fd < 0 || write(fd, f->model, BIG) != BIG || close(fd) < 0)
+        return -1;
+    *state = f;
+    return make_union(f);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+                        struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    drop_union(f);
+    nftw(f->top, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    return 0;
+}
+
+static struct ls_file *open_u(struct fixture *f, const char *path, int flags)
+{
+    struct ls_file *file;
+    assert_int_equal(f->ops->open(f->u, &root_cred, path, flags, 0644, &file),
+                     0);
+    return file;
+}
+
+/* Writes through the union and into the model. */
+static void write_at(struct fixture *f, const char *path, size_t off,
+                     size_t len, unsigned char seed)
+{
+    unsigned char *buf = malloc(len);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (unsigned char)(seed + i);
+    struct ls_file *file = open_u(f, path, O_WRONLY);
+    assert_int_equal(f->ops->pwrite(file, &root_cred, buf, len, (off_t)off,
+                                    NULL), (ssize_t)len);
+    f->ops->close(file);
+    if (off > f->size)
+        memset(f->model + f->size, 0, off - f->size);
+    memcpy(f->model + off, buf, len);
+    if (off + len > f->size)
+        f->size = off + len;
+    free(buf);
+}
+
+/* The union file equals the model, read in odd-sized pieces. */
+static void check(struct fixture *f, const char *path)
+{
+    struct ls_file *file = open_u(f, path, O_RDONLY);
+    struct danaus_stat st;
+    assert_int_equal(f->ops->fstat(file, &root_cred, &st), 0);
+    assert_int_equal(st.size, f->size);
+    unsigned char *buf = malloc(f->size + 1);
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = f->ops->pread(file, &root_cred, buf + got, 77777,
+                                  (off_t)got);
+        assert_true(n >= 0);
+        if (n == 0)
+            break;
+        got += (size_t)n;
+        assert_true(got <= f->size);
+    }
+    f->ops->close(file);
+    assert_int_equal(got, f->size);
+    assert_memory_equal(buf, f->model, f->size);
+    free(buf);
+}
+
+static int has_record(struct fixture *f, const char *rel)
+{
+    /* The local backend leaves this thread with the identity of the last
+     * client it served: a call as root gives back CAP_SYS_ADMIN, which
+     * trusted.* xattrs need. */
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "", 0, &st), 0);
+    return lgetxattr(host(f, rel), RECORD, NULL, 0) >= 0;
+}
+
+static blkcnt_t host_blocks(struct fixture *f, const char *rel)
+{
+    struct stat st;
+    assert_int_equal(lstat(host(f, rel), &st), 0);
+    return st.st_blocks;
+}
+
+static void test_first_write_is_partial(void **state)
+{
+    struct fixture *f = *state;
+    write_at(f, "big", 100000, 4096, 1);
+    assert_true(has_record(f, "up/big"));
+    /* The write's 128 KiB granules, not 1 MiB. */
+    assert_true(host_blocks(f, "up/big") <= 2 * 128 * 2);
+    check(f, "big");
+    /* The record is the union's: clients neither see nor change it. */
+    char list[256];
+    ssize_t n = f->ops->listxattr(f->u, &root_cred, "big", list, sizeof list,
+                                  0);
+    assert_true(n >= 0);
+    for (ssize_t at = 0; at < n; at += (ssize_t)strlen(list + at) + 1)
+        assert_string_not_equal(list + at, RECORD);
+    char v[8];
+    assert_int_equal(f->ops->getxattr(f->u, &root_cred, "big", RECORD, v,
+                                      sizeof v, 0), -ENODATA);
+    assert_int_equal(f->ops->setxattr(f->u, &root_cred, "big", RECORD, "x",
+                                      1, 0, 0), -EPERM);
+    assert_int_equal(f->ops->removexattr(f->u, &root_cred, "big", RECORD, 0),
+                     -EPERM);
+    assert_true(has_record(f, "up/big"));
+}
+
+static void test_metadata_changes_copy_no_data(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat before, after;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &before), 0);
+    assert_int_equal(f->ops->chmod(f->u, &root_cred, "big", 0600, 0), 0);
+    assert_int_equal(f->ops->chown(f->u, &root_cred, "big", 12, 34, 0), 0);
+    assert_int_equal(f->ops->setxattr(f->u, &root_cred, "big", "user.k", "v",
+                                      1, 0, 0), 0);
+    assert_int_equal(host_blocks(f, "up/big"), 0);
+    assert_true(has_record(f, "up/big"));
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &after), 0);
+    assert_int_equal(after.mode & 07777, 0600);
+    assert_int_equal(after.uid, 12);
+    assert_int_equal(after.size, BIG);
+    assert_int_equal(after.mtime_sec, before.mtime_sec);
+    assert_int_equal(after.mtime_nsec, before.mtime_nsec);
+    assert_int_equal(after.blocks, before.blocks); /* the lower file's */
+    const struct timespec ts[2] = {{.tv_sec = 5}, {.tv_sec = 7}};
+    assert_int_equal(f->ops->utimens(f->u, &root_cred, "big", ts, 0), 0);
+    assert_int_equal(host_blocks(f, "up/big"), 0);
+    check(f, "big");
+}
+
+static void test_truncate_and_extend(void **state)
+{
+    struct fixture *f = *state;
+    write_at(f, "big", 500000, 100, 2); /* above: [384 KiB, 512 KiB) */
+    /* Into the copied range, then out again: the cut lower bytes read as
+     * zeros, never as the old data. */
+    assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 500050), 0);
+    struct ls_file *file = open_u(f, "big", O_RDWR);
+    assert_int_equal(f->ops->ftruncate(file, &root_cred, 800000), 0);
+    f->ops->close(file);
+    memset(f->model + 500050, 0, 800000 - 500050);
+    f->size = 800000;
+    check(f, "big");
+    assert_true(has_record(f, "up/big"));
+    /* Below every copied range: only lower bytes are cut. */
+    assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 3000), 0);
+    assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 9000), 0);
+    memset(f->model + 3000, 0, 6000);
+    f->size = 9000;
+    check(f, "big");
+    assert_true(has_record(f, "up/big"));
+    /* Nothing below is left: an ordinary file again. */
+    assert_int_equal(f->ops->truncate(f->u, &root_cred, "big", 0), 0);
+    assert_false(has_record(f, "up/big"));
+    f->size = 0;
+    check(f, "big");
+}
+
+static void test_append(void **state)
+{
+    struct fixture *f = *state;
+    struct ls_file *file = open_u(f, "big", O_WRONLY | O_APPEND);
+    off_t end;
+    assert_int_equal(f->ops->pwrite(file, &root_cred, "tail", 4, -1, &end),
+                     4);
+    f->ops->close(file);
+    assert_int_equal(end, BIG + 4);
+    memcpy(f->model + BIG, "tail", 4);
+    f->size = BIG + 4;
+    assert_true(has_record(f, "up/big"));
+    check(f, "big");
+}
+
+static void test_new_union_reads_the_record(void **state)
+{
+    struct fixture *f = *state;
+    write_at(f, "big", 0, 10, 3);
+    write_at(f, "big", 700000, 20000, 4);
+    drop_union(f);
+    assert_int_equal(make_union(f), 0);
+    check(f, "big");
+    write_at(f, "big", 5, 10, 5);
+    check(f, "big");
+}
+
+/* Small sequential writes grow one copied range (by granules), not one
+ * range per write. */
+static void test_sequential_writes_one_range(void **state)
+{
+    struct fixture *f = *state;
+    for (int i = 0; i < 64; i++)
+        write_at(f, "big", (size_t)i * 4096, 4096, (unsigned char)i);
+    check(f, "big");
+    assert_true(has_record(f, "up/big"));
+    /* magic and branch, lower_len and count, one extent, the origin */
+    assert_int_equal(lgetxattr(host(f, "up/big"), RECORD, NULL, 0),
+                     8 + 16 + 16 + (ssize_t)strlen("big"));
+}
+
+static void test_rename_and_links(void **state)
+{
+    struct fixture *f = *state;
+    write_at(f, "big", 1000, 10, 6);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "big", "moved", 0), 0);
+    assert_int_equal(f->ops->link(f->u, &root_cred, "moved", "hard"), 0);
+    write_at(f, "hard", 2000, 10, 7);
+    check(f, "moved");
+    check(f, "hard");
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &st), -ENOENT);
+    /* A lower file linked before any write: both names, one partial copy. */
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "moved"), 0);
+    check(f, "hard");
+}
+
+static void test_merge_at_the_bound(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat before, after;
+    /* A 17 MiB lower file, written one byte every 256 KiB: each write
+     * adds a granule apart from the others, until the bound. */
+    drop_union(f);
+    f->size = 17 * BIG;
+    for (size_t i = BIG; i < f->size; i++)
+        f->model[i] = (unsigned char)(i * 13);
+    int fd = open(host(f, "low/big"), O_WRONLY);
+    assert_int_equal(write(fd, f->model, f->size), (ssize_t)f->size);
+    close(fd);
+    assert_int_equal(make_union(f), 0);
+    write_at(f, "big", 0, 1, 8);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &before), 0);
+    int writes = 1;
+    for (; writes < 100 && has_record(f, "up/big"); writes++)
+        write_at(f, "big", (size_t)writes << 18, 1, (unsigned char)writes);
+    assert_int_equal(writes, 65); /* the 65th granule passed the bound */
+    assert_false(has_record(f, "up/big"));
+    assert_true(host_blocks(f, "up/big") >= 17 * BIG / 512);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &after), 0);
+    assert_int_equal(after.ino, before.ino);
+    check(f, "big");
+    /* The upper file alone holds it now. */
+    drop_union(f);
+    assert_int_equal(rename(host(f, "low/big"), host(f, "low/gone")), 0);
+    assert_int_equal(make_union(f), 0);
+    check(f, "big");
+}
+
+/* A client without CAP_SYS_ADMIN writes and reads a partial copy: the
+ * record is kept by the union's own identity, through the client's file. */
+static void test_unprivileged_writer(void **state)
+{
+    struct fixture *f = *state;
+    drop_union(f);
+    assert_int_equal(chown(host(f, "low/big"), 1000, 1000), 0);
+    assert_int_equal(make_union(f), 0);
+    struct ls_file *file;
+    assert_int_equal(f->ops->open(f->u, &user_cred, "big", O_RDWR, 0, &file),
+                     0);
+    assert_int_equal(f->ops->pwrite(file, &user_cred, "user", 4, 300000,
+                                    NULL), 4);
+    memcpy(f->model + 300000, "user", 4);
+    char buf[8];
+    assert_int_equal(f->ops->pread(file, &user_cred, buf, 8, 299998), 8);
+    assert_memory_equal(buf, f->model + 299998, 8);
+    f->ops->close(file);
+    assert_true(has_record(f, "up/big"));
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "big", 0, &st), 0);
+    assert_int_equal(st.uid, 1000);
+    check(f, "big");
+}
+
+static void test_copyup_whole(void **state)
+{
+    struct fixture *f = *state;
+    write_at(f, "big", 4096, 4096, 9);
+    assert_int_equal(union_copyup_whole(f->u, &root_cred, "big"), 0);
+    assert_false(has_record(f, "up/big"));
+    int fd = open(host(f, "up/big"), O_RDONLY);
+    assert_true(fd >= 0);
+    unsigned char *buf = malloc(BIG);
+    assert_int_equal(read(fd, buf, BIG), BIG);
+    close(fd);
+    assert_memory_equal(buf, f->model, BIG);
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_first_write_is_partial, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_metadata_changes_copy_no_data,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncate_and_extend, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_append, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_union_reads_the_record, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_sequential_writes_one_range,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rename_and_links, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_merge_at_the_bound, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_unprivileged_writer, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_copyup_whole, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
