@@ -90,23 +90,19 @@ static int container_main(void *arg)
     const struct ns_bind binds[] = {
         {run, RUNDIR_INSIDE, 0},
         {service_library(), LIBRARY_INSIDE, 1},
-        {"/dev/null", "/dev/null", 0},
-        {"/dev/zero", "/dev/zero", 0},
-        {"/dev/random", "/dev/random", 0},
-        {"/dev/urandom", "/dev/urandom", 0},
     };
     /* What the kernel keeps inside the container: whatever is mounted
      * over the Danaus root. Libdanaus serves the rest from the service. */
-    enum { NBINDS = sizeof binds / sizeof binds[0] };
-    const char *kernel[NBINDS + 1] = {"/proc"};
+    enum { NBINDS = sizeof binds / sizeof binds[0], NKERNEL = NBINDS + 2 };
+    const char *kernel[NKERNEL] = {"/proc", "/dev"};
     for (int i = 0; i < NBINDS; i++)
-        kernel[i + 1] = binds[i].inside;
+        kernel[i + 2] = binds[i].inside;
     int err = 0;
     /* Before anything in the container can connect: this process's new
      * mount namespace is what the service recognises its clients by. */
     if (cgroup_enter(c->o->pool) < 0 || ns_ipc_enter(ipc) < 0 ||
         sethostname(c->name, strlen(c->name)) < 0 ||
-        door_view(c->o->pool, c->root, kernel, NBINDS + 1) < 0 ||
+        door_view(c->o->pool, c->root, kernel, NKERNEL) < 0 ||
         ns_enter_root(c->root, binds, NBINDS) < 0) {
         err = errno ? errno : EINVAL;
         dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
