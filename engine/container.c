@@ -127,12 +127,28 @@ static int exit_code(int status)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Unmakes a container: one that never ran, or one run with --rm. */
+static void unmake(struct container *c)
+{
+    char dir[STATE_PATH_MAX];
+    door_mount_remove(c->o->pool, c->root);
+    store_branch_remove(c->o->pool, c->name);
+    state_path(dir, "containers/%s", c->name);
+    remove_tree(dir);
+}
+
 /* Reloads the record (stop may have touched it), marks the exit, unmounts
- * the root. Holds the state lock meanwhile. */
+ * the root; with --rm, removes the container. Holds the state lock
+ * meanwhile. */
 static void finish(struct container *c, int code)
 {
     char path[STATE_PATH_MAX];
     state_lock();
+    if (c->o->remove) {
+        unmake(c);
+        state_unlock();
+        return;
+    }
     query_container_path(c->name, path);
     struct record now;
     if (record_load(path, &now) == 0) {
@@ -170,16 +186,6 @@ static pid_t start(struct container *c, int *err)
     }
     *err = 0;
     return pid;
-}
-
-/* Unmakes a container that never ran. */
-static void unmake(struct container *c)
-{
-    char dir[STATE_PATH_MAX];
-    door_mount_remove(c->o->pool, c->root);
-    store_branch_remove(c->o->pool, c->name);
-    state_path(dir, "containers/%s", c->name);
-    remove_tree(dir);
 }
 
 static int prepare(struct container *c, struct record *pool)

@@ -9,6 +9,7 @@ struct run_options {
     char **env; /* VAR=VALUE, nenv of them */
     int nenv;
     int detach;
+    int remove; /* --rm: the container goes when it exits */
     char **argv; /* the command, NULL-ended */
 };
 

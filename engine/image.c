@@ -149,6 +149,7 @@ static int import_layers(const char *src, const char *dir, const char **kind)
     if (S_ISDIR(st.st_mode)) {
         *kind = "directory";
         char *const argv[] = {"tar", "-C", (char *)src, "--numeric-owner",
+                              "--xattrs", "--xattrs-include=*", "-S",
                               "-cf", layer, ".", NULL};
         return tar("image source", argv) < 0 ? -1 : 1;
     }

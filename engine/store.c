@@ -39,7 +39,8 @@ int store_publish(const char *pool, const char *image, int nlayers)
         snprintf(dst, sizeof dst, "%.4000s/%d", top, i);
         state_path(layer, "images/%s/layer-%d.tar", image, i);
         char *const mk[] = {"mkdir", "-p", dst, NULL};
-        char *const untar[] = {"tar", "--numeric-owner", "-xpf", layer,
+        char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
+                               "--xattrs-include=*", "-xpf", layer,
                                "-C", dst, NULL};
         rc = helper_run(pool, mk) < 0 || helper_run(pool, untar) < 0 ? -1 : 0;
     }
