@@ -114,18 +114,18 @@ remove_engine_state() { # [pools]
     done
 }
 
-# Writes to stdout a wide CSV for bench/plot.sh from a long one with a
-# header row: a row per distinct value of the awk expression ROW, a column
-# per distinct value of SERIES, cells VALUE, for the lines where the awk
-# condition WHERE holds; in order of first appearance.
-pivot_csv() { # IN ROW SERIES VALUE WHERE
+# Writes to stdout a wide CSV for bench/plot.sh from a long one without a
+# header row on stdin: a row per distinct value of the awk expression ROW,
+# a column per distinct value of SERIES, cells the sum of VALUE over the
+# lines where the awk condition WHERE holds; in order of first appearance.
+pivot_csv() { # ROW SERIES VALUE WHERE
     awk -F, -v OFS=, "
-        NR == 1 || !($5) {next}
+        !($4) {next}
         {
-            r = $2; s = $3
+            r = $1; s = $2
             if (!(r in rs)) {rs[r]; ro[++nr] = r}
             if (!(s in ss)) {ss[s]; so[++ns] = s}
-            v[r, s] = $4
+            v[r, s] += $3
         }"'
         END {
             line = "x"; for (j = 1; j <= ns; j++) line = line OFS so[j]; print line
@@ -134,5 +134,5 @@ pivot_csv() { # IN ROW SERIES VALUE WHERE
                 for (j = 1; j <= ns; j++) line = line OFS v[ro[i], so[j]]
                 print line
             }
-        }' "$1"
+        }'
 }

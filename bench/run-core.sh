@@ -189,10 +189,10 @@ say "results in $outdir/core.txt, $outdir/core.csv and $outdir/fuse-door.csv"
 
 # Plots: latency per operation and sequential bandwidth, by stack.
 plot_core() { # CSV NAME TITLE
-    pivot_csv "$outdir/$1.csv" '$2' '$1' '$5 / 1000' '$2 !~ /^seq/ && $5 != ""' >"$outdir/$2-latency.csv"
+    tail -n +2 "$outdir/$1.csv" | pivot_csv '$2' '$1' '$5 / 1000' '$2 !~ /^seq/ && $5 != ""' >"$outdir/$2-latency.csv"
     "$repo/bench/plot.sh" bars "$outdir/$2-latency.csv" "$outdir/$2-latency.png" \
         "$3: time per operation by stack" "us per op (log)" log
-    pivot_csv "$outdir/$1.csv" '$2' '$1' '$6' '$2 ~ /^seq/ && $6 != ""' >"$outdir/$2-seq.csv"
+    tail -n +2 "$outdir/$1.csv" | pivot_csv '$2' '$1' '$6' '$2 ~ /^seq/ && $6 != ""' >"$outdir/$2-seq.csv"
     "$repo/bench/plot.sh" bars "$outdir/$2-seq.csv" "$outdir/$2-seq.png" \
         "$3: sequential 1 MiB I/O by stack" "MB/s"
 }

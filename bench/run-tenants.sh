@@ -181,7 +181,7 @@ workload_cmd() { # LOAD_BIN DB_BENCH WORKLOAD DIR
         local half
         half=$(awk -v s="$run_seconds" 'BEGIN {printf "%d", (s + 1) / 2}')
         echo "$1 at $2 --benchmarks=fillrandom,readrandom --duration=$half" \
-            "--num=1000000 --db=$4 --use_existing_db=0 --mmap_read=0" \
+            "--num=20000 --db=$4 --use_existing_db=0 --mmap_read=0" \
             "--mmap_write=0 --threads=1 --compression_type=none" \
             "--statistics=0 --histogram=1 --seed=42"
     else
@@ -219,12 +219,16 @@ result_lines() { # FILE
         /^mode=/ {print; next}
         /^(fillrandom|readrandom) +:/ {
             name = ($1 == "fillrandom") ? "rocksdb-fill" : "rocksdb-read"
-            for (i = 1; i <= NF; i++) if ($i == "ops/sec;") ops = $(i - 1)
+            for (i = 1; i <= NF; i++) if ($i ~ /^ops\/sec;?$/) ops = $(i - 1)
             mb = 0
             for (i = 1; i <= NF; i++) if ($i == "MB/s") mb = $(i - 1)
         }
         /^Percentiles:/ && name != "" {
-            printf "mode=%s ops_s=%s mb_s=%s p50_us=%s p99_us=%s\n", name, ops, mb, $3, $9
+            for (i = 1; i < NF; i++) {
+                if ($i == "P50:") p50 = $(i + 1)
+                if ($i == "P99:") p99 = $(i + 1)
+            }
+            printf "mode=%s ops_s=%s mb_s=%s p50_us=%s p99_us=%s\n", name, ops, mb, p50, p99
             name = ""
         }' "$1"
 }
@@ -605,50 +609,25 @@ awk -F, -v OFS=, '
         line = "case"; for (j = 1; j <= ns; j++) line = line OFS st[j]; print line
         for (i = 1; i <= nx; i++) {line = "\"" xo[i] "\""; for (j = 1; j <= ns; j++) line = line OFS kept[xo[i], st[j]]; print line}
     }' "$summary" >"$outdir/tenants-kept.csv"
-if [ "$(wc -l <"$outdir/tenants-kept.csv")" -gt 1 ]; then
-    "$repo/bench/plot.sh" bars "$outdir/tenants-kept.csv" "$outdir/tenants-kept.png" \
-        "Throughput kept next to a neighbour (workload / neighbour), % of alone" "% of alone"
-fi
-# The victim's ops/s alone and next to the writer, per stack.
-awk -F, -v OFS=, '
-    BEGIN {print "stack,alone,next to the writer"}
-    ($1 == "victim" || $1 == "oversub") && $3 == "victim" {
-        if (!($2 in s)) {s[$2]; o[++n] = $2}
-        if ($5 == "alone") a[$2] = $7; else w[$2] = $7
-    }
-    END {for (i = 1; i <= n; i++) print "\"" o[i] "\"", a[o[i]], w[o[i]]}' "$summary" >"$outdir/tenants-victim.csv"
-if [ "$(wc -l <"$outdir/tenants-victim.csv")" -gt 1 ]; then
-    "$repo/bench/plot.sh" bars "$outdir/tenants-victim.csv" "$outdir/tenants-victim.png" \
-        "Victim ops/s alone and next to a neighbour (oversub rows: 2 CPU-bound processes)" "ops/s" log
-fi
+# The victim's ops/s alone and next to its neighbour, per stack.
+pivot_csv '($1 == "oversub" ? $2 " (oversub)" : $2)' '($5 == "alone" ? "alone" : "next to the neighbour")' '$7' \
+    '($1 == "victim" || $1 == "oversub") && $3 == "victim"' <"$summary" >"$outdir/tenants-victim.csv"
 # p99 latency of every matrix workload alone and next to the noisy neighbour.
-awk -F, -v OFS=, '
-    $1 == "matrix" && $3 == "A" && ($5 == "alone" || $5 == "noisy") {
-        if (!($2 in s)) {s[$2]; st[++ns] = $2}
-        x = $4 ($5 == "alone" ? " alone" : " + noisy"); if (!(x in xs)) {xs[x]; xo[++nx] = x}
-        p[x, $2] = $10
-    }
-    END {
-        line = "case"; for (j = 1; j <= ns; j++) line = line OFS st[j]; print line
-        for (i = 1; i <= nx; i++) {line = "\"" xo[i] "\""; for (j = 1; j <= ns; j++) line = line OFS p[xo[i], st[j]]; print line}
-    }' "$summary" >"$outdir/tenants-p99.csv"
-if [ "$(wc -l <"$outdir/tenants-p99.csv")" -gt 1 ]; then
-    "$repo/bench/plot.sh" bars "$outdir/tenants-p99.csv" "$outdir/tenants-p99.png" \
-        "p99 latency per operation, alone and next to the noisy neighbour" "p99 us" log
-fi
+pivot_csv '$4 ($5 == "alone" ? " alone" : " + noisy")' '$2' '$10' \
+    '$1 == "matrix" && $3 == "A" && ($5 == "alone" || $5 == "noisy")' <"$summary" >"$outdir/tenants-p99.csv"
 # Scale: total ops/s against N, one line per layout and workload.
-awk -F, -v OFS=, '
-    $1 == "scale" && $3 != "service" {
-        s = $2 ": " $4; if (!(s in ss)) {ss[s]; so[++ns] = s}
-        x = substr($5, 3); if (!(x in xs)) {xs[x]; xo[++nx] = x}
-        t[x, s] += $7
-    }
-    END {
-        line = "N"; for (j = 1; j <= ns; j++) line = line OFS so[j]; print line
-        for (i = 1; i <= nx; i++) {line = xo[i]; for (j = 1; j <= ns; j++) line = line OFS t[xo[i], so[j]]; print line}
-    }' "$summary" >"$outdir/tenants-scale.csv"
-if [ "$(wc -l <"$outdir/tenants-scale.csv")" -gt 1 ]; then
-    "$repo/bench/plot.sh" lines "$outdir/tenants-scale.csv" "$outdir/tenants-scale.png" \
-        "Scale: total ops/s of N containers at once" "containers (N)" "ops/s" log
-fi
+pivot_csv 'substr($5, 3)' '$2 ": " $4' '$7' '$1 == "scale" && $3 != "service"' <"$summary" |
+    sed 's/^"\([0-9]*\)"/\1/' >"$outdir/tenants-scale.csv"
+plot_if_any() { # KIND CSV ARGS...
+    [ "$(wc -l <"$2")" -gt 1 ] || return 0
+    "$repo/bench/plot.sh" "$1" "$2" "${2%.csv}.png" "${@:3}"
+}
+plot_if_any bars "$outdir/tenants-kept.csv" \
+    "Throughput kept next to a neighbour (workload / neighbour), % of alone" "% of alone"
+plot_if_any bars "$outdir/tenants-victim.csv" \
+    "Victim ops/s alone and next to a neighbour (writer; oversub: 2 CPU-bound processes)" "ops/s" log
+plot_if_any bars "$outdir/tenants-p99.csv" \
+    "p99 latency per operation, alone and next to the noisy neighbour" "p99 us" log
+plot_if_any lines "$outdir/tenants-scale.csv" \
+    "Scale: total ops/s of N containers at once" "containers (N)" "ops/s" log
 say "results in $outdir/tenants.txt, tenants.csv, tenants-summary.csv and tenants-*.png"
