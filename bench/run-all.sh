@@ -50,7 +50,7 @@ add_step() { # NAME FULL_MIN FAST_MIN
 add_step core 2 1
 add_step union 3 2
 add_step containers 8 2
-add_step tenants 50 7
+add_step tenants 55 7
 
 if [ -n "$fast" ]; then
     export REPEATS=1 COUNTS="1 4 16" ROUNDS=1 RUN_SECONDS=3 START_DELAY=4 \
