@@ -365,17 +365,17 @@ cp "$results" "$outdir/containers.csv"
 say "results in $outdir/containers.txt and $outdir/containers.csv"
 
 # Plots: median batch time and peak memory against N, one line per system.
-plot_by_n() { # COLUMN CSV PNG TITLE YLABEL
+plot_by_n() { # COLUMN CSV PNG TITLE YLABEL [log]
     awk -F, -v OFS=, -v col="$1" '
         {if (!($1 in s)) {s[$1]; o[++ns] = $1}; if (!($2 in x)) {x[$2]; xo[++nx] = $2}; v[$2, $1] = ($col == "n/a" ? "" : $col)}
         END {
             line = "N"; for (j = 1; j <= ns; j++) line = line OFS o[j]; print line
             for (i = 1; i <= nx; i++) {line = xo[i]; for (j = 1; j <= ns; j++) line = line OFS v[xo[i], o[j]]; print line}
         }' "$summary" >"$2"
-    "$repo/bench/plot.sh" lines "$2" "$3" "$4" "containers started at once (N)" "$5"
+    "$repo/bench/plot.sh" lines "$2" "$3" "$4" "containers started at once (N)" "$5" "${6:-}"
 }
 plot_by_n 5 "$outdir/containers-time.csv" "$outdir/containers-time.png" \
-    "Starting N containers at once: first start to last exit (median)" seconds
+    "Starting N containers at once: first start to last exit (median)" seconds log
 plot_by_n 7 "$outdir/containers-peak.csv" "$outdir/containers-peak.png" \
     "Peak memory of the file-system clients" MiB
 say "plots in $outdir/containers-time.png and containers-peak.png"
