@@ -55,6 +55,7 @@ start() {
         printf 'mount %s/mnt local %s/data\n' "$site/$1" "$site/$1" \
             >> "$site/$1/conf"
     fi
+    : > "$site/$1/log" # never read the last service's ready line
     nice -n "$nice" taskset -c "$3" "$2/fsservice/danausd" -c "$site/$1/conf" \
         2> "$site/$1/log" &
     pid=$!
