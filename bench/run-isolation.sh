@@ -4,8 +4,10 @@
 #
 #   run-isolation.sh ROUNDS SECONDS TENANT_LOAD NAME=BUILD_DIR...
 #
-# TENANT_LOAD is bench/tenant_load.c built (its `victim` and `writer`
-# modes). For each build, on a 2-cpu machine:
+# TENANT_LOAD is bench/tenant_load.c as built (build/bench/tenant-load; its
+# `victim` and `writer` modes). bench/run-tenants.sh measures the same
+# cases with engine pools and ceph-fuse beside them; this script is the
+# quick before/after for one change. For each build, on a 2-cpu machine:
 #   two-core   danausd on cpu 1, the victim on cpu 0
 #   one-core   danausd started with taskset -c 0, the victim on cpu 0
 #   moved      danausd started on cpus 0-1, then taskset -a -p -c 0, the
@@ -55,6 +57,7 @@ start() {
         printf 'mount %s/mnt local %s/data\n' "$site/$1" "$site/$1" \
             >> "$site/$1/conf"
     fi
+    : > "$site/$1/log" # never read the last service's ready line
     nice -n "$nice" taskset -c "$3" "$2/fsservice/danausd" -c "$site/$1/conf" \
         2> "$site/$1/log" &
     pid=$!
