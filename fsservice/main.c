@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,6 +123,20 @@ static int create_segment(struct service *svc, cpu_set_t *groups,
     return 0;
 }
 
+/* Raises the soft descriptor limit to the hard one; returns the limit. */
+static rlim_t raise_nofile(void)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) < 0)
+        return 1024;
+    if (lim.rlim_cur < lim.rlim_max) {
+        lim.rlim_cur = lim.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &lim) < 0)
+            getrlimit(RLIMIT_NOFILE, &lim);
+    }
+    return lim.rlim_cur;
+}
+
 int main(int argc, char **argv)
 {
     const char *conf = NULL;
@@ -159,6 +174,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     rcu_register_thread();
+    rlim_t nofile = raise_nofile();
     fstable_init(&svc.fs);
     static cpu_set_t groups[IPC_MAX_QUEUES];
     uint32_t ngroups;
@@ -171,6 +187,13 @@ int main(int argc, char **argv)
     if (client_registry_init(&svc.clients, &svc.seg) < 0)
         return die("cannot start service threads");
     svc.clients.locks = &svc.locks;
+    if (svc.cfg.client_slots < svc.clients.slots_per_client)
+        svc.clients.slots_per_client = svc.cfg.client_slots;
+    /* A quarter of the descriptors at most per client (the local backend
+     * holds one per open file): one client alone cannot exhaust them. */
+    if (nofile / 4 < HANDLES_MAX)
+        svc.clients.handles_per_client = nofile / 4 ? (uint32_t)(nofile / 4)
+                                                    : 1;
     if (workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
     if (door_open(&door, &svc, err, sizeof err) < 0) {

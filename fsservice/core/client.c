@@ -37,6 +37,8 @@ int client_registry_init(struct client_registry *r,
     r->seg = seg;
     r->nslots = seg->nslots;
     r->slots = calloc(r->nslots, sizeof *r->slots);
+    r->slots_per_client = r->nslots;
+    r->handles_per_client = HANDLES_MAX;
     return r->slots ? 0 : -ENOMEM;
 }
 
@@ -56,6 +58,7 @@ struct client *client_new(struct client_registry *r, pid_t pid,
         free(c);
         return NULL;
     }
+    c->handles.limit = r->handles_per_client;
     atomic_init(&c->refs, 1);
     c->id = ++r->next_id;
     c->pid = pid;
@@ -83,8 +86,22 @@ void client_put(struct client *c)
     free(c);
 }
 
+void client_view_add(struct client *c, uint32_t i)
+{
+    if (i < DANAUS_MAX_INSTANCES)
+        c->sees[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+bool client_sees(const struct client *c, uint32_t i)
+{
+    return c->sees_all || (i < DANAUS_MAX_INSTANCES &&
+                           (c->sees[i / 8] & (1u << (i % 8))));
+}
+
 int slot_assign(struct client_registry *r, struct client *c)
 {
+    if (c->nslots >= r->slots_per_client)
+        return -EAGAIN;
     for (uint32_t i = 0; i < r->nslots; i++) {
         struct slot_state *st = &r->slots[i];
         if (st->phase != SLOT_FREE)

@@ -8,6 +8,14 @@
  * memory, so a request is attributed by its slot number alone and the
  * shared segment can never claim another identity than the slot's owner.
  *
+ * What a client may reach is decided here too, never by a field it wrote:
+ * its mount view (the instances its hello listed: every live one for a
+ * client of the service's own mount namespace, the view's for a container)
+ * is checked on every request that names a mount by index, and it holds at
+ * most slots_per_client slots (config client_slots) and handles_per_client
+ * handles (a quarter of the service's descriptors), so one client cannot
+ * starve the others of either.
+ *
  * Slot life: FREE -> OWNED (SLOT_GET) -> DRAINING (SLOT_PUT or client gone)
  * -> FREE once no request of it is in flight and no queue cell names it.
  */
@@ -30,6 +38,8 @@ struct client {
     struct ls_cred cred;
     struct handle_table handles;
     uint32_t nslots; /* slots it owns; door thread only */
+    bool sees_all;   /* every live mount (no view) */
+    uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */
     struct lock_table *locks; /* where its POSIX locks go when it goes */
 };
 
@@ -41,6 +51,8 @@ struct client_registry {
     struct slot_state *slots; /* private to the service */
     uint32_t next_id;
     uint32_t draining;        /* slots waiting to be freed */
+    uint32_t slots_per_client;
+    uint32_t handles_per_client;
     struct lock_table *locks; /* the service's record locks, or NULL */
 };
 
@@ -52,6 +64,11 @@ void client_registry_free(struct client_registry *r);
 struct client *client_new(struct client_registry *r, pid_t pid,
                           const struct ls_cred *cred);
 void client_put(struct client *c);
+
+/* The client's view: it may name mount index i (door thread sets it at
+ * hello, before any slot exists; service threads only read it). */
+void client_view_add(struct client *c, uint32_t i);
+bool client_sees(const struct client *c, uint32_t i);
 
 /* Door thread only. */
 int slot_assign(struct client_registry *r, struct client *c); /* slot/-errno */

@@ -5,6 +5,13 @@
  * slot buffer is validated here (range, strings), and the handle it names is
  * looked up in the sending client's own table. Calls that need a handle and
  * do not name a live one fail with EBADF before any handler runs.
+ *
+ * The handle names its instance: a request whose mount field disagrees
+ * with the handle's fails with EBADF, so nothing downstream (a backend, the
+ * FUSE door's data_changed hook) ever meets a file of one instance under
+ * another's index. A mount named by index alone (path calls) must be in the
+ * client's view (client_sees), else it does not exist for this client:
+ * EINVAL, as for a removed mount.
  */
 #include "request.h"
 
@@ -72,6 +79,8 @@ int request_string(struct request *r, char *out, size_t cap)
 
 struct ls_instance *request_instance(struct request *r)
 {
+    if (!client_sees(r->c, r->d->mount))
+        return NULL;
     rcu_read_lock();
     struct ls_instance *inst = fstable_get(&r->svc->fs, r->d->mount);
     rcu_read_unlock();
@@ -106,8 +115,9 @@ int64_t dispatch(struct service *svc, struct client *c,
         r.of = handle_get(&c->handles, d->handle);
         if (!r.of)
             return -EBADF;
-        if ((atomic_load(&r.of->flags) & O_PATH) &&
-            !calls[d->call].on_path_file) {
+        if (r.of->mount != d->mount ||
+            ((atomic_load(&r.of->flags) & O_PATH) &&
+             !calls[d->call].on_path_file)) {
             open_file_put(r.of);
             return -EBADF;
         }
@@ -116,7 +126,7 @@ int64_t dispatch(struct service *svc, struct client *c,
     if (rc >= 0 && svc->data_changed &&
         (d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE ||
          d->call == DANAUS_CALL_TRUNCATE))
-        svc->data_changed(svc->fuse, d->mount,
+        svc->data_changed(svc->fuse, r.of ? r.of->mount : d->mount,
                                r.of ? r.of->file : NULL, r.path, &c->cred);
     if (r.of)
         open_file_put(r.of);

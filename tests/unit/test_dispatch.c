@@ -27,7 +27,7 @@
 static struct service svc;
 static struct client *alice, *mallory;
 static int alice_slot, mallory_slot;
-static char top[PATH_MAX], root[PATH_MAX + 8];
+static char top[PATH_MAX], root[PATH_MAX + 8], other[PATH_MAX + 8];
 
 static int setup(void **state)
 {
@@ -47,10 +47,18 @@ static int setup(void **state)
     struct ls_instance *inst = local_instance_new(root, err, sizeof err);
     assert_non_null(inst);
     assert_int_equal(fstable_add(&svc.fs, "/mnt/t", inst), 0);
+    /* Mount 1: another container's root, in mallory's view only. */
+    snprintf(other, sizeof other, "%s/other", top);
+    assert_int_equal(mkdir(other, 0755), 0);
+    inst = local_instance_new(other, err, sizeof err);
+    assert_non_null(inst);
+    assert_int_equal(fstable_add(&svc.fs, "/mnt/u", inst), 1);
 
     struct ls_cred cred = {.uid = 0, .gid = 0};
     alice = client_new(&svc.clients, getpid(), &cred);
     mallory = client_new(&svc.clients, getpid(), &cred);
+    client_view_add(alice, 0);
+    client_view_add(mallory, 1);
     alice_slot = slot_assign(&svc.clients, alice);
     mallory_slot = slot_assign(&svc.clients, mallory);
     assert_true(alice_slot >= 0 && mallory_slot >= 0);
@@ -146,13 +154,49 @@ static void strings_must_end_inside_the_reference(void **state)
     assert_int_equal(stat(p, &st), -1);
 }
 
-static void unknown_mount_gets_einval(void **state)
+/* Mount 1 exists but is not in alice's view: it does not exist for her. */
+static void unknown_or_foreign_mount_gets_einval(void **state)
 {
     struct danaus_desc d = desc(DANAUS_CALL_MKDIR, "dir", NULL);
     d.mount = 1;
     assert_int_equal(run(alice, d), -EINVAL);
+    d.mount = 2;
+    assert_int_equal(run(alice, d), -EINVAL);
     d.mount = UINT32_MAX;
     assert_int_equal(run(alice, d), -EINVAL);
+    struct stat st;
+    char p[2 * PATH_MAX];
+    snprintf(p, sizeof p, "%s/dir", other);
+    assert_int_equal(stat(p, &st), -1);
+    /* mallory's own mount works for her; alice's does not. */
+    d.mount = 1;
+    assert_int_equal(run(mallory, d), 0);
+    assert_int_equal(stat(p, &st), 0);
+    d.mount = 0;
+    assert_int_equal(run(mallory, d), -EINVAL);
+}
+
+/* The handle names its instance: a mount field that disagrees is refused
+ * (the FUSE door's hook once ran one backend's fstat on another's file). */
+static void handle_with_another_mount_gets_ebadf(void **state)
+{
+    int64_t h = open_path("hm", O_CREAT | O_RDWR);
+    assert_true(h > 0);
+    struct danaus_desc d = desc(DANAUS_CALL_PWRITE, NULL, NULL);
+    memcpy(buf_of(alice_slot), "xy", 2);
+    d.buf_len = 2;
+    d.handle = (uint64_t)h;
+    for (uint32_t m = 1; m < 4; m++) {
+        d.mount = m;
+        assert_int_equal(run(alice, d), -EBADF);
+    }
+    d.mount = UINT32_MAX;
+    assert_int_equal(run(alice, d), -EBADF);
+    d.mount = 0;
+    assert_int_equal(run(alice, d), 2);
+    struct danaus_desc c = desc(DANAUS_CALL_CLOSE, NULL, NULL);
+    c.handle = (uint64_t)h;
+    assert_int_equal(run(alice, c), 0);
 }
 
 static void bad_handles_get_ebadf(void **state)
@@ -296,7 +340,8 @@ int main(void)
         cmocka_unit_test(unknown_calls_get_enosys),
         cmocka_unit_test(buffer_references_outside_the_slot_get_einval),
         cmocka_unit_test(strings_must_end_inside_the_reference),
-        cmocka_unit_test(unknown_mount_gets_einval),
+        cmocka_unit_test(unknown_or_foreign_mount_gets_einval),
+        cmocka_unit_test(handle_with_another_mount_gets_ebadf),
         cmocka_unit_test(bad_handles_get_ebadf),
         cmocka_unit_test(bad_arguments_get_einval),
         cmocka_unit_test(paths_cannot_leave_the_instance),
