@@ -4,7 +4,7 @@
  *   danausd -c CONFIG          serve until SIGTERM or SIGINT
  *   danausd -c CONFIG --check  validate the configuration and exit
  *
- * Start-up order: configuration, backends and instances, the shared segment,
+ * Start-up order: configuration, backends and instances, the doorbell queues,
  * service threads, and the door last, so a client that can connect finds
  * everything ready. Shutdown runs it backwards.
  */
@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/shm.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <urcu.h>
@@ -93,33 +92,30 @@ static int core_groups(int level, struct ipc_geometry *g, cpu_set_t *groups)
     return n;
 }
 
-static int create_segment(struct service *svc, cpu_set_t *groups,
-                          uint32_t *ngroups, char *err, size_t errlen)
+/* The doorbell queues, and the geometry of client areas in g. */
+static int create_queues(struct service *svc, struct ipc_geometry *g,
+                         cpu_set_t *groups, uint32_t *ngroups, char *err,
+                         size_t errlen)
 {
     struct config *cfg = &svc->cfg;
-    struct ipc_geometry g = {
+    *g = (struct ipc_geometry){
         .ncells = cfg->queue_cells,
-        .nslots = cfg->slots,
+        .nslots = cfg->client_slots < cfg->slots ? cfg->client_slots
+                                                 : cfg->slots,
         .slot_buf = cfg->slot_buffer,
     };
-    int n = core_groups(cfg->core_group_level, &g, groups);
+    int n = core_groups(cfg->core_group_level, g, groups);
     if (n <= 0) {
         snprintf(err, errlen, "cannot read the cpu topology");
         return -1;
     }
-    g.nqueues = (uint32_t)n;
+    g->nqueues = (uint32_t)n;
     *ngroups = (uint32_t)n;
-    int rc = ipc_segment_create(&g, cfg->owner_uid, cfg->owner_gid, 0600,
-                                &svc->seg);
+    int rc = ipc_queues_create(g, &svc->seg);
     if (rc < 0) {
-        snprintf(err, errlen, "cannot create the shared segment: %s",
-                 strerror(-rc));
+        snprintf(err, errlen, "cannot create the queues: %s", strerror(-rc));
         return -1;
     }
-    /* Linux lets processes attach a segment marked for removal; marking it
-     * now means the kernel frees it with the last detach, even if this
-     * service is killed. */
-    shmctl(svc->seg.shmid, IPC_RMID, NULL);
     return 0;
 }
 
@@ -180,15 +176,14 @@ int main(int argc, char **argv)
     uint32_t ngroups;
     static struct workers workers;
     static struct door door;
+    static struct ipc_geometry geo;
     if (open_instances(&svc, err, sizeof err) < 0 ||
-        create_segment(&svc, groups, &ngroups, err, sizeof err) < 0)
+        create_queues(&svc, &geo, groups, &ngroups, err, sizeof err) < 0)
         return die(err);
     lock_table_init(&svc.locks);
-    if (client_registry_init(&svc.clients, &svc.seg) < 0)
+    if (client_registry_init(&svc.clients, &geo, svc.cfg.slots) < 0)
         return die("cannot start service threads");
     svc.clients.locks = &svc.locks;
-    if (svc.cfg.client_slots < svc.clients.slots_per_client)
-        svc.clients.slots_per_client = svc.cfg.client_slots;
     /* A quarter of the descriptors at most per client (the local backend
      * holds one per open file): one client alone cannot exhaust them. */
     if (nofile / 4 < HANDLES_MAX)
@@ -219,7 +214,7 @@ int main(int argc, char **argv)
     door_close(&door);
     workers_stop(&workers);
     fuse_door_stop(svc.fuse);
-    ipc_segment_destroy(&svc.seg);
+    ipc_queues_unmap(&svc.seg);
     client_registry_free(&svc.clients);
     rcu_barrier();
     lock_table_destroy(&svc.locks);

@@ -1,23 +1,29 @@
 /*
- * client.h - attached clients and the thread slots they own.
+ * client.h - attached clients, their private areas and the thread slots in
+ * them.
  *
  * A client is one process attached through the door. Its credentials come
  * from the kernel (SO_PEERCRED, SO_PEERGROUPS) once, at hello, and every one
- * of its requests runs with them. It owns the slots its threads asked for;
- * which client owns which slot is recorded here, in the service's private
- * memory, so a request is attributed by its slot number alone and the
- * shared segment can never claim another identity than the slot's owner.
+ * of its requests runs with them. It gets an area of its own (ipc.h: a
+ * memfd only it and the service map) holding its slots, and an index in the
+ * service's private client table, which its doorbells carry. A request is
+ * attributed to the client whose area it was found in: a doorbell naming
+ * another client can only make the service look at a request that client
+ * posted itself, and the service serves each posted sequence once
+ * (client_request_begin). Nothing a client writes names an identity.
  *
  * What a client may reach is decided here too, never by a field it wrote:
  * its mount view (the instances its hello listed: every live one for a
  * client of the service's own mount namespace, the view's for a container)
- * is checked on every request that names a mount by index, and it holds at
- * most slots_per_client slots (config client_slots) and handles_per_client
- * handles (a quarter of the service's descriptors), so one client cannot
- * starve the others of either.
+ * is checked on every request that names a mount by index; it holds at most
+ * its area's slots (config client_slots) and handles_per_client handles (a
+ * quarter of the service's descriptors), so one client cannot starve the
+ * others of either.
  *
- * Slot life: FREE -> OWNED (SLOT_GET) -> DRAINING (SLOT_PUT or client gone)
- * -> FREE once no request of it is in flight and no queue cell names it.
+ * Lifetime: the door holds one reference and publishes the client in the
+ * table (RCU); a service thread takes another for each request. When the
+ * door hangs up the client leaves the table, and after a grace period and
+ * the last request its handles, locks and area go.
  */
 #ifndef DANAUS_CLIENT_H
 #define DANAUS_CLIENT_H
@@ -31,59 +37,69 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The service's private record of one slot of a client's area. */
+struct client_slot {
+    _Atomic bool owned;     /* given to a thread (door thread writes) */
+    _Atomic uint32_t taken; /* the last sequence served */
+};
+
 struct client {
     _Atomic long refs;
-    uint32_t id;
+    uint32_t id;    /* unique over the service's life (lock owner) */
+    uint32_t index; /* in the client table and the doorbells */
     pid_t pid;
     struct ls_cred cred;
     struct handle_table handles;
-    uint32_t nslots; /* slots it owns; door thread only */
-    bool sees_all;   /* every live mount (no view) */
+    struct ipc_area area;       /* the service's mapping of its slots */
+    struct client_slot *slots;  /* area.nslots */
+    uint32_t nslots;            /* slots it owns; door thread only */
+    struct lock_table *locks;   /* where its POSIX locks go when it goes */
+    bool sees_all;              /* every live mount (no view) */
     uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */
-    struct lock_table *locks; /* where its POSIX locks go when it goes */
 };
 
-struct slot_state;
-
 struct client_registry {
-    const struct ipc_segment *seg;
-    uint32_t nslots;
-    struct slot_state *slots; /* private to the service */
+    struct ipc_geometry geo;  /* of every client area */
+    struct client *_Atomic *table; /* IPC_MAX_CLIENTS entries, RCU */
     uint32_t next_id;
-    uint32_t draining;        /* slots waiting to be freed */
-    uint32_t slots_per_client;
+    uint32_t slots_left;      /* of the service-wide budget (config slots) */
     uint32_t handles_per_client;
     struct lock_table *locks; /* the service's record locks, or NULL */
 };
 
+/* geo: the geometry of client areas (nslots per client). total_slots:
+ * slots of all clients at once. */
 int client_registry_init(struct client_registry *r,
-                         const struct ipc_segment *seg);
+                         const struct ipc_geometry *geo, uint32_t total_slots);
 void client_registry_free(struct client_registry *r);
 
-/* A client with one reference, owned by the door. */
+/* Door thread: a new client with its area, published in the table, with
+ * one reference owned by the door; NULL with errno (EMFILE: the table is
+ * full). */
 struct client *client_new(struct client_registry *r, pid_t pid,
                           const struct ls_cred *cred);
+/* Door thread: the client leaves the table; drops the door's reference
+ * after a grace period. Its slots go back to the budget. */
+void client_detach(struct client_registry *r, struct client *c);
 void client_put(struct client *c);
 
 /* The client's view: it may name mount index i (door thread sets it at
- * hello, before any slot exists; service threads only read it). */
+ * hello, before its first slot; service threads only read it). */
 void client_view_add(struct client *c, uint32_t i);
 bool client_sees(const struct client *c, uint32_t i);
 
-/* Door thread only. */
-int slot_assign(struct client_registry *r, struct client *c); /* slot/-errno */
+/* Door thread only: a slot of c's area (its index), or -EAGAIN. */
+int slot_assign(struct client_registry *r, struct client *c);
 int slot_release(struct client_registry *r, struct client *c, uint32_t slot);
-void client_detach(struct client_registry *r, struct client *c);
-void slots_drain(struct client_registry *r);
 
 /*
- * Service threads: the client owning slot, with a reference and the slot
- * marked in flight, or NULL (unowned, draining or out of range). Call inside
- * an RCU read-side section begun before the request was taken from its
- * queue; end it with slot_request_done.
+ * Service threads: the client a doorbell names, with a reference, and the
+ * service's own copy of the request in out, if the client owns the slot,
+ * posted the bell's sequence there and that sequence was not served
+ * before; else NULL (a stale or forged bell: nobody waits for it). Answer
+ * with ipc_complete on the client's slot, then client_put.
  */
-struct client *slot_request_begin(struct client_registry *r, uint32_t slot);
-void slot_request_done(struct client_registry *r, uint32_t slot,
-                       struct client *c);
+struct client *client_request_begin(struct client_registry *r,
+                                    struct ipc_bell b, struct danaus_desc *out);
 
 #endif

@@ -1,9 +1,11 @@
 /*
  * dispatch.c - from a request descriptor to a libservice call.
  *
- * The descriptor is the service's private copy; what it references in the
- * slot buffer is validated here (range, strings), and the handle it names is
- * looked up in the sending client's own table. Calls that need a handle and
+ * The descriptor is the service's private copy (its slot and seq fields are
+ * not used: the doorbell that led to it named those, checked against the
+ * client's area); what it references in the slot buffer is validated here
+ * (range, strings), and the handle it names is looked up in the sending
+ * client's own table. Calls that need a handle and
  * do not name a live one fail with EBADF before any handler runs.
  *
  * The handle names its instance: a request whose mount field disagrees
@@ -87,12 +89,12 @@ struct ls_instance *request_instance(struct request *r)
     return inst;
 }
 
-int64_t dispatch(struct service *svc, struct client *c,
+int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
                  const struct danaus_desc *d)
 {
     if (d->call == DANAUS_CALL_NONE || d->call >= DANAUS_CALL_COUNT)
         return -ENOSYS;
-    uint32_t cap = svc->seg.slot_buf;
+    uint32_t cap = c->area.slot_buf;
     if (d->buf_off > cap || d->buf_len > cap - d->buf_off)
         return -EINVAL;
 
@@ -103,7 +105,7 @@ int64_t dispatch(struct service *svc, struct client *c,
     r.svc = svc;
     r.c = c;
     r.d = d;
-    r.out = ipc_slot(&svc->seg, d->slot)->buf;
+    r.out = ipc_slot(&c->area, slot)->buf;
     r.out_cap = cap;
     r.in = r.out + d->buf_off;
     r.in_len = d->buf_len;

@@ -6,10 +6,9 @@
  * hand-off under 1 us (ARCHITECTURE.md), so a busy client should find its
  * service thread awake.
  *
- * Taking a request and pinning its slot (slot_request_begin) happen inside
- * one RCU read-side section, so the door, after clearing a dead client's
- * slots and waiting a grace period, knows no thread still holds a request
- * of that client that it has not yet accounted for (client.c).
+ * What a thread takes from its queue is a doorbell, a claim only: the
+ * request it names is served only if client_request_begin finds it posted
+ * in that client's own area (client.h); anything else costs one look.
  */
 #include "workers.h"
 
@@ -74,30 +73,26 @@ static void maybe_grow(struct crew *crew)
     spawn(crew, true);
 }
 
-/* Takes one request and runs it; false when the queue was empty. busy: the
- * previous call took a request too, so this one waited behind it. */
+/* Takes one doorbell and runs its request; false when the queue was empty.
+ * busy: the previous call took one too, so this one waited behind it. */
 static bool serve_one(struct crew *crew, bool busy)
 {
     struct service *svc = crew->w->svc;
     struct ipc_queue *q = ipc_queue(&svc->seg, crew->queue);
+    struct ipc_bell b;
     struct danaus_desc d;
-    struct client *c = NULL;
 
-    rcu_read_lock();
-    bool got = ipc_take(&svc->seg, q, &d);
-    if (got)
-        c = slot_request_begin(&svc->clients, d.slot);
-    rcu_read_unlock();
-    if (!got)
+    if (!ipc_take(&svc->seg, q, &b))
         return false;
-    /* No owner: a slot being reclaimed, or a forged number. Nobody waits. */
+    struct client *c = client_request_begin(&svc->clients, b, &d);
+    /* Stale, duplicate or forged: nobody waits for it. */
     if (!c)
         return true;
     if (busy)
         maybe_grow(crew);
-    int64_t result = dispatch(svc, c, &d);
-    ipc_complete(ipc_slot(&svc->seg, d.slot), d.seq, result);
-    slot_request_done(&svc->clients, d.slot, c);
+    int64_t result = dispatch(svc, c, b.slot, &d);
+    ipc_complete(ipc_slot(&c->area, b.slot), b.seq, result);
+    client_put(c);
     return true;
 }
 

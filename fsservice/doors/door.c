@@ -183,6 +183,27 @@ static void view_from_entries(struct client *cl, const char *p, uint32_t count)
     }
 }
 
+/* One message carrying n descriptors (SCM_RIGHTS). */
+static void send_with_fds(int fd, const void *buf, size_t len,
+                          const int *fds, int n)
+{
+    union {
+        struct cmsghdr h;
+        char bytes[CMSG_SPACE(2 * sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {(void *)buf, len};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+                         .msg_control = control.bytes,
+                         .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int))};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
+    sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void hello(struct door *d, struct conn *c)
 {
     static char buf[HELLO_MAX];
@@ -195,20 +216,26 @@ static void hello(struct door *d, struct conn *c)
         rc = -EMFILE;
     if (rc == 0) {
         c->client = client_new(&d->svc->clients, pid, &cred);
-        rc = c->client ? 0 : -ENOMEM;
+        rc = c->client ? 0 : errno ? -errno : -ENOMEM;
     }
     /* Made on the client's own copy: a UserPerm keeps a pointer to the
      * groups array it was given (fsservice/libservice/ceph/client.c). */
     if (rc == 0 && d->svc->ceph &&
         (rc = cephfs_cred_init(d->svc->ceph, &c->client->cred)) < 0) {
-        client_put(c->client);
+        client_detach(&d->svc->clients, c->client);
         c->client = NULL;
     }
     size_t len = sizeof *r;
     if (rc == 0) {
+        const struct ipc_geometry *g = &d->svc->clients.geo;
         d->nclients++;
-        r->shmid = d->svc->seg.shmid;
         r->client_id = c->client->id;
+        r->client_index = c->client->index;
+        r->nqueues = g->nqueues;
+        r->ncells = g->ncells;
+        r->nslots = g->nslots;
+        r->slot_buf = g->slot_buf;
+        memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
         long view = views_hello(&d->views, pid, r->mounts,
                                 HELLO_MAX - sizeof *r, &r->nmounts);
         if (view >= 0) {
@@ -221,7 +248,16 @@ static void hello(struct door *d, struct conn *c)
         }
     }
     r->error = -rc;
-    send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (rc < 0) {
+        send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        return;
+    }
+    int fds[2] = {d->svc->seg.fd, c->client->area.fd};
+    send_with_fds(c->fd, buf, len, fds, 2);
+    /* The service keeps its mapping; the descriptor was only for handing
+     * over. */
+    close(c->client->area.fd);
+    c->client->area.fd = -1;
 }
 
 static void reply_token(int fd, int error, uint64_t token)
@@ -601,12 +637,11 @@ static void *door_main(void *arg)
     struct door *d = arg;
     for (;;) {
         struct epoll_event ev[32];
-        /* Wake now and then while slots drain, to free them, and while
-         * tickets wait, to expire them. */
-        int timeout = d->accept_paused           ? ACCEPT_PAUSE_MS
-                      : d->svc->clients.draining ? 10
-                      : d->tickets               ? 1000
-                                                 : -1;
+        /* Wake now and then while tickets wait, to expire them, and while
+         * accepting is paused. */
+        int timeout = d->accept_paused ? ACCEPT_PAUSE_MS
+                      : d->tickets     ? 1000
+                                       : -1;
         int n = epoll_wait(d->epoll_fd, ev, 32, timeout);
         for (int i = 0; i < n; i++) {
             void *p = ev[i].data.ptr;
@@ -617,7 +652,6 @@ static void *door_main(void *arg)
             else
                 serve(d, p);
         }
-        slots_drain(&d->svc->clients);
         expire_tickets(d);
         if (d->accept_paused && time_ms() >= d->accept_resume)
             listen_poll(d, true);
