@@ -23,11 +23,18 @@
  * the copy (no double fetch). Identity, handle table and mount view are
  * those of the client whose area the request was found in.
  *
+ * Doorbells are the fast path, not the only one: a bell can be lost (a
+ * client may overwrite any cell, or keep every cell full), so the service
+ * also sweeps the owned slots of every client now and then (every few ms)
+ * and serves what was posted and not taken; a client that finds no room
+ * for its bell within a bounded wait leaves its request to the sweep.
+ *
  * What a client can therefore do to others: ring doorbells naming them,
  * which at most makes the service look at a request they posted themselves
- * (answered once); fill or churn the queues, which costs service time like
- * any request does (the service empties every cell it looks at, so a cell
- * cannot be wedged); bump the counters, which costs spurious wake-ups. It
+ * (answered once); fill, churn or overwrite the queues, which costs service
+ * time and can delay others by one sweep period, never stall them (the
+ * service empties every cell it looks at, so a cell cannot be wedged);
+ * bump the counters, which costs spurious wake-ups. It
  * cannot read or write another client's slots, descriptors, buffers or
  * completion words, and the geometry it needs comes in the hello reply,
  * so scribbling on shared memory cannot send new clients elsewhere.
@@ -158,8 +165,9 @@ typedef bool (*ipc_alive_fn)(void *arg);
 /* Client: put d in slot s as request seq (d->seq is set to it). */
 void ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq);
 
-/* Client: ring b in q. Waits (spin, then futex) while q is full. 0 or
- * -ENOTCONN. */
+/* Client: ring b in q. Waits (spin, then futex) while q is full, for a
+ * bounded time (tens of ms): 0, -EAGAIN when no room came (the request,
+ * already posted, is then served by the service's sweep) or -ENOTCONN. */
 int ipc_ring(const struct ipc_segment *seg, struct ipc_queue *q,
              struct ipc_bell b, ipc_alive_fn alive, void *arg);
 

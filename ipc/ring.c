@@ -26,6 +26,9 @@
 #define SUBMIT_SPIN_NS 20000u
 /* Sleeping producers re-check liveness this often. */
 #define ROOM_SLEEP_MS 10
+/* How long a producer waits for room before it leaves its request to the
+ * service's sweep (ipc.h). */
+#define RING_WAIT_NS 20000000ull
 
 /* Cell word of a doorbell: client + 1 in bits 48..63 (so never 0), the
  * slot in bits 32..47, the sequence below. */
@@ -106,13 +109,17 @@ int ipc_ring(const struct ipc_segment *seg, struct ipc_queue *q,
     uint64_t start = ipc_now_ns();
     uint64_t word = bell_word(b);
 
-    /* A full queue means back-pressure: wait for room, never drop. The
-     * only way out without submitting is the service being gone. */
+    /* A full queue means back-pressure, or a client filling it on
+     * purpose: wait for room a while, then leave the posted request to the
+     * sweep rather than wait on what another client controls. */
     while (!try_put(seg, q, word)) {
-        if (ipc_now_ns() - start < SUBMIT_SPIN_NS) {
+        uint64_t waited = ipc_now_ns() - start;
+        if (waited < SUBMIT_SPIN_NS) {
             ipc_spin_step();
             continue;
         }
+        if (waited >= RING_WAIT_NS)
+            return -EAGAIN;
         sleep_for_room(seg, q);
         if (alive && !alive(arg))
             return -ENOTCONN;

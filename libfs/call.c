@@ -91,11 +91,12 @@ int64_t call_send(struct call *c)
     c->desc.buf_off = 0;
     c->desc.buf_len = c->pack.len;
     ipc_post(s, &c->desc, bell.seq);
-    /* A failed ring or wait means the liveness probe found the service
-     * gone; service_alive has already recorded that. */
+    /* -ENOTCONN means the liveness probe found the service gone;
+     * service_alive has already recorded that. -EAGAIN (no room for the
+     * bell) is no failure: the service's sweep finds the posted request. */
     int rc = ipc_ring(seg, ipc_queue(seg, t->queue), bell, service_alive,
                       NULL);
-    if (rc < 0) {
+    if (rc == -ENOTCONN) {
         errno = -rc;
         return -1;
     }

@@ -71,6 +71,8 @@ struct client *client_new(struct client_registry *r, pid_t pid,
     c->cred = *cred;
     c->locks = r->locks;
     rcu_assign_pointer(r->table[index], c);
+    if (index >= atomic_load(&r->nindex))
+        atomic_store(&r->nindex, index + 1);
     return c;
 }
 
@@ -175,4 +177,33 @@ struct client *client_request_begin(struct client_registry *r,
     }
     client_put(c);
     return NULL;
+}
+
+uint32_t client_sweep(struct client_registry *r, uint32_t *cursor,
+                      struct ipc_bell *out, uint32_t max)
+{
+    uint32_t n = atomic_load(&r->nindex), found = 0;
+    rcu_read_lock();
+    for (uint32_t k = 0; k < n && found < max; k++) {
+        uint32_t i = (*cursor + k) % n;
+        struct client *c = rcu_dereference(r->table[i]);
+        if (!c)
+            continue;
+        for (uint32_t s = 0; s < c->area.nslots && found < max; s++) {
+            struct client_slot *cs = &c->slots[s];
+            if (!atomic_load_explicit(&cs->owned, memory_order_relaxed))
+                continue;
+            uint32_t posted = atomic_load_explicit(
+                &ipc_slot(&c->area, s)->posted, memory_order_relaxed);
+            if (posted == atomic_load(&cs->taken))
+                continue;
+            if (cs->swept == posted)
+                out[found++] = (struct ipc_bell){i, s, posted};
+            cs->swept = posted;
+        }
+        if (found)
+            *cursor = i + 1;
+    }
+    rcu_read_unlock();
+    return found;
 }

@@ -41,6 +41,7 @@
 struct client_slot {
     _Atomic bool owned;     /* given to a thread (door thread writes) */
     _Atomic uint32_t taken; /* the last sequence served */
+    uint32_t swept;         /* posted as the last sweep saw it (sweeper) */
 };
 
 struct client {
@@ -62,6 +63,7 @@ struct client_registry {
     struct ipc_geometry geo;  /* of every client area */
     struct client *_Atomic *table; /* IPC_MAX_CLIENTS entries, RCU */
     uint32_t next_id;
+    _Atomic uint32_t nindex;  /* table entries ever used */
     uint32_t slots_left;      /* of the service-wide budget (config slots) */
     uint32_t handles_per_client;
     struct lock_table *locks; /* the service's record locks, or NULL */
@@ -101,5 +103,15 @@ int slot_release(struct client_registry *r, struct client *c, uint32_t slot);
  */
 struct client *client_request_begin(struct client_registry *r,
                                     struct ipc_bell b, struct danaus_desc *out);
+
+/*
+ * The sweeper thread: fills out (up to max) with the requests that were
+ * posted and not taken both now and at its previous call, whose bells were
+ * therefore lost, overwritten or never rung (ipc.h), starting after the
+ * client served last so that no client goes first every time. Serve each
+ * through client_request_begin, which checks it again. Returns the count.
+ */
+uint32_t client_sweep(struct client_registry *r, uint32_t *cursor,
+                      struct ipc_bell *out, uint32_t max);
 
 #endif

@@ -9,6 +9,9 @@
  * What a thread takes from its queue is a doorbell, a claim only: the
  * request it names is served only if client_request_begin finds it posted
  * in that client's own area (client.h); anything else costs one look.
+ * One more thread, the sweeper, serves requests whose bells never came
+ * (ipc.h): every SWEEP_MS it looks at every client's owned slots, so no
+ * client can make another wait on the shared queues for longer than that.
  */
 #include "workers.h"
 
@@ -21,6 +24,8 @@
 #define SPIN_NS 100000          /* busy-poll after the last request */
 #define GROW_BACKLOG 2          /* waiting requests that call for a thread */
 #define EXTRA_IDLE_MS 200       /* an added thread leaves after this idle */
+#define SWEEP_MS 5              /* the sweeper's period */
+#define SWEEP_BATCH 64          /* requests served per sweep at most */
 
 struct crew {
     struct workers *w;
@@ -73,27 +78,52 @@ static void maybe_grow(struct crew *crew)
     spawn(crew, true);
 }
 
+/* Runs the request bell b names, if it checks out (client.h). */
+static void serve_bell(struct service *svc, struct ipc_bell b)
+{
+    struct danaus_desc d;
+    struct client *c = client_request_begin(&svc->clients, b, &d);
+    /* Stale, duplicate or forged: nobody waits for it. */
+    if (!c)
+        return;
+    int64_t result = dispatch(svc, c, b.slot, &d);
+    ipc_complete(ipc_slot(&c->area, b.slot), b.seq, result);
+    client_put(c);
+}
+
 /* Takes one doorbell and runs its request; false when the queue was empty.
  * busy: the previous call took one too, so this one waited behind it. */
 static bool serve_one(struct crew *crew, bool busy)
 {
     struct service *svc = crew->w->svc;
-    struct ipc_queue *q = ipc_queue(&svc->seg, crew->queue);
     struct ipc_bell b;
-    struct danaus_desc d;
 
-    if (!ipc_take(&svc->seg, q, &b))
+    if (!ipc_take(&svc->seg, ipc_queue(&svc->seg, crew->queue), &b))
         return false;
-    struct client *c = client_request_begin(&svc->clients, b, &d);
-    /* Stale, duplicate or forged: nobody waits for it. */
-    if (!c)
-        return true;
     if (busy)
         maybe_grow(crew);
-    int64_t result = dispatch(svc, c, b.slot, &d);
-    ipc_complete(ipc_slot(&c->area, b.slot), b.seq, result);
-    client_put(c);
+    serve_bell(svc, b);
     return true;
+}
+
+static void *sweeper_main(void *arg)
+{
+    struct workers *w = arg;
+    struct ipc_bell bells[SWEEP_BATCH];
+    struct timespec period = {.tv_nsec = SWEEP_MS * 1000000L};
+    uint32_t cursor = 0;
+
+    rcu_register_thread();
+    while (!atomic_load(&w->stop)) {
+        uint32_t n = client_sweep(&w->svc->clients, &cursor, bells,
+                                  SWEEP_BATCH);
+        for (uint32_t i = 0; i < n; i++)
+            serve_bell(w->svc, bells[i]);
+        nanosleep(&period, NULL);
+    }
+    rcu_unregister_thread();
+    atomic_fetch_sub(&w->live, 1);
+    return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -149,6 +179,17 @@ int workers_start(struct workers *w, struct service *svc,
             workers_stop(w);
             return rc;
         }
+    }
+    pthread_t t;
+    atomic_fetch_add(&w->live, 1);
+    int rc = pthread_create(&t, NULL, sweeper_main, w);
+    if (rc == 0)
+        rc = pthread_detach(t);
+    else
+        atomic_fetch_sub(&w->live, 1);
+    if (rc) {
+        workers_stop(w);
+        return -rc;
     }
     return 0;
 }

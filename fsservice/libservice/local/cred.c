@@ -38,7 +38,11 @@ struct thread_identity {
     gid_t groups[DANAUS_MAX_GROUPS];
 };
 
-static __thread struct thread_identity current;
+/* A new thread starts with its creator's fsuid and capabilities, which may
+ * be a non-root client's (a service thread that grows its crew), not with
+ * root's: assume its capabilities dropped, so the first switch raises them
+ * (raising raised ones is harmless). */
+static __thread struct thread_identity current = {.caps_dropped = 1};
 
 int local_cred_can_switch(void)
 {
