@@ -39,7 +39,7 @@ static void serve(struct ipc_segment *seg, struct ipc_area *area,
     struct danaus_desc d;
 
     for (;;) {
-        if (!ipc_take(seg, q, &b)) {
+        if (!ipc_take(seg, q, UINT32_MAX, &b)) {
             ipc_wait_work(seg, q, spin_ns, -1);
             continue;
         }

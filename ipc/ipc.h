@@ -179,9 +179,13 @@ int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
                   void *arg);
 
 /* Service: take one doorbell out of q without waiting. The bell is only a
- * claim: the caller checks it against the named client's area. */
+ * claim: the caller checks it against the named client's area. after: the
+ * client served last (UINT32_MAX: none); another client's bell is taken
+ * first if there is one, so that clients of a busy queue take turns and a
+ * client with many requests waiting cannot make another's wait behind all
+ * of them. */
 bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
-              struct ipc_bell *out);
+              uint32_t after, struct ipc_bell *out);
 
 /* Service: wait until q may hold a doorbell, without taking it: spin up to
  * spin_ns, then sleep up to sleep_ms (-1: until woken). False on timeout

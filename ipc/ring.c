@@ -136,8 +136,10 @@ static void announce_room(struct ipc_queue *q, int n)
         ipc_futex_wake(&q->room_seq, n);
 }
 
-bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
-              struct ipc_bell *out)
+/* Takes the first bell from consume_hint on whose client is not `avoid`
+ * (UINT32_MAX: any). */
+static bool take_from(const struct ipc_segment *seg, struct ipc_queue *q,
+                      uint32_t avoid, struct ipc_bell *out)
 {
     uint32_t mask = seg->ncells - 1;
     uint32_t start = atomic_load_explicit(&q->consume_hint,
@@ -145,13 +147,16 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
 
     for (uint32_t i = 0; i < seg->ncells; i++) {
         uint32_t idx = (start + i) & mask;
+        uint64_t word = atomic_load_explicit(&q->cells[idx],
+                                             memory_order_relaxed);
 
-        if (!atomic_load_explicit(&q->cells[idx], memory_order_relaxed))
+        if (!word || (avoid != UINT32_MAX && bell_of(word).client == avoid))
             continue;
-        /* Acquire pairs with the producer's release CAS. */
-        uint64_t word = atomic_exchange_explicit(&q->cells[idx], 0,
-                                                 memory_order_acquire);
-        if (!word)
+        /* Acquire pairs with the producer's release CAS. A CAS, not an
+         * exchange: the word we judged is the word we take. */
+        if (!atomic_compare_exchange_strong_explicit(
+                &q->cells[idx], &word, 0, memory_order_acquire,
+                memory_order_relaxed))
             continue;
         *out = bell_of(word);
         atomic_fetch_add_explicit(&q->take_seq, 1, memory_order_release);
@@ -161,6 +166,13 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
         return true;
     }
     return false;
+}
+
+bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
+              uint32_t after, struct ipc_bell *out)
+{
+    return (after != UINT32_MAX && take_from(seg, q, after, out)) ||
+           take_from(seg, q, UINT32_MAX, out);
 }
 
 bool ipc_queue_pending(const struct ipc_queue *q)

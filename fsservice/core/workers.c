@@ -92,16 +92,18 @@ static void serve_bell(struct service *svc, struct ipc_bell b)
 }
 
 /* Takes one doorbell and runs its request; false when the queue was empty.
- * busy: the previous call took one too, so this one waited behind it. */
-static bool serve_one(struct crew *crew, bool busy)
+ * *last: the client this thread served last while busy (UINT32_MAX: it
+ * was idle), whose turn comes after others' (ipc_take). */
+static bool serve_one(struct crew *crew, uint32_t *last)
 {
     struct service *svc = crew->w->svc;
     struct ipc_bell b;
 
-    if (!ipc_take(&svc->seg, ipc_queue(&svc->seg, crew->queue), &b))
+    if (!ipc_take(&svc->seg, ipc_queue(&svc->seg, crew->queue), *last, &b))
         return false;
-    if (busy)
+    if (*last != UINT32_MAX)
         maybe_grow(crew);
+    *last = b.client;
     serve_bell(svc, b);
     return true;
 }
@@ -146,10 +148,10 @@ static void *worker_main(void *arg)
         }
         /* Serve while the counters say more wait: an empty queue is not
          * scanned again here, ipc_wait_work notices new requests. */
-        bool busy = false;
-        do
-            busy = serve_one(crew, busy);
-        while (busy && ipc_queue_pending(q) && !atomic_load(&w->stop));
+        uint32_t last = UINT32_MAX;
+        while (serve_one(crew, &last) && ipc_queue_pending(q) &&
+               !atomic_load(&w->stop))
+            ;
     }
     rcu_unregister_thread();
     atomic_fetch_sub(&crew->nthreads, 1);

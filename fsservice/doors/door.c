@@ -4,9 +4,13 @@
  * One thread runs the door with epoll. A client connects, says hello, and
  * the door reads its credentials from the kernel (SO_PEERCRED for uid/gid/
  * pid, SO_PEERGROUPS for supplementary groups) once: nothing the client
- * says about itself is believed. Its threads then ask for slots here. When
- * the connection closes, however the process ended, the door detaches the
- * client: its slots are reclaimed and its open files closed.
+ * says about itself is believed. The hello reply carries, with SCM_RIGHTS,
+ * the service's doorbell queues and a fresh area of the client's own
+ * (ipc.h), whose descriptor the door closes once sent: only the client and
+ * the service's mapping hold it. Its threads then ask for slots of that
+ * area here. When the connection closes, however the process ended, the
+ * door detaches the client: it leaves the client table, and its area, open
+ * files and locks go with its last reference.
  *
  * Limits, so that one client cannot deny the others: a client's view is
  * fixed at hello (client.h), a process holds at most TICKETS_PER_PID

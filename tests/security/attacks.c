@@ -46,9 +46,9 @@ static char sock[600], host_a[PATH_MAX], host_b[PATH_MAX];
 /* ---- the service ---- */
 
 /* A mount line for mount point mp over a fresh directory under the site
- * (local) or in CephFS; the host directory is made world-writable with
- * the sticky bit, so an unprivileged attacker may make files of its own
- * but not touch others'. */
+ * (local) or CephFS's root; the directory is made world-writable with the
+ * sticky bit, so an unprivileged attacker may make files of its own but
+ * not touch others'. */
 static void mount_line(char *out, size_t cap, const char *mp, char *host,
                        const char *name)
 {
@@ -56,9 +56,28 @@ static void mount_line(char *out, size_t cap, const char *mp, char *host,
     assert_int_equal(mkdir(host, 01777), 0);
     assert_int_equal(chmod(host, 01777), 0);
     if (ceph_conf)
-        snprintf(out, cap, "mount %s ceph /%s-%s\n", mp, site.service, name);
+        snprintf(out, cap, "mount %s ceph /\n", mp);
     else
         snprintf(out, cap, "mount %s local %s\n", mp, host);
+}
+
+static pid_t spawn(int (*fn)(void *), void *arg);
+static int reap(pid_t pid, int timeout_s);
+
+/* CephFS's root, as the mounts' directory: mode 01777 (see mount_line). */
+static int open_ceph_root(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    struct danaus_desc d = {.call = DANAUS_CALL_CHMOD,
+                            .mount = raw_mount(&r, MOUNT_A)};
+    d.arg[0] = 01777;
+    CHILD_CHECK(slot >= 0 && raw_call(&r, (uint32_t)slot, &d, "", 1, 10000) ==
+                                 0,
+                "chmod of CephFS's root");
+    return 0;
 }
 
 static void start(const char *tag, const char *extra)
@@ -77,6 +96,8 @@ static void start(const char *tag, const char *extra)
     assert_int_equal(daemon_start(&daemon_, danausd, &site, "danausd",
                                   30000), 0);
     snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
+    if (ceph_conf)
+        assert_int_equal(reap(spawn(open_ceph_root, NULL), 30), 0);
 }
 
 static int stop(void **state)

@@ -103,7 +103,7 @@ static void *consumer(void *p)
     struct danaus_desc d;
 
     while (!atomic_load(&L->stop)) {
-        if (!ipc_take(L->service, q, &b)) {
+        if (!ipc_take(L->service, q, UINT32_MAX, &b)) {
             ipc_wait_work(L->service, q, 50000, 10);
             continue;
         }
@@ -335,7 +335,7 @@ static void test_full_queue_waits_a_bounded_time(void **state)
     b.b = bell(NCELLS, 1);
     assert_int_equal(pthread_create(&t, NULL, submit_thread, &b), 0);
     usleep(2000);
-    assert_true(ipc_take(&seg, q, &out));
+    assert_true(ipc_take(&seg, q, UINT32_MAX, &out));
     pthread_join(t, NULL);
     assert_int_equal(b.rc, 0);
     assert_int_equal(ipc_queue_backlog(&seg, q), NCELLS);
@@ -344,14 +344,47 @@ static void test_full_queue_waits_a_bounded_time(void **state)
     bool seen[NCELLS + 1] = {false};
     seen[out.slot] = true;
     for (uint32_t i = 0; i < NCELLS; i++) {
-        assert_true(ipc_take(&seg, q, &out));
+        assert_true(ipc_take(&seg, q, UINT32_MAX, &out));
         assert_true(out.slot <= NCELLS);
         assert_int_equal(out.client, 0);
         assert_int_equal(out.seq, 1);
         assert_false(seen[out.slot]);
         seen[out.slot] = true;
     }
-    assert_false(ipc_take(&seg, q, &out));
+    assert_false(ipc_take(&seg, q, UINT32_MAX, &out));
+    ipc_queues_unmap(&seg);
+}
+
+/* ---- turns ---- */
+
+/* A client with many bells waiting does not go first every time: after
+ * serving it, the service takes another client's bell if there is one. */
+static void test_clients_take_turns(void **state)
+{
+    struct ipc_segment seg;
+    struct ipc_queue *q;
+    struct ipc_bell out;
+
+    (void)state;
+    make_segment(NCELLS, &seg);
+    q = ipc_queue(&seg, 0);
+    for (uint32_t i = 0; i < 5; i++)
+        assert_int_equal(ipc_ring(&seg, q, (struct ipc_bell){1, i, 1}, NULL,
+                                  NULL),
+                         0);
+    assert_int_equal(ipc_ring(&seg, q, (struct ipc_bell){2, 0, 1}, NULL,
+                              NULL),
+                     0);
+    assert_true(ipc_take(&seg, q, UINT32_MAX, &out));
+    assert_int_equal(out.client, 1);
+    assert_true(ipc_take(&seg, q, 1, &out));
+    assert_int_equal(out.client, 2);
+    /* Only client 1 is left: it is served anyway. */
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_true(ipc_take(&seg, q, 1, &out));
+        assert_int_equal(out.client, 1);
+    }
+    assert_false(ipc_take(&seg, q, 1, &out));
     ipc_queues_unmap(&seg);
 }
 
@@ -370,7 +403,8 @@ static void *take_forever(void *p)
 
     struct ipc_queue *q = ipc_queue(z->seg, 0);
 
-    z->got = ipc_wait_work(z->seg, q, 0, -1) && ipc_take(z->seg, q, &z->b);
+    z->got = ipc_wait_work(z->seg, q, 0, -1) &&
+             ipc_take(z->seg, q, UINT32_MAX, &z->b);
     atomic_store(&z->returned, true);
     return NULL;
 }
@@ -454,7 +488,7 @@ static void test_garbage_in_queue(void **state)
     /* The service takes every word there is, each once, and a word with
      * no client bits names a client that cannot exist. */
     t0 = ipc_now_ns();
-    while (ipc_take(&seg, q, &out)) {
+    while (ipc_take(&seg, q, UINT32_MAX, &out)) {
         taken++;
         assert_true(taken <= NCELLS);
         assert_true(out.slot < IPC_MAX_SLOTS);
@@ -520,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_threads_one_process),
         cmocka_unit_test(test_producers_in_child_process),
         cmocka_unit_test(test_full_queue_waits_a_bounded_time),
+        cmocka_unit_test(test_clients_take_turns),
         cmocka_unit_test(test_sleeping_service_woken),
         cmocka_unit_test(test_garbage_in_queue),
         cmocka_unit_test(test_geometry_checked_and_memfds_sealed),
