@@ -1,7 +1,8 @@
 /*
  * ipc_roundtrip.c - round-trip latency of one request through the shared
- * segment between two processes: a client submitting and awaiting, a
- * service process taking and completing, each pinned to its own cpu.
+ * memory between two processes: a client posting in its area, ringing and
+ * awaiting, a service process taking the doorbell, checking it against the
+ * area as danausd does and completing, each pinned to its own cpu.
  *
  * usage: ipc_roundtrip [requests] [service_spin_us] [think_us]
  *   service_spin_us: how long the service spins before it futex-sleeps
@@ -30,18 +31,27 @@ static void pin(int cpu)
     sched_setaffinity(0, sizeof(set), &set);
 }
 
-static void serve(struct ipc_segment *seg, uint64_t spin_ns)
+static void serve(struct ipc_segment *seg, struct ipc_area *area,
+                  uint64_t spin_ns)
 {
     struct ipc_queue *q = ipc_queue(seg, 0);
+    struct ipc_bell b;
     struct danaus_desc d;
 
     for (;;) {
-        if (!ipc_take_wait(seg, q, &d, spin_ns, -1))
+        if (!ipc_take(seg, q, UINT32_MAX, &b)) {
+            ipc_wait_work(seg, q, spin_ns, -1);
             continue;
+        }
+        if (b.slot >= area->nslots)
+            continue;
+        struct ipc_slot *s = ipc_slot(area, b.slot);
+        if (atomic_load_explicit(&s->posted, memory_order_acquire) != b.seq)
+            continue;
+        memcpy(&d, &s->desc, sizeof d);
         if (d.call == DANAUS_CALL_NONE) /* the client says stop */
             return;
-        if (d.slot < seg->nslots)
-            ipc_complete(ipc_slot(seg, d.slot), d.seq, d.arg[0]);
+        ipc_complete(s, b.seq, d.arg[0]);
     }
 }
 
@@ -59,6 +69,7 @@ int main(int argc, char **argv)
                        1000ull;
     struct ipc_geometry g;
     struct ipc_segment seg;
+    struct ipc_area area;
     struct ipc_slot *s;
     uint64_t think_ns = (argc > 3 ? strtoull(argv[3], NULL, 10) : 0) * 1000ull;
     uint64_t *lat, sum = 0;
@@ -71,19 +82,19 @@ int main(int argc, char **argv)
     g.ncells = 64;
     g.nslots = 1;
     g.slot_buf = 4096;
-    if (ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600, &seg) != 0) {
-        perror("ipc_segment_create");
+    if (ipc_queues_create(&g, &seg) != 0 || ipc_area_create(&g, &area) != 0) {
+        perror("ipc_queues_create");
         return 1;
     }
     service = fork();
     if (service == 0) {
         pin(1);
-        serve(&seg, spin_ns);
+        serve(&seg, &area, spin_ns);
         _exit(0);
     }
     pin(0);
     lat = calloc((size_t)n, sizeof(*lat));
-    s = ipc_slot(&seg, 0);
+    s = ipc_slot(&area, 0);
     for (int i = 0; i < n; i++) {
         struct danaus_desc d = {.call = DANAUS_CALL_STAT,
                                 .seq = (uint32_t)i + 1};
@@ -93,7 +104,9 @@ int main(int argc, char **argv)
             ipc_cpu_relax();
         t0 = ipc_now_ns();
         d.arg[0] = i;
-        ipc_submit(&seg, ipc_queue(&seg, 0), &d, NULL, NULL);
+        ipc_post(s, &d, d.seq);
+        ipc_ring(&seg, ipc_queue(&seg, 0), (struct ipc_bell){0, 0, d.seq},
+                 NULL, NULL);
         if (ipc_await(s, d.seq, NULL, NULL) != i) {
             fprintf(stderr, "wrong answer to request %d\n", i);
             kill(service, SIGKILL);
@@ -103,9 +116,12 @@ int main(int argc, char **argv)
         sum += lat[i];
     }
     struct danaus_desc stop = {.call = DANAUS_CALL_NONE};
-    ipc_submit(&seg, ipc_queue(&seg, 0), &stop, NULL, NULL);
+    ipc_post(s, &stop, (uint32_t)n + 1);
+    ipc_ring(&seg, ipc_queue(&seg, 0), (struct ipc_bell){0, 0, (uint32_t)n + 1},
+             NULL, NULL);
     waitpid(service, NULL, 0);
-    ipc_segment_destroy(&seg);
+    ipc_queues_unmap(&seg);
+    ipc_area_unmap(&area);
 
     qsort(lat, (size_t)n, sizeof(*lat), by_value);
     printf("%d round trips, service spin %llu us, think %llu us: "

@@ -5,7 +5,7 @@
  *   danausd -c CONFIG --check  validate the configuration and exit
  *
  * Start-up order: configuration, the door's socket (which claims the
- * service's name), backends and instances, the shared segment, service
+ * service's name), backends and instances, the doorbell queues, service
  * threads, and the door's thread last, so a client that connects early
  * waits until everything is ready. Shutdown runs it backwards.
  */
@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/shm.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <urcu.h>
@@ -122,36 +122,46 @@ static int open_instances(struct service *svc, const struct door *door,
     return 0;
 }
 
-static int create_segment(struct service *svc, const cpu_set_t *cpus,
-                          cpu_set_t *groups, uint32_t *ngroups, char *err,
-                          size_t errlen)
+/* The doorbell queues, and the geometry of client areas in g. */
+static int create_queues(struct service *svc, const cpu_set_t *cpus,
+                         struct ipc_geometry *g, cpu_set_t *groups,
+                         uint32_t *ngroups, char *err, size_t errlen)
 {
     struct config *cfg = &svc->cfg;
-    struct ipc_geometry g = {
+    *g = (struct ipc_geometry){
         .ncells = cfg->queue_cells,
-        .nslots = cfg->slots,
+        .nslots = cfg->client_slots < cfg->slots ? cfg->client_slots
+                                                 : cfg->slots,
         .slot_buf = cfg->slot_buffer,
     };
-    int n = ipc_core_groups(cfg->core_group_level, cpus, g.cpu_queue, groups,
+    int n = ipc_core_groups(cfg->core_group_level, cpus, g->cpu_queue, groups,
                             IPC_MAX_QUEUES);
     if (n <= 0) {
         snprintf(err, errlen, "cannot read the cpu topology");
         return -1;
     }
-    g.nqueues = (uint32_t)n;
+    g->nqueues = (uint32_t)n;
     *ngroups = (uint32_t)n;
-    int rc = ipc_segment_create(&g, cfg->owner_uid, cfg->owner_gid, 0600,
-                                &svc->seg);
+    int rc = ipc_queues_create(g, &svc->seg);
     if (rc < 0) {
-        snprintf(err, errlen, "cannot create the shared segment: %s",
-                 strerror(-rc));
+        snprintf(err, errlen, "cannot create the queues: %s", strerror(-rc));
         return -1;
     }
-    /* Linux lets processes attach a segment marked for removal; marking it
-     * now means the kernel frees it with the last detach, even if this
-     * service is killed. */
-    shmctl(svc->seg.shmid, IPC_RMID, NULL);
     return 0;
+}
+
+/* Raises the soft descriptor limit to the hard one; returns the limit. */
+static rlim_t raise_nofile(void)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) < 0)
+        return 1024;
+    if (lim.rlim_cur < lim.rlim_max) {
+        lim.rlim_cur = lim.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &lim) < 0)
+            getrlimit(RLIMIT_NOFILE, &lim);
+    }
+    return lim.rlim_cur;
 }
 
 int main(int argc, char **argv)
@@ -201,24 +211,32 @@ int main(int argc, char **argv)
         return die("cannot start: out of threads");
 
     rcu_register_thread();
+    rlim_t nofile = raise_nofile();
     fstable_init(&svc.fs);
     static cpu_set_t groups[IPC_MAX_QUEUES];
     uint32_t ngroups;
     static struct workers workers;
     static struct door door;
+    static struct ipc_geometry geo;
     /* The door's socket first: it refuses a second service of the same
      * name, which must not reach the Ceph mount and reset the first one's
      * session. Clients are let in only at door_start. */
     if (door_open(&door, &svc, err, sizeof err) < 0 ||
         open_instances(&svc, &door, err, sizeof err) < 0 ||
-        create_segment(&svc, &cpus, groups, &ngroups, err, sizeof err) < 0) {
+        create_queues(&svc, &cpus, &geo, groups, &ngroups, err,
+                      sizeof err) < 0) {
         door_close(&door);
         return die(err);
     }
     lock_table_init(&svc.locks);
-    if (client_registry_init(&svc.clients, &svc.seg) < 0)
+    if (client_registry_init(&svc.clients, &geo, svc.cfg.slots) < 0)
         return die("cannot start service threads");
     svc.clients.locks = &svc.locks;
+    /* A quarter of the descriptors at most per client (the local backend
+     * holds one per open file): one client alone cannot exhaust them. */
+    if (nofile / 4 < HANDLES_MAX)
+        svc.clients.handles_per_client = nofile / 4 ? (uint32_t)(nofile / 4)
+                                                    : 1;
     if (workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
     /* After door_open, which refuses a second service of the same name,
@@ -254,7 +272,7 @@ int main(int argc, char **argv)
         _exit(0);
     }
     fuse_door_stop(svc.fuse);
-    ipc_segment_destroy(&svc.seg);
+    ipc_queues_unmap(&svc.seg);
     client_registry_free(&svc.clients);
     rcu_barrier();
     lock_table_destroy(&svc.locks);

@@ -1,7 +1,7 @@
 /*
- * completion.c - the answer path: the service publishes a result in the
- * sender's slot, the client thread waits for it, spinning first and then
- * sleeping on a futex.
+ * completion.c - a slot's two directions: the client posts a request in
+ * it; the service publishes the result, and the client thread waits for
+ * it, spinning first and then sleeping on a futex.
  *
  * Spinning first matters on this hardware: a futex sleep/wake round trip
  * costs about 40 us, a spinning one well under 1 us, and most requests are
@@ -14,6 +14,7 @@
 #include "ipc.h"
 
 #include <errno.h>
+#include <string.h>
 
 /* About 2,000 pauses: long enough to catch a cached answer, short enough
  * that a slow one costs the core little before the thread sleeps. */
@@ -38,6 +39,15 @@ bool ipc_slot_client_here(const struct ipc_slot *s)
                                          memory_order_relaxed);
 
     return mark != 0 && mark == ipc_cpu_mark();
+}
+
+void ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq)
+{
+    memcpy(&s->desc, d, sizeof *d);
+    s->desc.seq = seq;
+    /* Release: a service thread that reads posted == seq with acquire also
+     * reads the whole descriptor. */
+    atomic_store_explicit(&s->posted, seq, memory_order_release);
 }
 
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result)

@@ -1,22 +1,53 @@
 /*
  * ipc.h - shared-memory transport between libdanaus and danausd.
  *
- * One System V segment per service (shmget: attaching it never walks the
- * kernel's VFS, unlike shm_open). Layout, in order:
+ * Trust boundary: the single client (process), not the memory. Two kinds of
+ * shared memory, both memfds handed over the door's Unix socket with
+ * SCM_RIGHTS at hello (never a name or id another process could open):
  *
- *   struct ipc_header                  geometry, cpu -> queue map
- *   struct ipc_queue  x nqueues        one request ring per core group
- *   struct ipc_slot   x nslots         one per client thread: completion word,
- *                                      result, bulk buffer of slot_buf bytes
+ *   queues   one per service, mapped by every client: per core group a
+ *            queue of doorbells (client index, slot, sequence: one 64-bit
+ *            word) and the counters service threads sleep on. Nothing
+ *            else: no request, no answer, no geometry.
+ *   area     one per client, mapped only by that client and the service:
+ *            its slots, each a completion word, a result, the request
+ *            descriptor and a bulk buffer of slot_buf bytes.
+ *
+ * A client thread writes its descriptor into its own slot, publishes its
+ * sequence number in the slot's posted word, and rings a doorbell in the
+ * queue of its core group. A service thread takes a doorbell (one atomic
+ * exchange, so a cell is never left half-taken), finds the client by the
+ * index in its own private table, and serves the slot only if that client
+ * owns it, its posted word holds the doorbell's sequence and the sequence
+ * was not served before. It copies the descriptor out once and uses only
+ * the copy (no double fetch). Identity, handle table and mount view are
+ * those of the client whose area the request was found in.
+ *
+ * Doorbells are the fast path, not the only one: a bell can be lost (a
+ * client may overwrite any cell, or keep every cell full), so the service
+ * also sweeps the owned slots of every client now and then (every few ms)
+ * and serves what was posted and not taken; a client that finds no room
+ * for its bell within a bounded wait leaves its request to the sweep.
+ *
+ * What a client can therefore do to others: ring doorbells naming them,
+ * which at most makes the service look at a request they posted themselves
+ * (answered once); fill, churn or overwrite the queues, which costs service
+ * time and can delay others by one sweep period, never stall them (the
+ * service empties every cell it looks at, so a cell cannot be wedged);
+ * bump the counters, which costs spurious wake-ups. It
+ * cannot read or write another client's slots, descriptors, buffers or
+ * completion words, and the geometry it needs comes in the hello reply,
+ * so scribbling on shared memory cannot send new clients elsewhere.
  *
  * Verbs:
- *   service: ipc_segment_create, ipc_take, ipc_take_wait, ipc_complete,
- *            ipc_queue_reclaim, ipc_queue_backlog, ipc_segment_destroy
- *   client:  ipc_segment_attach, ipc_submit, ipc_await, ipc_segment_detach
+ *   service: ipc_queues_create, ipc_area_create, ipc_take, ipc_wait_work,
+ *            ipc_complete, ipc_queue_backlog, ipc_queue_wake_all
+ *   client:  ipc_queues_map, ipc_area_map, ipc_post, ipc_ring, ipc_await
+ *   both:    ipc_queues_unmap, ipc_area_unmap
  *
- * The service reads every shared field as hostile: indices are bounded before
- * use and no loop waits on a value that only a client can change without a
- * bound on time.
+ * The service reads every shared field as hostile: indices are bounded
+ * before use and no loop waits on a value that only a client can change
+ * without a bound on time.
  */
 #ifndef DANAUS_IPC_H
 #define DANAUS_IPC_H
@@ -29,48 +60,44 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define IPC_MAGIC 0x44414e41u /* "DANA" */
-#define IPC_MAX_CPUS 1024
+#define IPC_MAX_CPUS DANAUS_MAX_CPUS
 #define IPC_MAX_QUEUES 256
+#define IPC_MAX_CELLS (1u << 16)
+#define IPC_MAX_SLOTS (1u << 16)      /* per client */
+#define IPC_MAX_SLOT_BUF (1u << 30)
 #define IPC_CACHELINE 64
 
-/* Cell states. The state word also names the writing slot (bits 8..31), so
- * cells a dead client left half-written can be found and reclaimed. */
-enum ipc_cell_state {
-    IPC_CELL_EMPTY = 0,
-    IPC_CELL_WRITING = 1, /* a producer owns it and is filling desc */
-    IPC_CELL_READY = 2,   /* desc holds a valid request */
-    IPC_CELL_TAKEN = 3,   /* a consumer is copying desc out */
+/* A doorbell: which client's slot holds a request with which sequence. */
+struct ipc_bell {
+    uint32_t client; /* < IPC_MAX_CLIENTS */
+    uint32_t slot;   /* < IPC_MAX_SLOTS */
+    uint32_t seq;
 };
-#define IPC_CELL(state, slot) ((uint32_t)(state) | ((uint32_t)(slot) << 8))
-#define IPC_CELL_STATE(word) ((word) & 0xffu)
-#define IPC_CELL_SLOT(word) ((word) >> 8)
-
-struct ipc_cell {
-    _Atomic uint32_t state;
-    uint32_t pad;
-    struct danaus_desc desc;
-} __attribute__((aligned(IPC_CACHELINE)));
+#define IPC_MAX_CLIENTS (1u << 15)
 
 struct ipc_queue {
     /* Producers and consumers start their scans here; hints only. */
     _Atomic uint32_t produce_hint __attribute__((aligned(IPC_CACHELINE)));
     _Atomic uint32_t consume_hint __attribute__((aligned(IPC_CACHELINE)));
-    /* Bumped after every take (and reclaim of a READY cell): with work_seq,
-     * an O(1) hint that requests are waiting, see ipc_queue_pending. */
+    /* Bumped after every take: with work_seq, an O(1) hint that doorbells
+     * are waiting, see ipc_queue_pending. */
     _Atomic uint32_t take_seq;
-    /* Bumped after every publish; service threads futex-sleep on it. */
+    /* Bumped after every ring; service threads futex-sleep on it. */
     _Atomic uint32_t work_seq __attribute__((aligned(IPC_CACHELINE)));
     _Atomic uint32_t sleepers; /* service threads asleep on work_seq */
-    /* Bumped after every take; producers sleep on it while the ring is full. */
+    /* Bumped after every take; producers sleep on it while the queue is
+     * full. */
     _Atomic uint32_t room_seq __attribute__((aligned(IPC_CACHELINE)));
     _Atomic uint32_t room_waiters;
-    struct ipc_cell cells[]; /* ncells, a power of two */
+    /* ncells doorbells, a power of two; 0 is an empty cell. */
+    _Atomic uint64_t cells[] __attribute__((aligned(IPC_CACHELINE)));
 } __attribute__((aligned(IPC_CACHELINE)));
 
 struct ipc_slot {
     _Atomic uint32_t done;    /* seq of the last answered request */
     _Atomic uint32_t waiting; /* the client sleeps on done */
+    _Atomic uint32_t posted;  /* seq of the request desc holds */
+    uint32_t pad;
     int64_t result;           /* >= 0 or -errno; valid once done == seq */
     /* Where each side runs while a request is in flight, as cpu + 1 (0:
      * not known), so that neither spins for a peer that needs its cpu
@@ -79,47 +106,49 @@ struct ipc_slot {
     _Atomic uint32_t client_cpu; /* the client, as it starts waiting */
     _Atomic uint32_t server_cpu; /* the service thread running the request;
                                     0 until taken and once answered */
+    struct danaus_desc desc;
     unsigned char buf[] __attribute__((aligned(4096)));
-};
-
-struct ipc_header {
-    uint32_t magic, version;
-    uint32_t nqueues, ncells, nslots, slot_buf;
-    uint64_t queue_size, slot_size; /* bytes, each a multiple of 4096 */
-    uint64_t queues_off, slots_off, total_size;
-    uint16_t cpu_queue[IPC_MAX_CPUS]; /* cpu number -> queue index */
 };
 
 struct ipc_geometry {
     uint32_t nqueues;  /* core groups */
     uint32_t ncells;   /* per queue, power of two */
-    uint32_t nslots;   /* client threads at most */
+    uint32_t nslots;   /* slots of one client area */
     uint32_t slot_buf; /* bulk bytes per slot, multiple of 4096 */
-    uint16_t cpu_queue[IPC_MAX_CPUS];
+    uint16_t cpu_queue[IPC_MAX_CPUS]; /* cpu number -> queue index */
 };
 
+/* The queues of a service. The geometry is each side's private copy: the
+ * service's own, the client's from the hello reply. */
 struct ipc_segment {
-    int shmid;
-    struct ipc_header *hdr;
-    /* Copies of the geometry taken at create/attach time: the service never
-     * re-reads these from shared memory, where a client could change them. */
-    uint32_t nqueues, ncells, nslots, slot_buf;
-    uint64_t queue_size, slot_size;
-    unsigned char *queues, *slots;
+    int fd;
+    unsigned char *queues;
+    uint32_t nqueues, ncells;
+    uint64_t queue_size, size;
 };
 
-/* Segment. create: mode is e.g. 0600, owner/group the tenant's (-1: keep).
- * Geometry limits: 1..IPC_MAX_QUEUES queues, ncells a power of two up to
- * 65536, 1..2^24-1 slots, slot_buf a multiple of 4096 up to 1 GiB, every
- * cpu_queue entry < nqueues. Every call returns 0 or -errno: create gives
- * -EINVAL for a bad geometry; attach gives -EINVAL for a wrong magic or a
- * header that does not match the segment's size, -EPROTONOSUPPORT for
- * another layout version. A fresh slot has done == 0. */
-int ipc_segment_create(const struct ipc_geometry *g, uid_t owner, gid_t group,
-                       mode_t mode, struct ipc_segment *out);
-int ipc_segment_attach(int shmid, struct ipc_segment *out);
-void ipc_segment_detach(struct ipc_segment *seg);
-void ipc_segment_destroy(struct ipc_segment *seg); /* mark removed, detach */
+/* One client's slots. */
+struct ipc_area {
+    int fd;
+    unsigned char *slots;
+    uint32_t nslots, slot_buf;
+    uint64_t slot_size, size;
+};
+
+/* Geometry limits: 1..IPC_MAX_QUEUES queues, ncells a power of two up to
+ * IPC_MAX_CELLS, 1..IPC_MAX_SLOTS slots, slot_buf a multiple of 4096 up to
+ * 1 GiB, every cpu_queue entry < nqueues. Every call returns 0 or -errno:
+ * -EINVAL for a bad geometry, or (map) a descriptor that is not a memfd of
+ * at least the size the geometry implies. Fresh slots have done == posted
+ * == 0. The descriptors are close-on-exec. */
+bool ipc_geometry_valid(const struct ipc_geometry *g);
+int ipc_queues_create(const struct ipc_geometry *g, struct ipc_segment *out);
+int ipc_queues_map(int fd, const struct ipc_geometry *g,
+                   struct ipc_segment *out);
+void ipc_queues_unmap(struct ipc_segment *seg); /* and close fd */
+int ipc_area_create(const struct ipc_geometry *g, struct ipc_area *out);
+int ipc_area_map(int fd, const struct ipc_geometry *g, struct ipc_area *out);
+void ipc_area_unmap(struct ipc_area *area); /* and close fd */
 
 static inline struct ipc_queue *ipc_queue(const struct ipc_segment *seg,
                                           uint32_t i)
@@ -127,10 +156,10 @@ static inline struct ipc_queue *ipc_queue(const struct ipc_segment *seg,
     return (struct ipc_queue *)(seg->queues + (uint64_t)i * seg->queue_size);
 }
 
-static inline struct ipc_slot *ipc_slot(const struct ipc_segment *seg,
+static inline struct ipc_slot *ipc_slot(const struct ipc_area *area,
                                         uint32_t i)
 {
-    return (struct ipc_slot *)(seg->slots + (uint64_t)i * seg->slot_size);
+    return (struct ipc_slot *)(area->slots + (uint64_t)i * area->slot_size);
 }
 
 /*
@@ -140,10 +169,14 @@ static inline struct ipc_slot *ipc_slot(const struct ipc_segment *seg,
  */
 typedef bool (*ipc_alive_fn)(void *arg);
 
-/* Client: put d into q. Waits (spin, then futex) while q is full. 0 or
- * -ENOTCONN. */
-int ipc_submit(const struct ipc_segment *seg, struct ipc_queue *q,
-               const struct danaus_desc *d, ipc_alive_fn alive, void *arg);
+/* Client: put d in slot s as request seq (d->seq is set to it). */
+void ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq);
+
+/* Client: ring b in q. Waits (spin, then futex) while q is full, for a
+ * bounded time (tens of ms): 0, -EAGAIN when no room came (the request,
+ * already posted, is then served by the service's sweep) or -ENOTCONN. */
+int ipc_ring(const struct ipc_segment *seg, struct ipc_queue *q,
+             struct ipc_bell b, ipc_alive_fn alive, void *arg);
 
 /* Client: wait until slot s answers seq; returns the result or -ENOTCONN.
  * A signal does not end the wait: the request is in flight and is answered
@@ -152,20 +185,18 @@ int ipc_submit(const struct ipc_segment *seg, struct ipc_queue *q,
 int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
                   void *arg);
 
-/* Service: copy one request out of q without waiting. */
+/* Service: take one doorbell out of q without waiting. The bell is only a
+ * claim: the caller checks it against the named client's area. after: the
+ * client served last (UINT32_MAX: none); another client's bell is taken
+ * first if there is one, so that clients of a busy queue take turns and a
+ * client with many requests waiting cannot make another's wait behind all
+ * of them. */
 bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
-              struct danaus_desc *out);
+              uint32_t after, struct ipc_bell *out);
 
-/* Service: ipc_take, spinning up to spin_ns and then sleeping up to
- * sleep_ms (-1: until woken). False when nothing came, and also when
- * another thread took what woke this one: callers loop. */
-bool ipc_take_wait(const struct ipc_segment *seg, struct ipc_queue *q,
-                   struct danaus_desc *out, uint64_t spin_ns, int sleep_ms);
-
-/* Service: wait until q may hold a request, without taking it: spin up to
+/* Service: wait until q may hold a doorbell, without taking it: spin up to
  * spin_ns, then sleep up to sleep_ms (-1: until woken). False on timeout
- * and after ipc_queue_wake_all.
- * Lets a caller take the request inside a section of its own choosing. */
+ * and after ipc_queue_wake_all. */
 bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
                    uint64_t spin_ns, int sleep_ms);
 
@@ -181,19 +212,14 @@ void ipc_slot_running(struct ipc_slot *s);
  * for that request would only keep it off. */
 bool ipc_slot_client_here(const struct ipc_slot *s);
 
-/* Service: requests were published and not all taken yet, read from two
+/* Service: doorbells were rung and not all taken yet, read from two
  * counters without scanning the cells. A hint: a client that scribbles on
  * the counters can make it wrong, so nothing may sleep on its word alone
  * (ipc_wait_work scans the cells before it sleeps). */
 bool ipc_queue_pending(const struct ipc_queue *q);
 
-/* Service: cells READY (requests not yet taken) in q, bounded by ncells. */
+/* Service: cells holding a doorbell in q, bounded by ncells. */
 uint32_t ipc_queue_backlog(const struct ipc_segment *seg, struct ipc_queue *q);
-
-/* Service: empty every cell of q that slot left in WRITING or READY. Called
- * after the client owning slot died. */
-void ipc_queue_reclaim(const struct ipc_segment *seg, struct ipc_queue *q,
-                       uint32_t slot);
 
 /* Wake every sleeper of q (service shutdown). */
 void ipc_queue_wake_all(struct ipc_queue *q);

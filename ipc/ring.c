@@ -1,14 +1,15 @@
 /*
- * ring.c - the per-core-group request queues: clients put descriptors in,
- * service threads take them out.
+ * ring.c - the per-core-group doorbell queues: clients ring, service
+ * threads take.
  *
- * A queue is an array of ncells cells, each with its own state word, rather
- * than a ring with shared head and tail counters: a producer claims any
- * EMPTY cell with one CAS, so a client that dies (or misbehaves) half-way
- * through writing leaves behind one cell in WRITING, which consumers skip,
- * instead of a tail that blocks every request behind it. The hints only say
- * where to start scanning; order between clients is not promised (each
- * client thread waits for its own answer before sending the next request).
+ * A queue is an array of ncells 64-bit cells rather than a ring with shared
+ * head and tail counters. A doorbell fits one cell, so ringing is one CAS
+ * of an empty (zero) cell and taking is one exchange back to zero: there is
+ * no half-written or half-taken state a client could leave behind, and
+ * whatever a client writes into a cell the service empties when it looks at
+ * it. The hints only say where to start scanning; order between clients is
+ * not promised (each client thread waits for its own answer before sending
+ * the next request).
  *
  * Every shared value read here may be garbage written by a client: indices
  * are masked with the service's private ncells, and every scan visits at
@@ -25,9 +26,27 @@
 #define SUBMIT_SPIN_NS 20000u
 /* Sleeping producers re-check liveness this often. */
 #define ROOM_SLEEP_MS 10
+/* How long a producer waits for room before it leaves its request to the
+ * service's sweep (ipc.h). */
+#define RING_WAIT_NS 20000000ull
+
+/* Cell word of a doorbell: client + 1 in bits 48..63 (so never 0), the
+ * slot in bits 32..47, the sequence below. */
+static uint64_t bell_word(struct ipc_bell b)
+{
+    return ((uint64_t)(b.client + 1) << 48) | ((uint64_t)(b.slot & 0xffff)
+                                                << 32) | b.seq;
+}
+
+static struct ipc_bell bell_of(uint64_t w)
+{
+    return (struct ipc_bell){.client = (uint32_t)(w >> 48) - 1,
+                             .slot = (uint32_t)(w >> 32) & 0xffff,
+                             .seq = (uint32_t)w};
+}
 
 static bool try_put(const struct ipc_segment *seg, struct ipc_queue *q,
-                    const struct danaus_desc *d)
+                    uint64_t word)
 {
     uint32_t mask = seg->ncells - 1;
     uint32_t start = atomic_load_explicit(&q->produce_hint,
@@ -35,21 +54,16 @@ static bool try_put(const struct ipc_segment *seg, struct ipc_queue *q,
 
     for (uint32_t i = 0; i < seg->ncells; i++) {
         uint32_t idx = (start + i) & mask;
-        struct ipc_cell *c = &q->cells[idx];
-        uint32_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
+        uint64_t old = 0;
 
-        if (IPC_CELL_STATE(st) != IPC_CELL_EMPTY)
+        if (atomic_load_explicit(&q->cells[idx], memory_order_relaxed))
             continue;
-        /* Acquire pairs with the consumer's release store of EMPTY: its
-         * copy of the old desc is finished before we overwrite it. */
+        /* Release: a consumer that takes the bell also sees the request
+         * the client posted in its area before ringing. */
         if (!atomic_compare_exchange_strong_explicit(
-                &c->state, &st, IPC_CELL(IPC_CELL_WRITING, d->slot),
-                memory_order_acquire, memory_order_relaxed))
+                &q->cells[idx], &old, word, memory_order_release,
+                memory_order_relaxed))
             continue;
-        memcpy(&c->desc, d, sizeof(*d));
-        /* Release: a consumer that sees READY also sees the whole desc. */
-        atomic_store_explicit(&c->state, IPC_CELL(IPC_CELL_READY, d->slot),
-                              memory_order_release);
         atomic_store_explicit(&q->produce_hint, idx + 1,
                               memory_order_relaxed);
         /* seq_cst store->load: pairs with ipc_wait_work, which raises
@@ -57,7 +71,7 @@ static bool try_put(const struct ipc_segment *seg, struct ipc_queue *q,
          * read of sleepers misses its increment, its read of work_seq
          * comes after our bump in the single total order, sees the new
          * value and does not sleep. With release/acquire alone both reads
-         * could see the old values and the request would sit unnoticed. */
+         * could see the old values and the bell would sit unnoticed. */
         atomic_fetch_add_explicit(&q->work_seq, 1, memory_order_seq_cst);
         if (atomic_load_explicit(&q->sleepers, memory_order_seq_cst) > 0)
             ipc_futex_wake(&q->work_seq, 1);
@@ -66,16 +80,14 @@ static bool try_put(const struct ipc_segment *seg, struct ipc_queue *q,
     return false;
 }
 
-/* Whether some cell of q is in the given state right now. */
+/* Whether some cell of q is empty (full: holds a bell) right now. */
 static bool any_cell(const struct ipc_segment *seg, struct ipc_queue *q,
-                     enum ipc_cell_state state)
+                     bool full)
 {
-    for (uint32_t i = 0; i < seg->ncells; i++) {
-        uint32_t st = atomic_load_explicit(&q->cells[i].state,
-                                           memory_order_relaxed);
-        if (IPC_CELL_STATE(st) == state)
+    for (uint32_t i = 0; i < seg->ncells; i++)
+        if ((atomic_load_explicit(&q->cells[i], memory_order_relaxed) != 0) ==
+            full)
             return true;
-    }
     return false;
 }
 
@@ -86,23 +98,28 @@ static void sleep_for_room(const struct ipc_segment *seg, struct ipc_queue *q)
     uint32_t seen = atomic_load_explicit(&q->room_seq, memory_order_seq_cst);
 
     atomic_fetch_add_explicit(&q->room_waiters, 1, memory_order_seq_cst);
-    if (!any_cell(seg, q, IPC_CELL_EMPTY))
+    if (!any_cell(seg, q, false))
         ipc_futex_wait(&q->room_seq, seen, ROOM_SLEEP_MS);
     atomic_fetch_sub_explicit(&q->room_waiters, 1, memory_order_seq_cst);
 }
 
-int ipc_submit(const struct ipc_segment *seg, struct ipc_queue *q,
-               const struct danaus_desc *d, ipc_alive_fn alive, void *arg)
+int ipc_ring(const struct ipc_segment *seg, struct ipc_queue *q,
+             struct ipc_bell b, ipc_alive_fn alive, void *arg)
 {
     uint64_t start = ipc_now_ns();
+    uint64_t word = bell_word(b);
 
-    /* A full queue means back-pressure: wait for room, never drop. The
-     * only way out without submitting is the service being gone. */
-    while (!try_put(seg, q, d)) {
-        if (ipc_now_ns() - start < SUBMIT_SPIN_NS) {
+    /* A full queue means back-pressure, or a client filling it on
+     * purpose: wait for room a while, then leave the posted request to the
+     * sweep rather than wait on what another client controls. */
+    while (!try_put(seg, q, word)) {
+        uint64_t waited = ipc_now_ns() - start;
+        if (waited < SUBMIT_SPIN_NS) {
             ipc_spin_step();
             continue;
         }
+        if (waited >= RING_WAIT_NS)
+            return -EAGAIN;
         sleep_for_room(seg, q);
         if (alive && !alive(arg))
             return -ENOTCONN;
@@ -119,8 +136,10 @@ static void announce_room(struct ipc_queue *q, int n)
         ipc_futex_wake(&q->room_seq, n);
 }
 
-bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
-              struct danaus_desc *out)
+/* Takes the first bell from consume_hint on whose client is not `avoid`
+ * (UINT32_MAX: any). */
+static bool take_from(const struct ipc_segment *seg, struct ipc_queue *q,
+                      uint32_t avoid, struct ipc_bell *out)
 {
     uint32_t mask = seg->ncells - 1;
     uint32_t start = atomic_load_explicit(&q->consume_hint,
@@ -128,22 +147,18 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
 
     for (uint32_t i = 0; i < seg->ncells; i++) {
         uint32_t idx = (start + i) & mask;
-        struct ipc_cell *c = &q->cells[idx];
-        uint32_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
+        uint64_t word = atomic_load_explicit(&q->cells[idx],
+                                             memory_order_relaxed);
 
-        if (IPC_CELL_STATE(st) != IPC_CELL_READY)
+        if (!word || (avoid != UINT32_MAX && bell_of(word).client == avoid))
             continue;
-        /* Acquire pairs with the producer's release store of READY. TAKEN
-         * keeps other consumers and ipc_queue_reclaim off the cell while
-         * we copy. */
+        /* Acquire pairs with the producer's release CAS. A CAS, not an
+         * exchange: the word we judged is the word we take. */
         if (!atomic_compare_exchange_strong_explicit(
-                &c->state, &st, IPC_CELL(IPC_CELL_TAKEN, IPC_CELL_SLOT(st)),
-                memory_order_acquire, memory_order_relaxed))
+                &q->cells[idx], &word, 0, memory_order_acquire,
+                memory_order_relaxed))
             continue;
-        memcpy(out, &c->desc, sizeof(*out));
-        /* Release: our copy is complete before a producer may reuse it. */
-        atomic_store_explicit(&c->state, IPC_CELL_EMPTY,
-                              memory_order_release);
+        *out = bell_of(word);
         atomic_fetch_add_explicit(&q->take_seq, 1, memory_order_release);
         atomic_store_explicit(&q->consume_hint, idx + 1,
                               memory_order_relaxed);
@@ -151,6 +166,13 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
         return true;
     }
     return false;
+}
+
+bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
+              uint32_t after, struct ipc_bell *out)
+{
+    return (after != UINT32_MAX && take_from(seg, q, after, out)) ||
+           take_from(seg, q, UINT32_MAX, out);
 }
 
 bool ipc_queue_pending(const struct ipc_queue *q)
@@ -176,7 +198,7 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
      * spin must not cost a scan of the whole queue. */
     for (bool spinning = true; spinning;) {
         seen = atomic_load_explicit(&q->work_seq, memory_order_acquire);
-        if (ipc_queue_pending(q) && any_cell(seg, q, IPC_CELL_READY))
+        if (ipc_queue_pending(q) && any_cell(seg, q, true))
             return true;
         for (uint32_t i = 0;
              spinning && atomic_load_explicit(&q->work_seq,
@@ -197,66 +219,23 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
      * sleepers after its bump; see the seq_cst note there). */
     seen = atomic_load_explicit(&q->work_seq, memory_order_seq_cst);
     atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
-    work = any_cell(seg, q, IPC_CELL_READY);
+    work = any_cell(seg, q, true);
     if (!work) {
         ipc_futex_wait(&q->work_seq, seen, sleep_ms);
         /* Woken, timed out or interrupted: one more look. */
-        work = any_cell(seg, q, IPC_CELL_READY);
+        work = any_cell(seg, q, true);
     }
     atomic_fetch_sub_explicit(&q->sleepers, 1, memory_order_seq_cst);
     return work;
-}
-
-bool ipc_take_wait(const struct ipc_segment *seg, struct ipc_queue *q,
-                   struct danaus_desc *out, uint64_t spin_ns, int sleep_ms)
-{
-    /* One wait, not a loop: another service thread may take what woke us
-     * (or a client may flip a cell back and forth), and then we return
-     * false rather than wait again; the caller just calls again. */
-    if (ipc_take(seg, q, out))
-        return true;
-    return ipc_wait_work(seg, q, spin_ns, sleep_ms) && ipc_take(seg, q, out);
 }
 
 uint32_t ipc_queue_backlog(const struct ipc_segment *seg, struct ipc_queue *q)
 {
     uint32_t n = 0;
 
-    for (uint32_t i = 0; i < seg->ncells; i++) {
-        uint32_t st = atomic_load_explicit(&q->cells[i].state,
-                                           memory_order_relaxed);
-        if (IPC_CELL_STATE(st) == IPC_CELL_READY)
-            n++;
-    }
+    for (uint32_t i = 0; i < seg->ncells; i++)
+        n += atomic_load_explicit(&q->cells[i], memory_order_relaxed) != 0;
     return n;
-}
-
-void ipc_queue_reclaim(const struct ipc_segment *seg, struct ipc_queue *q,
-                       uint32_t slot)
-{
-    uint32_t writing = IPC_CELL(IPC_CELL_WRITING, slot);
-    uint32_t ready = IPC_CELL(IPC_CELL_READY, slot);
-    int freed = 0;
-
-    for (uint32_t i = 0; i < seg->ncells; i++) {
-        _Atomic uint32_t *state = &q->cells[i].state;
-        uint32_t st = atomic_load_explicit(state, memory_order_relaxed);
-
-        /* CAS, not a store: a consumer may be taking a READY cell right
-         * now, and it must not end up EMPTY under the consumer's copy. */
-        if ((st == writing || st == ready) &&
-            atomic_compare_exchange_strong_explicit(
-                state, &st, IPC_CELL_EMPTY, memory_order_release,
-                memory_order_relaxed)) {
-            freed++;
-            /* A READY cell was counted in work_seq: count it taken. */
-            if (st == ready)
-                atomic_fetch_add_explicit(&q->take_seq, 1,
-                                          memory_order_release);
-        }
-    }
-    if (freed > 0)
-        announce_room(q, freed);
 }
 
 void ipc_queue_wake_all(struct ipc_queue *q)

@@ -48,8 +48,8 @@ int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
     c->desc.call = id;
     c->desc.mount = mount;
     c->desc.handle = handle;
-    c->pack.buf = ipc_slot(&c->svc->seg, c->thread->slot)->buf;
-    c->pack.cap = c->svc->seg.slot_buf;
+    c->pack.buf = ipc_slot(&c->svc->area, c->thread->slot)->buf;
+    c->pack.cap = c->svc->area.slot_buf;
     c->pack.len = 0;
     return 0;
 }
@@ -101,20 +101,22 @@ int64_t call_send(struct call *c)
 {
     const struct ipc_segment *seg = &c->svc->seg;
     struct thread_state *t = c->thread;
+    struct ipc_slot *s = ipc_slot(&c->svc->area, t->slot);
+    struct ipc_bell bell = {c->svc->client_index, t->slot, ++t->seq};
     c->desc.slot = t->slot;
-    c->desc.seq = ++t->seq;
     c->desc.buf_off = 0;
     c->desc.buf_len = c->pack.len;
-    /* A failed submit or wait means the liveness probe found the service
-     * gone; service_alive has already recorded that. */
-    int rc = ipc_submit(seg, ipc_queue(seg, t->queue), &c->desc,
-                        service_alive, NULL);
-    if (rc < 0) {
+    ipc_post(s, &c->desc, bell.seq);
+    /* -ENOTCONN means the liveness probe found the service gone;
+     * service_alive has already recorded that. -EAGAIN (no room for the
+     * bell) is no failure: the service's sweep finds the posted request. */
+    int rc = ipc_ring(seg, ipc_queue(seg, t->queue), bell, service_alive,
+                      NULL);
+    if (rc == -ENOTCONN) {
         errno = -rc;
         return -1;
     }
-    int64_t result = ipc_await(ipc_slot(seg, t->slot), c->desc.seq,
-                               service_alive, NULL);
+    int64_t result = ipc_await(s, bell.seq, service_alive, NULL);
     if (result == -ETIMEDOUT)
         thread_drop_slot();
     if (result < 0) {

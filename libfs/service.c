@@ -2,8 +2,8 @@
  * service.c - the connection to danausd (see service.h).
  *
  * Connecting runs once, on the first call of any thread: find the socket
- * from the environment, say hello, attach the segment the reply names, keep
- * the mount table, and adopt the ticket of a parent or a previous program
+ * from the environment, say hello, map the queues and our own area whose
+ * descriptors come with the reply (SCM_RIGHTS), keep the mount table, and adopt the ticket of a parent or a previous program
  * image if one is pending (proc.c). The door socket then stays open: the
  * service learns of our exit from its hang-up, and we of its exit from ours.
  * A forked child forgets the connection and makes its own.
@@ -77,8 +77,30 @@ static int move_high(int fd)
     return high;
 }
 
-/* Checks the hello reply and takes the segment and mount table from it. */
-static int take_hello(const struct danaus_hello_reply *r, size_t len)
+/* Maps the queues (fds[0]) and our area (fds[1]) the reply describes.
+ * The mappings are all we keep: the caller closes the descriptors, so no
+ * descriptor of ours sits in the application's table. */
+static int map_shared(const struct danaus_hello_reply *r, const int *fds)
+{
+    struct ipc_geometry g = {.nqueues = r->nqueues, .ncells = r->ncells,
+                             .nslots = r->nslots, .slot_buf = r->slot_buf};
+    memcpy(g.cpu_queue, r->cpu_queue, sizeof g.cpu_queue);
+    if (ipc_queues_map(fds[0], &g, &svc.seg) != 0)
+        return -1;
+    svc.seg.fd = -1;
+    if (ipc_area_map(fds[1], &g, &svc.area) != 0) {
+        ipc_queues_unmap(&svc.seg);
+        return -1;
+    }
+    svc.area.fd = -1;
+    memcpy(svc.cpu_queue, g.cpu_queue, sizeof svc.cpu_queue);
+    return 0;
+}
+
+/* Checks the hello reply and takes the queues, our area and the mount
+ * table from it. */
+static int take_hello(const struct danaus_hello_reply *r, size_t len,
+                      const int *fds)
 {
     if (len < sizeof *r || r->error != 0 || r->nmounts > DANAUS_MAX_MOUNTS)
         return -1;
@@ -95,9 +117,10 @@ static int take_hello(const struct danaus_hello_reply *r, size_t len)
             return -1;
         p = nul + 1;
     }
-    if (ipc_segment_attach(r->shmid, &svc.seg) != 0)
+    if (map_shared(r, fds) != 0)
         return -1;
     svc.client_id = r->client_id;
+    svc.client_index = r->client_index;
     return 0;
 }
 
@@ -114,12 +137,26 @@ static int say_hello(int door)
         char bytes[sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES];
     } buf;
     struct danaus_hello_reply *reply = &buf.r;
+    union {
+        struct cmsghdr h;
+        char bytes[CMSG_SPACE(2 * sizeof(int))];
+    } control;
     struct iovec iov = {reply, sizeof buf};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-    ssize_t n = recvmsg(door, &msg, 0);
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+                         .msg_control = control.bytes,
+                         .msg_controllen = sizeof control.bytes};
+    ssize_t n = recvmsg(door, &msg, MSG_CMSG_CLOEXEC);
+    int fds[2] = {-1, -1};
+    struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+        cm->cmsg_len == CMSG_LEN(sizeof fds))
+        memcpy(fds, CMSG_DATA(cm), sizeof fds);
     int rc = -1;
-    if (n > 0 && !(msg.msg_flags & MSG_TRUNC))
-        rc = take_hello(reply, (size_t)n);
+    if (n > 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && fds[1] >= 0)
+        rc = take_hello(reply, (size_t)n, fds);
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            sys_close(fds[i]);
     return rc;
 }
 
@@ -293,8 +330,10 @@ void service_forget(void)
 {
     if (svc.door >= 0)
         sys_close(svc.door);
-    if (atomic_load(&connected))
-        ipc_segment_detach(&svc.seg);
+    if (atomic_load(&connected)) {
+        ipc_queues_unmap(&svc.seg);
+        ipc_area_unmap(&svc.area);
+    }
     svc.door = -1;
     mount_table_clear(&svc.mounts);
     pthread_mutex_init(&connect_lock, NULL);

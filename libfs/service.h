@@ -1,6 +1,7 @@
 /*
- * service.h - the connection to danausd: the door socket, the shared
- * segment and the mount table, set up once per process on first use.
+ * service.h - the connection to danausd: the door socket, the doorbell
+ * queues, this process's own area of slots and the mount table, set up once
+ * per process on first use.
  *
  * After the service is found gone (door hang-up), every call fails with
  * ENOTCONN at once.
@@ -17,7 +18,10 @@
 struct service {
     int door;
     uint32_t client_id;
-    struct ipc_segment seg;
+    uint32_t client_index; /* in our doorbells */
+    struct ipc_segment seg;  /* the service's queues */
+    struct ipc_area area;    /* our slots */
+    uint16_t cpu_queue[IPC_MAX_CPUS];
     struct mount_table mounts;
 };
 

@@ -38,7 +38,7 @@ static int take_slot(const struct service *svc)
 {
     uint32_t slot;
     int err = service_door(DANAUS_DOOR_SLOT_GET, 0, &slot);
-    if (err == 0 && slot >= svc->seg.nslots)
+    if (err == 0 && slot >= svc->area.nslots)
         err = EPROTO;
     if (err) {
         errno = err;
@@ -48,7 +48,7 @@ static int take_slot(const struct service *svc)
     /* The service clears done when it hands out a slot; numbering on from
      * whatever done holds keeps our first seq different from it even if a
      * slot came back uncleared, so the first wait never sees a stale answer. */
-    state.seq = atomic_load_explicit(&ipc_slot(&svc->seg, slot)->done,
+    state.seq = atomic_load_explicit(&ipc_slot(&svc->area, slot)->done,
                                      memory_order_acquire);
     has_slot = true;
     pthread_once(&key_once, make_key);
@@ -76,12 +76,9 @@ struct thread_state *thread_get(const struct service *svc)
 {
     if (!has_slot && take_slot(svc) < 0)
         return NULL;
-    /* Threads migrate: pick the ring of the cpu we are on now. The map
-     * comes from shared memory, so the index is bounded before use. */
+    /* Threads migrate: pick the queue of the cpu we are on now (the map is
+     * our copy from the hello reply, checked when it came). */
     int cpu = sched_getcpu();
-    uint32_t q = 0;
-    if (cpu >= 0 && cpu < IPC_MAX_CPUS)
-        q = svc->seg.hdr->cpu_queue[cpu];
-    state.queue = q < svc->seg.nqueues ? q : 0;
+    state.queue = cpu >= 0 && cpu < IPC_MAX_CPUS ? svc->cpu_queue[cpu] : 0;
     return &state;
 }

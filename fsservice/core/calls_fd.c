@@ -77,6 +77,7 @@ int64_t call_open(struct request *r)
     struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);
     if (!of)
         return -ENOMEM;
+    of->mount = r->d->mount;
     int64_t h = handle_insert(&r->c->handles, of);
     if (h < 0)
         open_file_put(of);

@@ -1,19 +1,12 @@
 /*
- * client.c - client lifetimes and slot ownership.
+ * client.c - client lifetimes, their areas and slot ownership.
  *
- * Service threads and the door thread meet on two words per slot:
- *   owner     set by the door (assign, release), read by service threads
- *   inflight  raised by a service thread for the length of a request
- * A service thread raises inflight and then reads owner; the door clears
- * owner and then waits for inflight to fall to zero before reusing the slot.
- * Both sides use sequentially consistent operations, so at least one of
- * them sees the other's write: either the service thread sees no owner and
- * drops the request, or the door sees it in flight and waits.
- *
- * A request may sit between leaving its queue and raising inflight; the
- * service thread covers that window with an RCU read-side section, and the
- * door waits a grace period after clearing owners before it reclaims cells
- * and drops its references.
+ * The door thread alone creates clients, publishes and removes them in the
+ * table, and gives out slots; service threads only look clients up (inside
+ * an RCU read-side section, taking a reference) and claim posted requests
+ * with a CAS on the slot's private taken word. A client leaves the table
+ * before the door drops its reference, after a grace period, so a lookup
+ * that found it can always take a reference safely.
  */
 #include "client.h"
 
@@ -22,45 +15,64 @@
 #include <string.h>
 #include <urcu.h>
 
-enum slot_phase { SLOT_FREE, SLOT_OWNED, SLOT_DRAINING };
-
-struct slot_state {
-    struct client *_Atomic owner;
-    _Atomic int inflight;
-    enum slot_phase phase; /* door thread only */
-};
-
 int client_registry_init(struct client_registry *r,
-                         const struct ipc_segment *seg)
+                         const struct ipc_geometry *geo, uint32_t total_slots)
 {
     memset(r, 0, sizeof *r);
-    r->seg = seg;
-    r->nslots = seg->nslots;
-    r->slots = calloc(r->nslots, sizeof *r->slots);
-    return r->slots ? 0 : -ENOMEM;
+    r->geo = *geo;
+    r->slots_left = total_slots;
+    r->handles_per_client = HANDLES_MAX;
+    r->table = calloc(IPC_MAX_CLIENTS, sizeof *r->table);
+    return r->table ? 0 : -ENOMEM;
 }
 
 void client_registry_free(struct client_registry *r)
 {
-    free(r->slots);
-    r->slots = NULL;
+    free(r->table);
+    r->table = NULL;
+}
+
+static void client_free(struct client *c)
+{
+    if (c->area.slots)
+        ipc_area_unmap(&c->area);
+    free(c->slots);
+    free(c);
 }
 
 struct client *client_new(struct client_registry *r, pid_t pid,
                           const struct ls_cred *cred)
 {
+    uint32_t index = 0;
+    while (index < IPC_MAX_CLIENTS && atomic_load(&r->table[index]))
+        index++;
+    if (index == IPC_MAX_CLIENTS) {
+        errno = EMFILE;
+        return NULL;
+    }
     struct client *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    if (handle_table_init(&c->handles) < 0) {
-        free(c);
+    c->area.fd = -1;
+    c->slots = calloc(r->geo.nslots, sizeof *c->slots);
+    int rc = c->slots ? ipc_area_create(&r->geo, &c->area) : -ENOMEM;
+    if (rc == 0 && handle_table_init(&c->handles) < 0)
+        rc = -ENOMEM;
+    if (rc < 0) {
+        client_free(c);
+        errno = -rc;
         return NULL;
     }
+    c->handles.limit = r->handles_per_client;
     atomic_init(&c->refs, 1);
     c->id = ++r->next_id;
+    c->index = index;
     c->pid = pid;
     c->cred = *cred;
     c->locks = r->locks;
+    rcu_assign_pointer(r->table[index], c);
+    if (index >= atomic_load(&r->nindex))
+        atomic_store(&r->nindex, index + 1);
     return c;
 }
 
@@ -80,112 +92,124 @@ void client_put(struct client *c)
         lock_release_client(c->locks, c->id);
     if (c->cred.ceph_perm)
         cephfs_cred_release(&c->cred);
-    free(c);
+    client_free(c);
+}
+
+void client_detach(struct client_registry *r, struct client *c)
+{
+    rcu_assign_pointer(r->table[c->index], NULL);
+    synchronize_rcu();
+    r->slots_left += c->nslots;
+    c->nslots = 0;
+    client_put(c);
+}
+
+void client_view_add(struct client *c, uint32_t i)
+{
+    if (i < DANAUS_MAX_INSTANCES)
+        c->sees[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+bool client_sees(const struct client *c, uint32_t i)
+{
+    return c->sees_all || (i < DANAUS_MAX_INSTANCES &&
+                           (c->sees[i / 8] & (1u << (i % 8))));
 }
 
 int slot_assign(struct client_registry *r, struct client *c)
 {
-    for (uint32_t i = 0; i < r->nslots; i++) {
-        struct slot_state *st = &r->slots[i];
-        if (st->phase != SLOT_FREE)
+    if (r->slots_left == 0)
+        return -EAGAIN;
+    for (uint32_t i = 0; i < c->area.nslots; i++) {
+        struct client_slot *cs = &c->slots[i];
+        if (atomic_load(&cs->owned) || atomic_load(&cs->running))
             continue;
         /* A fresh slot answers nothing yet: the client numbers its requests
          * from 1. */
-        struct ipc_slot *s = ipc_slot(r->seg, i);
+        struct ipc_slot *s = ipc_slot(&c->area, i);
         s->result = 0;
         atomic_store(&s->waiting, 0);
+        atomic_store(&s->posted, 0);
         atomic_store(&s->done, 0);
-        client_get(c);
-        st->phase = SLOT_OWNED;
-        atomic_store(&st->owner, c);
+        atomic_store(&cs->taken, 0);
+        atomic_store(&cs->owned, true);
         c->nslots++;
+        r->slots_left--;
         return (int)i;
     }
     return -EAGAIN;
 }
 
-/* Clears the owner of every slot of c (only slot `one` if not UINT32_MAX),
- * then after a grace period reclaims their queue cells and drops the
- * references the slots held. */
-static void release_slots(struct client_registry *r, struct client *c,
-                          uint32_t one)
-{
-    uint32_t first = one == UINT32_MAX ? 0 : one;
-    uint32_t last = one == UINT32_MAX ? r->nslots : one + 1;
-    uint32_t released = 0;
-    for (uint32_t i = first; i < last; i++) {
-        struct slot_state *st = &r->slots[i];
-        if (st->phase == SLOT_OWNED && atomic_load(&st->owner) == c) {
-            atomic_store(&st->owner, NULL);
-            st->phase = SLOT_DRAINING;
-            released++;
-        }
-    }
-    if (!released)
-        return;
-    synchronize_rcu();
-    for (uint32_t i = first; i < last; i++) {
-        if (r->slots[i].phase != SLOT_DRAINING)
-            continue;
-        for (uint32_t q = 0; q < r->seg->nqueues; q++)
-            ipc_queue_reclaim(r->seg, ipc_queue(r->seg, q), i);
-    }
-    r->draining += released;
-    c->nslots -= released;
-    for (uint32_t k = 0; k < released; k++)
-        client_put(c);
-}
-
 int slot_release(struct client_registry *r, struct client *c, uint32_t slot)
 {
-    if (slot >= r->nslots || r->slots[slot].phase != SLOT_OWNED ||
-        atomic_load(&r->slots[slot].owner) != c)
+    if (slot >= c->area.nslots || !atomic_load(&c->slots[slot].owned))
         return -EINVAL;
-    release_slots(r, c, slot);
-    slots_drain(r);
+    atomic_store(&c->slots[slot].owned, false);
+    c->nslots--;
+    r->slots_left++;
     return 0;
 }
 
-void client_detach(struct client_registry *r, struct client *c)
+struct client *client_request_begin(struct client_registry *r,
+                                    struct ipc_bell b, struct danaus_desc *out)
 {
-    release_slots(r, c, UINT32_MAX);
-    slots_drain(r);
-    client_put(c);
-}
-
-void slots_drain(struct client_registry *r)
-{
-    if (!r->draining)
-        return;
-    for (uint32_t i = 0; i < r->nslots; i++) {
-        struct slot_state *st = &r->slots[i];
-        if (st->phase == SLOT_DRAINING && atomic_load(&st->inflight) == 0) {
-            st->phase = SLOT_FREE;
-            r->draining--;
+    if (b.client >= IPC_MAX_CLIENTS)
+        return NULL;
+    rcu_read_lock();
+    struct client *c = rcu_dereference(r->table[b.client]);
+    if (c)
+        client_get(c);
+    rcu_read_unlock();
+    if (!c)
+        return NULL;
+    if (b.slot < c->area.nslots && atomic_load(&c->slots[b.slot].owned)) {
+        struct ipc_slot *s = ipc_slot(&c->area, b.slot);
+        struct client_slot *cs = &c->slots[b.slot];
+        uint32_t taken = atomic_load(&cs->taken);
+        /* Acquire pairs with ipc_post: the descriptor is complete. */
+        if (atomic_load_explicit(&s->posted, memory_order_acquire) == b.seq &&
+            taken != b.seq &&
+            atomic_compare_exchange_strong(&cs->taken, &taken, b.seq)) {
+            /* The one read of the shared descriptor. */
+            memcpy(out, &s->desc, sizeof *out);
+            atomic_store(&cs->running, true);
+            return c;
         }
     }
-}
-
-struct client *slot_request_begin(struct client_registry *r, uint32_t slot)
-{
-    if (slot >= r->nslots)
-        return NULL;
-    struct slot_state *st = &r->slots[slot];
-    atomic_fetch_add(&st->inflight, 1);
-    struct client *c = atomic_load(&st->owner);
-    if (!c) {
-        atomic_fetch_sub(&st->inflight, 1);
-        return NULL;
-    }
-    /* Safe: the door drops the slot's reference only after a grace period,
-     * and the caller is inside a read-side section. */
-    client_get(c);
-    return c;
-}
-
-void slot_request_done(struct client_registry *r, uint32_t slot,
-                       struct client *c)
-{
     client_put(c);
-    atomic_fetch_sub(&r->slots[slot].inflight, 1);
+    return NULL;
+}
+
+void client_request_end(struct client *c, uint32_t slot)
+{
+    atomic_store(&c->slots[slot].running, false);
+}
+
+uint32_t client_sweep(struct client_registry *r, uint32_t *cursor,
+                      struct ipc_bell *out, uint32_t max)
+{
+    uint32_t n = atomic_load(&r->nindex), found = 0;
+    rcu_read_lock();
+    for (uint32_t k = 0; k < n && found < max; k++) {
+        uint32_t i = (*cursor + k) % n;
+        struct client *c = rcu_dereference(r->table[i]);
+        if (!c)
+            continue;
+        for (uint32_t s = 0; s < c->area.nslots && found < max; s++) {
+            struct client_slot *cs = &c->slots[s];
+            if (!atomic_load_explicit(&cs->owned, memory_order_relaxed))
+                continue;
+            uint32_t posted = atomic_load_explicit(
+                &ipc_slot(&c->area, s)->posted, memory_order_relaxed);
+            if (posted == atomic_load(&cs->taken))
+                continue;
+            if (cs->swept == posted)
+                out[found++] = (struct ipc_bell){i, s, posted};
+            cs->swept = posted;
+        }
+        if (found)
+            *cursor = i + 1;
+    }
+    rcu_read_unlock();
+    return found;
 }

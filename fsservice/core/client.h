@@ -1,15 +1,29 @@
 /*
- * client.h - attached clients and the thread slots they own.
+ * client.h - attached clients, their private areas and the thread slots in
+ * them.
  *
  * A client is one process attached through the door. Its credentials come
  * from the kernel (SO_PEERCRED, SO_PEERGROUPS) once, at hello, and every one
- * of its requests runs with them. It owns the slots its threads asked for;
- * which client owns which slot is recorded here, in the service's private
- * memory, so a request is attributed by its slot number alone and the
- * shared segment can never claim another identity than the slot's owner.
+ * of its requests runs with them. It gets an area of its own (ipc.h: a
+ * memfd only it and the service map) holding its slots, and an index in the
+ * service's private client table, which its doorbells carry. A request is
+ * attributed to the client whose area it was found in: a doorbell naming
+ * another client can only make the service look at a request that client
+ * posted itself, and the service serves each posted sequence once
+ * (client_request_begin). Nothing a client writes names an identity.
  *
- * Slot life: FREE -> OWNED (SLOT_GET) -> DRAINING (SLOT_PUT or client gone)
- * -> FREE once no request of it is in flight and no queue cell names it.
+ * What a client may reach is decided here too, never by a field it wrote:
+ * its mount view (the instances its hello listed: every live one for a
+ * client of the service's own mount namespace, the view's for a container)
+ * is checked on every request that names a mount by index; it holds at most
+ * its area's slots (config client_slots) and handles_per_client handles (a
+ * quarter of the service's descriptors), so one client cannot starve the
+ * others of either.
+ *
+ * Lifetime: the door holds one reference and publishes the client in the
+ * table (RCU); a service thread takes another for each request. When the
+ * door hangs up the client leaves the table, and after a grace period and
+ * the last request its handles, locks and area go.
  */
 #ifndef DANAUS_CLIENT_H
 #define DANAUS_CLIENT_H
@@ -23,50 +37,88 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The service's private record of one slot of a client's area. */
+struct client_slot {
+    _Atomic bool owned;     /* given to a thread (door thread writes) */
+    _Atomic bool running;   /* a service thread runs a request of it */
+    _Atomic uint32_t taken; /* the last sequence served */
+    uint32_t swept;         /* posted as the last sweep saw it (sweeper) */
+};
+
 struct client {
     _Atomic long refs;
-    uint32_t id;
+    uint32_t id;    /* unique over the service's life (lock owner) */
+    uint32_t index; /* in the client table and the doorbells */
     pid_t pid;
     struct ls_cred cred;
     struct handle_table handles;
-    uint32_t nslots; /* slots it owns; door thread only */
-    struct lock_table *locks; /* where its POSIX locks go when it goes */
+    struct ipc_area area;       /* the service's mapping of its slots */
+    struct client_slot *slots;  /* area.nslots */
+    uint32_t nslots;            /* slots it owns; door thread only */
+    struct lock_table *locks;   /* where its POSIX locks go when it goes */
+    bool sees_all;              /* every live mount (no view) */
+    uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */
 };
 
-struct slot_state;
-
 struct client_registry {
-    const struct ipc_segment *seg;
-    uint32_t nslots;
-    struct slot_state *slots; /* private to the service */
+    struct ipc_geometry geo;  /* of every client area */
+    struct client *_Atomic *table; /* IPC_MAX_CLIENTS entries, RCU */
     uint32_t next_id;
-    uint32_t draining;        /* slots waiting to be freed */
+    _Atomic uint32_t nindex;  /* table entries ever used */
+    uint32_t slots_left;      /* of the service-wide budget (config slots) */
+    uint32_t handles_per_client;
     struct lock_table *locks; /* the service's record locks, or NULL */
 };
 
+/* geo: the geometry of client areas (nslots per client). total_slots:
+ * slots of all clients at once. */
 int client_registry_init(struct client_registry *r,
-                         const struct ipc_segment *seg);
+                         const struct ipc_geometry *geo, uint32_t total_slots);
 void client_registry_free(struct client_registry *r);
 
-/* A client with one reference, owned by the door. */
+/* Door thread: a new client with its area, published in the table, with
+ * one reference owned by the door; NULL with errno (EMFILE: the table is
+ * full). */
 struct client *client_new(struct client_registry *r, pid_t pid,
                           const struct ls_cred *cred);
+/* Door thread: the client leaves the table; drops the door's reference
+ * after a grace period. Its slots go back to the budget. */
+void client_detach(struct client_registry *r, struct client *c);
 void client_put(struct client *c);
 
-/* Door thread only. */
-int slot_assign(struct client_registry *r, struct client *c); /* slot/-errno */
+/* The client's view: it may name mount index i (door thread sets it at
+ * hello, before its first slot; service threads only read it). */
+void client_view_add(struct client *c, uint32_t i);
+bool client_sees(const struct client *c, uint32_t i);
+
+/* Door thread only: a slot of c's area (its index), or -EAGAIN. */
+int slot_assign(struct client_registry *r, struct client *c);
 int slot_release(struct client_registry *r, struct client *c, uint32_t slot);
-void client_detach(struct client_registry *r, struct client *c);
-void slots_drain(struct client_registry *r);
 
 /*
- * Service threads: the client owning slot, with a reference and the slot
- * marked in flight, or NULL (unowned, draining or out of range). Call inside
- * an RCU read-side section begun before the request was taken from its
- * queue; end it with slot_request_done.
+ * Service threads: the client a doorbell names, with a reference, and the
+ * service's own copy of the request in out, if the client owns the slot,
+ * posted the bell's sequence there and that sequence was not served
+ * before; else NULL (a stale or forged bell: nobody waits for it). Answer
+ * with ipc_complete on the client's slot, then client_put.
  */
-struct client *slot_request_begin(struct client_registry *r, uint32_t slot);
-void slot_request_done(struct client_registry *r, uint32_t slot,
-                       struct client *c);
+struct client *client_request_begin(struct client_registry *r,
+                                    struct ipc_bell b, struct danaus_desc *out);
+
+/* Service threads: the request begun on slot is over (answered, or left
+ * to the deadline's answer). A slot its client gave back while a request
+ * ran on it (after ETIMEDOUT: deadline.h) is given out again only after
+ * this, so the late call's writes into its buffer reach nobody. */
+void client_request_end(struct client *c, uint32_t slot);
+
+/*
+ * The sweeper thread: fills out (up to max) with the requests that were
+ * posted and not taken both now and at its previous call, whose bells were
+ * therefore lost, overwritten or never rung (ipc.h), starting after the
+ * client served last so that no client goes first every time. Serve each
+ * through client_request_begin, which checks it again. Returns the count.
+ */
+uint32_t client_sweep(struct client_registry *r, uint32_t *cursor,
+                      struct ipc_bell *out, uint32_t max);
 
 #endif

@@ -227,6 +227,8 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     }
     if (strcmp(k, "slots") == 0)
         return parse_u32(p, k, v, 1, 1u << 16, &cfg->slots);
+    if (strcmp(k, "client_slots") == 0)
+        return parse_u32(p, k, v, 1, 1u << 16, &cfg->client_slots);
     if (strcmp(k, "slot_buffer") == 0) {
         if (parse_u32(p, k, v, 4096, 64u << 20, &cfg->slot_buffer) < 0)
             return -1;
@@ -268,7 +270,8 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
                 : strcmp(k, "fuse_revalidate") == 0 ? &cfg->fuse_revalidate
                 : strcmp(k, "request_deadline_fsync") == 0
                     ? &cfg->request_deadline_fsync
-                    : NULL;
+                : strcmp(k, "fuse_allow_other") == 0 ? &cfg->fuse_allow_other
+                                                     : NULL;
     if (flag) {
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
             return fail(p, "%s must be on or off, not '%s'", k, v);
@@ -300,6 +303,7 @@ static void set_defaults(struct config *cfg)
     cfg->owner_gid = (gid_t)-1;
     cfg->queue_cells = 256;
     cfg->slots = 256;
+    cfg->client_slots = 64;
     cfg->slot_buffer = 256u << 10;
     cfg->threads_per_queue = 4;
     cfg->stalled_threads_per_queue = 32;

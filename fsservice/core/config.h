@@ -32,6 +32,7 @@ struct config {
     uid_t owner_uid;            /* who may attach; -1: the service's uid */
     gid_t owner_gid;
     uint32_t queue_cells, slots, slot_buffer;
+    uint32_t client_slots;      /* slots one client may hold at once */
     uint32_t threads_per_queue; /* upper bound; one thread starts per queue */
     /* more a queue may add while all its threads are blocked in calls */
     uint32_t stalled_threads_per_queue;
@@ -47,6 +48,8 @@ struct config {
     int fuse;                   /* FUSE door: on (default) or off */
     int fuse_direct_io;         /* FUSE door bypasses the page cache */
     int fuse_revalidate;        /* FUSE reads re-check size and mtime */
+    int fuse_allow_other;       /* FUSE mounts open to every user, not just
+                                   the owner */
     struct config_mount mounts[DANAUS_MAX_MOUNTS];
     int nmounts;
 };

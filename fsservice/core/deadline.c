@@ -14,12 +14,10 @@
 
 #include <errno.h>
 
-void deadlines_init(struct deadlines *ds, struct ipc_segment *seg,
-                    uint32_t limit_ms, bool fsync)
+void deadlines_init(struct deadlines *ds, uint32_t limit_ms, bool fsync)
 {
     pthread_mutex_init(&ds->lock, NULL);
     ds->records = NULL;
-    ds->seg = seg;
     ds->limit_ns = (uint64_t)limit_ms * 1000000u;
     ds->fsync = fsync;
 }
@@ -49,11 +47,12 @@ void deadline_unregister(struct deadlines *ds, struct call_record *r)
     pthread_mutex_unlock(&ds->lock);
 }
 
-void deadline_begin(struct call_record *r, const struct danaus_desc *d)
+void deadline_begin(struct call_record *r, struct ipc_slot *slot,
+                    uint32_t seq, uint32_t call)
 {
-    atomic_store_explicit(&r->slot, d->slot, memory_order_relaxed);
-    atomic_store_explicit(&r->seq, d->seq, memory_order_relaxed);
-    atomic_store_explicit(&r->call, d->call, memory_order_relaxed);
+    atomic_store_explicit(&r->slot, slot, memory_order_relaxed);
+    atomic_store_explicit(&r->seq, seq, memory_order_relaxed);
+    atomic_store_explicit(&r->call, call, memory_order_relaxed);
     atomic_store_explicit(&r->start_ns, ipc_now_ns(), memory_order_relaxed);
     uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
     atomic_store_explicit(&r->word, w + 1, memory_order_release);
@@ -85,7 +84,8 @@ int deadlines_expire(struct deadlines *ds)
             continue;
         uint64_t start = atomic_load_explicit(&r->start_ns,
                                               memory_order_relaxed);
-        uint32_t slot = atomic_load_explicit(&r->slot, memory_order_relaxed);
+        struct ipc_slot *slot =
+            atomic_load_explicit(&r->slot, memory_order_relaxed);
         uint32_t seq = atomic_load_explicit(&r->seq, memory_order_relaxed);
         uint32_t call = atomic_load_explicit(&r->call, memory_order_relaxed);
         if (now - start < ds->limit_ns || exempt(ds, call))
@@ -94,7 +94,7 @@ int deadlines_expire(struct deadlines *ds)
          * perhaps began another: the fields read may then be its). */
         if (!atomic_compare_exchange_strong(&r->word, &w, w + 1))
             continue;
-        ipc_complete(ipc_slot(ds->seg, slot), seq, -ETIMEDOUT);
+        ipc_complete(slot, seq, -ETIMEDOUT);
         answered++;
     }
     pthread_mutex_unlock(&ds->lock);

@@ -32,29 +32,30 @@ struct call_record {
      * word still names the one it looked at. */
     _Atomic uint64_t word;
     _Atomic uint64_t start_ns;
-    _Atomic uint32_t slot, seq, call;
+    struct ipc_slot *_Atomic slot; /* in the client's area, which the
+                                      running request's reference keeps */
+    _Atomic uint32_t seq, call;
     struct call_record *next;
 };
 
 struct deadlines {
     pthread_mutex_t lock; /* the list */
     struct call_record *records;
-    struct ipc_segment *seg;
     uint64_t limit_ns; /* 0: no deadline */
     bool fsync;        /* fsync has the deadline too */
 };
 
-void deadlines_init(struct deadlines *ds, struct ipc_segment *seg,
-                    uint32_t limit_ms, bool fsync);
+void deadlines_init(struct deadlines *ds, uint32_t limit_ms, bool fsync);
 void deadlines_destroy(struct deadlines *ds);
 
 /* A service thread's record, from its start to its end. */
 void deadline_register(struct deadlines *ds, struct call_record *r);
 void deadline_unregister(struct deadlines *ds, struct call_record *r);
 
-/* Around one request: deadline_end is true when the thread should answer
- * it, false when the watch already has. */
-void deadline_begin(struct call_record *r, const struct danaus_desc *d);
+/* Around one request (seq of call, answered in slot): deadline_end is true
+ * when the thread should answer it, false when the watch already has. */
+void deadline_begin(struct call_record *r, struct ipc_slot *slot,
+                    uint32_t seq, uint32_t call);
 bool deadline_end(struct call_record *r);
 
 /* Answers every request past its deadline; returns how many. */

@@ -1,10 +1,19 @@
 /*
  * dispatch.c - from a request descriptor to a libservice call.
  *
- * The descriptor is the service's private copy; what it references in the
- * slot buffer is validated here (range, strings), and the handle it names is
- * looked up in the sending client's own table. Calls that need a handle and
+ * The descriptor is the service's private copy (its slot and seq fields are
+ * not used: the doorbell that led to it named those, checked against the
+ * client's area); what it references in the slot buffer is validated here
+ * (range, strings), and the handle it names is looked up in the sending
+ * client's own table. Calls that need a handle and
  * do not name a live one fail with EBADF before any handler runs.
+ *
+ * The handle names its instance: a request whose mount field disagrees
+ * with the handle's fails with EBADF, so nothing downstream (a backend, the
+ * FUSE door's data_changed hook) ever meets a file of one instance under
+ * another's index. A mount named by index alone (path calls) must be in the
+ * client's view (client_sees), else it does not exist for this client:
+ * EINVAL, as for a removed mount.
  */
 #include "request.h"
 
@@ -73,18 +82,20 @@ int request_string(struct request *r, char *out, size_t cap)
 
 struct ls_instance *request_instance(struct request *r)
 {
+    if (!client_sees(r->c, r->d->mount))
+        return NULL;
     rcu_read_lock();
     struct ls_instance *inst = fstable_get(&r->svc->fs, r->d->mount);
     rcu_read_unlock();
     return inst;
 }
 
-int64_t dispatch(struct service *svc, struct client *c,
+int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
                  const struct danaus_desc *d)
 {
     if (d->call == DANAUS_CALL_NONE || d->call >= DANAUS_CALL_COUNT)
         return -ENOSYS;
-    uint32_t cap = svc->seg.slot_buf;
+    uint32_t cap = c->area.slot_buf;
     if (d->buf_off > cap || d->buf_len > cap - d->buf_off)
         return -EINVAL;
 
@@ -95,7 +106,7 @@ int64_t dispatch(struct service *svc, struct client *c,
     r.svc = svc;
     r.c = c;
     r.d = d;
-    r.out = ipc_slot(&svc->seg, d->slot)->buf;
+    r.out = ipc_slot(&c->area, slot)->buf;
     r.out_cap = cap;
     r.in = r.out + d->buf_off;
     r.in_len = d->buf_len;
@@ -107,8 +118,9 @@ int64_t dispatch(struct service *svc, struct client *c,
         r.of = handle_get(&c->handles, d->handle);
         if (!r.of)
             return -EBADF;
-        if ((atomic_load(&r.of->flags) & O_PATH) &&
-            !calls[d->call].on_path_file) {
+        if (r.of->mount != d->mount ||
+            ((atomic_load(&r.of->flags) & O_PATH) &&
+             !calls[d->call].on_path_file)) {
             open_file_put(r.of);
             return -EBADF;
         }
@@ -117,7 +129,7 @@ int64_t dispatch(struct service *svc, struct client *c,
     if (rc >= 0 && svc->data_changed &&
         (d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE ||
          d->call == DANAUS_CALL_TRUNCATE))
-        svc->data_changed(svc->fuse, d->mount,
+        svc->data_changed(svc->fuse, r.of ? r.of->mount : d->mount,
                                r.of ? r.of->file : NULL, r.path, &c->cred);
     if (r.of)
         open_file_put(r.of);

@@ -51,6 +51,7 @@ static void free_entry_rcu(struct rcu_head *h)
 int handle_table_init(struct handle_table *t)
 {
     memset(t, 0, sizeof *t);
+    t->limit = HANDLES_MAX;
     pthread_mutex_init(&t->lock, NULL);
     t->arr = array_new(16);
     t->gens = calloc(16, sizeof *t->gens);
@@ -91,6 +92,11 @@ int64_t handle_insert(struct handle_table *t, struct open_file *of)
     if (!e)
         return -ENOMEM;
     pthread_mutex_lock(&t->lock);
+    if (t->count >= t->limit) {
+        pthread_mutex_unlock(&t->lock);
+        free(e);
+        return -EMFILE;
+    }
     if (t->count == t->arr->n) {
         int rc = grow(t);
         if (rc < 0) {

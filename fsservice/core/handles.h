@@ -26,11 +26,13 @@ struct handle_table {
     uint32_t *gens;           /* writer-side: generation last used per index */
     uint32_t count;           /* live handles */
     uint32_t free_hint;       /* no free index below this one */
+    uint32_t limit;           /* live handles at most (<= HANDLES_MAX) */
 };
 
 int handle_table_init(struct handle_table *t);
 
-/* Takes the caller's reference to of. Returns the handle, or -EMFILE /
+/* Takes the caller's reference to of. Returns the handle, or -EMFILE (the
+ * table holds its limit) / 
  * -ENOMEM (the reference is then still the caller's). */
 int64_t handle_insert(struct handle_table *t, struct open_file *of);
 

@@ -22,6 +22,7 @@
 struct open_file {
     _Atomic long refs;
     struct ls_file *file;
+    uint32_t mount;          /* the instance's index: the handle names it */
     _Atomic int flags;       /* O_ACCMODE bits and O_APPEND, O_NONBLOCK */
     pthread_mutex_t pos_lock; /* serializes calls that use and move pos */
     off_t pos;

@@ -14,7 +14,7 @@ struct fuse_door;
 
 struct service {
     struct config cfg;
-    struct ipc_segment seg;
+    struct ipc_segment seg;     /* the doorbell queues */
     struct client_registry clients;
     struct fstable fs;
     struct lock_table locks;    /* record locks of all clients */
@@ -31,9 +31,10 @@ struct service {
     gid_t egid;
 };
 
-/* Runs one request of client c and returns its result (>= 0 or -errno).
- * d is the service's private copy of the descriptor. */
-int64_t dispatch(struct service *svc, struct client *c,
+/* Runs one request of client c, posted in slot `slot` of its area, and
+ * returns its result (>= 0 or -errno). d is the service's private copy of
+ * the descriptor. */
+int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
                  const struct danaus_desc *d);
 
 #endif

@@ -31,10 +31,12 @@
  * client publish would wake), so a crew of several costs a single-client
  * ping-pong nothing; an added thread parked for EXTRA_IDLE_MS leaves.
  *
- * Taking a request and pinning its slot (slot_request_begin) happen inside
- * one RCU read-side section, so the door, after clearing a dead client's
- * slots and waiting a grace period, knows no thread still holds a request
- * of that client that it has not yet accounted for (client.c).
+ * What a thread takes from its queue is a doorbell, a claim only: the
+ * request it names is served only if client_request_begin finds it posted
+ * in that client's own area (client.h); anything else costs one look.
+ * One more thread, the sweeper, serves requests whose bells never came
+ * (ipc.h): every SWEEP_MS it looks at every client's owned slots, so no
+ * client can make another wait on the shared queues for longer than that.
  */
 #include "workers.h"
 
@@ -52,6 +54,8 @@
 #define EXTRA_IDLE_MS 200       /* an added thread leaves after this idle */
 #define WATCH_MS 50             /* stall watch tick */
 #define STOP_GRACE_MS 2000      /* how long stop waits for calls in progress */
+#define SWEEP_MS 5              /* the sweeper's period */
+#define SWEEP_BATCH 64          /* requests served per sweep at most */
 
 struct crew {
     struct workers *w;
@@ -176,44 +180,78 @@ static void maybe_grow(struct crew *crew)
     hand_off_queue(crew);
 }
 
-/* Takes one request and runs it; false when the queue was empty. busy: the
- * previous call took a request too, so this one waited behind it. */
-static bool serve_one(struct crew *crew, struct call_record *rec, bool busy)
+/* Runs the request bell b names, if it checks out (client.h). A crew's
+ * thread (crew and rec set) marks the slot as its own, hands the queue on
+ * before a request that may keep it long, and times the request against
+ * its deadline; the sweeper (both NULL) only runs it. */
+static void serve_bell(struct service *svc, struct crew *crew,
+                       struct call_record *rec, struct ipc_bell b)
 {
-    struct service *svc = crew->w->svc;
-    struct ipc_queue *q = ipc_queue(&svc->seg, crew->queue);
     struct danaus_desc d;
-    struct client *c = NULL;
-
-    rcu_read_lock();
-    bool got = ipc_take(&svc->seg, q, &d);
-    if (got)
-        c = slot_request_begin(&svc->clients, d.slot);
-    rcu_read_unlock();
-    if (!got)
-        return false;
-    /* No owner: a slot being reclaimed, or a forged number. Nobody waits. */
+    struct client *c = client_request_begin(&svc->clients, b, &d);
+    /* Stale, duplicate or forged: nobody waits for it. */
     if (!c)
-        return true;
-    struct ipc_slot *slot = ipc_slot(&svc->seg, d.slot);
-    ipc_slot_running(slot);
-    if (busy)
-        maybe_grow(crew);
-    if (call_may_block(&d))
-        hand_off_queue(crew);
-    atomic_fetch_add(&crew->in_call, 1);
-    deadline_begin(rec, &d);
-    int64_t result = dispatch(svc, c, &d);
-    atomic_fetch_sub(&crew->in_call, 1);
+        return;
+    struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
+    if (crew) {
+        ipc_slot_running(slot);
+        if (call_may_block(&d))
+            hand_off_queue(crew);
+        atomic_fetch_add(&crew->in_call, 1);
+        deadline_begin(rec, slot, b.seq, d.call);
+    }
+    int64_t result = dispatch(svc, c, b.slot, &d);
     /* A request answered after the service was told to stop (one blocked
      * in its backend, then released) is answered all the same, unless the
      * watch answered it at its deadline. */
-    if (deadline_end(rec))
-        ipc_complete(slot, d.seq, result);
-    client_here = ipc_slot_client_here(slot);
-    slot_request_done(&svc->clients, d.slot, c);
-    atomic_fetch_add(&crew->served, 1);
+    if (!crew || deadline_end(rec))
+        ipc_complete(slot, b.seq, result);
+    if (crew) {
+        atomic_fetch_sub(&crew->in_call, 1);
+        client_here = ipc_slot_client_here(slot);
+        atomic_fetch_add(&crew->served, 1);
+    }
+    client_request_end(c, b.slot);
+    client_put(c);
+}
+
+/* Takes one doorbell and runs its request; false when the queue was empty.
+ * *last: the client this thread served last while busy (UINT32_MAX: it
+ * was idle), whose turn comes after others' (ipc_take); a thread that was
+ * busy already may call for help with the backlog behind it. */
+static bool serve_one(struct crew *crew, struct call_record *rec,
+                      uint32_t *last)
+{
+    struct service *svc = crew->w->svc;
+    struct ipc_bell b;
+
+    if (!ipc_take(&svc->seg, ipc_queue(&svc->seg, crew->queue), *last, &b))
+        return false;
+    if (*last != UINT32_MAX)
+        maybe_grow(crew);
+    *last = b.client;
+    serve_bell(svc, crew, rec, b);
     return true;
+}
+
+static void *sweeper_main(void *arg)
+{
+    struct workers *w = arg;
+    struct ipc_bell bells[SWEEP_BATCH];
+    struct timespec period = {.tv_nsec = SWEEP_MS * 1000000L};
+    uint32_t cursor = 0;
+
+    rcu_register_thread();
+    while (!atomic_load(&w->stop)) {
+        uint32_t n = client_sweep(&w->svc->clients, &cursor, bells,
+                                  SWEEP_BATCH);
+        for (uint32_t i = 0; i < n; i++)
+            serve_bell(w->svc, NULL, NULL, bells[i]);
+        nanosleep(&period, NULL);
+    }
+    rcu_unregister_thread();
+    atomic_fetch_sub(&w->live, 1);
+    return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -247,10 +285,10 @@ static void *worker_main(void *arg)
         }
         /* Serve while the counters say more wait: an empty queue is not
          * scanned again here, ipc_wait_work notices new requests. */
-        bool busy = false;
-        do
-            busy = serve_one(crew, &rec, busy);
-        while (busy && ipc_queue_pending(q) && !atomic_load(&w->stop));
+        uint32_t last = UINT32_MAX;
+        while (serve_one(crew, &rec, &last) && ipc_queue_pending(q) &&
+               !atomic_load(&w->stop))
+            ;
     }
     rcu_unregister_thread();
     deadline_unregister(&w->deadlines, &rec);
@@ -306,7 +344,7 @@ int workers_start(struct workers *w, struct service *svc,
     w->max_per_queue = (int)svc->cfg.threads_per_queue;
     w->max_stalled = (int)svc->cfg.stalled_threads_per_queue;
     w->watching = false;
-    deadlines_init(&w->deadlines, &svc->seg, svc->cfg.request_deadline_ms,
+    deadlines_init(&w->deadlines, svc->cfg.request_deadline_ms,
                    svc->cfg.request_deadline_fsync);
     atomic_init(&w->stop, false);
     atomic_init(&w->live, 0);
@@ -337,6 +375,17 @@ int workers_start(struct workers *w, struct service *svc,
             return -rc;
         }
         w->watching = true;
+    }
+    pthread_t t;
+    atomic_fetch_add(&w->live, 1);
+    int rc = pthread_create(&t, NULL, sweeper_main, w);
+    if (rc == 0)
+        rc = pthread_detach(t);
+    else
+        atomic_fetch_sub(&w->live, 1);
+    if (rc) {
+        workers_stop(w);
+        return -rc;
     }
     return 0;
 }

@@ -4,9 +4,20 @@
  * One thread runs the door with epoll. A client connects, says hello, and
  * the door reads its credentials from the kernel (SO_PEERCRED for uid/gid/
  * pid, SO_PEERGROUPS for supplementary groups) once: nothing the client
- * says about itself is believed. Its threads then ask for slots here. When
- * the connection closes, however the process ended, the door detaches the
- * client: its slots are reclaimed and its open files closed.
+ * says about itself is believed. The hello reply carries, with SCM_RIGHTS,
+ * the service's doorbell queues and a fresh area of the client's own
+ * (ipc.h), whose descriptor the door closes once sent: only the client and
+ * the service's mapping hold it. Its threads then ask for slots of that
+ * area here. When the connection closes, however the process ended, the
+ * door detaches the client: it leaves the client table, and its area, open
+ * files and locks go with its last reference.
+ *
+ * Limits, so that one client cannot deny the others: a client's view is
+ * fixed at hello (client.h), a process holds at most TICKETS_PER_PID
+ * unclaimed tickets, and when the service runs out of descriptors the
+ * door stops accepting for ACCEPT_PAUSE_MS instead of spinning on a
+ * listening socket it cannot accept from (the pending connection waits in
+ * the backlog; clients already attached notice nothing).
  */
 #include "door.h"
 #include "fuse_door.h"
@@ -32,7 +43,9 @@
 #define MAX_CLIENTS 4096
 #define HELLO_MAX (sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES)
 
-#define MAX_TICKETS 1024
+#define MAX_TICKETS 8192
+#define TICKETS_PER_PID 32
+#define ACCEPT_PAUSE_MS 100
 
 struct conn {
     int fd;
@@ -160,6 +173,41 @@ static int peer_cred(struct door *d, int fd, struct ls_cred *cred, pid_t *pid)
     return 0;
 }
 
+/* The client may name exactly the mounts its hello lists (count entries,
+ * written by views_hello, never by the client). */
+static void view_from_entries(struct client *cl, const char *p, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t index;
+        memcpy(&index, p, sizeof index);
+        p += sizeof index;
+        if (index != DANAUS_MOUNT_KERNEL)
+            client_view_add(cl, index);
+        p += strlen(p) + 1;
+    }
+}
+
+/* One message carrying n descriptors (SCM_RIGHTS). */
+static void send_with_fds(int fd, const void *buf, size_t len,
+                          const int *fds, int n)
+{
+    union {
+        struct cmsghdr h;
+        char bytes[CMSG_SPACE(2 * sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {(void *)buf, len};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+                         .msg_control = control.bytes,
+                         .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int))};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
+    sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void hello(struct door *d, struct conn *c)
 {
     static char buf[HELLO_MAX];
@@ -172,28 +220,48 @@ static void hello(struct door *d, struct conn *c)
         rc = -EMFILE;
     if (rc == 0) {
         c->client = client_new(&d->svc->clients, pid, &cred);
-        rc = c->client ? 0 : -ENOMEM;
+        rc = c->client ? 0 : errno ? -errno : -ENOMEM;
     }
     /* Made on the client's own copy: a UserPerm keeps a pointer to the
      * groups array it was given (fsservice/libservice/ceph/client.c). */
     if (rc == 0 && d->svc->ceph &&
         (rc = cephfs_cred_init(d->svc->ceph, &c->client->cred)) < 0) {
-        client_put(c->client);
+        client_detach(&d->svc->clients, c->client);
         c->client = NULL;
     }
     size_t len = sizeof *r;
     if (rc == 0) {
+        const struct ipc_geometry *g = &d->svc->clients.geo;
         d->nclients++;
-        r->shmid = d->svc->seg.shmid;
         r->client_id = c->client->id;
+        r->client_index = c->client->index;
+        r->nqueues = g->nqueues;
+        r->ncells = g->ncells;
+        r->nslots = g->nslots;
+        r->slot_buf = g->slot_buf;
+        memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
         long view = views_hello(&d->views, pid, r->mounts,
                                 HELLO_MAX - sizeof *r, &r->nmounts);
-        len += view >= 0 ? (size_t)view
-                         : fstable_list(&d->svc->fs, r->mounts,
-                                        HELLO_MAX - sizeof *r, &r->nmounts);
+        if (view >= 0) {
+            view_from_entries(c->client, r->mounts, r->nmounts);
+            len += (size_t)view;
+        } else {
+            c->client->sees_all = true;
+            len += fstable_list(&d->svc->fs, r->mounts,
+                                HELLO_MAX - sizeof *r, &r->nmounts);
+        }
     }
     r->error = -rc;
-    send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (rc < 0) {
+        send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        return;
+    }
+    int fds[2] = {d->svc->seg.fd, c->client->area.fd};
+    send_with_fds(c->fd, buf, len, fds, 2);
+    /* The service keeps its mapping; the descriptor was only for handing
+     * over. */
+    close(c->client->area.fd);
+    c->client->area.fd = -1;
 }
 
 static void reply_token(int fd, int error, uint64_t token)
@@ -236,7 +304,10 @@ static void make_ticket(struct door *d, struct conn *c,
         reply_token(c->fd, EINVAL, 0);
         return;
     }
-    if (d->ntickets >= MAX_TICKETS) {
+    int mine = 0;
+    for (struct ticket *t = d->tickets; t; t = t->next)
+        mine += t->pid == c->client->pid;
+    if (d->ntickets >= MAX_TICKETS || mine >= TICKETS_PER_PID) {
         reply_token(c->fd, EAGAIN, 0);
         return;
     }
@@ -504,11 +575,33 @@ static void drop(struct door *d, struct conn *c)
     free(c);
 }
 
+static uint64_t time_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Stops or resumes polling the listening socket. */
+static void listen_poll(struct door *d, bool on)
+{
+    struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.ptr = NULL};
+    epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD, d->listen_fd, &ev);
+    d->accept_paused = !on;
+    d->accept_resume = time_ms() + ACCEPT_PAUSE_MS;
+}
+
 static void accept_one(struct door *d)
 {
     int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0)
+    if (fd < 0) {
+        /* Out of descriptors: the connection stays pending and the socket
+         * readable, so polling it again at once would spin. */
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+            errno == ENOMEM)
+            listen_poll(d, false);
         return;
+    }
     struct conn *c = calloc(1, sizeof *c);
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
     if (!c || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -548,9 +641,11 @@ static void *door_main(void *arg)
     struct door *d = arg;
     for (;;) {
         struct epoll_event ev[32];
-        /* Wake now and then while slots drain, to free them, and while
-         * tickets wait, to expire them. */
-        int timeout = d->svc->clients.draining ? 10 : d->tickets ? 1000 : -1;
+        /* Wake now and then while tickets wait, to expire them, and while
+         * accepting is paused. */
+        int timeout = d->accept_paused ? ACCEPT_PAUSE_MS
+                      : d->tickets     ? 1000
+                                       : -1;
         int n = epoll_wait(d->epoll_fd, ev, 32, timeout);
         for (int i = 0; i < n; i++) {
             void *p = ev[i].data.ptr;
@@ -561,8 +656,9 @@ static void *door_main(void *arg)
             else
                 serve(d, p);
         }
-        slots_drain(&d->svc->clients);
         expire_tickets(d);
+        if (d->accept_paused && time_ms() >= d->accept_resume)
+            listen_poll(d, true);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "views.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <sys/un.h>
 
 struct conn;
@@ -17,6 +18,8 @@ struct door {
     struct service *svc;
     int listen_fd, epoll_fd, stop_fd;
     int bound; /* the socket file is ours to remove */
+    bool accept_paused; /* out of descriptors: listen_fd not polled */
+    uint64_t accept_resume; /* until then (CLOCK_MONOTONIC, ms) */
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     pthread_t thread;
     struct conn *conns;

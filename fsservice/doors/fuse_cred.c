@@ -140,3 +140,10 @@ const struct ls_cred *fuse_cred_current(struct fuse_cred_cache *c)
                                        now.tv_sec, cred};
     return cred;
 }
+
+bool fuse_cred_admitted(const struct fuse_cred_cache *c,
+                        const struct ls_cred *cred)
+{
+    return c->everyone || cred->uid == 0 || cred->uid == c->owner ||
+           cred->uid == c->self;
+}

@@ -5,6 +5,12 @@
  * id; supplementary groups come from /proc/TID/status. Each distinct
  * identity gets one struct ls_cred (and, for Ceph, one UserPerm) that lives
  * until the door stops, so a request only borrows it.
+ *
+ * Who may come in: the tenant's tree is the tenant's, not the host's. By
+ * default only the owner (config `owner`, else the service's uid), the
+ * service's own uid and root are served; anyone else gets EACCES before
+ * any backend call, whatever the files' modes say. `fuse_allow_other on`
+ * serves every user, with ordinary permission checks.
  */
 #ifndef DANAUS_FUSE_CRED_H
 #define DANAUS_FUSE_CRED_H
@@ -12,6 +18,8 @@
 #include "fsservice/libservice/libservice.h"
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
 
 struct fuse_identity;
 
@@ -19,6 +27,8 @@ struct fuse_cred_cache {
     pthread_mutex_t lock;
     struct fuse_identity *list;   /* every identity seen, never shrinks */
     struct cephfs_client *ceph;   /* UserPerms are made when set */
+    bool everyone;                /* fuse_allow_other */
+    uid_t owner, self;            /* else only these and root */
 };
 
 void fuse_cred_cache_init(struct fuse_cred_cache *c, struct cephfs_client *ceph);
@@ -28,5 +38,9 @@ void fuse_cred_cache_free(struct fuse_cred_cache *c);
 /* The credentials of the FUSE request being served on this thread, or NULL
  * when out of memory. */
 const struct ls_cred *fuse_cred_current(struct fuse_cred_cache *c);
+
+/* Whether the requester may use the door at all (see the head comment). */
+bool fuse_cred_admitted(const struct fuse_cred_cache *c,
+                        const struct ls_cred *cred);
 
 #endif

@@ -206,7 +206,9 @@ static int export_start(struct fuse_export *ex, const struct service *svc)
     char opts[256];
     snprintf(opts, sizeof opts, "fsname=danaus:%s,subtype=danaus%s",
              svc->cfg.service,
-             geteuid() == 0 ? ",allow_other,dev,default_permissions" : "");
+             geteuid() == 0 ? ",allow_other,dev,default_permissions"
+             : svc->cfg.fuse_allow_other ? ",allow_other"
+                                         : "");
     char *argv[] = {"danausd", "-o", opts, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
     ex->fuse = fuse_new(&args, &fuse_export_ops, sizeof fuse_export_ops, ex);
@@ -311,6 +313,10 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     if (!d)
         return -1;
     fuse_cred_cache_init(&d->creds, svc->ceph);
+    d->creds.everyone = svc->cfg.fuse_allow_other;
+    d->creds.self = geteuid();
+    d->creds.owner = svc->cfg.owner_uid == (uid_t)-1 ? d->creds.self
+                                                     : svc->cfg.owner_uid;
     d->nexports = svc->cfg.nmounts;
     rcu_read_lock();
     for (int i = 0; i < d->nexports; i++) {

@@ -38,14 +38,17 @@ static struct ls_file *file_of(const struct fuse_file_info *fi)
     return (struct ls_file *)(uintptr_t)fi->fh;
 }
 
-/* Declares ex, inst and cred for an operation, or fails it with ENOMEM. */
+/* Declares ex, inst and cred for an operation, or fails it with ENOMEM,
+ * or with EACCES for a user the door does not serve (fuse_cred.h). */
 #define BEGIN                                                   \
     struct fuse_export *ex = current_export();                  \
     struct ls_instance *inst = ex->inst;                        \
     const struct ls_cred *cred = fuse_cred_current(ex->creds);  \
     (void)inst;                                                 \
     if (!cred)                                                  \
-        return -ENOMEM
+        return -ENOMEM;                                         \
+    if (!fuse_cred_admitted(ex->creds, cred))                   \
+        return -EACCES
 
 static void to_stat(const struct danaus_stat *d, struct stat *st)
 {

@@ -5,12 +5,15 @@
  * Two channels carry it:
  *  - the door: a Unix SOCK_SEQPACKET socket. A client says hello once (the
  *    service reads its credentials from the kernel with SO_PEERCRED and
- *    SO_PEERGROUPS), learns the shared-memory segment and the mount table, and
- *    asks for one slot per thread. The socket stays open for the client's
- *    life: its hang-up is how each side learns that the other is gone.
- *  - the rings: a request descriptor (struct danaus_desc) goes into a queue of
- *    the shared segment (ipc/); bulk bytes travel in the sending thread's slot
- *    buffer; the answer is a result word in the same slot.
+ *    SO_PEERGROUPS) and receives, with SCM_RIGHTS, two memfds: the
+ *    service's doorbell queues and its own private area; the reply gives
+ *    their geometry and the mount table. It asks for one slot of its area
+ *    per thread. The socket stays open for the client's life: its hang-up
+ *    is how each side learns that the other is gone.
+ *  - the queues: a thread puts its request descriptor (struct danaus_desc)
+ *    and bulk bytes in its slot, then rings a doorbell (client index, slot,
+ *    sequence) in the queue of its core group (ipc/ipc.h); the answer is a
+ *    result word in the same slot.
  *
  * Everything a client writes into shared memory is hostile input to the
  * service: every field below is validated there before use.
@@ -20,7 +23,7 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 2 /* 2: hello entries carry their index */
+#define DANAUS_WIRE_VERSION 3 /* 3: private areas, doorbells (ipc.h) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -240,7 +243,8 @@ struct danaus_door_reply {
 };
 
 /*
- * HELLO's reply: the segment, then nmounts entries, each a uint32_t (host
+ * HELLO's reply: the geometry of the transport (ipc.h), then nmounts
+ * entries, each a uint32_t (host
  * byte order, not aligned) followed by an absolute path ending in NUL. The
  * number is the mount index to put in desc.mount for paths under that
  * path, or DANAUS_MOUNT_KERNEL: paths under it are not Danaus's even when
@@ -251,11 +255,15 @@ struct danaus_door_reply {
  * in a container's namespace the container's view (VIEW above).
  */
 #define DANAUS_MOUNT_KERNEL UINT32_MAX
+#define DANAUS_MAX_CPUS 1024
 struct danaus_hello_reply {
     int32_t error;
-    int32_t shmid;
     uint32_t client_id;
+    uint32_t client_index; /* what this client's doorbells carry */
     uint32_t nmounts;
+    uint32_t nqueues, ncells; /* the queues memfd (first descriptor) */
+    uint32_t nslots, slot_buf; /* the area memfd (second descriptor) */
+    uint16_t cpu_queue[DANAUS_MAX_CPUS]; /* cpu number -> queue */
     char mounts[]; /* nmounts entries: index, then path and NUL */
 };
 

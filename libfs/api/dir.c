@@ -125,8 +125,8 @@ DANAUS_EXPORT DIR *danaus_fdopendir(int fd)
     const struct service *svc = service_get();
     if (!svc)
         return NULL;
-    size_t cap = svc->seg.slot_buf < DIR_BUF_MAX ? svc->seg.slot_buf
-                                                 : DIR_BUF_MAX;
+    size_t cap = svc->area.slot_buf < DIR_BUF_MAX ? svc->area.slot_buf
+                                                   : DIR_BUF_MAX;
     unsigned char *buf = malloc(cap);
     if (!buf)
         return NULL;

@@ -47,6 +47,9 @@ site_make() {
     {
         echo "service $service"
         echo "rundir $site/run"
+        # Other users act through the FUSE door too (identity changes, the
+        # test users): open it to them, as a multi-user host would.
+        echo "fuse_allow_other on"
         case $2 in
         local) echo "mount $mnt local $site/backing" ;;
         ceph) echo "ceph_conf $3"

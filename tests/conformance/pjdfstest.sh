@@ -91,6 +91,9 @@ start_danausd() {
     {
         echo "service pjd-$$-$target"
         echo "rundir $site/run"
+        # Other users act through the FUSE door too (identity changes, the
+        # test users): open it to them, as a multi-user host would.
+        echo "fuse_allow_other on"
         case $backend in
         local) echo "mount $site/mnt-$target local $site/backing-$target" ;;
         ceph) echo "ceph_conf $ceph_conf"

@@ -31,6 +31,9 @@ mkdir "$site/run" "$site/backing" "$site/plain" || exit 1
 {
     echo "service $service"
     echo "rundir $site/run"
+    # Other users act through the FUSE door too (identity changes, the
+    # test users): open it to them, as a multi-user host would.
+    echo "fuse_allow_other on"
     case $backend in
     local) echo "mount $mnt local $site/backing" ;;
     ceph) echo "ceph_conf $ceph_conf"

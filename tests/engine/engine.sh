@@ -104,7 +104,8 @@ sleep 0.5
 p1=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/f1/container")
 p2=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/f2/container")
 check "a file opened in a container is a Danaus descriptor" danaus "$(motd_fd "$p1")"
-check "the container's process attached the pool's segment" 1 "$(grep -c SYSV "/proc/$p1/maps")"
+check "the container's process maps its own area of the pool's service" 1 \
+    "$(grep -c 'memfd:danaus-area' "/proc/$p1/maps")"
 check "without the preload it is a kernel file" kernel "$(motd_fd "$p2")"
 "$danaus" rm -f f1 && "$danaus" rm -f f2
 

@@ -277,7 +277,7 @@ static int threaded_client(void *arg)
  * after the first work only if exiting threads gave theirs back. */
 static void test_threads_return_slots(void **state)
 {
-    start(&fix, "threads", "slots 20\n");
+    start(&fix, "threads", "slots 20\nclient_slots 20\n");
     assert_int_equal(run_in_child(threaded_client, &fix.site, 60000), 0);
 }
 

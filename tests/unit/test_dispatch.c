@@ -2,7 +2,7 @@
  * test_dispatch.c - request validation in the service: descriptors written
  * by a hostile client get a clear error and touch nothing else.
  *
- * Drives dispatch() directly over a real segment and a local-directory
+ * Drives dispatch() directly over real client areas and a local-directory
  * instance in a temporary directory; the bytes a client would write into
  * its slot buffer are written here by hand.
  */
@@ -27,7 +27,7 @@
 static struct service svc;
 static struct client *alice, *mallory;
 static int alice_slot, mallory_slot;
-static char top[PATH_MAX], root[PATH_MAX + 8];
+static char top[PATH_MAX], root[PATH_MAX + 8], other[PATH_MAX + 8];
 
 static int setup(void **state)
 {
@@ -38,19 +38,24 @@ static int setup(void **state)
 
     struct ipc_geometry g = {.nqueues = 1, .ncells = 8, .nslots = 4,
                              .slot_buf = SLOT_BUF};
-    assert_int_equal(ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600,
-                                        &svc.seg),
-                     0);
-    assert_int_equal(client_registry_init(&svc.clients, &svc.seg), 0);
+    assert_int_equal(client_registry_init(&svc.clients, &g, 8), 0);
     fstable_init(&svc.fs);
     char err[256];
     struct ls_instance *inst = local_instance_new(root, err, sizeof err);
     assert_non_null(inst);
     assert_int_equal(fstable_add(&svc.fs, "/mnt/t", inst), 0);
+    /* Mount 1: another container's root, in mallory's view only. */
+    snprintf(other, sizeof other, "%s/other", top);
+    assert_int_equal(mkdir(other, 0755), 0);
+    inst = local_instance_new(other, err, sizeof err);
+    assert_non_null(inst);
+    assert_int_equal(fstable_add(&svc.fs, "/mnt/u", inst), 1);
 
     struct ls_cred cred = {.uid = 0, .gid = 0};
     alice = client_new(&svc.clients, getpid(), &cred);
     mallory = client_new(&svc.clients, getpid(), &cred);
+    client_view_add(alice, 0);
+    client_view_add(mallory, 1);
     alice_slot = slot_assign(&svc.clients, alice);
     mallory_slot = slot_assign(&svc.clients, mallory);
     assert_true(alice_slot >= 0 && mallory_slot >= 0);
@@ -62,7 +67,6 @@ static int teardown(void **state)
     client_detach(&svc.clients, alice);
     client_detach(&svc.clients, mallory);
     rcu_barrier();
-    ipc_segment_destroy(&svc.seg);
     client_registry_free(&svc.clients);
     fstable_destroy(&svc.fs);
     char cmd[2 * PATH_MAX];
@@ -72,7 +76,7 @@ static int teardown(void **state)
 
 static unsigned char *buf_of(int slot)
 {
-    return ipc_slot(&svc.seg, (uint32_t)slot)->buf;
+    return ipc_slot(&alice->area, (uint32_t)slot)->buf;
 }
 
 /* A descriptor for alice with the given strings packed at buffer start. */
@@ -95,7 +99,7 @@ static struct danaus_desc desc(uint32_t call, const char *s1, const char *s2)
 
 static int64_t run(struct client *c, struct danaus_desc d)
 {
-    return dispatch(&svc, c, &d);
+    return dispatch(&svc, c, d.slot, &d);
 }
 
 static int64_t open_path(const char *path, int flags)
@@ -146,13 +150,52 @@ static void strings_must_end_inside_the_reference(void **state)
     assert_int_equal(stat(p, &st), -1);
 }
 
-static void unknown_mount_gets_einval(void **state)
+/* Mount 1 exists but is not in alice's view: it does not exist for her. */
+static void unknown_or_foreign_mount_gets_einval(void **state)
 {
     struct danaus_desc d = desc(DANAUS_CALL_MKDIR, "dir", NULL);
     d.mount = 1;
     assert_int_equal(run(alice, d), -EINVAL);
+    d.mount = 2;
+    assert_int_equal(run(alice, d), -EINVAL);
     d.mount = UINT32_MAX;
     assert_int_equal(run(alice, d), -EINVAL);
+    struct stat st;
+    char p[2 * PATH_MAX];
+    snprintf(p, sizeof p, "%s/dir", other);
+    assert_int_equal(stat(p, &st), -1);
+    /* mallory's own mount works for her; alice's does not. Her request
+     * bytes are in her own area. */
+    memcpy(ipc_slot(&mallory->area, (uint32_t)mallory_slot)->buf, "dir", 4);
+    d.slot = (uint32_t)mallory_slot;
+    d.mount = 1;
+    assert_int_equal(run(mallory, d), 0);
+    assert_int_equal(stat(p, &st), 0);
+    d.mount = 0;
+    assert_int_equal(run(mallory, d), -EINVAL);
+}
+
+/* The handle names its instance: a mount field that disagrees is refused
+ * (the FUSE door's hook once ran one backend's fstat on another's file). */
+static void handle_with_another_mount_gets_ebadf(void **state)
+{
+    int64_t h = open_path("hm", O_CREAT | O_RDWR);
+    assert_true(h > 0);
+    struct danaus_desc d = desc(DANAUS_CALL_PWRITE, NULL, NULL);
+    memcpy(buf_of(alice_slot), "xy", 2);
+    d.buf_len = 2;
+    d.handle = (uint64_t)h;
+    for (uint32_t m = 1; m < 4; m++) {
+        d.mount = m;
+        assert_int_equal(run(alice, d), -EBADF);
+    }
+    d.mount = UINT32_MAX;
+    assert_int_equal(run(alice, d), -EBADF);
+    d.mount = 0;
+    assert_int_equal(run(alice, d), 2);
+    struct danaus_desc c = desc(DANAUS_CALL_CLOSE, NULL, NULL);
+    c.handle = (uint64_t)h;
+    assert_int_equal(run(alice, c), 0);
 }
 
 static void bad_handles_get_ebadf(void **state)
@@ -277,16 +320,40 @@ static void path_only_opens_refuse_io(void **state)
     assert_int_equal(open_path("nothere", O_PATH), -ENOENT);
 }
 
-static void slots_without_owner_are_refused(void **state)
+/* A doorbell is a claim: it is served only if the client it names owns
+ * the slot and posted that sequence there, and only once. */
+static void doorbells_are_checked_against_the_area(void **state)
 {
-    rcu_read_lock();
-    assert_null(slot_request_begin(&svc.clients, 4));
-    assert_null(slot_request_begin(&svc.clients, UINT32_MAX));
-    assert_null(slot_request_begin(&svc.clients, 3)); /* never assigned */
-    struct client *c = slot_request_begin(&svc.clients, (uint32_t)alice_slot);
-    rcu_read_unlock();
+    (void)state;
+    struct danaus_desc out;
+    struct ipc_slot *s = ipc_slot(&alice->area, (uint32_t)alice_slot);
+    uint32_t a = alice->index, m = mallory->index, slot = (uint32_t)alice_slot;
+    struct ipc_bell bad[] = {
+        {IPC_MAX_CLIENTS, slot, 1}, {UINT32_MAX, slot, 1},
+        {a + m + 7, slot, 1},  /* nobody there */
+        {a, slot, 1},          /* nothing posted yet */
+        {a, 3, 0},             /* a slot alice does not own */
+        {a, UINT32_MAX, 0},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_null(client_request_begin(&svc.clients, bad[i], &out));
+
+    struct danaus_desc d = {.call = DANAUS_CALL_STAT, .mount = 0};
+    ipc_post(s, &d, 1);
+    /* The wrong sequence, or mallory's index on alice's slot number. */
+    assert_null(client_request_begin(&svc.clients,
+                                     (struct ipc_bell){a, slot, 2}, &out));
+    assert_null(client_request_begin(
+        &svc.clients, (struct ipc_bell){m, (uint32_t)mallory_slot, 1}, &out));
+    struct client *c = client_request_begin(&svc.clients,
+                                            (struct ipc_bell){a, slot, 1},
+                                            &out);
     assert_ptr_equal(c, alice);
-    slot_request_done(&svc.clients, (uint32_t)alice_slot, c);
+    assert_int_equal(out.call, DANAUS_CALL_STAT);
+    client_put(c);
+    /* Rung again: already served. */
+    assert_null(client_request_begin(&svc.clients,
+                                     (struct ipc_bell){a, slot, 1}, &out));
 }
 
 int main(void)
@@ -296,13 +363,14 @@ int main(void)
         cmocka_unit_test(unknown_calls_get_enosys),
         cmocka_unit_test(buffer_references_outside_the_slot_get_einval),
         cmocka_unit_test(strings_must_end_inside_the_reference),
-        cmocka_unit_test(unknown_mount_gets_einval),
+        cmocka_unit_test(unknown_or_foreign_mount_gets_einval),
+        cmocka_unit_test(handle_with_another_mount_gets_ebadf),
         cmocka_unit_test(bad_handles_get_ebadf),
         cmocka_unit_test(bad_arguments_get_einval),
         cmocka_unit_test(paths_cannot_leave_the_instance),
         cmocka_unit_test(data_round_trip_and_shared_offset),
         cmocka_unit_test(path_only_opens_refuse_io),
-        cmocka_unit_test(slots_without_owner_are_refused),
+        cmocka_unit_test(doorbells_are_checked_against_the_area),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     rcu_unregister_thread();

@@ -121,6 +121,29 @@ static void grows_and_stops_at_the_limit(void **state)
 
 /* Tickets (fork, exec) copy handles with their numbers: a child's
  * descriptor table keeps working unchanged. */
+/* A client's own limit (below HANDLES_MAX): over it EMFILE, and a close
+ * makes room again. */
+static void a_lower_limit_holds(void **state)
+{
+    (void)state;
+    struct handle_table t;
+    assert_int_equal(handle_table_init(&t), 0);
+    t.limit = 20;
+    int64_t hs[20];
+    for (int i = 0; i < 20; i++) {
+        hs[i] = handle_insert(&t, new_file());
+        assert_true(hs[i] > 0);
+    }
+    struct open_file *of = new_file();
+    assert_int_equal(handle_insert(&t, of), -EMFILE);
+    struct open_file *gone = handle_remove(&t, (uint64_t)hs[7]);
+    assert_non_null(gone);
+    open_file_put(gone);
+    assert_true(handle_insert(&t, of) > 0);
+    handle_table_destroy(&t);
+    rcu_barrier();
+}
+
 static void copy_keeps_numbers_and_references(void **state)
 {
     struct handle_table parent, child, some;
@@ -176,6 +199,7 @@ int main(void)
         cmocka_unit_test(insert_get_remove),
         cmocka_unit_test(dup_shares_the_open_file),
         cmocka_unit_test(grows_and_stops_at_the_limit),
+        cmocka_unit_test(a_lower_limit_holds),
         cmocka_unit_test(copy_keeps_numbers_and_references),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

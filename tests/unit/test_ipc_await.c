@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-static struct ipc_segment seg;
+static struct ipc_area seg;
 
 static int setup(void **state)
 {
@@ -29,13 +29,13 @@ static int setup(void **state)
     g.ncells = 4;
     g.nslots = 4;
     g.slot_buf = 4096;
-    return ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600, &seg);
+    return ipc_area_create(&g, &seg);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ipc_segment_destroy(&seg);
+    ipc_area_unmap(&seg);
     return 0;
 }
 

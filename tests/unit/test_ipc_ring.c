@@ -1,8 +1,8 @@
 /*
- * test_ipc_ring.c - the request queues under load and under abuse: many
- * producer and consumer threads over one real segment (in one process and
- * across a fork), back-pressure on a full queue, reclaim of a dead client's
- * cells, and a queue whose shared fields hold garbage.
+ * test_ipc_ring.c - the doorbell queues and client areas under load and
+ * under abuse: many producer and consumer threads over real memfds (in one
+ * process and across a fork), back-pressure on a full queue, a queue whose
+ * shared fields hold garbage, and the geometry and sealing of the memfds.
  */
 #include "ipc/ipc.h"
 
@@ -14,7 +14,8 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/shm.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,8 +28,7 @@
 #define PAYLOAD 64    /* bytes each request carries in its slot buffer */
 #define STALL_EVERY 64 /* consumers stall now and then, so the queue fills */
 
-static void make_segment(uint32_t ncells, uint32_t nslots,
-                         struct ipc_segment *seg)
+static struct ipc_geometry geometry(uint32_t ncells, uint32_t nslots)
 {
     struct ipc_geometry g;
 
@@ -37,8 +37,32 @@ static void make_segment(uint32_t ncells, uint32_t nslots,
     g.ncells = ncells;
     g.nslots = nslots;
     g.slot_buf = 4096;
-    assert_int_equal(ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600, seg),
-                     0);
+    return g;
+}
+
+static void make_segment(uint32_t ncells, struct ipc_segment *seg)
+{
+    struct ipc_geometry g = geometry(ncells, 1);
+
+    assert_int_equal(ipc_queues_create(&g, seg), 0);
+}
+
+/* A second mapping of the same memfd, as a client gets it. */
+static void map_again(int fd, const struct ipc_geometry *g, bool area,
+                      void *out)
+{
+    int copy = dup(fd);
+
+    assert_true(copy >= 0);
+    if (area)
+        assert_int_equal(ipc_area_map(copy, g, out), 0);
+    else
+        assert_int_equal(ipc_queues_map(copy, g, out), 0);
+}
+
+static struct ipc_bell bell(uint32_t slot, uint32_t seq)
+{
+    return (struct ipc_bell){.client = 0, .slot = slot, .seq = seq};
 }
 
 static bool never_alive(void *arg)
@@ -61,7 +85,8 @@ static unsigned char payload_byte(uint32_t slot, uint32_t seq, uint32_t i)
 /* ---- many producers, many consumers ---- */
 
 struct load {
-    struct ipc_segment *service, *client;
+    struct ipc_segment *service;
+    struct ipc_area *area;
     atomic_bool stop;
     /* Written by consumers only; each slot's requests come one at a time,
      * and the producer's await orders successive consumers' updates. */
@@ -74,17 +99,24 @@ static void *consumer(void *p)
 {
     struct load *L = p;
     struct ipc_queue *q = ipc_queue(L->service, 0);
+    struct ipc_bell b;
     struct danaus_desc d;
 
     while (!atomic_load(&L->stop)) {
-        if (!ipc_take_wait(L->service, q, &d, 50000, 10))
+        if (!ipc_take(L->service, q, UINT32_MAX, &b)) {
+            ipc_wait_work(L->service, q, 50000, 10);
             continue;
-        if (d.slot >= NPRODUCERS) {
+        }
+        if (b.client != 0 || b.slot >= NPRODUCERS) {
             atomic_fetch_add(&L->bad, 1); /* nobody to answer */
             continue;
         }
-        struct ipc_slot *s = ipc_slot(L->service, d.slot);
-        bool ok = d.arg[0] == d.slot && d.arg[1] == d.seq &&
+        struct ipc_slot *s = ipc_slot(L->area, b.slot);
+        if (atomic_load(&s->posted) != b.seq)
+            atomic_fetch_add(&L->bad, 1);
+        memcpy(&d, &s->desc, sizeof d);
+        bool ok = d.arg[0] == b.slot && d.seq == b.seq &&
+                  d.arg[1] == d.seq && d.slot == b.slot &&
                   d.seq == L->last_seq[d.slot] + 1 && d.buf_off == 0 &&
                   d.buf_len == PAYLOAD;
         for (uint32_t i = 0; ok && i < PAYLOAD; i++)
@@ -103,6 +135,7 @@ static void *consumer(void *p)
 
 struct producer_arg {
     struct ipc_segment *client;
+    struct ipc_area *area;
     uint32_t slot;
     uint32_t answered; /* answers that matched */
 };
@@ -111,7 +144,7 @@ static void *producer(void *p)
 {
     struct producer_arg *a = p;
     struct ipc_queue *q = ipc_queue(a->client, 0);
-    struct ipc_slot *s = ipc_slot(a->client, a->slot);
+    struct ipc_slot *s = ipc_slot(a->area, a->slot);
 
     for (uint32_t seq = 1; seq <= REQUESTS; seq++) {
         struct danaus_desc d = {.call = DANAUS_CALL_STAT,
@@ -122,7 +155,8 @@ static void *producer(void *p)
         d.arg[1] = seq;
         for (uint32_t i = 0; i < PAYLOAD; i++)
             s->buf[i] = payload_byte(a->slot, seq, i);
-        if (ipc_submit(a->client, q, &d, NULL, NULL) != 0)
+        ipc_post(s, &d, seq);
+        if (ipc_ring(a->client, q, bell(a->slot, seq), NULL, NULL) != 0)
             break;
         if (ipc_await(s, seq, NULL, NULL) == expected_result(a->slot, seq))
             a->answered++;
@@ -132,14 +166,15 @@ static void *producer(void *p)
 
 /* Runs NPRODUCERS producer threads on client; returns how many of them got
  * every answer right. */
-static int run_producers(struct ipc_segment *client)
+static int run_producers(struct ipc_segment *client, struct ipc_area *area)
 {
     pthread_t t[NPRODUCERS];
     struct producer_arg a[NPRODUCERS];
     int complete = 0;
 
     for (int i = 0; i < NPRODUCERS; i++) {
-        a[i] = (struct producer_arg){.client = client, .slot = (uint32_t)i};
+        a[i] = (struct producer_arg){.client = client, .area = area,
+                                     .slot = (uint32_t)i};
         if (pthread_create(&t[i], NULL, producer, &a[i]) != 0)
             return -1;
     }
@@ -177,32 +212,41 @@ static void check_all_answered_once(struct load *L)
 
 static void test_threads_one_process(void **state)
 {
+    struct ipc_geometry g = geometry(NCELLS, NPRODUCERS);
     struct ipc_segment service, client;
+    struct ipc_area area, client_area;
     struct load L;
     pthread_t t[NCONSUMERS];
 
     (void)state;
     alarm(60); /* a lost wake-up or a stuck queue fails instead of hanging */
-    make_segment(NCELLS, NPRODUCERS, &service);
-    /* Producers use their own attachment, as a client would: the futexes
+    assert_int_equal(ipc_queues_create(&g, &service), 0);
+    assert_int_equal(ipc_area_create(&g, &area), 0);
+    /* Producers use their own mappings, as a client would: the futexes
      * must work across two mappings of the same pages. */
-    assert_int_equal(ipc_segment_attach(service.shmid, &client), 0);
+    map_again(service.fd, &g, false, &client);
+    map_again(area.fd, &g, true, &client_area);
     memset(&L, 0, sizeof(L));
     L.service = &service;
+    L.area = &area;
     start_consumers(&L, t);
 
-    assert_int_equal(run_producers(&client), NPRODUCERS);
+    assert_int_equal(run_producers(&client, &client_area), NPRODUCERS);
 
     stop_consumers(&L, t);
     check_all_answered_once(&L);
     alarm(0);
-    ipc_segment_detach(&client);
-    ipc_segment_destroy(&service);
+    ipc_queues_unmap(&client);
+    ipc_area_unmap(&client_area);
+    ipc_queues_unmap(&service);
+    ipc_area_unmap(&area);
 }
 
 static void test_producers_in_child_process(void **state)
 {
+    struct ipc_geometry g = geometry(NCELLS, NPRODUCERS);
     struct ipc_segment service;
+    struct ipc_area area;
     struct load L;
     pthread_t t[NCONSUMERS];
     int status;
@@ -210,19 +254,23 @@ static void test_producers_in_child_process(void **state)
 
     (void)state;
     alarm(60);
-    make_segment(NCELLS, NPRODUCERS, &service);
+    assert_int_equal(ipc_queues_create(&g, &service), 0);
+    assert_int_equal(ipc_area_create(&g, &area), 0);
     /* Fork before any thread exists here, so the child is a plain copy. */
     child = fork();
     assert_true(child >= 0);
     if (child == 0) {
         struct ipc_segment client;
+        struct ipc_area client_area;
 
-        if (ipc_segment_attach(service.shmid, &client) != 0)
+        if (ipc_queues_map(dup(service.fd), &g, &client) != 0 ||
+            ipc_area_map(dup(area.fd), &g, &client_area) != 0)
             _exit(2);
-        _exit(run_producers(&client) == NPRODUCERS ? 0 : 1);
+        _exit(run_producers(&client, &client_area) == NPRODUCERS ? 0 : 1);
     }
     memset(&L, 0, sizeof(L));
     L.service = &service;
+    L.area = &area;
     start_consumers(&L, t);
 
     assert_int_equal(waitpid(child, &status, 0), child);
@@ -231,14 +279,15 @@ static void test_producers_in_child_process(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
     check_all_answered_once(&L);
     alarm(0);
-    ipc_segment_destroy(&service);
+    ipc_queues_unmap(&service);
+    ipc_area_unmap(&area);
 }
 
 /* ---- back-pressure ---- */
 
 struct blocked_submit {
     struct ipc_segment *seg;
-    struct danaus_desc d;
+    struct ipc_bell b;
     atomic_bool returned;
     int rc;
 };
@@ -247,64 +296,103 @@ static void *submit_thread(void *p)
 {
     struct blocked_submit *b = p;
 
-    b->rc = ipc_submit(b->seg, ipc_queue(b->seg, 0), &b->d, NULL, NULL);
+    b->rc = ipc_ring(b->seg, ipc_queue(b->seg, 0), b->b, NULL, NULL);
     atomic_store(&b->returned, true);
     return NULL;
 }
 
-static void test_full_queue_blocks_until_room(void **state)
+/* A full queue makes a ring wait for room, but not for ever: another
+ * client may keep it full on purpose, and the service's sweep serves a
+ * request whose bell found no room. */
+static void test_full_queue_waits_a_bounded_time(void **state)
 {
     struct ipc_segment seg;
     struct ipc_queue *q;
-    struct danaus_desc d = {.call = DANAUS_CALL_STAT}, out;
+    struct ipc_bell out;
     struct blocked_submit b;
     pthread_t t;
 
     (void)state;
-    make_segment(NCELLS, NCELLS + 1, &seg);
+    make_segment(NCELLS, &seg);
     q = ipc_queue(&seg, 0);
-    for (uint32_t i = 0; i < NCELLS; i++) {
-        d.slot = i;
-        assert_int_equal(ipc_submit(&seg, q, &d, NULL, NULL), 0);
-    }
+    for (uint32_t i = 0; i < NCELLS; i++)
+        assert_int_equal(ipc_ring(&seg, q, bell(i, 1), NULL, NULL), 0);
     assert_int_equal(ipc_queue_backlog(&seg, q), NCELLS);
 
-    /* Full, and the service is gone: the submit fails, nothing is lost. */
-    d.slot = NCELLS;
-    assert_int_equal(ipc_submit(&seg, q, &d, never_alive, NULL), -ENOTCONN);
+    /* Full, and the service is gone: the ring fails, nothing is lost. */
+    assert_int_equal(ipc_ring(&seg, q, bell(NCELLS, 1), never_alive, NULL),
+                     -ENOTCONN);
     assert_int_equal(ipc_queue_backlog(&seg, q), NCELLS);
 
-    /* Full, service alive: the submit waits... */
+    /* Full and nothing taken: the ring gives up within a second. */
+    uint64_t t0 = ipc_now_ns();
+    assert_int_equal(ipc_ring(&seg, q, bell(NCELLS, 1), NULL, NULL), -EAGAIN);
+    assert_true(ipc_now_ns() - t0 < 1000000000ull);
+
+    /* Full, and a bell taken while the ring waits: it goes in. */
     memset(&b, 0, sizeof(b));
     b.seg = &seg;
-    b.d = d;
+    b.b = bell(NCELLS, 1);
     assert_int_equal(pthread_create(&t, NULL, submit_thread, &b), 0);
-    usleep(50000);
-    assert_false(atomic_load(&b.returned));
-    /* ...and goes in as soon as one request is taken. */
-    assert_true(ipc_take(&seg, q, &out));
+    usleep(2000);
+    assert_true(ipc_take(&seg, q, UINT32_MAX, &out));
     pthread_join(t, NULL);
     assert_int_equal(b.rc, 0);
     assert_int_equal(ipc_queue_backlog(&seg, q), NCELLS);
 
-    /* All NCELLS + 1 requests come out, each once. */
+    /* All NCELLS + 1 bells come out, each once and intact. */
     bool seen[NCELLS + 1] = {false};
     seen[out.slot] = true;
     for (uint32_t i = 0; i < NCELLS; i++) {
-        assert_true(ipc_take(&seg, q, &out));
+        assert_true(ipc_take(&seg, q, UINT32_MAX, &out));
         assert_true(out.slot <= NCELLS);
+        assert_int_equal(out.client, 0);
+        assert_int_equal(out.seq, 1);
         assert_false(seen[out.slot]);
         seen[out.slot] = true;
     }
-    assert_false(ipc_take(&seg, q, &out));
-    ipc_segment_destroy(&seg);
+    assert_false(ipc_take(&seg, q, UINT32_MAX, &out));
+    ipc_queues_unmap(&seg);
+}
+
+/* ---- turns ---- */
+
+/* A client with many bells waiting does not go first every time: after
+ * serving it, the service takes another client's bell if there is one. */
+static void test_clients_take_turns(void **state)
+{
+    struct ipc_segment seg;
+    struct ipc_queue *q;
+    struct ipc_bell out;
+
+    (void)state;
+    make_segment(NCELLS, &seg);
+    q = ipc_queue(&seg, 0);
+    for (uint32_t i = 0; i < 5; i++)
+        assert_int_equal(ipc_ring(&seg, q, (struct ipc_bell){1, i, 1}, NULL,
+                                  NULL),
+                         0);
+    assert_int_equal(ipc_ring(&seg, q, (struct ipc_bell){2, 0, 1}, NULL,
+                              NULL),
+                     0);
+    assert_true(ipc_take(&seg, q, UINT32_MAX, &out));
+    assert_int_equal(out.client, 1);
+    assert_true(ipc_take(&seg, q, 1, &out));
+    assert_int_equal(out.client, 2);
+    /* Only client 1 is left: it is served anyway. */
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_true(ipc_take(&seg, q, 1, &out));
+        assert_int_equal(out.client, 1);
+    }
+    assert_false(ipc_take(&seg, q, 1, &out));
+    ipc_queues_unmap(&seg);
 }
 
 /* ---- a sleeping service thread ---- */
 
 struct sleeper {
     struct ipc_segment *seg;
-    struct danaus_desc d;
+    struct ipc_bell b;
     atomic_bool returned;
     bool got;
 };
@@ -313,7 +401,10 @@ static void *take_forever(void *p)
 {
     struct sleeper *z = p;
 
-    z->got = ipc_take_wait(z->seg, ipc_queue(z->seg, 0), &z->d, 0, -1);
+    struct ipc_queue *q = ipc_queue(z->seg, 0);
+
+    z->got = ipc_wait_work(z->seg, q, 0, -1) &&
+             ipc_take(z->seg, q, UINT32_MAX, &z->b);
     atomic_store(&z->returned, true);
     return NULL;
 }
@@ -321,26 +412,26 @@ static void *take_forever(void *p)
 static void test_sleeping_service_woken(void **state)
 {
     struct ipc_segment seg;
-    struct danaus_desc d = {.call = DANAUS_CALL_UNLINK, .slot = 2, .seq = 9};
     struct sleeper z;
     pthread_t t;
 
     (void)state;
     alarm(20);
-    make_segment(NCELLS, 4, &seg);
+    make_segment(NCELLS, &seg);
 
-    /* A request wakes it and is what it returns. */
+    /* A bell wakes it and is what it returns. */
     memset(&z, 0, sizeof(z));
     z.seg = &seg;
     assert_int_equal(pthread_create(&t, NULL, take_forever, &z), 0);
     usleep(50000);
     assert_false(atomic_load(&z.returned));
-    assert_int_equal(ipc_submit(&seg, ipc_queue(&seg, 0), &d, NULL, NULL), 0);
+    struct ipc_bell rung = {.client = 77, .slot = 2, .seq = 9};
+    assert_int_equal(ipc_ring(&seg, ipc_queue(&seg, 0), rung, NULL, NULL), 0);
     pthread_join(t, NULL);
     assert_true(z.got);
-    assert_int_equal(z.d.call, DANAUS_CALL_UNLINK);
-    assert_int_equal(z.d.slot, 2);
-    assert_int_equal(z.d.seq, 9);
+    assert_int_equal(z.b.client, 77);
+    assert_int_equal(z.b.slot, 2);
+    assert_int_equal(z.b.seq, 9);
 
     /* Shutdown: wake_all ends the wait, with nothing taken. */
     memset(&z, 0, sizeof(z));
@@ -359,62 +450,7 @@ static void test_sleeping_service_woken(void **state)
     uint64_t waited = ipc_now_ns() - t0;
     assert_true(waited >= 30000000ull && waited < 500000000ull);
     alarm(0);
-    ipc_segment_destroy(&seg);
-}
-
-/* ---- reclaim ---- */
-
-static void test_dead_writer_skipped_then_reclaimed(void **state)
-{
-    struct ipc_segment seg;
-    struct ipc_queue *q;
-    struct danaus_desc d = {.call = DANAUS_CALL_STAT}, out;
-    const uint32_t dead = 5, live = 1;
-
-    (void)state;
-    make_segment(NCELLS, 8, &seg);
-    q = ipc_queue(&seg, 0);
-
-    /* The dead client claimed cell 2 and never finished writing it. */
-    atomic_store(&q->cells[2].state, IPC_CELL(IPC_CELL_WRITING, dead));
-
-    d.slot = live;
-    d.seq = 7;
-    assert_int_equal(ipc_submit(&seg, q, &d, NULL, NULL), 0);
-    assert_true(ipc_take(&seg, q, &out));
-    assert_int_equal(out.slot, live);
-    assert_int_equal(out.seq, 7);
-    /* The half-written cell is neither served nor waited for. */
-    assert_false(ipc_take(&seg, q, &out));
-    assert_false(ipc_take_wait(&seg, q, &out, 100000, 0));
-    assert_int_equal(ipc_queue_backlog(&seg, q), 0);
-
-    /* It costs one cell of capacity until reclaimed. */
-    for (uint32_t i = 0; i < NCELLS - 1; i++)
-        assert_int_equal(ipc_submit(&seg, q, &d, never_alive, NULL), 0);
-    assert_int_equal(ipc_submit(&seg, q, &d, never_alive, NULL), -ENOTCONN);
-    for (uint32_t i = 0; i < NCELLS - 1; i++)
-        assert_true(ipc_take(&seg, q, &out));
-
-    /* The dead client also left one request READY; a live one is queued. */
-    d.slot = dead;
-    assert_int_equal(ipc_submit(&seg, q, &d, NULL, NULL), 0);
-    d.slot = live;
-    d.seq = 8;
-    assert_int_equal(ipc_submit(&seg, q, &d, NULL, NULL), 0);
-
-    ipc_queue_reclaim(&seg, q, dead);
-    assert_int_equal(atomic_load(&q->cells[2].state), IPC_CELL_EMPTY);
-    assert_int_equal(ipc_queue_backlog(&seg, q), 1);
-    assert_true(ipc_take(&seg, q, &out));
-    assert_int_equal(out.slot, live);
-    assert_int_equal(out.seq, 8);
-    assert_false(ipc_take(&seg, q, &out));
-
-    /* Every cell is usable again. */
-    for (uint32_t i = 0; i < NCELLS; i++)
-        assert_int_equal(ipc_submit(&seg, q, &d, never_alive, NULL), 0);
-    ipc_segment_destroy(&seg);
+    ipc_queues_unmap(&seg);
 }
 
 /* ---- hostile shared fields ---- */
@@ -423,13 +459,13 @@ static void test_garbage_in_queue(void **state)
 {
     struct ipc_segment seg;
     struct ipc_queue *q;
-    struct danaus_desc d = {.call = DANAUS_CALL_STAT, .slot = 1}, out;
-    uint32_t ready = 0, taken = 0;
+    struct ipc_bell out;
+    uint32_t full = 0, taken = 0;
     uint64_t t0;
 
     (void)state;
     alarm(20); /* a hang fails the test instead of stalling ctest */
-    make_segment(NCELLS, 4, &seg);
+    make_segment(NCELLS, &seg);
     q = ipc_queue(&seg, 0);
     srand(12345);
     atomic_store(&q->produce_hint, 0xfffffff9u);
@@ -437,122 +473,79 @@ static void test_garbage_in_queue(void **state)
     atomic_store(&q->sleepers, 0xffffffffu);
     atomic_store(&q->room_waiters, 0x80000000u);
     for (uint32_t i = 0; i < NCELLS; i++) {
-        /* Random states, with some READY and some WRITING among them. */
-        uint32_t st = (uint32_t)rand() * 2654435761u;
+        /* Random words, some zero (empty), some with client bits zero. */
+        uint64_t w = ((uint64_t)rand() << 33) ^ (uint64_t)rand() * 2654435761u;
         if (i % 3 == 0)
-            st = (st & ~0xffu) | IPC_CELL_READY;
+            w = 0;
         if (i == 1)
-            st = (st & ~0xffu) | IPC_CELL_WRITING;
-        atomic_store(&q->cells[i].state, st);
-        memset(&q->cells[i].desc, 0xa5 + (int)i, sizeof(q->cells[i].desc));
-        if (IPC_CELL_STATE(st) == IPC_CELL_READY)
-            ready++;
+            w = 0x00000000ffffffffull;
+        atomic_store(&q->cells[i], w);
+        full += w != 0;
     }
-    assert_true(ready > 0);
-    assert_int_equal(ipc_queue_backlog(&seg, q), ready);
+    assert_true(full > 0);
+    assert_int_equal(ipc_queue_backlog(&seg, q), full);
 
+    /* The service takes every word there is, each once, and a word with
+     * no client bits names a client that cannot exist. */
     t0 = ipc_now_ns();
-    while (ipc_take(&seg, q, &out)) {
+    while (ipc_take(&seg, q, UINT32_MAX, &out)) {
         taken++;
         assert_true(taken <= NCELLS);
+        assert_true(out.slot < IPC_MAX_SLOTS);
+        if (out.client >= IPC_MAX_CLIENTS)
+            assert_int_equal(out.client, UINT32_MAX);
     }
-    assert_int_equal(taken, ready);
-    assert_false(ipc_take_wait(&seg, q, &out, 100000, 0));
-    assert_false(ipc_take_wait(&seg, q, &out, 0, 20));
+    assert_int_equal(taken, full);
+    /* Nothing is left half-taken: the queue is empty and usable. */
+    assert_int_equal(ipc_queue_backlog(&seg, q), 0);
+    assert_false(ipc_wait_work(&seg, q, 100000, 0));
+    assert_false(ipc_wait_work(&seg, q, 0, 20));
     assert_true(ipc_now_ns() - t0 < 1000000000ull);
-
-    /* Reclaim of any slot value and a submit into whatever room is left
-     * both stay in bounds and return. */
-    ipc_queue_reclaim(&seg, q, 0xffffffu);
-    int rc = ipc_submit(&seg, q, &d, never_alive, NULL);
-    assert_true(rc == 0 || rc == -ENOTCONN);
+    for (uint32_t i = 0; i < NCELLS; i++)
+        assert_int_equal(ipc_ring(&seg, q, bell(i, 5), never_alive, NULL), 0);
     alarm(0);
-    ipc_segment_destroy(&seg);
+    ipc_queues_unmap(&seg);
 }
 
-/* ---- segment header ---- */
+/* ---- geometry and sealing ---- */
 
-static void test_attach_checks_header(void **state)
+static void test_geometry_checked_and_memfds_sealed(void **state)
 {
-    struct ipc_segment seg, client;
-    struct ipc_header *h;
-
-    (void)state;
-    make_segment(NCELLS, 4, &seg);
-    h = seg.hdr;
-
-    h->magic ^= 1;
-    assert_int_equal(ipc_segment_attach(seg.shmid, &client), -EINVAL);
-    h->magic ^= 1;
-
-    h->version += 1;
-    assert_int_equal(ipc_segment_attach(seg.shmid, &client),
-                     -EPROTONOSUPPORT);
-    h->version -= 1;
-
-    /* Claims more slots than the segment holds. */
-    h->nslots += 1;
-    assert_int_equal(ipc_segment_attach(seg.shmid, &client), -EINVAL);
-    h->nslots -= 1;
-
-    h->cpu_queue[3] = 1; /* only queue 0 exists */
-    assert_int_equal(ipc_segment_attach(seg.shmid, &client), -EINVAL);
-    h->cpu_queue[3] = 0;
-
-    assert_int_equal(ipc_segment_attach(seg.shmid, &client), 0);
-    assert_int_equal(client.ncells, NCELLS);
-    assert_int_equal(client.nslots, 4);
-    assert_int_equal(client.queue_size, seg.queue_size);
-    assert_int_equal(client.slot_size, seg.slot_size);
-    assert_int_equal(client.slot_size % 4096, 0);
-    assert_int_equal(client.slots - (unsigned char *)client.hdr,
-                     seg.slots - (unsigned char *)seg.hdr);
-    ipc_segment_detach(&client);
-    ipc_segment_destroy(&seg);
-
-    /* Too small to hold a header at all. */
-    int tiny = shmget(IPC_PRIVATE, 100, IPC_CREAT | 0600);
-    assert_true(tiny >= 0);
-    assert_int_equal(ipc_segment_attach(tiny, &client), -EINVAL);
-    shmctl(tiny, IPC_RMID, NULL);
-}
-
-static void test_create_checks_geometry_and_sets_owner(void **state)
-{
-    struct ipc_geometry g;
+    struct ipc_geometry g = geometry(8, 4);
     struct ipc_segment seg;
-    struct shmid_ds ds;
+    struct ipc_area area;
 
     (void)state;
-    memset(&g, 0, sizeof(g));
     g.nqueues = 2;
     g.ncells = 6; /* not a power of two */
-    g.nslots = 4;
-    g.slot_buf = 4096;
-    assert_int_equal(ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600, &seg),
-                     -EINVAL);
+    assert_int_equal(ipc_queues_create(&g, &seg), -EINVAL);
     g.ncells = 8;
     g.slot_buf = 1000; /* not a multiple of 4096 */
-    assert_int_equal(ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600, &seg),
-                     -EINVAL);
+    assert_int_equal(ipc_area_create(&g, &area), -EINVAL);
     g.slot_buf = 8192;
     g.cpu_queue[5] = 2; /* no such queue */
-    assert_int_equal(ipc_segment_create(&g, (uid_t)-1, (gid_t)-1, 0600, &seg),
-                     -EINVAL);
+    assert_int_equal(ipc_queues_create(&g, &seg), -EINVAL);
     g.cpu_queue[5] = 1;
 
-    assert_int_equal(ipc_segment_create(&g, 65534, 65533, 0640, &seg), 0);
-    assert_int_equal(shmctl(seg.shmid, IPC_STAT, &ds), 0);
-    assert_int_equal(ds.shm_perm.uid, 65534);
-    assert_int_equal(ds.shm_perm.gid, 65533);
-    assert_int_equal(ds.shm_perm.mode & 0777, 0640);
-    assert_int_equal(ds.shm_segsz, seg.hdr->total_size);
-    /* Every part is page-aligned; the queue map was copied. */
+    assert_int_equal(ipc_queues_create(&g, &seg), 0);
+    assert_int_equal(ipc_area_create(&g, &area), 0);
+    /* Every part is page-aligned. */
     assert_int_equal((uintptr_t)ipc_queue(&seg, 1) % 4096, 0);
-    assert_int_equal((uintptr_t)ipc_slot(&seg, 3) % 4096, 0);
-    assert_int_equal((uintptr_t)ipc_slot(&seg, 3)->buf % 4096, 0);
-    assert_int_equal(seg.hdr->cpu_queue[5], 1);
-    ipc_segment_destroy(&seg);
+    assert_int_equal((uintptr_t)ipc_slot(&area, 3) % 4096, 0);
+    assert_int_equal((uintptr_t)ipc_slot(&area, 3)->buf % 4096, 0);
+    assert_int_equal(area.size, 4 * area.slot_size);
+    /* A client cannot shrink or grow what the service maps. */
+    assert_int_equal(ftruncate(area.fd, 4096), -1);
+    assert_int_equal(errno, EPERM);
+    assert_int_equal(ftruncate(seg.fd, (off_t)seg.size * 2), -1);
+    assert_int_equal(errno, EPERM);
+    assert_int_equal(fcntl(area.fd, F_ADD_SEALS, F_SEAL_WRITE), -1);
+    /* Mapping checks the size against the geometry. */
+    struct ipc_area big;
+    g.nslots = 5;
+    assert_int_equal(ipc_area_map(area.fd, &g, &big), -EINVAL);
+    ipc_queues_unmap(&seg);
+    ipc_area_unmap(&area);
 }
 
 int main(void)
@@ -560,12 +553,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_one_process),
         cmocka_unit_test(test_producers_in_child_process),
-        cmocka_unit_test(test_full_queue_blocks_until_room),
+        cmocka_unit_test(test_full_queue_waits_a_bounded_time),
+        cmocka_unit_test(test_clients_take_turns),
         cmocka_unit_test(test_sleeping_service_woken),
-        cmocka_unit_test(test_dead_writer_skipped_then_reclaimed),
         cmocka_unit_test(test_garbage_in_queue),
-        cmocka_unit_test(test_attach_checks_header),
-        cmocka_unit_test(test_create_checks_geometry_and_sets_owner),
+        cmocka_unit_test(test_geometry_checked_and_memfds_sealed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

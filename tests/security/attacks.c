@@ -1,0 +1,781 @@
+/*
+ * attacks.c - hostile clients against a real danausd (issue 10): each
+ * attack runs in a process of its own while checker clients write and read
+ * their own files byte for byte. Every attack must fail closed: the
+ * attacker gets errors (or nothing), the service stays up, the checkers
+ * see no error and no foreign data.
+ *
+ *   security_attacks DANAUSD [local | ceph CEPH_CONF]
+ *
+ * DANAUS_FUZZ_SECONDS sets the fuzzer's length (default 30);
+ * DANAUS_SECURITY_FILTER runs only the tests matching its pattern.
+ */
+#include "raw_client.h"
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define MOUNT_A "/sec-a"
+#define MOUNT_B "/sec-b"
+#define NOBODY 65534
+#define CLIENT_SLOTS 8
+#define CHECK_SECONDS 3
+
+static const char *danausd;
+static const char *ceph_conf; /* NULL: local backend */
+
+static struct site site;
+static struct daemon daemon_;
+static char sock[600], host_a[PATH_MAX], host_b[PATH_MAX];
+
+/* ---- the service ---- */
+
+/* A mount line for mount point mp over a fresh directory under the site
+ * (local) or CephFS's root; the directory is made world-writable with the
+ * sticky bit, so an unprivileged attacker may make files of its own but
+ * not touch others'. */
+static void mount_line(char *out, size_t cap, const char *mp, char *host,
+                       const char *name)
+{
+    snprintf(host, PATH_MAX, "%s/%s", site.dir, name);
+    assert_int_equal(mkdir(host, 01777), 0);
+    assert_int_equal(chmod(host, 01777), 0);
+    if (ceph_conf)
+        snprintf(out, cap, "mount %s ceph /\n", mp);
+    else
+        snprintf(out, cap, "mount %s local %s\n", mp, host);
+}
+
+static pid_t spawn(int (*fn)(void *), void *arg);
+static int reap(pid_t pid, int timeout_s);
+
+/* CephFS's root, as the mounts' directory: mode 01777 (see mount_line). */
+static int open_ceph_root(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    struct danaus_desc d = {.call = DANAUS_CALL_CHMOD,
+                            .mount = raw_mount(&r, MOUNT_A)};
+    d.arg[0] = 01777;
+    CHILD_CHECK(slot >= 0 && raw_call(&r, (uint32_t)slot, &d, "", 1, 10000) ==
+                                 0,
+                "chmod of CephFS's root");
+    return 0;
+}
+
+static void start(const char *tag, const char *extra)
+{
+    assert_int_equal(site_make(&site, tag), 0);
+    assert_int_equal(chmod(site.dir, 0755), 0);
+    char a[PATH_MAX + 64], b[PATH_MAX + 64], ceph[PATH_MAX + 64] = "";
+    mount_line(a, sizeof a, MOUNT_A, host_a, "a");
+    mount_line(b, sizeof b, MOUNT_B, host_b, "b");
+    if (ceph_conf)
+        snprintf(ceph, sizeof ceph, "ceph_conf %s\n", ceph_conf);
+    assert_int_equal(site_write_config(&site,
+                                       "fuse off\nclient_slots %d\n%s%s%s%s",
+                                       CLIENT_SLOTS, ceph, a, b, extra),
+                     0);
+    assert_int_equal(daemon_start(&daemon_, danausd, &site, "danausd",
+                                  30000), 0);
+    snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
+    if (ceph_conf)
+        assert_int_equal(reap(spawn(open_ceph_root, NULL), 30), 0);
+}
+
+static int stop(void **state)
+{
+    (void)state;
+    if (!site.dir[0])
+        return 0; /* the test was skipped before starting a service */
+    /* The service must still be up, and stop cleanly. */
+    int alive = daemon_.pid && kill(daemon_.pid, 0) == 0;
+    int rc = alive && daemon_stop(&daemon_) == 0 ? 0 : -1;
+    if (rc < 0) {
+        static char log[65536];
+        fprintf(stderr, "danausd log:\n%s\n",
+                daemon_log_text(&daemon_, log, sizeof log));
+    }
+    site_remove(&site);
+    memset(&site, 0, sizeof site);
+    memset(&daemon_, 0, sizeof daemon_);
+    return rc;
+}
+
+/* ---- processes ---- */
+
+static pid_t spawn(int (*fn)(void *), void *arg)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(fn(arg));
+    return pid;
+}
+
+/* The child's exit code, 128 + signal, or -1 after timeout_s (killed). */
+static int reap(pid_t pid, int timeout_s)
+{
+    for (int i = 0; i < timeout_s * 100; i++) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status)
+                                     : 128 + WTERMSIG(status);
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+static void become(uid_t uid)
+{
+    CHILD_CHECK(setgroups(0, NULL) == 0, "setgroups: %s", strerror(errno));
+    CHILD_CHECK(setgid(uid) == 0, "setgid: %s", strerror(errno));
+    CHILD_CHECK(setuid(uid) == 0, "setuid: %s", strerror(errno));
+}
+
+static uint64_t seconds_from_now(double s)
+{
+    return ipc_now_ns() + (uint64_t)(s * 1e9);
+}
+
+/* ---- checkers ---- */
+
+struct checker {
+    int id;
+    uid_t uid;       /* 0: stay root */
+    double seconds;
+    const char *mp;  /* the mount point as the checker sees it */
+};
+
+static void pattern(unsigned char *buf, int id, uint32_t iter)
+{
+    for (int i = 0; i < 4096; i++)
+        buf[i] = (unsigned char)(id * 131 + iter * 7 + i * 13);
+}
+
+/* Writes, reads back and compares its own file until time is up: 0 when
+ * every call succeeded and every byte read was its own. */
+static int checker_main(void *arg)
+{
+    struct checker *c = arg;
+    if (c->uid)
+        become(c->uid);
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "checker %d: attach", c->id);
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "checker %d: slot: %s", c->id, strerror(-slot));
+    uint32_t mount = raw_mount(&r, c->mp);
+    char name[64];
+    snprintf(name, sizeof name, "checker-%d-%d", c->id, (int)getpid());
+    int64_t h = raw_open(&r, (uint32_t)slot, mount, name,
+                         O_CREAT | O_RDWR | O_TRUNC);
+    CHILD_CHECK(h > 0, "checker %d: open: %s", c->id, strerror((int)-h));
+    unsigned char want[4096];
+    uint64_t end = seconds_from_now(c->seconds);
+    for (uint32_t iter = 1; ipc_now_ns() < end; iter++) {
+        struct danaus_desc d = {.call = DANAUS_CALL_PWRITE, .mount = mount,
+                                .handle = (uint64_t)h};
+        d.arg[1] = (iter % 8) * 4096;
+        pattern(want, c->id, iter);
+        int64_t n = raw_call(&r, (uint32_t)slot, &d, want, 4096, 10000);
+        CHILD_CHECK(n == 4096, "checker %d: pwrite %u: %lld", c->id, iter,
+                    (long long)n);
+        d = (struct danaus_desc){.call = DANAUS_CALL_PREAD, .mount = mount,
+                                 .handle = (uint64_t)h};
+        d.arg[0] = 4096;
+        d.arg[1] = (iter % 8) * 4096;
+        n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 10000);
+        CHILD_CHECK(n == 4096, "checker %d: pread %u: %lld", c->id, iter,
+                    (long long)n);
+        CHILD_CHECK(memcmp(ipc_slot(&r.area, (uint32_t)slot)->buf, want,
+                           4096) == 0,
+                    "checker %d: read other bytes than written", c->id);
+        d = (struct danaus_desc){.call = DANAUS_CALL_STAT, .mount = mount};
+        n = raw_call(&r, (uint32_t)slot, &d, name, (uint32_t)strlen(name) + 1,
+                     10000);
+        CHILD_CHECK(n == 0, "checker %d: stat: %lld", c->id, (long long)n);
+        struct danaus_stat *st =
+            (struct danaus_stat *)ipc_slot(&r.area, (uint32_t)slot)->buf;
+        CHILD_CHECK(st->size == 8 * 4096 || st->size <= (int64_t)(iter % 8 + 1)
+                                                          * 4096 ||
+                        iter >= 8,
+                    "checker %d: size %lld", c->id, (long long)st->size);
+    }
+    raw_detach(&r);
+    return 0;
+}
+
+/* Runs attack(arg) in one process and n checkers beside it; both must end
+ * well. */
+static void with_checkers(int (*attack)(void *), void *arg, int n,
+                          uid_t checker_uid)
+{
+    struct checker c[4];
+    pid_t pid[4];
+    for (int i = 0; i < n; i++) {
+        c[i] = (struct checker){i + 1, checker_uid, CHECK_SECONDS, MOUNT_A};
+        pid[i] = spawn(checker_main, &c[i]);
+    }
+    usleep(100000);
+    pid_t a = spawn(attack, arg);
+    assert_int_equal(reap(a, 120), 0);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(reap(pid[i], 60), 0);
+    /* A client that comes afterwards is served too. */
+    struct checker late = {9, checker_uid, 0.3, MOUNT_A};
+    assert_int_equal(reap(spawn(checker_main, &late), 30), 0);
+}
+
+static struct raw attacker_attach(void)
+{
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attacker: attach");
+    return r;
+}
+
+/* Rings b in every queue. */
+static void ring_everywhere(struct raw *r, struct ipc_bell b)
+{
+    for (uint32_t q = 0; q < r->seg.nqueues; q++)
+        ipc_ring(&r->seg, ipc_queue(&r->seg, q), b, NULL, NULL);
+}
+
+/* ---- forged doorbells: other clients' indices, slots and sequences ---- */
+
+static int forge_bells(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    uint64_t end = seconds_from_now(2);
+    for (uint32_t seq = 0; ipc_now_ns() < end; seq++)
+        for (uint32_t client = 0; client < 16; client++)
+            for (uint32_t slot = 0; slot < CLIENT_SLOTS; slot++)
+                if (client != r.index)
+                    ring_everywhere(&r, (struct ipc_bell){client, slot,
+                                                          seq % 64});
+    return 0;
+}
+
+static void test_forged_doorbells(void **state)
+{
+    (void)state;
+    start("bells", "");
+    with_checkers(forge_bells, NULL, 2, 0);
+}
+
+/* ---- forged handles, foreign mount indices ---- */
+
+static int forge_handles(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "slot");
+    uint32_t a = raw_mount(&r, MOUNT_A), b = raw_mount(&r, MOUNT_B);
+    /* The checkers hold handles with small indices: none is ours. */
+    for (uint32_t i = 0; i < 64; i++)
+        for (uint32_t gen = 0; gen < 4; gen++) {
+            struct danaus_desc d = {.call = DANAUS_CALL_PREAD, .mount = a,
+                                    .handle = DANAUS_HANDLE(i, gen)};
+            d.arg[0] = 4096;
+            int64_t n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000);
+            CHILD_CHECK(n == -EBADF, "pread of handle %u/%u: %lld", i, gen,
+                        (long long)n);
+        }
+    /* Our own handle under another mount's index (finding 2). */
+    char mine[64];
+    snprintf(mine, sizeof mine, "attacker-%d", (int)getpid());
+    int64_t h = raw_open(&r, (uint32_t)slot, a, mine, O_CREAT | O_RDWR);
+    CHILD_CHECK(h > 0, "open: %lld", (long long)h);
+    uint32_t wrong[] = {b, b + 1, 4095, UINT32_MAX};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        struct danaus_desc d = {.call = DANAUS_CALL_PWRITE, .mount = wrong[i],
+                                .handle = (uint64_t)h};
+        int64_t n = raw_call(&r, (uint32_t)slot, &d, "x", 1, 5000);
+        CHILD_CHECK(n == -EBADF, "pwrite under mount %u: %lld", wrong[i],
+                    (long long)n);
+    }
+    struct danaus_desc d = {.call = DANAUS_CALL_PWRITE, .mount = a,
+                            .handle = (uint64_t)h};
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, "x", 1, 5000) == 1,
+                "pwrite under its own mount");
+    return 0;
+}
+
+static void test_forged_handles_and_mounts(void **state)
+{
+    (void)state;
+    start("handles", "");
+    with_checkers(forge_handles, NULL, 2, 0);
+}
+
+/* ---- queue wedge, header scribble, counter spin ---- */
+
+static int wedge_and_scribble(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    uint64_t end = seconds_from_now(2);
+    srand((unsigned)getpid());
+    while (ipc_now_ns() < end)
+        for (uint32_t q = 0; q < r.seg.nqueues; q++) {
+            struct ipc_queue *Q = ipc_queue(&r.seg, q);
+            for (uint32_t i = 0; i < r.seg.ncells; i++)
+                atomic_store(&Q->cells[i],
+                             ((uint64_t)rand() << 32 | (uint32_t)rand()) | 1);
+            atomic_fetch_add(&Q->work_seq, 1);
+            atomic_store(&Q->sleepers, (uint32_t)rand());
+            ipc_futex_wake(&Q->work_seq, 8);
+        }
+    /* Leave every byte of the shared memory as garbage and go. */
+    memset(r.seg.queues, 0xff, r.seg.size);
+    return 0;
+}
+
+static void test_queue_wedge_and_scribble(void **state)
+{
+    (void)state;
+    start("wedge", "");
+    with_checkers(wedge_and_scribble, NULL, 2, 0);
+}
+
+static int spin_counters(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    uint64_t end = seconds_from_now(2);
+    while (ipc_now_ns() < end)
+        for (uint32_t q = 0; q < r.seg.nqueues; q++) {
+            struct ipc_queue *Q = ipc_queue(&r.seg, q);
+            atomic_fetch_add(&Q->work_seq, 1);
+            atomic_fetch_add(&Q->room_seq, 1);
+            ipc_futex_wake(&Q->work_seq, 8);
+        }
+    return 0;
+}
+
+static void test_work_counter_spin(void **state)
+{
+    (void)state;
+    start("spin", "");
+    with_checkers(spin_counters, NULL, 2, 0);
+}
+
+/* ---- floods: slots, handles, tickets ---- */
+
+static int flood(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    int slots = 0, slot = -1;
+    for (int s; (s = raw_slot(&r)) >= 0; slot = s)
+        slots++;
+    CHILD_CHECK(slots == CLIENT_SLOTS, "took %d slots", slots);
+    CHILD_CHECK(raw_slot(&r) == -EAGAIN, "slot past the limit");
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    int64_t h = 0;
+    int handles = 0;
+    while ((h = raw_open(&r, (uint32_t)slot, a, ".", O_RDONLY)) > 0)
+        handles++;
+    CHILD_CHECK(h == -EMFILE, "open flood ended with %lld after %d",
+                (long long)h, handles);
+    CHILD_CHECK(handles >= 16 && handles < 65536, "%d handles", handles);
+    struct danaus_door_reply reply;
+    int tickets = 0, err;
+    while ((err = raw_door(&r, DANAUS_DOOR_TICKET, 0, 0, NULL, 0, &reply)) ==
+           0)
+        tickets++;
+    CHILD_CHECK(err == EAGAIN && tickets >= 1 && tickets <= 64,
+                "ticket flood: %d tickets, then %s", tickets, strerror(err));
+    /* Hold everything while the checkers run. */
+    sleep(CHECK_SECONDS);
+    return 0;
+}
+
+/* A checker that also needs a slot per thread and a ticket: the ones the
+ * flooder could not take from it. */
+static int ticket_checker(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    for (int i = 0; i < CLIENT_SLOTS; i++)
+        CHILD_CHECK(raw_slot(&r) >= 0, "slot %d", i);
+    struct danaus_door_reply reply;
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_TICKET, 0, 0, NULL, 0, &reply) == 0,
+                "ticket");
+    return 0;
+}
+
+static void test_floods(void **state)
+{
+    (void)state;
+    start("flood", "");
+    pid_t a = spawn(flood, NULL);
+    sleep(1);
+    struct checker c = {1, 0, CHECK_SECONDS - 1, MOUNT_A};
+    pid_t check = spawn(checker_main, &c);
+    assert_int_equal(reap(spawn(ticket_checker, NULL), 30), 0);
+    assert_int_equal(reap(check, 60), 0);
+    assert_int_equal(reap(a, 60), 0);
+}
+
+/* ---- descriptor exhaustion: the door must not spin ---- */
+
+/* Opens files until EMFILE (its own limit, or the service's), says so on
+ * the pipe, and holds them until killed. */
+static int hog(void *arg)
+{
+    int ready = *(int *)arg;
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a failed test */
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    int64_t h;
+    while ((h = raw_open(&r, (uint32_t)slot, a, ".", O_RDONLY)) > 0)
+        ;
+    CHILD_CHECK(h == -EMFILE || h == -ENFILE, "open flood ended with %lld",
+                (long long)h);
+    CHILD_CHECK(write(ready, "x", 1) == 1, "ready");
+    for (;;)
+        pause();
+}
+
+/* Waits in the backlog while the service is out of descriptors. Once the
+ * hogs are gone its hello can still meet the service short of one (their
+ * handles close after a grace period): it is refused then, and a second
+ * attach must succeed. Within 3 s. */
+static int late_client(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    int rc = -1;
+    for (int i = 0; i < 30 && (rc = raw_attach(&r, sock)) != 0; i++)
+        usleep(100000);
+    CHILD_CHECK(rc == 0, "late attach");
+    return 0;
+}
+
+/* Seconds danausd's threads have been runnable (on a cpu or waiting for
+ * one, from /proc/PID/task/TID/schedstat): a spinning thread adds the
+ * whole wall time however loaded the machine is, an idle one nothing. */
+static double service_runnable(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)daemon_.pid);
+    DIR *dir = opendir(path);
+    assert_non_null(dir);
+    double total = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char stat[sizeof path + 300];
+        snprintf(stat, sizeof stat, "%s/%s/schedstat", path, e->d_name);
+        FILE *f = fopen(stat, "r");
+        unsigned long long on_cpu, waiting;
+        if (f && fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2)
+            total += (double)(on_cpu + waiting) / 1e9;
+        if (f)
+            fclose(f);
+    }
+    closedir(dir);
+    return total;
+}
+
+/* Local backend only: the Ceph backend holds no descriptor per open file,
+ * so its clients cannot exhaust the service's (the door is the same). */
+static void test_descriptor_exhaustion(void **state)
+{
+    (void)state;
+    if (ceph_conf)
+        skip();
+    start("nofile", "");
+    enum { HOGS = 5 };
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t hogs[HOGS];
+    for (int i = 0; i < HOGS; i++)
+        hogs[i] = spawn(hog, &ready[1]);
+    char byte;
+    for (int i = 0; i < HOGS; i++)
+        assert_int_equal(read(ready[0], &byte, 1), 1);
+    /* The service is out of descriptors: a new client waits in the
+     * backlog, and the door does not spin meanwhile (a spinning door is
+     * runnable the whole time). */
+    pid_t late = spawn(late_client, NULL);
+    usleep(200000);
+    double before = service_runnable();
+    sleep(2);
+    double used = service_runnable() - before;
+    assert_true(used < 1.0);
+    /* (It did wait: the service really was out of descriptors.) */
+    assert_int_equal(waitpid(late, NULL, WNOHANG), 0);
+    /* Descriptors come back when the hogs go: the waiting client is let
+     * in. */
+    for (int i = 0; i < HOGS; i++) {
+        kill(hogs[i], SIGKILL);
+        assert_int_equal(reap(hogs[i], 30), 128 + SIGKILL);
+    }
+    assert_int_equal(reap(late, 30), 0);
+    close(ready[0]);
+    close(ready[1]);
+}
+
+/* ---- fuzzer: random descriptors, buffers, bells and cells ---- */
+
+static int fuzz(void *arg)
+{
+    double seconds = *(double *)arg;
+    become(NOBODY);
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "slot");
+    srand((unsigned)getpid());
+    uint64_t end = seconds_from_now(seconds);
+    unsigned char junk[512];
+    for (uint32_t n = 0; ipc_now_ns() < end; n++) {
+        struct danaus_desc d;
+        unsigned char *p = (unsigned char *)&d;
+        for (size_t i = 0; i < sizeof d; i++)
+            p[i] = (unsigned char)rand();
+        /* Mostly plausible calls and small numbers, sometimes anything. */
+        if (n % 4) {
+            d.call = (uint32_t)rand() % (DANAUS_CALL_COUNT + 2);
+            d.mount = (uint32_t)rand() % 4;
+            d.handle = n % 8 ? DANAUS_HANDLE(rand() % 8, rand() % 3) : d.handle;
+            for (int i = 0; i < DANAUS_NARGS; i++)
+                d.arg[i] = n % 3 ? rand() % 8192 - 16 : d.arg[i];
+        }
+        uint32_t len = (uint32_t)rand() % sizeof junk;
+        for (uint32_t i = 0; i < len; i++)
+            junk[i] = n % 2 ? (unsigned char)("ab/.\0x"[rand() % 6])
+                            : (unsigned char)rand();
+        int64_t rc = raw_call(&r, (uint32_t)slot, &d, junk, len, 10000);
+        CHILD_CHECK(rc != -ETIMEDOUT, "no answer to a fuzzed request");
+        d.buf_len = (uint32_t)rand();
+        d.buf_off = (uint32_t)rand();
+        ipc_post(ipc_slot(&r.area, (uint32_t)slot), &d, r.seq[slot] + 1);
+        /* Bells for anyone, and raw words in random cells. */
+        ring_everywhere(&r, (struct ipc_bell){(uint32_t)rand() % 32,
+                                              (uint32_t)rand() % 16,
+                                              (uint32_t)rand() % 4});
+        struct ipc_queue *q = ipc_queue(&r.seg, (uint32_t)rand() %
+                                                    r.seg.nqueues);
+        atomic_store(&q->cells[(uint32_t)rand() % r.seg.ncells],
+                     (uint64_t)rand() << 33 | (uint32_t)rand());
+        /* Our own next request must not be confused by what we posted. */
+        r.seq[slot]++;
+    }
+    return 0;
+}
+
+static void test_fuzzer(void **state)
+{
+    (void)state;
+    const char *env = getenv("DANAUS_FUZZ_SECONDS");
+    double seconds = env ? atof(env) : 30;
+    start("fuzz", "owner 65534:65534\n");
+    struct checker c[2];
+    pid_t pid[2];
+    for (int i = 0; i < 2; i++) {
+        c[i] = (struct checker){i + 1, 0, seconds + 1, MOUNT_A};
+        pid[i] = spawn(checker_main, &c[i]);
+    }
+    assert_int_equal(reap(spawn(fuzz, &seconds), (int)seconds + 60), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(reap(pid[i], 60), 0);
+}
+
+/* ---- two uids: a root client and the unprivileged owner ---- */
+
+/* Names of their own per service: on Ceph every test's mounts share
+ * CephFS's root. */
+static char root_file[96], nobody_file[96];
+
+static int root_client(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    int64_t h = raw_open(&r, (uint32_t)slot, a, root_file,
+                         O_CREAT | O_RDWR | O_TRUNC);
+    CHILD_CHECK(h > 0, "open");
+    struct danaus_desc d = {.call = DANAUS_CALL_PWRITE, .mount = a,
+                            .handle = (uint64_t)h};
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, "secret", 6, 5000) == 6,
+                "pwrite");
+    sleep(CHECK_SECONDS); /* holds the handle and its slot meanwhile */
+    return 0;
+}
+
+static int owner_attacker(void *arg)
+{
+    (void)arg;
+    become(NOBODY);
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    /* Through its own requests: the file is root's, mode 0600. */
+    int64_t h = raw_open(&r, (uint32_t)slot, a, root_file, O_RDONLY);
+    CHILD_CHECK(h == -EACCES, "open of root's file: %lld", (long long)h);
+    /* Through root's handles: they are not in its table. */
+    for (uint32_t i = 0; i < 16; i++) {
+        struct danaus_desc d = {.call = DANAUS_CALL_PREAD, .mount = a,
+                                .handle = DANAUS_HANDLE(i, 1)};
+        d.arg[0] = 6;
+        int64_t n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000);
+        CHILD_CHECK(n == -EBADF, "pread of handle %u: %lld", i, (long long)n);
+    }
+    /* Through root's slots: bells naming root's client only make the
+     * service look at what root posted itself. */
+    uint64_t end = seconds_from_now(1);
+    for (uint32_t seq = 0; ipc_now_ns() < end; seq++)
+        for (uint32_t c = 0; c < 8; c++)
+            if (c != r.index)
+                ring_everywhere(&r, (struct ipc_bell){c, 0, seq % 16});
+    /* And it can set up a setuid file only as itself. */
+    h = raw_open(&r, (uint32_t)slot, a, nobody_file, O_CREAT | O_RDWR);
+    CHILD_CHECK(h > 0, "open own file: %lld", (long long)h);
+    struct danaus_desc d = {.call = DANAUS_CALL_CHMOD, .mount = a,
+                            .handle = (uint64_t)h};
+    d.arg[0] = 04755;
+    raw_call(&r, (uint32_t)slot, &d, "", 1, 5000);
+    return 0;
+}
+
+static void test_two_uids(void **state)
+{
+    (void)state;
+    start("uids", "owner 65534:65534\n");
+    snprintf(root_file, sizeof root_file, "root-secret-%s", site.service);
+    snprintf(nobody_file, sizeof nobody_file, "nobody-%s", site.service);
+    pid_t root = spawn(root_client, NULL);
+    usleep(300000);
+    struct checker c = {1, 0, CHECK_SECONDS - 1, MOUNT_A};
+    pid_t check = spawn(checker_main, &c);
+    assert_int_equal(reap(spawn(owner_attacker, NULL), 60), 0);
+    assert_int_equal(reap(check, 60), 0);
+    assert_int_equal(reap(root, 60), 0);
+    if (!ceph_conf) {
+        char p[PATH_MAX + 256];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", host_a, nobody_file);
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_uid, NOBODY); /* never root's */
+        snprintf(p, sizeof p, "%s/%s", host_a, root_file);
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_uid, 0);
+        assert_int_equal(st.st_size, 6);
+    }
+}
+
+/* ---- two containers: two views in one service ---- */
+
+struct container {
+    const char *own, *other; /* host mount points */
+};
+
+/* In a mount namespace of its own, with the view of `own`: its root is
+ * own's instance, and other's index is refused whatever it names. */
+static int container_main(void *arg)
+{
+    struct container *c = arg;
+    CHILD_CHECK(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+    struct raw setup;
+    CHILD_CHECK(raw_attach(&setup, sock) == 0, "attach for view");
+    struct danaus_door_reply reply;
+    size_t len = strlen(c->own) + 1;
+    int err = raw_door(&setup, DANAUS_DOOR_VIEW, 1, 0, c->own, len, &reply);
+    CHILD_CHECK(err == 0, "view: %s", strerror(err));
+    raw_detach(&setup);
+
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    CHILD_CHECK(raw_mount(&r, c->other) == UINT32_MAX, "other is listed");
+    uint32_t own = raw_mount(&r, "/");
+    CHILD_CHECK(own != UINT32_MAX, "no root in the view");
+    int slot = raw_slot(&r);
+    char name[96];
+    snprintf(name, sizeof name, "escaped-%s%s", site.service, c->own + 1);
+    for (uint32_t m = 0; m < 8; m++) {
+        struct danaus_desc d = {.call = DANAUS_CALL_MKDIR, .mount = m};
+        d.arg[0] = 0755;
+        int64_t rc = raw_call(&r, (uint32_t)slot, &d, name,
+                              (uint32_t)strlen(name) + 1, 5000);
+        CHILD_CHECK(rc == (m == own ? 0 : -EINVAL), "mkdir on mount %u: %lld",
+                    m, (long long)rc);
+    }
+    struct checker check = {(int)own + 1, 0, 1, "/"};
+    return checker_main(&check);
+}
+
+static void test_two_containers(void **state)
+{
+    (void)state;
+    start("views", "");
+    struct container one = {MOUNT_A, MOUNT_B}, two = {MOUNT_B, MOUNT_A};
+    pid_t a = spawn(container_main, &one), b = spawn(container_main, &two);
+    assert_int_equal(reap(a, 60), 0);
+    assert_int_equal(reap(b, 60), 0);
+    if (!ceph_conf) {
+        /* Each container made exactly its own directory. */
+        char p[PATH_MAX + 256];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/escaped-%s%s", host_a, site.service,
+                 MOUNT_A + 1);
+        assert_int_equal(stat(p, &st), 0);
+        snprintf(p, sizeof p, "%s/escaped-%s%s", host_b, site.service,
+                 MOUNT_B + 1);
+        assert_int_equal(stat(p, &st), 0);
+        snprintf(p, sizeof p, "%s/escaped-%s%s", host_a, site.service,
+                 MOUNT_B + 1);
+        assert_int_equal(stat(p, &st), -1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    danausd = argv[1];
+    if (argc > 3 && strcmp(argv[2], "ceph") == 0)
+        ceph_conf = argv[3];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_forged_doorbells, stop),
+        cmocka_unit_test_teardown(test_forged_handles_and_mounts, stop),
+        cmocka_unit_test_teardown(test_queue_wedge_and_scribble, stop),
+        cmocka_unit_test_teardown(test_work_counter_spin, stop),
+        cmocka_unit_test_teardown(test_floods, stop),
+        cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),
+        cmocka_unit_test_teardown(test_two_uids, stop),
+        cmocka_unit_test_teardown(test_two_containers, stop),
+        cmocka_unit_test_teardown(test_fuzzer, stop),
+    };
+    if (getenv("DANAUS_SECURITY_FILTER"))
+        cmocka_set_test_filter(getenv("DANAUS_SECURITY_FILTER"));
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,54 @@
+/*
+ * raw_client.h - a client of danausd written against wire.h and ipc.h
+ * alone, as an attacker would write one: it attaches the way libdanaus
+ * does, and then may write whatever it likes into what it mapped.
+ */
+#ifndef DANAUS_RAW_CLIENT_H
+#define DANAUS_RAW_CLIENT_H
+
+#include "ipc/ipc.h"
+
+#include <danaus/wire.h>
+#include <stdint.h>
+
+#define RAW_MAX_MOUNTS 8
+
+struct raw {
+    int door;
+    uint32_t index;           /* our client index: what our bells carry */
+    uint32_t nmounts;
+    uint32_t mount[RAW_MAX_MOUNTS]; /* hello entries, in order */
+    char path[RAW_MAX_MOUNTS][256];
+    struct ipc_geometry g;
+    struct ipc_segment seg;   /* the service's queues */
+    struct ipc_area area;     /* our own slots */
+    uint32_t seq[64];         /* last sequence per slot */
+};
+
+/* Connects to socket, says hello, maps what came with the reply: 0 or
+ * -errno. */
+int raw_attach(struct raw *r, const char *socket_path);
+void raw_detach(struct raw *r);
+
+/* One door exchange; the reply's error (0 or an errno), or EPIPE. extra:
+ * bytes after the message (TICKET handles, mount strings). */
+int raw_door(struct raw *r, uint32_t op, uint32_t arg, uint64_t token,
+             const void *extra, size_t extra_len,
+             struct danaus_door_reply *reply);
+
+/* A slot of our area, or -errno. */
+int raw_slot(struct raw *r);
+
+/* Posts a request in slot (in: len bytes at the buffer's start), rings,
+ * and waits up to timeout_ms: the result, or -ETIMEDOUT. */
+int64_t raw_call(struct raw *r, uint32_t slot, struct danaus_desc *d,
+                 const void *in, uint32_t len, int timeout_ms);
+
+/* Opens path (relative to the mount) on mount: a handle or -errno. */
+int64_t raw_open(struct raw *r, uint32_t slot, uint32_t mount,
+                 const char *path, int flags);
+
+/* The mount index of the hello entry at path, or UINT32_MAX. */
+uint32_t raw_mount(const struct raw *r, const char *path);
+
+#endif

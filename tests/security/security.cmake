@@ -1,0 +1,23 @@
+# Hostile clients against a real danausd (tests/security/attacks.c, issue
+# 10): local backend, and Ceph with the `ceph` fixture. The fuzzer runs
+# 30 s here; the bench-security-fuzz target runs it for 5 minutes.
+add_executable(security_attacks
+  ${CMAKE_CURRENT_SOURCE_DIR}/security/attacks.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/security/raw_client.c)
+target_include_directories(security_attacks PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration)
+target_link_libraries(security_attacks PRIVATE danaus_ipc danaus_test_harness
+  PkgConfig::CMOCKA Threads::Threads)
+add_test(NAME security_local COMMAND security_attacks $<TARGET_FILE:danausd>)
+set_tests_properties(security_local PROPERTIES LABELS security TIMEOUT 300)
+if(TARGET danaus_backend_ceph)
+  add_test(NAME security_ceph COMMAND security_attacks $<TARGET_FILE:danausd>
+    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(security_ceph PROPERTIES
+    LABELS "security;ceph" FIXTURES_REQUIRED ceph TIMEOUT 400)
+endif()
+add_custom_target(bench-security-fuzz
+  COMMAND ${CMAKE_COMMAND} -E env DANAUS_FUZZ_SECONDS=300
+          $<TARGET_FILE:security_attacks> $<TARGET_FILE:danausd>
+  DEPENDS security_attacks danausd
+  USES_TERMINAL)
