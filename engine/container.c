@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <linux/close_range.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -77,6 +78,18 @@ static void child_env(const struct container *c)
         putenv(c->o->env[i]);
 }
 
+/* -w (made if missing, as docker does) and -u, once inside the container.
+ * 0 or -1 (fail.h). */
+static int become(const struct run_options *o)
+{
+    if (o->workdir && (make_dirs(o->workdir, 0755) < 0 || chdir(o->workdir) < 0))
+        return fail_errno("-w %s", o->workdir);
+    if (o->has_user && (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 ||
+                        setuid(o->uid) < 0))
+        return fail_errno("-u %u:%u", (unsigned)o->uid, (unsigned)o->gid);
+    return 0;
+}
+
 /* The container's first process (pid 1 of its PID namespace). Reports a
  * failure to start as errno on report_fd (close-on-exec: a successful exec
  * closes it with nothing written). */
@@ -87,23 +100,26 @@ static int container_main(void *arg)
     char ipc[STATE_PATH_MAX], run[STATE_PATH_MAX];
     state_path(ipc, "pools/%s/ipc", c->o->pool);
     state_path(run, "pools/%s/run", c->o->pool);
-    const struct ns_bind binds[] = {
-        {run, RUNDIR_INSIDE, 0},
-        {service_library(), LIBRARY_INSIDE, 1},
-    };
+    const int nbinds = 2 + c->o->nvolumes, nkernel = nbinds + 2;
+    struct ns_bind binds[nbinds];
+    binds[0] = (struct ns_bind){run, RUNDIR_INSIDE, 0};
+    binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1};
+    for (int i = 0; i < c->o->nvolumes; i++)
+        binds[2 + i] = c->o->volumes[i];
     /* What the kernel keeps inside the container: whatever is mounted
      * over the Danaus root. Libdanaus serves the rest from the service. */
-    enum { NBINDS = sizeof binds / sizeof binds[0], NKERNEL = NBINDS + 2 };
-    const char *kernel[NKERNEL] = {"/proc", "/dev"};
-    for (int i = 0; i < NBINDS; i++)
+    const char *kernel[nkernel];
+    kernel[0] = "/proc";
+    kernel[1] = "/dev";
+    for (int i = 0; i < nbinds; i++)
         kernel[i + 2] = binds[i].inside;
     int err = 0;
     /* Before anything in the container can connect: this process's new
      * mount namespace is what the service recognises its clients by. */
     if (cgroup_enter(c->o->pool) < 0 || ns_ipc_enter(ipc) < 0 ||
         sethostname(c->name, strlen(c->name)) < 0 ||
-        door_view(c->o->pool, c->root, kernel, NKERNEL) < 0 ||
-        ns_enter_root(c->root, binds, NBINDS) < 0) {
+        door_view(c->o->pool, c->root, kernel, nkernel) < 0 ||
+        ns_enter_root(c->root, binds, nbinds) < 0 || become(c->o) < 0) {
         err = errno ? errno : EINVAL;
         dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
                                                   : strerror(err));

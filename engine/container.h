@@ -4,12 +4,22 @@
 #ifndef ENGINE_CONTAINER_H
 #define ENGINE_CONTAINER_H
 
+#include "ns.h"
+
+#include <sys/types.h>
+
 struct run_options {
     const char *pool, *image, *name;
     char **env; /* VAR=VALUE, nenv of them */
     int nenv;
     int detach;
     int remove; /* --rm: the container goes when it exits */
+    struct ns_bind *volumes; /* -v HOSTDIR:DIR[:ro], nvolumes of them */
+    int nvolumes;
+    const char *workdir; /* -w DIR, or NULL */
+    uid_t uid; /* -u UID[:GID], when has_user */
+    gid_t gid;
+    int has_user;
     char **argv; /* the command, NULL-ended */
 };
 

@@ -7,7 +7,7 @@
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
- *                              -- CMD...
+ *              [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] -- CMD...
  *   danaus ps [-a] | stop NAME | rm [-f] NAME | logs NAME
  *
  * Every command takes the state directory's lock, and first restarts the
@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DEFAULT_STATE "/var/lib/danaus"
 
@@ -34,7 +35,8 @@ static int usage(void)
             "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
-            "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm] "
+            "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
+            "      [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] "
             "-- CMD [ARGS...]\n"
             "  ps [-a] | stop NAME | rm [-f] NAME | logs NAME\n");
     return 2;
@@ -75,40 +77,92 @@ static int image_command(int argc, char **argv)
     return fail("image: expected import NAME PATH, ls or rm NAME");
 }
 
+/* -v HOSTDIR:DIR[:ro|:rw]: an existing absolute host path, bound at a
+ * plain absolute path inside. 0 or -1 (fail.h). */
+static int parse_volume(char *text, struct ns_bind *b)
+{
+    char *inside = strchr(text, ':');
+    char *mode = inside ? strchr(inside + 1, ':') : NULL;
+    struct stat st;
+    if (inside)
+        *inside++ = '\0';
+    if (mode)
+        *mode++ = '\0';
+    if (!inside || text[0] != '/' || stat(text, &st) < 0)
+        return fail("run: -v %s: expected HOSTDIR:DIR[:ro] with an existing "
+                    "absolute HOSTDIR", text);
+    if (!state_plain_path(inside) || strcmp(inside, "/") == 0)
+        return fail("run: -v %s:%s: DIR must be absolute, not '/', without "
+                    "'.', '..' or empty components", text, inside);
+    if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
+        return fail("run: -v %s:%s:%s: expected ro or rw", text, inside,
+                    mode);
+    *b = (struct ns_bind){text, inside, mode && strcmp(mode, "ro") == 0};
+    return 0;
+}
+
+/* -u UID[:GID], numbers (the image's /etc/passwd is not read). */
+static int parse_user(const char *text, struct run_options *o)
+{
+    char *end;
+    unsigned long uid = strtoul(text, &end, 10), gid = uid;
+    if (end != text && *end == ':')
+        gid = strtoul(end + 1, &end, 10);
+    if (end == text || *end || uid > 0x7fffffff || gid > 0x7fffffff ||
+        !(text[0] >= '0' && text[0] <= '9'))
+        return fail("run: -u '%s': expected UID[:GID] as numbers", text);
+    o->uid = (uid_t)uid;
+    o->gid = (gid_t)gid;
+    o->has_user = 1;
+    return 0;
+}
+
+/* One option with a value into o. 0 or -1 (fail.h). */
+static int run_option(const char *opt, char *value, struct run_options *o)
+{
+    if (strcmp(opt, "--pool") == 0)
+        o->pool = value;
+    else if (strcmp(opt, "--image") == 0)
+        o->image = value;
+    else if (strcmp(opt, "--name") == 0)
+        o->name = value;
+    else if (strcmp(opt, "-w") == 0 && !state_plain_path(value))
+        return fail("run: -w '%s': expected a plain absolute path", value);
+    else if (strcmp(opt, "-w") == 0)
+        o->workdir = value;
+    else if (strcmp(opt, "-u") == 0)
+        return parse_user(value, o);
+    else if (strcmp(opt, "-v") == 0)
+        return parse_volume(value, &o->volumes[o->nvolumes++]);
+    else if (strcmp(opt, "-e") == 0 && (!strchr(value, '=') || *value == '='))
+        return fail("run: -e '%s': expected VAR=VALUE", value);
+    else if (strcmp(opt, "-e") == 0)
+        o->env[o->nenv++] = value;
+    else
+        return fail("run: unknown option '%s' (the command follows --)",
+                    opt);
+    return 0;
+}
+
 /* Returns the exit status; 125 for bad options. */
 static int run_command(int argc, char **argv)
 {
     struct run_options o = {0};
     o.env = calloc((size_t)argc + 1, sizeof *o.env);
+    o.volumes = calloc((size_t)argc + 1, sizeof *o.volumes);
     int i;
     for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--rm") == 0) {
             *(argv[i][1] == 'd' ? &o.detach : &o.remove) = 1;
             continue;
         }
-        const char **slot = strcmp(argv[i], "--pool") == 0    ? &o.pool
-                            : strcmp(argv[i], "--image") == 0 ? &o.image
-                            : strcmp(argv[i], "--name") == 0  ? &o.name
-                                                              : NULL;
-        int is_env = strcmp(argv[i], "-e") == 0;
-        if (!slot && !is_env) {
-            fail("run: unknown option '%s' (the command follows --)",
-                 argv[i]);
-            return 125;
-        }
         if (i + 1 == argc) {
             fail("run: %s needs a value", argv[i]);
             return 125;
         }
-        if (is_env) {
-            if (!strchr(argv[i + 1], '=') || argv[i + 1][0] == '=') {
-                fail("run: -e '%s': expected VAR=VALUE", argv[i + 1]);
-                return 125;
-            }
-            o.env[o.nenv++] = argv[++i];
-        } else {
-            *slot = argv[++i];
-        }
+        if (run_option(argv[i], argv[i + 1], &o) < 0)
+            return 125;
+        i++;
     }
     if (!o.pool || !o.image) {
         fail("run needs --pool and --image");

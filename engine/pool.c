@@ -43,14 +43,9 @@ static int check_backend_dir(const char *text, const char *dir)
         if (*p == ':' || *p == ' ' || *p == '\t' || *p == '\n')
             return fail("backend '%s': the directory may not contain ':' "
                         "or white space", text);
-    for (const char *c = dir + 1; *c;) {
-        size_t n = strcspn(c, "/");
-        if ((n == 0 && c[n]) || (n == 1 && c[0] == '.') ||
-            (n == 2 && c[0] == '.' && c[1] == '.'))
-            return fail("backend '%s': the directory may not have '.', "
-                        "'..' or empty components", text);
-        c += n + (c[n] == '/');
-    }
+    if (!state_plain_path(dir))
+        return fail("backend '%s': the directory may not have '.', "
+                    "'..' or empty components", text);
     return 0;
 }
 

@@ -9,18 +9,7 @@ work=$(mktemp -d /tmp/danaus-engine-test.XXXXXX)
 export DANAUS_STATE=$work/state
 failures=0
 
-check() { # check WHAT EXPECTED ACTUAL
-    if [ "$2" = "$3" ]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
-}
-# expect_error WHAT CODE MESSAGE-PART command...: one line, that code.
-expect_error() {
-    what=$1 code=$2 part=$3; shift 3
-    out=$("$@" 2>&1 >/dev/null); rc=$?
-    check "$what: exit code" "$code" "$rc"
-    case "$out" in *"$part"*) check "$what: message" 1 "$(echo "$out" | wc -l)" ;;
-        *) check "$what: message names it" "$part" "$out" ;; esac
-}
+. "$(dirname "$0")/checks.sh"
 cleanup() {
     for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
     for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
@@ -33,7 +22,7 @@ trap cleanup EXIT
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo ls mkdir rm sleep hostname grep dd true; do ln -s busybox "$img/bin/$c"; done
+for c in sh cat echo ls mkdir rm sleep hostname grep dd true pwd id; do ln -s busybox "$img/bin/$c"; done
 echo from-the-image >"$img/etc/motd"
 "$danaus" image import bb "$img" || exit 1
 
@@ -73,6 +62,21 @@ check "exit status passes through" 7 $?
 out=$("$danaus" run --pool a --image bb --name c4 -e GREETING=hi -- sh -c 'echo $GREETING $$ $(hostname); echo $LD_PRELOAD')
 check "environment, pid 1, hostname, preload" "hi 1 c4
 /usr/lib/danaus/libdanaus.so" "$out"
+
+# Docker's conventions: --rm, -v HOSTDIR:DIR[:ro], -w, -u.
+mkdir -p "$work/vol" && echo from-the-host >"$work/vol/f"
+out=$("$danaus" run --rm --pool a --image bb --name v1 -v "$work/vol:/mnt/v" -v "$work/vol:/ro:ro" -w /work/here -- sh -c 'cat /mnt/v/f; echo from-the-container >/mnt/v/g; echo x >/ro/h 2>/dev/null || echo ro-refused; pwd')
+check "-v binds a host directory, :ro read-only; -w makes and enters DIR" "from-the-host
+ro-refused
+/work/here" "$out"
+check "a write to a -v directory reaches the host" from-the-container "$(cat "$work/vol/g")"
+check "--rm removes the container when it exits" absent "$(ls -d "$DANAUS_STATE/containers/v1" 2>/dev/null || echo absent)"
+check "-u UID:GID runs the command as them" "1000:1001" "$("$danaus" run --rm --pool a --image bb -u 1000:1001 -- sh -c 'echo $(id -u):$(id -g)' 2>&1)"
+expect_error "-v with a relative host path" 125 "existing absolute HOSTDIR" "$danaus" run --pool a --image bb -v vol:/x -- true
+expect_error "-v leaving its target" 125 "DIR must be absolute" "$danaus" run --pool a --image bb -v "$work/vol:/x/../etc" -- true
+expect_error "-v with a bad mode" 125 "expected ro or rw" "$danaus" run --pool a --image bb -v "$work/vol:/x:rx" -- true
+expect_error "-u not a number" 125 "expected UID[:GID] as numbers" "$danaus" run --pool a --image bb -u root -- true
+expect_error "-w relative" 125 "expected a plain absolute path" "$danaus" run --pool a --image bb -w tmp -- true
 
 # Programs in a container reach its root over shared memory, not FUSE: a
 # file a dynamic program holds open is a Danaus descriptor (the library's
