@@ -8,6 +8,7 @@
  * pivots into that root and execs the command with libdanaus.so preloaded;
  * before that it asks danausd to show programs of its mount namespace the
  * root instance at "/" (the view), so they reach it over shared memory.
+ * exec runs a further command in a running container's namespaces.
  * The process that waits for it (the engine itself in the foreground, a
  * detached monitor with -d) records its exit and unmounts the root; rm
  * removes the writable branch.
@@ -495,4 +496,64 @@ int container_logs(const char *name)
         fwrite(buf, 1, n, stdout);
     fclose(f);
     return 0;
+}
+
+/* ---- exec ---- */
+
+/* Joins the namespaces of the container's pid 1, all opened before any
+ * is joined (the mount namespace brings the container's /proc); the PID
+ * namespace applies to children. */
+static int join_container(pid_t pid, const char *pool)
+{
+    static const char *const kinds[] = {"ipc", "uts", "pid", "mnt"};
+    enum { N = sizeof kinds / sizeof kinds[0] };
+    int fds[N], rc = cgroup_enter(pool);
+    for (int i = 0; i < N; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, kinds[i]);
+        fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    for (int i = 0; i < N && rc == 0; i++)
+        if (fds[i] < 0 || setns(fds[i], 0) < 0)
+            rc = fail_errno("cannot join the container's %s namespace",
+                            kinds[i]);
+    for (int i = 0; i < N; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    return rc;
+}
+
+int container_exec(const char *name, char **argv)
+{
+    struct record rec;
+    if (query_container(name, &rec) < 0)
+        return 125;
+    int up = running(&rec);
+    const struct run_options o = {.pool = record_get(&rec, "pool")};
+    struct container c = {.o = &o};
+    snprintf(c.name, sizeof c.name, "%s", name);
+    pid_t pid = (pid_t)record_num(&rec, "pid", 0);
+    if (!up || join_container(pid, o.pool) < 0) {
+        if (!up)
+            fail("container '%s' is not running", name);
+        record_free(&rec);
+        return 125;
+    }
+    state_unlock();
+    pid_t child = fork();
+    if (child == 0) {
+        child_env(&c);
+        close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+        if (chdir("/") == 0)
+            execvp(argv[0], argv);
+        dprintf(2, "danaus: %s: %s\n", argv[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    record_free(&rec);
+    if (child < 0)
+        return fail_errno("fork"), 125;
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    return exit_code(status);
 }

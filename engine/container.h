@@ -1,5 +1,5 @@
 /*
- * container.h - containers: run, ps, stop, rm, logs.
+ * container.h - containers: run, exec, ps, stop, rm, logs.
  */
 #ifndef ENGINE_CONTAINER_H
 #define ENGINE_CONTAINER_H
@@ -31,5 +31,8 @@ int container_list(int all);
 int container_stop(const char *name);
 int container_remove(const char *name, int force);
 int container_logs(const char *name);
+/* Runs argv in the running container; its exit status, or 125 (fail.h),
+ * 126/127 when argv cannot be run. */
+int container_exec(const char *name, char **argv);
 
 #endif

@@ -8,11 +8,12 @@
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
  *              [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] -- CMD...
- *   danaus ps [-a] | stop NAME | rm [-f] NAME | logs NAME
+ *   danaus exec NAME [--] CMD... | ps [-a] | stop NAME | rm [-f] NAME
+ *   danaus logs NAME
  *
  * Every command takes the state directory's lock, and first restarts the
  * danausd of any pool whose service died. Errors are one line on stderr
- * and a non-zero exit (1; run uses 125-127 as docker does).
+ * and a non-zero exit (1; run and exec use 125-127 as docker does).
  */
 #include "container.h"
 #include "fail.h"
@@ -38,6 +39,7 @@ static int usage(void)
             "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
             "      [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] "
             "-- CMD [ARGS...]\n"
+            "  exec NAME [--] CMD [ARGS...]\n"
             "  ps [-a] | stop NAME | rm [-f] NAME | logs NAME\n");
     return 2;
 }
@@ -185,6 +187,12 @@ static int command(int argc, char **argv)
         return image_command(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return run_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "exec") == 0) {
+        int skip = argc > 2 && strcmp(argv[2], "--") == 0;
+        if (argc < 3 + skip)
+            return fail("exec: expected NAME [--] CMD [ARGS...]"), 125;
+        return container_exec(argv[1], argv + 2 + skip);
+    }
     if (strcmp(cmd, "ps") == 0 && argc <= 2)
         return container_list(argc == 2 && strcmp(argv[1], "-a") == 0);
     if (strcmp(cmd, "stop") == 0 && argc == 2)
@@ -216,7 +224,7 @@ int main(int argc, char **argv)
     }
     /* A dead service is noticed (and said) here; the command goes on. */
     pool_check_all();
-    int is_run = strcmp(argv[i], "run") == 0;
+    int is_run = strcmp(argv[i], "run") == 0 || strcmp(argv[i], "exec") == 0;
     int rc = command(argc - i, argv + i);
     if (fail_message()) {
         fprintf(stderr, "danaus: %s\n", fail_message());

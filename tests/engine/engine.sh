@@ -22,7 +22,7 @@ trap cleanup EXIT
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo ls mkdir rm sleep hostname grep dd true pwd id; do ln -s busybox "$img/bin/$c"; done
+for c in sh cat echo ls mkdir rm sleep hostname grep dd true pwd id tr; do ln -s busybox "$img/bin/$c"; done
 echo from-the-image >"$img/etc/motd"
 "$danaus" image import bb "$img" || exit 1
 
@@ -123,6 +123,10 @@ check "a detached container's output is in its log" to-the-log "$("$danaus" logs
 # Cores and cgroup: the container's processes and the pool's service.
 "$danaus" run --pool a --image bb --name d1 -d -- sleep 100 >/dev/null
 pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/d1/container")
+out=$("$danaus" exec d1 sh -c 'echo $(hostname) $(cat /proc/1/cmdline | tr "\0" " ") >/tmp/e; cat /tmp/e; exit 4')
+rc=$?
+check "exec runs in the container's namespaces; its exit status passes through" "d1 sleep 100 4" "$(echo $out) $rc"
+expect_error "exec of a missing command" 127 "nosuchcmd: No such file" "$danaus" exec d1 nosuchcmd
 svc=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/a/pool")
 check "container runs on the pool's cpus" 1 "$(awk '/Cpus_allowed_list/ {print $2}' /proc/$pid/status)"
 bad=$(grep -h Cpus_allowed_list /proc/$svc/task/*/status | grep -vc '	1$')
@@ -145,6 +149,7 @@ check "pool a's service survived" running "$("$danaus" pool ls | awk '$1=="a" {p
 
 # stop and rm leave nothing behind.
 "$danaus" stop d1
+expect_error "exec in a stopped container" 125 "container 'd1' is not running" "$danaus" exec d1 true
 check "stop ends the container" "exited(137)" "$("$danaus" ps -a | awk '$1=="d1" {print $4}')"
 check "stop ends its processes" gone "$(kill -0 "$pid" 2>/dev/null && echo alive || echo gone)"
 for c in c1 c2 c3 c4 d1 hog; do "$danaus" rm "$c"; done
