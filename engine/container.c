@@ -363,11 +363,12 @@ static int running(const struct record *rec)
     return s && strcmp(s, "running") == 0 && service_alive(rec);
 }
 
-int container_list(int all)
+int container_list(int all, int quiet)
 {
     int n;
     char **cs = state_list("containers", &n);
-    printf("%-16s %-12s %-12s %-12s %-8s %s\n", "CONTAINER", "POOL", "IMAGE",
+    if (!quiet)
+        printf("%-16s %-12s %-12s %-12s %-8s %s\n", "CONTAINER", "POOL", "IMAGE",
            "STATUS", "PID", "COMMAND");
     for (int i = 0; i < n; i++) {
         struct record rec;
@@ -381,7 +382,9 @@ int container_list(int all)
         else
             snprintf(status, sizeof status, "exited(%lld)",
                      record_num(&rec, "exit", -1));
-        if (up || all)
+        if ((up || all) && quiet)
+            printf("%s\n", cs[i]);
+        else if (up || all)
             printf("%-16s %-12s %-12s %-12s %-8lld %s\n", cs[i],
                    record_get(&rec, "pool"), record_get(&rec, "image"),
                    status, up ? record_num(&rec, "pid", 0) : 0,

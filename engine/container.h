@@ -27,7 +27,8 @@ struct run_options {
  * (detached), or 125/126/127 for the engine's own failures as docker does
  * (message in fail.h). */
 int container_run(const struct run_options *o);
-int container_list(int all);
+/* ps: running containers (all: every one); quiet: names only (-q). */
+int container_list(int all, int quiet);
 int container_stop(const char *name);
 int container_remove(const char *name, int force);
 int container_logs(const char *name);

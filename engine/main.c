@@ -8,8 +8,8 @@
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
  *              [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] -- CMD...
- *   danaus exec NAME [--] CMD... | ps [-a] | stop NAME | rm [-f] NAME
- *   danaus logs NAME
+ *   danaus exec NAME [--] CMD... | ps [-a] [-q] | inspect NAME
+ *   danaus stop NAME | rm [-f] NAME | logs NAME
  *
  * Every command takes the state directory's lock, and first restarts the
  * danausd of any pool whose service died. Errors are one line on stderr
@@ -17,6 +17,7 @@
  */
 #include "container.h"
 #include "fail.h"
+#include "inspect.h"
 #include "image.h"
 #include "pool.h"
 #include "state.h"
@@ -40,7 +41,8 @@ static int usage(void)
             "      [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] "
             "-- CMD [ARGS...]\n"
             "  exec NAME [--] CMD [ARGS...]\n"
-            "  ps [-a] | stop NAME | rm [-f] NAME | logs NAME\n");
+            "  ps [-a] [-q] | inspect NAME | stop NAME | rm [-f] NAME | "
+            "logs NAME\n");
     return 2;
 }
 
@@ -193,8 +195,17 @@ static int command(int argc, char **argv)
             return fail("exec: expected NAME [--] CMD [ARGS...]"), 125;
         return container_exec(argv[1], argv + 2 + skip);
     }
-    if (strcmp(cmd, "ps") == 0 && argc <= 2)
-        return container_list(argc == 2 && strcmp(argv[1], "-a") == 0);
+    if (strcmp(cmd, "ps") == 0) {
+        int all = 0, quiet = 0;
+        for (int i = 1; i < argc; i++)
+            if (strcmp(argv[i], "-a") == 0 || strcmp(argv[i], "-q") == 0)
+                *(argv[i][1] == 'a' ? &all : &quiet) = 1;
+            else
+                return fail("ps: unknown option '%s' (-a, -q)", argv[i]);
+        return container_list(all, quiet);
+    }
+    if (strcmp(cmd, "inspect") == 0 && argc == 2)
+        return inspect_container(argv[1]);
     if (strcmp(cmd, "stop") == 0 && argc == 2)
         return container_stop(argv[1]);
     if (strcmp(cmd, "rm") == 0 && argc == 2)

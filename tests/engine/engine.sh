@@ -126,6 +126,9 @@ pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/d1/container")
 out=$("$danaus" exec d1 sh -c 'echo $(hostname) $(cat /proc/1/cmdline | tr "\0" " ") >/tmp/e; cat /tmp/e; exit 4')
 rc=$?
 check "exec runs in the container's namespaces; its exit status passes through" "d1 sleep 100 4" "$(echo $out) $rc"
+check "ps -q lists the running containers' names" "d1" "$("$danaus" ps -q)"
+check "inspect says the container runs, as JSON" "d1 running $pid" "$("$danaus" inspect d1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["Name"], j["State"]["Status"], j["State"]["Pid"])')"
+expect_error "inspect of an unknown container" 1 "unknown container 'nope'" "$danaus" inspect nope
 expect_error "exec of a missing command" 127 "nosuchcmd: No such file" "$danaus" exec d1 nosuchcmd
 svc=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/a/pool")
 check "container runs on the pool's cpus" 1 "$(awk '/Cpus_allowed_list/ {print $2}' /proc/$pid/status)"
