@@ -24,6 +24,7 @@
 #include "service.h"
 #include "state.h"
 #include "store.h"
+#include "tty.h"
 
 #include <errno.h>
 #include <linux/close_range.h>
@@ -50,6 +51,7 @@ struct container {
     char name[NAME_MAX_LEN + 1];
     char root[STATE_PATH_MAX];
     struct record rec;
+    struct tty tty; /* -t */
 };
 
 static int save(struct container *c)
@@ -120,7 +122,8 @@ static int container_main(void *arg)
     if (cgroup_enter(c->o->pool) < 0 || ns_ipc_enter(ipc) < 0 ||
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkernel) < 0 ||
-        ns_enter_root(c->root, binds, nbinds) < 0 || become(c->o) < 0) {
+        ns_enter_root(c->root, binds, nbinds) < 0 ||
+        (c->o->tty && tty_attach(&c->tty) < 0) || become(c->o) < 0) {
         err = errno ? errno : EINVAL;
         dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
                                                   : strerror(err));
@@ -184,6 +187,8 @@ static pid_t start(struct container *c, int *err)
 {
     int p[2];
     *err = 0;
+    if (c->o->tty && tty_open(&c->tty) < 0)
+        return -1;
     if (pipe2(p, O_CLOEXEC) < 0)
         return fail_errno("pipe");
     record_set(&c->rec, "report_fd", "%d", p[1]);
@@ -267,6 +272,8 @@ static int supervise(struct container *c, int tell_fd)
         close(tell_fd);
     }
     state_unlock();
+    if (c->o->tty)
+        tty_relay(&c->tty);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;

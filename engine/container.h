@@ -14,6 +14,7 @@ struct run_options {
     int nenv;
     int detach;
     int remove; /* --rm: the container goes when it exits */
+    int tty;    /* -t: a pseudo-terminal (tty.h) */
     struct ns_bind *volumes; /* -v HOSTDIR:DIR[:ro], nvolumes of them */
     int nvolumes;
     const char *workdir; /* -w DIR, or NULL */

@@ -7,7 +7,8 @@
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
- *              [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] -- CMD...
+ *              [-i] [-t] [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]]
+ *              -- CMD...
  *   danaus exec NAME [--] CMD... | ps [-a] [-q] | inspect NAME
  *   danaus stop NAME | rm [-f] NAME | logs NAME
  *
@@ -38,7 +39,7 @@ static int usage(void)
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
             "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
-            "      [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] "
+            "      [-i] [-t] [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] "
             "-- CMD [ARGS...]\n"
             "  exec NAME [--] CMD [ARGS...]\n"
             "  ps [-a] [-q] | inspect NAME | stop NAME | rm [-f] NAME | "
@@ -152,12 +153,20 @@ static int run_option(const char *opt, char *value, struct run_options *o)
 static int run_command(int argc, char **argv)
 {
     struct run_options o = {0};
+    int interactive;
     o.env = calloc((size_t)argc + 1, sizeof *o.env);
     o.volumes = calloc((size_t)argc + 1, sizeof *o.volumes);
     int i;
     for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--rm") == 0) {
-            *(argv[i][1] == 'd' ? &o.detach : &o.remove) = 1;
+        /* -i: the container has the caller's stdin anyway. */
+        int *flag = strcmp(argv[i], "-d") == 0     ? &o.detach
+                    : strcmp(argv[i], "--rm") == 0 ? &o.remove
+                    : strcmp(argv[i], "-t") == 0   ? &o.tty
+                    : strcmp(argv[i], "-it") == 0  ? &o.tty
+                    : strcmp(argv[i], "-i") == 0   ? &interactive
+                                                   : NULL;
+        if (flag) {
+            *flag = 1;
             continue;
         }
         if (i + 1 == argc) {
@@ -167,6 +176,10 @@ static int run_command(int argc, char **argv)
         if (run_option(argv[i], argv[i + 1], &o) < 0)
             return 125;
         i++;
+    }
+    if (o.tty && o.detach) {
+        fail("run: -t with -d is not supported (danaus logs has no terminal)");
+        return 125;
     }
     if (!o.pool || !o.image) {
         fail("run needs --pool and --image");

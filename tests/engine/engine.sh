@@ -72,6 +72,12 @@ ro-refused
 check "a write to a -v directory reaches the host" from-the-container "$(cat "$work/vol/g")"
 check "--rm removes the container when it exits" absent "$(ls -d "$DANAUS_STATE/containers/v1" 2>/dev/null || echo absent)"
 check "-u UID:GID runs the command as them" "1000:1001" "$("$danaus" run --rm --pool a --image bb -u 1000:1001 -- sh -c 'echo $(id -u):$(id -g)' 2>&1)"
+# -t: an interactive shell on a pseudo-terminal (script gives the engine one).
+out=$( (sleep 1; printf 'echo $((6*7)); [ -t 0 ] && echo on-a-tty\n'; sleep 1; printf 'exit 5\n') |
+    timeout 30 script -qec "$danaus run --rm -t --pool a --image bb -- sh" /dev/null | tr -d '\r')
+check "-t gives an interactive shell a terminal" "42 on-a-tty" "$(echo "$out" | grep -x -e 42 -e on-a-tty | xargs)"
+check "-t passes the shell's exit status" 5 "$(timeout 30 script -qec "$danaus run --rm -t --pool a --image bb -- sh -c 'exit 5'" /dev/null >/dev/null; echo $?)"
+expect_error "-t with -d" 125 "-t with -d is not supported" "$danaus" run -d -t --pool a --image bb -- true
 expect_error "-v with a relative host path" 125 "existing absolute HOSTDIR" "$danaus" run --pool a --image bb -v vol:/x -- true
 expect_error "-v leaving its target" 125 "DIR must be absolute" "$danaus" run --pool a --image bb -v "$work/vol:/x/../etc" -- true
 expect_error "-v with a bad mode" 125 "expected ro or rw" "$danaus" run --pool a --image bb -v "$work/vol:/x:rx" -- true
