@@ -222,6 +222,7 @@ check "pool rm removes the cgroups, and the engine's directory with the last" ""
 check "pool rm leaves no mount" 0 "$(grep "$work" /proc/mounts | grep -vc " $work/cephroot ")"
 
 # With no pool left every cpu is free: what remains is the other input.
+expect_error "a cache the memory limit cannot hold" 1 "the limit would kill the pool's own service" "$danaus" pool create c --cpus 0 --memory 64M --cache 60M --backend "$back_a"
 expect_error "memory the host lacks" 1 "the host has only" "$danaus" pool create c --cpus 0 --memory 64T --backend "$back_a"
 expect_error "missing backend directory" 1 "is not a directory" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/nonexistent
 expect_error "backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend "local:$work/../../../etc"
