@@ -13,6 +13,7 @@ packages="
   uuid-runtime procps
   python3 sqlite3 git tar rocksdb-tools libjemalloc2
   podman skopeo crun mmdebstrap curl
+  gnuplot-nox
 "
 
 sudo=""

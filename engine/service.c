@@ -69,7 +69,8 @@ static int write_config(const char *pool, const struct record *rec)
     if (!f)
         return fail_errno("cannot write %s", path);
     fprintf(f, "# written by danaus pool create: pool %s\n", pool);
-    fprintf(f, "service %s\nrundir %s\n", pool, run);
+    fprintf(f, "service %s\nrundir %s\ncpus %s\n", pool, run,
+            record_get(rec, "cpus"));
     const char *kind = record_get(rec, "backend_kind");
     if (strcmp(kind, "ceph") == 0) {
         fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));

@@ -13,6 +13,7 @@
 #include "fsservice/doors/fuse_door.h"
 #include "fsservice/core/service.h"
 #include "fsservice/core/branches.h"
+#include "fsservice/core/cpus.h"
 #include "fsservice/core/workers.h"
 
 #include <errno.h>
@@ -121,27 +122,9 @@ static int open_instances(struct service *svc, const struct door *door,
     return 0;
 }
 
-/* Core groups as configured: by cache level, or one cpu each. */
-static int core_groups(int level, struct ipc_geometry *g, cpu_set_t *groups)
-{
-    if (level >= 0)
-        return ipc_core_groups(level, g->cpu_queue, groups, IPC_MAX_QUEUES);
-    cpu_set_t online;
-    if (sched_getaffinity(0, sizeof online, &online) < 0)
-        return -errno;
-    int n = 0;
-    for (int cpu = 0; cpu < IPC_MAX_CPUS && n < IPC_MAX_QUEUES; cpu++) {
-        if (!CPU_ISSET(cpu, &online))
-            continue;
-        CPU_ZERO(&groups[n]);
-        CPU_SET(cpu, &groups[n]);
-        g->cpu_queue[cpu] = (uint16_t)n++;
-    }
-    return n;
-}
-
-static int create_segment(struct service *svc, cpu_set_t *groups,
-                          uint32_t *ngroups, char *err, size_t errlen)
+static int create_segment(struct service *svc, const cpu_set_t *cpus,
+                          cpu_set_t *groups, uint32_t *ngroups, char *err,
+                          size_t errlen)
 {
     struct config *cfg = &svc->cfg;
     struct ipc_geometry g = {
@@ -149,7 +132,8 @@ static int create_segment(struct service *svc, cpu_set_t *groups,
         .nslots = cfg->slots,
         .slot_buf = cfg->slot_buffer,
     };
-    int n = core_groups(cfg->core_group_level, &g, groups);
+    int n = ipc_core_groups(cfg->core_group_level, cpus, g.cpu_queue, groups,
+                            IPC_MAX_QUEUES);
     if (n <= 0) {
         snprintf(err, errlen, "cannot read the cpu topology");
         return -1;
@@ -189,6 +173,10 @@ int main(int argc, char **argv)
     char err[512];
     if (config_load(conf, &svc.cfg, err, sizeof err) < 0)
         return die(err);
+    /* Before any thread starts, so that every thread inherits the set. */
+    static cpu_set_t cpus;
+    if (service_cpus_fix(&svc.cfg, conf, &cpus, err, sizeof err) < 0)
+        return die(err);
     if (check) {
         printf("%s: ok, %d mounts\n", conf, svc.cfg.nmounts);
         return 0;
@@ -223,7 +211,7 @@ int main(int argc, char **argv)
      * session. Clients are let in only at door_start. */
     if (door_open(&door, &svc, err, sizeof err) < 0 ||
         open_instances(&svc, &door, err, sizeof err) < 0 ||
-        create_segment(&svc, groups, &ngroups, err, sizeof err) < 0) {
+        create_segment(&svc, &cpus, groups, &ngroups, err, sizeof err) < 0) {
         door_close(&door);
         return die(err);
     }
@@ -243,8 +231,10 @@ int main(int argc, char **argv)
     }
     atomic_store(&guard.started, true);
     pthread_join(guard.thread, NULL);
-    fprintf(stderr, "danausd: %s ready: %d mounts, %u queues, socket %s\n",
-            svc.cfg.service, svc.cfg.nmounts, ngroups, door.path);
+    char where[1024];
+    service_cpus_describe(&cpus, groups, ngroups, where, sizeof where);
+    fprintf(stderr, "danausd: %s ready: %d mounts, %s, socket %s\n",
+            svc.cfg.service, svc.cfg.nmounts, where, door.path);
 
     int sig;
     sigwait(&sigs, &sig);

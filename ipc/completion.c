@@ -5,7 +5,11 @@
  *
  * Spinning first matters on this hardware: a futex sleep/wake round trip
  * costs about 40 us, a spinning one well under 1 us, and most requests are
- * answered within a few microseconds.
+ * answered within a few microseconds. But only while the service thread
+ * runs on another cpu (wait.c): the client spins while the thread that took
+ * its request says it runs elsewhere, gives a request not yet taken a
+ * short grace (a spinning service thread takes it within a microsecond),
+ * and otherwise sleeps at once.
  */
 #include "ipc.h"
 
@@ -14,13 +18,33 @@
 /* About 2,000 pauses: long enough to catch a cached answer, short enough
  * that a slow one costs the core little before the thread sleeps. */
 #define AWAIT_SPINS 2000
+/* Spins a request not yet taken gets before the client sleeps. */
+#define AWAIT_GRACE_SPINS 256
+/* Where the service thread runs is looked at once per this many spins. */
+#define AWAIT_LOOK_EVERY 32
 /* Sleeping clients probe the service's liveness this often. */
 #define AWAIT_SLEEP_MS 10
 #define AWAIT_PROBE_NS (AWAIT_SLEEP_MS * 1000000ull)
 
+void ipc_slot_running(struct ipc_slot *s)
+{
+    atomic_store_explicit(&s->server_cpu, ipc_cpu_mark(),
+                          memory_order_relaxed);
+}
+
+bool ipc_slot_client_here(const struct ipc_slot *s)
+{
+    uint32_t mark = atomic_load_explicit(&s->client_cpu,
+                                         memory_order_relaxed);
+
+    return mark != 0 && mark == ipc_cpu_mark();
+}
+
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result)
 {
     s->result = result;
+    /* Before done: the client's next request starts out "not taken". */
+    atomic_store_explicit(&s->server_cpu, 0, memory_order_relaxed);
     /*
      * seq_cst (which includes release): the client that reads done == seq
      * with acquire also sees result. seq_cst rather than just release
@@ -47,14 +71,30 @@ static bool answered(struct ipc_slot *s, uint32_t seq)
     return atomic_load_explicit(&s->done, memory_order_acquire) == seq;
 }
 
+/* Whether the client should spin on after spins pauses (see the head
+ * comment). */
+static bool worth_spinning(const struct ipc_slot *s, int spins)
+{
+    uint32_t server = atomic_load_explicit(&s->server_cpu,
+                                           memory_order_relaxed);
+
+    if (server == 0)
+        return spins < AWAIT_GRACE_SPINS;
+    return ipc_peer_elsewhere(server);
+}
+
 int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
                   void *arg)
 {
     uint64_t last_probe;
 
+    atomic_store_explicit(&s->client_cpu, ipc_cpu_mark(),
+                          memory_order_relaxed);
     for (int i = 0; i < AWAIT_SPINS; i++) {
         if (answered(s, seq))
             return s->result;
+        if (i % AWAIT_LOOK_EVERY == 0 && !worth_spinning(s, i))
+            break;
         ipc_spin_step();
     }
 

@@ -72,6 +72,13 @@ struct ipc_slot {
     _Atomic uint32_t done;    /* seq of the last answered request */
     _Atomic uint32_t waiting; /* the client sleeps on done */
     int64_t result;           /* >= 0 or -errno; valid once done == seq */
+    /* Where each side runs while a request is in flight, as cpu + 1 (0:
+     * not known), so that neither spins for a peer that needs its cpu
+     * (wait.c). Hints: the service only compares client_cpu with its own
+     * cpu, so a forged value costs at most one bounded spin. */
+    _Atomic uint32_t client_cpu; /* the client, as it starts waiting */
+    _Atomic uint32_t server_cpu; /* the service thread running the request;
+                                    0 until taken and once answered */
     unsigned char buf[] __attribute__((aligned(4096)));
 };
 
@@ -165,6 +172,15 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
 /* Service: publish the result of request seq in slot s and wake its thread. */
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result);
 
+/* Service: the calling thread starts running the request in s (it tells
+ * the waiting client where). */
+void ipc_slot_running(struct ipc_slot *s);
+
+/* Service: whether s's client last said it waits on the calling thread's
+ * own cpu: then it needs this cpu to send its next request, and spinning
+ * for that request would only keep it off. */
+bool ipc_slot_client_here(const struct ipc_slot *s);
+
 /* Service: requests were published and not all taken yet, read from two
  * counters without scanning the cells. A hint: a client that scribbles on
  * the counters can make it wrong, so nothing may sleep on its word alone
@@ -183,18 +199,35 @@ void ipc_queue_reclaim(const struct ipc_segment *seg, struct ipc_queue *q,
 void ipc_queue_wake_all(struct ipc_queue *q);
 
 /*
- * Core groups: cpus that share a cache of the given level form one group and
- * one queue. level 0 picks the L2 when it spans more than one cpu, otherwise
- * the last-level cache (a one-cpu group cannot host a spinning client and a
- * spinning server at once). cpus the topology says nothing about get a group
- * each. Fills cpu_queue and groups; returns the number of groups, or -errno
- * (-ENOSPC: more than max_groups). Offline cpus map to some valid queue.
+ * Core groups: of the given cpus (the service's; offline ones are left
+ * out), those sharing a cache of the given level form one group and one
+ * queue. level 0 picks the L2 when it spans more than one of them,
+ * otherwise the last-level cache (a one-cpu group cannot host a spinning
+ * client and a spinning server at once); level -1 makes a group of each
+ * cpu. cpus the topology says nothing about get a group each. Fills
+ * cpu_queue and groups; returns the number of groups, or -errno (-ENOENT:
+ * none of the cpus is online; -ENOSPC: more than max_groups). Every other
+ * cpu, where clients may run too, maps to some valid queue.
  */
-int ipc_core_groups(int level, uint16_t cpu_queue[IPC_MAX_CPUS],
-                    cpu_set_t *groups, int max_groups);
+int ipc_core_groups(int level, const cpu_set_t *cpus,
+                    uint16_t cpu_queue[IPC_MAX_CPUS], cpu_set_t *groups,
+                    int max_groups);
+
+/* Cpu lists as the kernel writes them ("0-3,8,10-11"). parse: 0 or
+ * -EINVAL; cpus at or beyond IPC_MAX_CPUS are ignored. format: the
+ * canonical form, cut short if size is too small. */
+int ipc_cpulist_parse(const char *s, cpu_set_t *set);
+void ipc_cpulist_format(const cpu_set_t *set, char *out, size_t size);
 
 /* Low-level waiting, shared by both sides (ipc/wait.c). */
 void ipc_cpu_relax(void);
+/* The cpu the calling thread runs on, as published to a peer: cpu + 1, or
+ * 0 when unknown. */
+uint32_t ipc_cpu_mark(void);
+/* Whether a peer published as running on mark is worth spinning for: only
+ * when it said it runs on a cpu other than ours. One that said ours cannot
+ * be running while we are; one that said nothing (0) is not known to run. */
+bool ipc_peer_elsewhere(uint32_t mark);
 /* One step of a spin loop: a pause, or a yield of the cpu for a thread that
  * can run on one cpu only (it shares it with the side it waits for). */
 void ipc_spin_step(void);

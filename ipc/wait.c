@@ -1,7 +1,17 @@
 /*
  * wait.c - the low-level waiting both sides of the rings build on: a pause
- * for spin loops, a monotonic clock, and futex wait/wake on words of the
- * shared segment.
+ * for spin loops, where each side runs, a monotonic clock, and futex
+ * wait/wake on words of the shared segment.
+ *
+ * Spinning pays only while the side waited for runs on another cpu, the
+ * rule adaptive mutexes and the kernel's optimistic spinning follow (they
+ * check that the lock's owner is on a cpu). User space cannot see whether
+ * a peer is on a cpu, but each side can say where it runs (sched_getcpu,
+ * cheap through rseq): a peer that said "my cpu" is not running while we
+ * are, it waits for this very cpu, so the waiter sleeps at once and lets
+ * it run. Deciding from the cpus alone (a thread allowed one cpu yields)
+ * is not enough: the service may think it has two cpus while its thread
+ * and the client share one, and the cpus can be taken away after start.
  *
  * The futexes are deliberately NOT FUTEX_PRIVATE: the client and the service
  * are different processes mapping the same System V segment, and only a
@@ -46,6 +56,18 @@ void ipc_spin_step(void)
         sched_yield();
     else
         ipc_cpu_relax();
+}
+
+uint32_t ipc_cpu_mark(void)
+{
+    int cpu = sched_getcpu();
+
+    return cpu >= 0 ? (uint32_t)cpu + 1 : 0;
+}
+
+bool ipc_peer_elsewhere(uint32_t mark)
+{
+    return mark != 0 && mark != ipc_cpu_mark();
 }
 
 uint64_t ipc_now_ns(void)

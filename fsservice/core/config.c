@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include "ipc/ipc.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -250,6 +252,15 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         else
             return fail(p, "core_groups must be auto, l2, l3 or cpu, not '%s'",
                         v);
+        return 0;
+    }
+    if (strcmp(k, "cpus") == 0) {
+        if (cfg->cpus_line)
+            return fail(p, "cpus is set twice");
+        if (ipc_cpulist_parse(v, &cfg->cpus) < 0 || CPU_COUNT(&cfg->cpus) == 0)
+            return fail(p, "cpus must be a cpu list such as 0-3,8, not '%s'",
+                        v);
+        cfg->cpus_line = p->line;
         return 0;
     }
     int *flag = strcmp(k, "fuse") == 0              ? &cfg->fuse

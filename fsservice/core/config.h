@@ -10,6 +10,7 @@
 #define DANAUS_CONFIG_H
 
 #include <danaus/wire.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -39,6 +40,8 @@ struct config {
     uint32_t request_deadline_ms;
     int request_deadline_fsync;
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
+    cpu_set_t cpus;             /* 'cpus LIST': the service's cpus... */
+    int cpus_line;              /* ...set on this line; 0: not set */
     char *ceph_conf, *ceph_client_id, *ceph_fs_name;
     char *ceph_cache_size, *ceph_oc_size;
     int fuse;                   /* FUSE door: on (default) or off */

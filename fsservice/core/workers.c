@@ -4,7 +4,9 @@
  * A thread spins on its queue for SPIN_NS after its last request before it
  * sleeps: a futex wake costs about 40 us on these machines, a spinning
  * hand-off under 1 us (ARCHITECTURE.md), so a busy client should find its
- * service thread awake.
+ * service thread awake. Unless the client it just answered waits on this
+ * thread's own cpu (ipc_slot_client_here): that client needs the cpu to
+ * send its next request, so the thread sleeps at once (ipc/wait.c).
  *
  * A request blocked in a backend (a Ceph MDS that never answers) keeps its
  * thread; every thread of a queue blocked so would stall every mount and
@@ -15,6 +17,20 @@
  * At stop, threads still blocked after STOP_GRACE_MS are left behind
  * (workers_stop says how many) so SIGTERM ends the service in bounded time.
  *
+ * Small, cached requests must not queue behind another client's 1 MiB
+ * writes and fsyncs on the same queue. Of the three ways out (a lane of
+ * their own, a bigger crew, fair scheduling between clients) the crew
+ * grows: one watcher per queue at a time, and a thread about to run a
+ * request that may keep it long (call_may_block: syncs, bulk transfers,
+ * name-space changes) first hands the queue to another thread, waking a
+ * parked one or adding one up to threads_per_queue. A separate lane would
+ * still put two clients' fsyncs in one line and needs its own threads
+ * anyway; fairness between clients cannot help a request stuck behind one
+ * already running. Threads that find the queue watched park on a word of
+ * the service's own (never the queue's work_seq, whose sleepers every
+ * client publish would wake), so a crew of several costs a single-client
+ * ping-pong nothing; an added thread parked for EXTRA_IDLE_MS leaves.
+ *
  * Taking a request and pinning its slot (slot_request_begin) happen inside
  * one RCU read-side section, so the door, after clearing a dead client's
  * slots and waiting a grace period, knows no thread still holds a request
@@ -22,7 +38,10 @@
  */
 #include "workers.h"
 
+#include "blocking.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -42,6 +61,9 @@ struct crew {
     _Atomic int in_call;       /* threads inside dispatch */
     _Atomic uint64_t served;   /* requests answered */
     uint64_t served_at_tick;   /* the stall watch's last look at served */
+    _Atomic int watchers;      /* threads waiting on the queue */
+    _Atomic int parked;        /* threads parked on park_seq */
+    _Atomic uint32_t park_seq; /* bumped to hand the queue to a parked one */
 };
 
 struct thread_arg {
@@ -50,6 +72,21 @@ struct thread_arg {
 };
 
 static void *worker_main(void *arg);
+
+/* The crew's cpus within those the spawning thread may use now: the
+ * service's cpus can shrink while it runs (a cpuset made smaller, taskset
+ * on its threads), and a new thread must never widen them again. */
+static void spawn_cpus(const struct crew *crew, cpu_set_t *cpus)
+{
+    cpu_set_t now;
+
+    *cpus = crew->cpus;
+    if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) != 0)
+        return;
+    CPU_AND(cpus, cpus, &now);
+    if (CPU_COUNT(cpus) == 0)
+        *cpus = now;
+}
 
 static int spawn(struct crew *crew, bool extra)
 {
@@ -61,7 +98,9 @@ static int spawn(struct crew *crew, bool extra)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setaffinity_np(&attr, sizeof crew->cpus, &crew->cpus);
+    cpu_set_t cpus;
+    spawn_cpus(crew, &cpus);
+    pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus);
     atomic_fetch_add(&crew->nthreads, 1);
     atomic_fetch_add(&crew->w->live, 1);
     pthread_t t;
@@ -76,16 +115,65 @@ static int spawn(struct crew *crew, bool extra)
     return 0;
 }
 
-/* Adds a thread when requests wait behind the one just taken. */
+/* Whether the client this thread answered last waits on its cpu. */
+static __thread bool client_here;
+
+/* How long to spin for the next request (see the head comment). */
+static uint64_t spin_ns(void)
+{
+    return client_here ? 0 : SPIN_NS;
+}
+
+/* Becomes the queue's watcher unless another thread is. */
+static bool become_watcher(struct crew *crew)
+{
+    int none = 0;
+    return atomic_compare_exchange_strong(&crew->watchers, &none, 1);
+}
+
+/* Parks until handed the queue, for up to ms (-1: no limit). False when
+ * the time ran out. The check of watchers after announcing ourselves pairs
+ * with hand_off_queue's bump then read of parked (both seq_cst): a hand-off
+ * is never lost between them. */
+static bool park(struct crew *crew, int ms)
+{
+    uint32_t seen = atomic_load(&crew->park_seq);
+    atomic_fetch_add(&crew->parked, 1);
+    int rc = 0;
+    if (atomic_load(&crew->watchers) > 0)
+        rc = ipc_futex_wait(&crew->park_seq, seen, ms);
+    atomic_fetch_sub(&crew->parked, 1);
+    return rc != -ETIMEDOUT;
+}
+
+static void wake_parked(struct crew *crew, int n)
+{
+    atomic_fetch_add(&crew->park_seq, 1);
+    if (atomic_load(&crew->parked) > 0)
+        ipc_futex_wake(&crew->park_seq, n);
+}
+
+/* Before a request that may keep this thread long: some other thread must
+ * watch the queue meanwhile. */
+static void hand_off_queue(struct crew *crew)
+{
+    if (atomic_load(&crew->watchers) > 0)
+        return;
+    if (atomic_load(&crew->parked) > 0)
+        wake_parked(crew, 1);
+    else if (atomic_load(&crew->nthreads) < crew->w->max_per_queue)
+        spawn(crew, true);
+}
+
+/* Gives the queue another thread when requests wait behind the one just
+ * taken. */
 static void maybe_grow(struct crew *crew)
 {
     struct service *svc = crew->w->svc;
-    if (atomic_load(&crew->nthreads) >= crew->w->max_per_queue)
-        return;
     if (ipc_queue_backlog(&svc->seg, ipc_queue(&svc->seg, crew->queue)) <
         GROW_BACKLOG)
         return;
-    spawn(crew, true);
+    hand_off_queue(crew);
 }
 
 /* Takes one request and runs it; false when the queue was empty. busy: the
@@ -107,8 +195,12 @@ static bool serve_one(struct crew *crew, struct call_record *rec, bool busy)
     /* No owner: a slot being reclaimed, or a forged number. Nobody waits. */
     if (!c)
         return true;
+    struct ipc_slot *slot = ipc_slot(&svc->seg, d.slot);
+    ipc_slot_running(slot);
     if (busy)
         maybe_grow(crew);
+    if (call_may_block(&d))
+        hand_off_queue(crew);
     atomic_fetch_add(&crew->in_call, 1);
     deadline_begin(rec, &d);
     int64_t result = dispatch(svc, c, &d);
@@ -117,7 +209,8 @@ static bool serve_one(struct crew *crew, struct call_record *rec, bool busy)
      * in its backend, then released) is answered all the same, unless the
      * watch answered it at its deadline. */
     if (deadline_end(rec))
-        ipc_complete(ipc_slot(&svc->seg, d.slot), d.seq, result);
+        ipc_complete(slot, d.seq, result);
+    client_here = ipc_slot_client_here(slot);
     slot_request_done(&svc->clients, d.slot, c);
     atomic_fetch_add(&crew->served, 1);
     return true;
@@ -136,11 +229,20 @@ static void *worker_main(void *arg)
     deadline_register(&w->deadlines, &rec);
     rcu_register_thread();
     while (!atomic_load(&w->stop)) {
-        bool woke = ipc_wait_work(&svc->seg, q, SPIN_NS,
-                                  a.extra ? EXTRA_IDLE_MS : -1);
-        if (!woke) {
-            if (a.extra)
+        if (!become_watcher(crew)) {
+            if (!park(crew, a.extra ? EXTRA_IDLE_MS : -1) && a.extra)
                 break;
+            continue;
+        }
+        bool woke = ipc_wait_work(&svc->seg, q, spin_ns(),
+                                  a.extra ? EXTRA_IDLE_MS : -1);
+        atomic_fetch_sub(&crew->watchers, 1);
+        if (!woke) {
+            /* An added thread leaves an idle queue, to a parked one. */
+            if (a.extra) {
+                wake_parked(crew, 1);
+                break;
+            }
             continue;
         }
         /* Serve while the counters say more wait: an empty queue is not
@@ -219,6 +321,9 @@ int workers_start(struct workers *w, struct service *svc,
         atomic_init(&crew->nthreads, 0);
         atomic_init(&crew->in_call, 0);
         atomic_init(&crew->served, 0);
+        atomic_init(&crew->watchers, 0);
+        atomic_init(&crew->parked, 0);
+        atomic_init(&crew->park_seq, 0);
         int rc = spawn(crew, false);
         if (rc < 0) {
             workers_stop(w);
@@ -245,8 +350,10 @@ int workers_stop(struct workers *w)
     struct timespec tick = {.tv_nsec = 1000000};
     uint64_t until = ipc_now_ns() + STOP_GRACE_MS * 1000000ull;
     while (atomic_load(&w->live) > 0 && ipc_now_ns() < until) {
-        for (uint32_t i = 0; i < w->ncrews; i++)
+        for (uint32_t i = 0; i < w->ncrews; i++) {
             ipc_queue_wake_all(ipc_queue(&w->svc->seg, i));
+            wake_parked(&w->crews[i], INT_MAX);
+        }
         nanosleep(&tick, NULL);
     }
     int left = atomic_load(&w->live);

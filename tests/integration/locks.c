@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -156,13 +157,17 @@ static void exclusion_contender(struct pair *p)
                     errno == EWOULDBLOCK,
                 "flock shared: %s", strerror(errno));
 
-    /* A handler without SA_RESTART interrupts the wait. */
+    /* A handler without SA_RESTART interrupts the wait. The alarm repeats:
+     * on a loaded machine a single one may fire before the wait begins,
+     * and the wait would then last for ever (the holder waits for us). */
     struct sigaction sa = {.sa_handler = on_alarm};
     sigaction(SIGALRM, &sa, NULL);
-    ualarm(100000, 0);
+    struct itimerval every = {{0, 100000}, {0, 100000}}, off = {0};
+    setitimer(ITIMER_REAL, &every, NULL);
     CHILD_CHECK(lock_range(fd, F_SETLKW, F_WRLCK, 0, 10) == -1 &&
                     errno == EINTR,
                 "F_SETLKW interrupted: %s", strerror(errno));
+    setitimer(ITIMER_REAL, &off, NULL);
 
     tell(p->h[1]);
     double t0 = now_ms();

@@ -10,11 +10,10 @@
 # Local: the branches are host directories. Ceph: they are directories of
 # CephFS made through a raw mount of the same service, and each change is
 # fsynced before union_model acknowledges it (libcephfs caches writes in
-# danausd, so a write is durable at fsync; see union_model.c). A restarted
-# Ceph client waits for the dead one's session to time out (~60 s) before
-# it may open the file again, so keep Ceph's ROUNDS small.
+# danausd, so a write is durable at fsync; see union_model.c).
 #
-# The kill lands after a random number of acknowledged ops (union_model
+# The kill lands after a random number of acknowledged ops, in the first
+# half of the sequence, while the copy is likely still partial (union_model
 # appends each to a log, which this script watches). Each round uses its
 # own lower file, so every round starts from a fresh partial copy.
 set -u
@@ -108,7 +107,7 @@ for r in $(seq "$rounds"); do
             failed=1
         echo "round $r: $(wc -l < "$log") of $ops ops, no kill"
     else
-        kill_after=$((RANDOM % ops))
+        kill_after=$((RANDOM % (ops / 2))) # early: the copy still partial
         danaus "$model" run "$mnt/f$r" "$r" "$ops" "$log" $sync \
             2> "$site/run.$r.err" &
         client=$!

@@ -23,6 +23,7 @@ static void parses_a_full_configuration(void **state)
         "slot_buffer 128K\n"
         "threads_per_queue 3\n"
         "core_groups l2\n"
+        "cpus 0,2-3\n"
         "ceph_conf /etc/ceph/ceph.conf   # cluster\n"
         "ceph_cache_size 4096\n"
         "ceph_oc_size 64M\n"
@@ -41,6 +42,9 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(cfg.slot_buffer, 128 * 1024);
     assert_int_equal(cfg.threads_per_queue, 3);
     assert_int_equal(cfg.core_group_level, 2);
+    assert_int_equal(cfg.cpus_line, 10);
+    assert_int_equal(CPU_COUNT(&cfg.cpus), 3);
+    assert_true(CPU_ISSET(0, &cfg.cpus) && CPU_ISSET(3, &cfg.cpus));
     assert_string_equal(cfg.ceph_oc_size, "67108864");
     assert_int_equal(cfg.nmounts, 2);
     assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
@@ -62,6 +66,7 @@ static void defaults_apply(void **state)
     assert_int_equal(cfg.owner_uid, (uid_t)-1);
     assert_int_equal(cfg.queue_cells, 256);
     assert_int_equal(cfg.core_group_level, 0);
+    assert_int_equal(cfg.cpus_line, 0);
     config_free(&cfg);
 }
 
@@ -96,6 +101,9 @@ static void refuses_with_line_and_problem(void **state)
         {"service a/b\n", "t:1: service name 'a/b' must not contain '/'"},
         {"service s\ncore_groups l9\n",
          "t:2: core_groups must be auto, l2, l3 or cpu, not 'l9'"},
+        {"service s\ncpus 1-0\n",
+         "t:2: cpus must be a cpu list such as 0-3,8, not '1-0'"},
+        {"service s\ncpus 0\ncpus 1\n", "t:3: cpus is set twice"},
         {"mount /a local /x\n", "t:0: no 'service NAME' line"},
         {"service s\n", "t:0: no 'mount' line: nothing to serve"},
         {"service s\nmount /a ceph /x\n",

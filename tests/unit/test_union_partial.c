@@ -3,10 +3,11 @@
  * libservice (fsservice/libservice/union/partial.c) over local-backend
  * branches: the first write leaves a sparse upper file and a hidden
  * record, reads merge both files, metadata changes copy no data,
- * truncates and appends, sequential writes kept as one range, a writer
- * without CAP_SYS_ADMIN, a new union over the same branches reading the
- * same bytes, renames and hard links of a partial copy, the merge at the
- * extent bound and through union_copyup_whole, stat across the states.
+ * truncates (O_TRUNC under an open descriptor too) and appends,
+ * sequential writes kept as one range, a writer without CAP_SYS_ADMIN, a
+ * new union over the same branches reading the same bytes, renames and hard links of a partial copy, the merge at the
+ * extent bound and through union_copyup_whole, a record too big for the
+ * top branch (the data copied instead), stat across the states.
  * Runs as root (the record is a trusted.* xattr).
  *
  * Each test gets a fresh T/up (writable) over T/low holding "big", a
@@ -46,7 +47,7 @@ static const struct ls_cred user_cred = {.uid = 1000, .gid = 1000};
 
 static const char *host(struct fixture *f, const char *rel)
 {
-    static char buf[4][512];
+    static char buf[4][4200];
     static int i;
     i = (i + 1) % 4;
     snprintf(buf[i], sizeof buf[i], "%s/%s", f->top, rel);
@@ -270,6 +271,26 @@ static void test_append(void **state)
     check(f, "big");
 }
 
+/* O_TRUNC cuts the upper file in the backend: a descriptor already open
+ * on the partial copy must not read the old lower bytes afterwards. */
+static void test_open_truncate_while_open(void **state)
+{
+    struct fixture *f = *state;
+    write_at(f, "big", 0, 10, 12); /* partial, with one range */
+    struct ls_file *reader = open_u(f, "big", O_RDONLY);
+    struct ls_file *file = open_u(f, "big", O_RDWR | O_TRUNC);
+    assert_int_equal(f->ops->ftruncate(file, &root_cred, 100000), 0);
+    f->ops->close(file);
+    unsigned char buf[100], zeros[100] = {0};
+    assert_int_equal(f->ops->pread(reader, &root_cred, buf, 100, 50000), 100);
+    assert_memory_equal(buf, zeros, 100);
+    f->ops->close(reader);
+    memset(f->model, 0, 100000);
+    f->size = 100000;
+    check(f, "big");
+    assert_false(has_record(f, "up/big"));
+}
+
 static void test_new_union_reads_the_record(void **state)
 {
     struct fixture *f = *state;
@@ -369,6 +390,38 @@ static void test_unprivileged_writer(void **state)
     check(f, "big");
 }
 
+/* A record that the top branch cannot hold (ext4 keeps a file's xattrs in
+ * one 4 KiB block; this origin path alone is 4018 bytes): the copy-up copies
+ * the data instead. */
+static void test_no_room_for_the_record(void **state)
+{
+    struct fixture *f = *state;
+    drop_union(f);
+    char rel[4096] = "low", path[4096] = "";
+    char name[251];
+    memset(name, 'd', 250);
+    name[250] = '\0';
+    for (int i = 0; i < 16; i++) {
+        strcat(rel, "/");
+        strcat(rel, name);
+        assert_int_equal(mkdir(host(f, rel), 0755), 0);
+        strcat(path, i ? "/" : "");
+        strcat(path, name);
+    }
+    strcat(rel, "/f");
+    strcat(path, "/f");
+    int fd = open(host(f, rel), O_WRONLY | O_CREAT, 0644);
+    assert_int_equal(write(fd, f->model, BIG), BIG);
+    close(fd);
+    assert_int_equal(make_union(f), 0);
+    write_at(f, path, 4096, 10, 11);
+    check(f, path);
+    memcpy(rel, "up/", 3); /* the same path in the top branch */
+    memmove(rel + 3, rel + 4, strlen(rel + 4) + 1);
+    assert_false(has_record(f, rel));
+    assert_true(host_blocks(f, rel) >= BIG / 512);
+}
+
 static void test_copyup_whole(void **state)
 {
     struct fixture *f = *state;
@@ -394,6 +447,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncate_and_extend, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_append, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_truncate_while_open, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_new_union_reads_the_record, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_sequential_writes_one_range,
@@ -403,6 +458,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_merge_at_the_bound, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_unprivileged_writer, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_no_room_for_the_record, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_copyup_whole, setup, teardown),
     };

@@ -41,8 +41,7 @@ set_tests_properties(test_extent_map test_union_partial PROPERTIES
 # The randomized model test of partial copy-up (tests/union/model.sh):
 # union_model's random writes, appends, truncates and reads on a lower
 # file of a union, danausd killed in the middle of each round but the
-# first and restarted, every acknowledged op checked. Ceph: two rounds
-# (a restarted client waits ~60 s for the dead session's caps).
+# first and restarted, every acknowledged op checked, on both backends.
 add_executable(union_model ${CMAKE_CURRENT_SOURCE_DIR}/union/union_model.c)
 add_test(NAME union_model_local
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/model.sh $<TARGET_FILE:danausd>
@@ -51,7 +50,7 @@ set_tests_properties(union_model_local PROPERTIES LABELS union TIMEOUT 300)
 add_test(NAME union_model_ceph
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/model.sh $<TARGET_FILE:danausd>
     $<TARGET_FILE:danaus> $<TARGET_FILE:union_model> ceph
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf 2 200)
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf 6 200)
 set_tests_properties(union_model_ceph PROPERTIES
   LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
 

@@ -251,6 +251,31 @@ static int merge(struct union_instance *u, struct union_partial *p,
     return rc;
 }
 
+/* The upper file was cut to len: lower_len follows, stored after the cut.
+ * The caller holds p's lock alone. */
+static int cut_to(struct union_instance *u, struct union_partial *p,
+                  uint64_t len)
+{
+    struct extent_map m = p->map;
+    if (p->whole || !extent_map_truncate(&m, len))
+        return 0;
+    p->map = m;
+    return extent_map_complete(&m) ? merge(u, p, NULL) : store_map(u, p, &m);
+}
+
+/* An open with O_TRUNC cuts the upper file in the backend, before the
+ * union sees it: the map of a copy already open follows the file's size. */
+static int follow_size(struct union_instance *u, struct union_partial *p)
+{
+    struct danaus_stat st;
+    pthread_rwlock_wrlock(&p->lock);
+    int rc = p->own->inst->ops->fstat(p->own, &u->copyup_cred, &st);
+    if (rc == 0)
+        rc = cut_to(u, p, (uint64_t)st.size);
+    pthread_rwlock_unlock(&p->lock);
+    return rc;
+}
+
 static struct union_partial *find(struct union_instance *u, uint64_t ino)
 {
     for (struct union_partial *p = u->partials; p; p = p->next)
@@ -324,6 +349,7 @@ int union_partial_get(struct union_instance *u, struct ls_file *upper,
     if (len >= 0 && rc == 0) {
         pthread_mutex_lock(&u->partial_lock);
         struct union_partial *p = find(u, st.ino);
+        int shared = p != NULL;
         if (p) {
             p->refs++;
         } else if ((rc = load(u, path, rec, (size_t)len, st.ino, &p)) ==
@@ -332,6 +358,10 @@ int union_partial_get(struct union_instance *u, struct ls_file *upper,
             u->partials = p;
         }
         pthread_mutex_unlock(&u->partial_lock);
+        if (shared && (rc = follow_size(u, p)) < 0) {
+            union_partial_put(u, p);
+            p = NULL;
+        }
         *out = p;
     }
     free(rec);
@@ -446,14 +476,8 @@ int union_partial_truncate(struct union_instance *u, struct union_partial *p,
     const struct ls_ops *ops = upper->inst->ops;
     pthread_rwlock_wrlock(&p->lock);
     int rc = ops->ftruncate(upper, cred, len);
-    if (rc == 0 && !p->whole) {
-        struct extent_map m = p->map;
-        if (extent_map_truncate(&m, (uint64_t)len)) {
-            p->map = m;
-            rc = extent_map_complete(&m) ? merge(u, p, NULL)
-                                         : store_map(u, p, &m);
-        }
-    }
+    if (rc == 0)
+        rc = cut_to(u, p, (uint64_t)len);
     pthread_rwlock_unlock(&p->lock);
     return rc;
 }

@@ -1,0 +1,45 @@
+/*
+ * blocking.c - which requests may keep their service thread long
+ * (blocking.h).
+ *
+ * Judged from the request alone, before it runs: data syncs, bulk
+ * transfers, locks that may wait, and every call that changes the name
+ * space or attributes (on Ceph each is a round trip to the MDS, hundreds of
+ * microseconds to seconds). What stays is what a cache answers: stat,
+ * access, small reads and writes, lookups, directory reads, opens that
+ * create nothing. A wrong guess costs little either way: a cheap request
+ * counted long costs one wake-up of a parked thread; a long one counted
+ * cheap is what the stall watch is for.
+ */
+#include "blocking.h"
+
+#include <fcntl.h>
+
+bool call_may_block(const struct danaus_desc *d)
+{
+    switch (d->call) {
+    case DANAUS_CALL_STAT:
+    case DANAUS_CALL_ACCESS:
+    case DANAUS_CALL_READLINK:
+    case DANAUS_CALL_GETXATTR:
+    case DANAUS_CALL_LISTXATTR:
+    case DANAUS_CALL_STATFS:
+    case DANAUS_CALL_GETFL:
+    case DANAUS_CALL_SETFL:
+    case DANAUS_CALL_LSEEK:
+    case DANAUS_CALL_DUP:
+    case DANAUS_CALL_CLOSE:
+    case DANAUS_CALL_GETDENTS:
+        return false;
+    case DANAUS_CALL_READ:
+    case DANAUS_CALL_PREAD:
+        return (uint64_t)d->arg[0] >= BLOCKING_BYTES;
+    case DANAUS_CALL_WRITE:
+    case DANAUS_CALL_PWRITE:
+        return d->buf_len >= BLOCKING_BYTES;
+    case DANAUS_CALL_OPEN:
+        return (d->arg[0] & (O_CREAT | O_TRUNC)) != 0;
+    default:
+        return true;
+    }
+}

@@ -1,0 +1,18 @@
+/*
+ * blocking.h - which requests may keep their service thread long: the ones
+ * another client's small, cached requests must not queue behind
+ * (workers.c hands the queue to another thread before running them).
+ */
+#ifndef DANAUS_BLOCKING_H
+#define DANAUS_BLOCKING_H
+
+#include <danaus/wire.h>
+#include <stdbool.h>
+
+/* Bulk transfers from this many bytes count as possibly long. */
+#define BLOCKING_BYTES (64u << 10)
+
+/* d is the service's private copy of a request. */
+bool call_may_block(const struct danaus_desc *d);
+
+#endif

@@ -1,0 +1,16 @@
+# danausd keeps to the cpus it is given (issue 18): every thread's affinity
+# under taskset, in a cgroup cpuset, with `cpus` in its configuration, and
+# after its cpus were taken away; a `cpus` outside them refused. Label
+# "cpuset"; one test per backend, the Ceph one for libcephfs's threads.
+set(DANAUS_CPUSET_TEST ${CMAKE_CURRENT_SOURCE_DIR}/cpuset/affinity.sh
+  $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>)
+add_test(NAME cpuset_affinity_local COMMAND ${DANAUS_CPUSET_TEST} local -)
+set_tests_properties(cpuset_affinity_local PROPERTIES
+  LABELS cpuset TIMEOUT 120 SKIP_RETURN_CODE 77)
+if(TARGET danaus_backend_ceph)
+  add_test(NAME cpuset_affinity_ceph COMMAND ${DANAUS_CPUSET_TEST} ceph
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(cpuset_affinity_ceph PROPERTIES
+    LABELS "cpuset;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180
+    SKIP_RETURN_CODE 77)
+endif()
