@@ -94,6 +94,22 @@ void cgroup_memory_dir(const char *pool, char *out, size_t size)
     dir_of(is_v2() ? V2_ROOT : V1_MEMORY, pool, out, size);
 }
 
+long long cgroup_oom_kills(const char *pool)
+{
+    char dir[CG_DIR], path[CG_FILE + 32], line[128];
+    cgroup_memory_dir(pool, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s", dir,
+             is_v2() ? "memory.events" : "memory.oom_control");
+    FILE *f = fopen(path, "re");
+    long long kills = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "oom_kill %lld", &kills) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kills;
+}
+
 static int set(const char *dir, const char *file, const char *value)
 {
     char p[CG_FILE + 64];

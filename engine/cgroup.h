@@ -24,6 +24,9 @@ int cgroup_remove(const char *pool);
 int cgroup_exists(const char *pool);
 /* The pids in the pool's cgroup (malloc'ed); count in *n, -1 on error. */
 pid_t *cgroup_pids(const char *pool, int *n);
+/* How many processes the pool's memory limit has killed, or -1 if the
+ * kernel does not say. */
+long long cgroup_oom_kills(const char *pool);
 /* "v1" or "v2", and the directory that holds the memory controller's
  * files of the pool (for tests and `pool ls`). */
 const char *cgroup_kind(void);

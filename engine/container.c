@@ -8,6 +8,7 @@
  * pivots into that root and execs the command with libdanaus.so preloaded;
  * before that it asks danausd to show programs of its mount namespace the
  * root instance at "/" (the view), so they reach it over shared memory.
+ * exec runs a further command in a running container's namespaces.
  * The process that waits for it (the engine itself in the foreground, a
  * detached monitor with -d) records its exit and unmounts the root; rm
  * removes the writable branch.
@@ -23,10 +24,12 @@
 #include "service.h"
 #include "state.h"
 #include "store.h"
+#include "tty.h"
 
 #include <errno.h>
 #include <linux/close_range.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +51,7 @@ struct container {
     char name[NAME_MAX_LEN + 1];
     char root[STATE_PATH_MAX];
     struct record rec;
+    struct tty tty; /* -t */
 };
 
 static int save(struct container *c)
@@ -77,6 +81,18 @@ static void child_env(const struct container *c)
         putenv(c->o->env[i]);
 }
 
+/* -w (made if missing, as docker does) and -u, once inside the container.
+ * 0 or -1 (fail.h). */
+static int become(const struct run_options *o)
+{
+    if (o->workdir && (make_dirs(o->workdir, 0755) < 0 || chdir(o->workdir) < 0))
+        return fail_errno("-w %s", o->workdir);
+    if (o->has_user && (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 ||
+                        setuid(o->uid) < 0))
+        return fail_errno("-u %u:%u", (unsigned)o->uid, (unsigned)o->gid);
+    return 0;
+}
+
 /* The container's first process (pid 1 of its PID namespace). Reports a
  * failure to start as errno on report_fd (close-on-exec: a successful exec
  * closes it with nothing written). */
@@ -87,23 +103,27 @@ static int container_main(void *arg)
     char ipc[STATE_PATH_MAX], run[STATE_PATH_MAX];
     state_path(ipc, "pools/%s/ipc", c->o->pool);
     state_path(run, "pools/%s/run", c->o->pool);
-    const struct ns_bind binds[] = {
-        {run, RUNDIR_INSIDE, 0},
-        {service_library(), LIBRARY_INSIDE, 1},
-    };
+    const int nbinds = 2 + c->o->nvolumes, nkernel = nbinds + 2;
+    struct ns_bind binds[nbinds];
+    binds[0] = (struct ns_bind){run, RUNDIR_INSIDE, 0};
+    binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1};
+    for (int i = 0; i < c->o->nvolumes; i++)
+        binds[2 + i] = c->o->volumes[i];
     /* What the kernel keeps inside the container: whatever is mounted
      * over the Danaus root. Libdanaus serves the rest from the service. */
-    enum { NBINDS = sizeof binds / sizeof binds[0], NKERNEL = NBINDS + 2 };
-    const char *kernel[NKERNEL] = {"/proc", "/dev"};
-    for (int i = 0; i < NBINDS; i++)
+    const char *kernel[nkernel];
+    kernel[0] = "/proc";
+    kernel[1] = "/dev";
+    for (int i = 0; i < nbinds; i++)
         kernel[i + 2] = binds[i].inside;
     int err = 0;
     /* Before anything in the container can connect: this process's new
      * mount namespace is what the service recognises its clients by. */
     if (cgroup_enter(c->o->pool) < 0 || ns_ipc_enter(ipc) < 0 ||
         sethostname(c->name, strlen(c->name)) < 0 ||
-        door_view(c->o->pool, c->root, kernel, NKERNEL) < 0 ||
-        ns_enter_root(c->root, binds, NBINDS) < 0) {
+        door_view(c->o->pool, c->root, kernel, nkernel) < 0 ||
+        ns_enter_root(c->root, binds, nbinds) < 0 ||
+        (c->o->tty && tty_attach(&c->tty) < 0) || become(c->o) < 0) {
         err = errno ? errno : EINVAL;
         dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
                                                   : strerror(err));
@@ -167,6 +187,8 @@ static pid_t start(struct container *c, int *err)
 {
     int p[2];
     *err = 0;
+    if (c->o->tty && tty_open(&c->tty) < 0)
+        return -1;
     if (pipe2(p, O_CLOEXEC) < 0)
         return fail_errno("pipe");
     record_set(&c->rec, "report_fd", "%d", p[1]);
@@ -250,6 +272,8 @@ static int supervise(struct container *c, int tell_fd)
         close(tell_fd);
     }
     state_unlock();
+    if (c->o->tty)
+        tty_relay(&c->tty);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
@@ -346,11 +370,12 @@ static int running(const struct record *rec)
     return s && strcmp(s, "running") == 0 && service_alive(rec);
 }
 
-int container_list(int all)
+int container_list(int all, int quiet)
 {
     int n;
     char **cs = state_list("containers", &n);
-    printf("%-16s %-12s %-12s %-12s %-8s %s\n", "CONTAINER", "POOL", "IMAGE",
+    if (!quiet)
+        printf("%-16s %-12s %-12s %-12s %-8s %s\n", "CONTAINER", "POOL", "IMAGE",
            "STATUS", "PID", "COMMAND");
     for (int i = 0; i < n; i++) {
         struct record rec;
@@ -364,7 +389,9 @@ int container_list(int all)
         else
             snprintf(status, sizeof status, "exited(%lld)",
                      record_num(&rec, "exit", -1));
-        if (up || all)
+        if ((up || all) && quiet)
+            printf("%s\n", cs[i]);
+        else if (up || all)
             printf("%-16s %-12s %-12s %-12s %-8lld %s\n", cs[i],
                    record_get(&rec, "pool"), record_get(&rec, "image"),
                    status, up ? record_num(&rec, "pid", 0) : 0,
@@ -479,4 +506,64 @@ int container_logs(const char *name)
         fwrite(buf, 1, n, stdout);
     fclose(f);
     return 0;
+}
+
+/* ---- exec ---- */
+
+/* Joins the namespaces of the container's pid 1, all opened before any
+ * is joined (the mount namespace brings the container's /proc); the PID
+ * namespace applies to children. */
+static int join_container(pid_t pid, const char *pool)
+{
+    static const char *const kinds[] = {"ipc", "uts", "pid", "mnt"};
+    enum { N = sizeof kinds / sizeof kinds[0] };
+    int fds[N], rc = cgroup_enter(pool);
+    for (int i = 0; i < N; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, kinds[i]);
+        fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    for (int i = 0; i < N && rc == 0; i++)
+        if (fds[i] < 0 || setns(fds[i], 0) < 0)
+            rc = fail_errno("cannot join the container's %s namespace",
+                            kinds[i]);
+    for (int i = 0; i < N; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    return rc;
+}
+
+int container_exec(const char *name, char **argv)
+{
+    struct record rec;
+    if (query_container(name, &rec) < 0)
+        return 125;
+    int up = running(&rec);
+    const struct run_options o = {.pool = record_get(&rec, "pool")};
+    struct container c = {.o = &o};
+    snprintf(c.name, sizeof c.name, "%s", name);
+    pid_t pid = (pid_t)record_num(&rec, "pid", 0);
+    if (!up || join_container(pid, o.pool) < 0) {
+        if (!up)
+            fail("container '%s' is not running", name);
+        record_free(&rec);
+        return 125;
+    }
+    state_unlock();
+    pid_t child = fork();
+    if (child == 0) {
+        child_env(&c);
+        close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+        if (chdir("/") == 0)
+            execvp(argv[0], argv);
+        dprintf(2, "danaus: %s: %s\n", argv[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    record_free(&rec);
+    if (child < 0)
+        return fail_errno("fork"), 125;
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    return exit_code(status);
 }

@@ -1,8 +1,12 @@
 /*
- * container.h - containers: run, ps, stop, rm, logs.
+ * container.h - containers: run, exec, ps, stop, rm, logs.
  */
 #ifndef ENGINE_CONTAINER_H
 #define ENGINE_CONTAINER_H
+
+#include "ns.h"
+
+#include <sys/types.h>
 
 struct run_options {
     const char *pool, *image, *name;
@@ -10,6 +14,13 @@ struct run_options {
     int nenv;
     int detach;
     int remove; /* --rm: the container goes when it exits */
+    int tty;    /* -t: a pseudo-terminal (tty.h) */
+    struct ns_bind *volumes; /* -v HOSTDIR:DIR[:ro], nvolumes of them */
+    int nvolumes;
+    const char *workdir; /* -w DIR, or NULL */
+    uid_t uid; /* -u UID[:GID], when has_user */
+    gid_t gid;
+    int has_user;
     char **argv; /* the command, NULL-ended */
 };
 
@@ -17,9 +28,13 @@ struct run_options {
  * (detached), or 125/126/127 for the engine's own failures as docker does
  * (message in fail.h). */
 int container_run(const struct run_options *o);
-int container_list(int all);
+/* ps: running containers (all: every one); quiet: names only (-q). */
+int container_list(int all, int quiet);
 int container_stop(const char *name);
 int container_remove(const char *name, int force);
 int container_logs(const char *name);
+/* Runs argv in the running container; its exit status, or 125 (fail.h),
+ * 126/127 when argv cannot be run. */
+int container_exec(const char *name, char **argv);
 
 #endif

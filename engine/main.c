@@ -7,15 +7,18 @@
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
- *                              -- CMD...
- *   danaus ps [-a] | stop NAME | rm [-f] NAME | logs NAME
+ *              [-i] [-t] [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]]
+ *              -- CMD...
+ *   danaus exec NAME [--] CMD... | ps [-a] [-q] | inspect NAME
+ *   danaus stop NAME | rm [-f] NAME | logs NAME
  *
  * Every command takes the state directory's lock, and first restarts the
  * danausd of any pool whose service died. Errors are one line on stderr
- * and a non-zero exit (1; run uses 125-127 as docker does).
+ * and a non-zero exit (1; run and exec use 125-127 as docker does).
  */
 #include "container.h"
 #include "fail.h"
+#include "inspect.h"
 #include "image.h"
 #include "pool.h"
 #include "state.h"
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DEFAULT_STATE "/var/lib/danaus"
 
@@ -34,9 +38,12 @@ static int usage(void)
             "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
-            "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm] "
+            "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
+            "      [-i] [-t] [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] "
             "-- CMD [ARGS...]\n"
-            "  ps [-a] | stop NAME | rm [-f] NAME | logs NAME\n");
+            "  exec NAME [--] CMD [ARGS...]\n"
+            "  ps [-a] [-q] | inspect NAME | stop NAME | rm [-f] NAME | "
+            "logs NAME\n");
     return 2;
 }
 
@@ -75,40 +82,104 @@ static int image_command(int argc, char **argv)
     return fail("image: expected import NAME PATH, ls or rm NAME");
 }
 
+/* -v HOSTDIR:DIR[:ro|:rw]: an existing absolute host path, bound at a
+ * plain absolute path inside. 0 or -1 (fail.h). */
+static int parse_volume(char *text, struct ns_bind *b)
+{
+    char *inside = strchr(text, ':');
+    char *mode = inside ? strchr(inside + 1, ':') : NULL;
+    struct stat st;
+    if (inside)
+        *inside++ = '\0';
+    if (mode)
+        *mode++ = '\0';
+    if (!inside || text[0] != '/' || stat(text, &st) < 0)
+        return fail("run: -v %s: expected HOSTDIR:DIR[:ro] with an existing "
+                    "absolute HOSTDIR", text);
+    if (!state_plain_path(inside) || strcmp(inside, "/") == 0)
+        return fail("run: -v %s:%s: DIR must be absolute, not '/', without "
+                    "'.', '..' or empty components", text, inside);
+    if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
+        return fail("run: -v %s:%s:%s: expected ro or rw", text, inside,
+                    mode);
+    *b = (struct ns_bind){text, inside, mode && strcmp(mode, "ro") == 0};
+    return 0;
+}
+
+/* -u UID[:GID], numbers (the image's /etc/passwd is not read). */
+static int parse_user(const char *text, struct run_options *o)
+{
+    char *end;
+    unsigned long uid = strtoul(text, &end, 10), gid = uid;
+    if (end != text && *end == ':')
+        gid = strtoul(end + 1, &end, 10);
+    if (end == text || *end || uid > 0x7fffffff || gid > 0x7fffffff ||
+        !(text[0] >= '0' && text[0] <= '9'))
+        return fail("run: -u '%s': expected UID[:GID] as numbers", text);
+    o->uid = (uid_t)uid;
+    o->gid = (gid_t)gid;
+    o->has_user = 1;
+    return 0;
+}
+
+/* One option with a value into o. 0 or -1 (fail.h). */
+static int run_option(const char *opt, char *value, struct run_options *o)
+{
+    if (strcmp(opt, "--pool") == 0)
+        o->pool = value;
+    else if (strcmp(opt, "--image") == 0)
+        o->image = value;
+    else if (strcmp(opt, "--name") == 0)
+        o->name = value;
+    else if (strcmp(opt, "-w") == 0 && !state_plain_path(value))
+        return fail("run: -w '%s': expected a plain absolute path", value);
+    else if (strcmp(opt, "-w") == 0)
+        o->workdir = value;
+    else if (strcmp(opt, "-u") == 0)
+        return parse_user(value, o);
+    else if (strcmp(opt, "-v") == 0)
+        return parse_volume(value, &o->volumes[o->nvolumes++]);
+    else if (strcmp(opt, "-e") == 0 && (!strchr(value, '=') || *value == '='))
+        return fail("run: -e '%s': expected VAR=VALUE", value);
+    else if (strcmp(opt, "-e") == 0)
+        o->env[o->nenv++] = value;
+    else
+        return fail("run: unknown option '%s' (the command follows --)",
+                    opt);
+    return 0;
+}
+
 /* Returns the exit status; 125 for bad options. */
 static int run_command(int argc, char **argv)
 {
     struct run_options o = {0};
+    int interactive;
     o.env = calloc((size_t)argc + 1, sizeof *o.env);
+    o.volumes = calloc((size_t)argc + 1, sizeof *o.volumes);
     int i;
     for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--rm") == 0) {
-            *(argv[i][1] == 'd' ? &o.detach : &o.remove) = 1;
+        /* -i: the container has the caller's stdin anyway. */
+        int *flag = strcmp(argv[i], "-d") == 0     ? &o.detach
+                    : strcmp(argv[i], "--rm") == 0 ? &o.remove
+                    : strcmp(argv[i], "-t") == 0   ? &o.tty
+                    : strcmp(argv[i], "-it") == 0  ? &o.tty
+                    : strcmp(argv[i], "-i") == 0   ? &interactive
+                                                   : NULL;
+        if (flag) {
+            *flag = 1;
             continue;
-        }
-        const char **slot = strcmp(argv[i], "--pool") == 0    ? &o.pool
-                            : strcmp(argv[i], "--image") == 0 ? &o.image
-                            : strcmp(argv[i], "--name") == 0  ? &o.name
-                                                              : NULL;
-        int is_env = strcmp(argv[i], "-e") == 0;
-        if (!slot && !is_env) {
-            fail("run: unknown option '%s' (the command follows --)",
-                 argv[i]);
-            return 125;
         }
         if (i + 1 == argc) {
             fail("run: %s needs a value", argv[i]);
             return 125;
         }
-        if (is_env) {
-            if (!strchr(argv[i + 1], '=') || argv[i + 1][0] == '=') {
-                fail("run: -e '%s': expected VAR=VALUE", argv[i + 1]);
-                return 125;
-            }
-            o.env[o.nenv++] = argv[++i];
-        } else {
-            *slot = argv[++i];
-        }
+        if (run_option(argv[i], argv[i + 1], &o) < 0)
+            return 125;
+        i++;
+    }
+    if (o.tty && o.detach) {
+        fail("run: -t with -d is not supported (danaus logs has no terminal)");
+        return 125;
     }
     if (!o.pool || !o.image) {
         fail("run needs --pool and --image");
@@ -131,8 +202,23 @@ static int command(int argc, char **argv)
         return image_command(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return run_command(argc - 1, argv + 1);
-    if (strcmp(cmd, "ps") == 0 && argc <= 2)
-        return container_list(argc == 2 && strcmp(argv[1], "-a") == 0);
+    if (strcmp(cmd, "exec") == 0) {
+        int skip = argc > 2 && strcmp(argv[2], "--") == 0;
+        if (argc < 3 + skip)
+            return fail("exec: expected NAME [--] CMD [ARGS...]"), 125;
+        return container_exec(argv[1], argv + 2 + skip);
+    }
+    if (strcmp(cmd, "ps") == 0) {
+        int all = 0, quiet = 0;
+        for (int i = 1; i < argc; i++)
+            if (strcmp(argv[i], "-a") == 0 || strcmp(argv[i], "-q") == 0)
+                *(argv[i][1] == 'a' ? &all : &quiet) = 1;
+            else
+                return fail("ps: unknown option '%s' (-a, -q)", argv[i]);
+        return container_list(all, quiet);
+    }
+    if (strcmp(cmd, "inspect") == 0 && argc == 2)
+        return inspect_container(argv[1]);
     if (strcmp(cmd, "stop") == 0 && argc == 2)
         return container_stop(argv[1]);
     if (strcmp(cmd, "rm") == 0 && argc == 2)
@@ -162,7 +248,7 @@ int main(int argc, char **argv)
     }
     /* A dead service is noticed (and said) here; the command goes on. */
     pool_check_all();
-    int is_run = strcmp(argv[i], "run") == 0;
+    int is_run = strcmp(argv[i], "run") == 0 || strcmp(argv[i], "exec") == 0;
     int rc = command(argc - i, argv + i);
     if (fail_message()) {
         fprintf(stderr, "danaus: %s\n", fail_message());

@@ -43,14 +43,9 @@ static int check_backend_dir(const char *text, const char *dir)
         if (*p == ':' || *p == ' ' || *p == '\t' || *p == '\n')
             return fail("backend '%s': the directory may not contain ':' "
                         "or white space", text);
-    for (const char *c = dir + 1; *c;) {
-        size_t n = strcspn(c, "/");
-        if ((n == 0 && c[n]) || (n == 1 && c[0] == '.') ||
-            (n == 2 && c[0] == '.' && c[1] == '.'))
-            return fail("backend '%s': the directory may not have '.', "
-                        "'..' or empty components", text);
-        c += n + (c[n] == '/');
-    }
+    if (!state_plain_path(dir))
+        return fail("backend '%s': the directory may not have '.', "
+                    "'..' or empty components", text);
     return 0;
 }
 
@@ -149,6 +144,13 @@ static int parse_options(const char *name, const struct pool_options *o,
                     (unsigned long long)(host >> 20));
     if (memory < (16u << 20))
         return fail("memory %s: a pool needs at least 16M", o->memory);
+    /* The cache is the service's own memory, charged to the pool: one as
+     * large as the limit would have the limit kill the pool's danausd. */
+    if (o->cache && cache > memory - (16u << 20))
+        return fail("cache %s: does not fit in the pool's memory %s with "
+                    "16M left for danausd and the containers (the limit "
+                    "would kill the pool's own service)", o->cache,
+                    o->memory);
     char list[256];
     cpulist_format(&cpus, list, sizeof list);
     record_set(rec, "cpus", "%s", list);

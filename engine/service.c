@@ -211,6 +211,7 @@ int service_start(const char *pool, struct record *rec, int first,
     if (log_fd < 0)
         return fail_errno("cannot open %s", log);
     off_t from = lseek(log_fd, 0, SEEK_END);
+    long long kills = cgroup_oom_kills(pool);
     pid_t pid = spawn(pool, first, log_fd);
     close(log_fd);
     char why[1024];
@@ -231,6 +232,10 @@ int service_start(const char *pool, struct record *rec, int first,
     }
     last_line(log, from, why, sizeof why);
     kill(pid, SIGKILL);
+    if (kills >= 0 && cgroup_oom_kills(pool) > kills)
+        return fail("pool %s: the pool's memory limit (%lld MiB) killed its "
+                    "own danausd as it started: give the pool more --memory",
+                    pool, record_num(rec, "memory", 0) >> 20);
     return fail("pool %s: danausd did not start: %s", pool,
                 *why ? why : "no word within the time limit");
 }

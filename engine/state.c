@@ -100,6 +100,20 @@ int state_check_name(const char *what, const char *name)
     return 0;
 }
 
+int state_plain_path(const char *path)
+{
+    if (path[0] != '/')
+        return 0;
+    for (const char *c = path + 1; *c;) {
+        size_t n = strcspn(c, "/");
+        if ((n == 0 && c[n]) || (n == 1 && c[0] == '.') ||
+            (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        c += n + (c[n] == '/');
+    }
+    return 1;
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);

@@ -32,6 +32,9 @@ void state_path(char *out, const char *fmt, ...)
 /* Names of pools, images, containers: [A-Za-z0-9_.-], 1..32, no leading
  * dot. 0 or -1 (fail.h) naming what. */
 int state_check_name(const char *what, const char *name);
+/* Whether path is absolute with no ".", ".." or empty component: a path
+ * that says where it leads (backend directories, volume targets). */
+int state_plain_path(const char *path);
 /* The entries of state directory kind ("pools", ...), sorted; count out. */
 char **state_list(const char *kind, int *count);
 void state_list_free(char **names, int count);

@@ -9,18 +9,7 @@ work=$(mktemp -d /tmp/danaus-engine-test.XXXXXX)
 export DANAUS_STATE=$work/state
 failures=0
 
-check() { # check WHAT EXPECTED ACTUAL
-    if [ "$2" = "$3" ]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
-}
-# expect_error WHAT CODE MESSAGE-PART command...: one line, that code.
-expect_error() {
-    what=$1 code=$2 part=$3; shift 3
-    out=$("$@" 2>&1 >/dev/null); rc=$?
-    check "$what: exit code" "$code" "$rc"
-    case "$out" in *"$part"*) check "$what: message" 1 "$(echo "$out" | wc -l)" ;;
-        *) check "$what: message names it" "$part" "$out" ;; esac
-}
+. "$(dirname "$0")/checks.sh"
 cleanup() {
     for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
     for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
@@ -33,7 +22,7 @@ trap cleanup EXIT
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo ls mkdir rm sleep hostname grep dd true; do ln -s busybox "$img/bin/$c"; done
+for c in sh cat echo ls mkdir rm sleep hostname grep dd true pwd id tr; do ln -s busybox "$img/bin/$c"; done
 echo from-the-image >"$img/etc/motd"
 "$danaus" image import bb "$img" || exit 1
 
@@ -73,6 +62,27 @@ check "exit status passes through" 7 $?
 out=$("$danaus" run --pool a --image bb --name c4 -e GREETING=hi -- sh -c 'echo $GREETING $$ $(hostname); echo $LD_PRELOAD')
 check "environment, pid 1, hostname, preload" "hi 1 c4
 /usr/lib/danaus/libdanaus.so" "$out"
+
+# Docker's conventions: --rm, -v HOSTDIR:DIR[:ro], -w, -u.
+mkdir -p "$work/vol" && echo from-the-host >"$work/vol/f"
+out=$("$danaus" run --rm --pool a --image bb --name v1 -v "$work/vol:/mnt/v" -v "$work/vol:/ro:ro" -w /work/here -- sh -c 'cat /mnt/v/f; echo from-the-container >/mnt/v/g; echo x >/ro/h 2>/dev/null || echo ro-refused; pwd')
+check "-v binds a host directory, :ro read-only; -w makes and enters DIR" "from-the-host
+ro-refused
+/work/here" "$out"
+check "a write to a -v directory reaches the host" from-the-container "$(cat "$work/vol/g")"
+check "--rm removes the container when it exits" absent "$(ls -d "$DANAUS_STATE/containers/v1" 2>/dev/null || echo absent)"
+check "-u UID:GID runs the command as them" "1000:1001" "$("$danaus" run --rm --pool a --image bb -u 1000:1001 -- sh -c 'echo $(id -u):$(id -g)' 2>&1)"
+# -t: an interactive shell on a pseudo-terminal (script gives the engine one).
+out=$( (sleep 1; printf 'echo $((6*7)); [ -t 0 ] && echo on-a-tty\n'; sleep 1; printf 'exit 5\n') |
+    timeout 30 script -qec "$danaus run --rm -t --pool a --image bb -- sh" /dev/null | tr -d '\r')
+check "-t gives an interactive shell a terminal" "42 on-a-tty" "$(echo "$out" | grep -x -e 42 -e on-a-tty | xargs)"
+check "-t passes the shell's exit status" 5 "$(timeout 30 script -qec "$danaus run --rm -t --pool a --image bb -- sh -c 'exit 5'" /dev/null >/dev/null; echo $?)"
+expect_error "-t with -d" 125 "-t with -d is not supported" "$danaus" run -d -t --pool a --image bb -- true
+expect_error "-v with a relative host path" 125 "existing absolute HOSTDIR" "$danaus" run --pool a --image bb -v vol:/x -- true
+expect_error "-v leaving its target" 125 "DIR must be absolute" "$danaus" run --pool a --image bb -v "$work/vol:/x/../etc" -- true
+expect_error "-v with a bad mode" 125 "expected ro or rw" "$danaus" run --pool a --image bb -v "$work/vol:/x:rx" -- true
+expect_error "-u not a number" 125 "expected UID[:GID] as numbers" "$danaus" run --pool a --image bb -u root -- true
+expect_error "-w relative" 125 "expected a plain absolute path" "$danaus" run --pool a --image bb -w tmp -- true
 
 # Programs in a container reach its root over shared memory, not FUSE: a
 # file a dynamic program holds open is a Danaus descriptor (the library's
@@ -120,6 +130,13 @@ check "a detached container's output is in its log" to-the-log "$("$danaus" logs
 # Cores and cgroup: the container's processes and the pool's service.
 "$danaus" run --pool a --image bb --name d1 -d -- sleep 100 >/dev/null
 pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/d1/container")
+out=$("$danaus" exec d1 sh -c 'echo $(hostname) $(cat /proc/1/cmdline | tr "\0" " ") >/tmp/e; cat /tmp/e; exit 4')
+rc=$?
+check "exec runs in the container's namespaces; its exit status passes through" "d1 sleep 100 4" "$(echo $out) $rc"
+check "ps -q lists the running containers' names" "d1" "$("$danaus" ps -q)"
+check "inspect says the container runs, as JSON" "d1 running $pid" "$("$danaus" inspect d1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["Name"], j["State"]["Status"], j["State"]["Pid"])')"
+expect_error "inspect of an unknown container" 1 "unknown container 'nope'" "$danaus" inspect nope
+expect_error "exec of a missing command" 127 "nosuchcmd: No such file" "$danaus" exec d1 nosuchcmd
 svc=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/a/pool")
 check "container runs on the pool's cpus" 1 "$(awk '/Cpus_allowed_list/ {print $2}' /proc/$pid/status)"
 bad=$(grep -h Cpus_allowed_list /proc/$svc/task/*/status | grep -vc '	1$')
@@ -142,6 +159,7 @@ check "pool a's service survived" running "$("$danaus" pool ls | awk '$1=="a" {p
 
 # stop and rm leave nothing behind.
 "$danaus" stop d1
+expect_error "exec in a stopped container" 125 "container 'd1' is not running" "$danaus" exec d1 true
 check "stop ends the container" "exited(137)" "$("$danaus" ps -a | awk '$1=="d1" {print $4}')"
 check "stop ends its processes" gone "$(kill -0 "$pid" 2>/dev/null && echo alive || echo gone)"
 for c in c1 c2 c3 c4 d1 hog; do "$danaus" rm "$c"; done
@@ -205,6 +223,7 @@ check "pool rm removes the cgroups, and the engine's directory with the last" ""
 check "pool rm leaves no mount" 0 "$(grep "$work" /proc/mounts | grep -vc " $work/cephroot ")"
 
 # With no pool left every cpu is free: what remains is the other input.
+expect_error "a cache the memory limit cannot hold" 1 "the limit would kill the pool's own service" "$danaus" pool create c --cpus 0 --memory 64M --cache 60M --backend "$back_a"
 expect_error "memory the host lacks" 1 "the host has only" "$danaus" pool create c --cpus 0 --memory 64T --backend "$back_a"
 expect_error "missing backend directory" 1 "is not a directory" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/nonexistent
 expect_error "backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend "local:$work/../../../etc"

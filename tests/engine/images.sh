@@ -25,21 +25,10 @@ fill_cache() { # fill_cache CACHE: makes CACHE/debian-KEY/rootfs.tar once
 if [ "$1" = fill-cache ]; then fill_cache "$2"; exit; fi
 
 danaus=$1 backend=$2 cache=$3
-here=$(dirname "$0")
 work=$(mktemp -d /tmp/danaus-images-test.XXXXXX)
 export DANAUS_STATE=$work/state
 failures=0
-check() { # check WHAT EXPECTED ACTUAL
-    if [ "$2" = "$3" ]; then echo "ok   $1"; else
-        echo "FAIL $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
-}
-expect_error() { # WHAT CODE MESSAGE-PART command...: one line, that code
-    what=$1 code=$2 part=$3; shift 3
-    out=$("$@" 2>&1 >/dev/null); rc=$?
-    check "$what: exit code" "$code" "$rc"
-    case "$out" in *"$part"*) check "$what: message" 1 "$(echo "$out" | wc -l)" ;;
-        *) check "$what: message names it" "$part" "$out" ;; esac
-}
+. "$(dirname "$0")/checks.sh"
 podman_() { podman --root "$work/podman/root" --runroot "$work/podman/run" --storage-driver vfs "$@"; }
 cleanup() {
     for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
@@ -84,7 +73,8 @@ hard regular file 644 2 0:0
 sparse regular file 644 1 0:0
 suid regular file 4755 1 0:0
 content" "$(echo "$out" | head -n 8)"
-check "a sparse file stays sparse" yes "$([ "$(echo "$out" | tail -n 1)" -lt 1024 ] && echo yes)"
+# (CephFS reports st_blocks from the size, holes or not: local only)
+[ "$backend" = local ] && check "a sparse file stays sparse" yes "$([ "$(echo "$out" | tail -n 1)" -lt 1024 ] && echo yes)"
 [ "$backend" = local ] && check "xattrs survive" v1 "$(python3 -c "import os; print(os.getxattr('$work/back/images/special/0/data/a', 'user.danaus').decode())")"
 out=$("$danaus" run --rm --pool p --image special -- sh -c 'cd /dev; echo *; head -c 3 /dev/zero | wc -c; echo x >/dev/null && echo null-ok')
 check "the container's /dev is the runtime's, not the image's (no sda)" "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero

@@ -1,0 +1,14 @@
+# Sourced by the engine tests: check and expect_error count failures in
+# $failures (the test sets it to 0 and exits non-zero if it is not).
+check() { # check WHAT EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then echo "ok   $1"; else
+        echo "FAIL $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
+}
+# expect_error WHAT CODE MESSAGE-PART command...: one line, that code.
+expect_error() {
+    what=$1 code=$2 part=$3; shift 3
+    out=$("$@" 2>&1 >/dev/null); rc=$?
+    check "$what: exit code" "$code" "$rc"
+    case "$out" in *"$part"*) check "$what: message" 1 "$(echo "$out" | wc -l)" ;;
+        *) check "$what: message names it" "$part" "$out" ;; esac
+}
