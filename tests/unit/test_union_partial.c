@@ -502,6 +502,13 @@ static void test_file_keeps_st_ino(void **state)
     assert_ino(f, "", "linked", ino);
     assert_int_equal(f->ops->rename(f->u, &root_cred, "big", "moved", 0), 0);
     assert_ino(f, "", "moved", ino);
+    /* Into directories that held no copy: their listings show it too. */
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "a", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "b", 0755), 0);
+    assert_int_equal(f->ops->link(f->u, &root_cred, "moved", "a/l"), 0);
+    assert_ino(f, "a", "l", ino);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "a/l", "b/r", 0), 0);
+    assert_ino(f, "b", "r", ino);
     drop_union(f);
     assert_int_equal(make_union(f), 0);
     assert_ino(f, "", "moved", ino);

@@ -6,9 +6,9 @@
  * branch that has it; a whiteout ".wh.NAME" in branch b hides NAME in the
  * branches below b (not in b itself, as in OCI layers); whiteouts, the
  * opaque marker and copy-up temporaries never show. d_ino is the st_ino
- * the union's stat reports: a copy's origin (origin.c) for entries of the
- * top branch, and "." and ".." as stat says of the directory and its
- * parent.
+ * the union's stat reports: a copy's origin (origin.c) for entries of a
+ * top branch's directory marked as holding copies, and "." and ".." as
+ * stat says of the directory and its parent.
  *
  * An open directory of the union takes a snapshot of this listing when it
  * is read from cookie 0 (open or rewind) and hands out its entries by
@@ -198,6 +198,7 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
         return rc;
     off_t pos = 0;
     ssize_t got;
+    int impure = b == 0 && union_origin_impure(u, path);
     while ((got = in->ops->getdents(f, cred, buf, READ_BUF, &pos)) > 0) {
         for (ssize_t at = 0; at < got;) {
             const struct danaus_dirent *d =
@@ -219,7 +220,7 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
             } else {
                 if ((rc = add_entry(m, d)) < 0)
                     goto out;
-                if (b == 0 && (rc = top_ino(u, path, name,
+                if (impure && (rc = top_ino(u, path, name,
                                             &m->entries[m->n - 1])) < 0)
                     goto out;
             }

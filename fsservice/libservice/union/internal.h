@@ -176,6 +176,12 @@ int union_partial_is_record(const char *name);
  * of the lower entry it is a copy of, when no other name shows it. */
 int union_origin_record(struct union_instance *u, const char *to,
                         const struct danaus_stat *origin);
+/* Before the top branch's entry from (maybe a copy) gets the name to by
+ * a rename or a link: marks to's directory if from has an origin. */
+int union_origin_follow(struct union_instance *u, const char *from,
+                        const char *to);
+/* Whether the top branch's directory dir may hold copies with an origin. */
+int union_origin_impure(struct union_instance *u, const char *dir);
 /* Puts into st, the lstat of path in the top branch (or of file, open
  * there), the identity of the entry it was copied from, if any. */
 void union_origin_stat(struct union_instance *u, const char *path,

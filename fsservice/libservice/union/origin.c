@@ -18,7 +18,12 @@
  * same). Where the top branch cannot hold the xattr, the copy also keeps
  * its own number.
  *
- * Private xattrs (this one and partial.c's record) are neither shown nor
+ * A directory of the top branch that holds such an entry carries
+ * IMPURE_XATTR (set before the entry gets there: by the copy-up, a rename
+ * or a link), so a merged listing reads origins only in those directories
+ * and lists the others at the backend's cost (overlayfs's "impure" mark).
+ *
+ * Private xattrs (these and partial.c's record) are neither shown nor
  * changed by clients, and never copied up from a lower branch.
  */
 #include "internal.h"
@@ -31,10 +36,12 @@
 
 #define ORIGIN_XATTR "trusted.danaus.origin"
 #define ORIGIN_LEN 16 /* st_dev, st_ino: u64 little-endian each */
+#define IMPURE_XATTR "trusted.danaus.impure"
 
 int union_is_private_xattr(const char *name)
 {
-    return strcmp(name, ORIGIN_XATTR) == 0 || union_partial_is_record(name);
+    return strcmp(name, ORIGIN_XATTR) == 0 ||
+           strcmp(name, IMPURE_XATTR) == 0 || union_partial_is_record(name);
 }
 
 ssize_t union_hide_private_xattrs(char *list, ssize_t len)
@@ -53,6 +60,26 @@ ssize_t union_hide_private_xattrs(char *list, ssize_t len)
     return len;
 }
 
+int union_origin_impure(struct union_instance *u, const char *dir)
+{
+    struct ls_instance *top = union_branch_inst(u, 0);
+    return top->ops->getxattr(top, &u->copyup_cred, dir, IMPURE_XATTR, NULL,
+                              0, AT_SYMLINK_NOFOLLOW) >= 0;
+}
+
+/* Marks the top branch's directory of path, if it is not yet. */
+static int mark_parent(struct union_instance *u, const char *path)
+{
+    char dir[DANAUS_PATH_MAX];
+    const char *name;
+    union_split(path, dir, &name);
+    if (union_origin_impure(u, dir))
+        return 0;
+    struct ls_instance *top = union_branch_inst(u, 0);
+    return top->ops->setxattr(top, &u->copyup_cred, dir, IMPURE_XATTR, "", 0,
+                              0, AT_SYMLINK_NOFOLLOW);
+}
+
 int union_origin_record(struct union_instance *u, const char *to,
                         const struct danaus_stat *origin)
 {
@@ -62,8 +89,20 @@ int union_origin_record(struct union_instance *u, const char *to,
     uint8_t v[ORIGIN_LEN];
     le_put64(v, origin->dev);
     le_put64(v + 8, origin->ino);
-    return top->ops->setxattr(top, &u->copyup_cred, to, ORIGIN_XATTR, v,
-                              sizeof v, 0, AT_SYMLINK_NOFOLLOW);
+    int rc = mark_parent(u, to);
+    return rc < 0 ? rc
+                  : top->ops->setxattr(top, &u->copyup_cred, to, ORIGIN_XATTR,
+                                       v, sizeof v, 0, AT_SYMLINK_NOFOLLOW);
+}
+
+int union_origin_follow(struct union_instance *u, const char *from,
+                        const char *to)
+{
+    struct ls_instance *top = union_branch_inst(u, 0);
+    ssize_t len = top->ops->getxattr(top, &u->copyup_cred, from,
+                                     ORIGIN_XATTR, NULL, 0,
+                                     AT_SYMLINK_NOFOLLOW);
+    return len == ORIGIN_LEN ? mark_parent(u, to) : 0;
 }
 
 /* st, of an entry whose origin xattr read got len bytes into v. */
