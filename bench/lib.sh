@@ -43,3 +43,96 @@ quiet_client_conf() {
         done
     } >>"$bench_conf"
 }
+
+# Mounts ceph-fuse with $bench_conf at $1 in the background; its pid in
+# mounted_pid. Its log goes to $work/ceph-fuse.log.
+mount_ceph_fuse_at() {
+    mkdir -p "$1"
+    ceph-fuse -f -c "$bench_conf" "$1" >>"$work/ceph-fuse.log" 2>&1 &
+    mounted_pid=$!
+    local pid=$mounted_pid dir=$1
+    up() {
+        kill -0 "$pid" 2>/dev/null || die "ceph-fuse exited; see $work/ceph-fuse.log"
+        mountpoint -q "$dir"
+    }
+    wait_until 60 up || die "ceph-fuse did not mount $dir in 60 s"
+}
+
+# Unmounts a FUSE mount and waits for its process to end.
+unmount_fuse_at() { # MOUNTPOINT PID
+    fusermount3 -u "$1" 2>/dev/null || fusermount -u "$1" 2>/dev/null ||
+        umount -l "$1" 2>/dev/null
+    for _ in $(seq 50); do
+        kill -0 "$2" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$2" 2>/dev/null || true
+    wait "$2" 2>/dev/null || true
+}
+
+# Copies programs and every library they load (as ldd lists them) into
+# the image root $1, keeping their paths, so they run there as on the host.
+image_add_programs() { # ROOT PROGRAM...
+    local root=$1 p lib
+    shift
+    for p in "$@"; do
+        mkdir -p "$root/usr/bin"
+        cp "$p" "$root/usr/bin/"
+        for lib in $(ldd "$p" | grep -o '/[^ ]*'); do
+            mkdir -p "$root$(dirname "$lib")"
+            cp -L "$lib" "$root$lib"
+        done
+    done
+}
+
+# Pins every daemon of the cluster this script started (cluster_dir) and
+# all their threads to the CPUs $1, so the tenants' CPUs are theirs alone.
+pin_ceph_cluster() { # CPUS
+    local f
+    [ -n "${cluster_dir:-}" ] || return 0
+    for f in "$cluster_dir"/run/*.pid; do
+        taskset -a -p -c "$1" "$(cat "$f")" >/dev/null
+    done
+}
+
+# CPU time (user + system) of a process and all its threads so far, in
+# clock ticks (0 if it is gone).
+cpu_ticks() { # PID
+    awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# Removes every container of the engine state $state (force), and with
+# "pools" every pool too.
+remove_engine_state() { # [pools]
+    local c p
+    for c in $(ls "$state/containers" 2>/dev/null); do
+        "$danaus" --state "$state" rm -f "$c" >/dev/null 2>&1 || true
+    done
+    [ "${1:-}" = pools ] || return 0
+    for p in $(ls "$state/pools" 2>/dev/null); do
+        "$danaus" --state "$state" pool rm "$p" || true
+    done
+}
+
+# Writes to stdout a wide CSV for bench/plot.sh from a long one without a
+# header row on stdin: a row per distinct value of the awk expression ROW,
+# a column per distinct value of SERIES, cells the sum of VALUE over the
+# lines where the awk condition WHERE holds; in order of first appearance.
+pivot_csv() { # ROW SERIES VALUE WHERE
+    awk -F, -v OFS=, "
+        !($4) {next}
+        {
+            r = $1; s = $2
+            if (!(r in rs)) {rs[r]; ro[++nr] = r}
+            if (!(s in ss)) {ss[s]; so[++ns] = s}
+            v[r, s] += $3
+        }"'
+        END {
+            line = "x"; for (j = 1; j <= ns; j++) line = line OFS so[j]; print line
+            for (i = 1; i <= nr; i++) {
+                line = "\"" ro[i] "\""
+                for (j = 1; j <= ns; j++) line = line OFS v[ro[i], so[j]]
+                print line
+            }
+        }'
+}

@@ -92,37 +92,20 @@ setup_fuse_pid=""
 peer_fuse_pid=""
 top=""
 
-# Unmounts a FUSE mount and waits for its process to end.
-unmount_fuse() { # MOUNTPOINT PID
-    fusermount3 -u "$1" 2>/dev/null || fusermount -u "$1" 2>/dev/null ||
-        umount -l "$1" 2>/dev/null
-    for _ in $(seq 50); do
-        kill -0 "$2" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$2" 2>/dev/null || true
-    wait "$2" 2>/dev/null || true
-}
-
 cleanup() {
     local rc=$?
     set +e
-    local c p m
-    for c in $(ls "$state/containers" 2>/dev/null); do
-        "$danaus" --state "$state" rm -f "$c" >/dev/null 2>&1
-    done
-    for p in $(ls "$state/pools" 2>/dev/null); do
-        "$danaus" --state "$state" pool rm "$p"
-    done
+    local m
+    remove_engine_state pools
     # The peers' roots (unionfs-fuse, overlay), innermost first; their
     # unionfs-fuse processes end with their mounts.
     for m in $(awk -v w="$work/peer/" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r); do
         umount "$m" 2>/dev/null || umount -l "$m"
     done
-    [ -n "$peer_fuse_pid" ] && unmount_fuse "$work/peer-fuse" "$peer_fuse_pid"
+    [ -n "$peer_fuse_pid" ] && unmount_fuse_at "$work/peer-fuse" "$peer_fuse_pid"
     if [ -n "$setup_fuse_pid" ]; then
         [ -n "$top" ] && rm -rf "${work:?}/fuse/${top#/}"
-        unmount_fuse "$work/fuse" "$setup_fuse_pid"
+        unmount_fuse_at "$work/fuse" "$setup_fuse_pid"
     fi
     [ -f "$work/ceph-fuse.log" ] && cp "$work/ceph-fuse.log" "$outdir/"
     [ -n "$cluster_dir" ] && "$repo/deploy/ceph-cluster.sh" stop "$cluster_dir"
@@ -145,21 +128,8 @@ use_ceph_cluster
 
 quiet_client_conf
 
-# Mounts ceph-fuse at $1 in the background; its pid in $mounted_pid.
-mount_ceph_fuse() {
-    mkdir -p "$1"
-    ceph-fuse -f -c "$bench_conf" "$1" >>"$work/ceph-fuse.log" 2>&1 &
-    mounted_pid=$!
-    local pid=$mounted_pid dir=$1
-    up() {
-        kill -0 "$pid" 2>/dev/null || die "ceph-fuse exited; see $outdir/ceph-fuse.log"
-        mountpoint -q "$dir"
-    }
-    wait_until 60 up || die "ceph-fuse did not mount $dir in 60 s"
-}
-
 say "mounting ceph-fuse for the setup"
-mount_ceph_fuse "$work/fuse"
+mount_ceph_fuse_at "$work/fuse"
 setup_fuse_pid=$mounted_pid
 
 say "making the image ($data_files data files of $data_kib KiB)"
@@ -251,10 +221,7 @@ danaus_batch() { # BACKEND N
     local svc
     svc=$(sed -n 's/^pid=//p' "$state/pools/$pool/pool")
     record "danaus ($backend)" "$n" "$dir" "$seconds" "$(hwm_kib "$svc")"
-    local c
-    for c in $(ls "$state/containers"); do
-        "$danaus" --state "$state" rm -f "$c" >/dev/null 2>&1 || true
-    done
+    remove_engine_state
     "$danaus" --state "$state" pool rm "$pool"
 }
 
@@ -304,7 +271,7 @@ peer_container() { # DIR KIND LOWER UPPER_PARENT INDEX
 
 unionfs_batch() { # N
     local n=$1
-    mount_ceph_fuse "$work/peer-fuse"
+    mount_ceph_fuse_at "$work/peer-fuse"
     peer_fuse_pid=$mounted_pid
     local lower=$work/peer-fuse$top/unionfs/image
     local uppers=$work/peer-fuse$top/unionfs/upper-$n-$rep
@@ -321,7 +288,7 @@ unionfs_batch() { # N
     done
     record "unionfs-fuse/ceph-fuse" "$n" "$dir" "$seconds" "$peak"
     rm -rf "$work/peer-fuse$top/unionfs/upper-$n-$rep"
-    unmount_fuse "$work/peer-fuse" "$peer_fuse_pid"
+    unmount_fuse_at "$work/peer-fuse" "$peer_fuse_pid"
     peer_fuse_pid=""
 }
 
@@ -396,3 +363,19 @@ cp "$results" "$outdir/containers.csv"
     fi
 } | tee "$outdir/containers.txt"
 say "results in $outdir/containers.txt and $outdir/containers.csv"
+
+# Plots: median batch time and peak memory against N, one line per system.
+plot_by_n() { # COLUMN CSV PNG TITLE YLABEL [log]
+    awk -F, -v OFS=, -v col="$1" '
+        {if (!($1 in s)) {s[$1]; o[++ns] = $1}; if (!($2 in x)) {x[$2]; xo[++nx] = $2}; v[$2, $1] = ($col == "n/a" ? "" : $col)}
+        END {
+            line = "N"; for (j = 1; j <= ns; j++) line = line OFS o[j]; print line
+            for (i = 1; i <= nx; i++) {line = xo[i]; for (j = 1; j <= ns; j++) line = line OFS v[xo[i], o[j]]; print line}
+        }' "$summary" >"$2"
+    "$repo/bench/plot.sh" lines "$2" "$3" "$4" "containers started at once (N)" "$5" "${6:-}"
+}
+plot_by_n 5 "$outdir/containers-time.csv" "$outdir/containers-time.png" \
+    "Starting N containers at once: first start to last exit (median)" seconds log
+plot_by_n 7 "$outdir/containers-peak.csv" "$outdir/containers-peak.png" \
+    "Peak memory of the file-system clients" MiB
+say "plots in $outdir/containers-time.png and containers-peak.png"

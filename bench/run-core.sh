@@ -186,3 +186,16 @@ csw_after=$(fuse_loop_csw)
 echo "FUSE door loop threads (blocked on /dev/fuse): $((csw_after - csw_before)) context switches during this run." \
     | tee -a "$outdir/core.txt"
 say "results in $outdir/core.txt, $outdir/core.csv and $outdir/fuse-door.csv"
+
+# Plots: latency per operation and sequential bandwidth, by stack.
+plot_core() { # CSV NAME TITLE
+    tail -n +2 "$outdir/$1.csv" | pivot_csv '$2' '$1' '$5 / 1000' '$2 !~ /^seq/ && $5 != ""' >"$outdir/$2-latency.csv"
+    "$repo/bench/plot.sh" bars "$outdir/$2-latency.csv" "$outdir/$2-latency.png" \
+        "$3: time per operation by stack" "us per op (log)" log
+    tail -n +2 "$outdir/$1.csv" | pivot_csv '$2' '$1' '$6' '$2 ~ /^seq/ && $6 != ""' >"$outdir/$2-seq.csv"
+    "$repo/bench/plot.sh" bars "$outdir/$2-seq.csv" "$outdir/$2-seq.png" \
+        "$3: sequential 1 MiB I/O by stack" "MB/s"
+}
+plot_core core core "Core data path"
+plot_core fuse-door fuse-door "FUSE door and ceph-fuse (kernel path)"
+say "plots in $outdir/core-*.png and fuse-door-*.png"

@@ -4,8 +4,10 @@
 #
 #   run-isolation.sh ROUNDS SECONDS TENANT_LOAD NAME=BUILD_DIR...
 #
-# TENANT_LOAD is bench/tenant_load.c built (its `victim` and `writer`
-# modes). For each build, on a 2-cpu machine:
+# TENANT_LOAD is bench/tenant_load.c as built (build/bench/tenant-load; its
+# `victim` and `writer` modes). bench/run-tenants.sh measures the same
+# cases with engine pools and ceph-fuse beside them; this script is the
+# quick before/after for one change. For each build, on a 2-cpu machine:
 #   two-core   danausd on cpu 1, the victim on cpu 0
 #   one-core   danausd started with taskset -c 0, the victim on cpu 0
 #   moved      danausd started on cpus 0-1, then taskset -a -p -c 0, the
@@ -19,6 +21,8 @@
 # ops/s and its stat p99 in microseconds (on a shared machine the best
 # round is the least disturbed one), then the ops/s ratio to the first
 # build.
+# With CEPH_CONF set, the services serve directories of that cluster
+# instead of local ones.
 # Everything runs at nice $ISOLATION_NICE (default -20), so that other work
 # on a shared machine disturbs the cases less; CFS still schedules them.
 set -u
@@ -44,8 +48,16 @@ trap cleanup EXIT
 # start NAME BUILD TASKSET_CPUS: a danausd serving $site/NAME, no FUSE.
 start() {
     mkdir -p "$site/$1/run" "$site/$1/data"
-    printf 'service iso-%s-%s\nrundir %s/run\nfuse off\nmount %s/mnt local %s/data\n' \
-        "$1" $$ "$site/$1" "$site/$1" "$site/$1" > "$site/$1/conf"
+    printf 'service iso-%s-%s\nrundir %s/run\nfuse off\n' \
+        "$1" $$ "$site/$1" > "$site/$1/conf"
+    if [ -n "${CEPH_CONF:-}" ]; then
+        printf 'ceph_conf %s\nmount %s/mnt ceph /\n' "$CEPH_CONF" \
+            "$site/$1" >> "$site/$1/conf"
+    else
+        printf 'mount %s/mnt local %s/data\n' "$site/$1" "$site/$1" \
+            >> "$site/$1/conf"
+    fi
+    : > "$site/$1/log" # never read the last service's ready line
     nice -n "$nice" taskset -c "$3" "$2/fsservice/danausd" -c "$site/$1/conf" \
         2> "$site/$1/log" &
     pid=$!
@@ -62,7 +74,7 @@ stop_all() {
 client() {
     nice -n "$nice" taskset -c "$3" env LD_PRELOAD="$2/libfs/libdanaus.so" \
         DANAUS_SERVICE="iso-$1-$$" DANAUS_RUNDIR="$site/$1/run" \
-        "$load" "$4" "$site/$1/mnt" "$secs"
+        "$load" "$4" "$site/$1/mnt/$4-$$" "$secs"
 }
 # report CASE BUILD LINE: ops/s and stat p99 out of tenant-load's line.
 report() {

@@ -310,3 +310,16 @@ danausd_pid=""
     done
 } | tee -a "$outdir/union.txt"
 say "results in $outdir/union.txt and $outdir/union.csv"
+
+# Plots: latency per operation by stack, and copy-up time against the
+# lower file's size (the copyup-SIZE rows, SIZE in MiB).
+tail -n +2 "$outdir/union.csv" |
+    pivot_csv '$2' '$1' '$5 / 1000' '$2 !~ /^copyup/ && $5 != ""' >"$outdir/union-latency.csv"
+"$repo/bench/plot.sh" bars "$outdir/union-latency.csv" "$outdir/union-latency.png" \
+    "Unions: time per operation by stack" "us per op (log)" log
+tail -n +2 "$outdir/union.csv" |
+    pivot_csv '$2 + 0' '$1' '$5 / 1e6' '$2 ~ /^copyup-[0-9]+m$/ && $5 != "" && sub(/^copyup-/, "", $2)' |
+    sed 's/^"\([0-9.]*\)"/\1/' >"$outdir/union-copyup.csv"
+"$repo/bench/plot.sh" lines "$outdir/union-copyup.csv" "$outdir/union-copyup.png" \
+    "Copy-up: first write into a lower file" "lower file size (MiB)" "ms"
+say "plots in $outdir/union-latency.png and union-copyup.png"

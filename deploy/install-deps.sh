@@ -12,6 +12,8 @@ packages="
   fuse3 unionfs-fuse busybox-static python3-dev
   uuid-runtime procps
   python3 sqlite3 git tar rocksdb-tools libjemalloc2
+  podman skopeo crun mmdebstrap curl
+  gnuplot-nox
 "
 
 sudo=""

@@ -17,9 +17,8 @@
 #include "door_client.h"
 #include "fail.h"
 #include "helper.h"
-#include "image.h"
 #include "ns.h"
-#include "pool.h"
+#include "query.h"
 #include "record.h"
 #include "service.h"
 #include "state.h"
@@ -35,6 +34,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,15 +50,10 @@ struct container {
     struct record rec;
 };
 
-static void record_path(const char *name, char *out)
-{
-    state_path(out, "containers/%s/container", name);
-}
-
 static int save(struct container *c)
 {
     char path[STATE_PATH_MAX];
-    record_path(c->name, path);
+    query_container_path(c->name, path);
     return record_save(path, &c->rec) < 0 ? fail_errno("cannot save %s", path)
                                           : 0;
 }
@@ -95,23 +90,19 @@ static int container_main(void *arg)
     const struct ns_bind binds[] = {
         {run, RUNDIR_INSIDE, 0},
         {service_library(), LIBRARY_INSIDE, 1},
-        {"/dev/null", "/dev/null", 0},
-        {"/dev/zero", "/dev/zero", 0},
-        {"/dev/random", "/dev/random", 0},
-        {"/dev/urandom", "/dev/urandom", 0},
     };
     /* What the kernel keeps inside the container: whatever is mounted
      * over the Danaus root. Libdanaus serves the rest from the service. */
-    enum { NBINDS = sizeof binds / sizeof binds[0] };
-    const char *kernel[NBINDS + 1] = {"/proc"};
+    enum { NBINDS = sizeof binds / sizeof binds[0], NKERNEL = NBINDS + 2 };
+    const char *kernel[NKERNEL] = {"/proc", "/dev"};
     for (int i = 0; i < NBINDS; i++)
-        kernel[i + 1] = binds[i].inside;
+        kernel[i + 2] = binds[i].inside;
     int err = 0;
     /* Before anything in the container can connect: this process's new
      * mount namespace is what the service recognises its clients by. */
     if (cgroup_enter(c->o->pool) < 0 || ns_ipc_enter(ipc) < 0 ||
         sethostname(c->name, strlen(c->name)) < 0 ||
-        door_view(c->o->pool, c->root, kernel, NBINDS + 1) < 0 ||
+        door_view(c->o->pool, c->root, kernel, NKERNEL) < 0 ||
         ns_enter_root(c->root, binds, NBINDS) < 0) {
         err = errno ? errno : EINVAL;
         dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
@@ -136,13 +127,29 @@ static int exit_code(int status)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Unmakes a container: one that never ran, or one run with --rm. */
+static void unmake(struct container *c)
+{
+    char dir[STATE_PATH_MAX];
+    door_mount_remove(c->o->pool, c->root);
+    store_branch_remove(c->o->pool, c->name);
+    state_path(dir, "containers/%s", c->name);
+    remove_tree(dir);
+}
+
 /* Reloads the record (stop may have touched it), marks the exit, unmounts
- * the root. Holds the state lock meanwhile. */
+ * the root; with --rm, removes the container. Holds the state lock
+ * meanwhile. */
 static void finish(struct container *c, int code)
 {
     char path[STATE_PATH_MAX];
     state_lock();
-    record_path(c->name, path);
+    if (c->o->remove) {
+        unmake(c);
+        state_unlock();
+        return;
+    }
+    query_container_path(c->name, path);
     struct record now;
     if (record_load(path, &now) == 0) {
         record_set(&now, "status", "exited");
@@ -181,20 +188,10 @@ static pid_t start(struct container *c, int *err)
     return pid;
 }
 
-/* Unmakes a container that never ran. */
-static void unmake(struct container *c)
-{
-    char dir[STATE_PATH_MAX];
-    door_mount_remove(c->o->pool, c->root);
-    store_branch_remove(c->o->pool, c->name);
-    state_path(dir, "containers/%s", c->name);
-    remove_tree(dir);
-}
-
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
-    int layers = image_layers(o->image);
+    int layers = query_image_layers(o->image);
     if (layers < 0 || store_publish(o->pool, o->image, layers) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
@@ -303,7 +300,7 @@ int container_run(const struct run_options *o)
 {
     struct container c = {.o = o};
     struct record pool;
-    if (pool_load(o->pool, &pool) < 0)
+    if (query_pool(o->pool, &pool) < 0)
         return 125;
     if (o->name) {
         if (state_check_name("container", o->name) < 0)
@@ -343,18 +340,6 @@ int container_run(const struct run_options *o)
 
 /* ---- ps, stop, rm, logs ---- */
 
-static int load(const char *name, struct record *rec)
-{
-    char path[STATE_PATH_MAX];
-    if (state_check_name("container", name) < 0)
-        return -1;
-    record_path(name, path);
-    if (record_load(path, rec) < 0)
-        return errno == ENOENT ? fail("unknown container '%s'", name)
-                               : fail_errno("cannot read %s", path);
-    return 0;
-}
-
 static int running(const struct record *rec)
 {
     const char *s = record_get(rec, "status");
@@ -370,7 +355,7 @@ int container_list(int all)
     for (int i = 0; i < n; i++) {
         struct record rec;
         char path[STATE_PATH_MAX], status[32];
-        record_path(cs[i], path);
+        query_container_path(cs[i], path);
         if (record_load(path, &rec) < 0)
             continue;
         int up = running(&rec);
@@ -403,7 +388,7 @@ static void kill_container(const char *name, struct record *rec)
         kill(pid, SIGKILL);
     /* The supervisor records the exit; wait for it (without our lock). */
     char path[STATE_PATH_MAX];
-    record_path(name, path);
+    query_container_path(name, path);
     state_unlock();
     for (int i = 0; i < 200; i++) {
         struct record now;
@@ -420,7 +405,7 @@ static void kill_container(const char *name, struct record *rec)
 int container_stop(const char *name)
 {
     struct record rec;
-    if (load(name, &rec) < 0)
+    if (query_container(name, &rec) < 0)
         return -1;
     if (running(&rec))
         kill_container(name, &rec);
@@ -431,7 +416,7 @@ int container_stop(const char *name)
 int container_remove(const char *name, int force)
 {
     struct record rec;
-    if (load(name, &rec) < 0)
+    if (query_container(name, &rec) < 0)
         return -1;
     if (running(&rec)) {
         if (!force) {
@@ -445,14 +430,30 @@ int container_remove(const char *name, int force)
     char root[STATE_PATH_MAX], dir[STATE_PATH_MAX];
     state_path(root, "containers/%s/root", name);
     state_path(dir, "containers/%s", name);
-    /* A supervisor killed with its container leaves the root mounted. */
-    int rc = door_mount_remove(pool, root) < 0 ||
-                     store_branch_remove(pool, name) < 0 ||
-                     remove_tree(dir) < 0
+    struct record prec;
+    int live = query_pool(pool, &prec) == 0 && service_alive(&prec);
+    record_free(&prec);
+    fail_clear();
+    int rc;
+    if (live) {
+        /* A supervisor killed with its container leaves the root mounted. */
+        rc = door_mount_remove(pool, root) < 0 ||
+                     store_branch_remove(pool, name) < 0
                  ? -1
                  : 0;
-    if (rc < 0 && !fail_message())
-        fail_errno("cannot remove %s", dir);
+    } else {
+        /* Without its service the pool's backend cannot be reached: the
+         * dead door's mount goes, the branch is removed when the service
+         * is back (store_sweep). */
+        umount2(root, MNT_DETACH);
+        rc = store_branch_defer(pool, name);
+        if (rc == 0)
+            fprintf(stderr, "danaus: pool %s: danausd is down; the writable "
+                            "branch of '%s' is removed when it is back\n",
+                    pool, name);
+    }
+    if (rc == 0 && remove_tree(dir) < 0)
+        rc = fail_errno("cannot remove %s", dir);
     record_free(&rec);
     return rc;
 }
@@ -460,7 +461,7 @@ int container_remove(const char *name, int force)
 int container_logs(const char *name)
 {
     struct record rec;
-    if (load(name, &rec) < 0)
+    if (query_container(name, &rec) < 0)
         return -1;
     int detached = (int)record_num(&rec, "detached", 0);
     record_free(&rec);
@@ -478,29 +479,4 @@ int container_logs(const char *name)
         fwrite(buf, 1, n, stdout);
     fclose(f);
     return 0;
-}
-
-int container_users(const char *field, const char *value, char *out,
-                    size_t size)
-{
-    int n, users = 0;
-    char **cs = state_list("containers", &n);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        char path[STATE_PATH_MAX];
-        struct record rec;
-        state_path(path, "containers/%s/container", cs[i]);
-        if (record_load(path, &rec) < 0)
-            continue;
-        const char *v = record_get(&rec, field);
-        if (v && strcmp(v, value) == 0) {
-            size_t used = strlen(out);
-            snprintf(out + used, size - used, "%s%s", users ? ", " : "",
-                     cs[i]);
-            users++;
-        }
-        record_free(&rec);
-    }
-    state_list_free(cs, n);
-    return users;
 }

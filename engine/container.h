@@ -4,13 +4,12 @@
 #ifndef ENGINE_CONTAINER_H
 #define ENGINE_CONTAINER_H
 
-#include <stddef.h>
-
 struct run_options {
     const char *pool, *image, *name;
     char **env; /* VAR=VALUE, nenv of them */
     int nenv;
     int detach;
+    int remove; /* --rm: the container goes when it exits */
     char **argv; /* the command, NULL-ended */
 };
 
@@ -22,9 +21,5 @@ int container_list(int all);
 int container_stop(const char *name);
 int container_remove(const char *name, int force);
 int container_logs(const char *name);
-/* Containers (any state) whose record has field = value (e.g. "pool",
- * "image"), listed as "a, b" in out; their count. */
-int container_users(const char *field, const char *value, char *out,
-                    size_t size);
 
 #endif

@@ -4,16 +4,20 @@
  * Whatever the source, an image becomes layer-0.tar .. layer-N.tar in
  * images/NAME, bottom first: a root directory is archived as one layer, a
  * root file-system tarball is one layer as it is (tar reads its
- * compression), a `docker save` archive gives its layers in manifest order.
+ * compression), a `docker save` (or `podman save`) archive gives its layers
+ * in manifest order, an OCI image layout (a directory, or `podman save
+ * --format oci-archive`) those of its first image (oci.h).
  * OCI whiteouts (.wh.NAME, .wh..wh..opq) stay in the layers as files: the
  * union reads them. The import is built in a hidden directory and renamed
  * into place, so a failed import leaves nothing.
  */
 #include "image.h"
-#include "container.h"
 #include "fail.h"
+#include "files.h"
 #include "manifest.h"
+#include "oci.h"
 #include "program.h"
+#include "query.h"
 #include "record.h"
 #include "state.h"
 #include "store.h"
@@ -77,20 +81,6 @@ static int has_member(const char *list, const char *name)
     return 0;
 }
 
-static char *read_small_file(const char *path)
-{
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        fail_errno("cannot read %s", path);
-        return NULL;
-    }
-    char *text = calloc(1, 1 << 20);
-    size_t n = fread(text, 1, (1 << 20) - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 /* docker save: manifest.json names the layer archives. */
 static int import_docker(const char *src, const char *dir)
 {
@@ -103,7 +93,7 @@ static int import_docker(const char *src, const char *dir)
     if (tar("docker archive", get) < 0)
         return -1;
     snprintf(path, sizeof path, "%.4000s/manifest.json", x);
-    char *text = read_small_file(path);
+    char *text = file_read_small(path);
     char *layers[MANIFEST_MAX_LAYERS];
     int n = text ? manifest_layers(text, layers) : -1;
     free(text);
@@ -129,23 +119,17 @@ static int import_docker(const char *src, const char *dir)
     return rc < 0 ? -1 : n;
 }
 
-static int copy_file(const char *from, const char *to)
+/* podman save --format oci-archive: an OCI layout in a tar archive. */
+static int import_oci_archive(const char *src, const char *dir)
 {
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return fail_errno("cannot open %s", from);
-    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (out < 0) {
-        close(in);
-        return fail_errno("cannot create %s", to);
-    }
-    ssize_t n;
-    while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
-        ;
-    int rc = n < 0 ? fail_errno("cannot copy %s", from) : 0;
-    close(in);
-    close(out);
-    return rc;
+    char x[STATE_PATH_MAX];
+    snprintf(x, sizeof x, "%.4000s/x", dir);
+    if (mkdir(x, 0700) < 0)
+        return fail_errno("cannot create %s", x);
+    char *const all[] = {"tar", "-xf", (char *)src, "-C", x, NULL};
+    int n = tar("oci archive", all) < 0 ? -1 : oci_import(x, dir);
+    remove_tree(x);
+    return n;
 }
 
 /* Fills dir with the layers of src; returns their count or -1. */
@@ -156,9 +140,16 @@ static int import_layers(const char *src, const char *dir, const char **kind)
     snprintf(layer, sizeof layer, "%.4000s/layer-0.tar", dir);
     if (stat(src, &st) < 0)
         return fail_errno("image source %s", src);
+    char layout[STATE_PATH_MAX];
+    snprintf(layout, sizeof layout, "%.4000s/oci-layout", src);
+    if (S_ISDIR(st.st_mode) && access(layout, F_OK) == 0) {
+        *kind = "oci-layout";
+        return oci_import(src, dir);
+    }
     if (S_ISDIR(st.st_mode)) {
         *kind = "directory";
         char *const argv[] = {"tar", "-C", (char *)src, "--numeric-owner",
+                              "--xattrs", "--xattrs-include=*", "-S",
                               "-cf", layer, ".", NULL};
         return tar("image source", argv) < 0 ? -1 : 1;
     }
@@ -170,13 +161,18 @@ static int import_layers(const char *src, const char *dir, const char **kind)
         return fail("image source %s: not a directory or a tar archive", src);
     }
     int docker = has_member(list, "manifest.json");
+    int oci = has_member(list, "oci-layout") && has_member(list, "index.json");
     free(list);
     if (docker) {
         *kind = "docker-save";
         return import_docker(src, dir);
     }
+    if (oci) {
+        *kind = "oci-archive";
+        return import_oci_archive(src, dir);
+    }
     *kind = "rootfs-tarball";
-    return copy_file(src, layer) < 0 ? -1 : 1;
+    return file_copy(src, layer) < 0 ? -1 : 1;
 }
 
 int image_import(const char *name, const char *path)
@@ -215,21 +211,6 @@ int image_import(const char *name, const char *path)
     return rc;
 }
 
-int image_layers(const char *name)
-{
-    char path[STATE_PATH_MAX];
-    struct record rec;
-    if (state_check_name("image", name) < 0)
-        return -1;
-    state_path(path, "images/%s/image", name);
-    if (record_load(path, &rec) < 0)
-        return errno == ENOENT ? fail("unknown image '%s'", name)
-                               : fail_errno("cannot read %s", path);
-    int n = (int)record_num(&rec, "layers", 0);
-    record_free(&rec);
-    return n > 0 ? n : fail("image '%s': broken record", name);
-}
-
 int image_list(void)
 {
     int n;
@@ -238,7 +219,7 @@ int image_list(void)
     for (int i = 0; i < n; i++) {
         char path[STATE_PATH_MAX];
         struct record rec;
-        state_path(path, "images/%s/image", images[i]);
+        query_image_path(images[i], path);
         if (record_load(path, &rec) < 0)
             continue;
         printf("%-20s %-7lld %-15s %s\n", images[i],
@@ -252,10 +233,10 @@ int image_list(void)
 
 int image_remove(const char *name)
 {
-    if (image_layers(name) < 0)
+    if (query_image_layers(name) < 0)
         return -1;
     char users[1024];
-    if (container_users("image", name, users, sizeof users))
+    if (query_container_users("image", name, users, sizeof users))
         return fail("image '%s' is used by containers: %s (rm them first)",
                     name, users);
     if (store_unpublish_everywhere(name) < 0)

@@ -1,7 +1,8 @@
 /*
  * image.h - images: an ordered list of layers (tar archives, bottom first)
  * kept in the state directory, imported from a root directory, a root
- * file-system tarball, or a `docker save` archive. Their files reach a
+ * file-system tarball, a `docker save`/`podman save` archive, or an OCI
+ * image layout (directory or oci-archive). Their files reach a
  * pool's backend once per pool (store.h), as read-only union branches.
  */
 #ifndef ENGINE_IMAGE_H
@@ -10,7 +11,5 @@
 int image_import(const char *name, const char *path);
 int image_list(void);
 int image_remove(const char *name);
-/* The number of layers of an existing image, or -1 (fail.h: unknown). */
-int image_layers(const char *name);
 
 #endif

@@ -6,7 +6,8 @@
  *                              --backend local:DIR|ceph:CONF:DIR [--cache SIZE]
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
- *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] -- CMD...
+ *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
+ *                              -- CMD...
  *   danaus ps [-a] | stop NAME | rm [-f] NAME | logs NAME
  *
  * Every command takes the state directory's lock, and first restarts the
@@ -33,8 +34,8 @@ static int usage(void)
             "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
-            "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] -- "
-            "CMD [ARGS...]\n"
+            "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm] "
+            "-- CMD [ARGS...]\n"
             "  ps [-a] | stop NAME | rm [-f] NAME | logs NAME\n");
     return 2;
 }
@@ -81,8 +82,8 @@ static int run_command(int argc, char **argv)
     o.env = calloc((size_t)argc + 1, sizeof *o.env);
     int i;
     for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        if (strcmp(argv[i], "-d") == 0) {
-            o.detach = 1;
+        if (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--rm") == 0) {
+            *(argv[i][1] == 'd' ? &o.detach : &o.remove) = 1;
             continue;
         }
         const char **slot = strcmp(argv[i], "--pool") == 0    ? &o.pool
@@ -160,10 +161,7 @@ int main(int argc, char **argv)
         return 1;
     }
     /* A dead service is noticed (and said) here; the command goes on. */
-    if (pool_check_all() < 0) {
-        fprintf(stderr, "danaus: %s\n", fail_message());
-        fail_clear();
-    }
+    pool_check_all();
     int is_run = strcmp(argv[i], "run") == 0;
     int rc = command(argc - i, argv + i);
     if (fail_message()) {

@@ -1,11 +1,13 @@
 /*
- * manifest.c - the "Layers" of docker's manifest.json (manifest.h). Not a
- * general JSON parser: it finds the key, then reads the array of strings
- * after it, undoing the escapes a path may carry.
+ * manifest.c - the layer lists of image manifests (manifest.h): the
+ * "Layers" of docker's manifest.json, the "digest"s of an OCI index's or
+ * manifest's descriptors. Not a general JSON parser: it finds the key,
+ * then reads the array after it, undoing the escapes a path may carry.
  */
 #include "manifest.h"
 #include "fail.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,64 @@ int manifest_layers(const char *text, char **layers)
         while (n)
             free(layers[--n]);
         return fail("manifest.json: malformed or empty \"Layers\"");
+    }
+    return n;
+}
+
+/* A digest names a blob file: ALGORITHM:HEX, nothing that leaves blobs/. */
+static int digest_ok(const char *d)
+{
+    const char *colon = strchr(d, ':');
+    if (!colon || colon == d || !colon[1])
+        return 0;
+    for (const char *p = d; *p; p++)
+        if (p != colon && !((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+            return 0;
+    return 1;
+}
+
+int manifest_digests(const char *text, const char *key, char **digests)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    const char *p = strstr(text, quoted);
+    if (!p)
+        return fail("OCI manifest has no \"%s\"", key);
+    p = skip_space(p + strlen(quoted));
+    if (*p != ':' || *(p = skip_space(p + 1)) != '[')
+        return fail("OCI manifest: \"%s\" is not a list", key);
+    int n = 0, depth = 0, want = 0;
+    for (p++; *p && !(depth == 0 && *p == ']'); p++) {
+        if (*p == '{' || *p == '[')
+            depth++;
+        else if (*p == '}' || *p == ']')
+            depth--;
+        else if (*p == '"') {
+            char *s = read_string(p + 1, &p);
+            if (!s)
+                break;
+            p--;
+            if (want && n < MANIFEST_MAX_LAYERS && digest_ok(s)) {
+                digests[n++] = s;
+                s = NULL;
+            } else if (want) {
+                free(s);
+                while (n)
+                    free(digests[--n]);
+                return fail("OCI manifest: bad or too many digests in "
+                            "\"%s\"", key);
+            }
+            want = depth == 1 && s && strcmp(s, "digest") == 0 &&
+                   *skip_space(p + 1) == ':';
+            if (want)
+                p = skip_space(p + 1);
+            free(s);
+        }
+    }
+    if (*p != ']' || n == 0) {
+        while (n)
+            free(digests[--n]);
+        return fail("OCI manifest: malformed or empty \"%s\"", key);
     }
     return n;
 }

@@ -2,6 +2,7 @@
  * ns.c - IPC namespace handles and a container's root (ns.h).
  */
 #include "ns.h"
+#include "dev.h"
 #include "fail.h"
 #include "state.h"
 
@@ -108,6 +109,8 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds)
     for (int i = 0; i < nbinds; i++)
         if (bind_inside(root, &binds[i]) < 0)
             return -1;
+    if (dev_mount(root) < 0)
+        return -1;
     char proc[STATE_PATH_MAX];
     snprintf(proc, sizeof proc, "%s/proc", root);
     if (make_dirs(proc, 0555) < 0 ||

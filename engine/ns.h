@@ -28,7 +28,7 @@ struct ns_bind {
 
 /*
  * In a child that has a new mount namespace: makes every mount private,
- * mounts proc and the binds inside root, pivots into root and detaches the
+ * mounts /dev (dev.h), proc and the binds inside root, pivots into root and detaches the
  * old root. 0 or -1 (fail.h).
  */
 int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds);

@@ -9,46 +9,68 @@
  */
 #include "pool.h"
 #include "cgroup.h"
-#include "container.h"
 #include "cpulist.h"
 #include "fail.h"
 #include "helper.h"
 #include "ns.h"
+#include "query.h"
+#include "record.h"
 #include "service.h"
 #include "size.h"
+#include "store.h"
 #include "state.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-int pool_load(const char *name, struct record *rec)
+/* A backend directory is checked the way names are: absolute, no "." or
+ * ".." component, no empty one, and none of the characters that separate
+ * fields where it is written (':' in union branch lists, white space in
+ * danausd.conf, a newline in records). So local:DIR/../../etc is refused
+ * rather than resolved into the host's /etc. */
+static int check_backend_dir(const char *text, const char *dir)
 {
-    char path[STATE_PATH_MAX];
-    if (state_check_name("pool", name) < 0)
-        return -1;
-    state_path(path, "pools/%s/pool", name);
-    if (record_load(path, rec) < 0)
-        return errno == ENOENT ? fail("unknown pool '%s'", name)
-                               : fail_errno("cannot read %s", path);
+    if (dir[0] != '/')
+        return fail("backend '%s': the directory must be absolute", text);
+    for (const char *p = dir; *p; p++)
+        if (*p == ':' || *p == ' ' || *p == '\t' || *p == '\n')
+            return fail("backend '%s': the directory may not contain ':' "
+                        "or white space", text);
+    for (const char *c = dir + 1; *c;) {
+        size_t n = strcspn(c, "/");
+        if ((n == 0 && c[n]) || (n == 1 && c[0] == '.') ||
+            (n == 2 && c[0] == '.' && c[1] == '.'))
+            return fail("backend '%s': the directory may not have '.', "
+                        "'..' or empty components", text);
+        c += n + (c[n] == '/');
+    }
     return 0;
 }
 
-/* backend local:DIR or ceph:CONF:DIR into the record. */
+/* backend local:DIR or ceph:CONF:DIR into the record. A local directory
+ * is recorded resolved (symbolic links followed), and may not be "/". */
 static int parse_backend(const char *text, struct record *rec)
 {
     struct stat st;
     if (strncmp(text, "local:", 6) == 0) {
         const char *dir = text + 6;
-        if (dir[0] != '/')
-            return fail("backend '%s': the directory must be absolute", text);
-        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        char real[PATH_MAX];
+        if (check_backend_dir(text, dir) < 0)
+            return -1;
+        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !realpath(dir, real))
             return fail("backend '%s': %s is not a directory", text, dir);
+        if (strcmp(real, "/") == 0 || check_backend_dir(text, real) < 0)
+            return fail("backend '%s': resolves to %s, which cannot be a "
+                        "pool's backend", text, real);
         record_set(rec, "backend_kind", "local");
-        record_set(rec, "backend_dir", "%s", dir);
+        record_set(rec, "backend_dir", "%s", real);
         return 0;
     }
     if (strncmp(text, "ceph:", 5) == 0) {
@@ -56,6 +78,8 @@ static int parse_backend(const char *text, struct record *rec)
         const char *colon = strrchr(conf, ':');
         if (!colon || colon == conf || colon[1] != '/')
             return fail("backend '%s': expected ceph:CONF:/DIR", text);
+        if (check_backend_dir(text, colon + 1) < 0)
+            return -1;
         char path[STATE_PATH_MAX];
         snprintf(path, sizeof path, "%.*s", (int)(colon - conf), conf);
         if (access(path, R_OK) < 0)
@@ -87,7 +111,7 @@ static int check_cpus(const char *name, const cpu_set_t *want)
     for (int i = 0; i < n && rc == 0; i++) {
         struct record other;
         char path[STATE_PATH_MAX];
-        state_path(path, "pools/%s/pool", pools[i]);
+        query_pool_path(pools[i], path);
         if (strcmp(pools[i], name) == 0 || record_load(path, &other) < 0)
             continue;
         cpu_set_t theirs, both;
@@ -141,7 +165,11 @@ static void unmake(const char *name, const struct record *rec)
     char dir[STATE_PATH_MAX], ipc[STATE_PATH_MAX];
     state_path(dir, "pools/%s", name);
     state_path(ipc, "pools/%s/ipc", name);
+    char store[STATE_PATH_MAX];
+    service_store_mount(name, store, sizeof store);
     service_stop(rec);
+    /* A danausd that died leaves its FUSE door's mount behind. */
+    umount2(store, MNT_DETACH);
     cgroup_remove(name);
     ns_ipc_release(ipc);
     remove_tree(dir);
@@ -167,8 +195,8 @@ int pool_create(const char *name, const struct pool_options *o)
     } else if (mkdir(sub, 0700) == 0 &&
                cgroup_create(name, record_get(&rec, "cpus"),
                              (uint64_t)record_num(&rec, "memory", 0)) == 0 &&
-               service_start(name, &rec, 1) == 0) {
-        state_path(sub, "pools/%s/pool", name);
+               service_start(name, &rec, 1, SERVICE_START_TIMEOUT_S) == 0) {
+        query_pool_path(name, sub);
         rc = record_save(sub, &rec) < 0 ? fail_errno("cannot save %s", sub)
                                         : 0;
     }
@@ -187,7 +215,7 @@ int pool_list(void)
     for (int i = 0; i < n; i++) {
         struct record rec;
         char path[STATE_PATH_MAX];
-        state_path(path, "pools/%s/pool", pools[i]);
+        query_pool_path(pools[i], path);
         if (record_load(path, &rec) < 0)
             continue;
         int alive = service_alive(&rec);
@@ -206,10 +234,10 @@ int pool_list(void)
 int pool_remove(const char *name)
 {
     struct record rec;
-    if (pool_load(name, &rec) < 0)
+    if (query_pool(name, &rec) < 0)
         return -1;
     char users[1024];
-    if (container_users("pool", name, users, sizeof users)) {
+    if (query_container_users("pool", name, users, sizeof users)) {
         record_free(&rec);
         return fail("pool '%s' still has containers: %s (rm them first)",
                     name, users);
@@ -225,10 +253,59 @@ int pool_remove(const char *name)
     if (service_alive(&rec)) {
         char *const rm[] = {"rm", "-rf", images, NULL};
         rc = helper_run(name, rm);
+    } else {
+        fprintf(stderr, "danaus: pool %s: danausd is down; the image copies "
+                        "stay in its backend (%s/images)\n",
+                name, record_get(&rec, "backend_dir"));
     }
     unmake(name, &rec);
     record_free(&rec);
     return rc;
+}
+
+/* A dead service is restarted at most once per back-off period: after n
+ * failed restarts in a row the next waits RESTART_BACKOFF_S << n seconds
+ * (at most RESTART_BACKOFF_MAX_S), so commands run while a backend is
+ * unreachable do not each start (and wait for) another danausd. */
+#define RESTART_BACKOFF_S 5
+#define RESTART_BACKOFF_MAX_S 300
+
+static int restart(const char *name, struct record *rec)
+{
+    char ipc[STATE_PATH_MAX];
+    state_path(ipc, "pools/%s/ipc", name);
+    long long failed = record_num(rec, "restarts_failed", 0);
+    long long now = (long long)time(NULL);
+    long long retry_at = record_num(rec, "retry_at", 0);
+    if (now < retry_at) {
+        fprintf(stderr, "danaus: pool %s: danausd is down; the next restart "
+                        "is tried in %lld s\n", name, retry_at - now);
+        return 0;
+    }
+    if (!ns_ipc_pinned(ipc))
+        unlink(ipc);
+    fprintf(stderr, "danaus: pool %s: danausd (pid %lld) is gone; "
+                    "restarting it\n", name, record_num(rec, "pid", 0));
+    int ok = (cgroup_exists(name) ||
+              cgroup_create(name, record_get(rec, "cpus"),
+                            (uint64_t)record_num(rec, "memory", 0)) == 0) &&
+             service_start(name, rec, !ns_ipc_pinned(ipc),
+                           SERVICE_RESTART_TIMEOUT_S) == 0;
+    if (ok) {
+        record_set(rec, "restarts_failed", "0");
+        record_set(rec, "retry_at", "0");
+    } else {
+        long long wait = RESTART_BACKOFF_S << (failed < 6 ? failed : 6);
+        if (wait > RESTART_BACKOFF_MAX_S)
+            wait = RESTART_BACKOFF_MAX_S;
+        record_set(rec, "restarts_failed", "%lld", failed + 1);
+        record_set(rec, "retry_at", "%lld", now + wait);
+    }
+    char path[STATE_PATH_MAX];
+    query_pool_path(name, path);
+    if (record_save(path, rec) < 0 && ok)
+        return fail_errno("cannot save %s", path);
+    return ok ? 0 : -1;
 }
 
 int pool_check_all(void)
@@ -237,26 +314,18 @@ int pool_check_all(void)
     char **pools = state_list("pools", &n);
     for (int i = 0; i < n; i++) {
         struct record rec;
-        char path[STATE_PATH_MAX], ipc[STATE_PATH_MAX];
-        state_path(path, "pools/%s/pool", pools[i]);
-        state_path(ipc, "pools/%s/ipc", pools[i]);
+        char path[STATE_PATH_MAX];
+        query_pool_path(pools[i], path);
         if (record_load(path, &rec) < 0)
             continue;
-        if (!service_alive(&rec)) {
-            if (!ns_ipc_pinned(ipc))
-                unlink(ipc);
-            fprintf(stderr, "danaus: pool %s: danausd (pid %lld) is gone; "
-                            "restarting it\n",
-                    pools[i], record_num(&rec, "pid", 0));
-            int ok = (cgroup_exists(pools[i]) ||
-                      cgroup_create(pools[i], record_get(&rec, "cpus"),
-                                    (uint64_t)record_num(&rec, "memory",
-                                                         0)) == 0) &&
-                     service_start(pools[i], &rec,
-                                   !ns_ipc_pinned(ipc)) == 0 &&
-                     record_save(path, &rec) == 0;
-            if (!ok)
-                rc = -1;
+        int alive = service_alive(&rec);
+        if (!alive && restart(pools[i], &rec) < 0)
+            rc = -1;
+        else if ((alive || service_alive(&rec)) && store_sweep(pools[i]) < 0)
+            rc = -1;
+        if (rc < 0 && fail_message()) {
+            fprintf(stderr, "danaus: %s\n", fail_message());
+            fail_clear();
         }
         record_free(&rec);
     }

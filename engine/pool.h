@@ -5,8 +5,6 @@
 #ifndef ENGINE_POOL_H
 #define ENGINE_POOL_H
 
-#include "record.h"
-
 struct pool_options {
     const char *cpus, *memory, *backend, *cache;
 };
@@ -14,10 +12,9 @@ struct pool_options {
 int pool_create(const char *name, const struct pool_options *o);
 int pool_list(void);
 int pool_remove(const char *name);
-/* Loads the pool's record; an unknown pool is an error (fail.h). */
-int pool_load(const char *name, struct record *rec);
-/* Restarts the danausd of every pool whose service died; prints a note
- * for each. Returns 0, or -1 if one could not be restarted. */
+/* Restarts the danausd of every pool whose service died, with a back-off
+ * after failed restarts; prints a note for each on stderr. Returns 0, or
+ * -1 if one could not be restarted. */
 int pool_check_all(void);
 
 #endif

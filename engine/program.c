@@ -10,27 +10,33 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Reads fd to its end, keeping the last non-empty line in last. */
-static void keep_last_line(int fd, char *last, size_t size)
+/* Reads fd to its end, keeping the first non-empty line in first (the
+ * cause: GNU tar, for one, ends with "Exiting with failure status due to
+ * previous errors", which names nothing) and counting the others. */
+static int keep_first_line(int fd, char *first, size_t size)
 {
     char buf[4096];
     size_t used = 0;
     ssize_t n;
-    last[0] = '\0';
+    int others = 0;
+    first[0] = '\0';
     while ((n = read(fd, buf + used, sizeof buf - 1 - used)) > 0) {
         used += (size_t)n;
         buf[used] = '\0';
         char *nl;
         while ((nl = strchr(buf, '\n'))) {
             *nl = '\0';
-            if (*buf)
-                snprintf(last, size, "%.*s", (int)size - 1, buf);
+            if (*buf && !*first)
+                snprintf(first, size, "%.*s", (int)size - 1, buf);
+            else if (*buf)
+                others++;
             used -= (size_t)(nl + 1 - buf);
             memmove(buf, nl + 1, used + 1);
         }
         if (used == sizeof buf - 1)
             used = 0; /* a line longer than the buffer: drop its start */
     }
+    return others;
 }
 
 int program_run(const char *what, char *const argv[], int out_fd,
@@ -55,13 +61,15 @@ int program_run(const char *what, char *const argv[], int out_fd,
         _exit(127);
     }
     close(err[1]);
-    char last[1024];
-    keep_last_line(err[0], last, sizeof last);
+    char first[1024];
+    int others = keep_first_line(err[0], first, sizeof first);
     close(err[0]);
     int status;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
-    return fail("%s: %s failed: %s", what, argv[0],
-                *last ? last : "no message");
+    if (!*first)
+        return fail("%s: %s failed with no message", what, argv[0]);
+    return fail("%s: %s failed: %s%s", what, argv[0], first,
+                others ? " (and more errors)" : "");
 }

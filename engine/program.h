@@ -1,7 +1,7 @@
 /*
  * program.h - runs a host program (tar, rm, mkdir ...) for the engine and
- * turns its failure into the engine's one-line error: the last line it
- * wrote on stderr.
+ * turns its failure into the engine's one-line error: the first line it
+ * wrote on stderr (the cause, naming the file).
  */
 #ifndef ENGINE_PROGRAM_H
 #define ENGINE_PROGRAM_H

@@ -22,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READY_TIMEOUT_S 60
 #define STOP_GRACE_S 10
 
 /* The engine run from its build tree uses the danausd and libdanaus.so
@@ -198,7 +197,8 @@ static int log_says_ready(const char *log, off_t from)
     return strstr(line, " ready: ") != NULL;
 }
 
-int service_start(const char *pool, struct record *rec, int first)
+int service_start(const char *pool, struct record *rec, int first,
+                  int timeout_s)
 {
     char log[STATE_PATH_MAX], run[STATE_PATH_MAX];
     state_path(log, "pools/%s/danausd.log", pool);
@@ -219,7 +219,7 @@ int service_start(const char *pool, struct record *rec, int first)
         return fail("pool %s: cannot start danausd: %s", pool, why);
     }
     unsigned long long start = process_start_time(pid);
-    for (int i = 0; i < READY_TIMEOUT_S * 20; i++) {
+    for (int i = 0; i < timeout_s * 20; i++) {
         if (log_says_ready(log, from)) {
             record_set(rec, "pid", "%d", (int)pid);
             record_set(rec, "start", "%llu", start);

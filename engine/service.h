@@ -20,10 +20,15 @@ void service_store_mount(const char *pool, char *out, size_t size);
 /*
  * Writes the pool's danausd.conf from its record and starts danausd in the
  * pool's cgroup; first: in a new IPC namespace pinned at pools/NAME/ipc,
- * else in the pinned one. Waits until it is ready and sets pid and start
- * in the record. 0, or -1 (fail.h) with danausd's own complaint.
+ * else in the pinned one. Waits up to timeout_s until it is ready (then
+ * kills it) and sets pid and start in the record. 0, or -1 (fail.h) with
+ * danausd's own complaint. A restart waits less than a pool's creation:
+ * every engine command waits for it.
  */
-int service_start(const char *pool, struct record *rec, int first);
+#define SERVICE_START_TIMEOUT_S 60
+#define SERVICE_RESTART_TIMEOUT_S 15
+int service_start(const char *pool, struct record *rec, int first,
+                  int timeout_s);
 /* Whether the danausd the record names still runs. */
 int service_alive(const struct record *rec);
 /* SIGTERM, then SIGKILL after a grace period. */

@@ -9,9 +9,11 @@
 #include "service.h"
 #include "state.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* STORE/rest: the path through the pool's danausd. */
@@ -37,7 +39,8 @@ int store_publish(const char *pool, const char *image, int nlayers)
         snprintf(dst, sizeof dst, "%.4000s/%d", top, i);
         state_path(layer, "images/%s/layer-%d.tar", image, i);
         char *const mk[] = {"mkdir", "-p", dst, NULL};
-        char *const untar[] = {"tar", "--numeric-owner", "-xpf", layer,
+        char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
+                               "--xattrs-include=*", "-xpf", layer,
                                "-C", dst, NULL};
         rc = helper_run(pool, mk) < 0 || helper_run(pool, untar) < 0 ? -1 : 0;
     }
@@ -72,18 +75,50 @@ int store_unpublish_everywhere(const char *image)
     return rc;
 }
 
+int store_branch_remove(const char *pool, const char *container)
+{
+    char dir[STATE_PATH_MAX], mark[STATE_PATH_MAX];
+    store_path(pool, dir, sizeof dir, "containers", container);
+    char *const rm[] = {"rm", "-rf", dir, NULL};
+    if (helper_run(pool, rm) < 0)
+        return -1;
+    state_path(mark, "pools/%s/stale/%s", pool, container);
+    unlink(mark);
+    return 0;
+}
+
 int store_branch_create(const char *pool, const char *container)
 {
     char dir[STATE_PATH_MAX];
     store_path(pool, dir, sizeof dir, "containers", container);
     char *const mk[] = {"mkdir", "-p", dir, NULL};
-    return helper_run(pool, mk);
+    return store_branch_remove(pool, container) < 0 ? -1
+                                                    : helper_run(pool, mk);
 }
 
-int store_branch_remove(const char *pool, const char *container)
+int store_branch_defer(const char *pool, const char *container)
 {
-    char dir[STATE_PATH_MAX];
-    store_path(pool, dir, sizeof dir, "containers", container);
-    char *const rm[] = {"rm", "-rf", dir, NULL};
-    return helper_run(pool, rm);
+    char mark[STATE_PATH_MAX];
+    state_path(mark, "pools/%s/stale", pool);
+    if (mkdir(mark, 0700) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", mark);
+    state_path(mark, "pools/%s/stale/%s", pool, container);
+    int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return fail_errno("cannot create %s", mark);
+    close(fd);
+    return 0;
+}
+
+int store_sweep(const char *pool)
+{
+    char kind[STATE_PATH_MAX];
+    snprintf(kind, sizeof kind, "pools/%s/stale", pool);
+    int n, rc = 0;
+    char **stale = state_list(kind, &n);
+    for (int i = 0; i < n; i++)
+        if (store_branch_remove(pool, stale[i]) < 0)
+            rc = -1;
+    state_list_free(stale, n);
+    return rc;
 }

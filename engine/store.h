@@ -5,6 +5,7 @@
  *   BACKEND/images/IMAGE/N   layer N of an image, unpacked once per pool
  *                            (marked by pools/POOL/images/IMAGE)
  *   BACKEND/containers/NAME  a container's private writable branch
+ *                            (pools/POOL/stale/NAME: one to remove later)
  */
 #ifndef ENGINE_STORE_H
 #define ENGINE_STORE_H
@@ -15,7 +16,14 @@
 int store_publish(const char *pool, const char *image, int nlayers);
 /* Removes the image's copies from every pool that has one. */
 int store_unpublish_everywhere(const char *image);
+/* A new, empty branch (whatever an earlier container of that name left is
+ * removed first). */
 int store_branch_create(const char *pool, const char *container);
 int store_branch_remove(const char *pool, const char *container);
+/* Notes that the branch is to be removed once the pool's danausd runs
+ * again (pools/POOL/stale/CONTAINER); store_sweep removes the noted ones.
+ * 0 or -1 (fail.h). */
+int store_branch_defer(const char *pool, const char *container);
+int store_sweep(const char *pool);
 
 #endif

@@ -115,18 +115,6 @@ static int spawn(struct crew *crew, bool extra)
     return 0;
 }
 
-/* Adds a thread when requests wait behind the one just taken. */
-static void maybe_grow(struct crew *crew)
-{
-    struct service *svc = crew->w->svc;
-    if (atomic_load(&crew->nthreads) >= crew->w->max_per_queue)
-        return;
-    if (ipc_queue_backlog(&svc->seg, ipc_queue(&svc->seg, crew->queue)) <
-        GROW_BACKLOG)
-        return;
-    spawn(crew, true);
-}
-
 /* Whether the client this thread answered last waits on its cpu. */
 static __thread bool client_here;
 
@@ -175,6 +163,17 @@ static void hand_off_queue(struct crew *crew)
         wake_parked(crew, 1);
     else if (atomic_load(&crew->nthreads) < crew->w->max_per_queue)
         spawn(crew, true);
+}
+
+/* Gives the queue another thread when requests wait behind the one just
+ * taken. */
+static void maybe_grow(struct crew *crew)
+{
+    struct service *svc = crew->w->svc;
+    if (ipc_queue_backlog(&svc->seg, ipc_queue(&svc->seg, crew->queue)) <
+        GROW_BACKLOG)
+        return;
+    hand_off_queue(crew);
 }
 
 /* Takes one request and runs it; false when the queue was empty. busy: the

@@ -198,10 +198,15 @@ static int export_start(struct fuse_export *ex, const struct service *svc)
     /* A root service lets everyone in (allow_other) and lets the kernel
      * open the device nodes its instances hold (dev; mknod of one needs
      * CAP_MKNOD, checked by the kernel or the backend): devices and FIFOs
-     * are opened through this door (libservice.h, ls_ops.open). */
+     * are opened through this door (libservice.h, ls_ops.open). The
+     * kernel opens them without asking the door, so it must check their
+     * permissions itself (default_permissions, on the attributes the door
+     * gives, which it never caches); the backends check everything else
+     * again. */
     char opts[256];
     snprintf(opts, sizeof opts, "fsname=danaus:%s,subtype=danaus%s",
-             svc->cfg.service, geteuid() == 0 ? ",allow_other,dev" : "");
+             svc->cfg.service,
+             geteuid() == 0 ? ",allow_other,dev,default_permissions" : "");
     char *argv[] = {"danausd", "-o", opts, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
     ex->fuse = fuse_new(&args, &fuse_export_ops, sizeof fuse_export_ops, ex);

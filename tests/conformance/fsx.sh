@@ -17,22 +17,8 @@ danausd=$(realpath "$1") lib=$(realpath "$2") fsx=$(realpath "$3")
 backend=$4 ceph_conf=$5 ops=${6:-8000}
 seed=${FSX_SEED:-$(date +%s)}
 
-site=$(mktemp -d /tmp/danaus-fsx-XXXXXX) || exit 1
-mnt=$site/mnt
-service="fsx-$$"
-mkdir "$site/run" "$site/backing" || exit 1
-{
-    echo "service $service"
-    echo "rundir $site/run"
-    case $backend in
-    local) echo "mount $mnt local $site/backing" ;;
-    ceph) echo "ceph_conf $ceph_conf"
-          echo "mount $mnt ceph /fsx-$(hostname)-$$" ;;
-    *) echo "unknown backend $backend" >&2; exit 2 ;;
-    esac
-} > "$site/danausd.conf"
-
 . "$(dirname "$0")/lib.sh"
+site_make fsx "$backend" "$ceph_conf" || exit 2
 daemon=
 cleanup() {
     rm -f "$mnt"/fsx.*

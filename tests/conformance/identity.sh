@@ -17,23 +17,8 @@ if [ $# -ne 4 ]; then
 fi
 danausd=$(realpath "$1") lib=$(realpath "$2") backend=$3 ceph_conf=$4
 
-site=$(mktemp -d /tmp/danaus-ident-XXXXXX) || exit 1
-chmod 755 "$site"
-mnt=$site/mnt
-service="ident-$$"
-mkdir "$site/run" "$site/backing" || exit 1
-{
-    echo "service $service"
-    echo "rundir $site/run"
-    case $backend in
-    local) echo "mount $mnt local $site/backing" ;;
-    ceph) echo "ceph_conf $ceph_conf"
-          echo "mount $mnt ceph /ident-$(hostname)-$$" ;;
-    *) echo "unknown backend $backend" >&2; exit 2 ;;
-    esac
-} > "$site/danausd.conf"
-
 . "$(dirname "$0")/lib.sh"
+site_make ident "$backend" "$ceph_conf" || exit 2
 daemon=
 cleanup() {
     rm -rf "$mnt"/* 2>/dev/null

@@ -33,3 +33,25 @@ unmount_left() {
     done
     return 0
 }
+
+# site_make NAME local|ceph CEPH_CONF: a fresh directory $site (mode 755,
+# so other users' clients reach its socket) with run/ and backing/, and
+# $site/danausd.conf for service $service serving mount point $mnt from
+# the backend; a script may append lines to the configuration.
+site_make() {
+    site=$(mktemp -d "/tmp/danaus-$1-XXXXXX") || return 1
+    chmod 755 "$site"
+    mnt=$site/mnt
+    service="$1-$$"
+    mkdir "$site/run" "$site/backing" || return 1
+    {
+        echo "service $service"
+        echo "rundir $site/run"
+        case $2 in
+        local) echo "mount $mnt local $site/backing" ;;
+        ceph) echo "ceph_conf $3"
+              echo "mount $mnt ceph /$1-$(hostname)-$$" ;;
+        *) echo "unknown backend $2" >&2; return 1 ;;
+        esac
+    } > "$site/danausd.conf"
+}

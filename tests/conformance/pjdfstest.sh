@@ -14,10 +14,8 @@
 #   ceph-fuse       Ceph's own FUSE client, ceph-fuse (reference for Ceph)
 #
 # Each target's failures are compared with expected/TARGET.txt (one test a
-# line, then the reason; '#' comments; a line '*' tolerates every failure
-# of a target whose results are not yet stable). Any other failure fails
-# the run; an expected failure that passed is reported, so the list can
-# shrink. A test
+# line, then the reason; '#' comments). Any other failure fails the run;
+# an expected failure that passed is reported, so the list can shrink. A test
 # that kills pjdfstest (a crash inside libdanaus) or hangs counts as failed:
 # tests run group by group (chmod, open, ...), and a group that does not
 # finish is rerun one test at a time.
@@ -169,11 +167,6 @@ check() {
     n_fail=$(wc -l < "$failed")
     local unexpected fixed
     unexpected=$(comm -23 "$failed" "$expected")
-    if grep -qx '\*' "$expected"; then
-        echo "$target: its list holds '*': every failure is tolerated" \
-             "(see expected/$target.txt)"
-        unexpected=
-    fi
     fixed=$(comm -13 "$failed" "$expected")
     awk '$2 == "CRASH"' "$out" | sed "s/^/$target: /"
     sed "s/^/$target: /" "$out.why"

@@ -17,24 +17,15 @@ if [ $# -ne 4 ]; then
 fi
 danausd=$(realpath "$1") lib=$(realpath "$2") backend=$3 ceph_conf=$4
 
-site=$(mktemp -d /tmp/danaus-special-XXXXXX) || exit 1
-mnt=$site/mnt
-service="special-$$"
-chmod 755 "$site" && mkdir "$site/run" "$site/backing" || exit 1
-{
-    echo "service $service"
-    echo "rundir $site/run"
-    echo "owner 65534:65534" # root attaches too, and so does nobody
-    case $backend in
-    local) echo "mount $mnt local $site/backing"
-           mkdir "$site/upper" "$site/lower" &&
-               mkfifo -m 0640 "$site/lower/fifo" || exit 1
-           echo "union $site/union local $site/upper $site/lower" ;;
-    ceph) echo "ceph_conf $ceph_conf"
-          echo "mount $mnt ceph /special-$(hostname)-$$" ;;
-    *) echo "unknown backend $backend" >&2; exit 2 ;;
-    esac
-} > "$site/danausd.conf"
+. "$(dirname "$0")/lib.sh"
+site_make special "$backend" "$ceph_conf" || exit 2
+echo "owner 65534:65534" >> "$site/danausd.conf" # root attaches too
+if [ "$backend" = local ]; then
+    mkdir "$site/upper" "$site/lower" &&
+        mkfifo -m 0640 "$site/lower/fifo" || exit 1
+    echo "union $site/union local $site/upper $site/lower" \
+        >> "$site/danausd.conf"
+fi
 
 failures=0
 ok() { echo "ok: $*"; }
@@ -49,7 +40,6 @@ pre() {
         DANAUS_RUNDIR="$site/run" "$@"
 }
 
-. "$(dirname "$0")/lib.sh"
 daemon=
 cleanup() {
     plain rm -rf "$mnt"/* 2>/dev/null
@@ -100,6 +90,14 @@ expect "a device and a FIFO made without the preload show through it" \
     "fifo|character special file" \
     "$(plain mknod "$mnt/fifo2" p && plain mknod "$mnt/null2" c 1 3 &&
        pre stat -c %F "$mnt/fifo2" "$mnt/null2" | paste -sd'|')"
+
+expect "a plain unprivileged open of a device it may not write: EACCES" \
+    "EACCES" \
+    "$(plain setpriv --reuid=65534 --regid=65534 --clear-groups \
+       /usr/bin/python3 -c "
+import errno, os
+try: os.open('$mnt/null', os.O_WRONLY)
+except OSError as e: print(errno.errorcode[e.errno])")"
 
 # What Linux refuses, refused with its errno.
 expect "mknod of a directory type: EPERM; of a socket: made" "EPERM|socket" \

@@ -8,7 +8,8 @@
 # thread's Cpus_allowed_list (/proc/PID/task/*/status) against the set:
 #  - started under taskset -c LAST: every thread on LAST, and `ready` names it;
 #  - started in a cgroup cpuset of cpu LAST (v2 where it has the cpuset
-#    controller, v1 otherwise, as engine/cgroup.c does);
+#    controller, v1 otherwise, as engine/cgroup.c does; skipped where no
+#    cpuset hierarchy is mounted, as under `ip netns exec`);
 #  - a configuration `cpus LAST` under an affinity of all cpus;
 #  - a configuration `cpus` naming a cpu outside its affinity is refused
 #    with the file and line, exit 1;
@@ -189,7 +190,8 @@ if [ -n "$cg_dir" ] && [ -d "$cg_dir" ]; then
     rmdir "$cg_dir" || fail "cgroup $cg_dir left behind"
     cg_dir=
 else
-    fail "no cpuset cgroup controller to test with"
+    # `ip netns exec` mounts a sysfs of its own, without /sys/fs/cgroup.
+    echo "skip: cgroup cpuset: no cpuset hierarchy mounted here"
 fi
 
 # 3. cpus in the configuration, a subset of the affinity.

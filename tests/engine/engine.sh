@@ -108,6 +108,14 @@ check "the container's process attached the pool's segment" 1 "$(grep -c SYSV "/
 check "without the preload it is a kernel file" kernel "$(motd_fd "$p2")"
 "$danaus" rm -f f1 && "$danaus" rm -f f2
 
+# -d detaches as docker run -d: prints the name and returns; the output
+# goes to danaus logs.
+out=$(timeout 20 "$danaus" run --pool a --image bb --name dt -d -- sh -c 'echo to-the-log; sleep 100' | tail -1)
+check "run -d prints the name and returns" dt "$out"
+sleep 0.3
+check "a detached container's output is in its log" to-the-log "$("$danaus" logs dt)"
+"$danaus" rm -f dt
+
 # Cores and cgroup: the container's processes and the pool's service.
 "$danaus" run --pool a --image bb --name d1 -d -- sleep 100 >/dev/null
 pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/d1/container")
@@ -168,8 +176,28 @@ sleep 0.2
 "$danaus" pool ls >/dev/null 2>&1
 check "a dead danausd is restarted" running "$("$danaus" pool ls | awk '$1=="b" {print $4}')"
 
+# A service that cannot come back (its backend is gone) is retried once
+# per back-off period, not by every command; rm and pool rm still work.
+if [ "$backend" = local ]; then
+    "$danaus" run --pool b --image bb --name sb -- true
+    kill -9 "$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")"
+    mv "$work/back-b" "$work/back-b.away"
+    sleep 0.2
+    notes=$("$danaus" ps 2>&1 >/dev/null; "$danaus" ps -a 2>&1 >/dev/null)
+    check "a failing restart is tried once" 1 "$(echo "$notes" | grep -c 'restarting it')"
+    check "the next command waits for the back-off" 1 "$(echo "$notes" | grep -c 'next restart is tried in')"
+    check "no danausd of pool b runs" 0 "$(pgrep -cf "$DANAUS_STATE/pools/b/danausd.conf")"
+    "$danaus" rm sb 2>/dev/null
+    check "rm works while the pool's service is down" 0 $?
+    "$danaus" pool rm b 2>/dev/null
+    check "pool rm works while its service is down" 0 $?
+    mv "$work/back-b.away" "$work/back-b"
+else
+    "$danaus" pool rm b
+fi
+
 # pool rm leaves no cgroup, namespace pin or mount.
-"$danaus" pool rm a && "$danaus" pool rm b
+"$danaus" pool rm a
 check "pool rm removes the cgroups, and the engine's directory with the last" "" "$(ls -d /sys/fs/cgroup/memory$scope /sys/fs/cgroup/cpuset$scope /sys/fs/cgroup$scope 2>/dev/null)"
 # (the Ceph variant's own ceph-fuse mount, made above to create the
 # backend directories, is the test's, not the engine's)
@@ -178,6 +206,9 @@ check "pool rm leaves no mount" 0 "$(grep "$work" /proc/mounts | grep -vc " $wor
 # With no pool left every cpu is free: what remains is the other input.
 expect_error "memory the host lacks" 1 "the host has only" "$danaus" pool create c --cpus 0 --memory 64T --backend "$back_a"
 expect_error "missing backend directory" 1 "is not a directory" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/nonexistent
+expect_error "backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend "local:$work/../../../etc"
+expect_error "host root as backend" 1 "cannot be a pool's backend" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/
+expect_error "ceph backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x/../..
 expect_error "unreachable backend" 1 "danausd did not start" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x
 check "failed creates leave no pool" "" "$(ls "$DANAUS_STATE/pools" | xargs)"
 [ "$backend" = ceph ] && { rm -rf "$work/cephroot$dir" "$work/cephroot$dir-b"; umount "$work/cephroot"; }

@@ -1,7 +1,8 @@
 # Real programs under LD_PRELOAD (issue "Proof with real programs"): each
 # scenario script in tests/programs runs on a plain directory and on a
 # Danaus mount (tests/programs/run-scenario.sh), transcripts compared. One
-# ctest per program family and backend, label "programs".
+# ctest per program family and backend, label "programs". They all mount
+# the FUSE door at /danaus-programs, so they never run at the same time.
 set(DANAUS_PROGRAMS coreutils tar shell python sqlite git db_bench
   exec_chain)
 set(DANAUS_PROGRAMS_DRIVER ${CMAKE_CURRENT_SOURCE_DIR}/programs/run-scenario.sh)
@@ -12,13 +13,14 @@ foreach(program ${DANAUS_PROGRAMS})
     COMMAND ${DANAUS_PROGRAMS_DRIVER} $<TARGET_FILE:danausd>
       $<TARGET_FILE:danaus> local - ${script})
   set_tests_properties(programs_${program}_local PROPERTIES
-    LABELS programs TIMEOUT 180)
+    LABELS programs TIMEOUT 180 RESOURCE_LOCK danaus-programs-mount)
   if(TARGET danaus_backend_ceph)
     add_test(NAME programs_${program}_ceph
       COMMAND ${DANAUS_PROGRAMS_DRIVER} $<TARGET_FILE:danausd>
         $<TARGET_FILE:danaus> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
         ${script})
     set_tests_properties(programs_${program}_ceph PROPERTIES
-      LABELS "programs;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+      LABELS "programs;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300
+      RESOURCE_LOCK danaus-programs-mount)
   endif()
 endforeach()

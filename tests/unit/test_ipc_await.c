@@ -1,7 +1,8 @@
 /*
  * test_ipc_await.c - the answer path: ipc_complete / ipc_await between
  * threads, including answers that come after the client went to sleep,
- * signals during the wait, and a service that is gone.
+ * signals during the wait, and a service that is gone; where each side
+ * says it runs.
  */
 #include "ipc/ipc.h"
 
@@ -194,6 +195,46 @@ static void test_signals_do_not_end_wait(void **state)
     assert_true(atomic_load(&signals_seen) > 10);
 }
 
+static void pin_to(int cpu)
+{
+    cpu_set_t set;
+
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    assert_int_equal(sched_setaffinity(0, sizeof set, &set), 0);
+}
+
+/* A thread's mark is its cpu + 1; a peer is worth spinning for only when
+ * it said another cpu; the client's mark in its slot is found "here" by a
+ * service thread on its cpu and nowhere else; answering clears the
+ * service's mark. */
+static void test_cpu_marks(void **state)
+{
+    struct ipc_slot *s = ipc_slot(&seg, 2);
+    cpu_set_t saved;
+
+    (void)state;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        skip();
+    assert_int_equal(sched_getaffinity(0, sizeof saved, &saved), 0);
+    pin_to(0);
+    assert_int_equal(ipc_cpu_mark(), 1);
+    assert_false(ipc_peer_elsewhere(0));
+    assert_false(ipc_peer_elsewhere(1));
+    assert_true(ipc_peer_elsewhere(2));
+    atomic_store(&s->client_cpu, 1);
+    assert_true(ipc_slot_client_here(s));
+    ipc_slot_running(s);
+    assert_int_equal(atomic_load(&s->server_cpu), 1);
+    pin_to(1);
+    assert_false(ipc_slot_client_here(s));
+    atomic_store(&s->client_cpu, 0);
+    assert_false(ipc_slot_client_here(s));
+    ipc_complete(s, 7, 0);
+    assert_int_equal(atomic_load(&s->server_cpu), 0);
+    assert_int_equal(sched_setaffinity(0, sizeof saved, &saved), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_sleeping_client_is_woken),
         cmocka_unit_test(test_wake_is_prompt),
         cmocka_unit_test(test_signals_do_not_end_wait),
+        cmocka_unit_test(test_cpu_marks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -206,23 +206,35 @@ static bool may_meet_special(int flags)
  * kernel has its own errno for creating it) is opened as asked; one made
  * a FIFO between the two steps is the only open that can meet one here.
  */
+/* An fd of a file just opened, with its attributes in *st; -errno (the fd
+ * closed) when they cannot be read. */
+static int with_stat(int fd, struct stat *st)
+{
+    if (fd < 0 || fstat(fd, st) == 0)
+        return fd;
+    int rc = -errno;
+    close(fd);
+    return rc;
+}
+
 static int open_fd(struct local_instance *li, const char *path, int flags,
-                   mode_t mode, bool *special)
+                   mode_t mode, struct stat *st, bool *special)
 {
     *special = false;
     if (!may_meet_special(flags))
-        return local_open_in_root(li->root_fd, path, flags, mode);
+        return with_stat(local_open_in_root(li->root_fd, path, flags, mode),
+                         st);
     int probe = local_open_in_root(
         li->root_fd, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
     if (probe < 0 && (flags & O_CREAT))
-        return local_open_in_root(li->root_fd, path, flags, mode);
+        return with_stat(local_open_in_root(li->root_fd, path, flags, mode),
+                         st);
     if (probe < 0)
         return probe;
-    struct stat st;
-    int rc = fstat(probe, &st) < 0 ? -errno : 0;
-    if (rc == 0 && S_ISLNK(st.st_mode))
+    int rc = fstat(probe, st) < 0 ? -errno : 0;
+    if (rc == 0 && S_ISLNK(st->st_mode))
         rc = -ELOOP; /* O_NOFOLLOW on a symbolic link */
-    else if (rc == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    else if (rc == 0 && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
         rc = neg_errno(faccessat(probe, "", open_access(flags),
                                  AT_EMPTY_PATH | AT_EACCESS));
         *special = rc == 0;
@@ -245,19 +257,14 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
      * mode bits outside 07777. */
     if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
         mode = 0;
+    struct stat st;
     bool special;
-    int fd = open_fd(li, path, flags | O_CLOEXEC, mode & 07777, &special);
+    int fd = open_fd(li, path, flags | O_CLOEXEC, mode & 07777, &st,
+                     &special);
     if (special)
         return LS_OPEN_SPECIAL;
     if (fd < 0)
         return fd;
-
-    struct stat st;
-    if (fstat(fd, &st) < 0) {
-        rc = -errno;
-        close(fd);
-        return rc;
-    }
     struct local_file *file = calloc(1, sizeof *file);
     if (!file) {
         close(fd);

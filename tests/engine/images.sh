@@ -1,0 +1,132 @@
+#!/bin/sh
+# Images from the tools people already use (issue 14), imported and run:
+# a rootfs tarball with special files, a Debian root made by mmdebstrap
+# (lighttpd served from a container, fetched with curl), and podman's and
+# skopeo's formats (docker-archive, oci-archive, OCI layout directory).
+# Usage: images.sh DANAUS BACKEND CACHE [CEPH_CONF], or images.sh
+# fill-cache CACHE. The mmdebstrap tarball is kept in CACHE/debian-KEY (KEY:
+# its suite, variant and packages), so only the first run fetches Debian
+# packages (about 2 minutes here).
+# Needs root, /dev/fuse, busybox-static, mmdebstrap, podman, skopeo, curl.
+set -u
+# The Debian root made by mmdebstrap, cached by suite, variant and packages.
+packages=lighttpd
+key=$(echo "bookworm essential $packages" | sha256sum | cut -c1-16)
+fill_cache() { # fill_cache CACHE: makes CACHE/debian-KEY/rootfs.tar once
+    deb=$1/debian-$key/rootfs.tar
+    [ -f "$deb" ] && return 0
+    mkdir -p "$1/debian-$key"
+    # (mmdebstrap picks its output format from the name's extension)
+    mmdebstrap -q --variant=essential --include="$packages" bookworm "$1/debian-$key/new.tar" >/dev/null 2>&1 &&
+        mv "$1/debian-$key/new.tar" "$deb" && return 0
+    echo "FAIL mmdebstrap cannot reach Debian's mirror; in a network namespace, fill the cache first: $0 fill-cache $1"
+    return 1
+}
+if [ "$1" = fill-cache ]; then fill_cache "$2"; exit; fi
+
+danaus=$1 backend=$2 cache=$3
+here=$(dirname "$0")
+work=$(mktemp -d /tmp/danaus-images-test.XXXXXX)
+export DANAUS_STATE=$work/state
+failures=0
+check() { # check WHAT EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then echo "ok   $1"; else
+        echo "FAIL $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
+}
+expect_error() { # WHAT CODE MESSAGE-PART command...: one line, that code
+    what=$1 code=$2 part=$3; shift 3
+    out=$("$@" 2>&1 >/dev/null); rc=$?
+    check "$what: exit code" "$code" "$rc"
+    case "$out" in *"$part"*) check "$what: message" 1 "$(echo "$out" | wc -l)" ;;
+        *) check "$what: message names it" "$part" "$out" ;; esac
+}
+podman_() { podman --root "$work/podman/root" --runroot "$work/podman/run" --storage-driver vfs "$@"; }
+cleanup() {
+    for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
+    for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
+    podman_ system reset -f >/dev/null 2>&1
+    [ "$backend" = ceph ] && { rm -rf "$work/cephroot$dir"; umount "$work/cephroot"; }
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ "$backend" = ceph ]; then
+    conf=$4 dir=/images-test-$$
+    mkdir -p "$work/cephroot"
+    ceph-fuse -c "$conf" "$work/cephroot" >/dev/null 2>&1 || exit 1
+    mkdir -p "$work/cephroot$dir"
+    back="ceph:$conf:$dir"
+else
+    mkdir -p "$work/back"
+    back="local:$work/back"
+fi
+"$danaus" pool create p --cpus 1 --memory 1G --backend "$back" || exit 1
+
+# A rootfs tarball with every kind of file: nothing may be dropped.
+t=$work/tree
+mkdir -p "$t/bin" "$t/dev" "$t/data" "$t/etc"
+cp /bin/busybox "$t/bin/busybox"
+for c in sh stat cat ls wc head; do ln -s busybox "$t/bin/$c"; done
+echo from-the-image >"$t/etc/motd"
+(cd "$t/data" && mknod chr c 1 5 && mknod blk b 7 0 && mkfifo fifo &&
+    echo content >a && ln a hard && truncate -s 100M sparse &&
+    echo end >>sparse && cp /bin/busybox suid && chmod 4755 suid &&
+    python3 -c "import os; os.setxattr('a', 'user.danaus', b'v1')")
+mknod "$t/dev/sda" b 8 0
+tar -C "$t" --numeric-owner --xattrs --xattrs-include='*' -S -cf "$work/special.tar" .
+"$danaus" image import special "$work/special.tar" || exit 1
+out=$("$danaus" run --rm --pool p --image special -- sh -c 'cd /data; for f in *; do stat -c "%n %F %a %h %t:%T" $f; done; cat hard; stat -c %b sparse')
+check "special files survive import and unpacking" "a regular file 644 2 0:0
+blk block special file 644 1 7:0
+chr character special file 644 1 1:5
+fifo fifo 644 1 0:0
+hard regular file 644 2 0:0
+sparse regular file 644 1 0:0
+suid regular file 4755 1 0:0
+content" "$(echo "$out" | head -n 8)"
+check "a sparse file stays sparse" yes "$([ "$(echo "$out" | tail -n 1)" -lt 1024 ] && echo yes)"
+[ "$backend" = local ] && check "xattrs survive" v1 "$(python3 -c "import os; print(os.getxattr('$work/back/images/special/0/data/a', 'user.danaus').decode())")"
+out=$("$danaus" run --rm --pool p --image special -- sh -c 'cd /dev; echo *; head -c 3 /dev/zero | wc -c; echo x >/dev/null && echo null-ok')
+check "the container's /dev is the runtime's, not the image's (no sda)" "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero
+3
+null-ok" "$out"
+
+# podman and skopeo: the same busybox root as docker-archive, oci-archive
+# and an OCI layout directory.
+tar -C "$t" --exclude=./dev/sda --exclude=./data -cf "$work/bb.tar" .
+podman_ import -q "$work/bb.tar" localhost/bb:t >/dev/null || exit 1
+podman_ save -q -o "$work/docker.tar" localhost/bb:t || exit 1
+podman_ save -q --format oci-archive -o "$work/oci.tar" localhost/bb:t || exit 1
+skopeo copy -q "oci-archive:$work/oci.tar" "oci:$work/ocidir:bb" || exit 1
+for f in docker:docker.tar ocia:oci.tar ocid:ocidir; do
+    "$danaus" image import "${f%%:*}" "$work/${f#*:}"
+    check "import of ${f#*:}" 0 $?
+    check "a container of ${f#*:} sees the image" from-the-image "$("$danaus" run --rm --pool p --image "${f%%:*}" -- cat /etc/motd)"
+done
+check "the kinds are recognised" "docker-save oci-archive oci-layout" "$("$danaus" image ls | awk '$1 ~ /^(docker|ocia|ocid)$/ {print $3}' | xargs)"
+
+# Broken sources: one line naming what is wrong.
+cp -r "$work/ocidir" "$work/evil"
+sed -i 's/"digest":"sha256:[0-9a-f]*"/"digest":"sha256:..\/..\/etc"/' "$work/evil/index.json"
+expect_error "an OCI digest leaving blobs/" 1 "bad or too many digests" "$danaus" image import evil "$work/evil"
+python3 -c "
+import io, tarfile
+with tarfile.open('$work/clash.tar', 'w') as t:
+    for name in ('a', 'a/b'):
+        t.addfile(tarfile.TarInfo(name), io.BytesIO(b''))"
+"$danaus" image import clash "$work/clash.tar" || exit 1
+expect_error "a layer tar cannot unpack names the file and the reason" 125 "a/b: Cannot open: Not a directory" "$danaus" run --pool p --image clash -- true
+
+# Debian by mmdebstrap; lighttpd in a container.
+fill_cache "$cache" || exit 1
+"$danaus" image import deb "$deb" || exit 1
+check "a Debian container runs Debian" "$(tar -xOf "$deb" ./etc/debian_version)" "$("$danaus" run --rm --pool p --image deb -- cat /etc/debian_version)"
+port=$((20000 + $$ % 20000))
+"$danaus" run -d --pool p --image deb --name web -- sh -c "mkdir -p /srv/www && echo served-by-danaus >/srv/www/index.html && printf 'server.document-root = \"/srv/www\"\nserver.port = $port\nserver.bind = \"127.0.0.1\"\n' >/etc/lighttpd/test.conf && exec lighttpd -D -f /etc/lighttpd/test.conf" >/dev/null
+body=
+for i in $(seq 50); do body=$(curl -s "http://127.0.0.1:$port/index.html") && [ -n "$body" ] && break; sleep 0.2; done
+check "lighttpd in a container serves a file" served-by-danaus "$body"
+"$danaus" rm -f web
+
+echo "$failures failures"
+[ "$failures" -eq 0 ]
