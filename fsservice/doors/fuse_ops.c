@@ -5,10 +5,11 @@
  *
  * libfuse's high-level API hands us absolute paths inside the mount
  * ("/a/b"); the instance wants them relative ("a/b", "" for the root).
- * Every result is already 0 or -errno, as FUSE wants. Attributes come from
- * the backend unchanged, with use_ino set (fuse_door.c), so inode numbers,
- * sizes, times and modes read through FUSE are those the preload path
- * reads.
+ * Every result is already 0 or -errno, as FUSE wants. Attributes and
+ * readdir's d_ino come from the exported instance unchanged, with use_ino
+ * set (fuse_door.c), so inode numbers, sizes, times and modes read through
+ * FUSE are those the preload path reads: a union's own answer (the st_ino a
+ * copy-up keeps, libservice/union/origin.c), not its branches'.
  */
 #include "fuse_export.h"
 

@@ -15,7 +15,8 @@
 # The kill lands after a random number of acknowledged ops, in the first
 # half of the sequence, while the copy is likely still partial (union_model
 # appends each to a log, which this script watches). Each round uses its
-# own lower file, so every round starts from a fresh partial copy.
+# own lower file, so every round starts from a fresh partial copy. The
+# file's st_ino must stay the lower file's through the restart too.
 set -u
 if [ $# -ne 7 ]; then
     echo "usage: model.sh DANAUSD LIBDANAUS UNION_MODEL local|ceph CEPH_CONF|- ROUNDS OPS" >&2
@@ -101,6 +102,7 @@ failed=0
 for r in $(seq "$rounds"); do
     log=$site/acked.$r
     : > "$log"
+    ino=$(danaus stat -c %i "$mnt/f$r")
     if [ "$r" -eq 1 ]; then
         # A whole sequence, no kill: its reads check every state.
         danaus "$model" run "$mnt/f$r" "$r" "$ops" "$log" $sync ||
@@ -131,6 +133,11 @@ for r in $(seq "$rounds"); do
              "acknowledged ops (aimed at $kill_after), the copy $state"
     fi
     danaus "$model" check "$mnt/f$r" "$r" "$log" || failed=1
+    now=$(danaus stat -c %i "$mnt/f$r")
+    if [ "$now" != "$ino" ]; then
+        echo "round $r: st_ino $now at the end, $ino before the copy-up"
+        failed=1
+    fi
 done
 if [ $failed -ne 0 ]; then
     echo "danausd log:"

@@ -4,7 +4,8 @@
 # union (local backend) MAP_SHARED, writes two pages' worth and msyncs;
 # the file must then read the same through the FUSE door and through the
 # preload, and its upper copy must still be partial (the door calls the
-# union's own pread and pwrite).
+# union's own pread and pwrite). Its st_ino and d_ino through both doors
+# stay the lower file's.
 #
 #   partial_fuse.sh DANAUSD LIBDANAUS UNION_MODEL
 set -u
@@ -42,6 +43,11 @@ until grep -qs ' ready: ' "$site/danausd.log" && mountpoint -q "$mnt"; do
     sleep 0.1
 done
 
+# st_ino through the FUSE door before the copy-up: the lower file's.
+ino=$(stat -c %i "$mnt/f")
+[ "$ino" = "$(stat -c %i "$site/low/f")" ] ||
+    { echo "FAIL: st_ino $ino through FUSE, not the lower file's"; exit 1; }
+
 # The same bytes into the mapped union file and into the expected copy.
 python3 - "$mnt/f" "$site/expect" <<'EOF' || exit 1
 import mmap, os, sys
@@ -65,6 +71,19 @@ env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" DANAUS_RUNDIR="$site/run" \
     { echo "FAIL: read through the preload"; failed=1; }
 state=$("$model" state "$site/up/f")
 [ "$state" = partial ] || { echo "FAIL: the upper copy is $state"; failed=1; }
+# The partial copy keeps st_ino, in stat and in readdir's d_ino, through
+# both doors.
+inos() {
+    "$@" stat -c %i "$mnt/f"
+    "$@" python3 -c 'import os, sys
+print(next(e.inode() for e in os.scandir(sys.argv[1]) if e.name == "f"))' \
+        "$mnt"
+}
+for got in $(inos) $(inos env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
+                     DANAUS_RUNDIR="$site/run"); do
+    [ "$got" = "$ino" ] ||
+        { echo "FAIL: st_ino or d_ino $got, $ino before the copy-up"; failed=1; }
+done
 if [ $failed -ne 0 ]; then
     cat "$site/danausd.log"
     echo "site kept: $site"

@@ -14,7 +14,8 @@
  *
  * run does the ops in order and appends the index of each to LOG (a host
  * file, outside Danaus) once it returned: LOG is the list of acknowledged
- * ops. Reads compare with the model as they go. "sync" fsyncs the file
+ * ops. Reads compare with the model as they go, and the file's st_ino
+ * after each op with the lower file's before the copy-up. "sync" fsyncs the file
  * after each change before acknowledging it (for backends whose client
  * caches writes: an acknowledged write then survives the service's death
  * on every backend). check rebuilds the model from LOG's last index: the
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -181,6 +183,10 @@ static int run(const char *file, uint64_t seed, int ops, const char *log,
 {
     struct model m = model_new(seed);
     uint8_t *buf = malloc(2 * MAX_WRITE);
+    struct stat st;
+    if (stat(file, &st) < 0)
+        return fail("stat", file);
+    ino_t ino = st.st_ino; /* the lower file's, before its copy-up */
     int fd = open(file, O_RDWR);
     int afd = open(file, O_WRONLY | O_APPEND);
     int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -212,6 +218,15 @@ static int run(const char *file, uint64_t seed, int ops, const char *log,
         }
         if (rc == 0 && sync && op.kind != READ && fsync(fd) < 0)
             rc = fail("fsync", file);
+        if (rc == 0 && fstat(fd, &st) < 0)
+            rc = fail("fstat", file);
+        if (rc == 0 && st.st_ino != ino) {
+            fprintf(stderr, "union_model: %s: st_ino %llu after op %d, "
+                            "%llu before the copy-up\n", file,
+                    (unsigned long long)st.st_ino, i,
+                    (unsigned long long)ino);
+            rc = 1;
+        }
         if (rc)
             return rc;
         apply(&m, &op);

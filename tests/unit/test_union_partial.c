@@ -7,7 +7,8 @@
  * sequential writes kept as one range, a writer without CAP_SYS_ADMIN, a
  * new union over the same branches reading the same bytes, renames and hard links of a partial copy, the merge at the
  * extent bound and through union_copyup_whole, a record too big for the
- * top branch (the data copied instead), stat across the states.
+ * top branch (the data copied instead), stat across the states, st_ino
+ * and d_ino kept from the lower entry through every state (origin.c).
  * Runs as root (the record is a trusted.* xattr).
  *
  * Each test gets a fresh T/up (writable) over T/low holding "big", a
@@ -172,11 +173,11 @@ static int has_record(struct fixture *f, const char *rel)
     return lgetxattr(host(f, rel), RECORD, NULL, 0) >= 0;
 }
 
-static blkcnt_t host_blocks(struct fixture *f, const char *rel)
+static struct stat host_stat(struct fixture *f, const char *rel)
 {
     struct stat st;
     assert_int_equal(lstat(host(f, rel), &st), 0);
-    return st.st_blocks;
+    return st;
 }
 
 static void test_first_write_is_partial(void **state)
@@ -185,7 +186,7 @@ static void test_first_write_is_partial(void **state)
     write_at(f, "big", 100000, 4096, 1);
     assert_true(has_record(f, "up/big"));
     /* The write's 128 KiB granules, not 1 MiB. */
-    assert_true(host_blocks(f, "up/big") <= 2 * 128 * 2);
+    assert_true(host_stat(f, "up/big").st_blocks <= 2 * 128 * 2);
     check(f, "big");
     /* The record is the union's: clients neither see nor change it. */
     char list[256];
@@ -213,7 +214,6 @@ static void test_metadata_changes_copy_no_data(void **state)
     assert_int_equal(f->ops->chown(f->u, &root_cred, "big", 12, 34, 0), 0);
     assert_int_equal(f->ops->setxattr(f->u, &root_cred, "big", "user.k", "v",
                                       1, 0, 0), 0);
-    assert_int_equal(host_blocks(f, "up/big"), 0);
     assert_true(has_record(f, "up/big"));
     assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &after), 0);
     assert_int_equal(after.mode & 07777, 0600);
@@ -224,7 +224,6 @@ static void test_metadata_changes_copy_no_data(void **state)
     assert_int_equal(after.blocks, before.blocks); /* the lower file's */
     const struct timespec ts[2] = {{.tv_sec = 5}, {.tv_sec = 7}};
     assert_int_equal(f->ops->utimens(f->u, &root_cred, "big", ts, 0), 0);
-    assert_int_equal(host_blocks(f, "up/big"), 0);
     check(f, "big");
 }
 
@@ -354,7 +353,7 @@ static void test_merge_at_the_bound(void **state)
         write_at(f, "big", (size_t)writes << 18, 1, (unsigned char)writes);
     assert_int_equal(writes, 65); /* the 65th granule passed the bound */
     assert_false(has_record(f, "up/big"));
-    assert_true(host_blocks(f, "up/big") >= 17 * BIG / 512);
+    assert_true(host_stat(f, "up/big").st_blocks >= 17 * BIG / 512);
     assert_int_equal(f->ops->stat(f->u, &root_cred, "big", 0, &after), 0);
     assert_int_equal(after.ino, before.ino);
     check(f, "big");
@@ -419,7 +418,7 @@ static void test_no_room_for_the_record(void **state)
     memcpy(rel, "up/", 3); /* the same path in the top branch */
     memmove(rel + 3, rel + 4, strlen(rel + 4) + 1);
     assert_false(has_record(f, rel));
-    assert_true(host_blocks(f, rel) >= BIG / 512);
+    assert_true(host_stat(f, rel).st_blocks >= BIG / 512);
 }
 
 static void test_copyup_whole(void **state)
@@ -435,6 +434,139 @@ static void test_copyup_whole(void **state)
     close(fd);
     assert_memory_equal(buf, f->model, BIG);
     free(buf);
+}
+
+/* st_ino of name as the union's stat reports it, and (below) as its
+ * merged listing of dir reports it in d_ino. */
+static uint64_t ino_of(struct fixture *f, const char *path)
+{
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, path, AT_SYMLINK_NOFOLLOW,
+                                  &st), 0);
+    return st.ino;
+}
+
+static uint64_t d_ino_of(struct fixture *f, const char *dir, const char *name)
+{
+    struct ls_file *d = open_u(f, dir, O_RDONLY | O_DIRECTORY);
+    char buf[4096] __attribute__((aligned(8)));
+    off_t pos = 0;
+    ssize_t got;
+    uint64_t ino = 0;
+    while ((got = f->ops->getdents(d, &root_cred, buf, sizeof buf, &pos)) > 0)
+        for (ssize_t at = 0; at < got;) {
+            struct danaus_dirent *e = (struct danaus_dirent *)(buf + at);
+            at += e->d_reclen;
+            if (strcmp(e->d_name, name) == 0)
+                ino = e->d_ino;
+        }
+    f->ops->close(d);
+    assert_int_not_equal(ino, 0);
+    return ino;
+}
+
+/* stat, fstat and d_ino of path all give ino. */
+static void assert_ino(struct fixture *f, const char *dir, const char *name,
+                       uint64_t ino)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s%s%s", dir, dir[0] ? "/" : "", name);
+    assert_int_equal(ino_of(f, path), ino);
+    assert_int_equal(d_ino_of(f, dir, name), ino);
+    struct ls_file *file = open_u(f, path, O_RDONLY);
+    struct danaus_stat st;
+    assert_int_equal(f->ops->fstat(file, &root_cred, &st), 0);
+    f->ops->close(file);
+    assert_int_equal(st.ino, ino);
+}
+
+/* A file keeps its st_ino (the lower file's) from before its first write,
+ * through the partial states and the merge, under a new name and a hard
+ * link, and in a new union over the same branches. */
+static void test_file_keeps_st_ino(void **state)
+{
+    struct fixture *f = *state;
+    uint64_t ino = ino_of(f, "big");
+    assert_int_equal(ino, host_stat(f, "low/big").st_ino);
+    assert_ino(f, "", "big", ino);
+    write_at(f, "big", 4096, 100, 1);
+    assert_true(has_record(f, "up/big"));
+    assert_int_not_equal(host_stat(f, "up/big").st_ino, ino);
+    assert_ino(f, "", "big", ino);
+    write_at(f, "big", 500000, 100, 2);
+    assert_ino(f, "", "big", ino);
+    assert_int_equal(union_copyup_whole(f->u, &root_cred, "big"), 0);
+    assert_false(has_record(f, "up/big"));
+    assert_ino(f, "", "big", ino);
+    assert_int_equal(f->ops->link(f->u, &root_cred, "big", "linked"), 0);
+    assert_ino(f, "", "linked", ino);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "big", "moved", 0), 0);
+    assert_ino(f, "", "moved", ino);
+    /* Into directories that held no copy: their listings show it too. */
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "a", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "b", 0755), 0);
+    assert_int_equal(f->ops->link(f->u, &root_cred, "moved", "a/l"), 0);
+    assert_ino(f, "a", "l", ino);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "a/l", "b/r", 0), 0);
+    assert_ino(f, "b", "r", ino);
+    drop_union(f);
+    assert_int_equal(make_union(f), 0);
+    assert_ino(f, "", "moved", ino);
+    check(f, "moved");
+    /* The union's own xattr is neither shown nor changed. */
+    char list[256];
+    ssize_t n = f->ops->listxattr(f->u, &root_cred, "moved", list,
+                                  sizeof list, 0);
+    for (ssize_t at = 0; at < n; at += (ssize_t)strlen(list + at) + 1)
+        assert_null(strstr(list + at, "danaus"));
+    assert_int_equal(f->ops->getxattr(f->u, &root_cred, "moved",
+                                      "trusted.danaus.origin", list,
+                                      sizeof list, 0), -ENODATA);
+    assert_int_equal(f->ops->removexattr(f->u, &root_cred, "moved",
+                                         "trusted.danaus.origin", 0), -EPERM);
+}
+
+/* Metadata-only copy-ups of a file, a symbolic link and a directory keep
+ * st_ino; so do "." and ".." in the directory's listings. */
+static void test_metadata_copyup_keeps_st_ino(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(mkdir(host(f, "low/dir"), 0755), 0);
+    assert_int_equal(mkdir(host(f, "low/dir/sub"), 0755), 0);
+    assert_int_equal(symlink("big", host(f, "low/sl")), 0);
+    uint64_t file = ino_of(f, "big"), dir = ino_of(f, "dir");
+    uint64_t sub = ino_of(f, "dir/sub"), sl = ino_of(f, "sl");
+    assert_int_equal(f->ops->chmod(f->u, &root_cred, "big", 0600, 0), 0);
+    assert_int_equal(f->ops->chown(f->u, &root_cred, "sl", 7, 7,
+                                   AT_SYMLINK_NOFOLLOW), 0);
+    assert_int_equal(f->ops->chmod(f->u, &root_cred, "dir/sub", 0700, 0), 0);
+    assert_int_not_equal(host_stat(f, "up/dir").st_ino, dir);
+    assert_ino(f, "", "big", file);
+    assert_ino(f, "", "dir", dir);
+    assert_ino(f, "dir", "sub", sub);
+    assert_int_equal(ino_of(f, "sl"), sl);
+    assert_int_equal(d_ino_of(f, "", "sl"), sl);
+    assert_int_equal(d_ino_of(f, "dir", "."), dir);
+    assert_int_equal(d_ino_of(f, "dir/sub", "."), sub);
+    assert_int_equal(d_ino_of(f, "dir/sub", ".."), dir);
+    assert_int_equal(d_ino_of(f, "dir", ".."), ino_of(f, ""));
+    /* A file made in the copied directory has its own number. */
+    f->ops->close(open_u(f, "dir/new", O_WRONLY | O_CREAT));
+    ino_t fresh = host_stat(f, "up/dir/new").st_ino;
+    assert_int_equal(ino_of(f, "dir/new"), fresh);
+    assert_int_equal(d_ino_of(f, "dir", "new"), fresh);
+}
+
+/* A lower file with two names: a copy of one is a distinct file from the
+ * other name, so the two report distinct numbers. */
+static void test_lower_hard_links_stay_distinct(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(link(host(f, "low/big"), host(f, "low/other")), 0);
+    write_at(f, "big", 0, 10, 4);
+    assert_int_not_equal(ino_of(f, "big"), ino_of(f, "other"));
+    assert_int_not_equal(d_ino_of(f, "", "big"), d_ino_of(f, "", "other"));
+    assert_int_equal(ino_of(f, "other"), host_stat(f, "low/other").st_ino);
 }
 
 int main(void)
@@ -462,6 +594,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_room_for_the_record, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_copyup_whole, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_keeps_st_ino, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_metadata_copyup_keeps_st_ino,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lower_hard_links_stay_distinct,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

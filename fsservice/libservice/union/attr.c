@@ -128,7 +128,7 @@ int union_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
     struct union_instance *u = union_of(inst);
     if (at & ~AT_SYMLINK_NOFOLLOW)
         return -EINVAL;
-    if (union_partial_is_record(name))
+    if (union_is_private_xattr(name))
         return -EPERM;
     struct union_node n;
     int rc = find_for_change(u, cred, path, at, -1, 0, &n);
@@ -145,7 +145,7 @@ int union_removexattr(struct ls_instance *inst, const struct ls_cred *cred,
     struct union_instance *u = union_of(inst);
     if (at & ~AT_SYMLINK_NOFOLLOW)
         return -EINVAL;
-    if (union_partial_is_record(name))
+    if (union_is_private_xattr(name))
         return -EPERM;
     struct union_node n;
     int rc = find_for_change(u, cred, path, at, -1, 0, &n);

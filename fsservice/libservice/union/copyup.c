@@ -3,13 +3,14 @@
  * it changes.
  *
  * A file is copied to a temporary name in its directory of the top branch
- * (reserved, so it never shows), given the original's owner, mode, xattrs
- * and times, then renamed over its final name, so a reader of the union
- * sees either the lower file or the whole copy. A regular file's copy is
- * partial (partial.c): a sparse file and a record of its origin, made in
- * the same time whatever its size; its data is copied only where the top
- * branch cannot hold the record. Missing parent directories are made
- * first, with their own attributes copied the same way.
+ * (reserved, so it never shows), given the original's owner, mode, xattrs,
+ * identity (origin.c) and times, then renamed over its final name, so a
+ * reader of the union sees either the lower file or the whole copy. A
+ * regular file's copy is partial (partial.c): a sparse file and a record
+ * of its origin, made in the same time whatever its size; its data is
+ * copied only where the top branch cannot hold the record. Missing parent
+ * directories are made first, with their own attributes copied the same
+ * way.
  *
  * Concurrent first writers of one file copy it once: a copy-up under way
  * is listed in the instance's table; a second writer waits for it and then
@@ -57,8 +58,8 @@ static int copy_xattrs(struct union_instance *u, int b, const char *from,
         rc = (int)len;
     for (ssize_t at = 0; rc == 0 && at < len; at += strlen(names + at) + 1) {
         const char *name = names + at;
-        if (union_partial_is_record(name))
-            continue; /* a partial copy's, meaningless here */
+        if (union_is_private_xattr(name))
+            continue; /* a union's own, meaningless here */
         ssize_t vlen = src->ops->getxattr(src, c, from, name, value, 65536,
                                           AT_SYMLINK_NOFOLLOW);
         if (vlen < 0) {
@@ -75,8 +76,9 @@ static int copy_xattrs(struct union_instance *u, int b, const char *from,
     return rc;
 }
 
-/* Owner, mode, xattrs, then times (the other changes would move ctime
- * only, but writing xattrs may touch mtime on some backends). */
+/* Owner, mode, xattrs and the origin (origin.c), then times (the other
+ * changes would move ctime only, but writing xattrs may touch mtime on
+ * some backends). */
 static int copy_attrs(struct union_instance *u, int b, const char *from,
                       const char *to, const struct danaus_stat *st)
 {
@@ -88,6 +90,8 @@ static int copy_attrs(struct union_instance *u, int b, const char *from,
         rc = top->ops->chmod(top, c, to, st->mode & 07777, 0);
     if (rc == 0)
         rc = copy_xattrs(u, b, from, to);
+    if (rc == 0 && xattr_skippable(rc = union_origin_record(u, to, st)))
+        rc = 0; /* the copy keeps its own st_ino */
     if (rc == 0) {
         struct timespec ts[2] = {
             {.tv_sec = st->atime_sec, .tv_nsec = st->atime_nsec},

@@ -5,7 +5,10 @@
  * the branches in its mask, top-down: a name shows once, from the topmost
  * branch that has it; a whiteout ".wh.NAME" in branch b hides NAME in the
  * branches below b (not in b itself, as in OCI layers); whiteouts, the
- * opaque marker and copy-up temporaries never show.
+ * opaque marker and copy-up temporaries never show. d_ino is the st_ino
+ * the union's stat reports: a copy's origin (origin.c) for entries of a
+ * top branch's directory marked as holding copies, and "." and ".." as
+ * stat says of the directory and its parent.
  *
  * An open directory of the union takes a snapshot of this listing when it
  * is read from cookie 0 (open or rewind) and hands out its entries by
@@ -129,6 +132,59 @@ static int add_entry(struct merge *m, const struct danaus_dirent *d)
     return 0;
 }
 
+/* d_ino of an entry of the top branch: the st_ino the union reports for
+ * it, which a copy-up keeps (origin.c). */
+static int top_ino(struct union_instance *u, const char *dir,
+                   const char *name, struct union_dirent *e)
+{
+    char path[DANAUS_PATH_MAX];
+    int rc = union_join(path, dir, name);
+    if (rc < 0)
+        return rc;
+    struct danaus_stat st = {.ino = e->ino};
+    union_origin_stat(u, path, &st);
+    e->ino = st.ino;
+    return 0;
+}
+
+/* The st_ino the union reports for node. */
+static uint64_t node_ino(struct union_instance *u, const struct union_node *n)
+{
+    struct danaus_stat st = n->st;
+    if (n->branch == 0)
+        union_origin_stat(u, n->path, &st);
+    return st.ino;
+}
+
+/* "." and ".." name the directory and its parent as stat does (the root's
+ * ".." is left as its branch says: outside the union). */
+static int fix_dots(struct union_instance *u, const struct ls_cred *cred,
+                    const struct union_node *node, struct merge *m)
+{
+    struct union_node *parent = NULL;
+    if (node->path[0]) {
+        char dir[DANAUS_PATH_MAX];
+        const char *name;
+        union_split(node->path, dir, &name);
+        parent = malloc(sizeof *parent);
+        if (!parent)
+            return -ENOMEM;
+        if (union_lookup(u, cred, dir, UNION_FAST, parent) < 0) {
+            free(parent); /* gone meanwhile: its branch's number stays */
+            parent = NULL;
+        }
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        const char *e = m->names + m->name_off[i];
+        if (strcmp(e, ".") == 0)
+            m->entries[i].ino = node_ino(u, node);
+        else if (strcmp(e, "..") == 0 && parent)
+            m->entries[i].ino = node_ino(u, parent);
+    }
+    free(parent);
+    return 0;
+}
+
 /* Reads one branch's directory into the merge. Names of this branch and
  * its whiteouts join `decided` only after the branch is read. */
 static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
@@ -142,6 +198,7 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
         return rc;
     off_t pos = 0;
     ssize_t got;
+    int impure = b == 0 && union_origin_impure(u, path);
     while ((got = in->ops->getdents(f, cred, buf, READ_BUF, &pos)) > 0) {
         for (ssize_t at = 0; at < got;) {
             const struct danaus_dirent *d =
@@ -162,6 +219,9 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
                 }
             } else {
                 if ((rc = add_entry(m, d)) < 0)
+                    goto out;
+                if (impure && (rc = top_ino(u, path, name,
+                                            &m->entries[m->n - 1])) < 0)
                     goto out;
             }
             if (*nwhite == READ_BUF / 16) {
@@ -216,6 +276,8 @@ int union_list(struct union_instance *u, const struct ls_cred *cred,
     free(decided.slot);
     free(whiteouts);
     free(buf);
+    if (rc == 0)
+        rc = fix_dots(u, cred, node, &m);
     if (rc < 0) {
         free(m.entries);
         free(m.names);

@@ -4,6 +4,7 @@
  * encoding for the xattr partial.c keeps it in.
  */
 #include "extent_map.h"
+#include "le.h"
 
 #include <errno.h>
 #include <string.h>
@@ -86,28 +87,14 @@ int extent_map_where(const struct extent_map *m, uint64_t off, uint64_t *run)
     return 0;
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 size_t extent_map_encode(const struct extent_map *m,
                          uint8_t out[EXTENT_MAP_BYTES])
 {
-    put64(out, m->lower_len);
-    put64(out + 8, (uint64_t)m->n);
+    le_put64(out, m->lower_len);
+    le_put64(out + 8, (uint64_t)m->n);
     for (int i = 0; i < m->n; i++) {
-        put64(out + 16 + 16 * i, m->ext[i].off);
-        put64(out + 24 + 16 * i, m->ext[i].len);
+        le_put64(out + 16 + 16 * i, m->ext[i].off);
+        le_put64(out + 24 + 16 * i, m->ext[i].len);
     }
     return 16 + 16 * (size_t)m->n;
 }
@@ -132,14 +119,14 @@ int extent_map_decode(struct extent_map *m, const void *buf, size_t len)
     const uint8_t *p = buf;
     if (len < 16)
         return -EINVAL;
-    uint64_t n = get64(p + 8);
+    uint64_t n = le_get64(p + 8);
     if (n > EXTENT_MAP_MAX || len != 16 + 16 * n)
         return -EINVAL;
-    m->lower_len = get64(p);
+    m->lower_len = le_get64(p);
     m->n = (int)n;
     for (int i = 0; i < m->n; i++) {
-        m->ext[i].off = get64(p + 16 + 16 * i);
-        m->ext[i].len = get64(p + 24 + 16 * i);
+        m->ext[i].off = le_get64(p + 16 + 16 * i);
+        m->ext[i].len = le_get64(p + 24 + 16 * i);
     }
     return well_formed(m) ? 0 : -EINVAL;
 }

@@ -205,6 +205,8 @@ int union_fstat(struct ls_file *file, const struct ls_cred *cred,
 {
     struct union_file *f = ufile(file);
     int rc = lower_ops(f)->fstat(f->lower, cred, out);
+    if (rc == 0 && f->branch == 0)
+        union_origin_fstat(union_of(file->inst), f->lower, out);
     if (rc == 0 && f->part)
         union_partial_blocks(union_of(file->inst), f->part, out);
     return rc;
@@ -249,7 +251,7 @@ ssize_t union_fgetxattr(struct ls_file *file, const struct ls_cred *cred,
                         const char *name, void *value, size_t size)
 {
     struct union_file *f = ufile(file);
-    if (union_partial_is_record(name))
+    if (union_is_private_xattr(name))
         return -ENODATA;
     return lower_ops(f)->fgetxattr(f->lower, cred, name, value, size);
 }
@@ -258,7 +260,7 @@ ssize_t union_flistxattr(struct ls_file *file, const struct ls_cred *cred,
                          char *list, size_t size)
 {
     struct union_file *f = ufile(file);
-    return union_partial_hide_record(
+    return union_hide_private_xattrs(
         list, lower_ops(f)->flistxattr(f->lower, cred, list, size));
 }
 
@@ -267,7 +269,7 @@ int union_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
                     int xflags)
 {
     struct union_file *f = ufile(file);
-    if (union_partial_is_record(name))
+    if (union_is_private_xattr(name))
         return -EPERM;
     if (f->branch == 0)
         return lower_ops(f)->fsetxattr(f->lower, cred, name, value, size,
@@ -280,7 +282,7 @@ int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
                        const char *name)
 {
     struct union_file *f = ufile(file);
-    if (union_partial_is_record(name))
+    if (union_is_private_xattr(name))
         return -EPERM;
     if (f->branch == 0)
         return lower_ops(f)->fremovexattr(f->lower, cred, name);

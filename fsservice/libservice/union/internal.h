@@ -2,7 +2,8 @@
  * internal.h - what the files of the union libservice share: the
  * instance, the result of a union lookup, and the entry points of lookup
  * (lookup.c), whiteouts (whiteout.c), copy-up (copyup.c), partial copies
- * (partial.c) and merged directories (dir.c).
+ * (partial.c), origins of copies (origin.c) and merged directories
+ * (dir.c).
  *
  * Paths inside the union are normalized: "" is the root, components are
  * joined by single '/', never "." or "..", never a whiteout name.
@@ -166,12 +167,34 @@ void union_partial_blocks(struct union_instance *u, struct union_partial *p,
  * partial copy. */
 void union_partial_stat(struct union_instance *u, const char *path,
                         struct danaus_stat *st);
-/* The record's xattr name, which clients neither see nor change. */
+/* The record's xattr name. */
 int union_partial_is_record(const char *name);
-/* Removes the record's name from a listxattr result; the new length. A
- * size query (list NULL) keeps the backend's length, which may count the
- * name: room enough for the list it then gets. */
-ssize_t union_partial_hide_record(char *list, ssize_t len);
+
+/* ---- the identity of copied-up entries (origin.c) ---- */
+
+/* Records in the top branch's entry `to` the identity of origin, the lstat
+ * of the lower entry it is a copy of, when no other name shows it. */
+int union_origin_record(struct union_instance *u, const char *to,
+                        const struct danaus_stat *origin);
+/* Before the top branch's entry from (maybe a copy) gets the name to by
+ * a rename or a link: marks to's directory if from has an origin. */
+int union_origin_follow(struct union_instance *u, const char *from,
+                        const char *to);
+/* Whether the top branch's directory dir may hold copies with an origin. */
+int union_origin_impure(struct union_instance *u, const char *dir);
+/* Puts into st, the lstat of path in the top branch (or of file, open
+ * there), the identity of the entry it was copied from, if any. */
+void union_origin_stat(struct union_instance *u, const char *path,
+                       struct danaus_stat *st);
+void union_origin_fstat(struct union_instance *u, struct ls_file *file,
+                        struct danaus_stat *st);
+/* The union's own xattrs (the record, the origin), which clients neither
+ * see nor change. */
+int union_is_private_xattr(const char *name);
+/* Removes their names from a listxattr result; the new length. A size
+ * query (list NULL) keeps the backend's length, which may count them:
+ * room enough for the list it then gets. */
+ssize_t union_hide_private_xattrs(char *list, ssize_t len);
 
 /* ---- merged directories (dir.c) ---- */
 

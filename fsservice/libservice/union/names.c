@@ -262,6 +262,8 @@ int union_rename(struct ls_instance *inst, const struct ls_cred *cred,
     if (dst->branch >= 0 && S_ISDIR(dst->st.mode) && (dst->dirs & 1u))
         rc = union_whiteouts_clear(u, dst->path);
     if (rc == 0)
+        rc = union_origin_follow(u, src->path, dst->path);
+    if (rc == 0)
         rc = top->ops->rename(top, cred, src->path, dst->path, flags);
     if (rc < 0) {
         if (removed)
@@ -300,6 +302,8 @@ int union_link(struct ls_instance *inst, const struct ls_cred *cred,
     if (src.branch != 0)
         rc = union_copyup(u, cred, &src, -1);
     struct ls_instance *top = union_branch_inst(u, 0);
+    if (rc == 0)
+        rc = union_origin_follow(u, src.path, dst.path);
     if (rc == 0)
         rc = top->ops->link(top, cred, src.path, dst.path);
     if (rc < 0 && removed)

@@ -35,6 +35,7 @@
  * the stored map; a map found longer than its file is cut when loaded.
  */
 #include "internal.h"
+#include "le.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,39 +74,12 @@ int union_partial_is_record(const char *name)
     return strcmp(name, COPYUP_XATTR) == 0;
 }
 
-ssize_t union_partial_hide_record(char *list, ssize_t len)
-{
-    if (len <= 0 || !list)
-        return len;
-    for (ssize_t at = 0; at < len;) {
-        size_t n = strnlen(list + at, (size_t)(len - at)) + 1;
-        if (union_partial_is_record(list + at)) {
-            memmove(list + at, list + at + n, (size_t)(len - at) - n);
-            return len - (ssize_t)n;
-        }
-        at += (ssize_t)n;
-    }
-    return len;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
 /* The record: magic, branch (u32 each), the map, then the origin path. */
 static size_t record_encode(uint8_t *out, int branch, const char *origin,
                             const struct extent_map *m)
 {
-    put32(out, RECORD_MAGIC);
-    put32(out + 4, (uint32_t)branch);
+    le_put32(out, RECORD_MAGIC);
+    le_put32(out + 4, (uint32_t)branch);
     size_t len = 8 + extent_map_encode(m, out + 8);
     size_t pl = strlen(origin);
     memcpy(out + len, origin, pl);
@@ -116,12 +90,10 @@ static int record_decode(struct union_instance *u, const uint8_t *in,
                          size_t len, int *branch, char *origin,
                          struct extent_map *m)
 {
-    if (len < 24 || get32(in) != RECORD_MAGIC)
+    if (len < 24 || le_get32(in) != RECORD_MAGIC)
         return -EIO;
-    uint32_t b = get32(in + 4);
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; i--)
-        n = n << 8 | in[16 + i];
+    uint32_t b = le_get32(in + 4);
+    uint64_t n = le_get64(in + 16);
     if (b == 0 || b >= (uint32_t)u->nbranches || n > EXTENT_MAP_MAX)
         return -EIO;
     size_t maplen = 16 + 16 * (size_t)n;

@@ -60,9 +60,11 @@ static int union_stat(struct ls_instance *inst, const struct ls_cred *cred,
     if (rc < 0)
         return rc;
     *out = n.st;
+    if (n.branch != 0)
+        return 0;
+    union_origin_stat(u, n.path, out);
     /* Only a sparse file of the top branch may be a partial copy. */
-    if (n.branch == 0 && S_ISREG(n.st.mode) &&
-        (off_t)n.st.blocks * 512 < n.st.size)
+    if (S_ISREG(n.st.mode) && (off_t)n.st.blocks * 512 < n.st.size)
         union_partial_stat(u, n.path, out);
     return 0;
 }
@@ -120,7 +122,7 @@ static ssize_t union_getxattr(struct ls_instance *inst,
     struct union_instance *u = union_of(inst);
     if (at & ~AT_SYMLINK_NOFOLLOW)
         return -EINVAL;
-    if (union_partial_is_record(name))
+    if (union_is_private_xattr(name))
         return -ENODATA;
     struct union_node n;
     int rc = union_lookup(u, cred, path, follow_flags(at), &n);
@@ -142,7 +144,7 @@ static ssize_t union_listxattr(struct ls_instance *inst,
     if (rc < 0)
         return rc;
     struct ls_instance *in = union_branch_inst(u, n.branch);
-    return union_partial_hide_record(
+    return union_hide_private_xattrs(
         list, in->ops->listxattr(in, cred, n.path, list, size, at));
 }
 

@@ -1,0 +1,134 @@
+/*
+ * origin.c - the identity a copied-up entry keeps: its st_dev and st_ino,
+ * and the union's private xattrs.
+ *
+ * A copy-up (copyup.c) gives the upper entry the xattr ORIGIN_XATTR, the
+ * (st_dev, st_ino) of the lower entry it was copied from, and the union
+ * reports that pair for it (stat, fstat, and d_ino in merged listings), as
+ * overlayfs reports a copied-up inode's origin. So st_ino stays the same
+ * before the first write, while the copy is partial (partial.c), after it
+ * is merged whole, and after a metadata-only copy-up; the xattr travels
+ * with the inode, so renames and hard links keep it.
+ *
+ * No two entries of one union report the same pair: the lower entry is
+ * hidden by its copy (same path; a rename leaves a whiteout behind), and
+ * (st_dev, st_ino) names one inode. A lower file with other hard links is
+ * the exception - its other names stay below, distinct files from the copy
+ * - so its copy keeps its own number (overlayfs without index=on does the
+ * same). Where the top branch cannot hold the xattr, the copy also keeps
+ * its own number.
+ *
+ * A directory of the top branch that holds such an entry carries
+ * IMPURE_XATTR (set before the entry gets there: by the copy-up, a rename
+ * or a link), so a merged listing reads origins only in those directories
+ * and lists the others at the backend's cost (overlayfs's "impure" mark).
+ *
+ * Private xattrs (these and partial.c's record) are neither shown nor
+ * changed by clients, and never copied up from a lower branch.
+ */
+#include "internal.h"
+#include "le.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define ORIGIN_XATTR "trusted.danaus.origin"
+#define ORIGIN_LEN 16 /* st_dev, st_ino: u64 little-endian each */
+#define IMPURE_XATTR "trusted.danaus.impure"
+
+int union_is_private_xattr(const char *name)
+{
+    return strcmp(name, ORIGIN_XATTR) == 0 ||
+           strcmp(name, IMPURE_XATTR) == 0 || union_partial_is_record(name);
+}
+
+ssize_t union_hide_private_xattrs(char *list, ssize_t len)
+{
+    if (len <= 0 || !list)
+        return len;
+    for (ssize_t at = 0; at < len;) {
+        size_t n = strnlen(list + at, (size_t)(len - at)) + 1;
+        if (union_is_private_xattr(list + at)) {
+            memmove(list + at, list + at + n, (size_t)(len - at) - n);
+            len -= (ssize_t)n;
+        } else {
+            at += (ssize_t)n;
+        }
+    }
+    return len;
+}
+
+int union_origin_impure(struct union_instance *u, const char *dir)
+{
+    struct ls_instance *top = union_branch_inst(u, 0);
+    return top->ops->getxattr(top, &u->copyup_cred, dir, IMPURE_XATTR, NULL,
+                              0, AT_SYMLINK_NOFOLLOW) >= 0;
+}
+
+/* Marks the top branch's directory of path, if it is not yet. */
+static int mark_parent(struct union_instance *u, const char *path)
+{
+    char dir[DANAUS_PATH_MAX];
+    const char *name;
+    union_split(path, dir, &name);
+    if (union_origin_impure(u, dir))
+        return 0;
+    struct ls_instance *top = union_branch_inst(u, 0);
+    return top->ops->setxattr(top, &u->copyup_cred, dir, IMPURE_XATTR, "", 0,
+                              0, AT_SYMLINK_NOFOLLOW);
+}
+
+int union_origin_record(struct union_instance *u, const char *to,
+                        const struct danaus_stat *origin)
+{
+    if (!S_ISDIR(origin->mode) && origin->nlink != 1)
+        return 0; /* other names of it stay below */
+    struct ls_instance *top = union_branch_inst(u, 0);
+    uint8_t v[ORIGIN_LEN];
+    le_put64(v, origin->dev);
+    le_put64(v + 8, origin->ino);
+    int rc = mark_parent(u, to);
+    return rc < 0 ? rc
+                  : top->ops->setxattr(top, &u->copyup_cred, to, ORIGIN_XATTR,
+                                       v, sizeof v, 0, AT_SYMLINK_NOFOLLOW);
+}
+
+int union_origin_follow(struct union_instance *u, const char *from,
+                        const char *to)
+{
+    struct ls_instance *top = union_branch_inst(u, 0);
+    ssize_t len = top->ops->getxattr(top, &u->copyup_cred, from,
+                                     ORIGIN_XATTR, NULL, 0,
+                                     AT_SYMLINK_NOFOLLOW);
+    return len == ORIGIN_LEN ? mark_parent(u, to) : 0;
+}
+
+/* st, of an entry whose origin xattr read got len bytes into v. */
+static void apply(const uint8_t *v, ssize_t len, struct danaus_stat *st)
+{
+    if (len != ORIGIN_LEN)
+        return; /* none, or not one the union wrote: its own number */
+    st->dev = le_get64(v);
+    st->ino = le_get64(v + 8);
+}
+
+void union_origin_stat(struct union_instance *u, const char *path,
+                       struct danaus_stat *st)
+{
+    struct ls_instance *top = union_branch_inst(u, 0);
+    uint8_t v[ORIGIN_LEN];
+    apply(v, top->ops->getxattr(top, &u->copyup_cred, path, ORIGIN_XATTR, v,
+                                sizeof v, AT_SYMLINK_NOFOLLOW),
+          st);
+}
+
+void union_origin_fstat(struct union_instance *u, struct ls_file *file,
+                        struct danaus_stat *st)
+{
+    uint8_t v[ORIGIN_LEN];
+    apply(v, file->inst->ops->fgetxattr(file, &u->copyup_cred, ORIGIN_XATTR,
+                                        v, sizeof v),
+          st);
+}
