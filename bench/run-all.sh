@@ -100,6 +100,7 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
     echo "CPU:          $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
     echo "Memory:       $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
     echo "Ceph:         $(ceph --version 2>/dev/null | cut -d' ' -f1-3), single-node cluster (memstore OSD) on loopback"
+    echo "Settings:     $(env | grep -E '^(ROUNDS|RUN_SECONDS|START_DELAY|WORKLOADS|STACKS|PARTS|SCALE_COUNTS|SCALE_WORKLOADS|REPEATS|COUNTS|BENCH_ARGS|CEPH_CPUS)=' | sort | xargs -d '\n' echo || true)"
     echo "Load average before: $(loadavg)"
 } >"$out/machine.txt"
 

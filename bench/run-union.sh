@@ -179,6 +179,17 @@ local_copyup_rows() {
         du -sh "$lc/danaus/upper" "$lc/overlay/upper" "$lc/unionfs/upper" |
             sed "s|$lc/||"
     } | tee "$outdir/union-copyup.txt"
+    # The same as CSV, and plotted against the lower file's size.
+    # shellcheck disable=SC2086 # each is a list of four figures
+    {
+        echo "MiB,Danaus union (partial copy-up),overlayfs,unionfs-fuse -o cow"
+        paste -d, <(printf '%s\n' 64 1024 4096) \
+            <(printf '%s\n' $d | head -n 3) <(printf '%s\n' $o | head -n 3) \
+            <(printf '%s\n' $u | head -n 3)
+    } >"$outdir/union-copyup-local.csv"
+    "$repo/bench/plot.sh" lines "$outdir/union-copyup-local.csv" \
+        "$outdir/union-copyup-local.png" "Copy-up on a local disk: first 4 KiB write into a lower file" \
+        "lower file size (MiB)" "ms" log
 
     fusermount -u "$lc/unionfs/mnt"
     wait "$lc_unionfs_pid" 2>/dev/null
@@ -322,4 +333,4 @@ tail -n +2 "$outdir/union.csv" |
     sed 's/^"\([0-9.]*\)"/\1/' >"$outdir/union-copyup.csv"
 "$repo/bench/plot.sh" lines "$outdir/union-copyup.csv" "$outdir/union-copyup.png" \
     "Copy-up: first write into a lower file" "lower file size (MiB)" "ms"
-say "plots in $outdir/union-latency.png and union-copyup.png"
+say "plots in $outdir/union-latency.png, union-copyup.png (on Ceph) and union-copyup-local.png"
