@@ -69,8 +69,12 @@ static int write_config(const char *pool, const struct record *rec)
     if (!f)
         return fail_errno("cannot write %s", path);
     fprintf(f, "# written by danaus pool create: pool %s\n", pool);
-    fprintf(f, "service %s\nrundir %s\ncpus %s\n", pool, run,
-            record_get(rec, "cpus"));
+    /* A container's programs run as any uid of the tenant's (-u, setuid
+     * programs) and reach its root through the FUSE door too (exec, mmap):
+     * the door serves them all. Its mount points live in the engine's
+     * state directory, which only root can enter. */
+    fprintf(f, "service %s\nrundir %s\ncpus %s\nfuse_allow_other on\n", pool,
+            run, record_get(rec, "cpus"));
     const char *kind = record_get(rec, "backend_kind");
     if (strcmp(kind, "ceph") == 0) {
         fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));
