@@ -34,9 +34,11 @@
  * What a thread takes from its queue is a doorbell, a claim only: the
  * request it names is served only if client_request_begin finds it posted
  * in that client's own area (client.h); anything else costs one look.
- * One more thread, the sweeper, serves requests whose bells never came
+ * One more thread, the sweeper, finds requests whose bells never came
  * (ipc.h): every SWEEP_MS it looks at every client's owned slots, so no
  * client can make another wait on the shared queues for longer than that.
+ * Each request it finds runs on a short-lived thread of its own, with its
+ * deadline, since it may block in its backend and the sweeper must not.
  */
 #include "workers.h"
 
@@ -56,6 +58,7 @@
 #define STOP_GRACE_MS 2000      /* how long stop waits for calls in progress */
 #define SWEEP_MS 5              /* the sweeper's period */
 #define SWEEP_BATCH 64          /* requests served per sweep at most */
+#define SWEEP_THREADS 16        /* threads running swept requests at most */
 
 struct crew {
     struct workers *w;
@@ -181,9 +184,9 @@ static void maybe_grow(struct crew *crew)
 }
 
 /* Runs the request bell b names, if it checks out (client.h). A crew's
- * thread (crew and rec set) marks the slot as its own, hands the queue on
- * before a request that may keep it long, and times the request against
- * its deadline; the sweeper (both NULL) only runs it. */
+ * thread (crew set) marks the slot as its own and hands the queue on before
+ * a request that may keep it long; rec times the request against its
+ * deadline (every thread that serves has one). */
 static void serve_bell(struct service *svc, struct crew *crew,
                        struct call_record *rec, struct ipc_bell b)
 {
@@ -198,13 +201,13 @@ static void serve_bell(struct service *svc, struct crew *crew,
         if (call_may_block(&d))
             hand_off_queue(crew);
         atomic_fetch_add(&crew->in_call, 1);
-        deadline_begin(rec, slot, b.seq, d.call);
     }
+    deadline_begin(rec, slot, b.seq, d.call);
     int64_t result = dispatch(svc, c, b.slot, &d);
     /* A request answered after the service was told to stop (one blocked
      * in its backend, then released) is answered all the same, unless the
      * watch answered it at its deadline. */
-    if (!crew || deadline_end(rec))
+    if (deadline_end(rec))
         ipc_complete(slot, b.seq, result);
     if (crew) {
         atomic_fetch_sub(&crew->in_call, 1);
@@ -234,6 +237,56 @@ static bool serve_one(struct crew *crew, struct call_record *rec,
     return true;
 }
 
+struct swept {
+    struct workers *w;
+    struct ipc_bell bell;
+};
+
+/* One swept request, on a thread of its own: a request may block in its
+ * backend for ever (deadline.h), and the sweeper must go on sweeping. */
+static void *swept_main(void *arg)
+{
+    struct swept s = *(struct swept *)arg;
+    free(arg);
+    struct call_record rec;
+    deadline_register(&s.w->deadlines, &rec);
+    rcu_register_thread();
+    serve_bell(s.w->svc, NULL, &rec, s.bell);
+    rcu_unregister_thread();
+    deadline_unregister(&s.w->deadlines, &rec);
+    atomic_fetch_sub(&s.w->sweeping, 1);
+    atomic_fetch_sub(&s.w->live, 1);
+    return NULL;
+}
+
+/* Starts a thread for a swept request, unless SWEEP_THREADS already run
+ * (or no thread can be had): the request then stays posted, and a later
+ * sweep finds it again. */
+static void serve_swept(struct workers *w, struct ipc_bell b)
+{
+    if (atomic_fetch_add(&w->sweeping, 1) >= SWEEP_THREADS) {
+        atomic_fetch_sub(&w->sweeping, 1);
+        return;
+    }
+    struct swept *s = malloc(sizeof *s);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    atomic_fetch_add(&w->live, 1);
+    int rc = -1;
+    if (s) {
+        *s = (struct swept){w, b};
+        rc = pthread_create(&t, &attr, swept_main, s);
+    }
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        free(s);
+        atomic_fetch_sub(&w->live, 1);
+        atomic_fetch_sub(&w->sweeping, 1);
+    }
+}
+
 static void *sweeper_main(void *arg)
 {
     struct workers *w = arg;
@@ -246,7 +299,7 @@ static void *sweeper_main(void *arg)
         uint32_t n = client_sweep(&w->svc->clients, &cursor, bells,
                                   SWEEP_BATCH);
         for (uint32_t i = 0; i < n; i++)
-            serve_bell(w->svc, NULL, NULL, bells[i]);
+            serve_swept(w, bells[i]);
         nanosleep(&period, NULL);
     }
     rcu_unregister_thread();
@@ -348,6 +401,7 @@ int workers_start(struct workers *w, struct service *svc,
                    svc->cfg.request_deadline_fsync);
     atomic_init(&w->stop, false);
     atomic_init(&w->live, 0);
+    atomic_init(&w->sweeping, 0);
     w->crews = calloc(ngroups, sizeof *w->crews);
     if (!w->crews)
         return -ENOMEM;

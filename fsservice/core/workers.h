@@ -31,7 +31,8 @@ struct workers {
     struct deadlines deadlines;
     bool watching;
     _Atomic bool stop;
-    _Atomic int live; /* threads running */
+    _Atomic int live;     /* threads running */
+    _Atomic int sweeping; /* threads running swept requests */
 };
 
 int workers_start(struct workers *w, struct service *svc,
