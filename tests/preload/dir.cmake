@@ -31,3 +31,9 @@ if(TARGET danaus_backend_ceph)
   set_tests_properties(preload_dir_suite_ceph PROPERTIES
     LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
 endif()
+
+# test_preload_dir_compare mounts at one fixed mount point: these tests
+# never run at the same time.
+set_property(TEST preload_dir_suite preload_dir_suite_nolfs preload_dir_tools
+                  preload_dir_suite_ceph
+             APPEND PROPERTY RESOURCE_LOCK danaus-preload-dir)

@@ -6,3 +6,8 @@ add_executable(test_preload_efault
 add_test(NAME preload_efault COMMAND ${DANAUS_DIR_COMPARE} local -
   "$<TARGET_FILE:test_preload_efault> \"$ROOT\"")
 set_tests_properties(preload_efault PROPERTIES LABELS preload TIMEOUT 60)
+
+# test_preload_dir_compare mounts at one fixed mount point: these tests
+# never run at the same time.
+set_property(TEST preload_efault
+             APPEND PROPERTY RESOURCE_LOCK danaus-preload-dir)

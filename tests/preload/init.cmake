@@ -11,3 +11,8 @@ add_test(NAME preload_init_jemalloc COMMAND ${DANAUS_DIR_COMPARE} local -
   "cd \"$ROOT\" && echo hello > f && LD_PRELOAD=\"$LD_PRELOAD ${DANAUS_JEMALLOC}\" sh -c 'cat f; echo more >> f; ls; cat f; sort -o s f; cat s'")
 set_tests_properties(preload_init_constructor preload_init_jemalloc
   PROPERTIES LABELS preload TIMEOUT 120)
+
+# test_preload_dir_compare mounts at one fixed mount point: these tests
+# never run at the same time.
+set_property(TEST preload_init_constructor preload_init_jemalloc
+             APPEND PROPERTY RESOURCE_LOCK danaus-preload-dir)

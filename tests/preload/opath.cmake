@@ -27,3 +27,8 @@ if(TARGET danaus_backend_ceph)
   set_tests_properties(preload_opath_ceph PROPERTIES LABELS "preload;ceph"
     FIXTURES_REQUIRED ceph TIMEOUT 120)
 endif()
+
+# test_preload_dir_compare mounts at one fixed mount point: these tests
+# never run at the same time.
+set_property(TEST preload_opath preload_opath_ceph
+             APPEND PROPERTY RESOURCE_LOCK danaus-preload-dir)
