@@ -228,7 +228,7 @@ int main(int argc, char **argv)
         door_close(&door);
         return die(err);
     }
-    lock_table_init(&svc.locks);
+    lock_table_init(&svc.locks, svc.cfg.client_locks);
     if (client_registry_init(&svc.clients, &geo, svc.cfg.slots) < 0)
         return die("cannot start service threads");
     svc.clients.locks = &svc.locks;

@@ -33,7 +33,7 @@ static int lock_key_of(struct request *r, struct open_file *of,
 
 static struct lock_owner client_owner(const struct client *c)
 {
-    return (struct lock_owner){DANAUS_LOCK_POSIX, c->id, c->pid};
+    return (struct lock_owner){DANAUS_LOCK_POSIX, c->id, c->pid, c->id};
 }
 
 /* Linux asks for read access to set a read lock and write access to set a
@@ -68,6 +68,7 @@ int64_t call_lock(struct request *r)
     struct lock_owner owner = kind == DANAUS_LOCK_POSIX
                                   ? client_owner(r->c)
                                   : open_file_lock_owner(r->of, (int)kind);
+    owner.client = r->c->id;
     struct lock_table *t = &r->svc->locks;
     if (cmd == DANAUS_LOCK_TEST) {
         struct danaus_lock out;

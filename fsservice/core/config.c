@@ -229,6 +229,8 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return parse_u32(p, k, v, 1, 1u << 16, &cfg->slots);
     if (strcmp(k, "client_slots") == 0)
         return parse_u32(p, k, v, 1, 1u << 16, &cfg->client_slots);
+    if (strcmp(k, "client_locks") == 0)
+        return parse_u32(p, k, v, 1, 1u << 24, &cfg->client_locks);
     if (strcmp(k, "slot_buffer") == 0) {
         if (parse_u32(p, k, v, 4096, 64u << 20, &cfg->slot_buffer) < 0)
             return -1;
@@ -304,6 +306,7 @@ static void set_defaults(struct config *cfg)
     cfg->queue_cells = 256;
     cfg->slots = 256;
     cfg->client_slots = 64;
+    cfg->client_locks = 4096;
     cfg->slot_buffer = 256u << 10;
     cfg->threads_per_queue = 4;
     cfg->stalled_threads_per_queue = 32;

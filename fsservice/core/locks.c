@@ -6,7 +6,8 @@
  * checks other owners' locks for a conflict, then cuts the owner's own
  * locks out of the new range (merging those of the same type that overlap
  * or touch it into the new one) and adds the result. Files with no lock
- * left leave the table.
+ * left leave the table. A second hash table counts each client's locks
+ * (its charges); a client's entry goes when its count reaches zero.
  */
 #include "locks.h"
 
@@ -27,7 +28,7 @@
 
 struct lock {
     struct lock *next;
-    struct lock_owner owner;
+    struct lock_owner owner; /* owner.client: who is charged for it */
     int type;
     int64_t start, end; /* inclusive */
 };
@@ -38,6 +39,12 @@ struct lock_file {
     struct lock *locks;
 };
 
+struct lock_charge {
+    struct lock_charge *next;
+    uint64_t client;
+    uint32_t count;
+};
+
 /* A POSIX owner (client) retrying a wait, and the client it waits for. */
 struct lock_waiter {
     struct lock_waiter *next;
@@ -45,10 +52,11 @@ struct lock_waiter {
     int64_t expires;
 };
 
-void lock_table_init(struct lock_table *t)
+void lock_table_init(struct lock_table *t, uint32_t client_limit)
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->mutex, NULL);
+    t->client_limit = client_limit;
 }
 
 static void free_locks(struct lock *l)
@@ -76,6 +84,13 @@ void lock_table_destroy(struct lock_table *t)
         free(t->waiters);
         t->waiters = next;
     }
+    for (int b = 0; b < LOCK_BUCKETS; b++) {
+        while (t->charges[b]) {
+            struct lock_charge *next = t->charges[b]->next;
+            free(t->charges[b]);
+            t->charges[b] = next;
+        }
+    }
     pthread_mutex_destroy(&t->mutex);
 }
 
@@ -84,6 +99,58 @@ static unsigned bucket_of(const struct lock_key *k)
     uint64_t h = k->ino * 0x9e3779b97f4a7c15ull ^ k->dev ^
                  (uint64_t)(uintptr_t)k->inst;
     return (unsigned)(h >> 56) % LOCK_BUCKETS;
+}
+
+static struct lock_charge **charge_slot(struct lock_table *t, uint64_t client)
+{
+    struct lock_charge **p =
+        &t->charges[(client * 0x9e3779b97f4a7c15ull >> 56) % LOCK_BUCKETS];
+    while (*p && (*p)->client != client)
+        p = &(*p)->next;
+    return p;
+}
+
+/* Whether client may create n more locks: within its limit, and memory
+ * for its count (so charging the new locks cannot fail afterwards). */
+static bool may_add(struct lock_table *t, uint64_t client, uint32_t n)
+{
+    struct lock_charge **p = charge_slot(t, client);
+    if (!*p) {
+        *p = calloc(1, sizeof **p);
+        if (!*p)
+            return false;
+        (*p)->client = client;
+    }
+    return (*p)->count <= t->client_limit &&
+           n <= t->client_limit - (*p)->count;
+}
+
+/* A lock of client joins the table (+1) or leaves it (-1): the table's
+ * count and the client's. The client has an entry: may_add made it before
+ * the lock was created, and it stays while the client's count is above
+ * zero (so a request charges its new lock before cutting the owner's old
+ * ones). */
+static void charge(struct lock_table *t, uint64_t client, int delta)
+{
+    struct lock_charge **p = charge_slot(t, client);
+    t->nlocks += delta;
+    (*p)->count += delta;
+    if ((*p)->count == 0) {
+        struct lock_charge *c = *p;
+        *p = c->next;
+        free(c);
+    }
+}
+
+/* Drops the client's count entry when may_add made it and nothing came. */
+static void charge_trim(struct lock_table *t, uint64_t client)
+{
+    struct lock_charge **p = charge_slot(t, client);
+    if (*p && (*p)->count == 0) {
+        struct lock_charge *c = *p;
+        *p = c->next;
+        free(c);
+    }
 }
 
 static bool same_key(const struct lock_key *a, const struct lock_key *b)
@@ -250,8 +317,8 @@ static void unlink_lock(struct lock_table *t, struct lock **p)
 {
     struct lock *l = *p;
     *p = l->next;
+    charge(t, l->owner.client, -1);
     free(l);
-    t->nlocks--;
 }
 
 static bool touches(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
@@ -260,18 +327,31 @@ static bool touches(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
            (e2 == OFFSET_MAX || e2 + 1 >= s1);
 }
 
+/* Whether cutting [start, end] out of the owner's locks splits one in two:
+ * a lock of another type (cut_own merges one of the same type) strictly
+ * around the range. */
+static bool splits_own(struct lock_file *f, const struct lock_owner *o,
+                       int type, int64_t start, int64_t end)
+{
+    for (struct lock *l = f->locks; l; l = l->next) {
+        if (!same_owner(&l->owner, o) || (type != F_UNLCK && l->type == type))
+            continue;
+        if (l->start < start && l->end > end)
+            return true;
+    }
+    return false;
+}
+
 /*
  * Cuts the owner's own locks out of [start, end] and merges those of type
  * (when it is a lock, not F_UNLCK) that overlap or touch it into *ns, *ne.
- * spare is a preallocated lock for the one case that needs a new node: an
- * old lock of another type strictly around the range splits in two.
- * Returns whether spare was used.
+ * spare is a preallocated lock for the one case that needs a new node, the
+ * split splits_own foresaw.
  */
-static bool cut_own(struct lock_table *t, struct lock_file *f,
+static void cut_own(struct lock_table *t, struct lock_file *f,
                     const struct lock_owner *o, int type, int64_t start,
                     int64_t end, int64_t *ns, int64_t *ne, struct lock *spare)
 {
-    bool used = false;
     struct lock **p = &f->locks;
     while (*p) {
         struct lock *l = *p;
@@ -292,12 +372,12 @@ static bool cut_own(struct lock_table *t, struct lock_file *f,
         }
         if (l->start < start && l->end > end) {
             *spare = *l;
+            spare->owner.client = o->client;
             spare->start = end + 1;
             spare->next = l->next;
             l->next = spare;
             l->end = start - 1;
-            t->nlocks++;
-            used = true;
+            charge(t, spare->owner.client, +1);
             p = &spare->next;
         } else if (l->start < start) {
             l->end = start - 1;
@@ -309,7 +389,6 @@ static bool cut_own(struct lock_table *t, struct lock_file *f,
             unlink_lock(t, p);
         }
     }
-    return used;
 }
 
 /* flock: the owner's lock, if any, goes before anything else is tried
@@ -328,12 +407,12 @@ static int set_flock(struct lock_table *t, struct lock_file *f,
     }
     if (type == F_UNLCK || conflict(f, o, type, 0, OFFSET_MAX))
         return type == F_UNLCK ? 0 : -EAGAIN;
-    struct lock *l = malloc(sizeof *l);
+    struct lock *l = may_add(t, o->client, 1) ? malloc(sizeof *l) : NULL;
     if (!l)
         return -ENOLCK;
     *l = (struct lock){f->locks, *o, type, 0, OFFSET_MAX};
     f->locks = l;
-    t->nlocks++;
+    charge(t, o->client, +1);
     return 0;
 }
 
@@ -350,22 +429,27 @@ static int set_range(struct lock_table *t, struct lock_file *f,
             return -EAGAIN;
         }
     }
-    /* Both nodes are taken before anything changes, so running out of
-     * memory leaves the owner's locks as they were. */
+    /* The new nodes are counted against the client's limit and taken before
+     * anything changes, so a refusal leaves the owner's locks as they
+     * were. */
+    bool split = splits_own(f, o, type, start, end);
+    uint32_t added = (type != F_UNLCK) + split;
+    if (added && !may_add(t, o->client, added))
+        return -ENOLCK;
     struct lock *fresh = type == F_UNLCK ? NULL : malloc(sizeof *fresh);
-    struct lock *spare = malloc(sizeof *spare);
-    if ((type != F_UNLCK && !fresh) || !spare) {
+    struct lock *spare = split ? malloc(sizeof *spare) : NULL;
+    if ((type != F_UNLCK && !fresh) || (split && !spare)) {
         free(fresh);
         free(spare);
         return -ENOLCK;
     }
     int64_t ns = start, ne = end;
-    if (!cut_own(t, f, o, type, start, end, &ns, &ne, spare))
-        free(spare);
+    if (fresh)
+        charge(t, o->client, +1);
+    cut_own(t, f, o, type, start, end, &ns, &ne, spare);
     if (fresh) {
         *fresh = (struct lock){f->locks, *o, type, ns, ne};
         f->locks = fresh;
-        t->nlocks++;
     }
     return 0;
 }
@@ -388,6 +472,7 @@ int lock_set(struct lock_table *t, const struct lock_key *key,
         rc = is_flock(owner) ? set_flock(t, f, owner, type)
                              : set_range(t, f, owner, type, start, end, wait);
         file_trim(t, f);
+        charge_trim(t, owner->client);
     }
     if (owner->kind == DANAUS_LOCK_POSIX && rc != -EAGAIN && t->waiters)
         waiter_drop(t, owner->id);

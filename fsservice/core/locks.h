@@ -21,6 +21,12 @@
  * remembers, for a short while, whom each one waits for, and answers
  * -EDEADLK to a wait that would close a cycle (Linux's deadlock detection).
  * One mutex guards the table: lock calls are short and rare next to I/O.
+ *
+ * Every lock is charged to the client whose request created it, and a
+ * client holds at most client_limit of them: past that its requests get
+ * -ENOLCK (Linux's answer when lock records run out), so one client cannot
+ * grow the shared table, and the time every conflict check takes, without
+ * bound. Other clients never notice.
  */
 #ifndef DANAUS_LOCKS_H
 #define DANAUS_LOCKS_H
@@ -38,26 +44,33 @@ struct lock_key {
 
 /* Who holds a lock: kind is enum danaus_lock_owner; id the client's id for
  * POSIX locks, the open file's address otherwise; pid is what F_GETLK
- * reports for a POSIX lock. */
+ * reports for a POSIX lock; client the client asking, which is charged for
+ * the locks its request creates (an open file, and so its OFD and flock
+ * locks, may be shared by the clients of a forked process). */
 struct lock_owner {
     int kind;
     uint64_t id;
     int32_t pid;
+    uint64_t client;
 };
 
 #define LOCK_BUCKETS 256
 
 struct lock_file;
 struct lock_waiter;
+struct lock_charge;
 
 struct lock_table {
     pthread_mutex_t mutex;
     struct lock_file *buckets[LOCK_BUCKETS];
     struct lock_waiter *waiters; /* POSIX owners retrying a wait */
+    struct lock_charge *charges[LOCK_BUCKETS]; /* locks held per client */
     uint64_t nlocks;
+    uint32_t client_limit;
 };
 
-void lock_table_init(struct lock_table *t);
+/* client_limit: the most locks one client may hold. */
+void lock_table_init(struct lock_table *t, uint32_t client_limit);
 void lock_table_destroy(struct lock_table *t);
 
 /*
@@ -65,7 +78,9 @@ void lock_table_destroy(struct lock_table *t);
  * [start, start + len - 1] (len 0: to the end). For flock owners the range
  * is ignored. wait says the caller will retry a conflict (deadlock
  * detection). 0, -EAGAIN (conflict), -EDEADLK, -EINVAL (bad type, negative
- * start or len), -EOVERFLOW (range past INT64_MAX) or -ENOLCK (memory).
+ * start or len), -EOVERFLOW (range past INT64_MAX) or -ENOLCK (memory, or
+ * the client's limit: a request that could add locks past it is refused
+ * whole, leaving the owner's locks as they were).
  */
 int lock_set(struct lock_table *t, const struct lock_key *key,
              const struct lock_owner *owner, int type, int64_t start,

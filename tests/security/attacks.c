@@ -37,6 +37,7 @@
 #define MOUNT_B "/sec-b"
 #define NOBODY 65534
 #define CLIENT_SLOTS 8
+#define CLIENT_LOCKS 64
 #define CHECK_SECONDS 3
 
 static const char *danausd;
@@ -383,7 +384,31 @@ static void test_work_counter_spin(void **state)
     with_checkers(spin_counters, NULL, 2, 0);
 }
 
-/* ---- floods: slots, handles, tickets ---- */
+/* ---- floods: slots, locks, handles, tickets ---- */
+
+/* Creates the file name and sets POSIX write locks on [2i, 2i] of it until
+ * one is refused, which must be the client's limit: exactly CLIENT_LOCKS,
+ * then ENOLCK. Keeps the file open and locked. */
+static void take_all_locks(struct raw *r, uint32_t slot, uint32_t mount,
+                           const char *name)
+{
+    int64_t h = raw_open(r, slot, mount, name, O_RDWR | O_CREAT), err;
+    CHILD_CHECK(h > 0, "open %s: %lld", name, (long long)h);
+    int n = 0;
+    for (;; n++) {
+        struct danaus_desc d = {.call = DANAUS_CALL_LOCK, .mount = mount,
+                                .handle = (uint64_t)h};
+        d.arg[0] = DANAUS_LOCK_SET;
+        d.arg[1] = F_WRLCK;
+        d.arg[2] = 2 * n;
+        d.arg[3] = 1;
+        d.arg[4] = DANAUS_LOCK_POSIX;
+        if ((err = raw_call(r, slot, &d, NULL, 0, 5000)) != 0)
+            break;
+    }
+    CHILD_CHECK(n == CLIENT_LOCKS && err == -ENOLCK,
+                "%s: %d locks, then %lld", name, n, (long long)err);
+}
 
 static int flood(void *arg)
 {
@@ -395,7 +420,8 @@ static int flood(void *arg)
     CHILD_CHECK(slots == CLIENT_SLOTS, "took %d slots", slots);
     CHILD_CHECK(raw_slot(&r) == -EAGAIN, "slot past the limit");
     uint32_t a = raw_mount(&r, MOUNT_A);
-    int64_t h = 0;
+    take_all_locks(&r, (uint32_t)slot, a, "flood-locks");
+    int64_t h;
     int handles = 0;
     while ((h = raw_open(&r, (uint32_t)slot, a, ".", O_RDONLY)) > 0)
         handles++;
@@ -414,15 +440,18 @@ static int flood(void *arg)
     return 0;
 }
 
-/* A checker that also needs a slot per thread and a ticket: the ones the
- * flooder could not take from it. */
-static int ticket_checker(void *arg)
+/* A checker that also needs a slot per thread, its full share of record
+ * locks and a ticket: the ones the flooder could not take from it. */
+static int share_checker(void *arg)
 {
     (void)arg;
     struct raw r;
     CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = -1;
     for (int i = 0; i < CLIENT_SLOTS; i++)
-        CHILD_CHECK(raw_slot(&r) >= 0, "slot %d", i);
+        CHILD_CHECK((slot = raw_slot(&r)) >= 0, "slot %d", i);
+    take_all_locks(&r, (uint32_t)slot, raw_mount(&r, MOUNT_A),
+                   "checker-locks");
     struct danaus_door_reply reply;
     CHILD_CHECK(raw_door(&r, DANAUS_DOOR_TICKET, 0, 0, NULL, 0, &reply) == 0,
                 "ticket");
@@ -432,12 +461,14 @@ static int ticket_checker(void *arg)
 static void test_floods(void **state)
 {
     (void)state;
-    start("flood", "");
+    char extra[64];
+    snprintf(extra, sizeof extra, "client_locks %d\n", CLIENT_LOCKS);
+    start("flood", extra);
     pid_t a = spawn(flood, NULL);
     sleep(1);
     struct checker c = {1, 0, CHECK_SECONDS - 1, MOUNT_A};
     pid_t check = spawn(checker_main, &c);
-    assert_int_equal(reap(spawn(ticket_checker, NULL), 30), 0);
+    assert_int_equal(reap(spawn(share_checker, NULL), 30), 0);
     assert_int_equal(reap(check, 60), 0);
     assert_int_equal(reap(a, 60), 0);
 }

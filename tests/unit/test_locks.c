@@ -2,7 +2,8 @@
  * test_locks.c - the service's record-lock table: conflicts between owners,
  * an owner's own ranges split, merged, upgraded and unlocked, POSIX and OFD
  * locks meeting while flock locks stay apart, range checks, what F_GETLK
- * reports, release by owner and by client, and deadlock detection.
+ * reports, release by owner and by client, deadlock detection, and each
+ * client's limit on the locks it holds.
  */
 #include "fsservice/core/locks.h"
 
@@ -17,19 +18,32 @@
 static const struct lock_key file_a = {(void *)0x1000, 1, 10};
 static const struct lock_key file_b = {(void *)0x1000, 1, 11};
 
-static const struct lock_owner proc1 = {DANAUS_LOCK_POSIX, 1, 101};
-static const struct lock_owner proc2 = {DANAUS_LOCK_POSIX, 2, 102};
-static const struct lock_owner proc3 = {DANAUS_LOCK_POSIX, 3, 103};
-static const struct lock_owner ofd1 = {DANAUS_LOCK_OFD, 0xa000, 101};
-static const struct lock_owner flock1 = {DANAUS_LOCK_FLOCK, 0xa000, 101};
-static const struct lock_owner flock2 = {DANAUS_LOCK_FLOCK, 0xb000, 102};
+static const struct lock_owner proc1 = {DANAUS_LOCK_POSIX, 1, 101, 1};
+static const struct lock_owner proc2 = {DANAUS_LOCK_POSIX, 2, 102, 2};
+static const struct lock_owner proc3 = {DANAUS_LOCK_POSIX, 3, 103, 3};
+static const struct lock_owner ofd1 = {DANAUS_LOCK_OFD, 0xa000, 101, 1};
+static const struct lock_owner flock1 = {DANAUS_LOCK_FLOCK, 0xa000, 101, 1};
+static const struct lock_owner flock2 = {DANAUS_LOCK_FLOCK, 0xb000, 102, 2};
+
+/* The per-client limit of client_limit's table: small, to reach it. */
+#define CLIENT_LIMIT 4
+
+static int setup_with_limit(void **state, uint32_t limit)
+{
+    static struct lock_table t;
+    lock_table_init(&t, limit);
+    *state = &t;
+    return 0;
+}
 
 static int setup(void **state)
 {
-    static struct lock_table t;
-    lock_table_init(&t);
-    *state = &t;
-    return 0;
+    return setup_with_limit(state, 1024);
+}
+
+static int setup_small(void **state)
+{
+    return setup_with_limit(state, CLIENT_LIMIT);
 }
 
 static int teardown(void **state)
@@ -244,6 +258,51 @@ static void deadlock_detected(void **state)
                      -EAGAIN);
 }
 
+static void client_limit(void **state)
+{
+    struct lock_table *t = *state;
+    for (int i = 0; i < CLIENT_LIMIT; i++)
+        assert_int_equal(set(t, &proc1, F_WRLCK, 10 * i, 1), 0);
+    /* One more, on this file or another, is refused and changes nothing;
+     * another client is not affected. */
+    assert_int_equal(set(t, &proc1, F_WRLCK, 100, 1), -ENOLCK);
+    assert_int_equal(lock_set(t, &file_b, &proc1, F_RDLCK, 0, 0, false),
+                     -ENOLCK);
+    assert_free(t, &proc2, 100, 1);
+    assert_held(t, &proc2, 0, 0, F_WRLCK, 0, 1);
+    for (int i = 0; i < CLIENT_LIMIT; i++)
+        assert_int_equal(set(t, &proc2, F_RDLCK, 10 * i + 5, 1), 0);
+    /* An unlock that splits nothing is always allowed, and gives room. */
+    assert_int_equal(set(t, &proc1, F_UNLCK, 30, 1), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 100, 1), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 200, 1), -ENOLCK);
+    assert_int_equal(set(t, &proc1, F_UNLCK, 0, 100), 0);
+    /* An unlock or a conversion that would split a lock in two needs room
+     * for the second half. */
+    assert_int_equal(set(t, &proc1, F_WRLCK, 1000, 100), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 2000, 1), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 3000, 1), 0);
+    assert_int_equal(set(t, &proc1, F_UNLCK, 1050, 1), -ENOLCK);
+    assert_int_equal(set(t, &proc1, F_RDLCK, 1010, 1), -ENOLCK);
+    assert_held(t, &proc2, 1050, 1, F_WRLCK, 1000, 100);
+    assert_int_equal(set(t, &proc1, F_UNLCK, 3000, 1), 0);
+    assert_int_equal(set(t, &proc1, F_UNLCK, 1050, 1), 0);
+    assert_free(t, &proc2, 1050, 1);
+    assert_held(t, &proc2, 1051, 1, F_WRLCK, 1051, 49);
+    /* OFD and flock locks count against the client that took them, and
+     * their release gives the room back. */
+    lock_release_client(t, proc1.id);
+    assert_int_equal(set(t, &ofd1, F_WRLCK, 300, 1), 0);
+    assert_int_equal(set(t, &flock1, F_WRLCK, 0, 0), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 310, 1), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 320, 1), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 330, 1), -ENOLCK);
+    lock_release(t, &file_a, &ofd1);
+    lock_release(t, &file_a, &flock1);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 330, 1), 0);
+    assert_int_equal(set(t, &proc1, F_WRLCK, 340, 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +317,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(release_by_owner_and_client, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(deadlock_detected, setup, teardown),
+        cmocka_unit_test_setup_teardown(client_limit, setup_small, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
