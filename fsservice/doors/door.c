@@ -17,7 +17,11 @@
  * unclaimed tickets, and when the service runs out of descriptors the
  * door stops accepting for ACCEPT_PAUSE_MS instead of spinning on a
  * listening socket it cannot accept from (the pending connection waits in
- * the backlog; clients already attached notice nothing).
+ * the backlog; clients already attached notice nothing). A hello accepted
+ * but short of a descriptor for the client's area is held, and tried again
+ * every ACCEPT_PAUSE_MS for HELLO_HOLD_MS, before it is refused: the
+ * descriptors of clients that just went come back a little later (their
+ * open files close once no request uses them).
  */
 #include "door.h"
 #include "fuse_door.h"
@@ -46,10 +50,12 @@
 #define MAX_TICKETS 8192
 #define TICKETS_PER_PID 32
 #define ACCEPT_PAUSE_MS 100
+#define HELLO_HOLD_MS 5000
 
 struct conn {
     int fd;
     struct client *client; /* after hello */
+    uint64_t held_until;   /* a held hello: answered by then (ms), or 0 */
     struct conn *next;
 };
 
@@ -208,6 +214,33 @@ static void send_with_fds(int fd, const void *buf, size_t len,
     sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+static uint64_t time_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The service is out of descriptors for c's hello: whether to hold it
+ * (door_main tries it again) rather than refuse it now. */
+static bool hold_hello(struct door *d, struct conn *c)
+{
+    uint64_t now = time_ms();
+    if (!c->held_until) {
+        c->held_until = now + HELLO_HOLD_MS;
+        d->nheld++;
+    }
+    return now < c->held_until;
+}
+
+static void release_hello(struct door *d, struct conn *c)
+{
+    if (c->held_until) {
+        c->held_until = 0;
+        d->nheld--;
+    }
+}
+
 static void hello(struct door *d, struct conn *c)
 {
     static char buf[HELLO_MAX];
@@ -221,7 +254,10 @@ static void hello(struct door *d, struct conn *c)
     if (rc == 0) {
         c->client = client_new(&d->svc->clients, pid, &cred);
         rc = c->client ? 0 : errno ? -errno : -ENOMEM;
+        if ((rc == -EMFILE || rc == -ENFILE) && hold_hello(d, c))
+            return;
     }
+    release_hello(d, c);
     /* Made on the client's own copy: a UserPerm keeps a pointer to the
      * groups array it was given (fsservice/libservice/ceph/client.c). */
     if (rc == 0 && d->svc->ceph &&
@@ -563,6 +599,7 @@ static void drop(struct door *d, struct conn *c)
 {
     epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
+    release_hello(d, c);
     if (c->client) {
         client_detach(&d->svc->clients, c->client);
         d->nclients--;
@@ -573,13 +610,6 @@ static void drop(struct door *d, struct conn *c)
             break;
         }
     free(c);
-}
-
-static uint64_t time_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* Stops or resumes polling the listening socket. */
@@ -642,10 +672,10 @@ static void *door_main(void *arg)
     for (;;) {
         struct epoll_event ev[32];
         /* Wake now and then while tickets wait, to expire them, and while
-         * accepting is paused. */
-        int timeout = d->accept_paused ? ACCEPT_PAUSE_MS
-                      : d->tickets     ? 1000
-                                       : -1;
+         * accepting is paused or hellos are held. */
+        int timeout = d->accept_paused || d->nheld ? ACCEPT_PAUSE_MS
+                      : d->tickets                 ? 1000
+                                                   : -1;
         int n = epoll_wait(d->epoll_fd, ev, 32, timeout);
         for (int i = 0; i < n; i++) {
             void *p = ev[i].data.ptr;
@@ -657,6 +687,9 @@ static void *door_main(void *arg)
                 serve(d, p);
         }
         expire_tickets(d);
+        for (struct conn *c = d->conns; c && d->nheld; c = c->next)
+            if (c->held_until)
+                hello(d, c);
         if (d->accept_paused && time_ms() >= d->accept_resume)
             listen_poll(d, true);
     }

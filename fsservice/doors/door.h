@@ -20,6 +20,7 @@ struct door {
     int bound; /* the socket file is ours to remove */
     bool accept_paused; /* out of descriptors: listen_fd not polled */
     uint64_t accept_resume; /* until then (CLOCK_MONOTONIC, ms) */
+    int nheld; /* hellos held for want of a descriptor */
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     pthread_t thread;
     struct conn *conns;
