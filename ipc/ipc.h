@@ -140,7 +140,8 @@ struct ipc_area {
  * 1 GiB, every cpu_queue entry < nqueues. Every call returns 0 or -errno:
  * -EINVAL for a bad geometry, or (map) a descriptor that is not a memfd of
  * at least the size the geometry implies. Fresh slots have done == posted
- * == 0. The descriptors are close-on-exec. */
+ * == 0. The descriptors are close-on-exec, and an area's mapping is not
+ * inherited by fork (MADV_DONTFORK). */
 bool ipc_geometry_valid(const struct ipc_geometry *g);
 int ipc_queues_create(const struct ipc_geometry *g, struct ipc_segment *out);
 int ipc_queues_map(int fd, const struct ipc_geometry *g,

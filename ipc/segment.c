@@ -153,6 +153,15 @@ int ipc_area_map(int fd, const struct ipc_geometry *g, struct ipc_area *out)
     out->slots = map(fd, out->size);
     if (!out->slots)
         return -errno;
+    /* No forked child inherits the mapping, whichever way it was forked:
+     * a child is a client of its own, and one that drops privileges must
+     * not keep a way to speak as its parent. */
+    if (madvise(out->slots, out->size, MADV_DONTFORK) < 0) {
+        int err = errno;
+        munmap(out->slots, out->size);
+        out->slots = NULL;
+        return -err;
+    }
     out->fd = fd;
     return 0;
 }

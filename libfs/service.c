@@ -6,7 +6,10 @@
  * descriptors come with the reply (SCM_RIGHTS), keep the mount table, and adopt the ticket of a parent or a previous program
  * image if one is pending (proc.c). The door socket then stays open: the
  * service learns of our exit from its hang-up, and we of its exit from ours.
- * A forked child forgets the connection and makes its own.
+ * A forked child forgets the connection and makes its own: the atfork
+ * handlers (proc.c) see to it, and a child forked without them (a raw
+ * clone or fork system call) finds out from a word the kernel zeroed for
+ * it. It never inherits our area's mapping (ipc.h) either way.
  */
 #include "service.h"
 #include "identity.h"
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -33,6 +37,9 @@ static atomic_bool connected;
 static atomic_bool gone;
 static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t pending_ticket;
+/* 1 while this process holds the connection; the kernel zeroes it in every
+ * forked child (MADV_WIPEONFORK). NULL if that cannot be had. */
+static atomic_int *attached_here;
 
 static void service_mark_gone(void)
 {
@@ -160,6 +167,20 @@ static int say_hello(int door)
     return rc;
 }
 
+static void mark_attached(void)
+{
+    if (!attached_here) {
+        void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (page != MAP_FAILED && madvise(page, 4096, MADV_WIPEONFORK) == 0)
+            attached_here = page;
+        else if (page != MAP_FAILED)
+            munmap(page, 4096);
+    }
+    if (attached_here)
+        atomic_store_explicit(attached_here, 1, memory_order_relaxed);
+}
+
 static void connect_service(void)
 {
     /* An exec'd image must know its ticket before it says hello. */
@@ -179,6 +200,8 @@ static void connect_service(void)
         return;
     }
     svc.door = door;
+    svc.generation++;
+    mark_attached();
     atomic_store(&connected, true);
     if (pending_ticket) {
         uint64_t token = pending_ticket;
@@ -203,6 +226,10 @@ static void connect_once(void)
 
 const struct service *service_get(void)
 {
+    if (atomic_load_explicit(&connected, memory_order_relaxed) &&
+        attached_here &&
+        !atomic_load_explicit(attached_here, memory_order_relaxed))
+        service_forget(); /* a child forked past our atfork handlers */
     connect_once();
     if (!atomic_load_explicit(&connected, memory_order_relaxed) ||
         atomic_load_explicit(&gone, memory_order_relaxed)) {

@@ -23,6 +23,8 @@ struct service {
     struct ipc_area area;    /* our slots */
     uint16_t cpu_queue[IPC_MAX_CPUS];
     struct mount_table mounts;
+    uint64_t generation;     /* counts connections: slots of an older one
+                                are not ours any more */
 };
 
 /* The connected service, connecting on first use; NULL with errno ENOTCONN

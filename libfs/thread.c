@@ -22,7 +22,8 @@ static void give_back_slot(void *arg)
 {
     struct thread_state *t = arg;
     uint32_t unused;
-    if (service_get())
+    const struct service *svc = service_get();
+    if (svc && svc->generation == t->generation)
         service_door(DANAUS_DOOR_SLOT_PUT, t->slot, &unused);
     has_slot = false;
 }
@@ -45,6 +46,7 @@ static int take_slot(const struct service *svc)
         return -1;
     }
     state.slot = slot;
+    state.generation = svc->generation;
     /* The service clears done when it hands out a slot; numbering on from
      * whatever done holds keeps our first seq different from it even if a
      * slot came back uncleared, so the first wait never sees a stale answer. */
@@ -74,7 +76,8 @@ void thread_drop_slot(void)
 
 struct thread_state *thread_get(const struct service *svc)
 {
-    if (!has_slot && take_slot(svc) < 0)
+    if ((!has_slot || state.generation != svc->generation) &&
+        take_slot(svc) < 0)
         return NULL;
     /* Threads migrate: pick the queue of the cpu we are on now (the map is
      * our copy from the hello reply, checked when it came). */

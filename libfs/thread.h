@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct thread_state {
+    uint64_t generation; /* of the connection the slot belongs to */
     uint32_t slot;
     uint32_t queue; /* ring of the core group the thread last ran on */
     uint32_t seq;   /* of the last request sent */

@@ -6,7 +6,9 @@
  * Credentials: a root service acts for each client with the client's own
  * uid and groups. Threads: many client threads at once get correct results,
  * and exiting threads give their slots back. Fork: a child process opening
- * its own files works. Clients run in child processes (the library connects
+ * its own files works, beside a parent whose threads keep working, and the
+ * child never holds its parent's area, even when forked by a raw system
+ * call that skips the library's atfork handlers. Clients run in child processes (the library connects
  * once per process); the test process itself never calls danaus_*.
  */
 #include "harness.h"
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -343,6 +346,107 @@ static void test_fork_before_attach(void **state)
     assert_int_equal(run_in_child(forked_child_of_client, NULL, 10000), 0);
 }
 
+/* The inode of this process's mapping of a Danaus area (the memfd named
+ * danaus-area), or 0 when it maps none. */
+static unsigned long mapped_area_inode(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 0;
+    char line[512];
+    unsigned long inode = 0;
+    while (!inode && fgets(line, sizeof line, f))
+        if (strstr(line, "/memfd:danaus-area") &&
+            sscanf(line, "%*s %*s %*s %*s %lu", &inode) != 1)
+            inode = 0;
+    fclose(f);
+    return inode;
+}
+
+static volatile int parent_threads_stop;
+
+/* A parent thread's round trips, until told to stop: the failures. */
+static void *parent_thread(void *arg)
+{
+    char path[64];
+    snprintf(path, sizeof path, MOUNTPOINT "/thread-%ld", (long)(intptr_t)arg);
+    intptr_t failed = 0;
+    while (!parent_threads_stop)
+        failed += own_file_roundtrip(path, path) < 0;
+    return (void *)failed;
+}
+
+/* A forked child: it must not map the parent's area (inode parent_area),
+ * then does round trips of its own. Exits with 0 when all was right. */
+static void forked_child(unsigned long parent_area, int n)
+{
+    if (mapped_area_inode() == parent_area)
+        _exit(2);
+    char path[64];
+    snprintf(path, sizeof path, MOUNTPOINT "/child-%d", (int)getpid());
+    for (int i = 0; i < 50; i++)
+        if (own_file_roundtrip(path, path) < 0)
+            _exit(3);
+    if (mapped_area_inode() == parent_area || mapped_area_inode() == 0)
+        _exit(4);
+    _exit(n >= 0 ? 0 : 5);
+}
+
+static int reap_child(pid_t pid)
+{
+    int status;
+    return waitpid(pid, &status, 0) == pid && WIFEXITED(status)
+               ? WEXITSTATUS(status)
+               : 99;
+}
+
+static int forking_client(void *arg)
+{
+    (void)arg;
+    CHILD_CHECK(own_file_roundtrip(MOUNTPOINT "/parent", "parent") == 0,
+                "parent: %s", strerror(errno));
+    unsigned long area = mapped_area_inode();
+    CHILD_CHECK(area != 0, "the parent maps no area");
+    /* A raw fork, while the parent has one thread (no lock another thread
+     * could hold): the child finds out by itself that it is a child. */
+    pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+    CHILD_CHECK(pid >= 0, "clone: %s", strerror(errno));
+    if (pid == 0)
+        forked_child(area, 0);
+    int rc = reap_child(pid);
+    CHILD_CHECK(rc == 0, "raw-forked child exited %d", rc);
+    /* Forks while the parent's threads keep working. */
+    pthread_t threads[4];
+    for (intptr_t i = 0; i < 4; i++)
+        CHILD_CHECK(pthread_create(&threads[i], NULL, parent_thread,
+                                   (void *)i) == 0, "pthread_create");
+    for (int i = 0; i < 8; i++) {
+        fflush(NULL);
+        pid = fork();
+        CHILD_CHECK(pid >= 0, "fork: %s", strerror(errno));
+        if (pid == 0)
+            forked_child(area, i);
+        rc = reap_child(pid);
+        CHILD_CHECK(rc == 0, "child %d exited %d", i, rc);
+    }
+    parent_threads_stop = 1;
+    for (int i = 0; i < 4; i++) {
+        void *failed;
+        pthread_join(threads[i], &failed);
+        CHILD_CHECK(failed == NULL, "parent thread %d: %ld round trips failed",
+                    i, (long)(intptr_t)failed);
+    }
+    CHILD_CHECK(mapped_area_inode() == area, "the parent's area changed");
+    return 0;
+}
+
+static void test_fork_keeps_areas_apart(void **state)
+{
+    start(&fix, "forkareas", "");
+    site_use(&fix.site);
+    assert_int_equal(run_in_child(forking_client, NULL, 60000), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -356,6 +460,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_threads_return_slots, stop),
         cmocka_unit_test_teardown(test_fork_before_attach, stop),
         cmocka_unit_test_teardown(test_fork_child_opens_its_files, stop),
+        cmocka_unit_test_teardown(test_fork_keeps_areas_apart, stop),
     };
     return cmocka_run_group_tests_name("service_clients", tests, NULL, NULL);
 }
