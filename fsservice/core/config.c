@@ -229,6 +229,15 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return parse_u32(p, k, v, 1, 1u << 16, &cfg->slots);
     if (strcmp(k, "client_slots") == 0)
         return parse_u32(p, k, v, 1, 1u << 16, &cfg->client_slots);
+    if (strcmp(k, "nice") == 0) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*v == '\0' || *end || n < -20 || n > 19)
+            return fail(p, "nice must be a number from -20 to 19, not '%s'",
+                        v);
+        cfg->nice = (int)n;
+        return 0;
+    }
     if (strcmp(k, "client_locks") == 0)
         return parse_u32(p, k, v, 1, 1u << 24, &cfg->client_locks);
     if (strcmp(k, "slot_buffer") == 0) {
@@ -307,6 +316,7 @@ static void set_defaults(struct config *cfg)
     cfg->slots = 256;
     cfg->client_slots = 64;
     cfg->client_locks = 4096;
+    cfg->nice = -10;
     cfg->slot_buffer = 256u << 10;
     cfg->threads_per_queue = 4;
     cfg->stalled_threads_per_queue = 32;

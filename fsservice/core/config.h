@@ -34,6 +34,7 @@ struct config {
     uint32_t queue_cells, slots, slot_buffer;
     uint32_t client_slots;      /* slots one client may hold at once */
     uint32_t client_locks;      /* record locks one client may hold */
+    int nice;                   /* the service threads' nice value */
     uint32_t threads_per_queue; /* upper bound; one thread starts per queue */
     /* more a queue may add while all its threads are blocked in calls */
     uint32_t stalled_threads_per_queue;

@@ -21,3 +21,18 @@ add_custom_target(bench-security-fuzz
           $<TARGET_FILE:security_attacks> $<TARGET_FILE:danausd>
   DEPENDS security_attacks danausd
   USES_TERMINAL)
+
+# How much a flooding client slows another (tests/security/fairness.c): a
+# benchmark that prints figures, run by hand or by bench-fairness, never by
+# ctest.
+add_executable(security_fairness
+  ${CMAKE_CURRENT_SOURCE_DIR}/security/fairness.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/security/raw_client.c)
+target_include_directories(security_fairness PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration)
+target_link_libraries(security_fairness PRIVATE danaus_ipc
+  danaus_test_harness Threads::Threads)
+add_custom_target(bench-fairness
+  COMMAND $<TARGET_FILE:security_fairness> $<TARGET_FILE:danausd> 5
+  DEPENDS security_fairness danausd
+  USES_TERMINAL)

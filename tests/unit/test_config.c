@@ -22,6 +22,8 @@ static void parses_a_full_configuration(void **state)
         "slots 128\n"
         "slot_buffer 128K\n"
         "threads_per_queue 3\n"
+        "client_locks 100\n"
+        "nice 0\n"
         "core_groups l2\n"
         "cpus 0,2-3\n"
         "ceph_conf /etc/ceph/ceph.conf   # cluster\n"
@@ -41,8 +43,10 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(cfg.slots, 128);
     assert_int_equal(cfg.slot_buffer, 128 * 1024);
     assert_int_equal(cfg.threads_per_queue, 3);
+    assert_int_equal(cfg.client_locks, 100);
+    assert_int_equal(cfg.nice, 0);
     assert_int_equal(cfg.core_group_level, 2);
-    assert_int_equal(cfg.cpus_line, 10);
+    assert_int_equal(cfg.cpus_line, 12);
     assert_int_equal(CPU_COUNT(&cfg.cpus), 3);
     assert_true(CPU_ISSET(0, &cfg.cpus) && CPU_ISSET(3, &cfg.cpus));
     assert_string_equal(cfg.ceph_oc_size, "67108864");
@@ -65,6 +69,8 @@ static void defaults_apply(void **state)
     assert_int_equal(cfg.fuse_revalidate, 0);
     assert_int_equal(cfg.owner_uid, (uid_t)-1);
     assert_int_equal(cfg.queue_cells, 256);
+    assert_int_equal(cfg.client_locks, 4096);
+    assert_int_equal(cfg.nice, -10);
     assert_int_equal(cfg.core_group_level, 0);
     assert_int_equal(cfg.cpus_line, 0);
     config_free(&cfg);
@@ -93,6 +99,10 @@ static void refuses_with_line_and_problem(void **state)
          "t:2: queue_cells must be a power of two, not 100"},
         {"service s\nslots -4\n",
          "t:2: slots must be a number from 1 to 65536, not '-4'"},
+        {"service s\nnice -21\n",
+         "t:2: nice must be a number from -20 to 19, not '-21'"},
+        {"service s\nnice x\n",
+         "t:2: nice must be a number from -20 to 19, not 'x'"},
         {"service s\nslot_buffer 5000\n",
          "t:2: slot_buffer must be a multiple of 4096"},
         {"service s\nowner root\n",

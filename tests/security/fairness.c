@@ -1,0 +1,278 @@
+/*
+ * fairness.c - how much one flooding client slows another client of the
+ * same danausd (issue 10's bound: a flooder may not raise a victim's
+ * median stat latency more than 2x). A benchmark, not a test: it prints
+ * figures and asserts nothing about time.
+ *
+ *   security_fairness DANAUSD [SECONDS]
+ *
+ * One service on a local mount. A victim client (raw_client.h, one slot)
+ * stats a file in a loop for SECONDS (default 5) and records every call's
+ * latency: alone, then beside each flooder in turn:
+ *   bells     a hostile client ringing doorbells as fast as it can (its own
+ *             index with sequences it never posted, and other indices);
+ *   requests  a client with 8 threads of its own sending stats back to
+ *             back (real work, as much as the service will take);
+ *   writes    a client with 4 threads sending 256 KiB pwrites with fsync
+ *             (long requests).
+ * Every row gives the victim's calls per second, median and p99, and their
+ * ratios to the row alone. Each flooder runs in its own process, the
+ * victim in another. With FAIRNESS_PIN=1 the victim runs on the first cpu
+ * and the flooder on the last (the service anywhere): otherwise, on a
+ * machine with few cores, the flooder's threads also take the victim's
+ * cpu time, which is the kernel's sharing, not the service's.
+ * FAIRNESS_CONFIG adds lines to the service's configuration (e.g. "nice 0"
+ * to compare settings).
+ */
+#include "raw_client.h"
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MOUNT "/fair"
+#define MAX_SAMPLES (4 << 20)
+
+static char sock[600];
+static double seconds = 5;
+static bool pin;
+
+/* With pin: the calling process onto the first (victim) or the last cpu
+ * it may use. */
+static void pin_to(bool first)
+{
+    cpu_set_t set;
+    if (!pin || sched_getaffinity(0, sizeof set, &set) < 0)
+        return;
+    int chosen = -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set) && (chosen < 0 || !first))
+            chosen = c;
+    CPU_ZERO(&set);
+    CPU_SET(chosen, &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+static void attach(struct raw *r)
+{
+    if (raw_attach(r, sock) != 0) {
+        fprintf(stderr, "security_fairness: cannot attach to %s\n", sock);
+        _exit(1);
+    }
+}
+
+/* ---- the victim ---- */
+
+struct samples {
+    size_t n;
+    uint64_t ns[MAX_SAMPLES];
+};
+
+/* Stats "victim" for the run's length, each call's latency into s. */
+static void victim(struct samples *s)
+{
+    struct raw r;
+    attach(&r);
+    int slot = raw_slot(&r);
+    uint32_t m = raw_mount(&r, MOUNT);
+    int64_t h = raw_open(&r, (uint32_t)slot, m, "victim", O_CREAT | O_RDWR);
+    if (slot < 0 || h <= 0)
+        _exit(1);
+    uint64_t end = ipc_now_ns() + (uint64_t)(seconds * 1e9);
+    s->n = 0;
+    while (s->n < MAX_SAMPLES) {
+        struct danaus_desc d = {.call = DANAUS_CALL_STAT, .mount = m};
+        uint64_t t0 = ipc_now_ns();
+        if (raw_call(&r, (uint32_t)slot, &d, "victim", 7, 10000) != 0)
+            _exit(1);
+        uint64_t t1 = ipc_now_ns();
+        s->ns[s->n++] = t1 - t0;
+        if (t1 >= end)
+            break;
+    }
+    _exit(0);
+}
+
+/* ---- the flooders: each runs until killed ---- */
+
+static void flood_bells(void)
+{
+    struct raw r;
+    attach(&r);
+    for (uint32_t seq = 0;; seq++)
+        for (uint32_t client = 0; client < 8; client++)
+            for (uint32_t q = 0; q < r.seg.nqueues; q++)
+                ipc_ring(&r.seg, ipc_queue(&r.seg, q),
+                         (struct ipc_bell){client, seq % 8, seq}, NULL, NULL);
+}
+
+struct flood_thread {
+    struct raw *r;
+    int call;
+};
+
+static void *flood_thread_main(void *arg)
+{
+    /* The door is one socket: one exchange at a time. */
+    static pthread_mutex_t door = PTHREAD_MUTEX_INITIALIZER;
+    struct flood_thread *t = arg;
+    pthread_mutex_lock(&door);
+    int slot = raw_slot(t->r);
+    pthread_mutex_unlock(&door);
+    uint32_t m = raw_mount(t->r, MOUNT);
+    char name[32];
+    snprintf(name, sizeof name, "flood-%d", slot);
+    int64_t h = raw_open(t->r, (uint32_t)slot, m, name, O_CREAT | O_RDWR);
+    if (slot < 0 || h <= 0)
+        _exit(1);
+    static char data[256 << 10];
+    for (uint64_t i = 0;; i++) {
+        struct danaus_desc d = {.call = (uint32_t)t->call, .mount = m};
+        if (t->call == DANAUS_CALL_STAT) {
+            raw_call(t->r, (uint32_t)slot, &d, name, (uint32_t)strlen(name) + 1,
+                     10000);
+            continue;
+        }
+        d.handle = (uint64_t)h;
+        d.arg[1] = (int64_t)(i % 16) * (int64_t)sizeof data;
+        raw_call(t->r, (uint32_t)slot, &d, data, sizeof data, 10000);
+        d = (struct danaus_desc){.call = DANAUS_CALL_FSYNC, .mount = m,
+                                 .handle = (uint64_t)h};
+        raw_call(t->r, (uint32_t)slot, &d, NULL, 0, 10000);
+    }
+    return NULL;
+}
+
+static void flood_requests(int threads, int call)
+{
+    static struct raw r;
+    attach(&r);
+    static struct flood_thread t[8];
+    pthread_t tid[8];
+    for (int i = 0; i < threads; i++) {
+        t[i] = (struct flood_thread){&r, call};
+        pthread_create(&tid[i], NULL, flood_thread_main, &t[i]);
+    }
+    pause();
+}
+
+/* ---- running and reporting ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Runs the victim beside flooder (none when NULL); its median and p99 in
+ * microseconds and its call count. */
+static void measure(void (*flooder)(int), int how, struct samples *s,
+                    double *median, double *p99)
+{
+    pid_t f = -1;
+    if (flooder) {
+        f = fork();
+        if (f == 0) {
+            pin_to(false);
+            flooder(how);
+            _exit(0);
+        }
+        usleep(300000); /* the flood is under way */
+    }
+    pid_t v = fork();
+    if (v == 0) {
+        pin_to(true);
+        victim(s);
+    }
+    int status;
+    waitpid(v, &status, 0);
+    if (f > 0) {
+        kill(f, SIGKILL);
+        waitpid(f, NULL, 0);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || s->n == 0) {
+        fprintf(stderr, "security_fairness: the victim failed\n");
+        exit(1);
+    }
+    qsort(s->ns, s->n, sizeof s->ns[0], cmp_u64);
+    *median = (double)s->ns[s->n / 2] / 1000;
+    *p99 = (double)s->ns[s->n * 99 / 100] / 1000;
+}
+
+static void bells(int how)
+{
+    (void)how;
+    flood_bells();
+}
+
+static void requests(int call)
+{
+    flood_requests(call == DANAUS_CALL_STAT ? 8 : 4, call);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: security_fairness DANAUSD [SECONDS]\n");
+        return 2;
+    }
+    if (argc == 3)
+        seconds = atof(argv[2]);
+    pin = getenv("FAIRNESS_PIN") && atoi(getenv("FAIRNESS_PIN"));
+    struct site site;
+    struct daemon daemon_;
+    if (site_make(&site, "fairness") != 0 ||
+        site_write_config(&site, "fuse off\nmount %s local %s\n%s\n", MOUNT,
+                          site.dir, getenv("FAIRNESS_CONFIG")
+                                        ? getenv("FAIRNESS_CONFIG")
+                                        : "") != 0 ||
+        daemon_start(&daemon_, argv[1], &site, "danausd", 30000) != 0) {
+        fprintf(stderr, "security_fairness: cannot start danausd\n");
+        return 1;
+    }
+    snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
+    /* The victim's samples, written by its process. */
+    struct samples *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE,
+                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (s == MAP_FAILED)
+        return 1;
+    static const struct {
+        const char *name;
+        void (*flooder)(int);
+        int how;
+    } rows[] = {
+        {"alone", NULL, 0},
+        {"bells", bells, 0},
+        {"requests", requests, DANAUS_CALL_STAT},
+        {"writes", requests, DANAUS_CALL_PWRITE},
+    };
+    double base = 0, base99 = 0, base_rate = 0;
+    printf("%-10s %10s %10s %10s %10s %10s %10s\n", "beside", "calls/s",
+           "median_us", "p99_us", "rate_x", "median_x", "p99_x");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double median, p99;
+        measure(rows[i].flooder, rows[i].how, s, &median, &p99);
+        double rate = (double)s->n / seconds;
+        if (i == 0) {
+            base = median;
+            base99 = p99;
+            base_rate = rate;
+        }
+        printf("%-10s %10.0f %10.2f %10.2f %10.2f %10.2f %10.2f\n",
+               rows[i].name, rate, median, p99, rate / base_rate,
+               median / base, p99 / base99);
+        fflush(stdout);
+    }
+    int rc = daemon_stop(&daemon_) == 0 ? 0 : 1;
+    site_remove(&site);
+    return rc;
+}
