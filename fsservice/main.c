@@ -156,11 +156,15 @@ static int create_queues(struct service *svc, const cpu_set_t *cpus,
  * clients' priority, 8 threads sending stats slowed another client's median
  * stat 1,000x when they shared its cpus; at nice -10, not at all:
  * bench-fairness). Set before any thread starts: each inherits it. A
- * service not allowed to (no CAP_SYS_NICE, RLIMIT_NICE) says so and runs
- * on. */
+ * service started at a higher priority keeps it; one not allowed to raise
+ * its own (no CAP_SYS_NICE, RLIMIT_NICE) says so and runs on. */
 static void set_priority(const struct config *cfg)
 {
-    if (cfg->nice == 0 || setpriority(PRIO_PROCESS, 0, cfg->nice) == 0)
+    errno = 0;
+    int now = getpriority(PRIO_PROCESS, 0);
+    /* Never lower a priority the service was started with. */
+    if ((now == -1 && errno) || now <= cfg->nice ||
+        setpriority(PRIO_PROCESS, 0, cfg->nice) == 0)
         return;
     fprintf(stderr,
             "danausd: %s: cannot run at nice %d (%s): clients sharing its "
