@@ -39,3 +39,13 @@ void cwd_set(const char *path)
         strcpy(current, path);
     pthread_mutex_unlock(&lock);
 }
+
+void cwd_hold(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void cwd_release(void)
+{
+    pthread_mutex_unlock(&lock);
+}

@@ -20,4 +20,9 @@ int cwd_get(char *buf, size_t size);
  * (NULL). */
 void cwd_set(const char *path);
 
+/* Around fork (proc.c): the child must not inherit the lock held by a
+ * thread it does not have. */
+void cwd_hold(void);
+void cwd_release(void);
+
 #endif

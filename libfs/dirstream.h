@@ -16,4 +16,8 @@
 /* dirp is a Danaus directory stream (possibly already closed). */
 bool dirstream_owns(const DIR *dirp);
 
+/* Around fork (proc.c): the lock over the arena's free slots. */
+void dirstream_hold(void);
+void dirstream_release(void);
+
 #endif

@@ -284,3 +284,13 @@ int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
     pthread_mutex_unlock(&table_lock);
     return rc;
 }
+
+void fdtable_hold(void)
+{
+    pthread_mutex_lock(&table_lock);
+}
+
+void fdtable_release(void)
+{
+    pthread_mutex_unlock(&table_lock);
+}

@@ -72,4 +72,9 @@ int fdtable_dup3(int oldfd, int newfd, bool cloexec, uint64_t newhandle,
 int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
                         struct fd_info *replaced, bool *had_replaced);
 
+/* Around fork (proc.c): a child must not inherit the table's lock held by
+ * one of the parent's other threads, nor an entry half written. */
+void fdtable_hold(void);
+void fdtable_release(void);
+
 #endif

@@ -10,6 +10,7 @@
 #include "proc.h"
 
 #include "cwd.h"
+#include "dirstream.h"
 #include "fdtable.h"
 #include "openfds.h"
 #include "route.h"
@@ -55,6 +56,26 @@ static uint64_t fork_token;
 static bool inherited_fds;
 static uint64_t inherited_token;
 
+/* The library's locks that a thread other than the forking one may hold at
+ * fork: all taken, so the child starts with each free and what it guards
+ * whole. The stream lock first: it is held across a flush, which may call
+ * into the rest; the others are never held together. */
+static void hold_locks(void)
+{
+    stdstreams_hold();
+    fdtable_hold();
+    cwd_hold();
+    dirstream_hold();
+}
+
+static void release_locks(void)
+{
+    dirstream_release();
+    cwd_release();
+    fdtable_release();
+    stdstreams_release();
+}
+
 static void before_fork(void)
 {
     fork_token = 0;
@@ -66,10 +87,12 @@ static void before_fork(void)
     if (service_connected() &&
         service_door_ticket(NULL, DANAUS_TICKET_ALL, &fork_token) != 0)
         fork_token = 0;
+    hold_locks();
 }
 
 static void after_fork_parent(void)
 {
+    release_locks();
     fork_token = 0;
 }
 
@@ -77,6 +100,7 @@ static void after_fork_parent(void)
  * long it waits before using them, and the ticket does not wait forever. */
 static void after_fork_child(void)
 {
+    release_locks();
     if (!service_connected())
         return;
     service_forget();

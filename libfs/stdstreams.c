@@ -52,13 +52,24 @@ static const cookie_io_functions_t stream_io = {
     .close = stream_close,
 };
 
+static pthread_mutex_t follow_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void stdstreams_hold(void)
+{
+    pthread_mutex_lock(&follow_lock);
+}
+
+void stdstreams_release(void)
+{
+    pthread_mutex_unlock(&follow_lock);
+}
+
 void stdstreams_follow(int fd)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static bool following[3];
     if (fd < 0 || fd > 2)
         return;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&follow_lock);
     if (!following[fd]) {
         static const char *const modes[3] = {"r", "w", "w"};
         FILE **stream = fd == 0 ? &stdin : fd == 1 ? &stdout : &stderr;
@@ -79,5 +90,5 @@ void stdstreams_follow(int fd)
             following[fd] = true;
         }
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&follow_lock);
 }

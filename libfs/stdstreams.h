@@ -18,4 +18,8 @@
  * then makes the stream follow fd. Once per stream. */
 void stdstreams_follow(int fd);
 
+/* Around fork (proc.c). */
+void stdstreams_hold(void);
+void stdstreams_release(void);
+
 #endif

@@ -70,6 +70,16 @@ bool dirstream_owns(const DIR *dirp)
            off % sizeof(struct danaus_dir) == 0;
 }
 
+void dirstream_hold(void)
+{
+    pthread_mutex_lock(&arena_lock);
+}
+
+void dirstream_release(void)
+{
+    pthread_mutex_unlock(&arena_lock);
+}
+
 static struct danaus_dir *slot_alloc(void)
 {
     struct danaus_dir *d = NULL;
