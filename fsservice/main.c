@@ -113,6 +113,9 @@ static int open_instances(struct service *svc, const struct door *door,
                 : cephfs_instance_new(svc->ceph, m->source, err, errlen);
         if (!inst)
             return -1;
+        /* A union's branches keep their links inside the container root. */
+        if (!m->union_lower && strcmp(m->mountpoint, "/") != 0)
+            inst->link_prefix = m->mountpoint;
         if (fstable_add(&svc->fs, m->mountpoint, inst) < 0) {
             inst->ops->destroy(inst);
             snprintf(err, errlen, "cannot add mount %s", m->mountpoint);

@@ -21,6 +21,7 @@
 
 #include <danaus/wire.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -42,7 +43,25 @@ struct ls_ops;
 
 struct ls_instance {
     const struct ls_ops *ops;
+    /* The mount point clients see the instance at, when not "/" (NULL
+     * otherwise): an absolute symlink target under it leads back into the
+     * instance, from its root, as through the kernel. Set by its owner
+     * after creating it; backends follow it in their walks. */
+    const char *link_prefix;
 };
+
+/* Where an absolute symlink target leads in the instance: past the mount
+ * point when it lies under it (link_prefix), else the target itself (the
+ * instance root is the walk's "/" either way). */
+static inline const char *ls_link_target(const char *link_prefix,
+                                         const char *target)
+{
+    size_t n = link_prefix ? strlen(link_prefix) : 0;
+    if (n && strncmp(target, link_prefix, n) == 0 &&
+        (target[n] == '\0' || target[n] == '/'))
+        return target + n;
+    return target;
+}
 
 /* A backend's open file or directory; backends embed it first. */
 struct ls_file {

@@ -82,6 +82,18 @@ static int setup(void **state)
     return 0;
 }
 
+/* The instance as a plain mount at /mnt/x sees it: links under the mount
+ * point lead back into it. */
+#define MOUNT_POINT "/mnt/x"
+
+static int setup_mounted(void **state)
+{
+    int rc = setup(state);
+    if (rc == 0)
+        ((struct fixture *)*state)->inst->link_prefix = MOUNT_POINT;
+    return rc;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type,
                         struct FTW *ftw)
 {
@@ -229,6 +241,77 @@ static void test_symlink_loops(void **state)
         ops->stat(f->inst, &root_cred, "loop", AT_SYMLINK_NOFOLLOW, &st), 0);
     assert_true((st.mode & S_IFMT) == S_IFLNK);
     assert_int_equal(open_errno(f, "loop", O_RDONLY | O_NOFOLLOW), -ELOOP);
+}
+
+static void test_links_under_mount_point(void **state)
+{
+    struct fixture *f = *state;
+    const struct ls_ops *ops = f->ops;
+    struct ls_instance *in = f->inst;
+    create_file(f, &root_cred, "inner", "inside", 0644);
+    assert_int_equal(ops->mkdir(in, &root_cred, "d", 0755), 0);
+    create_file(f, &root_cred, "d/f", "in d", 0644);
+    assert_int_equal(ops->symlink(in, &root_cred, MOUNT_POINT "/inner", "mp"),
+                     0);
+    assert_int_equal(ops->symlink(in, &root_cred, MOUNT_POINT, "top"), 0);
+    assert_int_equal(ops->symlink(in, &root_cred, MOUNT_POINT "//d/", "dl"),
+                     0);
+    assert_int_equal(ops->symlink(in, &root_cred, MOUNT_POINT "/dl", "dll"),
+                     0);
+    assert_int_equal(
+        ops->symlink(in, &root_cred, MOUNT_POINT "y/inner", "beside"), 0);
+    assert_int_equal(
+        ops->symlink(in, &root_cred, MOUNT_POINT "/../../secret", "escape"),
+        0);
+
+    char buf[64];
+    assert_int_equal(read_file(f, &root_cred, "mp", buf, sizeof buf), 0);
+    assert_string_equal(buf, "inside");
+    assert_int_equal(read_file(f, &root_cred, "top/top/inner", buf,
+                               sizeof buf),
+                     0);
+    assert_string_equal(buf, "inside");
+    assert_int_equal(read_file(f, &root_cred, "dll/f", buf, sizeof buf), 0);
+    assert_string_equal(buf, "in d");
+    /* Elsewhere than under the mount point, still inside the root. */
+    assert_int_equal(open_errno(f, "beside", O_RDONLY), -ENOENT);
+    assert_int_equal(open_errno(f, "escape", O_RDONLY), -ENOENT);
+
+    /* The last component: followed or not as asked, and a trailing slash
+     * follows it. */
+    struct danaus_stat st;
+    assert_int_equal(ops->stat(in, &root_cred, "dll", AT_SYMLINK_NOFOLLOW,
+                               &st),
+                     0);
+    assert_true((st.mode & S_IFMT) == S_IFLNK);
+    assert_int_equal(ops->stat(in, &root_cred, "dll/", AT_SYMLINK_NOFOLLOW,
+                               &st),
+                     0);
+    assert_true((st.mode & S_IFMT) == S_IFDIR);
+    assert_int_equal(ops->stat(in, &root_cred, "mp/", 0, &st), -ENOTDIR);
+    assert_int_equal(open_errno(f, "mp", O_RDONLY | O_NOFOLLOW), -ELOOP);
+
+    /* Names made and removed through linked parents land in the root. */
+    assert_int_equal(ops->mkdir(in, &root_cred, "dll/sub", 0755), 0);
+    assert_int_equal(ops->unlink(in, &root_cred, "top/d/f"), 0);
+    assert_int_equal(ops->symlink(in, &root_cred, MOUNT_POINT "/made",
+                                  "dangle"),
+                     0);
+    create_file(f, &root_cred, "dangle", "x", 0644);
+    struct stat host_st;
+    char host[160];
+    snprintf(host, sizeof host, "%s/d/sub", f->root);
+    assert_int_equal(stat(host, &host_st), 0);
+    snprintf(host, sizeof host, "%s/d/f", f->root);
+    assert_int_equal(stat(host, &host_st), -1);
+    snprintf(host, sizeof host, "%s/made", f->root);
+    assert_int_equal(stat(host, &host_st), 0);
+
+    assert_int_equal(ops->symlink(in, &root_cred, MOUNT_POINT "/l2", "l1"),
+                     0);
+    assert_int_equal(ops->symlink(in, &root_cred, MOUNT_POINT "/l1", "l2"),
+                     0);
+    assert_int_equal(open_errno(f, "l1", O_RDONLY), -ELOOP);
 }
 
 /* ---- errno values ---- */
@@ -594,6 +677,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_symlinks_resolve_inside_root,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_loops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_symlinks_resolve_inside_root,
+                                        setup_mounted, teardown),
+        cmocka_unit_test_setup_teardown(test_symlink_loops, setup_mounted,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_links_under_mount_point,
+                                        setup_mounted, teardown),
         cmocka_unit_test_setup_teardown(test_errno_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stat_times_and_statfs, setup,
                                         teardown),

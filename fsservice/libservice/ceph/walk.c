@@ -5,7 +5,8 @@
  * instance's root inode, never with Ceph's own path walk, so that the
  * instance root acts as a chroot: ".." is taken from our own stack of the
  * directories walked (popping it; at the root it stays), and a symlink whose
- * target is absolute restarts at the instance root. Linux's rules are kept:
+ * target is absolute restarts at the instance root, past the mount point
+ * when the target lies under it (link_prefix, libservice.h). Linux's rules are kept:
  * at most 40 symlinks per walk (ELOOP), ENAMETOOLONG for a component longer
  * than NAME_MAX or a path of DANAUS_PATH_MAX bytes or more, ENOTDIR when a
  * non-directory is walked through or named with a trailing slash, and, as
@@ -103,12 +104,15 @@ static int expand_link(struct walk *w, struct Inode *link, const char *rest)
         return -ENOENT;
     if ((size_t)n >= sizeof(target))
         return -ENAMETOOLONG;
+    target[n] = '\0';
+    const char *from = ls_link_target(w->ci->base.link_prefix, target);
+    size_t len = strlen(from);
     size_t restlen = strlen(rest);
-    char *next = malloc((size_t)n + restlen + 1);
+    char *next = malloc(len + restlen + 1);
     if (next == NULL)
         return -ENOMEM;
-    memcpy(next, target, (size_t)n);
-    memcpy(next + n, rest, restlen + 1);
+    memcpy(next, from, len);
+    memcpy(next + len, rest, restlen + 1);
     free(w->path);
     w->path = next;
     w->p = next;

@@ -92,6 +92,19 @@ static ssize_t neg_errno_size(ssize_t rc)
     return rc < 0 ? -errno : rc;
 }
 
+static int in_root(struct local_instance *li, const char *path, int flags,
+                   mode_t mode)
+{
+    return local_open_in_root(li->root_fd, li->base.link_prefix, path, flags,
+                              mode);
+}
+
+static int name_in_root(struct local_instance *li, const char *path,
+                        struct local_name *out)
+{
+    return local_name_resolve(li->root_fd, li->base.link_prefix, path, out);
+}
+
 /* The O_PATH fd of an existing inode; AT_SYMLINK_NOFOLLOW gives the
  * symlink itself. */
 static int open_inode(struct local_instance *li, const char *path, int at)
@@ -99,7 +112,7 @@ static int open_inode(struct local_instance *li, const char *path, int at)
     int flags = O_PATH | O_CLOEXEC;
     if (at & AT_SYMLINK_NOFOLLOW)
         flags |= O_NOFOLLOW;
-    return local_open_in_root(li->root_fd, path, flags, 0);
+    return in_root(li, path, flags, 0);
 }
 
 struct proc_link {
@@ -222,13 +235,10 @@ static int open_fd(struct local_instance *li, const char *path, int flags,
 {
     *special = false;
     if (!may_meet_special(flags))
-        return with_stat(local_open_in_root(li->root_fd, path, flags, mode),
-                         st);
-    int probe = local_open_in_root(
-        li->root_fd, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
+        return with_stat(in_root(li, path, flags, mode), st);
+    int probe = in_root(li, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
     if (probe < 0 && (flags & O_CREAT))
-        return with_stat(local_open_in_root(li->root_fd, path, flags, mode),
-                         st);
+        return with_stat(in_root(li, path, flags, mode), st);
     if (probe < 0)
         return probe;
     int rc = fstat(probe, st) < 0 ? -errno : 0;
@@ -633,7 +643,7 @@ static int enter_name(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = enter(li, cred);
     if (rc < 0)
         return rc;
-    return local_name_resolve(li->root_fd, path, out);
+    return name_in_root(li, path, out);
 }
 
 static int local_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
@@ -713,7 +723,7 @@ static int local_rename(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = enter_name(inst, cred, from, &src);
     if (rc < 0)
         return rc;
-    rc = local_name_resolve(local(inst)->root_fd, to, &dst);
+    rc = name_in_root(local(inst), to, &dst);
     if (rc < 0) {
         local_name_release(&src);
         return rc;
@@ -739,7 +749,7 @@ static int local_link(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = enter_name(inst, cred, existing, &src);
     if (rc < 0)
         return rc;
-    rc = local_name_resolve(local(inst)->root_fd, newpath, &dst);
+    rc = name_in_root(local(inst), newpath, &dst);
     if (rc < 0) {
         local_name_release(&src);
         return rc;
@@ -843,7 +853,7 @@ struct ls_instance *local_instance_new(const char *root_dir, char *err,
                  root_dir, strerror(errno));
         return NULL;
     }
-    int probe = local_open_in_root(root_fd, "", O_PATH | O_CLOEXEC, 0);
+    int probe = local_open_in_root(root_fd, NULL, "", O_PATH | O_CLOEXEC, 0);
     if (probe < 0) {
         snprintf(err, errlen,
                  "local backend: openat2(RESOLVE_IN_ROOT) on %s failed: %s%s",

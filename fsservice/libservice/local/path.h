@@ -6,6 +6,14 @@
  * instance's root fd: ".." at the root stays at the root and symlinks,
  * absolute or relative, resolve with the root as "/". So no path a client
  * sends can reach a file outside the root.
+ *
+ * An instance that clients see at a mount point other than "/" (a plain
+ * mount, not a container's root) is given that mount point as link_prefix:
+ * a symlink whose absolute target lies under it then leads to the rest of
+ * the target from the instance root, as it does through the kernel for a
+ * program on the mount (pjdfstest's links are such). The kernel's walk
+ * cannot be told that, so a path with a symlink in it is walked here, one
+ * component at a time; a path without one still costs one openat2.
  */
 #ifndef DANAUS_LOCAL_PATH_H
 #define DANAUS_LOCAL_PATH_H
@@ -14,8 +22,9 @@
 #include <sys/types.h>
 
 /* openat2(root_fd, path, flags, mode) with RESOLVE_IN_ROOT; "" is the root.
- * Returns the new fd or -errno. */
-int local_open_in_root(int root_fd, const char *path, int flags, mode_t mode);
+ * link_prefix is the mount point or NULL. Returns the new fd or -errno. */
+int local_open_in_root(int root_fd, const char *link_prefix, const char *path,
+                       int flags, mode_t mode);
 
 /* What the last component of a path is. */
 enum local_last {
@@ -37,7 +46,8 @@ struct local_name {
 
 /* Resolve the parent of path. 0 or -errno; on success the caller releases
  * out with local_name_release. */
-int local_name_resolve(int root_fd, const char *path, struct local_name *out);
+int local_name_resolve(int root_fd, const char *link_prefix, const char *path,
+                       struct local_name *out);
 void local_name_release(struct local_name *name);
 
 #endif
