@@ -54,6 +54,24 @@ int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
     return 0;
 }
 
+/* Packs rel, with a trailing '/' when slash: "link/" and "file/" keep it
+ * for the service, which then follows the link and refuses the file
+ * (ENOTDIR), as the kernel does. */
+static int pack_rel(struct call_pack *p, const char *rel, bool slash)
+{
+    if (pack_str(p, rel) < 0)
+        return -1;
+    if (!slash || rel[0] == '\0')
+        return 0;
+    if (p->len + 1 > p->cap) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    p->buf[p->len - 1] = '/';
+    p->buf[p->len++] = '\0';
+    return 0;
+}
+
 /* Begins call id on the path, resolved by resolve, and packs it. */
 static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
                          const char *path, struct resolved_path *where,
@@ -70,7 +88,9 @@ static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
     if (resolve(&svc->mounts, dirfd, path, where) < 0 ||
         call_begin(c, id, where->mount, 0) < 0)
         return -1;
-    return pack_str(&c->pack, where->rel);
+    /* path_resolve_name keeps the slash in rel itself. */
+    bool slash = resolve == path_resolve && path[strlen(path) - 1] == '/';
+    return pack_rel(&c->pack, where->rel, slash);
 }
 
 int call_begin_path(struct call *c, enum danaus_call id, int dirfd,

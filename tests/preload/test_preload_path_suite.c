@@ -152,6 +152,12 @@ static void stats(void)
     line("__xstat bad version", __xstat(7, at("d/f"), &st), NULL);
     show_stat("stat missing", stat(at("missing"), &st), &st);
     show_stat("stat d/f/x", stat(at("d/f/x"), &st), &st);
+    /* A trailing slash: a file is not a directory, a link is followed. */
+    show_stat("stat d/f/", stat(at("d/f/"), &st), &st);
+    line("symlink d dl", symlink("d", at("dl")), NULL);
+    show_stat("lstat dl/", lstat(at("dl/"), &st), &st);
+    show_stat("lstat dl", lstat(at("dl"), &st), &st);
+    line("unlink dl", unlink(at("dl")), NULL);
 
     dfd = open_any(at("d"), O_RDONLY | O_DIRECTORY, 0, &danaus);
     fd = open_any(at("d/f"), O_RDONLY, 0, &fdan);
