@@ -12,6 +12,7 @@
 #define DANAUS_LIBFS_SYS_H
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -42,6 +43,17 @@ static inline int sys_lstat(const char *path, struct stat *st)
 {
     return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st,
                         AT_SYMLINK_NOFOLLOW);
+}
+
+/* Whether the kernel has a file system mounted at path (a mount over a
+ * Danaus directory that the service cannot see; statx's MOUNT_ROOT). */
+static inline bool sys_mount_root(const char *path)
+{
+    struct statx stx;
+    return syscall(SYS_statx, AT_FDCWD, path,
+                   AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, 0, &stx) == 0 &&
+           (stx.stx_attributes_mask & stx.stx_attributes &
+            STATX_ATTR_MOUNT_ROOT);
 }
 
 static inline int sys_dup(int fd)

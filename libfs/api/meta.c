@@ -8,6 +8,7 @@
  */
 #include "libfs/call.h"
 #include "libfs/export.h"
+#include "libfs/sys.h"
 #include "libfs/umask.h"
 #include "libfs/usermem.h"
 
@@ -245,6 +246,11 @@ DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)
         flags & AT_REMOVEDIR ? DANAUS_CALL_RMDIR : DANAUS_CALL_UNLINK;
     if (call_begin_name(&c, id, dirfd, pathname, &where) < 0)
         return -1;
+    /* Linux refuses to remove a directory something is mounted on. */
+    if ((flags & AT_REMOVEDIR) && sys_mount_root(where.abs)) {
+        errno = EBUSY;
+        return -1;
+    }
     return send_status(&c);
 }
 
