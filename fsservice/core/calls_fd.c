@@ -67,6 +67,10 @@ int64_t call_open(struct request *r)
     int rc = request_string(r, r->path, sizeof r->path);
     if (rc < 0)
         return rc;
+    if (!(flags & O_PATH) &&
+        ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
+        request_exec_busy(r))
+        return -ETXTBSY;
     struct ls_file *file;
     rc = inst->ops->open(inst, &r->c->cred, r->path, flags & ~IGNORED_FLAGS,
                          (mode_t)(r->d->arg[1] & 07777), &file);

@@ -272,6 +272,8 @@ int64_t call_truncate(struct request *r)
     }
     if ((rc = instance(r, &inst)) < 0)
         return rc;
+    if (request_exec_busy(r))
+        return -ETXTBSY;
     return inst->ops->truncate(inst, &r->c->cred, r->path, len);
 }
 

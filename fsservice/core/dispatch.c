@@ -90,6 +90,12 @@ struct ls_instance *request_instance(struct request *r)
     return inst;
 }
 
+bool request_exec_busy(struct request *r)
+{
+    return r->svc->exec_busy &&
+           r->svc->exec_busy(r->svc->fuse, r->d->mount, r->path, &r->c->cred);
+}
+
 int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
                  const struct danaus_desc *d)
 {

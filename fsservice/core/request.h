@@ -14,6 +14,7 @@
 #include "openfile.h"
 #include "service.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct request {
@@ -36,6 +37,9 @@ typedef int64_t (*call_handler)(struct request *r);
 int request_string(struct request *r, char *out, size_t cap);
 /* The instance of desc.mount, or NULL. */
 struct ls_instance *request_instance(struct request *r);
+/* Whether r->path is a program running from the FUSE door (ETXTBSY for
+ * writers, as the kernel says). */
+bool request_exec_busy(struct request *r);
 
 /* Handlers. calls_fd.c: calls on an open file. */
 int64_t call_open(struct request *r);

@@ -10,6 +10,8 @@
 
 #include "ipc/ipc.h"
 
+#include <stdbool.h>
+
 struct fuse_door;
 
 struct service {
@@ -27,6 +29,12 @@ struct service {
     void (*data_changed)(struct fuse_door *door, uint32_t mount,
                          struct ls_file *file, const char *path,
                          const struct ls_cred *cred);
+    /* Whether a file (a path of mount `mount`) is a program running from
+     * the FUSE door: the kernel refuses to write it (ETXTBSY) through its
+     * own paths, and the preload door asks before it opens for writing or
+     * truncates. Set by the FUSE door; NULL when there is none. */
+    bool (*exec_busy)(struct fuse_door *door, uint32_t mount,
+                      const char *path, const struct ls_cred *cred);
     uid_t euid;                 /* the service's own identity */
     gid_t egid;
 };

@@ -354,6 +354,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     }
     *out = d;
     svc->data_changed = fuse_door_data_changed;
+    svc->exec_busy = fuse_door_exec_busy;
     return 0;
 }
 
@@ -447,4 +448,23 @@ void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
      * of a shared mapping is written before it is dropped). */
     if (fuse_path[0])
         fuse_invalidate_path(ex->fuse, fuse_path);
+}
+
+bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
+                         const char *path, const struct ls_cred *cred)
+{
+    if (mount >= (uint32_t)d->nexports)
+        return false;
+    struct fuse_export *ex = &d->exports[mount];
+    if (atomic_load(&ex->nexec) == 0)
+        return false;
+    struct danaus_stat st;
+    if (ex->inst->ops->stat(ex->inst, cred, path, 0, &st) < 0)
+        return false;
+    bool busy = false;
+    pthread_mutex_lock(&ex->open_lock);
+    for (struct fuse_open_file *o = ex->open; o && !busy; o = o->next)
+        busy = o->exec && o->ino == st.ino;
+    pthread_mutex_unlock(&ex->open_lock);
+    return busy;
 }

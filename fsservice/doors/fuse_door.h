@@ -57,4 +57,9 @@ void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
                             struct ls_file *file, const char *path,
                             const struct ls_cred *cred);
 
+/* Whether the file at path (of mount `mount`) is open through FUSE for
+ * execve (a running program). */
+bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
+                         const char *path, const struct ls_cred *cred);
+
 #endif

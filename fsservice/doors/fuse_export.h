@@ -15,6 +15,7 @@
 
 #include <fuse3/fuse.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -24,6 +25,7 @@ struct fuse_open_file {
     struct ls_file *file;
     uint64_t ino;
     char *path;  /* the FUSE path it was opened by, kept across renames */
+    bool exec;   /* opened by execve: a running program's text */
 };
 
 struct fuse_export {
@@ -43,6 +45,7 @@ struct fuse_export {
      * a file opened concurrently with the change: its open dropped the
      * pages already (keep_cache is off). */
     atomic_int nopen;
+    atomic_int nexec; /* of them, opened by execve; read without the lock */
 };
 
 /* The operations, over the struct fuse_export given to fuse_new. */

@@ -206,7 +206,7 @@ static int op_utimens(const char *path, const struct timespec ts[2],
 
 /* Lists an open file for fuse_door_data_changed. */
 static int remember_open(struct fuse_export *ex, const struct ls_cred *cred,
-                         const char *path, struct ls_file *file)
+                         const char *path, struct ls_file *file, bool exec)
 {
     struct danaus_stat d;
     int rc = ex->inst->ops->fstat(file, cred, &d);
@@ -219,10 +219,13 @@ static int remember_open(struct fuse_export *ex, const struct ls_cred *cred,
     }
     o->file = file;
     o->ino = d.ino;
+    o->exec = exec;
     pthread_mutex_lock(&ex->open_lock);
     o->next = ex->open;
     ex->open = o;
     atomic_fetch_add(&ex->nopen, 1);
+    if (exec)
+        atomic_fetch_add(&ex->nexec, 1);
     pthread_mutex_unlock(&ex->open_lock);
     return 0;
 }
@@ -236,12 +239,18 @@ static void forget_open(struct fuse_export *ex, struct ls_file *file)
         struct fuse_open_file *o = *p;
         *p = o->next;
         atomic_fetch_sub(&ex->nopen, 1);
+        if (o->exec)
+            atomic_fetch_sub(&ex->nexec, 1);
         free(o->path);
         free(o);
         break;
     }
     pthread_mutex_unlock(&ex->open_lock);
 }
+
+/* The kernel's mark on the open of a program it is about to run
+ * (asm-generic/fcntl.h: "FMODE_EXEC is 0x20"), which FUSE passes on. */
+#define KERNEL_FMODE_EXEC 0x20
 
 static int open_common(const char *path, struct fuse_file_info *fi, int flags,
                        mode_t mode)
@@ -251,7 +260,7 @@ static int open_common(const char *path, struct fuse_file_info *fi, int flags,
     int rc = inst->ops->open(inst, cred, rel(path), flags, mode, &file);
     if (rc < 0)
         return rc;
-    rc = remember_open(ex, cred, path, file);
+    rc = remember_open(ex, cred, path, file, fi->flags & KERNEL_FMODE_EXEC);
     if (rc < 0) {
         inst->ops->close(file);
         return rc;
