@@ -67,15 +67,29 @@ int64_t call_open(struct request *r)
     int rc = request_string(r, r->path, sizeof r->path);
     if (rc < 0)
         return rc;
-    if (!(flags & O_PATH) &&
-        ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
-        request_exec_busy(r))
+    bool writes = !(flags & O_PATH) &&
+                  ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC));
+    if (writes && inst->read_only)
+        return -EROFS;
+    if (writes && request_exec_busy(r))
         return -ETXTBSY;
+    /* On a read-only instance O_CREAT opens what exists and creates
+     * nothing, as Linux does on a read-only mount. */
+    bool no_create = inst->read_only && (flags & O_CREAT);
+    if (no_create)
+        flags &= ~(O_CREAT | O_EXCL);
     struct ls_file *file;
     rc = inst->ops->open(inst, &r->c->cred, r->path, flags & ~IGNORED_FLAGS,
                          (mode_t)(r->d->arg[1] & 07777), &file);
+    if (rc == -ENOENT && no_create)
+        return -EROFS;
     if (rc < 0)
         return rc;
+    if (no_create && (r->d->arg[0] & O_EXCL)) {
+        if (rc != LS_OPEN_SPECIAL)
+            file->inst->ops->close(file);
+        return -EEXIST;
+    }
     if (rc == LS_OPEN_SPECIAL)
         return 0;
     struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -285,10 +286,12 @@ int64_t call_statfs(struct request *r)
     if (rc < 0)
         return rc;
     if (r->of)
-        return FILE_OPS(r)->fstatfs(r->of->file, &r->c->cred, out);
-    if ((rc = instance(r, &inst)) < 0)
-        return rc;
-    return inst->ops->statfs(inst, &r->c->cred, r->path, out);
+        rc = FILE_OPS(r)->fstatfs(r->of->file, &r->c->cred, out);
+    else if ((rc = instance(r, &inst)) == 0)
+        rc = inst->ops->statfs(inst, &r->c->cred, r->path, out);
+    if (rc == 0 && request_read_only(r))
+        out->flags |= ST_RDONLY;
+    return rc;
 }
 
 /* The size argument of the xattr calls that return bytes: 0 asks for the

@@ -28,19 +28,22 @@ enum needs { NEEDS_NOTHING, NEEDS_HANDLE, PATH_OR_HANDLE };
 /* Calls that an O_PATH open file answers, as Linux's O_PATH descriptors:
  * everything else on one fails with EBADF. */
 #define ON_PATH_FILE true
+/* Calls that change the instance: EROFS on a read-only one. */
+#define WRITES .writes = true
 
 static const struct {
     call_handler fn;
     enum needs needs;
     bool on_path_file;
+    bool writes;
 } calls[DANAUS_CALL_COUNT] = {
     [DANAUS_CALL_OPEN] = {call_open, NEEDS_NOTHING},
     [DANAUS_CALL_CLOSE] = {call_close, NEEDS_NOTHING},
     [DANAUS_CALL_DUP] = {call_dup, NEEDS_HANDLE, ON_PATH_FILE},
     [DANAUS_CALL_READ] = {call_read, NEEDS_HANDLE},
-    [DANAUS_CALL_WRITE] = {call_write, NEEDS_HANDLE},
+    [DANAUS_CALL_WRITE] = {call_write, NEEDS_HANDLE, WRITES},
     [DANAUS_CALL_PREAD] = {call_pread, NEEDS_HANDLE},
-    [DANAUS_CALL_PWRITE] = {call_pwrite, NEEDS_HANDLE},
+    [DANAUS_CALL_PWRITE] = {call_pwrite, NEEDS_HANDLE, WRITES},
     [DANAUS_CALL_LSEEK] = {call_lseek, NEEDS_HANDLE},
     [DANAUS_CALL_FSYNC] = {call_fsync, NEEDS_HANDLE},
     [DANAUS_CALL_GETDENTS] = {call_getdents, NEEDS_HANDLE},
@@ -48,24 +51,24 @@ static const struct {
     [DANAUS_CALL_SETFL] = {call_setfl, NEEDS_HANDLE},
     [DANAUS_CALL_STAT] = {call_stat, PATH_OR_HANDLE, ON_PATH_FILE},
     [DANAUS_CALL_ACCESS] = {call_access, NEEDS_NOTHING},
-    [DANAUS_CALL_MKDIR] = {call_mkdir, NEEDS_NOTHING},
-    [DANAUS_CALL_RMDIR] = {call_rmdir, NEEDS_NOTHING},
-    [DANAUS_CALL_UNLINK] = {call_unlink, NEEDS_NOTHING},
-    [DANAUS_CALL_RENAME] = {call_rename, NEEDS_NOTHING},
-    [DANAUS_CALL_LINK] = {call_link, NEEDS_NOTHING},
-    [DANAUS_CALL_SYMLINK] = {call_symlink, NEEDS_NOTHING},
+    [DANAUS_CALL_MKDIR] = {call_mkdir, NEEDS_NOTHING, WRITES},
+    [DANAUS_CALL_RMDIR] = {call_rmdir, NEEDS_NOTHING, WRITES},
+    [DANAUS_CALL_UNLINK] = {call_unlink, NEEDS_NOTHING, WRITES},
+    [DANAUS_CALL_RENAME] = {call_rename, NEEDS_NOTHING, WRITES},
+    [DANAUS_CALL_LINK] = {call_link, NEEDS_NOTHING, WRITES},
+    [DANAUS_CALL_SYMLINK] = {call_symlink, NEEDS_NOTHING, WRITES},
     [DANAUS_CALL_READLINK] = {call_readlink, NEEDS_NOTHING},
-    [DANAUS_CALL_CHMOD] = {call_chmod, PATH_OR_HANDLE},
-    [DANAUS_CALL_CHOWN] = {call_chown, PATH_OR_HANDLE},
-    [DANAUS_CALL_UTIMENS] = {call_utimens, PATH_OR_HANDLE},
-    [DANAUS_CALL_TRUNCATE] = {call_truncate, PATH_OR_HANDLE},
+    [DANAUS_CALL_CHMOD] = {call_chmod, PATH_OR_HANDLE, WRITES},
+    [DANAUS_CALL_CHOWN] = {call_chown, PATH_OR_HANDLE, WRITES},
+    [DANAUS_CALL_UTIMENS] = {call_utimens, PATH_OR_HANDLE, WRITES},
+    [DANAUS_CALL_TRUNCATE] = {call_truncate, PATH_OR_HANDLE, WRITES},
     [DANAUS_CALL_STATFS] = {call_statfs, PATH_OR_HANDLE, ON_PATH_FILE},
     [DANAUS_CALL_GETXATTR] = {call_getxattr, PATH_OR_HANDLE},
-    [DANAUS_CALL_SETXATTR] = {call_setxattr, PATH_OR_HANDLE},
+    [DANAUS_CALL_SETXATTR] = {call_setxattr, PATH_OR_HANDLE, WRITES},
     [DANAUS_CALL_LISTXATTR] = {call_listxattr, PATH_OR_HANDLE},
-    [DANAUS_CALL_REMOVEXATTR] = {call_removexattr, PATH_OR_HANDLE},
+    [DANAUS_CALL_REMOVEXATTR] = {call_removexattr, PATH_OR_HANDLE, WRITES},
     [DANAUS_CALL_LOCK] = {call_lock, NEEDS_HANDLE},
-    [DANAUS_CALL_MKNOD] = {call_mknod, NEEDS_NOTHING},
+    [DANAUS_CALL_MKNOD] = {call_mknod, NEEDS_NOTHING, WRITES},
 };
 
 int request_string(struct request *r, char *out, size_t cap)
@@ -88,6 +91,15 @@ struct ls_instance *request_instance(struct request *r)
     struct ls_instance *inst = fstable_get(&r->svc->fs, r->d->mount);
     rcu_read_unlock();
     return inst;
+}
+
+bool request_read_only(struct request *r)
+{
+    rcu_read_lock();
+    struct ls_instance *inst = fstable_get(&r->svc->fs, r->d->mount);
+    bool ro = inst && inst->read_only;
+    rcu_read_unlock();
+    return ro;
 }
 
 bool request_exec_busy(struct request *r)
@@ -131,7 +143,9 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
             return -EBADF;
         }
     }
-    int64_t rc = calls[d->call].fn(&r);
+    int64_t rc = calls[d->call].writes && request_read_only(&r)
+                     ? -EROFS
+                     : calls[d->call].fn(&r);
     if (rc >= 0 && svc->data_changed &&
         (d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE ||
          d->call == DANAUS_CALL_TRUNCATE))

@@ -37,6 +37,8 @@ typedef int64_t (*call_handler)(struct request *r);
 int request_string(struct request *r, char *out, size_t cap);
 /* The instance of desc.mount, or NULL. */
 struct ls_instance *request_instance(struct request *r);
+/* Whether desc.mount is served read-only (EROFS for changes). */
+bool request_read_only(struct request *r);
 /* Whether r->path is a program running from the FUSE door (ETXTBSY for
  * writers, as the kernel says). */
 bool request_exec_busy(struct request *r);

@@ -455,12 +455,15 @@ static int mount_strings(const struct danaus_door_msg *m, size_t len,
 static void mount_add(struct door *d, struct conn *c,
                       const struct danaus_door_msg *m, size_t len)
 {
-    const char *s[4] = {0};
+    const char *s[5] = {0};
     int rc = may_change_mounts(d, c->fd);
     if (rc == 0)
-        rc = mount_strings(m, len, s, 4);
+        rc = mount_strings(m, len, s, m->arg == 5 ? 5 : 4);
     int ceph = rc == 0 && strcmp(s[1], "ceph") == 0;
     if (rc == 0 && !ceph && strcmp(s[1], "local") != 0)
+        rc = -EINVAL;
+    bool read_only = rc == 0 && s[4] && strcmp(s[4], "ro") == 0;
+    if (rc == 0 && s[4] && !read_only && strcmp(s[4], "rw") != 0)
         rc = -EINVAL;
     if (rc == 0 && ceph && !d->svc->ceph)
         rc = -ENODEV;
@@ -475,13 +478,18 @@ static void mount_add(struct door *d, struct conn *c,
         .union_lower = (char *)s[3],
     };
     char err[512];
-    struct ls_instance *inst = union_branches_mount(
-        &d->svc->union_branches, d->svc->ceph, &cm, err, sizeof err);
+    /* No lower branches: a plain instance of the directory (a volume). */
+    struct ls_instance *inst =
+        s[3][0]  ? union_branches_mount(&d->svc->union_branches, d->svc->ceph,
+                                        &cm, err, sizeof err)
+        : ceph ? cephfs_instance_new(d->svc->ceph, s[2], err, sizeof err)
+               : local_instance_new(s[2], err, sizeof err);
     if (!inst) {
         fprintf(stderr, "danausd: mount %s: %s\n", s[0], err);
         reply(c->fd, EINVAL, 0);
         return;
     }
+    inst->read_only = read_only;
     int index = fstable_add(&d->svc->fs, s[0], inst);
     if (index < 0) {
         inst->ops->destroy(inst);
@@ -525,25 +533,53 @@ static void mount_remove(struct door *d, struct conn *c,
     reply(c->fd, -rc, 0);
 }
 
+/* Splits the view entry e ("PATH" or "PATH=MOUNTPOINT") into path (a
+ * copy) and the index of the live mount at MOUNTPOINT (or
+ * DANAUS_MOUNT_KERNEL). 0 or -errno. */
+static int view_entry(struct door *d, const char *e, char **path,
+                      uint32_t *index)
+{
+    const char *eq = strchr(e, '=');
+    *index = DANAUS_MOUNT_KERNEL;
+    if (eq) {
+        int i = fstable_find(&d->svc->fs, eq + 1);
+        if (i < 0)
+            return i;
+        *index = (uint32_t)i;
+    }
+    *path = eq ? strndup(e, (size_t)(eq - e)) : strdup(e);
+    return *path ? 0 : -ENOMEM;
+}
+
 /* The caller's mount namespace gets a view: the instance at the mount
- * point the strings name first at "/", the others left to the kernel. */
+ * point the strings name first at "/", then paths left to the kernel or
+ * given an instance (wire.h). */
 static void set_view(struct door *d, struct conn *c,
                      const struct danaus_door_msg *m, size_t len)
 {
     static const char *s[DANAUS_MAX_MOUNTS]; /* door thread only */
+    static char *paths[DANAUS_MAX_MOUNTS];
+    static uint32_t indices[DANAUS_MAX_MOUNTS];
     struct ucred uc;
     socklen_t clen = sizeof uc;
+    uint32_t n = 0;
     int rc = may_change_mounts(d, c->fd);
     if (rc == 0 && (m->arg == 0 || m->arg > DANAUS_MAX_MOUNTS))
         rc = -EINVAL;
     if (rc == 0)
         rc = mount_strings(m, len, s, m->arg);
+    while (rc == 0 && n + 1 < m->arg &&
+           (rc = view_entry(d, s[n + 1], &paths[n], &indices[n])) == 0)
+        n++;
     if (rc == 0)
         rc = fstable_find(&d->svc->fs, s[0]);
     if (rc >= 0 && getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &clen) < 0)
         rc = -errno;
     if (rc >= 0)
-        rc = views_set(&d->views, uc.pid, (uint32_t)rc, s + 1, m->arg - 1);
+        rc = views_set(&d->views, uc.pid, (uint32_t)rc,
+                       (const char *const *)paths, indices, n);
+    for (uint32_t i = 0; i < n; i++)
+        free(paths[i]);
     reply(c->fd, -rc, 0);
 }
 

@@ -23,8 +23,9 @@ struct view {
     ino_t ino;
     int ns_fd;        /* pins the namespace */
     uint32_t index;   /* the root instance */
-    uint32_t nkernel;
-    char **kernel;
+    uint32_t n;       /* more entries: */
+    char **paths;
+    uint32_t *indices; /* an instance, or DANAUS_MOUNT_KERNEL */
     struct view *next;
 };
 
@@ -61,24 +62,25 @@ static struct view *find(struct views *v, const struct stat *st)
 
 static void free_view(struct view *w)
 {
-    for (uint32_t i = 0; i < w->nkernel; i++)
-        free(w->kernel[i]);
-    free(w->kernel);
+    for (uint32_t i = 0; i < w->n; i++)
+        free(w->paths[i]);
+    free(w->paths);
+    free(w->indices);
     close(w->ns_fd);
     free(w);
 }
 
 int views_set(struct views *v, pid_t pid, uint32_t index,
-              const char *const *kernel, uint32_t nkernel)
+              const char *const *paths, const uint32_t *indices, uint32_t n)
 {
     /* A view's entries must fit one hello reply, "/" included. */
-    if (nkernel >= DANAUS_MAX_MOUNTS)
+    if (n >= DANAUS_MAX_MOUNTS)
         return -EINVAL;
     size_t bytes = sizeof(uint32_t) + 2;
-    for (uint32_t i = 0; i < nkernel; i++) {
-        if (kernel[i][0] != '/')
+    for (uint32_t i = 0; i < n; i++) {
+        if (paths[i][0] != '/')
             return -EINVAL;
-        bytes += sizeof(uint32_t) + strlen(kernel[i]) + 1;
+        bytes += sizeof(uint32_t) + strlen(paths[i]) + 1;
     }
     if (bytes > DANAUS_MOUNTS_BYTES)
         return -EINVAL;
@@ -93,9 +95,14 @@ int views_set(struct views *v, pid_t pid, uint32_t index,
          : find(v, &st)                                       ? -EEXIST
                                                               : 0;
     struct view *w = rc == 0 ? calloc(1, sizeof *w) : NULL;
-    if (rc == 0 && (!w || !(w->kernel = calloc(nkernel + 1, sizeof(char *)))))
+    if (rc == 0 && (!w || !(w->paths = calloc(n + 1, sizeof(char *))) ||
+                    !(w->indices = calloc(n + 1, sizeof(uint32_t)))))
         rc = -ENOMEM;
     if (rc < 0) {
+        if (w) {
+            free(w->paths);
+            free(w->indices);
+        }
         free(w);
         close(fd);
         return rc;
@@ -104,8 +111,9 @@ int views_set(struct views *v, pid_t pid, uint32_t index,
     w->ino = st.st_ino;
     w->ns_fd = fd;
     w->index = index;
-    for (; w->nkernel < nkernel; w->nkernel++)
-        if (!(w->kernel[w->nkernel] = strdup(kernel[w->nkernel]))) {
+    memcpy(w->indices, indices, n * sizeof *indices);
+    for (; w->n < n; w->n++)
+        if (!(w->paths[w->n] = strdup(paths[w->n]))) {
             free_view(w);
             return -ENOMEM;
         }
@@ -123,10 +131,10 @@ long views_hello(struct views *v, pid_t pid, char *out, size_t cap,
         return -1;
     /* views_set checked that every entry fits. */
     size_t used = fstable_entry(out, cap, w->index, "/");
-    for (uint32_t i = 0; i < w->nkernel; i++)
-        used += fstable_entry(out + used, cap - used, DANAUS_MOUNT_KERNEL,
-                              w->kernel[i]);
-    *n = w->nkernel + 1;
+    for (uint32_t i = 0; i < w->n; i++)
+        used += fstable_entry(out + used, cap - used, w->indices[i],
+                              w->paths[i]);
+    *n = w->n + 1;
     return (long)used;
 }
 

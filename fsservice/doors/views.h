@@ -20,14 +20,15 @@ struct views {
     struct view *list;
 };
 
-/* Gives pid's mount namespace the view: instance `index` at "/", and the
- * nkernel paths (absolute) left to the kernel. The service pins the
+/* Gives pid's mount namespace the view: instance `index` at "/", and n
+ * more absolute paths, each with the instance seen there (a data volume)
+ * or DANAUS_MOUNT_KERNEL (left to the kernel). The service pins the
  * namespace (an open descriptor of it) so its inode number is not given
  * to another namespace while the view exists. 0 or -errno: -EINVAL for a
- * relative kernel path, -EBUSY for the service's own namespace, -EEXIST
- * when the namespace has a view already. */
+ * relative path, -EBUSY for the service's own namespace, -EEXIST when the
+ * namespace has a view already. */
 int views_set(struct views *v, pid_t pid, uint32_t index,
-              const char *const *kernel, uint32_t nkernel);
+              const char *const *paths, const uint32_t *indices, uint32_t n);
 
 /* Writes the hello entries (wire.h) of pid's view into out; returns the
  * byte count and the number of entries in *n, or -1 when pid's mount
@@ -35,7 +36,7 @@ int views_set(struct views *v, pid_t pid, uint32_t index,
 long views_hello(struct views *v, pid_t pid, char *out, size_t cap,
                  uint32_t *n);
 
-/* Ends the views over instance `index` (its mount was removed). */
+/* Ends the views whose root is instance `index` (its mount was removed). */
 void views_drop_index(struct views *v, uint32_t index);
 
 void views_destroy(struct views *v);

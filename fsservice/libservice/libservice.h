@@ -20,6 +20,7 @@
 #define DANAUS_LIBSERVICE_H
 
 #include <danaus/wire.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/types.h>
@@ -48,6 +49,12 @@ struct ls_instance {
      * instance, from its root, as through the kernel. Set by its owner
      * after creating it; backends follow it in their walks. */
     const char *link_prefix;
+    /* Served read-only to the preload (a container run with --read-only):
+     * every call that would change it gets EROFS from dispatch. The kernel's
+     * path is the engine's to close (a read-only remount in the container;
+     * the FUSE door serves the engine's own setup). Set by its owner before
+     * it is served. */
+    bool read_only;
 };
 
 /* Where an absolute symlink target leads in the instance: past the mount

@@ -189,13 +189,18 @@ enum danaus_door_op {
     DANAUS_DOOR_TICKET,    /* arg: handle count, or DANAUS_TICKET_ALL; the
                               handles follow the message -> token */
     DANAUS_DOOR_ADOPT,     /* token: a ticket for this (new) client */
-    DANAUS_DOOR_MOUNT_ADD, /* arg 4; strings: mount point, "local" | "ceph",
-                              writable branch, read-only branches top
-                              first joined by ':' -> mount index in value */
+    DANAUS_DOOR_MOUNT_ADD, /* arg 4 or 5; strings: mount point, "local" |
+                              "ceph", writable branch, read-only branches
+                              top first joined by ':' (none: the writable
+                              directory alone, a data volume), and
+                              optionally "ro" (served read-only) or "rw"
+                              -> mount index in value */
     DANAUS_DOOR_MOUNT_REMOVE, /* arg 1; string: mount point */
     DANAUS_DOOR_VIEW,      /* arg n >= 1; strings: a mount point, then n - 1
-                              paths that stay with the kernel: the caller's
-                              mount namespace gets this view */
+                              paths that stay with the kernel, or
+                              "PATH=MOUNTPOINT" for a path where the mount
+                              at MOUNTPOINT is seen (a data volume): the
+                              caller's mount namespace gets this view */
 };
 
 /*

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <urcu.h>
@@ -356,6 +357,57 @@ static void doorbells_are_checked_against_the_area(void **state)
                                      (struct ipc_bell){a, slot, 1}, &out));
 }
 
+static int64_t close_handle(int64_t h)
+{
+    struct danaus_desc c = desc(DANAUS_CALL_CLOSE, NULL, NULL);
+    c.handle = (uint64_t)h;
+    return run(alice, c);
+}
+
+/* A read-only instance (run --read-only) takes no change: EROFS, whatever
+ * the call, and O_CREAT creates nothing but still opens what exists. */
+static void read_only_instance_refuses_changes(void **state)
+{
+    int64_t h = open_path("kept", O_CREAT | O_WRONLY);
+    assert_true(h > 0);
+    rcu_read_lock();
+    struct ls_instance *inst = fstable_get(&svc.fs, 0);
+    rcu_read_unlock();
+    inst->read_only = true;
+
+    assert_int_equal(run(alice, desc(DANAUS_CALL_MKDIR, "dir", NULL)), -EROFS);
+    assert_int_equal(run(alice, desc(DANAUS_CALL_UNLINK, "kept", NULL)),
+                     -EROFS);
+    assert_int_equal(
+        run(alice, desc(DANAUS_CALL_RENAME, "kept", "moved")), -EROFS);
+    struct danaus_desc ch = desc(DANAUS_CALL_CHMOD, "kept", NULL);
+    ch.arg[0] = 0600;
+    assert_int_equal(run(alice, ch), -EROFS);
+    /* Through a handle opened before, too. */
+    struct danaus_desc w = desc(DANAUS_CALL_WRITE, NULL, NULL);
+    w.handle = (uint64_t)h;
+    memcpy(buf_of(alice_slot), "x", 1);
+    w.buf_len = 1;
+    assert_int_equal(run(alice, w), -EROFS);
+
+    assert_int_equal(open_path("kept", O_WRONLY), -EROFS);
+    assert_int_equal(open_path("kept", O_RDONLY | O_TRUNC), -EROFS);
+    assert_int_equal(open_path("absent", O_CREAT | O_RDONLY), -EROFS);
+    assert_int_equal(open_path("kept", O_CREAT | O_EXCL | O_RDONLY), -EEXIST);
+    int64_t r = open_path("kept", O_CREAT | O_RDONLY);
+    assert_true(r > 0);
+
+    struct danaus_desc sf = desc(DANAUS_CALL_STATFS, "", NULL);
+    assert_int_equal(run(alice, sf), 0);
+    const struct danaus_statfs *out = (const void *)buf_of(alice_slot);
+    assert_true(out->flags & ST_RDONLY);
+
+    inst->read_only = false;
+    assert_int_equal(run(alice, desc(DANAUS_CALL_MKDIR, "dir", NULL)), 0);
+    assert_int_equal(close_handle(h), 0);
+    assert_int_equal(close_handle(r), 0);
+}
+
 int main(void)
 {
     rcu_register_thread();
@@ -371,6 +423,7 @@ int main(void)
         cmocka_unit_test(data_round_trip_and_shared_offset),
         cmocka_unit_test(path_only_opens_refuse_io),
         cmocka_unit_test(doorbells_are_checked_against_the_area),
+        cmocka_unit_test(read_only_instance_refuses_changes),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     rcu_unregister_thread();
