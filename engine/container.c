@@ -17,6 +17,7 @@
 #include "cgroup.h"
 #include "door_client.h"
 #include "fail.h"
+#include "format.h"
 #include "helper.h"
 #include "ns.h"
 #include "query.h"
@@ -105,8 +106,8 @@ static int container_main(void *arg)
     state_path(run, "pools/%s/run", c->o->pool);
     const int nbinds = 2 + c->o->nvolumes, nkernel = nbinds + 2;
     struct ns_bind binds[nbinds];
-    binds[0] = (struct ns_bind){run, RUNDIR_INSIDE, 0};
-    binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1};
+    binds[0] = (struct ns_bind){run, RUNDIR_INSIDE, 0, NULL};
+    binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1, NULL};
     for (int i = 0; i < c->o->nvolumes; i++)
         binds[2 + i] = c->o->volumes[i];
     /* What the kernel keeps inside the container: whatever is mounted
@@ -114,15 +115,23 @@ static int container_main(void *arg)
     const char *kernel[nkernel];
     kernel[0] = "/proc";
     kernel[1] = "/dev";
-    for (int i = 0; i < nbinds; i++)
-        kernel[i + 2] = binds[i].inside;
+    char served[c->o->nvolumes + 1][2 * STATE_PATH_MAX];
+    for (int i = 0; i < nbinds; i++) {
+        const struct ns_bind *b = &binds[i];
+        kernel[i + 2] = b->inside;
+        if (b->volume) { /* wire.h DANAUS_DOOR_VIEW: "PATH=MOUNTPOINT" */
+            snprintf(served[i - 2], sizeof served[0], "%s=%s", b->inside,
+                     b->host);
+            kernel[i + 2] = served[i - 2];
+        }
+    }
     int err = 0;
     /* Before anything in the container can connect: this process's new
      * mount namespace is what the service recognises its clients by. */
     if (cgroup_enter(c->o->pool) < 0 || ns_ipc_enter(ipc) < 0 ||
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkernel) < 0 ||
-        ns_enter_root(c->root, binds, nbinds) < 0 ||
+        ns_enter_root(c->root, binds, nbinds, c->o->read_only) < 0 ||
         (c->o->tty && tty_attach(&c->tty) < 0) || become(c->o) < 0) {
         err = errno ? errno : EINVAL;
         dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
@@ -147,10 +156,29 @@ static int exit_code(int status)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Takes away the mounts of a container's volumes (the service's, or the
+ * kernel's leftovers when the service is down). */
+static void unmount_volumes(const char *pool, const char *name, int live)
+{
+    char kind[STATE_PATH_MAX], mp[STATE_PATH_MAX];
+    snprintf(kind, sizeof kind, "containers/%s/volumes", name);
+    int n;
+    char **vs = state_list(kind, &n);
+    for (int i = 0; i < n; i++) {
+        state_path(mp, "containers/%s/volumes/%s", name, vs[i]);
+        if (live)
+            door_mount_remove(pool, mp);
+        else
+            umount2(mp, MNT_DETACH);
+    }
+    state_list_free(vs, n);
+}
+
 /* Unmakes a container: one that never ran, or one run with --rm. */
 static void unmake(struct container *c)
 {
     char dir[STATE_PATH_MAX];
+    unmount_volumes(c->o->pool, c->name, 1);
     door_mount_remove(c->o->pool, c->root);
     store_branch_remove(c->o->pool, c->name);
     state_path(dir, "containers/%s", c->name);
@@ -177,6 +205,7 @@ static void finish(struct container *c, int code)
         record_save(path, &now);
         record_free(&now);
     }
+    unmount_volumes(c->o->pool, c->name, 1);
     door_mount_remove(c->o->pool, c->root);
     state_unlock();
 }
@@ -210,6 +239,33 @@ static pid_t start(struct container *c, int *err)
     return pid;
 }
 
+/* Each -v VOLUME:DIR gets an instance of the volume's directory in the
+ * pool's backend, mounted through the FUSE door under the container's
+ * state directory: the container binds that mount at DIR, and its view
+ * (container_main) gives the preload the instance there. 0 or -1. */
+static int mount_volumes(struct container *c, struct record *pool)
+{
+    const struct run_options *o = c->o;
+    char dir[STATE_PATH_MAX], mp[STATE_PATH_MAX];
+    for (int i = 0; i < o->nvolumes; i++) {
+        struct ns_bind *b = &o->volumes[i];
+        if (!b->volume)
+            continue;
+        snprintf(dir, sizeof dir, "%.3000s/volumes/%s",
+                 record_get(pool, "backend_dir"), b->volume);
+        state_path(mp, "containers/%s/volumes/%d", c->name, i);
+        if (store_volume_create(o->pool, b->volume) < 0)
+            return -1;
+        if (make_dirs(mp, 0700) < 0)
+            return fail_errno("cannot create %s", mp);
+        if (door_mount_add(o->pool, mp, record_get(pool, "backend_kind"), dir,
+                           "", b->readonly) < 0 ||
+            !(b->host = strdup(mp)))
+            return -1;
+    }
+    return 0;
+}
+
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
@@ -230,6 +286,7 @@ static int prepare(struct container *c, struct record *pool)
                  i ? " " : "", o->argv[i]);
     record_set(&c->rec, "command", "%s", cmd);
     record_set(&c->rec, "detached", "%d", o->detach);
+    record_set(&c->rec, "read_only", "%d", o->read_only);
     if (save(c) < 0)
         return -1;
     const char *backend = record_get(pool, "backend_dir");
@@ -242,9 +299,9 @@ static int prepare(struct container *c, struct record *pool)
                  backend, o->image, i);
     if (store_branch_create(o->pool, c->name) < 0 ||
         door_mount_add(o->pool, c->root, record_get(pool, "backend_kind"),
-                       writable, lower) < 0)
+                       writable, lower, o->read_only) < 0)
         return -1;
-    return 0;
+    return mount_volumes(c, pool);
 }
 
 /* Starts and waits: the foreground engine, or the detached monitor (which
@@ -370,13 +427,15 @@ static int running(const struct record *rec)
     return s && strcmp(s, "running") == 0 && service_alive(rec);
 }
 
-int container_list(int all, int quiet)
+int container_list(int all, int quiet, const char *format)
 {
+    if (format && format_check(format) < 0)
+        return -1;
     int n;
     char **cs = state_list("containers", &n);
-    if (!quiet)
-        printf("%-16s %-12s %-12s %-12s %-8s %s\n", "CONTAINER", "POOL", "IMAGE",
-           "STATUS", "PID", "COMMAND");
+    if (!quiet && !format)
+        printf("%-16s %-12s %-12s %-12s %-8s %s\n", "CONTAINER", "POOL",
+               "IMAGE", "STATUS", "PID", "COMMAND");
     for (int i = 0; i < n; i++) {
         struct record rec;
         char path[STATE_PATH_MAX], status[32];
@@ -389,13 +448,19 @@ int container_list(int all, int quiet)
         else
             snprintf(status, sizeof status, "exited(%lld)",
                      record_num(&rec, "exit", -1));
+        struct ps_row row = {
+            .name = cs[i], .pool = record_get(&rec, "pool"),
+            .image = record_get(&rec, "image"), .status = status,
+            .command = record_get(&rec, "command"),
+            .pid = up ? record_num(&rec, "pid", 0) : 0,
+            .read_only = (int)record_num(&rec, "read_only", 0)};
         if ((up || all) && quiet)
-            printf("%s\n", cs[i]);
+            printf("%s\n", row.name);
+        else if ((up || all) && format)
+            format_print(format, &row);
         else if (up || all)
-            printf("%-16s %-12s %-12s %-12s %-8lld %s\n", cs[i],
-                   record_get(&rec, "pool"), record_get(&rec, "image"),
-                   status, up ? record_num(&rec, "pid", 0) : 0,
-                   record_get(&rec, "command"));
+            printf("%-16s %-12s %-12s %-12s %-8lld %s\n", row.name, row.pool,
+                   row.image, row.status, row.pid, row.command);
         record_free(&rec);
     }
     state_list_free(cs, n);
@@ -464,6 +529,7 @@ int container_remove(const char *name, int force)
     int rc;
     if (live) {
         /* A supervisor killed with its container leaves the root mounted. */
+        unmount_volumes(pool, name, 1);
         rc = door_mount_remove(pool, root) < 0 ||
                      store_branch_remove(pool, name) < 0
                  ? -1
@@ -472,6 +538,7 @@ int container_remove(const char *name, int force)
         /* Without its service the pool's backend cannot be reached: the
          * dead door's mount goes, the branch is removed when the service
          * is back (store_sweep). */
+        unmount_volumes(pool, name, 0);
         umount2(root, MNT_DETACH);
         rc = store_branch_defer(pool, name);
         if (rc == 0)

@@ -15,7 +15,8 @@ struct run_options {
     int detach;
     int remove; /* --rm: the container goes when it exits */
     int tty;    /* -t: a pseudo-terminal (tty.h) */
-    struct ns_bind *volumes; /* -v HOSTDIR:DIR[:ro], nvolumes of them */
+    int read_only; /* --read-only: the root takes no change (EROFS) */
+    struct ns_bind *volumes; /* -v HOSTDIR|VOLUME:DIR[:ro], nvolumes */
     int nvolumes;
     const char *workdir; /* -w DIR, or NULL */
     uid_t uid; /* -u UID[:GID], when has_user */
@@ -28,8 +29,9 @@ struct run_options {
  * (detached), or 125/126/127 for the engine's own failures as docker does
  * (message in fail.h). */
 int container_run(const struct run_options *o);
-/* ps: running containers (all: every one); quiet: names only (-q). */
-int container_list(int all, int quiet);
+/* ps: running containers (all: every one); quiet: names only (-q);
+ * format: a row template (--format, format.h) or NULL. */
+int container_list(int all, int quiet, const char *format);
 int container_stop(const char *name);
 int container_remove(const char *name, int force);
 int container_logs(const char *name);

@@ -56,10 +56,11 @@ static int call(const char *pool, uint32_t op, const char *const *strings,
 
 int door_mount_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
-                   const char *lower)
+                   const char *lower, int read_only)
 {
-    const char *s[] = {mountpoint, backend, writable, lower};
-    int rc = call(pool, DANAUS_DOOR_MOUNT_ADD, s, 4);
+    const char *s[] = {mountpoint, backend, writable, lower,
+                       read_only ? "ro" : "rw"};
+    int rc = call(pool, DANAUS_DOOR_MOUNT_ADD, s, 5);
     if (rc > 0) {
         errno = rc;
         return fail_errno("pool %s: danausd cannot mount %s", pool,

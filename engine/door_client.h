@@ -9,10 +9,11 @@
 #define ENGINE_DOOR_CLIENT_H
 
 /* backend "local" or "ceph"; lower: read-only branches, top first, joined
- * by ':'. 0, or -1 (fail.h). */
+ * by ':'; read_only: served read-only (run --read-only). 0, or -1
+ * (fail.h). */
 int door_mount_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
-                   const char *lower);
+                   const char *lower, int read_only);
 int door_mount_remove(const char *pool, const char *mountpoint);
 /* Called from inside the container's new mount namespace: the service
  * then tells programs there that root is their "/", and that the nkernel

@@ -53,6 +53,8 @@ int inspect_container(const char *name)
     field("  ", "Pool", record_get(&rec, "pool"), ",");
     field("  ", "Image", record_get(&rec, "image"), ",");
     field("  ", "Command", record_get(&rec, "command"), ",");
+    printf("  \"ReadonlyRootfs\": %s,\n",
+           record_num(&rec, "read_only", 0) ? "true" : "false");
     printf("  \"Record\": {\n");
     for (int i = 0; i < rec.n; i++)
         field("    ", rec.key[i], rec.val[i], i + 1 < rec.n ? "," : "");

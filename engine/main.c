@@ -7,9 +7,9 @@
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
- *              [-i] [-t] [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]]
- *              -- CMD...
- *   danaus exec NAME [--] CMD... | ps [-a] [-q] | inspect NAME
+ *              [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]...
+ *              [-w DIR] [-u UID[:GID]] -- CMD...
+ *   danaus exec NAME [--] CMD... | ps [-a] [-q] [--format T] | inspect NAME
  *   danaus stop NAME | rm [-f] NAME | logs NAME
  *
  * Every command takes the state directory's lock, and first restarts the
@@ -39,11 +39,12 @@ static int usage(void)
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
             "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
-            "      [-i] [-t] [-v HOSTDIR:DIR[:ro]]... [-w DIR] [-u UID[:GID]] "
-            "-- CMD [ARGS...]\n"
+            "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
+            "[-w DIR]\n"
+            "      [-u UID[:GID]] -- CMD [ARGS...]\n"
             "  exec NAME [--] CMD [ARGS...]\n"
-            "  ps [-a] [-q] | inspect NAME | stop NAME | rm [-f] NAME | "
-            "logs NAME\n");
+            "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME | stop NAME |\n"
+            "  rm [-f] NAME | logs NAME\n");
     return 2;
 }
 
@@ -83,7 +84,8 @@ static int image_command(int argc, char **argv)
 }
 
 /* -v HOSTDIR:DIR[:ro|:rw]: an existing absolute host path, bound at a
- * plain absolute path inside. 0 or -1 (fail.h). */
+ * plain absolute path inside; or VOLUME:DIR[:ro|:rw], a named directory of
+ * the pool's backend served by its danausd. 0 or -1 (fail.h). */
 static int parse_volume(char *text, struct ns_bind *b)
 {
     char *inside = strchr(text, ':');
@@ -93,16 +95,20 @@ static int parse_volume(char *text, struct ns_bind *b)
         *inside++ = '\0';
     if (mode)
         *mode++ = '\0';
-    if (!inside || text[0] != '/' || stat(text, &st) < 0)
+    int volume = !strchr(text, '/');
+    if (inside && volume && state_check_name("volume", text) < 0)
+        return -1;
+    if (!inside || (!volume && (text[0] != '/' || stat(text, &st) < 0)))
         return fail("run: -v %s: expected HOSTDIR:DIR[:ro] with an existing "
-                    "absolute HOSTDIR", text);
+                    "absolute HOSTDIR, or VOLUME:DIR[:ro]", text);
     if (!state_plain_path(inside) || strcmp(inside, "/") == 0)
         return fail("run: -v %s:%s: DIR must be absolute, not '/', without "
                     "'.', '..' or empty components", text, inside);
     if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
         return fail("run: -v %s:%s:%s: expected ro or rw", text, inside,
                     mode);
-    *b = (struct ns_bind){text, inside, mode && strcmp(mode, "ro") == 0};
+    *b = (struct ns_bind){text, inside, mode && strcmp(mode, "ro") == 0,
+                          volume ? text : NULL};
     return 0;
 }
 
@@ -161,6 +167,7 @@ static int run_command(int argc, char **argv)
         /* -i: the container has the caller's stdin anyway. */
         int *flag = strcmp(argv[i], "-d") == 0     ? &o.detach
                     : strcmp(argv[i], "--rm") == 0 ? &o.remove
+                    : strcmp(argv[i], "--read-only") == 0 ? &o.read_only
                     : strcmp(argv[i], "-t") == 0   ? &o.tty
                     : strcmp(argv[i], "-it") == 0  ? &o.tty
                     : strcmp(argv[i], "-i") == 0   ? &interactive
@@ -210,12 +217,18 @@ static int command(int argc, char **argv)
     }
     if (strcmp(cmd, "ps") == 0) {
         int all = 0, quiet = 0;
+        const char *format = NULL;
         for (int i = 1; i < argc; i++)
-            if (strcmp(argv[i], "-a") == 0 || strcmp(argv[i], "-q") == 0)
-                *(argv[i][1] == 'a' ? &all : &quiet) = 1;
+            if (strcmp(argv[i], "-a") == 0)
+                all = 1;
+            else if (strcmp(argv[i], "-q") == 0)
+                quiet = 1;
+            else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+                format = argv[++i];
             else
-                return fail("ps: unknown option '%s' (-a, -q)", argv[i]);
-        return container_list(all, quiet);
+                return fail("ps: unknown option '%s' (-a, -q, --format T)",
+                            argv[i]);
+        return container_list(all, quiet, format);
     }
     if (strcmp(cmd, "inspect") == 0 && argc == 2)
         return inspect_container(argv[1]);

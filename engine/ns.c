@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -101,7 +102,22 @@ static int bind_inside(const char *root, const struct ns_bind *b)
     return 0;
 }
 
-int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds)
+/* Makes the mount at "/" read-only in this namespace, keeping its other
+ * per-mount flags (a bind remount replaces them all). */
+static int root_read_only(void)
+{
+    struct statvfs sv;
+    if (statvfs("/", &sv) < 0)
+        return -1;
+    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+    flags |= sv.f_flag & ST_NOSUID ? MS_NOSUID : 0;
+    flags |= sv.f_flag & ST_NODEV ? MS_NODEV : 0;
+    flags |= sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0;
+    return mount(NULL, "/", NULL, flags, NULL);
+}
+
+int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
+                  int read_only)
 {
     /* Nothing we mount from here on may propagate back to the host. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -127,5 +143,8 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds)
         return fail_errno("cannot detach the host's root");
     if (chdir("/") < 0)
         return fail_errno("chdir /");
+    /* Last: the mount points above are made in the root. */
+    if (read_only && root_read_only() < 0)
+        return fail_errno("cannot make the container's root read-only");
     return 0;
 }

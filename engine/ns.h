@@ -24,13 +24,18 @@ struct ns_bind {
     const char *host;
     const char *inside;
     int readonly;
+    /* A volume of the pool (-v NAME:DIR): host is then the FUSE mount of
+     * its instance, which the view also gives the preload (container.c). */
+    const char *volume;
 };
 
 /*
  * In a child that has a new mount namespace: makes every mount private,
- * mounts /dev (dev.h), proc and the binds inside root, pivots into root and detaches the
- * old root. 0 or -1 (fail.h).
+ * mounts /dev (dev.h), proc and the binds inside root, pivots into root and
+ * detaches the old root; read_only then makes the root read-only (the
+ * binds keep their own mode). 0 or -1 (fail.h).
  */
-int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds);
+int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
+                  int read_only);
 
 #endif

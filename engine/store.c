@@ -96,6 +96,14 @@ int store_branch_create(const char *pool, const char *container)
                                                     : helper_run(pool, mk);
 }
 
+int store_volume_create(const char *pool, const char *name)
+{
+    char dir[STATE_PATH_MAX];
+    store_path(pool, dir, sizeof dir, "volumes", name);
+    char *const mk[] = {"mkdir", "-p", dir, NULL};
+    return helper_run(pool, mk);
+}
+
 int store_branch_defer(const char *pool, const char *container)
 {
     char mark[STATE_PATH_MAX];

@@ -19,6 +19,9 @@ int store_unpublish_everywhere(const char *image);
 /* A new, empty branch (whatever an earlier container of that name left is
  * removed first). */
 int store_branch_create(const char *pool, const char *container);
+/* The directory of volume `name` in the pool's backend, made if absent
+ * (it outlives the containers that use it). 0 or -1 (fail.h). */
+int store_volume_create(const char *pool, const char *name);
 int store_branch_remove(const char *pool, const char *container);
 /* Notes that the branch is to be removed once the pool's danausd runs
  * again (pools/POOL/stale/CONTAINER); store_sweep removes the noted ones.

@@ -78,7 +78,7 @@ out=$( (sleep 1; printf 'echo $((6*7)); [ -t 0 ] && echo on-a-tty\n'; sleep 1; p
 check "-t gives an interactive shell a terminal" "42 on-a-tty" "$(echo "$out" | grep -x -e 42 -e on-a-tty | xargs)"
 check "-t passes the shell's exit status" 5 "$(timeout 30 script -qec "$danaus run --rm -t --pool a --image bb -- sh -c 'exit 5'" /dev/null >/dev/null; echo $?)"
 expect_error "-t with -d" 125 "-t with -d is not supported" "$danaus" run -d -t --pool a --image bb -- true
-expect_error "-v with a relative host path" 125 "existing absolute HOSTDIR" "$danaus" run --pool a --image bb -v vol:/x -- true
+expect_error "-v with a relative host path" 125 "existing absolute HOSTDIR" "$danaus" run --pool a --image bb -v rel/vol:/x -- true
 expect_error "-v leaving its target" 125 "DIR must be absolute" "$danaus" run --pool a --image bb -v "$work/vol:/x/../etc" -- true
 expect_error "-v with a bad mode" 125 "expected ro or rw" "$danaus" run --pool a --image bb -v "$work/vol:/x:rx" -- true
 expect_error "-u not a number" 125 "expected UID[:GID] as numbers" "$danaus" run --pool a --image bb -u root -- true
@@ -89,9 +89,13 @@ expect_error "-w relative" 125 "expected a plain absolute path" "$danaus" run --
 # placeholder, /dev/null opened O_PATH) and the pool's segment is attached;
 # without the preload the same file is a kernel file on the FUSE mount.
 dimg=$work/dimg
-mkdir -p "$dimg/usr/bin" "$dimg/etc"
-cp /usr/bin/tail "$dimg/usr/bin/tail"
-for lib in $(ldd /usr/bin/tail | grep -o '/[^ ]*'); do
+mkdir -p "$dimg/usr/bin" "$dimg/bin" "$dimg/etc"
+cp /bin/dash "$dimg/bin/sh"
+for p in tail cat touch mkdir rm chmod readlink; do
+    cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
+for lib in $(ldd /bin/dash /usr/bin/tail /usr/bin/cat /usr/bin/touch \
+             /usr/bin/mkdir /usr/bin/rm /usr/bin/chmod /usr/bin/readlink |
+             grep -o '/[^ ]*' | sort -u); do
     mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
 echo from-the-image >"$dimg/etc/motd"
 "$danaus" image import dyn "$dimg" || exit 1
@@ -119,6 +123,30 @@ check "the container's process maps its own area of the pool's service" 1 \
 check "without the preload it is a kernel file" kernel "$(motd_fd "$p2")"
 "$danaus" rm -f f1 && "$danaus" rm -f f2
 
+# --read-only: the root takes no change, through the preload and through
+# the kernel (the FUSE mount) alike; reads and -v directories still work.
+out=$("$danaus" run --rm --read-only --pool a --image dyn -v "$work/vol:/mnt/v" -- sh -c '
+    cat /etc/motd >/dev/null && echo reads
+    touch /new; mkdir /d; rm /etc/motd; chmod 600 /etc/motd
+    LD_PRELOAD= touch /kernel
+    echo w >/mnt/v/rw && echo volume-writable' 2>&1)
+check "--read-only: reads work" 1 "$(echo "$out" | grep -cx reads)"
+check "--read-only: 5 changes refused with EROFS" 5 "$(echo "$out" | grep -c 'Read-only file system')"
+check "--read-only: a -v directory stays writable" "1 w" "$(echo "$out" | grep -cx volume-writable) $(cat "$work/vol/rw")"
+
+# -v VOLUME:DIR: a directory of the pool's backend, served by the pool's
+# danausd to the preload (a Danaus descriptor, not a kernel file) and kept
+# after the container; :ro makes it read-only for that container.
+out=$("$danaus" run --rm --pool a --image dyn -v data:/data -- sh -c '
+    echo kept >/data/f
+    exec 3</data/f; readlink /proc/self/fd/3' 2>&1)
+check "-v VOLUME:DIR is served by the pool's danausd" "/dev/null" "$out"
+out=$("$danaus" run --rm --pool a --image dyn -v data:/in:ro -- sh -c 'cat /in/f; touch /in/g 2>/dev/null || echo refused' 2>&1)
+check "a volume keeps its files for the next container; :ro refuses writes" "kept
+refused" "$out"
+check "no volume stays mounted after --rm" 0 "$(grep -c "$DANAUS_STATE/containers/.*/volumes" /proc/mounts)"
+expect_error "-v with a bad volume name" 125 "volume name '.x'" "$danaus" run --pool a --image dyn -v .x:/x -- true
+
 # -d detaches as docker run -d: prints the name and returns; the output
 # goes to danaus logs.
 out=$(timeout 20 "$danaus" run --pool a --image bb --name dt -d -- sh -c 'echo to-the-log; sleep 100' | tail -1)
@@ -134,6 +162,10 @@ out=$("$danaus" exec d1 sh -c 'echo $(hostname) $(cat /proc/1/cmdline | tr "\0" 
 rc=$?
 check "exec runs in the container's namespaces; its exit status passes through" "d1 sleep 100 4" "$(echo $out) $rc"
 check "ps -q lists the running containers' names" "d1" "$("$danaus" ps -q)"
+check "ps --format fills a docker-style template" "d1|a|running|$pid|false" "$("$danaus" ps --format '{{.Names}}|{{ .Pool }}|{{.Status}}|{{.Pid}}|{{.ReadOnly}}')"
+check "ps --format: \\t is a tab" "$(printf 'd1\tbb')" "$("$danaus" ps --format '{{.Names}}\t{{.Image}}')"
+expect_error "ps --format with an unknown field" 1 "'{{.Nope}}' is not a field" "$danaus" ps --format '{{.Names}} {{.Nope}}'
+expect_error "ps --format with an open placeholder" 1 "'{{.Names' is not a field" "$danaus" ps --format '{{.Names'
 check "inspect says the container runs, as JSON" "d1 running $pid" "$("$danaus" inspect d1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["Name"], j["State"]["Status"], j["State"]["Pid"])')"
 expect_error "inspect of an unknown container" 1 "unknown container 'nope'" "$danaus" inspect nope
 expect_error "exec of a missing command" 127 "nosuchcmd: No such file" "$danaus" exec d1 nosuchcmd
