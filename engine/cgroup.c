@@ -94,6 +94,17 @@ void cgroup_memory_dir(const char *pool, char *out, size_t size)
     dir_of(is_v2() ? V2_ROOT : V1_MEMORY, pool, out, size);
 }
 
+uint64_t cgroup_memory_used(const char *pool)
+{
+    char dir[CG_DIR], path[CG_FILE + 32], text[64];
+    cgroup_memory_dir(pool, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s", dir,
+             is_v2() ? "memory.current" : "memory.usage_in_bytes");
+    return read_file(path, text, sizeof text) == 0
+               ? strtoull(text, NULL, 10)
+               : 0;
+}
+
 long long cgroup_oom_kills(const char *pool)
 {
     char dir[CG_DIR], path[CG_FILE + 32], line[128];

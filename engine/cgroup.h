@@ -24,6 +24,8 @@ int cgroup_remove(const char *pool);
 int cgroup_exists(const char *pool);
 /* The pids in the pool's cgroup (malloc'ed); count in *n, -1 on error. */
 pid_t *cgroup_pids(const char *pool, int *n);
+/* The memory the pool's cgroup is charged now, in bytes (0 if unknown). */
+uint64_t cgroup_memory_used(const char *pool);
 /* How many processes the pool's memory limit has killed, or -1 if the
  * kernel does not say. */
 long long cgroup_oom_kills(const char *pool);

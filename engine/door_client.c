@@ -14,9 +14,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* Sends op with the strings after the header; the reply's error or -1. */
-static int call(const char *pool, uint32_t op, const char *const *strings,
-                int n)
+/* Sends op with the strings after the header and receives a reply of
+ * size bytes (whose first field is its error). 0, or -1 (fail.h). */
+static int exchange(const char *pool, uint32_t op, const char *const *strings,
+                    int n, void *reply, size_t size)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     char path[STATE_PATH_MAX];
@@ -39,19 +40,24 @@ static int call(const char *pool, uint32_t op, const char *const *strings,
         p += l;
     }
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    struct danaus_door_reply r;
-    int rc;
+    int rc = 0;
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
         rc = fail_errno("pool %s: cannot reach danausd at %s", pool, path);
     else if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len ||
-             recv(fd, &r, sizeof r, 0) != sizeof r)
+             recv(fd, reply, size, 0) != (ssize_t)size)
         rc = fail_errno("pool %s: danausd did not answer", pool);
-    else
-        rc = r.error;
     if (fd >= 0)
         close(fd);
     free(buf);
     return rc;
+}
+
+/* Sends op with the strings after the header; the reply's error or -1. */
+static int call(const char *pool, uint32_t op, const char *const *strings,
+                int n)
+{
+    struct danaus_door_reply r;
+    return exchange(pool, op, strings, n, &r, sizeof r) < 0 ? -1 : r.error;
 }
 
 int door_mount_add(const char *pool, const char *mountpoint,
@@ -97,4 +103,18 @@ int door_view(const char *pool, const char *root, const char *const *kernel,
                           "view of %s", pool, root);
     }
     return rc;
+}
+
+int door_stats(const char *pool, const char *mountpoint,
+               struct danaus_stats_reply *out)
+{
+    const char *s[] = {mountpoint};
+    if (exchange(pool, DANAUS_DOOR_STATS, s, 1, out, sizeof *out) < 0)
+        return -1;
+    if (out->error) {
+        errno = out->error;
+        return fail_errno("pool %s: no statistics for %s", pool,
+                          *mountpoint ? mountpoint : "the service");
+    }
+    return 0;
 }

@@ -15,6 +15,11 @@ int door_mount_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
                    const char *lower, int read_only);
 int door_mount_remove(const char *pool, const char *mountpoint);
+/* What the pool's danausd served of the mount at mountpoint ("": of every
+ * mount) through the preload door. 0, or -1 (fail.h). */
+struct danaus_stats_reply;
+int door_stats(const char *pool, const char *mountpoint,
+               struct danaus_stats_reply *out);
 /* Called from inside the container's new mount namespace: the service
  * then tells programs there that root is their "/", and that the nkernel
  * paths (inside the container) are the kernel's. 0, or -1 (fail.h). */

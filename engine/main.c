@@ -10,7 +10,7 @@
  *              [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]...
  *              [-w DIR] [-u UID[:GID]] -- CMD...
  *   danaus exec NAME [--] CMD... | ps [-a] [-q] [--format T] | inspect NAME
- *   danaus stop NAME | rm [-f] NAME | logs NAME
+ *   danaus stop NAME | rm [-f] NAME | logs NAME | stats [NAME...]
  *
  * Every command takes the state directory's lock, and first restarts the
  * danausd of any pool whose service died. Errors are one line on stderr
@@ -22,6 +22,7 @@
 #include "image.h"
 #include "pool.h"
 #include "state.h"
+#include "stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static int usage(void)
             "      [-u UID[:GID]] -- CMD [ARGS...]\n"
             "  exec NAME [--] CMD [ARGS...]\n"
             "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME | stop NAME |\n"
-            "  rm [-f] NAME | logs NAME\n");
+            "  rm [-f] NAME | logs NAME | stats [NAME...]\n");
     return 2;
 }
 
@@ -230,6 +231,8 @@ static int command(int argc, char **argv)
                             argv[i]);
         return container_list(all, quiet, format);
     }
+    if (strcmp(cmd, "stats") == 0)
+        return stats_show(argv + 1, argc - 1);
     if (strcmp(cmd, "inspect") == 0 && argc == 2)
         return inspect_container(argv[1]);
     if (strcmp(cmd, "stop") == 0 && argc == 2)

@@ -303,6 +303,7 @@ int main(int argc, char **argv)
     rcu_barrier();
     lock_table_destroy(&svc.locks);
     fstable_destroy(&svc.fs);
+    stats_free(&svc.stats);
     union_branches_free(svc.union_branches);
     if (svc.ceph)
         cephfs_client_free(svc.ceph);

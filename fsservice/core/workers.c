@@ -216,6 +216,10 @@ static void serve_bell(struct service *svc, struct crew *crew,
     }
     deadline_begin(rec, slot, b.seq, d.call);
     int64_t result = dispatch(svc, c, b.slot, &d);
+    if (client_sees(c, d.mount))
+        stats_count(&svc->stats, d.mount, d.call, result,
+                    ipc_now_ns() - atomic_load_explicit(
+                                       &rec->start_ns, memory_order_relaxed));
     /* A request answered after the service was told to stop (one blocked
      * in its backend, then released) is answered all the same, unless the
      * watch answered it at its deadline. */

@@ -583,6 +583,24 @@ static void set_view(struct door *d, struct conn *c,
     reply(c->fd, -rc, 0);
 }
 
+/* What the preload door served of one mount, or of all ("" names all). */
+static void send_stats(struct door *d, struct conn *c,
+                       const struct danaus_door_msg *m, size_t len)
+{
+    const char *s[1];
+    struct danaus_stats_reply r = {0};
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0 && m->arg == 1 && len > sizeof *m &&
+        ((const char *)(m + 1))[0] == '\0')
+        for (uint32_t i = 0; i < DANAUS_MAX_INSTANCES; i++)
+            stats_read(&d->svc->stats, i, &r);
+    else if (rc == 0 && (rc = mount_strings(m, len, s, 1)) == 0 &&
+             (rc = fstable_find(&d->svc->fs, s[0])) >= 0)
+        stats_read(&d->svc->stats, (uint32_t)rc, &r);
+    r.error = rc < 0 ? -rc : 0;
+    send(c->fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void handle_message(struct door *d, struct conn *c,
                            const struct danaus_door_msg *m, size_t len)
 {
@@ -604,6 +622,10 @@ static void handle_message(struct door *d, struct conn *c,
     }
     if (m->op == DANAUS_DOOR_VIEW) {
         set_view(d, c, m, len);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_STATS) {
+        send_stats(d, c, m, len);
         return;
     }
     if (!c->client) {

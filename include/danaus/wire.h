@@ -196,6 +196,8 @@ enum danaus_door_op {
                               optionally "ro" (served read-only) or "rw"
                               -> mount index in value */
     DANAUS_DOOR_MOUNT_REMOVE, /* arg 1; string: mount point */
+    DANAUS_DOOR_STATS,     /* arg 1; string: a mount point, or "" for the
+                              whole service -> struct danaus_stats_reply */
     DANAUS_DOOR_VIEW,      /* arg n >= 1; strings: a mount point, then n - 1
                               paths that stay with the kernel, or
                               "PATH=MOUNTPOINT" for a path where the mount
@@ -245,6 +247,18 @@ struct danaus_door_reply {
     int32_t error;  /* 0 or an errno */
     uint32_t value; /* slot number for SLOT_GET */
     uint64_t token; /* TICKET */
+};
+
+/* STATS' reply: what the preload door served of a mount since it was
+ * added (or of every mount). Service times fall in buckets of a quarter
+ * of a power of two: bucket 4k + j (j < 4) holds times from
+ * 2^k (1 + j/4) ns up to the next bucket's start. */
+#define DANAUS_STATS_BUCKETS 160
+struct danaus_stats_reply {
+    int32_t error;
+    uint32_t pad;
+    uint64_t calls, bytes_read, bytes_written;
+    uint64_t time_ns[DANAUS_STATS_BUCKETS];
 };
 
 /*

@@ -1,0 +1,13 @@
+/*
+ * stats.h - `danaus stats [NAME...]`: what each running container (or the
+ * named ones) and its pool used over one second - CPU, memory, and the
+ * file-system calls the pool's danausd served it through the preload
+ * (calls/s, bytes/s read and written, p50 and p99 service time).
+ */
+#ifndef ENGINE_STATS_H
+#define ENGINE_STATS_H
+
+/* 0, or -1 (fail.h). */
+int stats_show(char **names, int n);
+
+#endif
