@@ -20,12 +20,17 @@
 
 #define BLOCK 4096
 #define SEQ_CALL (1024 * 1024)
+#define SPREAD_BLOCKS 4096 /* the 16 MiB file of the offset patterns */
 
 const char *const op_names[OP_COUNT] = {
     [OP_STAT] = "stat",
     [OP_OPEN_CLOSE] = "open+close",
     [OP_PREAD_4K] = "pread-4k",
     [OP_PWRITE_4K] = "pwrite-4k",
+    [OP_PREAD_4K_RAND] = "pread-4k-rand",
+    [OP_PREAD_4K_SEQ] = "pread-4k-seq",
+    [OP_PWRITE_4K_RAND] = "pwrite-4k-rand",
+    [OP_PWRITE_4K_SEQ] = "pwrite-4k-seq",
     [OP_CREATE] = "create",
     [OP_UNLINK] = "unlink",
     [OP_SEQ_READ] = "seq-read-1m",
@@ -38,6 +43,10 @@ static const char *const op_dirs[OP_COUNT] = {
     [OP_OPEN_CLOSE] = "open-close",
     [OP_PREAD_4K] = "pread-4k",
     [OP_PWRITE_4K] = "pwrite-4k",
+    [OP_PREAD_4K_RAND] = "pread-4k-rand",
+    [OP_PREAD_4K_SEQ] = "pread-4k-seq",
+    [OP_PWRITE_4K_RAND] = "pwrite-4k-rand",
+    [OP_PWRITE_4K_SEQ] = "pwrite-4k-seq",
     [OP_CREATE] = "create",
     [OP_UNLINK] = "unlink",
     [OP_SEQ_READ] = "seq-read",
@@ -56,6 +65,13 @@ struct work {
     int seq_calls;       /* 1 MiB calls per pass over the sequential file */
     char error[160];
 };
+
+/* The offset-pattern ops (workloads.h). */
+static bool spread(enum op op)
+{
+    return op == OP_PREAD_4K_RAND || op == OP_PREAD_4K_SEQ ||
+           op == OP_PWRITE_4K_RAND || op == OP_PWRITE_4K_SEQ;
+}
 
 /* Records the first failure; the op's directory names the file. */
 static int fail(struct work *w, const char *what, long rc)
@@ -118,6 +134,10 @@ static int setup(struct work *w, const struct params *p)
         return make_file(w, w->file);
     case OP_PREAD_4K:
     case OP_PWRITE_4K:
+    case OP_PREAD_4K_RAND:
+    case OP_PREAD_4K_SEQ:
+    case OP_PWRITE_4K_RAND:
+    case OP_PWRITE_4K_SEQ:
     case OP_SEQ_READ:
     case OP_SEQ_WRITE:
         w->fd = fs->open(fs->ctx, w->file, O_CREAT | O_TRUNC | O_RDWR, 0644);
@@ -125,6 +145,8 @@ static int setup(struct work *w, const struct params *p)
             return fail(w, "open", w->fd);
         if (w->op == OP_PREAD_4K)
             return write_all(w, BLOCK);
+        if (spread(w->op))
+            return write_all(w, (size_t)SPREAD_BLOCKS * BLOCK);
         if (w->op == OP_SEQ_READ) {
             rc = write_all(w, (size_t)p->seq_mib * SEQ_CALL);
             if (rc == 0 && (rc = fs->fsync(fs->ctx, w->fd)) < 0)
@@ -207,6 +229,19 @@ static long copy_up(struct work *w, int batch)
     return crc;
 }
 
+/* The block the i-th call of batch b of a spread op lands on: the same
+ * pseudo-random sequence for every system (a 64-bit mix of b and i), or
+ * consecutive blocks. */
+static off_t spread_offset(enum op op, int b, int i)
+{
+    uint64_t block = (uint64_t)b * 1000003u + (uint64_t)i;
+    if (op == OP_PREAD_4K_RAND || op == OP_PWRITE_4K_RAND) {
+        block *= 0x9e3779b97f4a7c15ull;
+        block ^= block >> 29;
+    }
+    return (off_t)(block % SPREAD_BLOCKS) * BLOCK;
+}
+
 /* The timed calls: n operations of batch b. */
 static int body(struct work *w, int batch, int n)
 {
@@ -230,6 +265,18 @@ static int body(struct work *w, int batch, int n)
             break;
         case OP_PWRITE_4K:
             rc = fs->pwrite(ctx, w->fd, w->buf, BLOCK, 0);
+            rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
+            break;
+        case OP_PREAD_4K_RAND:
+        case OP_PREAD_4K_SEQ:
+            rc = fs->pread(ctx, w->fd, w->buf, BLOCK,
+                           spread_offset(w->op, batch, i));
+            rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
+            break;
+        case OP_PWRITE_4K_RAND:
+        case OP_PWRITE_4K_SEQ:
+            rc = fs->pwrite(ctx, w->fd, w->buf, BLOCK,
+                            spread_offset(w->op, batch, i));
             rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
             break;
         case OP_CREATE:

@@ -29,6 +29,12 @@ enum op {
     OP_OPEN_CLOSE,
     OP_PREAD_4K,
     OP_PWRITE_4K,
+    /* 4 KiB calls over a 16 MiB file, at random or consecutive offsets:
+     * offset 0 alone flatters every cache. */
+    OP_PREAD_4K_RAND,
+    OP_PREAD_4K_SEQ,
+    OP_PWRITE_4K_RAND,
+    OP_PWRITE_4K_SEQ,
     OP_CREATE,
     OP_UNLINK,
     OP_SEQ_READ,
