@@ -96,6 +96,7 @@ static int open_instances(struct service *svc, const struct door *door,
             .fs_name = cfg->ceph_fs_name,
             .cache_size = cfg->ceph_cache_size,
             .oc_size = cfg->ceph_oc_size,
+            .keep_debug_levels = cfg->ceph_log_keep,
             .uuid = uuid,
         };
         svc->ceph = cephfs_client_new(&o, err, errlen);

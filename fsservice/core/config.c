@@ -289,6 +289,13 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         *flag = strcmp(v, "on") == 0;
         return 0;
     }
+    if (strcmp(k, "ceph_client_log") == 0) {
+        if (strcmp(v, "quiet") != 0 && strcmp(v, "keep") != 0)
+            return fail(p, "ceph_client_log must be quiet or keep, not '%s'",
+                        v);
+        cfg->ceph_log_keep = strcmp(v, "keep") == 0;
+        return 0;
+    }
     if (strcmp(k, "ceph_conf") == 0)
         return set_string(p, &cfg->ceph_conf, k, v);
     if (strcmp(k, "ceph_client_id") == 0)

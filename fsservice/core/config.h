@@ -47,6 +47,8 @@ struct config {
     int cpus_line;              /* ...set on this line; 0: not set */
     char *ceph_conf, *ceph_client_id, *ceph_fs_name;
     char *ceph_cache_size, *ceph_oc_size;
+    int ceph_log_keep;          /* ceph_client_log keep: the conf's debug
+                                   levels; quiet (default): 0/0 */
     int fuse;                   /* FUSE door: on (default) or off */
     int fuse_direct_io;         /* FUSE door bypasses the page cache */
     int fuse_revalidate;        /* FUSE reads re-check size and mtime */

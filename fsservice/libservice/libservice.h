@@ -180,6 +180,9 @@ struct cephfs_client_options {
      * previous process of the same uuid left is reset at mount, so the
      * files it held are free at once. NULL: no uuid, no reset. */
     const char *uuid;
+    /* Keep the conf's client-side debug levels; otherwise they are 0/0
+     * (see client.c). */
+    int keep_debug_levels;
 };
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *,
                                         char *err, size_t errlen);

@@ -29,6 +29,7 @@ static void parses_a_full_configuration(void **state)
         "ceph_conf /etc/ceph/ceph.conf   # cluster\n"
         "ceph_cache_size 4096\n"
         "ceph_oc_size 64M\n"
+        "ceph_client_log keep\n"
         "\n"
         "mount /mnt//danaus/a/ local /srv/a\n"
         "mount /mnt/danaus/b ceph /tenants/a\n";
@@ -50,6 +51,7 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(CPU_COUNT(&cfg.cpus), 3);
     assert_true(CPU_ISSET(0, &cfg.cpus) && CPU_ISSET(3, &cfg.cpus));
     assert_string_equal(cfg.ceph_oc_size, "67108864");
+    assert_int_equal(cfg.ceph_log_keep, 1);
     assert_int_equal(cfg.nmounts, 2);
     assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
     assert_int_equal(cfg.mounts[0].backend, CONFIG_LOCAL);
@@ -71,6 +73,7 @@ static void defaults_apply(void **state)
     assert_int_equal(cfg.queue_cells, 256);
     assert_int_equal(cfg.client_locks, 4096);
     assert_int_equal(cfg.nice, -10);
+    assert_int_equal(cfg.ceph_log_keep, 0);
     assert_int_equal(cfg.core_group_level, 0);
     assert_int_equal(cfg.cpus_line, 0);
     config_free(&cfg);
@@ -101,6 +104,8 @@ static void refuses_with_line_and_problem(void **state)
          "t:2: slots must be a number from 1 to 65536, not '-4'"},
         {"service s\nnice -21\n",
          "t:2: nice must be a number from -20 to 19, not '-21'"},
+        {"service s\nceph_client_log loud\n",
+         "t:2: ceph_client_log must be quiet or keep, not 'loud'"},
         {"service s\nnice x\n",
          "t:2: nice must be a number from -20 to 19, not 'x'"},
         {"service s\nslot_buffer 5000\n",

@@ -46,6 +46,30 @@ static void reset_predecessor(struct ceph_mount_info *cm, const char *uuid)
     ceph_set_uuid(cm, uuid);
 }
 
+/* The client-side subsystems whose logging a call can reach. Ceph keeps a
+ * recent-events log in memory at the levels after the '/' (5 for most by
+ * default) and wakes its log thread to file it: measured here through the
+ * preload, stat took 11.7 us, a cached 4 KiB pread 8.4 us and a pwrite
+ * 6.1 us, with 0.9-2.5 context switches each, at Ceph's defaults; 1.3-1.4
+ * us and 0.001 switches with these at 0/0. */
+static const char *const client_subsystems[] = {
+    "client",  "objectcacher", "objecter", "ms",   "monc", "auth",
+    "journaler", "finisher",   "context",  "rados", "crush", "asok",
+    "perfcounter",
+};
+
+static int quiet_logging(struct ceph_mount_info *cm, char *err, size_t errlen)
+{
+    char name[32];
+    for (size_t i = 0;
+         i < sizeof client_subsystems / sizeof client_subsystems[0]; i++) {
+        snprintf(name, sizeof name, "debug_%s", client_subsystems[i]);
+        if (set_option(cm, name, "0/0", err, errlen) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
                                         char *err, size_t errlen)
 {
@@ -78,7 +102,8 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
                    errlen) < 0 ||
         set_option(cl->cmount, "client_cache_size", o->cache_size, err,
                    errlen) < 0 ||
-        set_option(cl->cmount, "client_oc_size", o->oc_size, err, errlen) < 0)
+        set_option(cl->cmount, "client_oc_size", o->oc_size, err, errlen) < 0 ||
+        (!o->keep_debug_levels && quiet_logging(cl->cmount, err, errlen) < 0))
         goto fail;
     r = ceph_init(cl->cmount);
     if (r < 0) {
