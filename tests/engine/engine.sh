@@ -263,6 +263,14 @@ check "pool rm removes the cgroups, and the engine's directory with the last" ""
 # backend directories, is the test's, not the engine's)
 check "pool rm leaves no mount" 0 "$(grep "$work" /proc/mounts | grep -vc " $work/cephroot ")"
 
+# --cache sizes the service's Ceph object cache (client_oc_size).
+if [ "$backend" = ceph ]; then
+    "$danaus" pool create c --cpus 0 --memory 256M --cache 32M --backend "$back_a"
+    check "pool create --cache reaches the service's Ceph client" 1 \
+        "$(grep -cx 'ceph_oc_size 33554432' "$DANAUS_STATE/pools/c/danausd.conf" 2>/dev/null)"
+    "$danaus" pool rm c
+fi
+
 # With no pool left every cpu is free: what remains is the other input.
 expect_error "a cache the memory limit cannot hold" 1 "the limit would kill the pool's own service" "$danaus" pool create c --cpus 0 --memory 64M --cache 60M --backend "$back_a"
 expect_error "memory the host lacks" 1 "the host has only" "$danaus" pool create c --cpus 0 --memory 64T --backend "$back_a"
