@@ -23,6 +23,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +133,32 @@ static int import_oci_archive(const char *src, const char *dir)
     return n;
 }
 
+/* Sockets under a directory being imported: a tar layer cannot hold them
+ * (tar leaves them out), so they are counted and said, not lost silently. */
+static int sockets_seen;
+static char first_socket[STATE_PATH_MAX];
+
+static int count_socket(const char *path, const struct stat *st, int type,
+                        struct FTW *ftw)
+{
+    (void)type;
+    (void)ftw;
+    if (S_ISSOCK(st->st_mode) && sockets_seen++ == 0)
+        snprintf(first_socket, sizeof first_socket, "%s", path);
+    return 0;
+}
+
+static void say_sockets(const char *src)
+{
+    sockets_seen = 0;
+    nftw(src, count_socket, 16, FTW_PHYS);
+    if (sockets_seen)
+        fprintf(stderr, "danaus: image source %s: %d socket%s left out, as a "
+                        "tar layer cannot hold them (first: %s)\n",
+                src, sockets_seen, sockets_seen == 1 ? "" : "s",
+                first_socket);
+}
+
 /* Fills dir with the layers of src; returns their count or -1. */
 static int import_layers(const char *src, const char *dir, const char **kind)
 {
@@ -148,6 +175,7 @@ static int import_layers(const char *src, const char *dir, const char **kind)
     }
     if (S_ISDIR(st.st_mode)) {
         *kind = "directory";
+        say_sockets(src);
         char *const argv[] = {"tar", "-C", (char *)src, "--numeric-owner",
                               "--xattrs", "--xattrs-include=*", "-S",
                               "-cf", layer, ".", NULL};

@@ -263,6 +263,15 @@ check "pool rm removes the cgroups, and the engine's directory with the last" ""
 # backend directories, is the test's, not the engine's)
 check "pool rm leaves no mount" 0 "$(grep "$work" /proc/mounts | grep -vc " $work/cephroot ")"
 
+# A directory image's sockets cannot go into a tar layer: said, not lost
+# silently.
+sk=$work/sockimg
+mkdir -p "$sk/bin" && cp /bin/busybox "$sk/bin/"
+python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('$sk/sock')"
+check "a socket in a directory image is said to be left out" 1 \
+    "$("$danaus" image import sk "$sk" 2>&1 | grep -c "1 socket left out.*$sk/sock")"
+"$danaus" image rm sk
+
 # --cache sizes the service's Ceph object cache (client_oc_size).
 if [ "$backend" = ceph ]; then
     "$danaus" pool create c --cpus 0 --memory 256M --cache 32M --backend "$back_a"
