@@ -27,7 +27,7 @@ cleanup() {
     rm -rf "$site"
 }
 trap cleanup EXIT
-service_start "$danausd" "$site/danausd.conf" "$site/danausd.log" "$mnt" ||
+service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
     exit 1
 
 got=$(timeout 30 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \

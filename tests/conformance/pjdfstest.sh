@@ -100,8 +100,8 @@ start_danausd() {
               echo "mount $site/mnt-$target ceph /pjd-$(hostname)-$$-$target" ;;
         esac
     } > "$conf"
-    service_start "$danausd" "$conf" "$site/danausd-$target.log" \
-        "$site/mnt-$target"
+    service_start "$site/danausd-$target.log" "$site/mnt-$target" \
+        "$danausd" -c "$conf"
 }
 
 # run_pjd DIR OUT [preload SERVICE]: every group of tests in DIR, results

@@ -48,7 +48,7 @@ cleanup() {
     rm -rf "$site"
 }
 [ -n "${KEEP:-}" ] || trap cleanup EXIT
-service_start "$danausd" "$site/danausd.conf" "$site/danausd.log" "$mnt" ||
+service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
     exit 1
 
 # A FIFO made through the preload, written by one preloaded process and

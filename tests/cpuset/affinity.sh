@@ -63,23 +63,12 @@ pre() {
         DANAUS_RUNDIR="$site/run" "$@"
 }
 
+. "$(dirname "$0")/../lib.sh"
 daemon=
 # start COMMAND...: runs danausd -c CONF through COMMAND, waits for ready.
 start() {
     : > "$site/danausd.log"
-    "$@" "$danausd" -c "$site/danausd.conf" >> "$site/danausd.log" 2>&1 &
-    daemon=$!
-    tries=0
-    until grep -q ' ready: ' "$site/danausd.log"; do
-        tries=$((tries + 1))
-        if [ $tries -gt 300 ] || ! kill -0 "$daemon" 2>/dev/null; then
-            echo "danausd did not become ready; its log:"
-            cat "$site/danausd.log"
-            daemon=
-            return 1
-        fi
-        sleep 0.1
-    done
+    service_start "$site/danausd.log" "" "$@" "$danausd" -c "$site/danausd.conf"
 }
 stop() {
     [ -n "$daemon" ] || return 0

@@ -42,20 +42,12 @@ mkdir "$site/run" "$site/backing" "$site/plain" || exit 1
     esac
 } > "$site/danausd.conf"
 
-"$danausd" -c "$site/danausd.conf" > "$site/danausd.log" 2>&1 &
-daemon=$!
-tries=0
-until grep -q ' ready: ' "$site/danausd.log"; do
-    tries=$((tries + 1))
-    if [ $tries -gt 600 ] || ! kill -0 "$daemon" 2>/dev/null; then
-        echo "danausd did not become ready:"; cat "$site/danausd.log"
-        kill "$daemon" 2>/dev/null; exit 1
-    fi
-    sleep 0.1
-done
+. "$(dirname "$0")/../lib.sh"
+service_start "$site/danausd.log" "" "$danausd" -c "$site/danausd.conf" ||
+    exit 1
 if ! grep -q " $mnt fuse" /proc/mounts; then
     echo "FAIL: ready, but the FUSE door is not mounted on $mnt"
-    kill "$daemon"; wait "$daemon"; exit 1
+    service_stop; exit 1
 fi
 
 pre() {
@@ -111,8 +103,7 @@ for door in pre fuse; do
 done
 
 pre rm -rf "$h" "$mnt/prot-pre" "$mnt/prot-fuse"
-kill -TERM "$daemon"
-wait "$daemon"
+service_stop
 if [ $failures -eq 0 ]; then
     rm -rf "$site"
     echo "PASS"

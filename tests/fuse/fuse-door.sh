@@ -63,21 +63,11 @@ pre() {
 }
 mounted() { grep -q " $mnt fuse" /proc/mounts; }
 
+. "$(dirname "$0")/../lib.sh"
 daemon=
 start() {
     : > "$site/danausd.log"
-    "$danausd" -c "$site/danausd.conf" >> "$site/danausd.log" 2>&1 &
-    daemon=$!
-    tries=0
-    until grep -q ' ready: ' "$site/danausd.log"; do
-        tries=$((tries + 1))
-        if [ $tries -gt 300 ] || ! kill -0 "$daemon" 2>/dev/null; then
-            echo "danausd did not become ready; its log:"
-            cat "$site/danausd.log"
-            return 1
-        fi
-        sleep 0.1
-    done
+    service_start "$site/danausd.log" "" "$danausd" -c "$site/danausd.conf"
 }
 # stop SIGNAL: signals the service and waits up to 10 s for it to end.
 stop() {

@@ -41,23 +41,9 @@ mkdir "$site/run" "$site/plain" "$site/backing" || exit 1
     esac
 } > "$site/danausd.conf" || exit 2
 
-"$danausd" -c "$site/danausd.conf" > "$site/danausd.log" 2>&1 &
-daemon=$!
-stop_daemon() {
-    kill -TERM "$daemon" 2>/dev/null
-    wait "$daemon"
-}
-tries=0
-until grep -q ' ready: ' "$site/danausd.log"; do
-    tries=$((tries + 1))
-    if [ $tries -gt 600 ] || ! kill -0 "$daemon" 2>/dev/null; then
-        echo "danausd did not become ready; its log:" >&2
-        cat "$site/danausd.log" >&2
-        stop_daemon
-        exit 1
-    fi
-    sleep 0.1
-done
+. "$(dirname "$0")/../lib.sh"
+service_start "$site/danausd.log" "" "$danausd" -c "$site/danausd.conf" >&2 ||
+    exit 1
 
 # The Danaus run's root; on CephFS the root is shared between runs.
 droot="$mountpoint/programs-$name-$(hostname)-$$"
@@ -67,7 +53,7 @@ danaus_env() {
 }
 if ! danaus_env mkdir "$droot"; then
     echo "cannot make $droot on the Danaus mount" >&2
-    stop_daemon
+    service_stop
     exit 1
 fi
 
@@ -110,7 +96,7 @@ if ! diff -a -u "$site/reference.txt" "$site/danaus.txt" \
 fi
 
 danaus_env rm -rf "$droot"
-stop_daemon
+service_stop
 if [ $ok -eq 1 ]; then
     rm -rf "$site"
     echo "same"

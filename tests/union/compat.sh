@@ -70,25 +70,14 @@ if [ "$backend" = local ]; then
     (cd "$site/danaus" && . "$here/compat_branches.sh") || exit 1
 fi
 
-"$danausd" -c "$site/danausd.conf" > "$site/danausd.log" 2>&1 &
-daemon=$!
+. "$here/../lib.sh"
 cleanup() {
     umount "$site/ref/mnt" 2>/dev/null
     [ "$backend" = ceph ] && danaus_env rm -rf "$raw$cephdir"
-    kill -TERM "$daemon" 2>/dev/null
-    wait "$daemon"
+    service_stop
 }
-tries=0
-until grep -qs ' ready: ' "$site/danausd.log"; do
-    tries=$((tries + 1))
-    if [ $tries -gt 600 ] || ! kill -0 "$daemon" 2>/dev/null; then
-        echo "danausd did not become ready; its log:" >&2
-        cat "$site/danausd.log" >&2
-        cleanup
-        exit 1
-    fi
-    sleep 0.1
-done
+service_start "$site/danausd.log" "" "$danausd" -c "$site/danausd.conf" >&2 ||
+    { cleanup; exit 1; }
 if [ "$backend" = ceph ]; then
     danaus_env sh -c 'cd "$1" && . "$2"' sh "$raw$cephdir" \
         "$here/compat_branches.sh" || { cleanup; exit 1; }

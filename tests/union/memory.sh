@@ -23,23 +23,12 @@ cephdir="/union-memory-$(hostname)-$$"
 unions=16
 size_mib=64
 
+. "$(dirname "$0")/../lib.sh"
 start_service() { # CONF
-    "$danausd" -c "$1" > "$site/danausd.log" 2>&1 &
-    daemon=$!
-    tries=0
-    until grep -qs ' ready: ' "$site/danausd.log"; do
-        tries=$((tries + 1))
-        if [ $tries -gt 600 ] || ! kill -0 "$daemon" 2>/dev/null; then
-            echo "danausd did not become ready; its log:" >&2
-            cat "$site/danausd.log" >&2
-            exit 1
-        fi
-        sleep 0.1
-    done
+    service_start "$site/danausd.log" "" "$danausd" -c "$1" >&2 || exit 1
 }
 stop_service() {
-    kill -TERM "$daemon" 2>/dev/null
-    wait "$daemon"
+    service_stop
     rm -f "$site/danausd.log"
 }
 danaus_env() {

@@ -49,27 +49,11 @@ sync=""
     esac
 } > "$site/danausd.conf"
 
+. "$(dirname "$0")/../lib.sh"
 daemon=""
 start_service() {
-    : > "$site/danausd.log"
-    "$danausd" -c "$site/danausd.conf" >> "$site/danausd.log" 2>&1 &
-    daemon=$!
-    local tries=0
-    until grep -qs ' ready: ' "$site/danausd.log"; do
-        tries=$((tries + 1))
-        if [ $tries -gt 600 ] || ! kill -0 "$daemon" 2>/dev/null; then
-            echo "danausd did not become ready; its log:" >&2
-            cat "$site/danausd.log" >&2
-            exit 1
-        fi
-        sleep 0.1
-    done
-}
-stop_service() {
-    [ -n "$daemon" ] || return 0
-    kill -TERM "$daemon" 2>/dev/null
-    wait "$daemon" 2>/dev/null
-    daemon=""
+    service_start "$site/danausd.log" "" "$danausd" -c "$site/danausd.conf" \
+        >&2 || exit 1
 }
 danaus() {
     env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
@@ -80,7 +64,7 @@ cleanup() {
         start_service
     fi
     [ "$backend" = ceph ] && danaus rm -rf "$raw$cephdir"
-    stop_service
+    service_stop
 }
 trap cleanup EXIT
 

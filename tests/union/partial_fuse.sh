@@ -24,24 +24,14 @@ printf '%s\n' "service $service" "rundir $site/run" \
 head -c 1048576 /dev/urandom > "$site/low/f"
 cp "$site/low/f" "$site/expect"
 
-"$danausd" -c "$site/danausd.conf" > "$site/danausd.log" 2>&1 &
-daemon=$!
+. "$(dirname "$0")/../lib.sh"
 cleanup() {
-    kill -TERM "$daemon" 2>/dev/null
-    wait "$daemon" 2>/dev/null
+    service_stop
     rmdir "$mnt" 2>/dev/null
 }
 trap cleanup EXIT
-tries=0
-until grep -qs ' ready: ' "$site/danausd.log" && mountpoint -q "$mnt"; do
-    tries=$((tries + 1))
-    if [ $tries -gt 300 ] || ! kill -0 "$daemon" 2>/dev/null; then
-        echo "danausd did not become ready; its log:" >&2
-        cat "$site/danausd.log" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
+service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" >&2 ||
+    exit 1
 
 # st_ino through the FUSE door before the copy-up: the lower file's.
 ino=$(stat -c %i "$mnt/f")

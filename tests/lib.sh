@@ -1,0 +1,34 @@
+# lib.sh - what the shell tests share (sourced, not run): starting and
+# stopping one danausd.
+
+# service_start LOG MOUNTPOINT COMMAND...: runs COMMAND (danausd -c CONF,
+# perhaps under taskset), its output appended to LOG, and waits until it
+# says ready once more than LOG said before (a restart logs to the same
+# file) and, unless MOUNTPOINT is "", MOUNTPOINT is its FUSE mount. Sets
+# $daemon. Returns 1, printing LOG, when it does not start within 60 s.
+service_start() {
+    _log=$1 _mnt=$2
+    shift 2
+    _before=$(cat "$_log" 2>/dev/null | grep -c ' ready: ')
+    "$@" >> "$_log" 2>&1 &
+    daemon=$!
+    _tries=0
+    until [ "$(grep -c ' ready: ' "$_log")" -gt "$_before" ] &&
+          { [ -z "$_mnt" ] || grep -q " $_mnt fuse" /proc/mounts; }; do
+        _tries=$((_tries + 1))
+        if [ $_tries -gt 600 ] || ! kill -0 "$daemon" 2>/dev/null; then
+            echo "danausd did not start; its log:"
+            cat "$_log"
+            daemon=
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+# service_stop: SIGTERM to $daemon, and wait for it.
+service_stop() {
+    [ -n "$daemon" ] && kill -TERM "$daemon" 2>/dev/null
+    [ -n "$daemon" ] && wait "$daemon" 2>/dev/null
+    daemon=
+}
