@@ -229,11 +229,13 @@ static long copy_up(struct work *w, int batch)
     return crc;
 }
 
-/* The block the i-th call of batch b of a spread op lands on: the same
- * pseudo-random sequence for every system (a 64-bit mix of b and i), or
- * consecutive blocks. */
-static off_t spread_offset(enum op op, int b, int i)
+/* Where the i-th 4 KiB call of batch b lands: offset 0 for pread-4k and
+ * pwrite-4k; for the spread ops the same pseudo-random sequence of blocks
+ * for every system (a 64-bit mix of b and i), or consecutive blocks. */
+static off_t block_offset(enum op op, int b, int i)
 {
+    if (!spread(op))
+        return 0;
     uint64_t block = (uint64_t)b * 1000003u + (uint64_t)i;
     if (op == OP_PREAD_4K_RAND || op == OP_PWRITE_4K_RAND) {
         block *= 0x9e3779b97f4a7c15ull;
@@ -260,23 +262,17 @@ static int body(struct work *w, int batch, int n)
                 rc = fs->close(ctx, (int)rc);
             break;
         case OP_PREAD_4K:
-            rc = fs->pread(ctx, w->fd, w->buf, BLOCK, 0);
-            rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
-            break;
-        case OP_PWRITE_4K:
-            rc = fs->pwrite(ctx, w->fd, w->buf, BLOCK, 0);
-            rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
-            break;
         case OP_PREAD_4K_RAND:
         case OP_PREAD_4K_SEQ:
             rc = fs->pread(ctx, w->fd, w->buf, BLOCK,
-                           spread_offset(w->op, batch, i));
+                           block_offset(w->op, batch, i));
             rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
             break;
+        case OP_PWRITE_4K:
         case OP_PWRITE_4K_RAND:
         case OP_PWRITE_4K_SEQ:
             rc = fs->pwrite(ctx, w->fd, w->buf, BLOCK,
-                            spread_offset(w->op, batch, i));
+                            block_offset(w->op, batch, i));
             rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
             break;
         case OP_CREATE:
