@@ -421,6 +421,22 @@ void fuse_door_stop(struct fuse_door *d)
     free(d);
 }
 
+/* Whether a file of inode ino is open through ex (by execve, when
+ * exec_only); its FUSE path goes to path (size bytes) unless NULL. */
+static bool find_open(struct fuse_export *ex, uint64_t ino, bool exec_only,
+                      char *path, size_t size)
+{
+    bool found = false;
+    pthread_mutex_lock(&ex->open_lock);
+    for (struct fuse_open_file *o = ex->open; o && !found; o = o->next) {
+        found = o->ino == ino && (o->exec || !exec_only);
+        if (found && path)
+            snprintf(path, size, "%s", o->path);
+    }
+    pthread_mutex_unlock(&ex->open_lock);
+    return found;
+}
+
 void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
                             struct ls_file *file, const char *path,
                             const struct ls_cred *cred)
@@ -436,17 +452,9 @@ void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
     if (rc < 0)
         return;
     char fuse_path[PATH_MAX];
-    fuse_path[0] = '\0';
-    pthread_mutex_lock(&ex->open_lock);
-    for (struct fuse_open_file *o = ex->open; o; o = o->next)
-        if (o->ino == st.ino) {
-            snprintf(fuse_path, sizeof fuse_path, "%s", o->path);
-            break;
-        }
-    pthread_mutex_unlock(&ex->open_lock);
     /* Outside the lock: the kernel may call back into FUSE (a dirty page
      * of a shared mapping is written before it is dropped). */
-    if (fuse_path[0])
+    if (find_open(ex, st.ino, false, fuse_path, sizeof fuse_path))
         fuse_invalidate_path(ex->fuse, fuse_path);
 }
 
@@ -459,12 +467,6 @@ bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
     if (atomic_load(&ex->nexec) == 0)
         return false;
     struct danaus_stat st;
-    if (ex->inst->ops->stat(ex->inst, cred, path, 0, &st) < 0)
-        return false;
-    bool busy = false;
-    pthread_mutex_lock(&ex->open_lock);
-    for (struct fuse_open_file *o = ex->open; o && !busy; o = o->next)
-        busy = o->exec && o->ino == st.ino;
-    pthread_mutex_unlock(&ex->open_lock);
-    return busy;
+    return ex->inst->ops->stat(ex->inst, cred, path, 0, &st) == 0 &&
+           find_open(ex, st.ino, true, NULL, 0);
 }
