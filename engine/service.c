@@ -86,26 +86,34 @@ static int write_config(const char *pool, const struct record *rec)
     return fclose(f) == 0 ? 0 : fail_errno("cannot write %s", path);
 }
 
-unsigned long long process_start_time(pid_t pid)
+const char *proc_stat_fields(pid_t pid, char *buf, size_t size)
 {
-    char path[64], buf[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+        return NULL;
+    ssize_t n = read(fd, buf, size - 1);
     close(fd);
     if (n <= 0)
-        return 0;
+        return NULL;
     buf[n] = '\0';
-    /* After the command name (which may hold anything): state, then
-     * fields 4..21, then starttime (field 22, proc(5)). */
+    /* The command name (field 2) may hold anything, ')' included. */
     char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
+unsigned long long process_start_time(pid_t pid)
+{
+    char buf[1024];
+    const char *fields = proc_stat_fields(pid, buf, sizeof buf);
+    /* State, then fields 4..21, then starttime (field 22, proc(5)). */
     char state;
     unsigned long long start;
-    if (!p || sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
-                            "%*u %*d %*d %*d %*d %*d %*d %llu",
-                     &state, &start) != 2)
+    if (!fields ||
+        sscanf(fields, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+                       "%*u %*d %*d %*d %*d %*d %*d %llu",
+               &state, &start) != 2)
         return 0;
     return state == 'Z' || state == 'X' ? 0 : start;
 }

@@ -36,5 +36,8 @@ void service_stop(const struct record *rec);
 /* The start time of pid (clock ticks after boot), 0 if it is gone or a
  * zombie: a pid alone may be reused. */
 unsigned long long process_start_time(pid_t pid);
+/* The fields of /proc/PID/stat from the state (field 3) on, read into buf
+ * (size bytes); NULL when the process is gone. */
+const char *proc_stat_fields(pid_t pid, char *buf, size_t size);
 
 #endif

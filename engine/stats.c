@@ -40,24 +40,17 @@ struct row {
     struct usage at[2];
 };
 
-/* CPU seconds and resident bytes of process pid; 0 if it is gone. */
+/* CPU seconds and resident bytes of process pid: 0, or -1 if it is gone. */
 static int proc_usage(pid_t pid, double *cpu_s, uint64_t *rss)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    /* The command (field 2) may hold spaces: count fields after its ')'. */
-    char *p = strrchr(buf, ')');
+    char buf[1024];
+    const char *fields = proc_stat_fields(pid, buf, sizeof buf);
+    /* utime and stime are fields 14 and 15, rss field 24 (proc(5)). */
     unsigned long long utime, stime, pages;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-                            "%llu %llu %*d %*d %*d %*d %*d %*d %*u %*u "
-                            "%llu",
-                     &utime, &stime, &pages) != 3)
+    if (!fields ||
+        sscanf(fields, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+                       "%llu %llu %*d %*d %*d %*d %*d %*d %*u %*u %llu",
+               &utime, &stime, &pages) != 3)
         return -1;
     *cpu_s = (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
     *rss = pages * (uint64_t)sysconf(_SC_PAGESIZE);
