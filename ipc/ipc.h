@@ -97,8 +97,16 @@ struct ipc_slot {
     _Atomic uint32_t done;    /* seq of the last answered request */
     _Atomic uint32_t waiting; /* the client sleeps on done */
     _Atomic uint32_t posted;  /* seq of the request desc holds */
-    uint32_t pad;
+    /* seq of the request the service took to run: once begun == seq the
+     * request may have had effects even if the service dies before it
+     * answers. The client reads it only after the service is gone, to
+     * decide whether a retry on the next service is safe (libfs/resume.c). */
+    _Atomic uint32_t begun;
     int64_t result;           /* >= 0 or -errno; valid once done == seq */
+    /* The open file's offset after a READ, WRITE, LSEEK or GETDENTS
+     * answered in this slot (written before done): the client keeps it to
+     * restore the offset on a restarted service. */
+    int64_t pos;
     /* Where each side runs while a request is in flight, as cpu + 1 (0:
      * not known), so that neither spins for a peer that needs its cpu
      * (wait.c). Hints: the service only compares client_cpu with its own

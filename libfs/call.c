@@ -7,9 +7,11 @@
 #include "call.h"
 
 #include "fdtable.h"
+#include "resume.h"
 #include "usermem.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 int pack_str(struct call_pack *p, const char *s)
@@ -35,23 +37,30 @@ int pack_data(struct call_pack *p, const void *data, size_t n)
     return 0;
 }
 
-int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
-               uint64_t handle)
+/* Begins call id on svc's connection. */
+static int begin_on(struct call *c, const struct service *svc,
+                    enum danaus_call id, uint32_t mount, uint64_t handle)
 {
-    c->svc = service_get();
-    if (!c->svc)
-        return -1;
-    c->thread = thread_get(c->svc);
+    c->svc = svc;
+    c->thread = thread_get(svc);
     if (!c->thread)
         return -1;
     memset(&c->desc, 0, sizeof c->desc);
     c->desc.call = id;
     c->desc.mount = mount;
     c->desc.handle = handle;
-    c->pack.buf = ipc_slot(&c->svc->area, c->thread->slot)->buf;
-    c->pack.cap = c->svc->area.slot_buf;
+    c->pack.buf = ipc_slot(&svc->area, c->thread->slot)->buf;
+    c->pack.cap = svc->area.slot_buf;
     c->pack.len = 0;
+    c->fd = -1;
     return 0;
+}
+
+int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
+               uint64_t handle)
+{
+    const struct service *svc = service_get();
+    return svc ? begin_on(c, svc, id, mount, handle) : -1;
 }
 
 /* Packs rel, with a trailing '/' when slash: "link/" and "file/" keep it
@@ -72,7 +81,8 @@ static int pack_rel(struct call_pack *p, const char *rel, bool slash)
     return 0;
 }
 
-/* Begins call id on the path, resolved by resolve, and packs it. */
+/* Begins call id on the path, resolved by resolve, and packs it. The
+ * mount index is the resolving connection's, so the call goes there. */
 static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
                          const char *path, struct resolved_path *where,
                          int (*resolve)(const struct mount_table *, int,
@@ -86,7 +96,7 @@ static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
         return -1;
     }
     if (resolve(&svc->mounts, dirfd, path, where) < 0 ||
-        call_begin(c, id, where->mount, 0) < 0)
+        begin_on(c, svc, id, where->mount, 0) < 0)
         return -1;
     /* path_resolve_name keeps the slash in rel itself. */
     bool slash = resolve == path_resolve && path[strlen(path) - 1] == '/';
@@ -107,17 +117,39 @@ int call_begin_name(struct call *c, enum danaus_call id, int dirfd,
 
 int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path)
 {
+    const struct service *svc = service_get();
+    if (!svc)
+        return -1;
     struct fd_info info;
-    if (!fdtable_lookup(fd, &info)) {
-        errno = EBADF;
+    if (!resume_fd_info(fd, &svc, &info))
+        return -1;
+    /* fsync's report of writes a restart may have lost, as Linux reports
+     * a failed writeback: once. */
+    if (id == DANAUS_CALL_FSYNC && fdtable_take_lost_writes(fd)) {
+        errno = EIO;
         return -1;
     }
-    if (call_begin(c, id, info.mount, info.handle) < 0)
+    if (begin_on(c, svc, id, info.mount, info.handle) < 0)
         return -1;
+    c->fd = fd;
     return with_path ? pack_str(&c->pack, "") : 0;
 }
 
-int64_t call_send(struct call *c)
+int call_close(const struct fd_info *info)
+{
+    const struct service *svc = service_get();
+    if (info->handle == FDTABLE_LOST || (svc && info->epoch != svc->epoch))
+        return 0;
+    struct call c;
+    if (!svc || begin_on(&c, svc, DANAUS_CALL_CLOSE, info->mount,
+                         info->handle) < 0 ||
+        call_send(&c) < 0)
+        return -1;
+    return 0;
+}
+
+/* One try on c->svc: the result (>= 0) or -errno. */
+static int64_t send_once(struct call *c)
 {
     const struct ipc_segment *seg = &c->svc->seg;
     struct thread_state *t = c->thread;
@@ -126,22 +158,83 @@ int64_t call_send(struct call *c)
     c->desc.slot = t->slot;
     c->desc.buf_off = 0;
     c->desc.buf_len = c->pack.len;
+    resume_keep_request(c);
     ipc_post(s, &c->desc, bell.seq);
+    void *conn = (void *)c->svc;
     /* -ENOTCONN means the liveness probe found the service gone;
      * service_alive has already recorded that. -EAGAIN (no room for the
      * bell) is no failure: the service's sweep finds the posted request. */
     int rc = ipc_ring(seg, ipc_queue(seg, t->queue), bell, service_alive,
-                      NULL);
-    if (rc == -ENOTCONN) {
-        errno = -rc;
-        return -1;
-    }
-    int64_t result = ipc_await(s, bell.seq, service_alive, NULL);
+                      conn);
+    if (rc == -ENOTCONN)
+        return rc;
+    int64_t result = ipc_await(s, bell.seq, service_alive, conn);
     if (result == -ETIMEDOUT)
         thread_drop_slot();
+    return result;
+}
+
+/* What the library keeps of a descriptor's state for a restart (fdtable.h),
+ * from a call that succeeded. */
+static void note_success(const struct call *c)
+{
+    if (c->fd < 0)
+        return;
+    const struct ipc_slot *s = ipc_slot(&c->svc->area, c->thread->slot);
+    switch (c->desc.call) {
+    case DANAUS_CALL_WRITE:
+        fdtable_note_written(c->fd);
+        /* fall through */
+    case DANAUS_CALL_READ:
+    case DANAUS_CALL_LSEEK:
+    case DANAUS_CALL_GETDENTS:
+        fdtable_note_pos(c->fd, s->pos);
+        break;
+    case DANAUS_CALL_PWRITE:
+    case DANAUS_CALL_TRUNCATE:
+        fdtable_note_written(c->fd);
+        break;
+    case DANAUS_CALL_FSYNC:
+        fdtable_note_synced(c->fd);
+        break;
+    case DANAUS_CALL_SETFL:
+        fdtable_note_flags(c->fd, (int)c->desc.arg[0]);
+        break;
+    default:
+        break;
+    }
+}
+
+int64_t call_send(struct call *c)
+{
+    bool begun_before = false;
+    int64_t result;
+    for (;;) {
+        result = send_once(c);
+        if (result != -ENOTCONN || !service_gone(c->svc))
+            break;
+        const struct ipc_slot *s = ipc_slot(&c->svc->area, c->thread->slot);
+        uint32_t seq = c->thread->seq;
+        /* Acquire pairs with ipc_complete: result is valid. */
+        if (atomic_load_explicit(&s->done, memory_order_acquire) == seq) {
+            result = s->result;
+            break;
+        }
+        bool begun = atomic_load_explicit(&s->begun,
+                                          memory_order_acquire) == seq;
+        int64_t moved = resume_call(c, begun);
+        if (moved != 0) {
+            result = moved == RESUME_DONE ? 0 : moved;
+            break;
+        }
+        begun_before |= begun;
+    }
+    if (begun_before)
+        result = resume_settle(c, result);
     if (result < 0) {
         errno = result >= -4095 ? (int)-result : EIO;
         return -1;
     }
+    note_success(c);
     return result;
 }

@@ -10,6 +10,7 @@
 #ifndef LIBFS_CALL_H
 #define LIBFS_CALL_H
 
+#include "fdtable.h"
 #include "mounts.h"
 #include "service.h"
 #include "thread.h"
@@ -38,6 +39,7 @@ struct call {
     struct thread_state *thread;
     struct danaus_desc desc;
     struct call_pack pack;
+    int fd; /* the Danaus descriptor the call is on, or -1 */
 };
 
 /* Begins call id on mount with handle (0 for none). 0 or -1 with errno. */
@@ -53,11 +55,19 @@ int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
 int call_begin_name(struct call *c, enum danaus_call id, int dirfd,
                     const char *path, struct resolved_path *where);
 
-/* Begins call id on Danaus descriptor fd (EBADF otherwise). For the
- * "path | handle" calls, with_path packs the empty path string first. */
+/* Begins call id on Danaus descriptor fd (EBADF otherwise; EIO when its
+ * file was lost in a service restart). For the "path | handle" calls,
+ * with_path packs the empty path string first. */
 int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path);
 
-/* Sends the call and waits. The result (>= 0), or -1 with errno. */
+/* Closes a handle the descriptor table no longer holds (info, from
+ * fdtable_remove and the like): 0, or -1 with errno. Nothing is sent for a
+ * lost file or a handle of a service since replaced (its open files went
+ * with it). */
+int call_close(const struct fd_info *info);
+
+/* Sends the call and waits. The result (>= 0), or -1 with errno. When the
+ * service dies meanwhile, the call moves to its successor (resume.c). */
 int64_t call_send(struct call *c);
 
 /* The slot buffer, where outputs are, and its size. */

@@ -9,7 +9,9 @@
  * after reading the fields. handle 0 means "not a Danaus descriptor" (0 is
  * never a service handle). The path is read only under table_lock: it is
  * needed by *at resolution, a slow path anyway, and freeing it while a reader
- * copies it would otherwise need deferred reclamation.
+ * copies it would otherwise need deferred reclamation. The resume record
+ * (flags, offset copy, written-since-fsync) is a set of independent atomics:
+ * only a restart reads it, under table_lock.
  */
 #include "fdtable.h"
 #include "sys.h"
@@ -20,6 +22,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PAGE_SIZE_ENTRIES (1u << FDTABLE_PAGE_BITS)
@@ -28,8 +31,17 @@ struct fd_entry {
     _Atomic uint32_t seq;
     _Atomic uint64_t handle;
     _Atomic uint32_t mount;
-    char *path; /* under table_lock */
+    _Atomic uint32_t epoch;
+    char *path;      /* under table_lock */
+    uint64_t origin; /* under table_lock */
+    _Atomic int flags;
+    _Atomic int64_t pos;
+    _Atomic uint64_t pos_stamp;
+    _Atomic bool unsynced;
+    _Atomic bool lost_writes;
 };
+
+static uint64_t next_origin; /* under table_lock */
 
 struct fd_page {
     struct fd_entry entry[PAGE_SIZE_ENTRIES];
@@ -71,14 +83,30 @@ static struct fd_entry *entry_make(int fd)
 
 /* Under table_lock. The release fence keeps the odd seq ahead of the field
  * stores; the final release store keeps them ahead of the even seq. */
-static void entry_write(struct fd_entry *e, uint64_t handle, uint32_t mount)
+static void entry_write(struct fd_entry *e, const struct fd_info *info)
 {
     uint32_t s = atomic_load_explicit(&e->seq, memory_order_relaxed);
     atomic_store_explicit(&e->seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    atomic_store_explicit(&e->handle, handle, memory_order_relaxed);
-    atomic_store_explicit(&e->mount, mount, memory_order_relaxed);
+    atomic_store_explicit(&e->handle, info->handle, memory_order_relaxed);
+    atomic_store_explicit(&e->mount, info->mount, memory_order_relaxed);
+    atomic_store_explicit(&e->epoch, info->epoch, memory_order_relaxed);
     atomic_store_explicit(&e->seq, s + 2, memory_order_release);
+}
+
+static const struct fd_info no_file;
+
+/* Under table_lock: a fresh resume record (open), or a copy of from's
+ * (dup: the same open file). */
+static void record_init(struct fd_entry *e, int flags,
+                        const struct fd_entry *from)
+{
+    e->origin = from ? from->origin : ++next_origin;
+    atomic_store(&e->flags, from ? atomic_load(&from->flags) : flags);
+    atomic_store(&e->pos, from ? atomic_load(&from->pos) : 0);
+    atomic_store(&e->pos_stamp, from ? atomic_load(&from->pos_stamp) : 0);
+    atomic_store(&e->unsynced, from && atomic_load(&from->unsynced));
+    atomic_store(&e->lost_writes, false);
 }
 
 static void entry_read(struct fd_entry *e, struct fd_info *out)
@@ -87,6 +115,7 @@ static void entry_read(struct fd_entry *e, struct fd_info *out)
         uint32_t before = atomic_load_explicit(&e->seq, memory_order_acquire);
         out->handle = atomic_load_explicit(&e->handle, memory_order_relaxed);
         out->mount = atomic_load_explicit(&e->mount, memory_order_relaxed);
+        out->epoch = atomic_load_explicit(&e->epoch, memory_order_relaxed);
         /* acquire fence: the field loads complete before seq is re-read. */
         atomic_thread_fence(memory_order_acquire);
         uint32_t after = atomic_load_explicit(&e->seq, memory_order_relaxed);
@@ -113,7 +142,8 @@ void fdtable_unreserve(int fd)
     sys_close(fd);
 }
 
-int fdtable_insert(int fd, uint64_t handle, uint32_t mount, const char *path)
+int fdtable_insert(int fd, const struct fd_info *info, const char *path,
+                   int flags)
 {
     char *copy = strdup(path);
     if (!copy)
@@ -127,7 +157,8 @@ int fdtable_insert(int fd, uint64_t handle, uint32_t mount, const char *path)
     }
     free(e->path);
     e->path = copy;
-    entry_write(e, handle, mount);
+    record_init(e, flags, NULL);
+    entry_write(e, info);
     pthread_mutex_unlock(&table_lock);
     return 0;
 }
@@ -174,7 +205,7 @@ int fdtable_remove(int fd, struct fd_info *old)
         errno = EBADF;
         return -1;
     }
-    entry_write(e, 0, 0);
+    entry_write(e, &no_file);
     free(e->path);
     e->path = NULL;
     /* Only now may the kernel hand the number out again. */
@@ -183,12 +214,20 @@ int fdtable_remove(int fd, struct fd_info *old)
     return 0;
 }
 
-int fdtable_dup(int oldfd, uint64_t newhandle)
+int fdtable_dup(int oldfd, const struct fd_info *newh)
 {
-    return fdtable_dupfd(oldfd, 0, false, newhandle);
+    return fdtable_dupfd(oldfd, 0, false, newh);
 }
 
-int fdtable_dupfd(int oldfd, int minfd, bool cloexec, uint64_t newhandle)
+/* newh's handle and epoch on old's mount. */
+static struct fd_info dup_info(const struct fd_info *old,
+                               const struct fd_info *newh)
+{
+    return (struct fd_info){newh->handle, old->mount, newh->epoch};
+}
+
+int fdtable_dupfd(int oldfd, int minfd, bool cloexec,
+                  const struct fd_info *newh)
 {
     pthread_mutex_lock(&table_lock);
     struct fd_entry *old = entry_find(oldfd);
@@ -213,22 +252,24 @@ int fdtable_dupfd(int oldfd, int minfd, bool cloexec, uint64_t newhandle)
     }
     e->path = path;
     path = NULL;
-    entry_write(e, newhandle, info.mount);
+    record_init(e, 0, old);
+    struct fd_info now = dup_info(&info, newh);
+    entry_write(e, &now);
 out:
     pthread_mutex_unlock(&table_lock);
     free(path);
     return newfd;
 }
 
-int fdtable_dup2(int oldfd, int newfd, uint64_t newhandle,
+int fdtable_dup2(int oldfd, int newfd, const struct fd_info *newh,
                  struct fd_info *replaced, bool *had_replaced)
 {
-    return fdtable_dup3(oldfd, newfd, false, newhandle, replaced,
-                        had_replaced);
+    return fdtable_dup3(oldfd, newfd, false, newh, replaced, had_replaced);
 }
 
-int fdtable_dup3(int oldfd, int newfd, bool cloexec, uint64_t newhandle,
-                 struct fd_info *replaced, bool *had_replaced)
+int fdtable_dup3(int oldfd, int newfd, bool cloexec,
+                 const struct fd_info *newh, struct fd_info *replaced,
+                 bool *had_replaced)
 {
     *had_replaced = false;
     pthread_mutex_lock(&table_lock);
@@ -256,7 +297,9 @@ int fdtable_dup3(int oldfd, int newfd, bool cloexec, uint64_t newhandle,
     free(e->path);
     e->path = path;
     path = NULL;
-    entry_write(e, newhandle, info.mount);
+    record_init(e, 0, old);
+    struct fd_info now = dup_info(&info, newh);
+    entry_write(e, &now);
     rc = newfd;
 out:
     pthread_mutex_unlock(&table_lock);
@@ -277,7 +320,7 @@ int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
     if (e) {
         entry_read(e, replaced);
         *had_replaced = replaced->handle != 0;
-        entry_write(e, 0, 0);
+        entry_write(e, &no_file);
         free(e->path);
         e->path = NULL;
     }
@@ -293,4 +336,131 @@ void fdtable_hold(void)
 void fdtable_release(void)
 {
     pthread_mutex_unlock(&table_lock);
+}
+
+void fdtable_note_pos(int fd, int64_t pos)
+{
+    struct fd_entry *e = entry_find(fd);
+    if (!e)
+        return;
+    /* The clock orders the copies of descriptors that share the offset
+     * (a restart takes the latest) without a counter every thread would
+     * write. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    atomic_store_explicit(&e->pos, pos, memory_order_relaxed);
+    atomic_store_explicit(&e->pos_stamp,
+                          (uint64_t)ts.tv_sec * 1000000000u +
+                              (uint64_t)ts.tv_nsec,
+                          memory_order_relaxed);
+}
+
+void fdtable_note_flags(int fd, int status_flags)
+{
+    struct fd_entry *e = entry_find(fd);
+    if (!e)
+        return;
+    int mask = O_APPEND | O_NONBLOCK;
+    int old = atomic_load(&e->flags);
+    while (!atomic_compare_exchange_weak(&e->flags, &old,
+                                         (old & ~mask) | (status_flags & mask)))
+        ;
+}
+
+void fdtable_note_written(int fd)
+{
+    struct fd_entry *e = entry_find(fd);
+    if (e && !atomic_load_explicit(&e->unsynced, memory_order_relaxed))
+        atomic_store_explicit(&e->unsynced, true, memory_order_relaxed);
+}
+
+void fdtable_note_synced(int fd)
+{
+    struct fd_entry *e = entry_find(fd);
+    if (e)
+        atomic_store_explicit(&e->unsynced, false, memory_order_relaxed);
+}
+
+int fdtable_flags(int fd)
+{
+    struct fd_entry *e = entry_find(fd);
+    return e ? atomic_load_explicit(&e->flags, memory_order_relaxed) : 0;
+}
+
+bool fdtable_take_lost_writes(int fd)
+{
+    struct fd_entry *e = entry_find(fd);
+    return e && atomic_load_explicit(&e->lost_writes, memory_order_relaxed) &&
+           atomic_exchange(&e->lost_writes, false);
+}
+
+int fdtable_stale(uint32_t epoch, struct fd_stale **out)
+{
+    int n = 0, cap = 0;
+    struct fd_stale *v = NULL;
+    pthread_mutex_lock(&table_lock);
+    for (int p = 0; p < FDTABLE_PAGES; p++) {
+        struct fd_page *page = atomic_load(&pages[p]);
+        for (unsigned i = 0; page && i < PAGE_SIZE_ENTRIES; i++) {
+            struct fd_entry *e = &page->entry[i];
+            struct fd_info info;
+            entry_read(e, &info);
+            if (info.handle == 0 || info.handle == FDTABLE_LOST ||
+                info.epoch >= epoch)
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                struct fd_stale *bigger = realloc(v, (size_t)cap * sizeof *v);
+                if (!bigger)
+                    goto fail;
+                v = bigger;
+            }
+            char *path = strdup(e->path);
+            if (!path)
+                goto fail;
+            v[n++] = (struct fd_stale){
+                .fd = (p << FDTABLE_PAGE_BITS) | (int)i,
+                .info = info,
+                .origin = e->origin,
+                .flags = atomic_load(&e->flags),
+                .pos = atomic_load(&e->pos),
+                .pos_stamp = atomic_load(&e->pos_stamp),
+                .unsynced = atomic_load(&e->unsynced),
+                .path = path};
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    *out = v;
+    return n;
+fail:
+    pthread_mutex_unlock(&table_lock);
+    fdtable_stale_free(v, n);
+    errno = ENOMEM;
+    return -1;
+}
+
+void fdtable_stale_free(struct fd_stale *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i].path);
+    free(v);
+}
+
+bool fdtable_replace(const struct fd_stale *was, const struct fd_info *now,
+                     bool lost_writes)
+{
+    pthread_mutex_lock(&table_lock);
+    struct fd_entry *e = entry_find(was->fd);
+    struct fd_info info = {0};
+    if (e)
+        entry_read(e, &info);
+    bool same = e && info.handle == was->info.handle &&
+                info.epoch == was->info.epoch;
+    if (same) {
+        entry_write(e, now);
+        atomic_store(&e->unsynced, false);
+        atomic_store(&e->lost_writes, lost_writes);
+    }
+    pthread_mutex_unlock(&table_lock);
+    return same;
 }

@@ -27,7 +27,13 @@
 struct fd_info {
     uint64_t handle;
     uint32_t mount;
+    uint32_t epoch; /* the service the handle belongs to (service.h) */
 };
+
+/* The handle of a descriptor whose file could not be opened again after a
+ * service restart (resume.c): calls on it fail with EIO; close works.
+ * Never a service handle (their generations stay below 2^31). */
+#define FDTABLE_LOST UINT64_MAX
 
 /* Opens a placeholder and returns its number, or -1 with errno. */
 int fdtable_reserve(bool cloexec);
@@ -36,8 +42,10 @@ int fdtable_reserve(bool cloexec);
 void fdtable_unreserve(int fd);
 
 /* Records a Danaus file at the reserved number fd; path is the absolute
- * normalized path it was opened with. 0 or -1 with errno (EBADF, ENOMEM). */
-int fdtable_insert(int fd, uint64_t handle, uint32_t mount, const char *path);
+ * normalized path it was opened with, flags the open flags (O_CLOEXEC
+ * aside). 0 or -1 with errno (EBADF, ENOMEM). */
+int fdtable_insert(int fd, const struct fd_info *info, const char *path,
+                   int flags);
 
 /* Lock-free: true and *out filled when fd is a Danaus descriptor. */
 bool fdtable_lookup(int fd, struct fd_info *out);
@@ -50,20 +58,23 @@ int fdtable_path(int fd, char *out, size_t size);
  * caller to close on the service. 0 or -1 with errno EBADF. */
 int fdtable_remove(int fd, struct fd_info *old);
 
-/* Makes a Danaus descriptor for newhandle that copies oldfd's mount and
- * path, at the lowest free number (dup) or at newfd (dup2: whatever the
- * kernel had at newfd is closed, as dup2 does). When newfd was a Danaus
- * descriptor, *replaced gets it and the result's *had_replaced is true, for
- * the caller to close its handle. Returns the new number or -1 with errno. */
-int fdtable_dup(int oldfd, uint64_t newhandle);
-int fdtable_dup2(int oldfd, int newfd, uint64_t newhandle,
+/* Makes a Danaus descriptor for the handle in newh (its mount is oldfd's)
+ * that copies oldfd's path and open-file record, at the lowest free
+ * number (dup) or at newfd (dup2: whatever the kernel had at newfd is
+ * closed, as dup2 does). When newfd was a Danaus descriptor, *replaced
+ * gets it and *had_replaced is true, for the caller to close its handle.
+ * Returns the new number or -1 with errno. */
+int fdtable_dup(int oldfd, const struct fd_info *newh);
+int fdtable_dup2(int oldfd, int newfd, const struct fd_info *newh,
                  struct fd_info *replaced, bool *had_replaced);
 
 /* The same with fcntl's and dup3's choices: the lowest free number at or
  * above minfd (F_DUPFD), and close-on-exec when cloexec. */
-int fdtable_dupfd(int oldfd, int minfd, bool cloexec, uint64_t newhandle);
-int fdtable_dup3(int oldfd, int newfd, bool cloexec, uint64_t newhandle,
-                 struct fd_info *replaced, bool *had_replaced);
+int fdtable_dupfd(int oldfd, int minfd, bool cloexec,
+                  const struct fd_info *newh);
+int fdtable_dup3(int oldfd, int newfd, bool cloexec,
+                 const struct fd_info *newh, struct fd_info *replaced,
+                 bool *had_replaced);
 
 /* dup3(oldfd, newfd, flags) for a kernel oldfd: newfd gets the kernel's
  * copy and stops being a Danaus descriptor; when it was one, *replaced gets
@@ -76,5 +87,43 @@ int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
  * one of the parent's other threads, nor an entry half written. */
 void fdtable_hold(void);
 void fdtable_release(void);
+
+/*
+ * What a restarted service needs to open a descriptor again (resume.c).
+ * The service keeps each open file's offset; the library keeps a copy of
+ * it per descriptor, from the answers that move it (ipc.h), and whether
+ * data was written since the last fsync. Descriptors made by dup share an
+ * origin: they are one open file, opened once again and dup'ed.
+ */
+void fdtable_note_pos(int fd, int64_t pos);
+void fdtable_note_flags(int fd, int status_flags); /* F_SETFL's */
+void fdtable_note_written(int fd);
+void fdtable_note_synced(int fd);
+/* The open flags fd was opened with, with its F_SETFL changes. */
+int fdtable_flags(int fd);
+/* True once after a restart that may have lost fd's unsynced writes. */
+bool fdtable_take_lost_writes(int fd);
+
+struct fd_stale {
+    int fd;
+    struct fd_info info;
+    uint64_t origin;
+    int flags;
+    int64_t pos;
+    uint64_t pos_stamp; /* which copy of a shared offset is the latest */
+    bool unsynced;
+    char *path;
+};
+
+/* The descriptors whose handles belong to a service before epoch: a
+ * malloc'ed array (each path too) in *out; their number, or -1 with errno
+ * ENOMEM. */
+int fdtable_stale(uint32_t epoch, struct fd_stale **out);
+void fdtable_stale_free(struct fd_stale *v, int n);
+
+/* Gives fd the handle now, unless fd no longer holds was's handle; marks
+ * its unsynced writes lost when lost_writes. False when fd changed. */
+bool fdtable_replace(const struct fd_stale *was, const struct fd_info *now,
+                     bool lost_writes);
 
 #endif

@@ -44,7 +44,7 @@ struct inherit_fd {
     uint32_t mount;
     uint64_t handle;
     uint32_t path_len;
-    uint32_t pad;
+    int32_t flags; /* open flags, for a restart (resume.h) */
 };
 
 /* fork ----------------------------------------------------------------- */
@@ -139,7 +139,8 @@ static void note_inheritable(int fd, void *arg)
 {
     struct inherited *in = arg;
     struct fd_info info;
-    if (in->n == DANAUS_TICKET_MAX || !fdtable_lookup(fd, &info))
+    if (in->n == DANAUS_TICKET_MAX || !fdtable_lookup(fd, &info) ||
+        info.handle == FDTABLE_LOST)
         return;
     int flags = sys_fcntl(fd, F_GETFD, 0);
     if (flags < 0 || (flags & FD_CLOEXEC))
@@ -170,6 +171,7 @@ static int write_inheritance(const struct inherited *in, uint64_t token,
             path[0] = '\0';
         struct inherit_fd rec = {.fd = in->fds[i],
                                  .mount = info.mount,
+                                 .flags = fdtable_flags(in->fds[i]),
                                  .handle = in->handles[i],
                                  .path_len = (uint32_t)strlen(path)};
         rc = write_all(memfd, &rec, sizeof rec) |
@@ -324,7 +326,8 @@ void proc_inherit(void)
         if (sys_fcntl(rec.fd, F_GETFD, 0) < 0)
             continue;
         stdstreams_follow(rec.fd);
-        if (fdtable_insert(rec.fd, rec.handle, rec.mount, path) == 0)
+        struct fd_info info = {rec.handle, rec.mount, 0};
+        if (fdtable_insert(rec.fd, &info, path, rec.flags) == 0)
             inherited_fds = true;
     }
 out:

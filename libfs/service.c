@@ -10,10 +10,18 @@
  * handlers (proc.c) see to it, and a child forked without them (a raw
  * clone or fork system call) finds out from a word the kernel zeroed for
  * it. It never inherits our area's mapping (ipc.h) either way.
+ *
+ * When the door hangs up, the first thread to need the service waits for
+ * a new one at the same socket (DANAUS_RESTART_WAIT_MS, default 10 s) and
+ * attaches to it; resume.c then opens the descriptors again. A connection
+ * is one struct service: a new one is published whole (current), and the
+ * dead one's memory and mappings stay until CONNS connections later, so a
+ * thread still holding it reads valid memory and finds it gone.
  */
 #include "service.h"
 #include "identity.h"
 #include "proc.h"
+#include "resume.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -27,23 +35,61 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
-static struct service svc = {.door = -1};
+/* Connections in turn: a dead one is reused CONNS - 1 connections after
+ * it was replaced. */
+#define CONNS 4
+#define RESTART_WAIT_DEFAULT_MS 10000
+#define RESTART_RETRY_MS 20
+
+static struct service conns[CONNS] = {[0 ... CONNS - 1] = {.door = -1}};
+static unsigned next_conn;
+static _Atomic(struct service *) current;
+static uint64_t generations; /* under connect_lock */
+/* Restarts this process has lived through: kept by forked children, whose
+ * descriptors are their parent's. */
+static uint32_t epoch_now;
 /* Not pthread_once: a forked child must be able to connect again. */
 static pthread_mutex_t connect_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool tried;
-static atomic_bool connected;
-static atomic_bool gone;
 static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t pending_ticket;
 /* 1 while this process holds the connection; the kernel zeroes it in every
  * forked child (MADV_WIPEONFORK). NULL if that cannot be had. */
 static atomic_int *attached_here;
+/* Set in the thread that resumes descriptors: its own calls must not wait
+ * for a resume (it holds connect_lock). */
+static __thread bool resuming;
 
-static void service_mark_gone(void)
+static uint64_t now_ms(void)
 {
-    atomic_store(&gone, true);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static long restart_wait_ms(void)
+{
+    const char *v = getenv(DANAUS_ENV_RESTART_WAIT);
+    if (!v || !*v)
+        return RESTART_WAIT_DEFAULT_MS;
+    char *end;
+    long ms = strtol(v, &end, 10);
+    return *end || ms < 0 ? RESTART_WAIT_DEFAULT_MS : ms;
+}
+
+static void conn_unmap(struct service *s)
+{
+    if (s->door >= 0)
+        sys_close(s->door);
+    s->door = -1;
+    if (s->mapped) {
+        ipc_queues_unmap(&s->seg);
+        ipc_area_unmap(&s->area);
+    }
+    s->mapped = false;
 }
 
 /* The socket path from DANAUS_SERVICE / DANAUS_RUNDIR. */
@@ -87,27 +133,29 @@ static int move_high(int fd)
 /* Maps the queues (fds[0]) and our area (fds[1]) the reply describes.
  * The mappings are all we keep: the caller closes the descriptors, so no
  * descriptor of ours sits in the application's table. */
-static int map_shared(const struct danaus_hello_reply *r, const int *fds)
+static int map_shared(struct service *s, const struct danaus_hello_reply *r,
+                      const int *fds)
 {
     struct ipc_geometry g = {.nqueues = r->nqueues, .ncells = r->ncells,
                              .nslots = r->nslots, .slot_buf = r->slot_buf};
     memcpy(g.cpu_queue, r->cpu_queue, sizeof g.cpu_queue);
-    if (ipc_queues_map(fds[0], &g, &svc.seg) != 0)
+    if (ipc_queues_map(fds[0], &g, &s->seg) != 0)
         return -1;
-    svc.seg.fd = -1;
-    if (ipc_area_map(fds[1], &g, &svc.area) != 0) {
-        ipc_queues_unmap(&svc.seg);
+    s->seg.fd = -1;
+    if (ipc_area_map(fds[1], &g, &s->area) != 0) {
+        ipc_queues_unmap(&s->seg);
         return -1;
     }
-    svc.area.fd = -1;
-    memcpy(svc.cpu_queue, g.cpu_queue, sizeof svc.cpu_queue);
+    s->area.fd = -1;
+    s->mapped = true;
+    memcpy(s->cpu_queue, g.cpu_queue, sizeof s->cpu_queue);
     return 0;
 }
 
 /* Checks the hello reply and takes the queues, our area and the mount
  * table from it. */
-static int take_hello(const struct danaus_hello_reply *r, size_t len,
-                      const int *fds)
+static int take_hello(struct service *s, const struct danaus_hello_reply *r,
+                      size_t len, const int *fds)
 {
     if (len < sizeof *r || r->error != 0 || r->nmounts > DANAUS_MAX_MOUNTS)
         return -1;
@@ -120,18 +168,19 @@ static int take_hello(const struct danaus_hello_reply *r, size_t len,
         memcpy(&index, p, sizeof index); /* not aligned (wire.h) */
         p += sizeof index;
         const char *nul = memchr(p, '\0', (size_t)(end - p));
-        if (!nul || mount_table_add(&svc.mounts, p, index) < 0)
+        if (!nul || mount_table_add(&s->mounts, p, index) < 0)
             return -1;
         p = nul + 1;
     }
-    if (map_shared(r, fds) != 0)
+    if (map_shared(s, r, fds) != 0)
         return -1;
-    svc.client_id = r->client_id;
-    svc.client_index = r->client_index;
+    s->client_id = r->client_id;
+    s->client_index = r->client_index;
+    s->flags = r->flags;
     return 0;
 }
 
-static int say_hello(int door)
+static int say_hello(struct service *s, int door)
 {
     struct danaus_door_msg hello = {
         .op = DANAUS_DOOR_HELLO, .version = DANAUS_WIRE_VERSION};
@@ -160,7 +209,7 @@ static int say_hello(int door)
         memcpy(fds, CMSG_DATA(cm), sizeof fds);
     int rc = -1;
     if (n > 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && fds[1] >= 0)
-        rc = take_hello(reply, (size_t)n, fds);
+        rc = take_hello(s, reply, (size_t)n, fds);
     for (int i = 0; i < 2; i++)
         if (fds[i] >= 0)
             sys_close(fds[i]);
@@ -181,28 +230,45 @@ static void mark_attached(void)
         atomic_store_explicit(attached_here, 1, memory_order_relaxed);
 }
 
-static void connect_service(void)
+/* Attaches to the service as connection number epoch and publishes it;
+ * NULL when it cannot be reached. Under connect_lock. */
+static struct service *connect_service(uint32_t epoch)
+{
+    struct sockaddr_un addr = {0};
+    if (socket_path(&addr) < 0)
+        return NULL;
+    int door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (door < 0)
+        return NULL;
+    door = move_high(door);
+    identity_remember(); /* what SO_PEERCRED is about to record */
+    struct service *s = &conns[next_conn % CONNS];
+    conn_unmap(s); /* a connection CONNS - 1 restarts old */
+    mount_table_clear(&s->mounts);
+    if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
+        say_hello(s, door) < 0) {
+        conn_unmap(s);
+        sys_close(door);
+        return NULL;
+    }
+    next_conn++;
+    s->door = door;
+    s->generation = ++generations;
+    s->epoch = epoch;
+    s->give_up_ms = 0;
+    atomic_store(&s->gone, false);
+    mark_attached();
+    atomic_store_explicit(&current, s, memory_order_release);
+    return s;
+}
+
+/* The first connection of this process (or of a forked child). */
+static void connect_first(void)
 {
     /* An exec'd image must know its ticket before it says hello. */
     proc_inherit();
-    struct sockaddr_un addr = {0};
-    if (socket_path(&addr) < 0)
+    if (!connect_service(epoch_now))
         return;
-    int door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (door < 0)
-        return;
-    door = move_high(door);
-    identity_remember(); /* what SO_PEERCRED is about to record */
-    if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
-        say_hello(door) < 0) {
-        mount_table_clear(&svc.mounts);
-        sys_close(door);
-        return;
-    }
-    svc.door = door;
-    svc.generation++;
-    mark_attached();
-    atomic_store(&connected, true);
     if (pending_ticket) {
         uint64_t token = pending_ticket;
         pending_ticket = 0;
@@ -218,30 +284,87 @@ static void connect_once(void)
         return;
     pthread_mutex_lock(&connect_lock);
     if (!atomic_load_explicit(&tried, memory_order_relaxed)) {
-        connect_service();
+        connect_first();
         atomic_store_explicit(&tried, true, memory_order_release);
     }
     pthread_mutex_unlock(&connect_lock);
 }
 
-const struct service *service_get(void)
+/* dead's service is gone: attach to its successor, waiting for one to
+ * appear for up to the restart wait (every thread that finds dead gone
+ * waits for the same deadline; after it, each call tries once more), and
+ * open our descriptors there. Under connect_lock. */
+static struct service *replace(struct service *dead)
 {
-    if (atomic_load_explicit(&connected, memory_order_relaxed) &&
-        attached_here &&
-        !atomic_load_explicit(attached_here, memory_order_relaxed))
-        service_forget(); /* a child forked past our atfork handlers */
-    connect_once();
-    if (!atomic_load_explicit(&connected, memory_order_relaxed) ||
-        atomic_load_explicit(&gone, memory_order_relaxed)) {
+    uint64_t now = now_ms();
+    if (!dead->give_up_ms)
+        dead->give_up_ms = now + (uint64_t)restart_wait_ms();
+    struct service *s;
+    while (!(s = connect_service(dead->epoch + 1)) && now_ms() < dead->give_up_ms) {
+        struct timespec nap = {0, RESTART_RETRY_MS * 1000000L};
+        nanosleep(&nap, NULL);
+    }
+    if (!s)
+        return NULL;
+    epoch_now = s->epoch;
+    resuming = true;
+    resume_descriptors(dead, s);
+    resuming = false;
+    return s;
+}
+
+const struct service *service_resume(const struct service *dead)
+{
+    if (resuming) {
         errno = ENOTCONN;
         return NULL;
     }
-    return &svc;
+    pthread_mutex_lock(&connect_lock);
+    struct service *s = atomic_load(&current);
+    if (s == dead && s && atomic_load(&s->gone))
+        s = replace(s);
+    pthread_mutex_unlock(&connect_lock);
+    if (!s || atomic_load(&s->gone)) {
+        errno = ENOTCONN;
+        return NULL;
+    }
+    return s;
+}
+
+void service_wait_resumed(void)
+{
+    if (resuming)
+        return;
+    pthread_mutex_lock(&connect_lock);
+    pthread_mutex_unlock(&connect_lock);
+}
+
+const struct service *service_get(void)
+{
+    struct service *s = atomic_load_explicit(&current, memory_order_acquire);
+    if (s && attached_here &&
+        !atomic_load_explicit(attached_here, memory_order_relaxed))
+        service_forget(); /* a child forked past our atfork handlers */
+    connect_once();
+    s = atomic_load_explicit(&current, memory_order_acquire);
+    if (!s) {
+        errno = ENOTCONN;
+        return NULL;
+    }
+    if (atomic_load_explicit(&s->gone, memory_order_relaxed))
+        return service_resume(s);
+    return s;
+}
+
+const struct service *service_peek(void)
+{
+    struct service *s = atomic_load_explicit(&current, memory_order_acquire);
+    return s && !atomic_load(&s->gone) ? s : NULL;
 }
 
 bool service_connected(void)
 {
-    return atomic_load_explicit(&connected, memory_order_acquire);
+    return atomic_load_explicit(&current, memory_order_acquire) != NULL;
 }
 
 const struct mount_table *service_mounts(void)
@@ -249,16 +372,16 @@ const struct mount_table *service_mounts(void)
     int saved = errno;
     connect_once();
     errno = saved;
-    return atomic_load_explicit(&connected, memory_order_acquire)
-               ? &svc.mounts
-               : NULL;
+    struct service *s = atomic_load_explicit(&current, memory_order_acquire);
+    return s ? &s->mounts : NULL;
 }
 
 bool service_alive(void *arg)
 {
-    if (atomic_load(&gone))
+    struct service *s = arg;
+    if (atomic_load(&s->gone))
         return false;
-    struct pollfd p = {.fd = svc.door, .events = POLLIN};
+    struct pollfd p = {.fd = s->door, .events = POLLIN};
     if (poll(&p, 1, 0) < 0)
         return true; /* EINTR: no news */
     bool dead = p.revents & (POLLHUP | POLLERR | POLLNVAL);
@@ -266,31 +389,37 @@ bool service_alive(void *arg)
         /* Readable with nothing to read is end-of-file: a pending door
          * reply (another thread's) reads as at least one byte. */
         char byte;
-        dead = recv(svc.door, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+        dead = recv(s->door, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
     }
     if (dead)
-        service_mark_gone();
+        atomic_store(&s->gone, true);
     return !dead;
+}
+
+bool service_gone(const struct service *s)
+{
+    return atomic_load(&s->gone);
 }
 
 /* Sends msg (len bytes) and receives the reply, serialized with other
  * threads. 0 or an errno. */
-static int door_exchange(const struct danaus_door_msg *msg, size_t len,
+static int door_exchange(const struct service *s,
+                         const struct danaus_door_msg *msg, size_t len,
                          struct danaus_door_reply *reply)
 {
     ssize_t n;
     pthread_mutex_lock(&door_lock);
     do
-        n = send(svc.door, msg, len, MSG_NOSIGNAL);
+        n = send(s->door, msg, len, MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
     if (n == (ssize_t)len) {
         do
-            n = recv(svc.door, reply, sizeof *reply, 0);
+            n = recv(s->door, reply, sizeof *reply, 0);
         while (n < 0 && errno == EINTR);
     }
     pthread_mutex_unlock(&door_lock);
     if (n != sizeof *reply) {
-        service_mark_gone();
+        atomic_store(&((struct service *)s)->gone, true);
         return ENOTCONN;
     }
     return reply->error;
@@ -298,12 +427,13 @@ static int door_exchange(const struct danaus_door_msg *msg, size_t len,
 
 int service_door(uint32_t op, uint32_t arg, uint32_t *value)
 {
-    if (!service_get())
+    const struct service *s = service_get();
+    if (!s)
         return ENOTCONN;
     struct danaus_door_msg msg = {
         .op = op, .version = DANAUS_WIRE_VERSION, .arg = arg};
     struct danaus_door_reply reply;
-    int err = door_exchange(&msg, sizeof msg, &reply);
+    int err = door_exchange(s, &msg, sizeof msg, &reply);
     if (err == 0)
         *value = reply.value;
     return err;
@@ -311,7 +441,8 @@ int service_door(uint32_t op, uint32_t arg, uint32_t *value)
 
 int service_door_ticket(const uint64_t *handles, uint32_t n, uint64_t *token)
 {
-    if (!service_get())
+    const struct service *s = service_get();
+    if (!s)
         return ENOTCONN;
     static union {
         struct danaus_door_msg m;
@@ -332,7 +463,7 @@ int service_door_ticket(const uint64_t *handles, uint32_t n, uint64_t *token)
         len += n * sizeof handles[0];
     }
     struct danaus_door_reply reply;
-    int err = door_exchange(&buf.m, len, &reply);
+    int err = door_exchange(s, &buf.m, len, &reply);
     pthread_mutex_unlock(&buf_lock);
     if (err == 0)
         *token = reply.token;
@@ -345,7 +476,7 @@ int service_door_adopt(uint64_t token)
                                   .version = DANAUS_WIRE_VERSION,
                                   .token = token};
     struct danaus_door_reply reply;
-    return door_exchange(&msg, sizeof msg, &reply);
+    return door_exchange(atomic_load(&current), &msg, sizeof msg, &reply);
 }
 
 void service_adopt_on_connect(uint64_t token)
@@ -355,17 +486,10 @@ void service_adopt_on_connect(uint64_t token)
 
 void service_forget(void)
 {
-    if (svc.door >= 0)
-        sys_close(svc.door);
-    if (atomic_load(&connected)) {
-        ipc_queues_unmap(&svc.seg);
-        ipc_area_unmap(&svc.area);
-    }
-    svc.door = -1;
-    mount_table_clear(&svc.mounts);
+    for (int i = 0; i < CONNS; i++)
+        conn_unmap(&conns[i]);
+    atomic_store(&current, NULL);
     pthread_mutex_init(&connect_lock, NULL);
     pthread_mutex_init(&door_lock, NULL);
-    atomic_store(&connected, false);
-    atomic_store(&gone, false);
     atomic_store(&tried, false);
 }

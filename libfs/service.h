@@ -3,8 +3,10 @@
  * queues, this process's own area of slots and the mount table, set up once
  * per process on first use.
  *
- * After the service is found gone (door hang-up), every call fails with
- * ENOTCONN at once.
+ * When the service is found gone (door hang-up), the next call waits for
+ * a restarted service at the same socket, for up to DANAUS_RESTART_WAIT_MS
+ * (0: fail at once), attaches to it and opens this process's descriptors
+ * there again (resume.c); without one it fails with ENOTCONN.
  */
 #ifndef LIBFS_SERVICE_H
 #define LIBFS_SERVICE_H
@@ -12,6 +14,7 @@
 #include "mounts.h"
 
 #include "ipc/ipc.h"
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -25,11 +28,33 @@ struct service {
     struct mount_table mounts;
     uint64_t generation;     /* counts connections: slots of an older one
                                 are not ours any more */
+    uint32_t epoch;          /* counts service restarts: handles of an
+                                older one are not ours any more */
+    uint32_t flags;          /* DANAUS_HELLO_ */
+    _Atomic bool gone;       /* the door hung up */
+    bool mapped;             /* seg and area are mapped */
+    uint64_t give_up_ms;     /* gone: until when to wait for a successor */
 };
 
-/* The connected service, connecting on first use; NULL with errno ENOTCONN
- * when it cannot be reached or is gone. */
+/* The connected service, connecting on first use and attaching to a
+ * restarted one when it is gone; NULL with errno ENOTCONN when it cannot
+ * be reached. */
 const struct service *service_get(void);
+
+/* The connected service if it is not known to be gone, without connecting
+ * or waiting; NULL otherwise. */
+const struct service *service_peek(void);
+
+/* dead (a connection a call was made on) is gone: the service that
+ * replaced it, attaching to one if no other thread has; NULL with errno
+ * ENOTCONN when none came within the restart wait. */
+const struct service *service_resume(const struct service *dead);
+
+/* Returns once no thread is opening descriptors on a restarted service. */
+void service_wait_resumed(void);
+
+/* Whether s's door has hung up. */
+bool service_gone(const struct service *s);
 
 /* The mount table, connecting on first use; still there after the service
  * is gone (calls on its paths then fail with ENOTCONN rather than reach the
@@ -39,7 +64,8 @@ const struct mount_table *service_mounts(void);
 /* Whether this process has attached (without trying to). */
 bool service_connected(void);
 
-/* ipc_alive_fn: false once the door has hung up (and from then on). */
+/* ipc_alive_fn on a connection (arg): false once its door has hung up
+ * (and from then on). */
 bool service_alive(void *arg);
 
 /* One door request and its reply, serialized with other threads'.

@@ -22,7 +22,7 @@ static void give_back_slot(void *arg)
 {
     struct thread_state *t = arg;
     uint32_t unused;
-    const struct service *svc = service_get();
+    const struct service *svc = service_peek();
     if (svc && svc->generation == t->generation)
         service_door(DANAUS_DOOR_SLOT_PUT, t->slot, &unused);
     has_slot = false;

@@ -153,6 +153,7 @@ int64_t call_read(struct request *r)
     int64_t n = read_at(r, r->of->pos);
     if (n > 0)
         r->of->pos += n;
+    *r->pos_out = r->of->pos;
     pthread_mutex_unlock(&r->of->pos_lock);
     return n;
 }
@@ -164,6 +165,7 @@ int64_t call_write(struct request *r)
     int64_t n = write_at(r, r->of->pos, &end);
     if (n >= 0)
         r->of->pos = end;
+    *r->pos_out = r->of->pos;
     pthread_mutex_unlock(&r->of->pos_lock);
     return n;
 }
@@ -239,6 +241,7 @@ int64_t call_lseek(struct request *r)
     pthread_mutex_lock(&r->of->pos_lock);
     int64_t rc = r->of->file->is_dir ? seek_dir(r->of, r->d->arg[0], whence)
                                      : seek_file(r, r->d->arg[0], whence);
+    *r->pos_out = r->of->pos;
     pthread_mutex_unlock(&r->of->pos_lock);
     return rc;
 }
@@ -258,6 +261,7 @@ int64_t call_getdents(struct request *r)
     pthread_mutex_lock(&r->of->pos_lock);
     n = ops_of(r->of)->getdents(r->of->file, &r->c->cred, r->out, (size_t)n,
                                 &r->of->pos);
+    *r->pos_out = r->of->pos;
     pthread_mutex_unlock(&r->of->pos_lock);
     return n;
 }

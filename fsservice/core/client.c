@@ -173,6 +173,8 @@ struct client *client_request_begin(struct client_registry *r,
             /* The one read of the shared descriptor. */
             memcpy(out, &s->desc, sizeof *out);
             atomic_store(&cs->running, true);
+            /* Before any effect of the request (ipc.h). */
+            atomic_store_explicit(&s->begun, b.seq, memory_order_release);
             return c;
         }
     }

@@ -27,6 +27,8 @@ struct request {
     uint32_t in_len;
     uint32_t in_used;       /* bytes of in consumed by strings so far */
     struct open_file *of;   /* desc.handle's open file, if it names one */
+    int64_t *pos_out;       /* the slot's pos (ipc.h): the offset after a
+                               call that moves it */
     char path[DANAUS_PATH_MAX];
     char path2[DANAUS_PATH_MAX]; /* second string: rename target, xattr name */
 };

@@ -23,11 +23,14 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 3 /* 3: private areas, doorbells (ipc.h) */
+#define DANAUS_WIRE_VERSION 4 /* 4: the slot's begun and pos (ipc.h) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
 #define DANAUS_ENV_RUNDIR  "DANAUS_RUNDIR"  /* where <name>.sock lives */
+/* How long a process waits for its service to come back (ms, default
+ * 10000; 0: calls fail with ENOTCONN at once). */
+#define DANAUS_ENV_RESTART_WAIT "DANAUS_RESTART_WAIT_MS"
 #define DANAUS_DEFAULT_RUNDIR "/run/danaus"
 
 #define DANAUS_NARGS 6
@@ -275,6 +278,10 @@ struct danaus_stats_reply {
  */
 #define DANAUS_MOUNT_KERNEL UINT32_MAX
 #define DANAUS_MAX_CPUS 1024
+/* The service keeps written data in its own memory until fsync (its
+ * Ceph client does): if it dies, writes not yet fsync'd may be lost. */
+#define DANAUS_HELLO_CACHES_WRITES 1u
+
 struct danaus_hello_reply {
     int32_t error;
     uint32_t client_id;
@@ -282,6 +289,7 @@ struct danaus_hello_reply {
     uint32_t nmounts;
     uint32_t nqueues, ncells; /* the queues memfd (first descriptor) */
     uint32_t nslots, slot_buf; /* the area memfd (second descriptor) */
+    uint32_t flags;            /* DANAUS_HELLO_ */
     uint16_t cpu_queue[DANAUS_MAX_CPUS]; /* cpu number -> queue */
     char mounts[]; /* nmounts entries: index, then path and NUL */
 };

@@ -24,12 +24,10 @@
 #include <string.h>
 
 /* Closes a service handle nobody refers to any more; keeps errno. */
-static void close_handle(uint32_t mount, uint64_t handle)
+static void close_handle(const struct fd_info *info)
 {
     int saved = errno;
-    struct call c;
-    if (call_begin(&c, DANAUS_CALL_CLOSE, mount, handle) == 0)
-        call_send(&c);
+    call_close(info);
     errno = saved;
 }
 
@@ -51,6 +49,7 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     int64_t handle = call_send(&c);
     if (handle < 0)
         return -1;
+    struct fd_info info = {(uint64_t)handle, c.desc.mount, c.svc->epoch};
     /* A FIFO, device or socket: its data path is the kernel's, which
      * reaches it through the FUSE door at the same path. The descriptor is
      * a kernel one; without the door the open fails as the kernel says. */
@@ -58,12 +57,12 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
         return (int)syscall(SYS_openat, AT_FDCWD, where.abs, flags, mode);
     int fd = fdtable_reserve(flags & O_CLOEXEC);
     if (fd < 0) {
-        close_handle(where.mount, (uint64_t)handle);
+        close_handle(&info);
         return -1;
     }
-    if (fdtable_insert(fd, (uint64_t)handle, where.mount, where.abs) < 0) {
+    if (fdtable_insert(fd, &info, where.abs, flags & ~O_CLOEXEC) < 0) {
         fdtable_unreserve(fd);
-        close_handle(where.mount, (uint64_t)handle);
+        close_handle(&info);
         return -1;
     }
     return fd;
@@ -107,11 +106,7 @@ DANAUS_EXPORT int danaus_close(int fd)
         return -1;
     /* The descriptor is gone even if the service reports an error, as with
      * close(2). */
-    struct call c;
-    if (call_begin(&c, DANAUS_CALL_CLOSE, old.mount, old.handle) < 0 ||
-        call_send(&c) < 0)
-        return -1;
-    return 0;
+    return call_close(&old);
 }
 
 /* Walks an iovec array, copying to or from it. */
@@ -371,33 +366,32 @@ DANAUS_EXPORT int danaus_ftruncate(int fd, off_t length)
     return call_send(&c) < 0 ? -1 : 0;
 }
 
-/* A second service handle to fd's open file (shared offset and flags). */
-static int64_t dup_handle(int fd, struct fd_info *info)
+/* A second service handle to fd's open file (shared offset and flags):
+ * *out gets it. 0 or -1 with errno. */
+static int dup_handle(int fd, struct fd_info *out)
 {
-    if (!fdtable_lookup(fd, info)) {
-        errno = EBADF;
-        return -1;
-    }
     struct call c;
-    if (call_begin(&c, DANAUS_CALL_DUP, info->mount, info->handle) < 0)
+    if (call_begin_fd(&c, DANAUS_CALL_DUP, fd, false) < 0)
         return -1;
     int64_t handle = call_send(&c);
+    if (handle < 0)
+        return -1;
     if (handle == 0) {
         errno = EPROTO;
         return -1;
     }
-    return handle;
+    *out = (struct fd_info){(uint64_t)handle, c.desc.mount, c.svc->epoch};
+    return 0;
 }
 
 DANAUS_EXPORT int danaus_dup(int oldfd)
 {
     struct fd_info info;
-    int64_t handle = dup_handle(oldfd, &info);
-    if (handle < 0)
+    if (dup_handle(oldfd, &info) < 0)
         return -1;
-    int fd = fdtable_dup(oldfd, (uint64_t)handle);
+    int fd = fdtable_dup(oldfd, &info);
     if (fd < 0)
-        close_handle(info.mount, (uint64_t)handle);
+        close_handle(&info);
     return fd;
 }
 
@@ -409,17 +403,16 @@ static int dup_onto(int oldfd, int newfd, bool cloexec)
         return -1;
     }
     struct fd_info info;
-    int64_t handle = dup_handle(oldfd, &info);
-    if (handle < 0)
+    if (dup_handle(oldfd, &info) < 0)
         return -1;
     struct fd_info replaced;
     bool had_replaced;
-    int fd = fdtable_dup3(oldfd, newfd, cloexec, (uint64_t)handle, &replaced,
+    int fd = fdtable_dup3(oldfd, newfd, cloexec, &info, &replaced,
                           &had_replaced);
     if (fd < 0)
-        close_handle(info.mount, (uint64_t)handle);
+        close_handle(&info);
     else if (had_replaced)
-        close_handle(replaced.mount, replaced.handle);
+        close_handle(&replaced);
     return fd;
 }
 
@@ -476,12 +469,11 @@ static int dup_from(int oldfd, int minfd, bool cloexec)
         return -1;
     }
     struct fd_info info;
-    int64_t handle = dup_handle(oldfd, &info);
-    if (handle < 0)
+    if (dup_handle(oldfd, &info) < 0)
         return -1;
-    int fd = fdtable_dupfd(oldfd, minfd, cloexec, (uint64_t)handle);
+    int fd = fdtable_dupfd(oldfd, minfd, cloexec, &info);
     if (fd < 0)
-        close_handle(info.mount, (uint64_t)handle);
+        close_handle(&info);
     return fd;
 }
 

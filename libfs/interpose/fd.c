@@ -323,10 +323,7 @@ static int kernel_onto_danaus(int oldfd, int newfd, int flags)
                                  &had_replaced);
     if (had_replaced) {
         int saved = errno;
-        struct call c;
-        if (call_begin(&c, DANAUS_CALL_CLOSE, replaced.mount,
-                       replaced.handle) == 0)
-            call_send(&c);
+        call_close(&replaced);
         errno = saved;
     }
     return rc;

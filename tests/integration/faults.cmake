@@ -28,3 +28,13 @@ target_link_libraries(service_stuck PRIVATE danaus danaus_test_harness
 add_test(NAME service_stuck COMMAND service_stuck
   $<TARGET_FILE:danausd_stuck>)
 set_tests_properties(service_stuck PROPERTIES LABELS integration TIMEOUT 120)
+
+# service_resume: a preloaded program lives through SIGKILL and restart of
+# its service (libfs/resume.h).
+add_executable(service_resume
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_resume.c)
+target_link_libraries(service_resume PRIVATE danaus danaus_test_harness
+  PkgConfig::CMOCKA Threads::Threads)
+add_test(NAME service_resume COMMAND service_resume
+  $<TARGET_FILE:danausd> $<TARGET_FILE:danausd_stuck>)
+set_tests_properties(service_resume PROPERTIES LABELS integration TIMEOUT 120)

@@ -3,7 +3,8 @@
  *
  *   service_lifecycle DANAUSD
  *
- * A client whose service dies gets errors at once, never a hang; a client
+ * A client whose service dies, told not to wait for a restart, gets errors
+ * at once, never a hang; a client
  * without a service gets ENOTCONN; a bad configuration is refused with the
  * file and line; a second service of the same name is refused while the
  * first runs, and takes over the socket once the first is gone. Clients run
@@ -61,6 +62,8 @@ static int client_outlives_service(void *arg)
     const struct site *s = ((void **)arg)[0];
     pid_t service = *(pid_t *)((void **)arg)[1];
     site_use(s);
+    /* No restart follows (service_resume.c tests one): fail at once. */
+    setenv("DANAUS_RESTART_WAIT_MS", "0", 1);
     int fd = danaus_open(MOUNTPOINT "/f", O_RDWR | O_CREAT, 0644);
     CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
     CHILD_CHECK(danaus_write(fd, "abc", 3) == 3, "write: %s", strerror(errno));

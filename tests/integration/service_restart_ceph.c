@@ -12,6 +12,12 @@
  * within READ_BOUND_MS of the restart: far below the session timeout, far
  * above the milliseconds it takes.
  *
+ * A client that lives through the restart (libfs/resume.h) goes on with
+ * its descriptor within RESUME_BOUND_MS of the new service's start; since
+ * the Ceph client keeps written data in the dead service until fsync, the
+ * writes it had not fsync'd are reported lost by its next fsync (EIO,
+ * once), and every fsync'd byte is still there.
+ *
  * A service still mounting Ceph (here: a cluster that is not there, which
  * Ceph waits 30 s for) ends on SIGTERM within STOP_BOUND_MS all the same.
  */
@@ -36,6 +42,7 @@
 #define NFILES 4
 #define READ_BOUND_MS 15000 /* restart to first read; the failure is ~50 s */
 #define STOP_BOUND_MS 2000
+#define RESUME_BOUND_MS 2000
 
 static const char *danausd, *ceph_conf;
 static struct site site;
@@ -160,6 +167,72 @@ static void test_sigterm_while_mounting(void **state)
     assert_int_equal(daemon_term(&first, STOP_BOUND_MS, "during start-up"), 1);
 }
 
+/* ---- a client lives through the restart ---- */
+
+static int to_child[2], to_parent[2];
+
+static int client_across_restart(void *arg)
+{
+    const struct files *f = arg;
+    site_use(f->site);
+    char path[256], buf[64] = {0};
+    snprintf(path, sizeof path, "%s-resume", f->dir);
+    int fd = danaus_open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    CHILD_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+    CHILD_CHECK(danaus_write(fd, "synced ", 7) == 7 && danaus_fsync(fd) == 0,
+                "write and fsync: %s", strerror(errno));
+    CHILD_CHECK(danaus_write(fd, "cached ", 7) == 7, "write");
+    char c = 1;
+    CHILD_CHECK(write(to_parent[1], &c, 1) == 1, "pipe");
+    CHILD_CHECK(read(to_child[0], &c, 1) == 1, "pipe"); /* restarted */
+    double t0 = now_ms();
+    errno = 0;
+    CHILD_CHECK(danaus_fsync(fd) == -1 && errno == EIO,
+                "fsync after writes the dead service held: %s",
+                strerror(errno));
+    double took = now_ms() - t0;
+    printf("resumed on the new service %.0f ms after its start\n", took);
+    fflush(stdout);
+    CHILD_CHECK(took < RESUME_BOUND_MS, "resume took %.0f ms", took);
+    CHILD_CHECK(danaus_fsync(fd) == 0, "second fsync: %s", strerror(errno));
+    CHILD_CHECK(danaus_lseek(fd, 0, SEEK_CUR) == 14, "offset kept");
+    CHILD_CHECK(danaus_pread(fd, buf, 7, 0) == 7 &&
+                memcmp(buf, "synced ", 7) == 0, "fsync'd bytes: %s", buf);
+    CHILD_CHECK(danaus_close(fd) == 0 && danaus_unlink(path) == 0, "unlink");
+    return 0;
+}
+
+static void test_client_resumes(void **state)
+{
+    (void)state;
+    assert_int_equal(site_make(&site, "resume"), 0);
+    assert_int_equal(site_write_config(&site, "ceph_conf %s\nfuse off\n"
+                                       "mount %s ceph /\n",
+                                       ceph_conf, MOUNTPOINT), 0);
+    assert_int_equal(daemon_start(&first, danausd, &site, "first", 60000), 0);
+    assert_int_equal(pipe(to_child), 0);
+    assert_int_equal(pipe(to_parent), 0);
+    struct files f = {.site = &site, .service = first.pid};
+    snprintf(f.dir, sizeof f.dir, "%s/resume-%d", MOUNTPOINT, (int)getpid());
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(client_across_restart(&f));
+    close(to_child[0]);
+    close(to_parent[1]);
+    char c;
+    assert_int_equal(read(to_parent[0], &c, 1), 1);
+    daemon_kill(&first);
+    assert_int_equal(daemon_start(&second, danausd, &site, "second", 60000), 0);
+    assert_int_equal(write(to_child[1], &c, 1), 1);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(daemon_stop(&second), 0);
+}
+
 static int cleanup(void **state)
 {
     (void)state;
@@ -179,6 +252,7 @@ int main(int argc, char **argv)
     ceph_conf = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_restart_reads_at_once, cleanup),
+        cmocka_unit_test_teardown(test_client_resumes, cleanup),
         cmocka_unit_test_teardown(test_sigterm_while_mounting, cleanup),
     };
     return cmocka_run_group_tests_name("service_restart_ceph", tests, NULL,

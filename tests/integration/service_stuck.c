@@ -13,7 +13,7 @@
  * waits forever). SIGTERM must end the service within STOP_BOUND_MS (the
  * service waits 2 s for calls in progress, then leaves them), and the
  * blocked client's calls then fail with ENOTCONN, as any client's whose
- * service is gone.
+ * service is gone and not restarted (DANAUS_RESTART_WAIT_MS=0).
  *
  * With request_deadline_ms set, the blocked call itself fails with
  * ETIMEDOUT at its deadline (within DEADLINE_MS plus the watch's 50 ms
@@ -97,6 +97,8 @@ static void *mkdir_in_stuck_mount(void *arg)
 static int block_every_queue(void *arg)
 {
     site_use(arg);
+    /* No restart follows: fail at once rather than wait for one. */
+    setenv("DANAUS_RESTART_WAIT_MS", "0", 1);
     cpu_set_t set;
     int n = cpus(&set) * STUCK_PER_CPU;
     struct stuck_call *calls = calloc((size_t)n, sizeof *calls);

@@ -23,7 +23,8 @@ static int new_entry(uint64_t handle, uint32_t mount, const char *path,
 {
     int fd = fdtable_reserve(cloexec);
     assert_true(fd >= 0);
-    assert_int_equal(fdtable_insert(fd, handle, mount, path), 0);
+    struct fd_info info = {handle, mount, 0};
+    assert_int_equal(fdtable_insert(fd, &info, path, O_RDWR), 0);
     return fd;
 }
 
@@ -73,7 +74,7 @@ static void numbers_outside_the_table_are_not_danaus(void **state)
     assert_false(fdtable_lookup(FDTABLE_MAX, &info));
     assert_false(fdtable_lookup(0, &info)); /* stdin: a kernel descriptor */
     errno = 0;
-    assert_int_equal(fdtable_insert(-1, 1, 0, "/x"), -1);
+    assert_int_equal(fdtable_insert(-1, &(struct fd_info){1, 0, 0}, "/x", 0), -1);
     assert_int_equal(errno, EBADF);
 }
 
@@ -105,7 +106,7 @@ static void placeholder_holds_the_number_in_the_kernel(void **state)
 static void dup_copies_mount_and_path_not_cloexec(void **state)
 {
     int fd = new_entry(11, 2, "/mnt/d/dir", true);
-    int copy = fdtable_dup(fd, 12);
+    int copy = fdtable_dup(fd, &(struct fd_info){12, 0, 0});
     assert_true(copy >= 0);
     assert_int_not_equal(copy, fd);
     struct fd_info info;
@@ -123,7 +124,7 @@ static void dup_copies_mount_and_path_not_cloexec(void **state)
     assert_int_equal(fdtable_remove(copy, &old), 0);
     assert_int_equal(fdtable_remove(fd, &old), 0);
     errno = 0;
-    assert_int_equal(fdtable_dup(fd, 13), -1);
+    assert_int_equal(fdtable_dup(fd, &(struct fd_info){13, 0, 0}), -1);
     assert_int_equal(errno, EBADF);
 }
 
@@ -133,7 +134,7 @@ static void dup2_over_a_danaus_descriptor(void **state)
     int b = new_entry(22, 4, "/mnt/b/g", false);
     struct fd_info replaced;
     bool had_replaced = false;
-    assert_int_equal(fdtable_dup2(a, b, 23, &replaced, &had_replaced), b);
+    assert_int_equal(fdtable_dup2(a, b, &(struct fd_info){23, 0, 0}, &replaced, &had_replaced), b);
     assert_true(had_replaced);
     assert_int_equal(replaced.handle, 22);
     assert_int_equal(replaced.mount, 4);
@@ -160,7 +161,7 @@ static void dup2_over_a_kernel_descriptor_closes_it(void **state)
     assert_int_equal(pipe(pipefd), 0);
     struct fd_info replaced;
     bool had_replaced = true;
-    assert_int_equal(fdtable_dup2(a, pipefd[0], 32, &replaced, &had_replaced),
+    assert_int_equal(fdtable_dup2(a, pipefd[0], &(struct fd_info){32, 0, 0}, &replaced, &had_replaced),
                      pipefd[0]);
     assert_false(had_replaced);
     assert_kernel_target(pipefd[0], "/dev/null");

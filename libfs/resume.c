@@ -1,0 +1,262 @@
+/*
+ * resume.c - living through a restart of the service (see resume.h).
+ *
+ * Every descriptor remembers which service its handle belongs to (the
+ * epoch, service.h). Once a restarted service is current, the thread that
+ * attached opens the stale descriptors there, one open file at a time,
+ * while other threads that need a stale descriptor wait for it to finish
+ * (service_wait_resumed). Calls that were in flight come back here from
+ * call_send with the dead connection's slot still mapped: its request
+ * bytes are copied to the thread's slot of the new connection and sent
+ * again, or settled, by the rules in resume.h.
+ */
+#include "resume.h"
+
+#include "fdtable.h"
+#include "thread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The request of a call whose answer overwrites it (resume_keep_request). */
+static __thread unsigned char kept[2 * DANAUS_PATH_MAX + 8];
+static __thread uint32_t kept_len;
+
+static bool answers_over_request(uint32_t call)
+{
+    switch (call) {
+    case DANAUS_CALL_STAT:
+    case DANAUS_CALL_READLINK:
+    case DANAUS_CALL_STATFS:
+    case DANAUS_CALL_GETXATTR:
+    case DANAUS_CALL_LISTXATTR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void resume_keep_request(const struct call *c)
+{
+    if (!answers_over_request(c->desc.call))
+        return;
+    kept_len = c->pack.len <= sizeof kept ? c->pack.len : UINT32_MAX;
+    if (kept_len != UINT32_MAX)
+        memcpy(kept, c->pack.buf, kept_len);
+}
+
+bool resume_fd_info(int fd, const struct service **svc, struct fd_info *out)
+{
+    if (!fdtable_lookup(fd, out)) {
+        errno = EBADF;
+        return false;
+    }
+    if (out->handle != FDTABLE_LOST && out->epoch != (*svc)->epoch) {
+        service_wait_resumed();
+        *svc = service_get();
+        if (!*svc)
+            return false;
+        if (!fdtable_lookup(fd, out)) {
+            errno = EBADF;
+            return false;
+        }
+        if (out->epoch != (*svc)->epoch)
+            out->handle = FDTABLE_LOST;
+    }
+    if (out->handle == FDTABLE_LOST) {
+        errno = EIO;
+        return false;
+    }
+    return true;
+}
+
+/* The index of dead's mount index on now, matched by mount point. */
+static bool same_mount(const struct service *dead, const struct service *now,
+                       uint32_t index, uint32_t *out)
+{
+    const struct mount_table *from = &dead->mounts, *to = &now->mounts;
+    for (uint32_t i = 0; i < from->count; i++) {
+        if (from->index[i] != index)
+            continue;
+        for (uint32_t j = 0; j < to->count; j++)
+            if (to->len[j] == from->len[i] &&
+                memcmp(to->path[j], from->path[i], from->len[i]) == 0 &&
+                to->index[j] != DANAUS_MOUNT_KERNEL) {
+                *out = to->index[j];
+                return true;
+            }
+    }
+    return false;
+}
+
+int64_t resume_call(struct call *c, bool begun)
+{
+    uint32_t id = c->desc.call;
+    /* The old service's open files died with it. */
+    if (id == DANAUS_CALL_CLOSE)
+        return RESUME_DONE;
+    const struct service *dead = c->svc;
+    const struct service *now = service_resume(dead);
+    if (!now)
+        return -ENOTCONN;
+    uint32_t mount;
+    uint64_t handle = 0;
+    if (c->fd >= 0) {
+        struct fd_info info;
+        if (!resume_fd_info(c->fd, &now, &info))
+            return -errno;
+        if (begun && id == DANAUS_CALL_WRITE &&
+            (fdtable_flags(c->fd) & O_APPEND))
+            return -EIO;
+        if (id == DANAUS_CALL_FSYNC && fdtable_take_lost_writes(c->fd))
+            return -EIO;
+        mount = info.mount;
+        handle = info.handle;
+    } else if (c->desc.handle || !same_mount(dead, now, c->desc.mount, &mount)) {
+        return -EIO;
+    }
+    struct thread_state *t = thread_get(now);
+    if (!t)
+        return -errno;
+    const unsigned char *request = c->pack.buf;
+    if (begun && answers_over_request(id)) {
+        if (kept_len == UINT32_MAX)
+            return -EIO;
+        request = kept;
+    }
+    if (c->pack.len > now->area.slot_buf)
+        return -E2BIG;
+    unsigned char *buf = ipc_slot(&now->area, t->slot)->buf;
+    memmove(buf, request, c->pack.len);
+    c->svc = now;
+    c->thread = t;
+    c->pack.buf = buf;
+    c->pack.cap = now->area.slot_buf;
+    c->desc.mount = mount;
+    c->desc.handle = handle;
+    /* Our first try may have made the file: open it, not EEXIST. */
+    if (begun && id == DANAUS_CALL_OPEN &&
+        (c->desc.arg[0] & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+        c->desc.arg[0] &= ~O_EXCL;
+    return 0;
+}
+
+int64_t resume_settle(const struct call *c, int64_t result)
+{
+    switch (c->desc.call) {
+    case DANAUS_CALL_MKDIR:
+    case DANAUS_CALL_SYMLINK:
+    case DANAUS_CALL_LINK:
+    case DANAUS_CALL_MKNOD:
+        return result == -EEXIST ? 0 : result;
+    case DANAUS_CALL_UNLINK:
+    case DANAUS_CALL_RMDIR:
+    case DANAUS_CALL_RENAME:
+        return result == -ENOENT ? 0 : result;
+    case DANAUS_CALL_REMOVEXATTR:
+        return result == -ENODATA ? 0 : result;
+    case DANAUS_CALL_SETXATTR:
+        return result == -EEXIST ? 0 : result;
+    default:
+        return result;
+    }
+}
+
+/* Opens path (absolute) on now again with flags, at pos. The handle, or
+ * FDTABLE_LOST when the file cannot be had; 0 when now died too (the
+ * descriptor stays stale for the next service). */
+static uint64_t reopen(const struct service *now, const char *path,
+                       int flags, int64_t pos, uint32_t *mount)
+{
+    const char *rel;
+    int index = mount_table_match(&now->mounts, path, &rel);
+    if (index < 0)
+        return FDTABLE_LOST;
+    *mount = (uint32_t)index;
+    struct call c;
+    if (call_begin(&c, DANAUS_CALL_OPEN, *mount, 0) < 0 || c.svc != now ||
+        pack_str(&c.pack, rel) < 0)
+        return service_gone(now) ? 0 : FDTABLE_LOST;
+    c.desc.arg[0] = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC);
+    int64_t handle = call_send(&c);
+    if (handle <= 0)
+        return service_gone(now) ? 0 : FDTABLE_LOST;
+    if (pos != 0 && !(flags & O_PATH) &&
+        call_begin(&c, DANAUS_CALL_LSEEK, *mount, (uint64_t)handle) == 0) {
+        c.desc.arg[0] = pos;
+        c.desc.arg[1] = SEEK_SET;
+        if (call_send(&c) < 0)
+            return service_gone(now) ? 0 : FDTABLE_LOST;
+    }
+    return (uint64_t)handle;
+}
+
+static uint64_t dup_on(uint32_t mount, uint64_t handle)
+{
+    struct call c;
+    if (call_begin(&c, DANAUS_CALL_DUP, mount, handle) < 0)
+        return 0;
+    int64_t h = call_send(&c);
+    return h > 0 ? (uint64_t)h : 0;
+}
+
+static int by_origin(const void *a, const void *b)
+{
+    const struct fd_stale *x = a, *y = b;
+    return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+/* Opens one open file again (the entries v[0..n), made by dup of one
+ * another) and gives each descriptor its handle. */
+static void resume_open_file(const struct service *dead,
+                             const struct service *now, struct fd_stale *v,
+                             int n)
+{
+    int latest = 0;
+    bool unsynced = false;
+    for (int i = 0; i < n; i++) {
+        if (v[i].pos_stamp > v[latest].pos_stamp)
+            latest = i;
+        unsynced |= v[i].unsynced;
+    }
+    bool lost_writes = unsynced && (dead->flags & DANAUS_HELLO_CACHES_WRITES);
+    uint32_t mount = 0;
+    uint64_t handle = reopen(now, v[0].path, v[0].flags, v[latest].pos,
+                             &mount);
+    if (handle == 0)
+        return;
+    bool used = false;
+    for (int i = 0; i < n; i++) {
+        struct fd_info h = {handle, mount, now->epoch};
+        if (handle != FDTABLE_LOST && used) {
+            h.handle = dup_on(mount, handle);
+            if (h.handle == 0)
+                h.handle = FDTABLE_LOST;
+        }
+        if (fdtable_replace(&v[i], &h, lost_writes))
+            used |= h.handle == handle;
+        else if (h.handle != handle && h.handle != FDTABLE_LOST)
+            call_close(&h);
+    }
+    if (!used && handle != FDTABLE_LOST) {
+        struct fd_info h = {handle, mount, now->epoch};
+        call_close(&h);
+    }
+}
+
+void resume_descriptors(const struct service *dead, const struct service *now)
+{
+    struct fd_stale *v;
+    int n = fdtable_stale(now->epoch, &v);
+    if (n <= 0)
+        return;
+    qsort(v, (size_t)n, sizeof *v, by_origin);
+    for (int i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j].origin == v[i].origin; j++)
+            ;
+        resume_open_file(dead, now, v + i, j - i);
+    }
+    fdtable_stale_free(v, n);
+}

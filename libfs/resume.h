@@ -1,0 +1,61 @@
+/*
+ * resume.h - living through a restart of the service.
+ *
+ * When danausd dies and a new one comes up at the same socket (service.c
+ * attaches to it), the process goes on as if nothing happened where that
+ * can be done safely:
+ *  - its descriptors are opened again, by the path they were opened with,
+ *    with their flags and their last known offset (fdtable.h); descriptors
+ *    made by dup stay one open file. A file that cannot be opened again
+ *    (unlinked or renamed away meanwhile) fails with EIO on that
+ *    descriptor only.
+ *  - a call in flight when the service died is sent again to the new one
+ *    when it never started (the slot's begun word, ipc.h), or when doing
+ *    it twice changes nothing; a call that changes the namespace and may
+ *    have been done is settled by its outcome (mkdir answering EEXIST was
+ *    ours, and so on); an append write that may have been done fails with
+ *    EIO, since doing it twice would add the data twice.
+ *  - a service that keeps written data in its memory (hello flag
+ *    DANAUS_HELLO_CACHES_WRITES) may have lost a descriptor's writes not
+ *    yet fsync'd: the next fsync on it reports EIO, once.
+ * Not kept: record locks (the new service holds none of them), descriptors
+ * shared with another process (each process opens its own, so they no
+ * longer share an offset), and mounts the new service does not have.
+ */
+#ifndef LIBFS_RESUME_H
+#define LIBFS_RESUME_H
+
+#include "call.h"
+#include "service.h"
+
+#include <stdbool.h>
+
+/* resume_call's answer for a call with nothing left to do (result 0). */
+#define RESUME_DONE 1
+
+/* Opens this process's descriptors of dead's service on now's. Called by
+ * service.c, once now is current, before other threads may use their
+ * descriptors again (service_wait_resumed). */
+void resume_descriptors(const struct service *dead,
+                        const struct service *now);
+
+/* fd's handle on *svc, waiting for a resume under way. False with errno:
+ * EBADF (not a Danaus descriptor), EIO (its file was lost in a restart),
+ * ENOTCONN. *svc may move to a newer connection. */
+bool resume_fd_info(int fd, const struct service **svc, struct fd_info *out);
+
+/* Before c is posted: keeps a private copy of the request when the
+ * service writes its answer over it (stat of a path, readlink, ...), so
+ * that a retry can send it again. */
+void resume_keep_request(const struct call *c);
+
+/* c's service died before answering (begun: it had started on it). Moves
+ * c to the new service: 0 to send it again, RESUME_DONE, or -errno to
+ * fail the call with. */
+int64_t resume_call(struct call *c, bool begun);
+
+/* The answer to report for a call sent again after its first try had
+ * begun: an outcome that shows the first try's effect counts as success. */
+int64_t resume_settle(const struct call *c, int64_t result);
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * service_resume.c - a preloaded program lives through a restart of its
+ * service (issue 11, item 3; libfs/resume.h).
+ *
+ *   service_resume DANAUSD DANAUSD_STUCK
+ *
+ * Each test kills danausd with SIGKILL under a client that holds open
+ * files, starts a new danausd on the same configuration, and checks what
+ * the client then sees: its descriptors with their offsets (one offset for
+ * dup'ed descriptors), append mode, its Danaus cwd; EIO on a descriptor
+ * whose file was unlinked, and only there; a call in flight at the kill
+ * done exactly once by the new service; ENOTCONN once the restart wait
+ * runs out with no service. DANAUSD_STUCK is the test build whose mount of
+ * $DANAUS_STUCK_ROOT never answers a mkdir (stuck_shim.h): it holds a call
+ * in flight, begun, when the kill lands.
+ */
+#include "harness.h"
+
+#include <danaus/danaus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define MOUNTPOINT "/danaus-resume"
+/* Between the kill and the new service: the client's call waits. */
+#define OUTAGE_MS 300
+
+static const char *danausd, *danausd_stuck;
+static struct site site;
+static struct daemon first, second;
+static int to_child[2], to_parent[2];
+
+static int cleanup(void **state)
+{
+    (void)state;
+    daemon_kill(&first);
+    daemon_kill(&second);
+    site_remove(&site);
+    return 0;
+}
+
+/* A site mounting MOUNTPOINT on a host directory; $DANAUS_STUCK_ROOT
+ * names that directory for danausd_stuck. */
+static void make_site(const char *tag)
+{
+    assert_int_equal(site_make(&site, tag), 0);
+    char host[PATH_MAX + 16];
+    snprintf(host, sizeof host, "%s/host", site.dir);
+    assert_int_equal(mkdir(host, 0755), 0);
+    assert_int_equal(site_write_config(&site, "fuse off\nmount %s local %s\n",
+                                       MOUNTPOINT, host), 0);
+    setenv("DANAUS_STUCK_ROOT", host, 1);
+    assert_int_equal(pipe(to_child), 0);
+    assert_int_equal(pipe(to_parent), 0);
+}
+
+static void say(int fd)
+{
+    char c = 1;
+    CHILD_CHECK(write(fd, &c, 1) == 1, "pipe");
+}
+
+static void hear(int fd)
+{
+    char c;
+    CHILD_CHECK(read(fd, &c, 1) == 1, "pipe");
+}
+
+/* The parent's side: once the child is ready, SIGKILL the service, let the
+ * outage last OUTAGE_MS with the child told, then start a new one. */
+static void restart_under(struct daemon *dead, const char *exe)
+{
+    char c;
+    assert_int_equal(read(to_parent[0], &c, 1), 1);
+    daemon_kill(dead);
+    assert_int_equal(write(to_child[1], &c, 1), 1);
+    usleep(OUTAGE_MS * 1000);
+    assert_int_equal(daemon_start(&second, exe, &site, "second", 10000), 0);
+}
+
+/* After the fork: each side keeps only its own ends, so that a side that
+ * exits early ends the other's read. */
+static void keep_parent_ends(void)
+{
+    close(to_child[0]);
+    close(to_parent[1]);
+}
+
+static int wait_child(pid_t pid)
+{
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void expect_contents(const char *path, const char *want)
+{
+    char buf[64] = {0};
+    int fd = danaus_open(path, O_RDONLY);
+    CHILD_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+    ssize_t n = danaus_read(fd, buf, sizeof buf - 1);
+    CHILD_CHECK(n == (ssize_t)strlen(want) && memcmp(buf, want, n) == 0,
+                "%s holds \"%s\", want \"%s\"", path, buf, want);
+    danaus_close(fd);
+}
+
+/* ---- descriptors, offsets and cwd survive ---- */
+
+static int client_with_open_files(void)
+{
+    site_use(&site);
+    int a = danaus_open(MOUNTPOINT "/a", O_RDWR | O_CREAT, 0644);
+    CHILD_CHECK(a >= 0 && danaus_write(a, "hello", 5) == 5, "a");
+    int a2 = danaus_dup(a);
+    int b = danaus_open(MOUNTPOINT "/b", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    CHILD_CHECK(a2 >= 0 && b >= 0 && danaus_write(b, "one", 3) == 3, "b");
+    int gone = danaus_open(MOUNTPOINT "/gone", O_RDWR | O_CREAT, 0644);
+    CHILD_CHECK(gone >= 0 && danaus_unlink(MOUNTPOINT "/gone") == 0, "gone");
+    CHILD_CHECK(danaus_mkdir(MOUNTPOINT "/d", 0755) == 0 &&
+                danaus_chdir(MOUNTPOINT "/d") == 0, "chdir");
+    int rel = danaus_open("rel", O_WRONLY | O_CREAT, 0644);
+    CHILD_CHECK(rel >= 0, "open rel: %s", strerror(errno));
+    ssize_t wrote = danaus_write(rel, "r", 1);
+    CHILD_CHECK(wrote == 1, "write rel: %zd %s", wrote, strerror(errno));
+    int dir = danaus_open(MOUNTPOINT, O_RDONLY | O_DIRECTORY);
+    CHILD_CHECK(dir >= 0, "dir");
+
+    say(to_parent[1]);
+    hear(to_child[0]); /* the service is dead now */
+    double t0 = now_ms();
+    ssize_t n = danaus_write(a, " world", 6);
+    double took = now_ms() - t0;
+    CHILD_CHECK(n == 6, "write after restart: %zd %s", n, strerror(errno));
+    printf("first call after the kill waited %.0f ms (outage %d ms)\n", took,
+           OUTAGE_MS);
+    fflush(stdout);
+    CHILD_CHECK(danaus_lseek(a2, 0, SEEK_CUR) == 11,
+                "the dup'ed descriptor shares the offset");
+    char buf[16] = {0};
+    CHILD_CHECK(danaus_pread(a, buf, 11, 0) == 11 &&
+                strcmp(buf, "hello world") == 0, "a holds \"%s\"", buf);
+    CHILD_CHECK(danaus_lseek(b, 0, SEEK_SET) == 0 &&
+                danaus_write(b, "two", 3) == 3, "append");
+    struct stat st;
+    errno = 0;
+    CHILD_CHECK(danaus_fstat(gone, &st) == -1 && errno == EIO,
+                "unlinked file: fstat %s", strerror(errno));
+    CHILD_CHECK(danaus_close(gone) == 0, "close of the lost descriptor");
+    CHILD_CHECK(danaus_write(rel, "s", 1) == 1, "rel");
+    char cwd[256];
+    CHILD_CHECK(danaus_getcwd(cwd, sizeof cwd) &&
+                strcmp(cwd, MOUNTPOINT "/d") == 0, "cwd %s", cwd);
+    int rel2 = danaus_open("rel2", O_WRONLY | O_CREAT, 0644);
+    CHILD_CHECK(rel2 >= 0, "relative open: %s", strerror(errno));
+    CHILD_CHECK(danaus_fsync(a) == 0, "fsync on the local backend: %s",
+                strerror(errno));
+    CHILD_CHECK(danaus_fstat(dir, &st) == 0 && S_ISDIR(st.st_mode), "dir");
+    expect_contents(MOUNTPOINT "/b", "onetwo");
+    expect_contents(MOUNTPOINT "/d/rel", "rs");
+    return 0;
+}
+
+static void test_descriptors_survive_restart(void **state)
+{
+    (void)state;
+    make_site("resume");
+    assert_int_equal(daemon_start(&first, danausd, &site, "first", 10000), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(client_with_open_files());
+    keep_parent_ends();
+    restart_under(&first, danausd);
+    assert_int_equal(wait_child(pid), 0);
+}
+
+/* ---- a call in flight at the kill is done once, by the new service ---- */
+
+static int err_of_blocked;
+
+static void *blocked_mkdir(void *arg)
+{
+    (void)arg;
+    err_of_blocked = danaus_mkdir(MOUNTPOINT "/made", 0755) == 0 ? 0 : errno;
+    return NULL;
+}
+
+static int client_in_flight(void)
+{
+    site_use(&site);
+    struct stat st;
+    CHILD_CHECK(danaus_stat(MOUNTPOINT, &st) == 0, "attach");
+    pthread_t t;
+    CHILD_CHECK(pthread_create(&t, NULL, blocked_mkdir, NULL) == 0, "thread");
+    usleep(300 * 1000); /* the mkdir reaches the stuck backend */
+    say(to_parent[1]);
+    pthread_join(t, NULL);
+    CHILD_CHECK(err_of_blocked == 0, "the mkdir in flight: %s",
+                strerror(err_of_blocked));
+    CHILD_CHECK(danaus_stat(MOUNTPOINT "/made", &st) == 0 &&
+                S_ISDIR(st.st_mode), "made");
+    errno = 0;
+    CHILD_CHECK(danaus_mkdir(MOUNTPOINT "/made", 0755) == -1 &&
+                errno == EEXIST, "a second mkdir: %s", strerror(errno));
+    return 0;
+}
+
+static void test_call_in_flight_done_once(void **state)
+{
+    (void)state;
+    make_site("inflight");
+    assert_int_equal(daemon_start(&first, danausd_stuck, &site, "first",
+                                  10000), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(client_in_flight());
+    keep_parent_ends();
+    restart_under(&first, danausd);
+    assert_int_equal(wait_child(pid), 0);
+}
+
+/* ---- no service comes back: ENOTCONN after the restart wait ---- */
+
+#define SHORT_WAIT_MS 500
+
+static int client_without_successor(void)
+{
+    site_use(&site);
+    setenv("DANAUS_RESTART_WAIT_MS", "500", 1);
+    int fd = danaus_open(MOUNTPOINT "/f", O_RDWR | O_CREAT, 0644);
+    CHILD_CHECK(fd >= 0, "open");
+    say(to_parent[1]);
+    hear(to_child[0]);
+    double t0 = now_ms();
+    errno = 0;
+    CHILD_CHECK(danaus_write(fd, "x", 1) == -1 && errno == ENOTCONN,
+                "write without a service: %s", strerror(errno));
+    double took = now_ms() - t0;
+    CHILD_CHECK(took >= SHORT_WAIT_MS - 50 && took < SHORT_WAIT_MS + 2000,
+                "gave up after %.0f ms", took);
+    /* Later calls try once more without waiting the whole time again. */
+    t0 = now_ms();
+    struct stat st;
+    CHILD_CHECK(danaus_stat(MOUNTPOINT, &st) == -1 && errno == ENOTCONN,
+                "stat");
+    CHILD_CHECK(now_ms() - t0 < SHORT_WAIT_MS, "second call waited");
+    return 0;
+}
+
+static void test_no_successor_is_enotconn(void **state)
+{
+    (void)state;
+    make_site("nosucc");
+    assert_int_equal(daemon_start(&first, danausd, &site, "first", 10000), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(client_without_successor());
+    keep_parent_ends();
+    char c;
+    assert_int_equal(read(to_parent[0], &c, 1), 1);
+    daemon_kill(&first);
+    assert_int_equal(write(to_child[1], &c, 1), 1);
+    assert_int_equal(wait_child(pid), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s DANAUSD DANAUSD_STUCK\n", argv[0]);
+        return 2;
+    }
+    danausd = argv[1];
+    danausd_stuck = argv[2];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_descriptors_survive_restart, cleanup),
+        cmocka_unit_test_teardown(test_call_in_flight_done_once, cleanup),
+        cmocka_unit_test_teardown(test_no_successor_is_enotconn, cleanup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
