@@ -97,6 +97,7 @@ static int open_instances(struct service *svc, const struct door *door,
             .cache_size = cfg->ceph_cache_size,
             .oc_size = cfg->ceph_oc_size,
             .keep_debug_levels = cfg->ceph_log_keep,
+            .write_through = cfg->ceph_write_through,
             .uuid = uuid,
         };
         svc->ceph = cephfs_client_new(&o, err, errlen);

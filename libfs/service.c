@@ -213,6 +213,10 @@ static int say_hello(struct service *s, int door)
     for (int i = 0; i < 2; i++)
         if (fds[i] >= 0)
             sys_close(fds[i]);
+    /* A service that hung up before answering died meanwhile (see
+     * connect_first); any other failure is a reply we cannot use. */
+    if (rc < 0)
+        errno = n == 0 ? ECONNRESET : n < 0 ? errno : EPROTO;
     return rc;
 }
 
@@ -247,8 +251,10 @@ static struct service *connect_service(uint32_t epoch)
     mount_table_clear(&s->mounts);
     if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
         say_hello(s, door) < 0) {
+        int err = errno;
         conn_unmap(s);
         sys_close(door);
+        errno = err;
         return NULL;
     }
     next_conn++;
@@ -262,13 +268,38 @@ static struct service *connect_service(uint32_t epoch)
     return s;
 }
 
-/* The first connection of this process (or of a forked child). */
+static void nap(void)
+{
+    struct timespec ts = {0, RESTART_RETRY_MS * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Whether a failed attach (errno err) met a service that died: a socket
+ * a killed service left refuses (ECONNREFUSED), one dying under us hangs
+ * up (ECONNRESET, EPIPE). No socket at all is no service. */
+static bool service_died(int err)
+{
+    return err == ECONNREFUSED || err == ECONNRESET || err == EPIPE;
+}
+
+/* The first connection of this process (or of a forked child). A process
+ * started while its service restarts waits for it as a running one does;
+ * without a service it fails at once. */
 static void connect_first(void)
 {
     /* An exec'd image must know its ticket before it says hello. */
     proc_inherit();
-    if (!connect_service(epoch_now))
-        return;
+    bool restarting = false;
+    uint64_t until = 0;
+    while (!connect_service(epoch_now)) {
+        if (service_died(errno) && !restarting) {
+            restarting = true;
+            until = now_ms() + (uint64_t)restart_wait_ms();
+        }
+        if (!restarting || now_ms() >= until)
+            return;
+        nap();
+    }
     if (pending_ticket) {
         uint64_t token = pending_ticket;
         pending_ticket = 0;
@@ -300,10 +331,9 @@ static struct service *replace(struct service *dead)
     if (!dead->give_up_ms)
         dead->give_up_ms = now + (uint64_t)restart_wait_ms();
     struct service *s;
-    while (!(s = connect_service(dead->epoch + 1)) && now_ms() < dead->give_up_ms) {
-        struct timespec nap = {0, RESTART_RETRY_MS * 1000000L};
-        nanosleep(&nap, NULL);
-    }
+    while (!(s = connect_service(dead->epoch + 1)) &&
+           now_ms() < dead->give_up_ms)
+        nap();
     if (!s)
         return NULL;
     epoch_now = s->epoch;

@@ -282,7 +282,9 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
                 : strcmp(k, "request_deadline_fsync") == 0
                     ? &cfg->request_deadline_fsync
                 : strcmp(k, "fuse_allow_other") == 0 ? &cfg->fuse_allow_other
-                                                     : NULL;
+                : strcmp(k, "ceph_write_through") == 0
+                    ? &cfg->ceph_write_through
+                    : NULL;
     if (flag) {
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
             return fail(p, "%s must be on or off, not '%s'", k, v);

@@ -49,6 +49,8 @@ struct config {
     char *ceph_cache_size, *ceph_oc_size;
     int ceph_log_keep;          /* ceph_client_log keep: the conf's debug
                                    levels; quiet (default): 0/0 */
+    int ceph_write_through;     /* no object cache: a write is in the
+                                   cluster when it returns */
     int fuse;                   /* FUSE door: on (default) or off */
     int fuse_direct_io;         /* FUSE door bypasses the page cache */
     int fuse_revalidate;        /* FUSE reads re-check size and mtime */

@@ -183,6 +183,9 @@ struct cephfs_client_options {
     /* Keep the conf's client-side debug levels; otherwise they are 0/0
      * (see client.c). */
     int keep_debug_levels;
+    /* No object cache (client_oc off): a write returns once the cluster
+     * has it, so a service that dies loses no written data. */
+    int write_through;
 };
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *,
                                         char *err, size_t errlen);

@@ -38,3 +38,19 @@ target_link_libraries(service_resume PRIVATE danaus danaus_test_harness
 add_test(NAME service_resume COMMAND service_resume
   $<TARGET_FILE:danausd> $<TARGET_FILE:danausd_stuck>)
 set_tests_properties(service_resume PROPERTIES LABELS integration TIMEOUT 120)
+
+# restart_programs: tar, db_bench and fsync'd records under LD_PRELOAD while
+# danausd is killed and started again three times.
+add_test(NAME restart_programs_local
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_programs.sh
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> local -)
+set_tests_properties(restart_programs_local PROPERTIES
+  LABELS integration TIMEOUT 300)
+if(TARGET danaus_backend_ceph)
+  add_test(NAME restart_programs_ceph
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_programs.sh
+      $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> ceph
+      ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(restart_programs_ceph PROPERTIES
+    LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+endif()

@@ -16,7 +16,8 @@
  * its descriptor within RESUME_BOUND_MS of the new service's start; since
  * the Ceph client keeps written data in the dead service until fsync, the
  * writes it had not fsync'd are reported lost by its next fsync (EIO,
- * once), and every fsync'd byte is still there.
+ * once), and every fsync'd byte is still there. With ceph_write_through on,
+ * nothing written is lost and fsync succeeds.
  *
  * A service still mounting Ceph (here: a cluster that is not there, which
  * Ceph waits 30 s for) ends on SIGTERM within STOP_BOUND_MS all the same.
@@ -29,6 +30,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,54 +173,69 @@ static void test_sigterm_while_mounting(void **state)
 
 static int to_child[2], to_parent[2];
 
-static int client_across_restart(void *arg)
+struct resumer {
+    struct files f;
+    bool write_through; /* ceph_write_through on */
+};
+
+static int client_across_restart(const struct resumer *r)
 {
-    const struct files *f = arg;
-    site_use(f->site);
+    site_use(r->f.site);
     char path[256], buf[64] = {0};
-    snprintf(path, sizeof path, "%s-resume", f->dir);
+    snprintf(path, sizeof path, "%s-resume", r->f.dir);
     int fd = danaus_open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     CHILD_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
     CHILD_CHECK(danaus_write(fd, "synced ", 7) == 7 && danaus_fsync(fd) == 0,
                 "write and fsync: %s", strerror(errno));
-    CHILD_CHECK(danaus_write(fd, "cached ", 7) == 7, "write");
+    CHILD_CHECK(danaus_write(fd, "unsynced", 8) == 8, "write");
     char c = 1;
     CHILD_CHECK(write(to_parent[1], &c, 1) == 1, "pipe");
     CHILD_CHECK(read(to_child[0], &c, 1) == 1, "pipe"); /* restarted */
     double t0 = now_ms();
     errno = 0;
-    CHILD_CHECK(danaus_fsync(fd) == -1 && errno == EIO,
-                "fsync after writes the dead service held: %s",
-                strerror(errno));
+    int rc = danaus_fsync(fd);
     double took = now_ms() - t0;
+    if (r->write_through)
+        CHILD_CHECK(rc == 0, "fsync with nothing lost: %s", strerror(errno));
+    else
+        CHILD_CHECK(rc == -1 && errno == EIO,
+                    "fsync after writes the dead service held: %s",
+                    strerror(errno));
     printf("resumed on the new service %.0f ms after its start\n", took);
     fflush(stdout);
     CHILD_CHECK(took < RESUME_BOUND_MS, "resume took %.0f ms", took);
     CHILD_CHECK(danaus_fsync(fd) == 0, "second fsync: %s", strerror(errno));
-    CHILD_CHECK(danaus_lseek(fd, 0, SEEK_CUR) == 14, "offset kept");
-    CHILD_CHECK(danaus_pread(fd, buf, 7, 0) == 7 &&
-                memcmp(buf, "synced ", 7) == 0, "fsync'd bytes: %s", buf);
+    CHILD_CHECK(danaus_lseek(fd, 0, SEEK_CUR) == 15, "offset kept");
+    ssize_t n = danaus_pread(fd, buf, sizeof buf, 0);
+    CHILD_CHECK(n >= 7 && memcmp(buf, "synced ", 7) == 0, "fsync'd bytes: %s",
+                buf);
+    if (r->write_through)
+        CHILD_CHECK(n == 15 && memcmp(buf, "synced unsynced", 15) == 0,
+                    "write-through kept %zd bytes: %s", n, buf);
     CHILD_CHECK(danaus_close(fd) == 0 && danaus_unlink(path) == 0, "unlink");
     return 0;
 }
 
-static void test_client_resumes(void **state)
+static void client_resumes(bool write_through)
 {
-    (void)state;
     assert_int_equal(site_make(&site, "resume"), 0);
     assert_int_equal(site_write_config(&site, "ceph_conf %s\nfuse off\n"
+                                       "ceph_write_through %s\n"
                                        "mount %s ceph /\n",
-                                       ceph_conf, MOUNTPOINT), 0);
+                                       ceph_conf, write_through ? "on" : "off",
+                                       MOUNTPOINT), 0);
     assert_int_equal(daemon_start(&first, danausd, &site, "first", 60000), 0);
     assert_int_equal(pipe(to_child), 0);
     assert_int_equal(pipe(to_parent), 0);
-    struct files f = {.site = &site, .service = first.pid};
-    snprintf(f.dir, sizeof f.dir, "%s/resume-%d", MOUNTPOINT, (int)getpid());
+    struct resumer r = {.f = {.site = &site, .service = first.pid},
+                        .write_through = write_through};
+    snprintf(r.f.dir, sizeof r.f.dir, "%s/resume-%d-%d", MOUNTPOINT,
+             (int)getpid(), write_through);
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0)
-        _exit(client_across_restart(&f));
+        _exit(client_across_restart(&r));
     close(to_child[0]);
     close(to_parent[1]);
     char c;
@@ -226,11 +243,25 @@ static void test_client_resumes(void **state)
     daemon_kill(&first);
     assert_int_equal(daemon_start(&second, danausd, &site, "second", 60000), 0);
     assert_int_equal(write(to_child[1], &c, 1), 1);
+    close(to_child[1]);
+    close(to_parent[0]);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_int_equal(daemon_stop(&second), 0);
+}
+
+static void test_client_resumes(void **state)
+{
+    (void)state;
+    client_resumes(false);
+}
+
+static void test_client_resumes_write_through(void **state)
+{
+    (void)state;
+    client_resumes(true);
 }
 
 static int cleanup(void **state)
@@ -253,6 +284,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_restart_reads_at_once, cleanup),
         cmocka_unit_test_teardown(test_client_resumes, cleanup),
+        cmocka_unit_test_teardown(test_client_resumes_write_through, cleanup),
         cmocka_unit_test_teardown(test_sigterm_while_mounting, cleanup),
     };
     return cmocka_run_group_tests_name("service_restart_ceph", tests, NULL,

@@ -30,6 +30,7 @@ static void parses_a_full_configuration(void **state)
         "ceph_cache_size 4096\n"
         "ceph_oc_size 64M\n"
         "ceph_client_log keep\n"
+        "ceph_write_through on\n"
         "\n"
         "mount /mnt//danaus/a/ local /srv/a\n"
         "mount /mnt/danaus/b ceph /tenants/a\n";
@@ -52,6 +53,7 @@ static void parses_a_full_configuration(void **state)
     assert_true(CPU_ISSET(0, &cfg.cpus) && CPU_ISSET(3, &cfg.cpus));
     assert_string_equal(cfg.ceph_oc_size, "67108864");
     assert_int_equal(cfg.ceph_log_keep, 1);
+    assert_int_equal(cfg.ceph_write_through, 1);
     assert_int_equal(cfg.nmounts, 2);
     assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
     assert_int_equal(cfg.mounts[0].backend, CONFIG_LOCAL);
@@ -74,6 +76,7 @@ static void defaults_apply(void **state)
     assert_int_equal(cfg.client_locks, 4096);
     assert_int_equal(cfg.nice, -10);
     assert_int_equal(cfg.ceph_log_keep, 0);
+    assert_int_equal(cfg.ceph_write_through, 0);
     assert_int_equal(cfg.core_group_level, 0);
     assert_int_equal(cfg.cpus_line, 0);
     config_free(&cfg);
@@ -106,6 +109,8 @@ static void refuses_with_line_and_problem(void **state)
          "t:2: nice must be a number from -20 to 19, not '-21'"},
         {"service s\nceph_client_log loud\n",
          "t:2: ceph_client_log must be quiet or keep, not 'loud'"},
+        {"service s\nceph_write_through yes\n",
+         "t:2: ceph_write_through must be on or off, not 'yes'"},
         {"service s\nnice x\n",
          "t:2: nice must be a number from -20 to 19, not 'x'"},
         {"service s\nslot_buffer 5000\n",

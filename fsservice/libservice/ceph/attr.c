@@ -109,12 +109,25 @@ int ceph_do_statfs(struct cephfs_client *cl, struct Inode *in,
     return r;
 }
 
+int ceph_durable(struct cephfs_client *cl, struct Inode *in, int r)
+{
+    if (r == 0 && cl->write_through)
+        r = ceph_ll_sync_inode(cl->cmount, in, 0);
+    return r;
+}
+
+int ceph_setattr(struct cephfs_client *cl, struct Inode *in,
+                 struct ceph_statx *stx, int mask, UserPerm *perm)
+{
+    return ceph_durable(cl, in, ceph_ll_setattr(cl->cmount, in, stx, mask,
+                                                perm));
+}
+
 int ceph_do_chmod(struct cephfs_client *cl, struct Inode *in,
                   const struct ls_cred *cred, mode_t mode)
 {
     struct ceph_statx stx = {.stx_mode = mode & 07777};
-    return ceph_ll_setattr(cl->cmount, in, &stx, CEPH_SETATTR_MODE,
-                           cred->ceph_perm);
+    return ceph_setattr(cl, in, &stx, CEPH_SETATTR_MODE, cred->ceph_perm);
 }
 
 int ceph_do_chown(struct cephfs_client *cl, struct Inode *in,
@@ -129,7 +142,7 @@ int ceph_do_chown(struct cephfs_client *cl, struct Inode *in,
         mask |= CEPH_SETATTR_GID;
     if (mask == 0)
         return 0;
-    return ceph_ll_setattr(cl->cmount, in, &stx, mask, cred->ceph_perm);
+    return ceph_setattr(cl, in, &stx, mask, cred->ceph_perm);
 }
 
 /*
@@ -170,7 +183,7 @@ int ceph_do_utimens(struct cephfs_client *cl, struct Inode *in,
     }
     if (mask == 0)
         return 0;
-    return ceph_ll_setattr(cl->cmount, in, &stx, mask, cred->ceph_perm);
+    return ceph_setattr(cl, in, &stx, mask, cred->ceph_perm);
 }
 
 ssize_t ceph_do_listxattr(struct cephfs_client *cl, struct Inode *in,

@@ -421,8 +421,8 @@ static int cfs_truncate(struct ls_instance *inst, const struct ls_cred *cred,
     if (r == 0) {
         /* Ceph checks write permission for a size change. */
         struct ceph_statx set = {.stx_size = (uint64_t)len};
-        r = ceph_ll_setattr(ci->client->cmount, in, &set, CEPH_SETATTR_SIZE,
-                            cred->ceph_perm);
+        r = ceph_setattr(ci->client, in, &set, CEPH_SETATTR_SIZE,
+                         cred->ceph_perm);
     }
     ceph_inode_put(ci, in);
     return r;
@@ -463,8 +463,9 @@ static int cfs_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
     int r = resolve_at(inst, cred, path, at, &in);
     if (r < 0)
         return r;
-    r = ceph_ll_setxattr(iclient(inst)->cmount, in, name, value, size, xflags,
-                         cred->ceph_perm);
+    r = ceph_durable(iclient(inst), in,
+                     ceph_ll_setxattr(iclient(inst)->cmount, in, name, value,
+                                      size, xflags, cred->ceph_perm));
     ceph_inode_put(ceph_inst(inst), in);
     return r;
 }
@@ -490,7 +491,9 @@ static int cfs_removexattr(struct ls_instance *inst,
     int r = resolve_at(inst, cred, path, at, &in);
     if (r < 0)
         return r;
-    r = ceph_ll_removexattr(iclient(inst)->cmount, in, name, cred->ceph_perm);
+    r = ceph_durable(iclient(inst), in,
+                     ceph_ll_removexattr(iclient(inst)->cmount, in, name,
+                                         cred->ceph_perm));
     ceph_inode_put(ceph_inst(inst), in);
     return r;
 }

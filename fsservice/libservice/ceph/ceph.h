@@ -26,6 +26,9 @@ struct cephfs_client {
     /* cephfs_client_full's answer and when it was asked (ns, monotonic) */
     _Atomic bool full;
     _Atomic uint64_t full_asked_ns;
+    /* ceph_write_through: no object cache, and attribute changes flushed
+     * to the MDS before they are answered (ceph_setattr). */
+    bool write_through;
 };
 
 /* Whether the cluster has no space left (statfs of the mount's root, asked
@@ -92,6 +95,17 @@ int ceph_may_access(const struct ceph_statx *stx, const struct ls_cred *cred,
                     int mask);
 
 /* Attribute changes shared by path and file operations. */
+/* After a change of in's attributes or xattrs that returned r: for a
+ * write-through client, flushes it to the MDS (Ceph applies a change to a
+ * file whose caps the client holds exclusively, such as a file it just
+ * made, in the client's memory first, where a dying service would lose
+ * it). r, or the flush's error. */
+int ceph_durable(struct cephfs_client *cl, struct Inode *in, int r);
+
+/* ceph_ll_setattr made durable (ceph_durable). */
+int ceph_setattr(struct cephfs_client *cl, struct Inode *in,
+                 struct ceph_statx *stx, int mask, UserPerm *perm);
+
 int ceph_do_chmod(struct cephfs_client *cl, struct Inode *in,
                   const struct ls_cred *cred, mode_t mode);
 int ceph_do_chown(struct cephfs_client *cl, struct Inode *in,

@@ -78,6 +78,7 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
         snprintf(err, errlen, "ceph: out of memory");
         return NULL;
     }
+    cl->write_through = o->write_through;
     int r = ceph_create(&cl->cmount, o->client_id);
     if (r < 0) {
         snprintf(err, errlen, "ceph: ceph_create: %s", strerror(-r));
@@ -103,6 +104,8 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
         set_option(cl->cmount, "client_cache_size", o->cache_size, err,
                    errlen) < 0 ||
         set_option(cl->cmount, "client_oc_size", o->oc_size, err, errlen) < 0 ||
+        (o->write_through &&
+         set_option(cl->cmount, "client_oc", "false", err, errlen) < 0) ||
         (!o->keep_debug_levels && quiet_logging(cl->cmount, err, errlen) < 0))
         goto fail;
     r = ceph_init(cl->cmount);

@@ -345,8 +345,8 @@ int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
     if (r < 0)
         return r;
     struct ceph_statx stx = {.stx_size = (uint64_t)len};
-    return ceph_ll_setattr(cm, cfile(f)->in, &stx, CEPH_SETATTR_SIZE,
-                           ceph_mount_perms(cm));
+    return ceph_setattr(fclient(f), cfile(f)->in, &stx, CEPH_SETATTR_SIZE,
+                        ceph_mount_perms(cm));
 }
 
 int ceph_file_fstat(struct ls_file *f, const struct ls_cred *cred,
@@ -452,8 +452,10 @@ int ceph_file_fsetxattr(struct ls_file *f, const struct ls_cred *cred,
                         const char *name, const void *value, size_t size,
                         int xflags)
 {
-    return ceph_ll_setxattr(fclient(f)->cmount, cfile(f)->in, name, value,
-                            size, xflags, cred->ceph_perm);
+    return ceph_durable(fclient(f), cfile(f)->in,
+                        ceph_ll_setxattr(fclient(f)->cmount, cfile(f)->in,
+                                         name, value, size, xflags,
+                                         cred->ceph_perm));
 }
 
 ssize_t ceph_file_flistxattr(struct ls_file *f, const struct ls_cred *cred,
@@ -465,6 +467,7 @@ ssize_t ceph_file_flistxattr(struct ls_file *f, const struct ls_cred *cred,
 int ceph_file_fremovexattr(struct ls_file *f, const struct ls_cred *cred,
                            const char *name)
 {
-    return ceph_ll_removexattr(fclient(f)->cmount, cfile(f)->in, name,
-                               cred->ceph_perm);
+    return ceph_durable(fclient(f), cfile(f)->in,
+                        ceph_ll_removexattr(fclient(f)->cmount, cfile(f)->in,
+                                            name, cred->ceph_perm));
 }

@@ -54,7 +54,7 @@ int ceph_kill_privs(struct cephfs_client *cl, struct Inode *in,
     /* The writer need not own the file: the mount's credentials clear them,
      * as the kernel does for any writer. */
     struct ceph_statx set = {.stx_mode = stx.stx_mode & 07777 & ~kill};
-    return ceph_ll_setattr(cl->cmount, in, &set, CEPH_SETATTR_MODE, mount);
+    return ceph_setattr(cl, in, &set, CEPH_SETATTR_MODE, mount);
 }
 
 /* fs.protected_hardlinks of the host, read once: 1 (the default) or 0. */
