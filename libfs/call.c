@@ -137,12 +137,14 @@ int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path)
 
 int call_close(const struct fd_info *info)
 {
-    const struct service *svc = service_get();
-    if (info->handle == FDTABLE_LOST || (svc && info->epoch != svc->epoch))
+    /* A dead service's open files went with it: a close during an outage
+     * has nothing to wait for (service_peek does not wait). */
+    const struct service *svc =
+        service_connected() ? service_peek() : service_get();
+    if (!svc || info->handle == FDTABLE_LOST || info->epoch != svc->epoch)
         return 0;
     struct call c;
-    if (!svc || begin_on(&c, svc, DANAUS_CALL_CLOSE, info->mount,
-                         info->handle) < 0 ||
+    if (begin_on(&c, svc, DANAUS_CALL_CLOSE, info->mount, info->handle) < 0 ||
         call_send(&c) < 0)
         return -1;
     return 0;

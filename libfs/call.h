@@ -61,9 +61,9 @@ int call_begin_name(struct call *c, enum danaus_call id, int dirfd,
 int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path);
 
 /* Closes a handle the descriptor table no longer holds (info, from
- * fdtable_remove and the like): 0, or -1 with errno. Nothing is sent for a
- * lost file or a handle of a service since replaced (its open files went
- * with it). */
+ * fdtable_remove and the like): 0, or -1 with errno. Nothing is sent (0)
+ * for a lost file, or while the service is gone or since replaced: its
+ * open files went with it. */
 int call_close(const struct fd_info *info);
 
 /* Sends the call and waits. The result (>= 0), or -1 with errno. When the

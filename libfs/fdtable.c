@@ -464,3 +464,53 @@ bool fdtable_replace(const struct fd_stale *was, const struct fd_info *now,
     pthread_mutex_unlock(&table_lock);
     return same;
 }
+
+bool fdtable_owner(int fd, uint64_t *origin, char *path, size_t size)
+{
+    pthread_mutex_lock(&table_lock);
+    struct fd_entry *e = entry_find(fd);
+    bool ok = e && atomic_load(&e->handle) != 0 && e->path &&
+              strlen(e->path) < size;
+    if (ok) {
+        *origin = e->origin;
+        strcpy(path, e->path);
+    }
+    pthread_mutex_unlock(&table_lock);
+    return ok;
+}
+
+int fdtable_find(uint64_t origin, const char *by_path, int *count)
+{
+    int found = -1, n = 0;
+    pthread_mutex_lock(&table_lock);
+    for (int p = 0; p < FDTABLE_PAGES; p++) {
+        struct fd_page *page = atomic_load(&pages[p]);
+        for (unsigned i = 0; page && i < PAGE_SIZE_ENTRIES; i++) {
+            struct fd_entry *e = &page->entry[i];
+            uint64_t handle = atomic_load(&e->handle);
+            if (handle == 0 || handle == FDTABLE_LOST ||
+                (by_path ? strcmp(e->path, by_path) != 0
+                         : e->origin != origin))
+                continue;
+            if (found < 0)
+                found = (p << FDTABLE_PAGE_BITS) | (int)i;
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    if (count)
+        *count = n;
+    return found;
+}
+
+void fdtable_mark_lost(int fd)
+{
+    pthread_mutex_lock(&table_lock);
+    struct fd_entry *e = entry_find(fd);
+    struct fd_info info;
+    if (e && (entry_read(e, &info), info.handle != 0)) {
+        info.handle = FDTABLE_LOST;
+        entry_write(e, &info);
+    }
+    pthread_mutex_unlock(&table_lock);
+}

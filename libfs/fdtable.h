@@ -121,6 +121,19 @@ struct fd_stale {
 int fdtable_stale(uint32_t epoch, struct fd_stale **out);
 void fdtable_stale_free(struct fd_stale *v, int n);
 
+/* What owns fd's record locks (heldlocks.h): its open file's origin and
+ * its path. False when fd is not a Danaus descriptor or the path does not
+ * fit. */
+bool fdtable_owner(int fd, uint64_t *origin, char *path, size_t size);
+
+/* A descriptor of the open file origin (by_path NULL), or of the file
+ * by_path names, that is not lost; -1 when none. *count (if not NULL)
+ * gets how many. */
+int fdtable_find(uint64_t origin, const char *by_path, int *count);
+
+/* Makes fd's file lost (FDTABLE_LOST): calls on it fail with EIO. */
+void fdtable_mark_lost(int fd);
+
 /* Gives fd the handle now, unless fd no longer holds was's handle; marks
  * its unsynced writes lost when lost_writes. False when fd changed. */
 bool fdtable_replace(const struct fd_stale *was, const struct fd_info *now,

@@ -7,9 +7,14 @@
 #define LIBFS_LOCK_H
 
 #include <fcntl.h>
+#include <stdint.h>
 
 /* F_GETLK, F_SETLK, F_SETLKW and the F_OFD_ twins with Linux's semantics:
  * 0, or -1 with errno. */
 int lock_fcntl(int fd, int cmd, struct flock *fl);
+
+/* Takes a lock the process held on a service that has since restarted
+ * (heldlocks.h), without waiting: 0, or -1 with errno. */
+int lock_restore(int fd, int kind, int type, int64_t start, int64_t len);
 
 #endif

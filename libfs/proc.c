@@ -12,6 +12,7 @@
 #include "cwd.h"
 #include "dirstream.h"
 #include "fdtable.h"
+#include "heldlocks.h"
 #include "openfds.h"
 #include "route.h"
 #include "service.h"
@@ -63,6 +64,7 @@ static uint64_t inherited_token;
 static void hold_locks(void)
 {
     stdstreams_hold();
+    heldlocks_hold(); /* before fdtable's: heldlocks_restore's order */
     fdtable_hold();
     cwd_hold();
     dirstream_hold();
@@ -73,6 +75,7 @@ static void release_locks(void)
     dirstream_release();
     cwd_release();
     fdtable_release();
+    heldlocks_release();
     stdstreams_release();
 }
 
@@ -101,6 +104,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
     release_locks();
+    heldlocks_after_fork_child();
     if (!service_connected())
         return;
     service_forget();

@@ -13,6 +13,7 @@
 #include "resume.h"
 
 #include "fdtable.h"
+#include "heldlocks.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -259,4 +260,5 @@ void resume_descriptors(const struct service *dead, const struct service *now)
         resume_open_file(dead, now, v + i, j - i);
     }
     fdtable_stale_free(v, n);
+    heldlocks_restore();
 }

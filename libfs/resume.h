@@ -18,9 +18,11 @@
  *  - a service that keeps written data in its memory (hello flag
  *    DANAUS_HELLO_CACHES_WRITES) may have lost a descriptor's writes not
  *    yet fsync'd: the next fsync on it reports EIO, once.
- * Not kept: record locks (the new service holds none of them), descriptors
- * shared with another process (each process opens its own, so they no
- * longer share an offset), and mounts the new service does not have.
+ *  - record locks are taken again (heldlocks.h); one another process took
+ *    during the outage makes the descriptors it was held through lost.
+ * Not kept: descriptors shared with another process (each process opens
+ * its own, so they no longer share an offset), and mounts the new service
+ * does not have.
  */
 #ifndef LIBFS_RESUME_H
 #define LIBFS_RESUME_H

@@ -11,6 +11,7 @@
 #include "libfs/call.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
+#include "libfs/heldlocks.h"
 #include "libfs/lock.h"
 #include "libfs/sys.h"
 #include "libfs/umask.h"
@@ -102,6 +103,7 @@ DANAUS_EXPORT int danaus_creat(const char *pathname, mode_t mode)
 DANAUS_EXPORT int danaus_close(int fd)
 {
     struct fd_info old;
+    heldlocks_closing(fd);
     if (fdtable_remove(fd, &old) < 0)
         return -1;
     /* The descriptor is gone even if the service reports an error, as with

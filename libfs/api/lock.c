@@ -17,6 +17,7 @@
  */
 #include "libfs/call.h"
 #include "libfs/export.h"
+#include "libfs/heldlocks.h"
 #include "libfs/lock.h"
 #include "libfs/sys.h"
 
@@ -71,10 +72,13 @@ static int pause_on(int timer, int64_t ns)
     return sys_read(timer, &expirations, sizeof expirations) < 0 ? -1 : 0;
 }
 
-/* Sets a lock, retrying while it conflicts if a->wait says so. */
+/* Sets a lock, retrying while it conflicts if a->wait says so; the process
+ * keeps a copy of what it was granted (heldlocks.h). */
 static int lock_set(int fd, const struct lock_args *a)
 {
     int rc = lock_once(fd, a, NULL);
+    if (rc == 0)
+        heldlocks_note(fd, a->kind, a->type, a->start, a->len);
     if (rc == 0 || errno != EAGAIN || !a->wait)
         return rc;
     int timer = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC,
@@ -88,6 +92,8 @@ static int lock_set(int fd, const struct lock_args *a)
             rc = lock_once(fd, a, NULL);
         ns = ns * 2 < WAIT_MAX_NS ? ns * 2 : WAIT_MAX_NS;
     } while (rc < 0 && errno == EAGAIN);
+    if (rc == 0)
+        heldlocks_note(fd, a->kind, a->type, a->start, a->len);
     int saved = errno;
     sys_close(timer);
     errno = saved;
@@ -131,6 +137,13 @@ static int flock_range(int fd, const struct flock *fl, struct lock_args *a)
     a->start = fl->l_len < 0 ? start + fl->l_len : start;
     a->len = fl->l_len < 0 ? -fl->l_len : fl->l_len;
     return 0;
+}
+
+int lock_restore(int fd, int kind, int type, int64_t start, int64_t len)
+{
+    struct lock_args a = {.cmd = DANAUS_LOCK_SET, .kind = kind, .type = type,
+                          .start = start, .len = len};
+    return lock_once(fd, &a, NULL);
 }
 
 int lock_fcntl(int fd, int cmd, struct flock *fl)

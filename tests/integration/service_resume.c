@@ -8,7 +8,8 @@
  * files, starts a new danausd on the same configuration, and checks what
  * the client then sees: its descriptors with their offsets (one offset for
  * dup'ed descriptors), append mode, its Danaus cwd; EIO on a descriptor
- * whose file was unlinked, and only there; a call in flight at the kill
+ * whose file was unlinked, and only there; its record locks held again, or
+ * EIO on the descriptor whose lock another client took first; a call in flight at the kill
  * done exactly once by the new service; ENOTCONN once the restart wait
  * runs out with no service. DANAUSD_STUCK is the test build whose mount of
  * $DANAUS_STUCK_ROOT never answers a mkdir (stuck_shim.h): it holds a call
@@ -187,6 +188,98 @@ static void test_descriptors_survive_restart(void **state)
     assert_int_equal(wait_child(pid), 0);
 }
 
+/* ---- record locks are taken again ---- */
+
+static int to_other[2];
+
+/* Run by a second client on the new service: what it may lock. */
+static int other_client_locks(void *arg)
+{
+    (void)arg;
+    site_use(&site);
+    int held = danaus_open(MOUNTPOINT "/posix", O_RDWR);
+    int flocked = danaus_open(MOUNTPOINT "/flock", O_RDWR);
+    int taken = danaus_open(MOUNTPOINT "/taken", O_RDWR);
+    CHILD_CHECK(held >= 0 && flocked >= 0 && taken >= 0, "open");
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    /* Taken before the first client comes back: its lock is lost. */
+    CHILD_CHECK(danaus_fcntl(taken, F_SETLK, &fl) == 0, "lock taken: %s",
+                strerror(errno));
+    say(to_parent[1]);
+    hear(to_other[0]); /* the first client has resumed */
+    errno = 0;
+    CHILD_CHECK(danaus_fcntl(held, F_SETLK, &fl) == -1 && errno == EAGAIN,
+                "the POSIX lock is held again: %s", strerror(errno));
+    errno = 0;
+    CHILD_CHECK(danaus_flock(flocked, LOCK_EX | LOCK_NB) == -1 &&
+                errno == EWOULDBLOCK, "the flock is held again: %s",
+                strerror(errno));
+    fl.l_start = 10;
+    fl.l_len = 10;
+    CHILD_CHECK(danaus_fcntl(held, F_SETLK, &fl) == 0,
+                "bytes 10-19, unlocked before the kill: %s", strerror(errno));
+    return 0;
+}
+
+static int client_with_locks(void)
+{
+    site_use(&site);
+    int held = danaus_open(MOUNTPOINT "/posix", O_RDWR | O_CREAT, 0644);
+    int flocked = danaus_open(MOUNTPOINT "/flock", O_RDWR | O_CREAT, 0644);
+    int taken = danaus_open(MOUNTPOINT "/taken", O_RDWR | O_CREAT, 0644);
+    CHILD_CHECK(held >= 0 && flocked >= 0 && taken >= 0, "open");
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    CHILD_CHECK(danaus_fcntl(held, F_SETLK, &fl) == 0 &&
+                danaus_fcntl(taken, F_SETLK, &fl) == 0, "lock");
+    fl.l_type = F_UNLCK;
+    fl.l_start = 10;
+    fl.l_len = 10;
+    CHILD_CHECK(danaus_fcntl(held, F_SETLK, &fl) == 0, "unlock 10-19");
+    CHILD_CHECK(danaus_flock(flocked, LOCK_EX) == 0, "flock");
+    say(to_parent[1]);
+    hear(to_child[0]); /* restarted, and /taken locked by another */
+    struct stat st;
+    CHILD_CHECK(danaus_fstat(held, &st) == 0, "fstat: %s", strerror(errno));
+    errno = 0;
+    CHILD_CHECK(danaus_fstat(taken, &st) == -1 && errno == EIO,
+                "the descriptor whose lock was taken: %s", strerror(errno));
+    say(to_parent[1]);
+    hear(to_child[0]); /* the other client has checked */
+    return 0;
+}
+
+static void test_locks_survive_restart(void **state)
+{
+    (void)state;
+    make_site("locks");
+    assert_int_equal(daemon_start(&first, danausd, &site, "first", 10000), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(client_with_locks());
+    char c;
+    assert_int_equal(read(to_parent[0], &c, 1), 1);
+    daemon_kill(&first);
+    assert_int_equal(daemon_start(&second, danausd, &site, "second", 10000),
+                     0);
+    /* Both clients speak on to_parent, one at a time; each hears on its
+     * own pipe. */
+    assert_int_equal(pipe(to_other), 0);
+    pid_t other = fork();
+    assert_true(other >= 0);
+    if (other == 0)
+        _exit(other_client_locks(NULL));
+    assert_int_equal(read(to_parent[0], &c, 1), 1); /* other: taken */
+    assert_int_equal(write(to_child[1], &c, 1), 1); /* first: go on */
+    assert_int_equal(read(to_parent[0], &c, 1), 1); /* first: resumed */
+    assert_int_equal(write(to_other[1], &c, 1), 1); /* other: check */
+    assert_int_equal(wait_child(other), 0);
+    assert_int_equal(write(to_child[1], &c, 1), 1); /* first: done */
+    keep_parent_ends();
+    assert_int_equal(wait_child(pid), 0);
+}
+
 /* ---- a call in flight at the kill is done once, by the new service ---- */
 
 static int err_of_blocked;
@@ -290,6 +383,7 @@ int main(int argc, char **argv)
     danausd_stuck = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_descriptors_survive_restart, cleanup),
+        cmocka_unit_test_teardown(test_locks_survive_restart, cleanup),
         cmocka_unit_test_teardown(test_call_in_flight_done_once, cleanup),
         cmocka_unit_test_teardown(test_no_successor_is_enotconn, cleanup),
     };

@@ -94,8 +94,10 @@ for r in $(seq "$rounds"); do
         echo "round $r: $(wc -l < "$log") of $ops ops, no kill"
     else
         kill_after=$((RANDOM % (ops / 2))) # early: the copy still partial
-        danaus "$model" run "$mnt/f$r" "$r" "$ops" "$log" $sync \
-            2> "$site/run.$r.err" &
+        # The state at the kill is what is checked: the client must not
+        # wait for the next service and go on (libfs/resume.h).
+        DANAUS_RESTART_WAIT_MS=0 danaus "$model" run "$mnt/f$r" "$r" "$ops" \
+            "$log" $sync 2> "$site/run.$r.err" &
         client=$!
         while [ "$(wc -l < "$log")" -le "$kill_after" ] &&
               kill -0 "$client" 2>/dev/null; do
