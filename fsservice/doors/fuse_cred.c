@@ -1,6 +1,6 @@
 /*
  * fuse_cred.c - credentials of FUSE requests: uid and gid from the kernel
- * (fuse_get_context), supplementary groups from /proc/TID/status.
+ * (the request's context), supplementary groups from /proc/TID/status.
  *
  * Reading /proc costs a few microseconds, so each FUSE thread remembers the
  * last requester it served (thread id, uid, gid) for up to one second: a
@@ -8,12 +8,10 @@
  * FUSE door within that second. The identity itself (uid, gid, groups) is
  * looked up in a shared list, so Ceph's UserPerm is made once per identity.
  */
-#define FUSE_USE_VERSION 314
 #include "fuse_cred.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fuse3/fuse.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,24 +118,23 @@ static const struct ls_cred *identity(struct fuse_cred_cache *c,
     return id ? &id->cred : NULL;
 }
 
-const struct ls_cred *fuse_cred_current(struct fuse_cred_cache *c)
+const struct ls_cred *fuse_cred_of(struct fuse_cred_cache *c, pid_t tid,
+                                   uid_t uid, gid_t gid)
 {
-    const struct fuse_context *ctx = fuse_get_context();
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-    if (last.cache == c && last.tid == ctx->pid && last.uid == ctx->uid &&
-        last.gid == ctx->gid && now.tv_sec - last.when < CRED_REUSE_SECONDS)
+    if (last.cache == c && last.tid == tid && last.uid == uid &&
+        last.gid == gid && now.tv_sec - last.when < CRED_REUSE_SECONDS)
         return last.cred;
 
     struct ls_cred want;
     memset(&want, 0, sizeof want);
-    want.uid = ctx->uid;
-    want.gid = ctx->gid;
-    read_groups(ctx->pid, &want);
+    want.uid = uid;
+    want.gid = gid;
+    read_groups(tid, &want);
     const struct ls_cred *cred = identity(c, &want);
     if (cred)
-        last = (struct last_requester){c, ctx->pid, ctx->uid, ctx->gid,
-                                       now.tv_sec, cred};
+        last = (struct last_requester){c, tid, uid, gid, now.tv_sec, cred};
     return cred;
 }
 

@@ -35,9 +35,10 @@ void fuse_cred_cache_init(struct fuse_cred_cache *c, struct cephfs_client *ceph)
 /* Frees every identity; no request may be running. */
 void fuse_cred_cache_free(struct fuse_cred_cache *c);
 
-/* The credentials of the FUSE request being served on this thread, or NULL
- * when out of memory. */
-const struct ls_cred *fuse_cred_current(struct fuse_cred_cache *c);
+/* The credentials of a FUSE request from thread tid as uid and gid (what
+ * the kernel says of the requester), or NULL when out of memory. */
+const struct ls_cred *fuse_cred_of(struct fuse_cred_cache *c, pid_t tid,
+                                   uid_t uid, gid_t gid);
 
 /* Whether the requester may use the door at all (see the head comment). */
 bool fuse_cred_admitted(const struct fuse_cred_cache *c,

@@ -186,7 +186,7 @@ static void *loop_thread(void *arg)
         return NULL;
     fuse_loop_cfg_set_clone_fd(cfg, 0);
     fuse_loop_cfg_set_idle_threads(cfg, 4);
-    fuse_loop_mt(ex->fuse, cfg);
+    fuse_session_loop_mt(ex->se, cfg);
     fuse_loop_cfg_destroy(cfg);
     return NULL;
 }
@@ -211,24 +211,30 @@ static int export_start(struct fuse_export *ex, const struct service *svc)
                                          : "");
     char *argv[] = {"danausd", "-o", opts, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-    ex->fuse = fuse_new(&args, &fuse_export_ops, sizeof fuse_export_ops, ex);
+    if (fuse_nodes_init(&ex->nodes) < 0)
+        return -1;
+    ex->se = fuse_session_new(&args, &fuse_export_ops, sizeof fuse_export_ops,
+                              ex);
     fuse_opt_free_args(&args);
-    if (!ex->fuse) {
+    if (!ex->se) {
         fprintf(stderr, "danausd: %s: libfuse refused the mount options; no "
                 "FUSE door for this mount\n", ex->mountpoint);
+        fuse_nodes_free(&ex->nodes);
         return -1;
     }
-    if (fuse_mount(ex->fuse, ex->mountpoint) < 0) {
+    if (fuse_session_mount(ex->se, ex->mountpoint) < 0) {
         fprintf(stderr, "danausd: %s: FUSE mount failed (see above); no FUSE "
                 "door for this mount\n", ex->mountpoint);
-        fuse_destroy(ex->fuse);
-        ex->fuse = NULL;
+        fuse_session_destroy(ex->se);
+        ex->se = NULL;
+        fuse_nodes_free(&ex->nodes);
         return -1;
     }
     if (pthread_create(&ex->loop, NULL, loop_thread, ex) != 0) {
-        fuse_unmount(ex->fuse);
-        fuse_destroy(ex->fuse);
-        ex->fuse = NULL;
+        fuse_session_unmount(ex->se);
+        fuse_session_destroy(ex->se);
+        ex->se = NULL;
+        fuse_nodes_free(&ex->nodes);
         return -1;
     }
     ex->looping = 1;
@@ -249,12 +255,12 @@ static void export_stop(struct fuse_export *ex)
          * open file), and the loop with it. libfuse's loop thread waits in
          * sem_wait for the session to end: a signal interrupts the wait, it
          * sees the exit flag, cancels its workers where they wait for
-         * requests (never inside one) and returns; fuse_destroy closes
-         * /dev/fuse, which aborts the connection, so those processes get
-         * ENOTCONN rather than a hang. The signal is repeated in case it
-         * came just before the wait began. */
-        fuse_exit(ex->fuse);
-        fuse_unmount(ex->fuse);
+         * requests (never inside one) and returns; fuse_session_destroy
+         * closes /dev/fuse, which aborts the connection, so those
+         * processes get ENOTCONN rather than a hang. The signal is
+         * repeated in case it came just before the wait began. */
+        fuse_session_exit(ex->se);
+        fuse_session_unmount(ex->se);
         struct timespec deadline;
         do {
             pthread_kill(ex->loop, SIGUSR1);
@@ -265,14 +271,14 @@ static void export_stop(struct fuse_export *ex)
                 deadline.tv_nsec -= 1000000000;
             }
         } while (pthread_timedjoin_np(ex->loop, NULL, &deadline) == ETIMEDOUT);
-        fuse_destroy(ex->fuse);
+        fuse_session_destroy(ex->se);
+        fuse_nodes_free(&ex->nodes);
     }
     /* Files the kernel never released (the service is going away). */
     while (ex->open) {
         struct fuse_open_file *o = ex->open;
         ex->open = o->next;
         ex->inst->ops->close(o->file);
-        free(o->path);
         free(o);
     }
     pthread_mutex_destroy(&ex->open_lock);
@@ -422,16 +428,16 @@ void fuse_door_stop(struct fuse_door *d)
 }
 
 /* Whether a file of inode ino is open through ex (by execve, when
- * exec_only); its FUSE path goes to path (size bytes) unless NULL. */
+ * exec_only); its node id goes to *node unless NULL. */
 static bool find_open(struct fuse_export *ex, uint64_t ino, bool exec_only,
-                      char *path, size_t size)
+                      uint64_t *node)
 {
     bool found = false;
     pthread_mutex_lock(&ex->open_lock);
     for (struct fuse_open_file *o = ex->open; o && !found; o = o->next) {
         found = o->ino == ino && (o->exec || !exec_only);
-        if (found && path)
-            snprintf(path, size, "%s", o->path);
+        if (found && node)
+            *node = fuse_node_id(&ex->nodes, o->node);
     }
     pthread_mutex_unlock(&ex->open_lock);
     return found;
@@ -451,11 +457,12 @@ void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
                   : ex->inst->ops->stat(ex->inst, cred, path, 0, &st);
     if (rc < 0)
         return;
-    char fuse_path[PATH_MAX];
+    uint64_t node;
     /* Outside the lock: the kernel may call back into FUSE (a dirty page
-     * of a shared mapping is written before it is dropped). */
-    if (find_open(ex, st.ino, false, fuse_path, sizeof fuse_path))
-        fuse_invalidate_path(ex->fuse, fuse_path);
+     * of a shared mapping is written before it is dropped). The node stays
+     * while its file is open, which the kernel's page cache needs. */
+    if (find_open(ex, st.ino, false, &node))
+        fuse_lowlevel_notify_inval_inode(ex->se, node, 0, 0);
 }
 
 bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
@@ -468,5 +475,5 @@ bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
         return false;
     struct danaus_stat st;
     return ex->inst->ops->stat(ex->inst, cred, path, 0, &st) == 0 &&
-           find_open(ex, st.ino, true, NULL, 0);
+           find_open(ex, st.ino, true, NULL);
 }

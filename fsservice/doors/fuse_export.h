@@ -4,16 +4,18 @@
  *
  * Files open through FUSE are listed with their inode numbers so that a
  * change made through the preload path can drop the kernel's cached pages
- * of exactly those files (fuse_door_data_changed).
+ * of exactly those files (fuse_door_data_changed), and with their node, so
+ * that a file unlinked while open still answers for it (fuse_ops.c).
  */
 #ifndef DANAUS_FUSE_EXPORT_H
 #define DANAUS_FUSE_EXPORT_H
 
 #define FUSE_USE_VERSION 314
 #include "fuse_cred.h"
+#include "fuse_nodes.h"
 #include "fsservice/libservice/libservice.h"
 
-#include <fuse3/fuse.h>
+#include <fuse3/fuse_lowlevel.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdatomic.h>
@@ -24,7 +26,7 @@ struct fuse_open_file {
     struct fuse_open_file *next;
     struct ls_file *file;
     uint64_t ino;
-    char *path;  /* the FUSE path it was opened by, kept across renames */
+    struct fuse_node *node;
     bool exec;   /* opened by execve: a running program's text */
 };
 
@@ -34,7 +36,8 @@ struct fuse_export {
     struct fuse_cred_cache *creds;
     int direct_io;           /* config fuse_direct_io */
     int revalidate;          /* config fuse_revalidate */
-    struct fuse *fuse;
+    struct fuse_session *se;
+    struct fuse_nodes nodes;
     pthread_t loop;
     int looping;
 
@@ -48,7 +51,7 @@ struct fuse_export {
     atomic_int nexec; /* of them, opened by execve; read without the lock */
 };
 
-/* The operations, over the struct fuse_export given to fuse_new. */
-extern const struct fuse_operations fuse_export_ops;
+/* The operations, over the struct fuse_export given to fuse_session_new. */
+extern const struct fuse_lowlevel_ops fuse_export_ops;
 
 #endif

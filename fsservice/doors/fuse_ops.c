@@ -1,37 +1,66 @@
 /*
  * fuse_ops.c - the FUSE door's operations: each FUSE request becomes one
  * libservice call on the exported instance, with the requester's
- * credentials (fuse_cred.c).
+ * credentials (fuse_cred.c), and one reply.
  *
- * libfuse's high-level API hands us absolute paths inside the mount
- * ("/a/b"); the instance wants them relative ("a/b", "" for the root).
- * Every result is already 0 or -errno, as FUSE wants. Attributes and
- * readdir's d_ino come from the exported instance unchanged, with use_ino
- * set (fuse_door.c), so inode numbers, sizes, times and modes read through
- * FUSE are those the preload path reads: a union's own answer (the st_ino a
- * copy-up keeps, libservice/union/origin.c), not its branches'.
+ * libfuse's low-level API names files by node id; fuse_nodes.c turns those
+ * into instance-relative paths ("a/b", "" for the root) and back. A file
+ * unlinked while open keeps its node without a path: calls on it go
+ * through one of its open files (fstat of an open, unlinked file, which
+ * the kernel sends without a file handle). Attributes and readdir's d_ino
+ * come from the exported instance unchanged, so inode numbers, sizes,
+ * times and modes read through FUSE are those the preload path reads: a
+ * union's own answer (the st_ino a copy-up keeps,
+ * libservice/union/origin.c), not its branches'. Nothing is cached by the
+ * kernel but data pages: every entry and attribute is valid for 0 s.
  */
 #include "fuse_export.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-static struct fuse_export *current_export(void)
+/* A request's export, instance and credentials. */
+struct ctx {
+    fuse_req_t req;
+    struct fuse_export *ex;
+    struct ls_instance *inst;
+    const struct ls_cred *cred;
+};
+
+/* Fills c for req: 0, or replies the error itself (ENOMEM, or EACCES for
+ * a user the door does not serve, fuse_cred.h) and returns -1. */
+static int begin(fuse_req_t req, struct ctx *c)
 {
-    return fuse_get_context()->private_data;
+    const struct fuse_ctx *k = fuse_req_ctx(req);
+    c->req = req;
+    c->ex = fuse_req_userdata(req);
+    c->inst = c->ex->inst;
+    c->cred = fuse_cred_of(c->ex->creds, k->pid, k->uid, k->gid);
+    int err = !c->cred ? ENOMEM
+              : !fuse_cred_admitted(c->ex->creds, c->cred) ? EACCES
+                                                            : 0;
+    if (err) {
+        fuse_reply_err(req, err);
+        return -1;
+    }
+    return 0;
 }
 
-/* The instance-relative form of a FUSE path. */
-static const char *rel(const char *path)
+#define BEGIN(req, c)                                                     \
+    struct ctx c;                                                         \
+    if (begin(req, &c) < 0)                                               \
+    return
+
+static void reply_status(fuse_req_t req, int rc)
 {
-    while (*path == '/')
-        path++;
-    return path;
+    fuse_reply_err(req, rc < 0 ? -rc : 0);
 }
 
 static struct ls_file *file_of(const struct fuse_file_info *fi)
@@ -39,17 +68,23 @@ static struct ls_file *file_of(const struct fuse_file_info *fi)
     return (struct ls_file *)(uintptr_t)fi->fh;
 }
 
-/* Declares ex, inst and cred for an operation, or fails it with ENOMEM,
- * or with EACCES for a user the door does not serve (fuse_cred.h). */
-#define BEGIN                                                   \
-    struct fuse_export *ex = current_export();                  \
-    struct ls_instance *inst = ex->inst;                        \
-    const struct ls_cred *cred = fuse_cred_current(ex->creds);  \
-    (void)inst;                                                 \
-    if (!cred)                                                  \
-        return -ENOMEM;                                         \
-    if (!fuse_cred_admitted(ex->creds, cred))                   \
-        return -EACCES
+static struct fuse_node *node_of(struct ctx *c, fuse_ino_t ino)
+{
+    return fuse_nodes_get(&c->ex->nodes, ino);
+}
+
+/* The path of node ino into path: 0 or -errno. */
+static int path_of(struct ctx *c, fuse_ino_t ino, char *path)
+{
+    return fuse_node_path(&c->ex->nodes, node_of(c, ino), path, PATH_MAX);
+}
+
+static int child_path(struct ctx *c, fuse_ino_t parent, const char *name,
+                      char *path)
+{
+    return fuse_node_child_path(&c->ex->nodes, node_of(c, parent), name, path,
+                                PATH_MAX);
+}
 
 static void to_stat(const struct danaus_stat *d, struct stat *st)
 {
@@ -69,164 +104,314 @@ static void to_stat(const struct danaus_stat *d, struct stat *st)
     st->st_ctim = (struct timespec){d->ctime_sec, d->ctime_nsec};
 }
 
-static int op_getattr(const char *path, struct stat *st,
-                      struct fuse_file_info *fi)
+/* The attributes of node ino: through fi when the kernel gives a handle,
+ * else by path, else (unlinked) through a file open on the node. */
+static int attrs_of(struct ctx *c, fuse_ino_t ino, struct fuse_file_info *fi,
+                    struct stat *st)
 {
-    BEGIN;
     struct danaus_stat d;
-    int rc = fi ? inst->ops->fstat(file_of(fi), cred, &d)
-                : inst->ops->stat(inst, cred, rel(path), AT_SYMLINK_NOFOLLOW,
-                                  &d);
+    char path[PATH_MAX];
+    int rc;
+    if (fi) {
+        rc = c->inst->ops->fstat(file_of(fi), c->cred, &d);
+    } else if ((rc = path_of(c, ino, path)) == 0) {
+        rc = c->inst->ops->stat(c->inst, c->cred, path, AT_SYMLINK_NOFOLLOW,
+                                &d);
+    } else if (rc == -ESTALE) {
+        struct fuse_node *n = node_of(c, ino);
+        pthread_mutex_lock(&c->ex->open_lock);
+        for (struct fuse_open_file *o = c->ex->open; o; o = o->next)
+            if (o->node == n) {
+                rc = c->inst->ops->fstat(o->file, c->cred, &d);
+                break;
+            }
+        pthread_mutex_unlock(&c->ex->open_lock);
+    }
     if (rc == 0)
         to_stat(&d, st);
     return rc;
 }
 
-static int op_access(const char *path, int mask)
+/* Replies the entry at path (made or found just now): its node, with one
+ * lookup more, and its attributes. */
+static void reply_entry(struct ctx *c, const char *path)
 {
-    BEGIN;
-    return inst->ops->access(inst, cred, rel(path), mask, 0);
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    struct danaus_stat d;
+    int rc = c->inst->ops->stat(c->inst, c->cred, path, AT_SYMLINK_NOFOLLOW,
+                                &d);
+    if (rc < 0) {
+        fuse_reply_err(c->req, -rc);
+        return;
+    }
+    struct fuse_node *n = fuse_nodes_lookup(&c->ex->nodes, path);
+    if (!n) {
+        fuse_reply_err(c->req, ENOMEM);
+        return;
+    }
+    e.ino = fuse_node_id(&c->ex->nodes, n);
+    to_stat(&d, &e.attr);
+    if (fuse_reply_entry(c->req, &e) != 0)
+        fuse_nodes_forget(&c->ex->nodes, e.ino, 1);
 }
 
-static int op_readlink(const char *path, char *buf, size_t size)
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-    BEGIN;
-    if (size == 0)
-        return -EINVAL;
-    ssize_t n = inst->ops->readlink(inst, cred, rel(path), buf, size - 1);
-    if (n < 0)
-        return (int)n;
-    buf[n] = '\0';
-    return 0;
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int rc = child_path(&c, parent, name, path);
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else
+        reply_entry(&c, path);
 }
 
-static int op_mkdir(const char *path, mode_t mode)
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-    BEGIN;
-    return inst->ops->mkdir(inst, cred, rel(path), mode);
+    struct fuse_export *ex = fuse_req_userdata(req);
+    fuse_nodes_forget(&ex->nodes, ino, nlookup);
+    fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count,
+                            struct fuse_forget_data *forgets)
+{
+    struct fuse_export *ex = fuse_req_userdata(req);
+    for (size_t i = 0; i < count; i++)
+        fuse_nodes_forget(&ex->nodes, forgets[i].ino, forgets[i].nlookup);
+    fuse_reply_none(req);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino,
+                       struct fuse_file_info *fi)
+{
+    BEGIN(req, c);
+    struct stat st;
+    int rc = attrs_of(&c, ino, fi, &st);
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else
+        fuse_reply_attr(req, &st, 0);
+}
+
+/* One setattr change, through fi when given, else by path. */
+static int set_one(struct ctx *c, const char *path, struct fuse_file_info *fi,
+                   int what, const struct stat *attr, int to_set)
+{
+    const struct ls_ops *ops = c->inst->ops;
+    struct ls_file *f = fi ? file_of(fi) : NULL;
+    switch (what) {
+    case FUSE_SET_ATTR_MODE:
+        return f ? ops->fchmod(f, c->cred, attr->st_mode)
+                 : ops->chmod(c->inst, c->cred, path, attr->st_mode, 0);
+    case FUSE_SET_ATTR_UID: {
+        uid_t uid = to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1;
+        gid_t gid = to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1;
+        /* FUSE names the very inode to change: a symbolic link itself
+         * when lchown reached us. */
+        return f ? ops->fchown(f, c->cred, uid, gid)
+                 : ops->chown(c->inst, c->cred, path, uid, gid,
+                              AT_SYMLINK_NOFOLLOW);
+    }
+    case FUSE_SET_ATTR_SIZE:
+        return f ? ops->ftruncate(f, c->cred, attr->st_size)
+                 : ops->truncate(c->inst, c->cred, path, attr->st_size);
+    default: { /* times */
+        struct timespec ts[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+        if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+            ts[0].tv_nsec = UTIME_NOW;
+        else if (to_set & FUSE_SET_ATTR_ATIME)
+            ts[0] = attr->st_atim;
+        if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+            ts[1].tv_nsec = UTIME_NOW;
+        else if (to_set & FUSE_SET_ATTR_MTIME)
+            ts[1] = attr->st_mtim;
+        return f ? ops->futimens(f, c->cred, ts)
+                 : ops->utimens(c->inst, c->cred, path, ts,
+                                AT_SYMLINK_NOFOLLOW);
+    }
+    }
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+                       int to_set, struct fuse_file_info *fi)
+{
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int rc = fi ? 0 : path_of(&c, ino, path);
+    if (rc == 0 && (to_set & FUSE_SET_ATTR_MODE))
+        rc = set_one(&c, path, fi, FUSE_SET_ATTR_MODE, attr, to_set);
+    if (rc == 0 && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
+        rc = set_one(&c, path, fi, FUSE_SET_ATTR_UID, attr, to_set);
+    if (rc == 0 && (to_set & FUSE_SET_ATTR_SIZE))
+        rc = set_one(&c, path, fi, FUSE_SET_ATTR_SIZE, attr, to_set);
+    if (rc == 0 && (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
+                              FUSE_SET_ATTR_ATIME_NOW |
+                              FUSE_SET_ATTR_MTIME_NOW)))
+        rc = set_one(&c, path, fi, FUSE_SET_ATTR_ATIME, attr, to_set);
+    struct stat st;
+    if (rc == 0)
+        rc = attrs_of(&c, ino, fi, &st);
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else
+        fuse_reply_attr(req, &st, 0);
+}
+
+static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int rc = path_of(&c, ino, path);
+    if (rc == 0)
+        rc = c.inst->ops->access(c.inst, c.cred, path, mask, 0);
+    reply_status(req, rc);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+    BEGIN(req, c);
+    char path[PATH_MAX], target[PATH_MAX];
+    int rc = path_of(&c, ino, path);
+    ssize_t n = rc < 0 ? rc
+                       : c.inst->ops->readlink(c.inst, c.cred, path, target,
+                                               sizeof target - 1);
+    if (n < 0) {
+        fuse_reply_err(req, (int)-n);
+        return;
+    }
+    target[n] = '\0';
+    fuse_reply_readlink(req, target);
+}
+
+/* mkdir, mknod and symlink: make the name, then answer its entry. */
+enum make { MAKE_DIR, MAKE_NODE, MAKE_SYMLINK };
+
+static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
+                 enum make what, mode_t mode, dev_t dev, const char *target)
+{
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int rc = child_path(&c, parent, name, path);
+    if (rc == 0)
+        rc = what == MAKE_DIR
+                 ? c.inst->ops->mkdir(c.inst, c.cred, path, mode)
+             : what == MAKE_NODE
+                 ? c.inst->ops->mknod(c.inst, c.cred, path, mode, dev)
+                 : c.inst->ops->symlink(c.inst, c.cred, target, path);
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else
+        reply_entry(&c, path);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+                     mode_t mode)
+{
+    make(req, parent, name, MAKE_DIR, mode, 0, NULL);
 }
 
 /* The kernel has checked the type (and CAP_MKNOD for devices) and applied
  * the umask; the backend checks them again for the preload path. */
-static int op_mknod(const char *path, mode_t mode, dev_t dev)
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+                     mode_t mode, dev_t rdev)
 {
-    BEGIN;
-    return inst->ops->mknod(inst, cred, rel(path), mode, dev);
+    make(req, parent, name, MAKE_NODE, mode, rdev, NULL);
 }
 
-static int op_unlink(const char *path)
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+                       const char *name)
 {
-    BEGIN;
-    return inst->ops->unlink(inst, cred, rel(path));
+    make(req, parent, name, MAKE_SYMLINK, 0, 0, link);
 }
 
-static int op_rmdir(const char *path)
+static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
+                        bool dir)
 {
-    BEGIN;
-    return inst->ops->rmdir(inst, cred, rel(path));
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int rc = child_path(&c, parent, name, path);
+    if (rc == 0)
+        rc = dir ? c.inst->ops->rmdir(c.inst, c.cred, path)
+                 : c.inst->ops->unlink(c.inst, c.cred, path);
+    if (rc == 0)
+        fuse_nodes_unlinked(&c.ex->nodes, path);
+    reply_status(req, rc);
 }
 
-static int op_symlink(const char *target, const char *linkpath)
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-    BEGIN;
-    return inst->ops->symlink(inst, cred, target, rel(linkpath));
+    remove_name(req, parent, name, false);
 }
 
-/* After a rename through FUSE, open files keep the path FUSE now knows
- * them by (their entry or a directory above it moved). */
-static void rename_open_files(struct fuse_export *ex, const char *from,
-                              const char *to)
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-    size_t lf = strlen(from);
-    pthread_mutex_lock(&ex->open_lock);
-    for (struct fuse_open_file *o = ex->open; o; o = o->next) {
-        if (strncmp(o->path, from, lf) != 0 ||
-            (o->path[lf] != '\0' && o->path[lf] != '/'))
-            continue;
-        size_t lt = strlen(to), rest = strlen(o->path + lf);
-        char *p = malloc(lt + rest + 1);
-        if (!p)
-            continue;
-        memcpy(p, to, lt);
-        memcpy(p + lt, o->path + lf, rest + 1);
-        free(o->path);
-        o->path = p;
+    remove_name(req, parent, name, true);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+                      fuse_ino_t newparent, const char *newname,
+                      unsigned int flags)
+{
+    BEGIN(req, c);
+    char from[PATH_MAX], to[PATH_MAX];
+    int rc = child_path(&c, parent, name, from);
+    if (rc == 0)
+        rc = child_path(&c, newparent, newname, to);
+    if (rc == 0)
+        rc = c.inst->ops->rename(c.inst, c.cred, from, to, flags);
+    if (rc == 0 && (flags & RENAME_EXCHANGE)) {
+        /* Through a third name, so that neither set of nodes is taken for
+         * the other's. */
+        static const char swap[] = "\001danaus-exchange";
+        fuse_nodes_rename(&c.ex->nodes, from, swap);
+        fuse_nodes_rename(&c.ex->nodes, to, from);
+        fuse_nodes_rename(&c.ex->nodes, swap, to);
+    } else if (rc == 0) {
+        fuse_nodes_rename(&c.ex->nodes, from, to);
     }
-    pthread_mutex_unlock(&ex->open_lock);
+    reply_status(req, rc);
 }
 
-static int op_rename(const char *from, const char *to, unsigned flags)
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+                    const char *newname)
 {
-    BEGIN;
-    int rc = inst->ops->rename(inst, cred, rel(from), rel(to), flags);
-    if (rc == 0 && atomic_load(&ex->nopen) > 0)
-        rename_open_files(ex, from, to);
-    return rc;
+    BEGIN(req, c);
+    char existing[PATH_MAX], path[PATH_MAX];
+    int rc = path_of(&c, ino, existing);
+    if (rc == 0)
+        rc = child_path(&c, newparent, newname, path);
+    if (rc == 0)
+        rc = c.inst->ops->link(c.inst, c.cred, existing, path);
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else
+        reply_entry(&c, path);
 }
 
-static int op_link(const char *existing, const char *newpath)
-{
-    BEGIN;
-    return inst->ops->link(inst, cred, rel(existing), rel(newpath));
-}
-
-static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
-{
-    BEGIN;
-    return fi ? inst->ops->fchmod(file_of(fi), cred, mode)
-              : inst->ops->chmod(inst, cred, rel(path), mode, 0);
-}
-
-static int op_chown(const char *path, uid_t uid, gid_t gid,
-                    struct fuse_file_info *fi)
-{
-    BEGIN;
-    /* FUSE names the very inode to change: a symbolic link itself when
-     * lchown reached us. */
-    return fi ? inst->ops->fchown(file_of(fi), cred, uid, gid)
-              : inst->ops->chown(inst, cred, rel(path), uid, gid,
-                                 AT_SYMLINK_NOFOLLOW);
-}
-
-static int op_truncate(const char *path, off_t len, struct fuse_file_info *fi)
-{
-    BEGIN;
-    return fi ? inst->ops->ftruncate(file_of(fi), cred, len)
-              : inst->ops->truncate(inst, cred, rel(path), len);
-}
-
-static int op_utimens(const char *path, const struct timespec ts[2],
-                      struct fuse_file_info *fi)
-{
-    BEGIN;
-    return fi ? inst->ops->futimens(file_of(fi), cred, ts)
-              : inst->ops->utimens(inst, cred, rel(path), ts,
-                                   AT_SYMLINK_NOFOLLOW);
-}
-
-/* Lists an open file for fuse_door_data_changed. */
-static int remember_open(struct fuse_export *ex, const struct ls_cred *cred,
-                         const char *path, struct ls_file *file, bool exec)
+/* Lists an open file for fuse_door_data_changed and for its node. */
+static int remember_open(struct ctx *c, struct fuse_node *node,
+                         struct ls_file *file, bool exec)
 {
     struct danaus_stat d;
-    int rc = ex->inst->ops->fstat(file, cred, &d);
+    int rc = c->inst->ops->fstat(file, c->cred, &d);
     if (rc < 0)
         return rc;
     struct fuse_open_file *o = malloc(sizeof *o);
-    if (!o || !(o->path = strdup(path))) {
-        free(o);
+    if (!o)
         return -ENOMEM;
-    }
     o->file = file;
     o->ino = d.ino;
+    o->node = node;
     o->exec = exec;
-    pthread_mutex_lock(&ex->open_lock);
-    o->next = ex->open;
-    ex->open = o;
-    atomic_fetch_add(&ex->nopen, 1);
+    pthread_mutex_lock(&c->ex->open_lock);
+    o->next = c->ex->open;
+    c->ex->open = o;
+    atomic_fetch_add(&c->ex->nopen, 1);
     if (exec)
-        atomic_fetch_add(&ex->nexec, 1);
-    pthread_mutex_unlock(&ex->open_lock);
+        atomic_fetch_add(&c->ex->nexec, 1);
+    pthread_mutex_unlock(&c->ex->open_lock);
     return 0;
 }
 
@@ -241,7 +426,6 @@ static void forget_open(struct fuse_export *ex, struct ls_file *file)
         atomic_fetch_sub(&ex->nopen, 1);
         if (o->exec)
             atomic_fetch_sub(&ex->nexec, 1);
-        free(o->path);
         free(o);
         break;
     }
@@ -252,27 +436,6 @@ static void forget_open(struct fuse_export *ex, struct ls_file *file)
  * (asm-generic/fcntl.h: "FMODE_EXEC is 0x20"), which FUSE passes on. */
 #define KERNEL_FMODE_EXEC 0x20
 
-static int open_common(const char *path, struct fuse_file_info *fi, int flags,
-                       mode_t mode)
-{
-    BEGIN;
-    struct ls_file *file;
-    int rc = inst->ops->open(inst, cred, rel(path), flags, mode, &file);
-    if (rc < 0)
-        return rc;
-    rc = remember_open(ex, cred, path, file, fi->flags & KERNEL_FMODE_EXEC);
-    if (rc < 0) {
-        inst->ops->close(file);
-        return rc;
-    }
-    fi->fh = (uint64_t)(uintptr_t)file;
-    /* Appends land where the backend says the end is, which the kernel's
-     * cached size may not know: such files bypass the page cache. */
-    fi->direct_io = ex->direct_io || (flags & O_APPEND);
-    fi->keep_cache = 0;
-    return 0;
-}
-
 /* The open flags a backend is given. The kernel also sends its own bits
  * (O_LARGEFILE, __FMODE_EXEC for execve), which the local backend's
  * openat2 rejects with EINVAL; and O_DIRECT would make the backend demand
@@ -281,145 +444,279 @@ static int open_common(const char *path, struct fuse_file_info *fi, int flags,
     (O_ACCMODE | O_APPEND | O_TRUNC | O_NONBLOCK | O_SYNC | O_DSYNC |      \
      O_NOATIME)
 
-static int op_open(const char *path, struct fuse_file_info *fi)
+/* Lists file, open on node, and hands it to the kernel through fi. 0 or
+ * -errno (file is then closed). */
+static int hand_over(struct ctx *c, struct fuse_node *node,
+                     struct ls_file *file, int flags,
+                     struct fuse_file_info *fi)
 {
-    return open_common(path, fi, fi->flags & BACKEND_OPEN_FLAGS, 0);
+    int rc = remember_open(c, node, file, fi->flags & KERNEL_FMODE_EXEC);
+    if (rc < 0) {
+        c->inst->ops->close(file);
+        return rc;
+    }
+    fi->fh = (uint64_t)(uintptr_t)file;
+    /* Appends land where the backend says the end is, which the kernel's
+     * cached size may not know: such files bypass the page cache. */
+    fi->direct_io = c->ex->direct_io || (flags & O_APPEND);
+    fi->keep_cache = 0;
+    return 0;
 }
 
-static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+/* After a failed open or create reply: the kernel never got the file. */
+static void take_back(struct ctx *c, struct fuse_file_info *fi)
 {
-    return open_common(path, fi,
-                       (fi->flags & (BACKEND_OPEN_FLAGS | O_EXCL)) | O_CREAT,
-                       mode);
+    forget_open(c->ex, file_of(fi));
+    c->inst->ops->close(file_of(fi));
 }
 
-static int op_read(const char *path, char *buf, size_t n, off_t off,
-                   struct fuse_file_info *fi)
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    BEGIN;
-    return (int)inst->ops->pread(file_of(fi), cred, buf, n, off);
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int flags = fi->flags & BACKEND_OPEN_FLAGS;
+    struct ls_file *file;
+    int rc = path_of(&c, ino, path);
+    if (rc == 0)
+        rc = c.inst->ops->open(c.inst, c.cred, path, flags, 0, &file);
+    if (rc == 0)
+        rc = hand_over(&c, node_of(&c, ino), file, flags, fi);
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else if (fuse_reply_open(req, fi) != 0)
+        take_back(&c, fi);
 }
 
-static int op_write(const char *path, const char *buf, size_t n, off_t off,
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+                      mode_t mode, struct fuse_file_info *fi)
+{
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int flags = (fi->flags & (BACKEND_OPEN_FLAGS | O_EXCL)) | O_CREAT;
+    struct ls_file *file = NULL;
+    struct fuse_node *node = NULL;
+    struct danaus_stat d;
+    int rc = child_path(&c, parent, name, path);
+    if (rc == 0)
+        rc = c.inst->ops->open(c.inst, c.cred, path, flags, mode, &file);
+    if (rc == 0)
+        rc = c.inst->ops->fstat(file, c.cred, &d);
+    if (rc == 0 && !(node = fuse_nodes_lookup(&c.ex->nodes, path)))
+        rc = -ENOMEM;
+    if (rc < 0 && file)
+        c.inst->ops->close(file);
+    if (rc == 0)
+        rc = hand_over(&c, node, file, flags, fi);
+    if (rc < 0) {
+        if (node)
+            fuse_nodes_forget(&c.ex->nodes, fuse_node_id(&c.ex->nodes, node),
+                              1);
+        fuse_reply_err(req, -rc);
+        return;
+    }
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    e.ino = fuse_node_id(&c.ex->nodes, node);
+    to_stat(&d, &e.attr);
+    if (fuse_reply_create(req, &e, fi) != 0) {
+        take_back(&c, fi);
+        fuse_nodes_forget(&c.ex->nodes, e.ino, 1);
+    }
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
-    BEGIN;
+    BEGIN(req, c);
+    char *buf = malloc(size ? size : 1);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    ssize_t n = c.inst->ops->pread(file_of(fi), c.cred, buf, size, off);
+    if (n < 0)
+        fuse_reply_err(req, (int)-n);
+    else
+        fuse_reply_buf(req, buf, (size_t)n);
+    free(buf);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+                     size_t size, off_t off, struct fuse_file_info *fi)
+{
+    BEGIN(req, c);
     off_t end;
-    return (int)inst->ops->pwrite(file_of(fi), cred, buf, n,
-                                  (fi->flags & O_APPEND) ? -1 : off, &end);
+    ssize_t n = c.inst->ops->pwrite(file_of(fi), c.cred, buf, size,
+                                    (fi->flags & O_APPEND) ? -1 : off, &end);
+    if (n < 0)
+        fuse_reply_err(req, (int)-n);
+    else
+        fuse_reply_write(req, (size_t)n);
 }
 
 /* Mode 0 only, as the preload's fallocate (libfs/api/fdctl.c): a file
  * shorter than off + len gets a zero as the range's last byte, which
  * extends it with zeros; the kernel has checked the descriptor. */
-static int op_fallocate(const char *path, int mode, off_t off, off_t len,
-                        struct fuse_file_info *fi)
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
+                         off_t len, struct fuse_file_info *fi)
 {
-    BEGIN;
-    if (mode != 0)
-        return -EOPNOTSUPP;
+    BEGIN(req, c);
+    if (mode != 0) {
+        fuse_reply_err(req, EOPNOTSUPP);
+        return;
+    }
     struct danaus_stat d;
-    int rc = inst->ops->fstat(file_of(fi), cred, &d);
-    if (rc < 0 || d.size >= off + len)
-        return rc;
-    static const char zero;
-    off_t end;
-    ssize_t n = inst->ops->pwrite(file_of(fi), cred, &zero, 1, off + len - 1,
-                                  &end);
-    return n < 0 ? (int)n : 0;
+    int rc = c.inst->ops->fstat(file_of(fi), c.cred, &d);
+    if (rc == 0 && d.size < off + len) {
+        static const char zero;
+        off_t end;
+        ssize_t n = c.inst->ops->pwrite(file_of(fi), c.cred, &zero, 1,
+                                        off + len - 1, &end);
+        rc = n < 0 ? (int)n : 0;
+    }
+    reply_status(req, rc);
 }
 
-static int op_statfs(const char *path, struct statvfs *out)
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
-    BEGIN;
+    BEGIN(req, c);
+    char path[PATH_MAX];
     struct danaus_statfs s;
-    int rc = inst->ops->statfs(inst, cred, rel(path), &s);
-    if (rc < 0)
-        return rc;
-    memset(out, 0, sizeof *out);
-    out->f_bsize = s.bsize;
-    out->f_frsize = s.frsize;
-    out->f_blocks = s.blocks;
-    out->f_bfree = s.bfree;
-    out->f_bavail = s.bavail;
-    out->f_files = s.files;
-    out->f_ffree = s.ffree;
-    out->f_favail = s.favail;
-    out->f_fsid = s.fsid;
-    out->f_namemax = s.namelen;
-    out->f_flag = s.flags;
-    return 0;
+    int rc = path_of(&c, ino, path);
+    if (rc == 0)
+        rc = c.inst->ops->statfs(c.inst, c.cred, path, &s);
+    if (rc < 0) {
+        fuse_reply_err(req, -rc);
+        return;
+    }
+    struct statvfs out;
+    memset(&out, 0, sizeof out);
+    out.f_bsize = s.bsize;
+    out.f_frsize = s.frsize;
+    out.f_blocks = s.blocks;
+    out.f_bfree = s.bfree;
+    out.f_bavail = s.bavail;
+    out.f_files = s.files;
+    out.f_ffree = s.ffree;
+    out.f_favail = s.favail;
+    out.f_fsid = s.fsid;
+    out.f_namemax = s.namelen;
+    out.f_flag = s.flags;
+    fuse_reply_statfs(req, &out);
 }
 
-static int op_release(const char *path, struct fuse_file_info *fi)
+/* Files and directories alike (a directory is never on the open list). */
+static void op_release(fuse_req_t req, fuse_ino_t ino,
+                       struct fuse_file_info *fi)
 {
-    struct fuse_export *ex = current_export();
+    struct fuse_export *ex = fuse_req_userdata(req);
     forget_open(ex, file_of(fi));
     ex->inst->ops->close(file_of(fi));
-    return 0;
+    fuse_reply_err(req, 0);
 }
 
-static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+/* Files and directories alike. */
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+                     struct fuse_file_info *fi)
 {
-    BEGIN;
-    return inst->ops->fsync(file_of(fi), cred, datasync);
+    BEGIN(req, c);
+    reply_status(req, c.inst->ops->fsync(file_of(fi), c.cred, datasync));
 }
 
-static int op_setxattr(const char *path, const char *name, const char *value,
-                       size_t size, int flags)
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+                        const char *value, size_t size, int flags)
 {
-    BEGIN;
-    return inst->ops->setxattr(inst, cred, rel(path), name, value, size,
-                               flags, AT_SYMLINK_NOFOLLOW);
-}
-
-static int op_getxattr(const char *path, const char *name, char *value,
-                       size_t size)
-{
-    BEGIN;
-    return (int)inst->ops->getxattr(inst, cred, rel(path), name, value, size,
-                                    AT_SYMLINK_NOFOLLOW);
-}
-
-static int op_listxattr(const char *path, char *list, size_t size)
-{
-    BEGIN;
-    return (int)inst->ops->listxattr(inst, cred, rel(path), list, size,
-                                     AT_SYMLINK_NOFOLLOW);
-}
-
-static int op_removexattr(const char *path, const char *name)
-{
-    BEGIN;
-    return inst->ops->removexattr(inst, cred, rel(path), name,
-                                  AT_SYMLINK_NOFOLLOW);
-}
-
-static int op_opendir(const char *path, struct fuse_file_info *fi)
-{
-    BEGIN;
-    struct ls_file *dir;
-    int rc = inst->ops->open(inst, cred, rel(path), O_RDONLY | O_DIRECTORY, 0,
-                             &dir);
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int rc = path_of(&c, ino, path);
     if (rc == 0)
-        fi->fh = (uint64_t)(uintptr_t)dir;
-    return rc;
+        rc = c.inst->ops->setxattr(c.inst, c.cred, path, name, value, size,
+                                   flags, AT_SYMLINK_NOFOLLOW);
+    reply_status(req, rc);
 }
 
-/* Entries from cookie off on, each passed with its own cookie so that the
- * kernel resumes exactly after the last one it accepted. */
-static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
-                      off_t off, struct fuse_file_info *fi,
-                      enum fuse_readdir_flags flags)
+/* getxattr of name, or listxattr when name is NULL; size 0 asks for the
+ * size only. */
+static void query_xattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+                        size_t size)
 {
-    BEGIN;
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    char *buf = size ? malloc(size) : NULL;
+    ssize_t n = size && !buf ? -ENOMEM : path_of(&c, ino, path);
+    if (n == 0)
+        n = name ? c.inst->ops->getxattr(c.inst, c.cred, path, name, buf,
+                                         size, AT_SYMLINK_NOFOLLOW)
+                 : c.inst->ops->listxattr(c.inst, c.cred, path, buf, size,
+                                          AT_SYMLINK_NOFOLLOW);
+    if (n < 0)
+        fuse_reply_err(req, (int)-n);
+    else if (size == 0)
+        fuse_reply_xattr(req, (size_t)n);
+    else
+        fuse_reply_buf(req, buf, (size_t)n);
+    free(buf);
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+                        size_t size)
+{
+    query_xattr(req, ino, name, size);
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    query_xattr(req, ino, NULL, size);
+}
+
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    int rc = path_of(&c, ino, path);
+    if (rc == 0)
+        rc = c.inst->ops->removexattr(c.inst, c.cred, path, name,
+                                      AT_SYMLINK_NOFOLLOW);
+    reply_status(req, rc);
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino,
+                       struct fuse_file_info *fi)
+{
+    BEGIN(req, c);
+    char path[PATH_MAX];
+    struct ls_file *dir;
+    int rc = path_of(&c, ino, path);
+    if (rc == 0)
+        rc = c.inst->ops->open(c.inst, c.cred, path, O_RDONLY | O_DIRECTORY,
+                               0, &dir);
+    if (rc < 0) {
+        fuse_reply_err(req, -rc);
+        return;
+    }
+    fi->fh = (uint64_t)(uintptr_t)dir;
+    if (fuse_reply_open(req, fi) != 0)
+        c.inst->ops->close(dir);
+}
+
+/* Entries from cookie off on, each with its own cookie, so that the kernel
+ * resumes exactly after the last one that fit. */
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    BEGIN(req, c);
     char records[16384] __attribute__((aligned(8)));
+    char *out = malloc(size ? size : 1);
+    if (!out) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    size_t used = 0;
     off_t pos = off;
-    for (;;) {
-        ssize_t n = inst->ops->getdents(file_of(fi), cred, records,
-                                        sizeof records, &pos);
-        if (n <= 0)
-            return (int)n;
+    ssize_t n;
+    bool full = false;
+    while (!full && (n = c.inst->ops->getdents(file_of(fi), c.cred, records,
+                                               sizeof records, &pos)) > 0) {
         for (ssize_t at = 0; at < n;) {
             const struct danaus_dirent *e =
                 (const struct danaus_dirent *)(records + at);
@@ -427,43 +724,26 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
             memset(&st, 0, sizeof st);
             st.st_ino = e->d_ino;
             st.st_mode = DTTOIF(e->d_type);
-            if (fill(buf, e->d_name, &st, e->d_off, 0))
-                return 0;
+            size_t len = fuse_add_direntry(req, out + used, size - used,
+                                           e->d_name, &st, e->d_off);
+            if (len > size - used) {
+                full = true;
+                break;
+            }
+            used += len;
             at += e->d_reclen;
         }
     }
+    if (!full && n < 0 && used == 0)
+        fuse_reply_err(req, (int)-n);
+    else
+        fuse_reply_buf(req, out, used);
+    free(out);
 }
 
-static int op_releasedir(const char *path, struct fuse_file_info *fi)
+static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
-    current_export()->inst->ops->close(file_of(fi));
-    return 0;
-}
-
-static int op_fsyncdir(const char *path, int datasync,
-                       struct fuse_file_info *fi)
-{
-    BEGIN;
-    return inst->ops->fsync(file_of(fi), cred, datasync);
-}
-
-static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
-{
-    struct fuse_export *ex = current_export();
-    /* Attributes and names are never cached by the kernel: the preload
-     * path changes them without telling it. Data pages are (unless
-     * fuse_direct_io), and fuse_door_data_changed drops them. */
-    cfg->use_ino = 1;
-    cfg->entry_timeout = 0;
-    cfg->negative_timeout = 0;
-    cfg->attr_timeout = 0;
-    cfg->kernel_cache = 0;
-    cfg->auto_cache = 0;
-    cfg->direct_io = ex->direct_io;
-    /* Unlinked open files stay readable in every backend; no .fuse_hidden
-     * renames, which the preload path would see. */
-    cfg->hard_remove = 1;
-    cfg->nullpath_ok = 1;
+    struct fuse_export *ex = userdata;
     /* Only on request: with attributes never cached, auto_inval_data makes
      * the kernel ask the service for them before every cached read (43x
      * ceph-fuse's time for a 4 KiB read, measured). The doors stay
@@ -475,11 +755,15 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
         conn->want |= conn->capable & FUSE_CAP_AUTO_INVAL_DATA;
     else
         conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
-    return ex;
 }
 
-const struct fuse_operations fuse_export_ops = {
+const struct fuse_lowlevel_ops fuse_export_ops = {
+    .init = op_init,
+    .lookup = op_lookup,
+    .forget = op_forget,
+    .forget_multi = op_forget_multi,
     .getattr = op_getattr,
+    .setattr = op_setattr,
     .readlink = op_readlink,
     .mknod = op_mknod,
     .mkdir = op_mkdir,
@@ -488,26 +772,21 @@ const struct fuse_operations fuse_export_ops = {
     .symlink = op_symlink,
     .rename = op_rename,
     .link = op_link,
-    .chmod = op_chmod,
-    .chown = op_chown,
-    .truncate = op_truncate,
     .open = op_open,
     .read = op_read,
     .write = op_write,
-    .statfs = op_statfs,
     .release = op_release,
     .fsync = op_fsync,
+    .opendir = op_opendir,
+    .readdir = op_readdir,
+    .releasedir = op_release,
+    .fsyncdir = op_fsync,
+    .statfs = op_statfs,
     .setxattr = op_setxattr,
     .getxattr = op_getxattr,
     .listxattr = op_listxattr,
     .removexattr = op_removexattr,
-    .opendir = op_opendir,
-    .readdir = op_readdir,
-    .releasedir = op_releasedir,
-    .fsyncdir = op_fsyncdir,
-    .init = op_init,
     .access = op_access,
     .create = op_create,
-    .utimens = op_utimens,
     .fallocate = op_fallocate,
 };
