@@ -15,6 +15,8 @@
  */
 #include "usermem.h"
 
+#include <errno.h>
+
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -86,4 +88,12 @@ bool usermem_string(const char *s, size_t max)
         p = page + PAGE;
     }
     return false;
+}
+
+int usermem_out(void *buf, size_t n)
+{
+    if (usermem_range(buf, n))
+        return 0;
+    errno = EFAULT;
+    return -1;
 }

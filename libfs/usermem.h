@@ -23,4 +23,8 @@ bool usermem_string(const char *s, size_t max);
 /* The n bytes at p are on mapped pages (n == 0: always). */
 bool usermem_range(const void *p, size_t n);
 
+/* For a caller's n-byte output buffer: 0 if it is there, else -1 with
+ * errno EFAULT, the kernel's answer once the lookup succeeded. */
+int usermem_out(void *buf, size_t n);
+
 #endif

@@ -151,6 +151,8 @@ int danaus_fchownat(int dirfd, const char *pathname, uid_t owner,
 int danaus_fstatfs(int fd, struct statfs *buf);
 int danaus_statvfs(const char *path, struct statvfs *buf);
 int danaus_fstatvfs(int fd, struct statvfs *buf);
+long danaus_pathconf(const char *path, int name);
+long danaus_fpathconf(int fd, int name);
 /* Resolves every symbolic link, through the service for the components on
  * a Danaus mount and through the kernel for the others. */
 char *danaus_realpath(const char *path, char *resolved_path);

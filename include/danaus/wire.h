@@ -162,6 +162,7 @@ struct danaus_stat {
 struct danaus_statfs {
     uint64_t type, bsize, frsize, blocks, bfree, bavail, files, ffree, favail;
     uint64_t fsid, namelen, flags;
+    uint64_t link_max; /* most links to one file; 0: not known */
 };
 
 /* Directory records of GETDENTS, laid out as the kernel's linux_dirent64. */

@@ -1,7 +1,8 @@
 /*
  * meta.c - the danaus_* path and metadata calls: stat and friends,
- * access, mkdir/mknod/mkfifo/rmdir/unlink, rename/link/symlink/readlink, chmod, chown,
- * utimensat, truncate, statfs, and their *at twins.
+ * access, mkdir/mknod/mkfifo/rmdir/unlink, rename/link/symlink/readlink,
+ * chmod, chown, utimensat, truncate, and their *at twins (statfs and
+ * pathconf are in statfs.c).
  *
  * The service takes only AT_SYMLINK_NOFOLLOW (and AT_EACCESS for access)
  * among the AT_ flags; the others are handled or rejected here.
@@ -18,16 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-
-/* 0 if the caller's n-byte output buffer is there, else -1 with EFAULT:
- * the kernel's answer after the lookup succeeded (usermem.h). */
-static int out_buffer(void *buf, size_t n)
-{
-    if (usermem_range(buf, n))
-        return 0;
-    errno = EFAULT;
-    return -1;
-}
 
 /* Sends a call whose only output is success or failure. */
 static int send_status(struct call *c)
@@ -94,7 +85,7 @@ DANAUS_EXPORT int danaus_fstatat(int dirfd, const char *pathname,
         return -1;
     }
     if (stat_at(dirfd, pathname, flags, &d) < 0 ||
-        out_buffer(statbuf, sizeof *statbuf) < 0)
+        usermem_out(statbuf, sizeof *statbuf) < 0)
         return -1;
     to_stat(&d, statbuf);
     return 0;
@@ -159,7 +150,7 @@ DANAUS_EXPORT int danaus_statx(int dirfd, const char *pathname, int flags,
         return -1;
     }
     if (stat_at(dirfd, pathname, flags, &d) < 0 ||
-        out_buffer(statxbuf, sizeof *statxbuf) < 0)
+        usermem_out(statxbuf, sizeof *statxbuf) < 0)
         return -1;
     to_statx(&d, statxbuf);
     return 0;
@@ -395,7 +386,7 @@ DANAUS_EXPORT ssize_t danaus_readlinkat(int dirfd, const char *pathname,
         errno = EIO;
         return -1;
     }
-    if (out_buffer(buf, (size_t)n) < 0)
+    if (usermem_out(buf, (size_t)n) < 0)
         return -1;
     memcpy(buf, call_out(&c), (size_t)n);
     return (ssize_t)n;
@@ -529,103 +520,4 @@ DANAUS_EXPORT int danaus_truncate(const char *path, off_t length)
         return -1;
     c.desc.arg[0] = length;
     return send_status(&c);
-}
-
-/* Sends a STATFS call begun by the caller; *d gets the answer. */
-static int send_statfs(struct call *c, struct danaus_statfs *d)
-{
-    if (call_send(c) < 0)
-        return -1;
-    memcpy(d, call_out(c), sizeof *d);
-    return 0;
-}
-
-static int statfs_path(const char *path, struct danaus_statfs *d)
-{
-    struct call c;
-    struct resolved_path where;
-    if (call_begin_path(&c, DANAUS_CALL_STATFS, AT_FDCWD, path, &where) < 0)
-        return -1;
-    return send_statfs(&c, d);
-}
-
-static int statfs_fd(int fd, struct danaus_statfs *d)
-{
-    struct call c;
-    if (call_begin_fd(&c, DANAUS_CALL_STATFS, fd, true) < 0)
-        return -1;
-    return send_statfs(&c, d);
-}
-
-static void to_statfs(const struct danaus_statfs *d, struct statfs *buf)
-{
-    memset(buf, 0, sizeof *buf);
-    buf->f_type = (__fsword_t)d->type;
-    buf->f_bsize = (__fsword_t)d->bsize;
-    buf->f_frsize = (__fsword_t)d->frsize;
-    buf->f_blocks = d->blocks;
-    buf->f_bfree = d->bfree;
-    buf->f_bavail = d->bavail;
-    buf->f_files = d->files;
-    buf->f_ffree = d->ffree;
-    buf->f_namelen = (__fsword_t)d->namelen;
-    buf->f_flags = (__fsword_t)d->flags;
-    memcpy(&buf->f_fsid, &d->fsid, sizeof buf->f_fsid);
-}
-
-DANAUS_EXPORT int danaus_statfs(const char *path, struct statfs *buf)
-{
-    struct danaus_statfs d;
-    if (statfs_path(path, &d) < 0 || out_buffer(buf, sizeof *buf) < 0)
-        return -1;
-    to_statfs(&d, buf);
-    return 0;
-}
-
-DANAUS_EXPORT int danaus_fstatfs(int fd, struct statfs *buf)
-{
-    struct danaus_statfs d;
-    if (statfs_fd(fd, &d) < 0 || out_buffer(buf, sizeof *buf) < 0)
-        return -1;
-    to_statfs(&d, buf);
-    return 0;
-}
-
-/* The kernel's ST_VALID (not in the user headers): statfs's f_flags is
- * filled in. glibc's statvfs drops it from f_flag (both measured). */
-#define STATFS_FLAGS_VALID 0x0020
-
-/* As glibc's statvfs: f_fsid is the two words of statfs's, low first. */
-static void to_statvfs(const struct danaus_statfs *d, struct statvfs *buf)
-{
-    memset(buf, 0, sizeof *buf);
-    buf->f_bsize = d->bsize;
-    buf->f_frsize = d->frsize ? d->frsize : d->bsize;
-    buf->f_blocks = d->blocks;
-    buf->f_bfree = d->bfree;
-    buf->f_bavail = d->bavail;
-    buf->f_files = d->files;
-    buf->f_ffree = d->ffree;
-    buf->f_favail = d->favail;
-    buf->f_fsid = d->fsid;
-    buf->f_flag = d->flags & ~(uint64_t)STATFS_FLAGS_VALID;
-    buf->f_namemax = d->namelen;
-}
-
-DANAUS_EXPORT int danaus_statvfs(const char *path, struct statvfs *buf)
-{
-    struct danaus_statfs d;
-    if (statfs_path(path, &d) < 0)
-        return -1;
-    to_statvfs(&d, buf);
-    return 0;
-}
-
-DANAUS_EXPORT int danaus_fstatvfs(int fd, struct statvfs *buf)
-{
-    struct danaus_statfs d;
-    if (statfs_fd(fd, &d) < 0)
-        return -1;
-    to_statvfs(&d, buf);
-    return 0;
 }

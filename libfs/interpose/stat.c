@@ -1,7 +1,8 @@
 /*
  * stat.c - the stat family under LD_PRELOAD: stat, lstat, fstat,
  * fstatat and their 64 twins, the __xstat entry points of binaries built
- * before glibc 2.33, statx, access and faccessat, statfs and statvfs.
+ * before glibc 2.33, statx, access and faccessat, statfs and statvfs,
+ * pathconf and fpathconf.
  *
  * Each call on a Danaus path or descriptor goes to its danaus_* twin, every
  * other one to libc unchanged. On x86-64 the "64" structures are the plain
@@ -267,6 +268,21 @@ DANAUS_EXPORT int fstatfs(int fd, struct statfs *buf)
     if (!route_fd(fd))
         return REAL(fstatfs)(fd, buf);
     return danaus_fstatfs(fd, buf);
+}
+
+DANAUS_EXPORT long pathconf(const char *path, int name)
+{
+    char k[DANAUS_PATH_MAX];
+    if (!route_path(AT_FDCWD, path))
+        return REAL(pathconf)(route_kernel_path(AT_FDCWD, path, k), name);
+    return danaus_pathconf(path, name);
+}
+
+DANAUS_EXPORT long fpathconf(int fd, int name)
+{
+    if (!route_fd(fd))
+        return REAL(fpathconf)(fd, name);
+    return danaus_fpathconf(fd, name);
 }
 
 DANAUS_EXPORT int statfs64(const char *path, struct statfs64 *buf)

@@ -180,6 +180,10 @@ static int statfs_fd(int fd, struct danaus_statfs *out)
                 (uint64_t)(uint32_t)sf.f_fsid.__val[1] << 32;
     out->namelen = (uint64_t)sf.f_namelen;
     out->flags = (uint64_t)sf.f_flags;
+    /* glibc knows the limit of each kernel file system by its type (and
+     * tells ext2/3 from ext4 by the mount table); -1 is "no limit known". */
+    long link_max = fpathconf(fd, _PC_LINK_MAX);
+    out->link_max = link_max > 0 ? (uint64_t)link_max : 0;
     return 0;
 }
 
