@@ -17,6 +17,9 @@ struct fuse_node {
     struct fuse_node *next; /* in its bucket, while it has a path */
     char *path;             /* NULL once unlinked */
     uint64_t lookups;
+    /* On the table's detached list once unlinked, so that freeing the
+     * table frees nodes the kernel never forgot. */
+    struct fuse_node *prev_detached, *next_detached;
 };
 
 static size_t hash(const char *s)
@@ -52,6 +55,10 @@ void fuse_nodes_free(struct fuse_nodes *t)
             free(n);
         }
     free(t->buckets);
+    for (struct fuse_node *n = t->detached, *next; n; n = next) {
+        next = n->next_detached;
+        free(n);
+    }
     if (t->root)
         free(t->root->path);
     free(t->root);
@@ -160,15 +167,26 @@ struct fuse_node *fuse_nodes_lookup(struct fuse_nodes *t, const char *path)
     return n;
 }
 
+/* Under the lock: n, out of its bucket, loses its name. */
+static void nameless(struct fuse_nodes *t, struct fuse_node *n)
+{
+    free(n->path);
+    n->path = NULL;
+    t->count--;
+    n->prev_detached = NULL;
+    n->next_detached = t->detached;
+    if (t->detached)
+        t->detached->prev_detached = n;
+    t->detached = n;
+}
+
 /* Under the lock: takes n out of its bucket and off its name. */
 static void detach(struct fuse_nodes *t, struct fuse_node *n)
 {
     struct fuse_node **p = slot_of(t, n->path);
     if (*p == n)
         *p = n->next;
-    free(n->path);
-    n->path = NULL;
-    t->count--;
+    nameless(t, n);
 }
 
 void fuse_nodes_forget(struct fuse_nodes *t, uint64_t id, uint64_t count)
@@ -179,6 +197,12 @@ void fuse_nodes_forget(struct fuse_nodes *t, uint64_t id, uint64_t count)
     if (n->lookups == 0 && n != t->root) {
         if (n->path)
             detach(t, n);
+        if (n->prev_detached)
+            n->prev_detached->next_detached = n->next_detached;
+        else
+            t->detached = n->next_detached;
+        if (n->next_detached)
+            n->next_detached->prev_detached = n->prev_detached;
         free(n);
     }
     pthread_mutex_unlock(&t->lock);
@@ -229,9 +253,7 @@ void fuse_nodes_rename(struct fuse_nodes *t, const char *from,
         if (!path) {
             /* Out of memory: the node loses its name rather than keep a
              * wrong one. */
-            free(n->path);
-            n->path = NULL;
-            t->count--;
+            nameless(t, n);
             continue;
         }
         memcpy(path, to, lt);

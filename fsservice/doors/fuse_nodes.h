@@ -24,6 +24,7 @@ struct fuse_nodes {
     pthread_mutex_t lock;
     struct fuse_node **buckets; /* by path */
     size_t nbuckets, count;
+    struct fuse_node *detached; /* nodes without a path, not yet forgotten */
     struct fuse_node *root;
 };
 

@@ -45,12 +45,12 @@ add_test(NAME restart_programs_local
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_programs.sh
     $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> local -)
 set_tests_properties(restart_programs_local PROPERTIES
-  LABELS integration TIMEOUT 300)
+  LABELS "integration;preload" TIMEOUT 300)
 if(TARGET danaus_backend_ceph)
   add_test(NAME restart_programs_ceph
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_programs.sh
       $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> ceph
       ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
   set_tests_properties(restart_programs_ceph PROPERTIES
-    LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+    LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
 endif()
