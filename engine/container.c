@@ -156,6 +156,26 @@ static int exit_code(int status)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Whether the pool's danausd now running is the one that serves the
+ * container's root (and volumes): one restarted after the container
+ * started has none of its mounts, whose FUSE connections died with the
+ * old one. */
+static int root_served(const struct record *rec)
+{
+    struct record pool;
+    if (query_pool(record_get(rec, "pool"), &pool) < 0) {
+        fail_clear();
+        return 0;
+    }
+    /* A record from before service_pid was kept: taken as served. */
+    int served = service_alive(&pool) &&
+                 (!record_get(rec, "service_pid") ||
+                  record_num(&pool, "pid", 0) ==
+                      record_num(rec, "service_pid", -1));
+    record_free(&pool);
+    return served;
+}
+
 /* Takes away the mounts of a container's volumes (the service's, or the
  * kernel's leftovers when the service is down). */
 static void unmount_volumes(const char *pool, const char *name, int live)
@@ -199,14 +219,19 @@ static void finish(struct container *c, int code)
     }
     query_container_path(c->name, path);
     struct record now;
+    int served = 1;
     if (record_load(path, &now) == 0) {
+        served = root_served(&now);
         record_set(&now, "status", "exited");
         record_set(&now, "exit", "%d", code);
         record_save(path, &now);
         record_free(&now);
     }
-    unmount_volumes(c->o->pool, c->name, 1);
-    door_mount_remove(c->o->pool, c->root);
+    unmount_volumes(c->o->pool, c->name, served);
+    if (served)
+        door_mount_remove(c->o->pool, c->root);
+    else
+        umount2(c->root, MNT_DETACH); /* its danausd is gone */
     state_unlock();
 }
 
@@ -287,6 +312,8 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "command", "%s", cmd);
     record_set(&c->rec, "detached", "%d", o->detach);
     record_set(&c->rec, "read_only", "%d", o->read_only);
+    /* The danausd that serves its root: one restarted since does not. */
+    record_set(&c->rec, "service_pid", "%lld", record_num(pool, "pid", 0));
     if (save(c) < 0)
         return -1;
     const char *backend = record_get(pool, "backend_dir");
@@ -444,7 +471,8 @@ int container_list(int all, int quiet, const char *format)
             continue;
         int up = running(&rec);
         if (up)
-            snprintf(status, sizeof status, "running");
+            snprintf(status, sizeof status, "%s",
+                     root_served(&rec) ? "running" : "root-lost");
         else
             snprintf(status, sizeof status, "exited(%lld)",
                      record_num(&rec, "exit", -1));
@@ -526,14 +554,21 @@ int container_remove(const char *name, int force)
     int live = query_pool(pool, &prec) == 0 && service_alive(&prec);
     record_free(&prec);
     fail_clear();
+    int served = live && root_served(&rec);
     int rc;
-    if (live) {
+    if (served) {
         /* A supervisor killed with its container leaves the root mounted. */
         unmount_volumes(pool, name, 1);
         rc = door_mount_remove(pool, root) < 0 ||
                      store_branch_remove(pool, name) < 0
                  ? -1
                  : 0;
+    } else if (live) {
+        /* Its root died with an earlier danausd: the dead door's mounts
+         * go, the running one removes the branch. */
+        unmount_volumes(pool, name, 0);
+        umount2(root, MNT_DETACH);
+        rc = store_branch_remove(pool, name) < 0 ? -1 : 0;
     } else {
         /* Without its service the pool's backend cannot be reached: the
          * dead door's mount goes, the branch is removed when the service

@@ -230,11 +230,20 @@ expect_error "bad image source" 1 "not a directory or a tar archive" "$danaus" i
 check "failed creates leave no pool" "a b" "$(ls "$DANAUS_STATE/pools" | xargs)"
 check "failed creates leave no cgroup" "" "$(ls -d /sys/fs/cgroup/memory$scope/c /sys/fs/cgroup$scope/c 2>/dev/null)"
 
-# A dead danausd is noticed and restarted by the next command.
+# A dead danausd is noticed and restarted by the next command. A container
+# that was running on it has lost its root (its FUSE mount died with the
+# service): ps says so, and rm takes the dead mount away.
+"$danaus" run --pool b --image bb --name orphan -d -- sleep 100 >/dev/null
+root=$DANAUS_STATE/containers/orphan/root
 kill -9 "$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")"
 sleep 0.2
 "$danaus" pool ls >/dev/null 2>&1
 check "a dead danausd is restarted" running "$("$danaus" pool ls | awk '$1=="b" {print $4}')"
+check "ps says a container lost its root with its service" root-lost "$("$danaus" ps | awk '$1=="orphan" {print $4}')"
+"$danaus" rm -f orphan 2>/dev/null
+check "rm of a container whose root died" 0 $?
+check "rm leaves no dead mount" 0 "$(grep -c " $root " /proc/mounts)"
+check "rm removes its state" absent "$(ls -d "$DANAUS_STATE/containers/orphan" 2>/dev/null || echo absent)"
 
 # A service that cannot come back (its backend is gone) is retried once
 # per back-off period, not by every command; rm and pool rm still work.
