@@ -3,6 +3,7 @@
  * resolution may run in different threads at once.
  */
 #include "cwd.h"
+#include "mounts.h"
 
 #include <danaus/wire.h>
 #include <errno.h>
@@ -37,6 +38,16 @@ void cwd_set(const char *path)
     set = path != NULL && strlen(path) < sizeof current;
     if (set)
         strcpy(current, path);
+    pthread_mutex_unlock(&lock);
+}
+
+void cwd_renamed(const char *from, const char *to)
+{
+    pthread_mutex_lock(&lock);
+    /* A new path too long to keep leaves the old one: relative paths then
+     * fail (ENOENT) rather than reach some other directory. */
+    if (set)
+        path_moved(current, from, to, current, sizeof current);
     pthread_mutex_unlock(&lock);
 }
 

@@ -20,6 +20,11 @@ int cwd_get(char *buf, size_t size);
  * (NULL). */
 void cwd_set(const char *path);
 
+/* After this process renamed from to to (absolute, normalized): a Danaus
+ * cwd at or below from moves with it, as the kernel's cwd follows its
+ * directory. */
+void cwd_renamed(const char *from, const char *to);
+
 /* Around fork (proc.c): the child must not inherit the lock held by a
  * thread it does not have. */
 void cwd_hold(void);

@@ -14,6 +14,7 @@
  * only a restart reads it, under table_lock.
  */
 #include "fdtable.h"
+#include "mounts.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -511,6 +512,26 @@ void fdtable_mark_lost(int fd)
     if (e && (entry_read(e, &info), info.handle != 0)) {
         info.handle = FDTABLE_LOST;
         entry_write(e, &info);
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+void fdtable_renamed(const char *from, const char *to)
+{
+    char moved[DANAUS_PATH_MAX];
+    pthread_mutex_lock(&table_lock);
+    for (int p = 0; p < FDTABLE_PAGES; p++) {
+        struct fd_page *page = atomic_load(&pages[p]);
+        for (unsigned i = 0; page && i < PAGE_SIZE_ENTRIES; i++) {
+            struct fd_entry *e = &page->entry[i];
+            char *copy;
+            if (atomic_load(&e->handle) == 0 ||
+                path_moved(e->path, from, to, moved, sizeof moved) != 1 ||
+                !(copy = strdup(moved)))
+                continue;
+            free(e->path);
+            e->path = copy;
+        }
     }
     pthread_mutex_unlock(&table_lock);
 }

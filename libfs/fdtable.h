@@ -54,6 +54,11 @@ bool fdtable_lookup(int fd, struct fd_info *out);
  * Danaus descriptor) or ENAMETOOLONG. */
 int fdtable_path(int fd, char *out, size_t size);
 
+/* After this process renamed from to to (absolute, normalized): the
+ * descriptors opened by a path at or below from now have it at or below
+ * to, as the kernel's descriptors follow their file. */
+void fdtable_renamed(const char *from, const char *to);
+
 /* Forgets fd and closes its placeholder; *old gets what fd held, for the
  * caller to close on the service. 0 or -1 with errno EBADF. */
 int fdtable_remove(int fd, struct fd_info *old);

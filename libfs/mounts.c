@@ -244,3 +244,19 @@ int path_resolve_name(const struct mount_table *t, int dirfd,
     out->rel = out->abs + rel;
     return 0;
 }
+
+int path_moved(const char *path, const char *from, const char *to, char *out,
+               size_t size)
+{
+    size_t lf = strlen(from);
+    if (strncmp(path, from, lf) != 0 || (path[lf] != '\0' && path[lf] != '/'))
+        return 0;
+    size_t lt = strlen(to), rest = strlen(path + lf);
+    if (lt + rest >= size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memmove(out + lt, path + lf, rest + 1); /* out may be path */
+    memcpy(out, to, lt);
+    return 1;
+}

@@ -47,6 +47,12 @@ void mount_table_clear(struct mount_table *t);
  * 0, or -1 with errno EINVAL (not absolute) or ENAMETOOLONG. */
 int path_normalize(const char *abs, char *out, size_t size);
 
+/* path after a rename of from to to (all absolute and normalized): 1 with
+ * the new path in out when path is from or lies below it, 0 when the rename
+ * does not concern it, -1 with errno ENAMETOOLONG. */
+int path_moved(const char *path, const char *from, const char *to, char *out,
+               size_t size);
+
 /* Finds the longest entry that is a prefix of the normalized path on a
  * component boundary. When it is a mount point, returns its mount index
  * and sets *rel; when there is none, or it is a kernel path, -1 with

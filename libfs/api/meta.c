@@ -8,7 +8,9 @@
  * among the AT_ flags; the others are handled or rejected here.
  */
 #include "libfs/call.h"
+#include "libfs/cwd.h"
 #include "libfs/export.h"
+#include "libfs/fdtable.h"
 #include "libfs/sys.h"
 #include "libfs/umask.h"
 #include "libfs/usermem.h"
@@ -255,6 +257,42 @@ DANAUS_EXPORT int danaus_unlink(const char *pathname)
     return danaus_unlinkat(AT_FDCWD, pathname, 0);
 }
 
+/* from (resolved, perhaps with a trailing '/') without its trailing '/'. */
+static void without_slash(const char *from, char *out)
+{
+    size_t n = strlen(from);
+    while (n > 1 && from[n - 1] == '/')
+        n--;
+    memcpy(out, from, n);
+    out[n] = '\0';
+}
+
+static void moved(const char *from, const char *to)
+{
+    fdtable_renamed(from, to);
+    cwd_renamed(from, to);
+}
+
+/* After a rename this process made: its descriptors and its cwd follow
+ * their files, as the kernel's do. */
+static void follow_rename(const char *from_abs, const char *to_abs,
+                          unsigned flags)
+{
+    char from[DANAUS_PATH_MAX], to[DANAUS_PATH_MAX];
+    without_slash(from_abs, from);
+    without_slash(to_abs, to);
+    if (flags & RENAME_EXCHANGE) {
+        /* Through a name no path has, so neither side is taken for the
+         * other's. */
+        static const char swap[] = "/\001danaus-exchange";
+        moved(from, swap);
+        moved(to, from);
+        moved(swap, to);
+    } else {
+        moved(from, to);
+    }
+}
+
 /* RENAME and LINK: two paths that must be on the same mount; arg0 is
  * RENAME's flags. */
 static int two_path_call(enum danaus_call id, int fromfd, const char *from,
@@ -280,7 +318,11 @@ static int two_path_call(enum danaus_call id, int fromfd, const char *from,
     if (pack_str(&c.pack, where_to.rel) < 0)
         return -1;
     c.desc.arg[0] = arg0;
-    return send_status(&c);
+    if (send_status(&c) < 0)
+        return -1;
+    if (id == DANAUS_CALL_RENAME)
+        follow_rename(where_from.abs, where_to.abs, arg0);
+    return 0;
 }
 
 DANAUS_EXPORT int danaus_renameat2(int olddirfd, const char *oldpath,

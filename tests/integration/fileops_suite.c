@@ -778,6 +778,25 @@ static void renames(struct side *s)
     listing(s, ".");
     listing(s, "d3");
     content(s, "d3/bb");
+
+    /* A descriptor follows its file or directory when it moves: *at
+     * calls on a directory descriptor still reach the directory, fstat on
+     * a file's still reaches the file. */
+    int dir, fd;
+    INT(s, "mkdir rd", fs->mkdir(P(s, "rd"), 0755));
+    FD(s, dir, "open rd O_DIRECTORY", fs->open(P(s, "rd"), O_RDONLY | O_DIRECTORY));
+    make_file(s, "rd/f", "moving");
+    FD(s, fd, "open rd/f", fs->open(P(s, "rd/f"), O_RDONLY));
+    INT(s, "rename rd rd2", fs->rename(P(s, "rd"), P(s, "rd2")));
+    int in;
+    FD(s, in, "openat(rd, inner, CREAT) after the move", fs->openat(dir, "inner", O_WRONLY | O_CREAT, 0644));
+    INT(s, "close inner", fs->close(in));
+    do_stat(s, "rd2/inner");
+    INT(s, "rename rd2/f rd2/g", fs->rename(P(s, "rd2/f"), P(s, "rd2/g")));
+    struct stat st;
+    INT(s, "fstat rd/f's descriptor after two moves", fs->fstat(fd, &st));
+    INT(s, "close f", fs->close(fd));
+    INT(s, "close rd", fs->close(dir));
 }
 
 static void links(struct side *s)

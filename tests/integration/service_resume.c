@@ -137,6 +137,11 @@ static int client_with_open_files(void)
     CHILD_CHECK(wrote == 1, "write rel: %zd %s", wrote, strerror(errno));
     int dir = danaus_open(MOUNTPOINT, O_RDONLY | O_DIRECTORY);
     CHILD_CHECK(dir >= 0, "dir");
+    /* Renamed by this process while open: reopened by its new name. */
+    int moving = danaus_open(MOUNTPOINT "/moving", O_RDWR | O_CREAT, 0644);
+    CHILD_CHECK(moving >= 0 && danaus_write(moving, "m", 1) == 1 &&
+                danaus_rename(MOUNTPOINT "/moving", MOUNTPOINT "/moved") == 0,
+                "moving");
 
     say(to_parent[1]);
     hear(to_child[0]); /* the service is dead now */
@@ -168,6 +173,9 @@ static int client_with_open_files(void)
     CHILD_CHECK(danaus_fsync(a) == 0, "fsync on the local backend: %s",
                 strerror(errno));
     CHILD_CHECK(danaus_fstat(dir, &st) == 0 && S_ISDIR(st.st_mode), "dir");
+    CHILD_CHECK(danaus_write(moving, "n", 1) == 1,
+                "write to the file this process renamed: %s", strerror(errno));
+    expect_contents(MOUNTPOINT "/moved", "mn");
     expect_contents(MOUNTPOINT "/b", "onetwo");
     expect_contents(MOUNTPOINT "/d/rel", "rs");
     return 0;

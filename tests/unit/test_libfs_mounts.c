@@ -294,9 +294,32 @@ static void resolve_relative_to_danaus_dirfd(void **state)
     assert_int_equal(fdtable_remove(fd, &old), 0);
 }
 
+/* A rename moves the path itself and what lies below it, nothing else. */
+static void moved_paths_follow_a_rename(void **state)
+{
+    (void)state;
+    char out[DANAUS_PATH_MAX];
+    assert_int_equal(path_moved("/m/d", "/m/d", "/m/e", out, sizeof out), 1);
+    assert_string_equal(out, "/m/e");
+    assert_int_equal(path_moved("/m/d/x/y", "/m/d", "/m/long", out,
+                                sizeof out), 1);
+    assert_string_equal(out, "/m/long/x/y");
+    assert_int_equal(path_moved("/m/dd", "/m/d", "/m/e", out, sizeof out), 0);
+    assert_int_equal(path_moved("/m", "/m/d", "/m/e", out, sizeof out), 0);
+    char inplace[DANAUS_PATH_MAX] = "/m/abc/f";
+    assert_int_equal(path_moved(inplace, "/m/abc", "/m/z", inplace,
+                                sizeof inplace), 1);
+    assert_string_equal(inplace, "/m/z/f");
+    errno = 0;
+    assert_int_equal(path_moved("/m/d/x", "/m/d", "/m/much-longer", out, 12),
+                     -1);
+    assert_int_equal(errno, ENAMETOOLONG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(moved_paths_follow_a_rename),
         cmocka_unit_test(normalize_is_lexical),
         cmocka_unit_test(normalize_rejects_relative_and_overlong),
         cmocka_unit_test(match_longest_prefix_on_component_boundary),
