@@ -35,6 +35,7 @@ struct fd_entry {
     _Atomic uint32_t epoch;
     char *path;      /* under table_lock */
     uint64_t origin; /* under table_lock */
+    uint64_t ino;    /* under table_lock */
     _Atomic int flags;
     _Atomic int64_t pos;
     _Atomic uint64_t pos_stamp;
@@ -99,10 +100,11 @@ static const struct fd_info no_file;
 
 /* Under table_lock: a fresh resume record (open), or a copy of from's
  * (dup: the same open file). */
-static void record_init(struct fd_entry *e, int flags,
+static void record_init(struct fd_entry *e, int flags, uint64_t ino,
                         const struct fd_entry *from)
 {
     e->origin = from ? from->origin : ++next_origin;
+    e->ino = from ? from->ino : ino;
     atomic_store(&e->flags, from ? atomic_load(&from->flags) : flags);
     atomic_store(&e->pos, from ? atomic_load(&from->pos) : 0);
     atomic_store(&e->pos_stamp, from ? atomic_load(&from->pos_stamp) : 0);
@@ -144,7 +146,7 @@ void fdtable_unreserve(int fd)
 }
 
 int fdtable_insert(int fd, const struct fd_info *info, const char *path,
-                   int flags)
+                   int flags, uint64_t ino)
 {
     char *copy = strdup(path);
     if (!copy)
@@ -158,7 +160,7 @@ int fdtable_insert(int fd, const struct fd_info *info, const char *path,
     }
     free(e->path);
     e->path = copy;
-    record_init(e, flags, NULL);
+    record_init(e, flags, ino, NULL);
     entry_write(e, info);
     pthread_mutex_unlock(&table_lock);
     return 0;
@@ -253,7 +255,7 @@ int fdtable_dupfd(int oldfd, int minfd, bool cloexec,
     }
     e->path = path;
     path = NULL;
-    record_init(e, 0, old);
+    record_init(e, 0, 0, old);
     struct fd_info now = dup_info(&info, newh);
     entry_write(e, &now);
 out:
@@ -298,7 +300,7 @@ int fdtable_dup3(int oldfd, int newfd, bool cloexec,
     free(e->path);
     e->path = path;
     path = NULL;
-    record_init(e, 0, old);
+    record_init(e, 0, 0, old);
     struct fd_info now = dup_info(&info, newh);
     entry_write(e, &now);
     rc = newfd;
@@ -424,6 +426,7 @@ int fdtable_stale(uint32_t epoch, struct fd_stale **out)
                 .info = info,
                 .origin = e->origin,
                 .flags = atomic_load(&e->flags),
+                .ino = e->ino,
                 .pos = atomic_load(&e->pos),
                 .pos_stamp = atomic_load(&e->pos_stamp),
                 .unsynced = atomic_load(&e->unsynced),

@@ -43,9 +43,10 @@ void fdtable_unreserve(int fd);
 
 /* Records a Danaus file at the reserved number fd; path is the absolute
  * normalized path it was opened with, flags the open flags (O_CLOEXEC
- * aside). 0 or -1 with errno (EBADF, ENOMEM). */
+ * aside), ino its inode number as the open answered it (0: not known).
+ * 0 or -1 with errno (EBADF, ENOMEM). */
 int fdtable_insert(int fd, const struct fd_info *info, const char *path,
-                   int flags);
+                   int flags, uint64_t ino);
 
 /* Lock-free: true and *out filled when fd is a Danaus descriptor. */
 bool fdtable_lookup(int fd, struct fd_info *out);
@@ -114,6 +115,7 @@ struct fd_stale {
     struct fd_info info;
     uint64_t origin;
     int flags;
+    uint64_t ino; /* 0: not known */
     int64_t pos;
     uint64_t pos_stamp; /* which copy of a shared offset is the latest */
     bool unsynced;

@@ -331,7 +331,7 @@ void proc_inherit(void)
             continue;
         stdstreams_follow(rec.fd);
         struct fd_info info = {rec.handle, rec.mount, 0};
-        if (fdtable_insert(rec.fd, &info, path, rec.flags) == 0)
+        if (fdtable_insert(rec.fd, &info, path, rec.flags, 0) == 0)
             inherited_fds = true;
     }
 out:

@@ -165,11 +165,12 @@ int64_t resume_settle(const struct call *c, int64_t result)
     }
 }
 
-/* Opens path (absolute) on now again with flags, at pos. The handle, or
- * FDTABLE_LOST when the file cannot be had; 0 when now died too (the
- * descriptor stays stale for the next service). */
+/* Opens path (absolute) on now again with flags, at pos; ino, when known,
+ * must be what the open finds (a file replaced at its path meanwhile is
+ * another file). The handle, or FDTABLE_LOST when the file cannot be had;
+ * 0 when now died too (the descriptor stays stale for the next service). */
 static uint64_t reopen(const struct service *now, const char *path,
-                       int flags, int64_t pos, uint32_t *mount)
+                       int flags, uint64_t ino, int64_t pos, uint32_t *mount)
 {
     const char *rel;
     int index = mount_table_match(&now->mounts, path, &rel);
@@ -184,6 +185,13 @@ static uint64_t reopen(const struct service *now, const char *path,
     int64_t handle = call_send(&c);
     if (handle <= 0)
         return service_gone(now) ? 0 : FDTABLE_LOST;
+    uint64_t found;
+    memcpy(&found, call_out(&c), sizeof found);
+    if (ino && found && found != ino) {
+        struct fd_info other = {(uint64_t)handle, *mount, now->epoch};
+        call_close(&other);
+        return FDTABLE_LOST;
+    }
     if (pos != 0 && !(flags & O_PATH) &&
         call_begin(&c, DANAUS_CALL_LSEEK, *mount, (uint64_t)handle) == 0) {
         c.desc.arg[0] = pos;
@@ -224,8 +232,8 @@ static void resume_open_file(const struct service *dead,
     }
     bool lost_writes = unsynced && (dead->flags & DANAUS_HELLO_CACHES_WRITES);
     uint32_t mount = 0;
-    uint64_t handle = reopen(now, v[0].path, v[0].flags, v[latest].pos,
-                             &mount);
+    uint64_t handle = reopen(now, v[0].path, v[0].flags, v[0].ino,
+                             v[latest].pos, &mount);
     if (handle == 0)
         return;
     bool used = false;

@@ -7,9 +7,10 @@
  *  - its descriptors are opened again, by the path they were opened with,
  *    with their flags and their last known offset (fdtable.h); descriptors
  *    made by dup stay one open file. A file that cannot be opened again
- *    (unlinked, or renamed by another process) fails with EIO on that
- *    descriptor only; the paths follow this process's own renames
- *    (fdtable_renamed).
+ *    (unlinked, or renamed by another process), or whose path now names
+ *    another file (its inode number, which the open answered, differs),
+ *    fails with EIO on that descriptor only; the paths follow this
+ *    process's own renames (fdtable_renamed).
  *  - a call in flight when the service died is sent again to the new one
  *    when it never started (the slot's begun word, ipc.h), or when doing
  *    it twice changes nothing; a call that changes the namespace and may

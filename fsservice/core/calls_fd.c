@@ -92,13 +92,20 @@ int64_t call_open(struct request *r)
     }
     if (rc == LS_OPEN_SPECIAL)
         return 0;
+    /* Read now: once the handle is in the table, the client may close it
+     * (from another thread) before this call returns. */
+    uint64_t ino = file->ino;
     struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);
     if (!of)
         return -ENOMEM;
     of->mount = r->d->mount;
     int64_t h = handle_insert(&r->c->handles, of);
-    if (h < 0)
+    if (h < 0) {
         open_file_put(of);
+        return h;
+    }
+    /* The path was copied out: the buffer is the answer's now. */
+    memcpy(r->out, &ino, sizeof ino);
     return h;
 }
 

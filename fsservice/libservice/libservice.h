@@ -74,6 +74,10 @@ static inline const char *ls_link_target(const char *link_prefix,
 struct ls_file {
     struct ls_instance *inst;
     int is_dir;
+    /* The file's inode number as stat reports it, when the open learnt it
+     * on the way (0: not known). A client that opens the path again after
+     * a restart of the service checks it is the same file. */
+    uint64_t ino;
 };
 
 struct ls_ops {

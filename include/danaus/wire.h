@@ -55,7 +55,9 @@ enum danaus_call {
     DANAUS_CALL_NONE = 0,
     DANAUS_CALL_OPEN,        /* path; arg0 flags, arg1 mode -> handle, or 0:
                                 a FIFO, device or socket, which the
-                                client opens through the kernel */
+                                client opens through the kernel; a
+                                uint64_t out: the file's st_ino, 0 when
+                                the backend did not say */
     DANAUS_CALL_CLOSE,       /* handle */
     DANAUS_CALL_DUP,         /* handle -> new handle to the same open file */
     DANAUS_CALL_READ,        /* handle; arg0 count -> bytes, data out */

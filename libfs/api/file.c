@@ -51,6 +51,8 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     if (handle < 0)
         return -1;
     struct fd_info info = {(uint64_t)handle, c.desc.mount, c.svc->epoch};
+    uint64_t ino;
+    memcpy(&ino, call_out(&c), sizeof ino);
     /* A FIFO, device or socket: its data path is the kernel's, which
      * reaches it through the FUSE door at the same path. The descriptor is
      * a kernel one; without the door the open fails as the kernel says. */
@@ -61,7 +63,7 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
         close_handle(&info);
         return -1;
     }
-    if (fdtable_insert(fd, &info, where.abs, flags & ~O_CLOEXEC) < 0) {
+    if (fdtable_insert(fd, &info, where.abs, flags & ~O_CLOEXEC, ino) < 0) {
         fdtable_unreserve(fd);
         close_handle(&info);
         return -1;

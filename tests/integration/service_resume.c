@@ -8,7 +8,8 @@
  * files, starts a new danausd on the same configuration, and checks what
  * the client then sees: its descriptors with their offsets (one offset for
  * dup'ed descriptors), append mode, its Danaus cwd; EIO on a descriptor
- * whose file was unlinked, and only there; its record locks held again, or
+ * whose file was unlinked or replaced at its path by another file, and only
+ * there; its record locks held again, or
  * EIO on the descriptor whose lock another client took first; a call in flight at the kill
  * done exactly once by the new service; ENOTCONN once the restart wait
  * runs out with no service. DANAUSD_STUCK is the test build whose mount of
@@ -86,6 +87,18 @@ static void restart_under(struct daemon *dead, const char *exe)
     char c;
     assert_int_equal(read(to_parent[0], &c, 1), 1);
     daemon_kill(dead);
+    /* What another host process does meanwhile: a new file takes the
+     * place of "replaced" (the host directory holds the mount's files). */
+    char from[PATH_MAX + 32], to[PATH_MAX + 32];
+    snprintf(from, sizeof from, "%s/host/new", site.dir);
+    snprintf(to, sizeof to, "%s/host/replaced", site.dir);
+    int fd = open(from, O_WRONLY | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    if (access(to, F_OK) == 0)
+        assert_int_equal(rename(from, to), 0);
+    else
+        unlink(from);
     assert_int_equal(write(to_child[1], &c, 1), 1);
     usleep(OUTAGE_MS * 1000);
     assert_int_equal(daemon_start(&second, exe, &site, "second", 10000), 0);
@@ -137,6 +150,11 @@ static int client_with_open_files(void)
     CHILD_CHECK(wrote == 1, "write rel: %zd %s", wrote, strerror(errno));
     int dir = danaus_open(MOUNTPOINT, O_RDONLY | O_DIRECTORY);
     CHILD_CHECK(dir >= 0, "dir");
+    /* Replaced at its path during the outage (restart_under): another
+     * file now, so the descriptor is lost rather than moved to it. */
+    int replaced = danaus_open(MOUNTPOINT "/replaced", O_RDWR | O_CREAT,
+                               0644);
+    CHILD_CHECK(replaced >= 0, "replaced");
     /* Renamed by this process while open: reopened by its new name. */
     int moving = danaus_open(MOUNTPOINT "/moving", O_RDWR | O_CREAT, 0644);
     CHILD_CHECK(moving >= 0 && danaus_write(moving, "m", 1) == 1 &&
@@ -173,6 +191,10 @@ static int client_with_open_files(void)
     CHILD_CHECK(danaus_fsync(a) == 0, "fsync on the local backend: %s",
                 strerror(errno));
     CHILD_CHECK(danaus_fstat(dir, &st) == 0 && S_ISDIR(st.st_mode), "dir");
+    errno = 0;
+    CHILD_CHECK(danaus_write(replaced, "x", 1) == -1 && errno == EIO,
+                "the descriptor of a file replaced at its path: %s",
+                strerror(errno));
     CHILD_CHECK(danaus_write(moving, "n", 1) == 1,
                 "write to the file this process renamed: %s", strerror(errno));
     expect_contents(MOUNTPOINT "/moved", "mn");

@@ -112,7 +112,8 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
     struct ceph_statx stx;
     struct ceph_file *cf = NULL;
     int r = ceph_ll_getattr(cm, in, &stx,
-                            CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID,
+                            CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID |
+                                CEPH_STATX_INO,
                             0, cred->ceph_perm);
     if (r < 0)
         goto fail;
@@ -138,6 +139,7 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
     r = new_file(inst, in, S_ISDIR(stx.stx_mode), flags, &cf);
     if (r < 0)
         goto fail;
+    cf->base.ino = stx.stx_ino;
     if (cf->base.is_dir)
         r = ceph_ll_opendir(cm, in, &cf->dir, cred->ceph_perm);
     else
@@ -194,7 +196,7 @@ static int open_create(struct ls_instance *inst, const struct ls_cred *cred,
     }
     r = ceph_ll_create(cm, l->dir, l->name, mode & 07777,
                        ceph_open_flags(flags) | O_CREAT | O_EXCL, &cf->in,
-                       &cf->fh, &stx, 0, 0, cred->ceph_perm);
+                       &cf->fh, &stx, CEPH_STATX_INO, 0, cred->ceph_perm);
     ceph_inode_put(ci, l->dir);
     if (r < 0) {
         pthread_mutex_destroy(&cf->lock);
@@ -205,6 +207,7 @@ static int open_create(struct ls_instance *inst, const struct ls_cred *cred,
                                   out);
         return r;
     }
+    cf->base.ino = stx.stx_ino;
     *out = &cf->base;
     return 0;
 }

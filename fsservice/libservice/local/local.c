@@ -286,6 +286,7 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
     }
     file->base.inst = inst;
     file->base.is_dir = S_ISDIR(st.st_mode);
+    file->base.ino = (uint64_t)st.st_ino;
     file->fd = fd;
     pthread_mutex_init(&file->dir_lock, NULL);
     *out = &file->base;
