@@ -127,6 +127,25 @@ static void entry_read(struct fd_entry *e, struct fd_info *out)
     }
 }
 
+/* Under table_lock: the entry of the first Danaus descriptor numbered
+ * *fd or above, *fd set to its number; NULL past the last. Pages never
+ * made are skipped whole. */
+static struct fd_entry *next_file(int *fd)
+{
+    for (; *fd < FDTABLE_MAX; (*fd)++) {
+        struct fd_page *page = atomic_load_explicit(
+            &pages[*fd >> FDTABLE_PAGE_BITS], memory_order_relaxed);
+        if (!page) {
+            *fd |= PAGE_SIZE_ENTRIES - 1;
+            continue;
+        }
+        struct fd_entry *e = &page->entry[*fd & (PAGE_SIZE_ENTRIES - 1)];
+        if (atomic_load_explicit(&e->handle, memory_order_relaxed) != 0)
+            return e;
+    }
+    return NULL;
+}
+
 int fdtable_reserve(bool cloexec)
 {
     int fd = sys_open("/dev/null", O_PATH | (cloexec ? O_CLOEXEC : 0));
@@ -402,36 +421,32 @@ int fdtable_stale(uint32_t epoch, struct fd_stale **out)
     int n = 0, cap = 0;
     struct fd_stale *v = NULL;
     pthread_mutex_lock(&table_lock);
-    for (int p = 0; p < FDTABLE_PAGES; p++) {
-        struct fd_page *page = atomic_load(&pages[p]);
-        for (unsigned i = 0; page && i < PAGE_SIZE_ENTRIES; i++) {
-            struct fd_entry *e = &page->entry[i];
-            struct fd_info info;
-            entry_read(e, &info);
-            if (info.handle == 0 || info.handle == FDTABLE_LOST ||
-                info.epoch >= epoch)
-                continue;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 16;
-                struct fd_stale *bigger = realloc(v, (size_t)cap * sizeof *v);
-                if (!bigger)
-                    goto fail;
-                v = bigger;
-            }
-            char *path = strdup(e->path);
-            if (!path)
+    struct fd_entry *e;
+    for (int fd = 0; (e = next_file(&fd)); fd++) {
+        struct fd_info info;
+        entry_read(e, &info);
+        if (info.handle == FDTABLE_LOST || info.epoch >= epoch)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct fd_stale *bigger = realloc(v, (size_t)cap * sizeof *v);
+            if (!bigger)
                 goto fail;
-            v[n++] = (struct fd_stale){
-                .fd = (p << FDTABLE_PAGE_BITS) | (int)i,
-                .info = info,
-                .origin = e->origin,
-                .flags = atomic_load(&e->flags),
-                .ino = e->ino,
-                .pos = atomic_load(&e->pos),
-                .pos_stamp = atomic_load(&e->pos_stamp),
-                .unsynced = atomic_load(&e->unsynced),
-                .path = path};
+            v = bigger;
         }
+        char *path = strdup(e->path);
+        if (!path)
+            goto fail;
+        v[n++] = (struct fd_stale){
+            .fd = fd,
+            .info = info,
+            .origin = e->origin,
+            .flags = atomic_load(&e->flags),
+            .ino = e->ino,
+            .pos = atomic_load(&e->pos),
+            .pos_stamp = atomic_load(&e->pos_stamp),
+            .unsynced = atomic_load(&e->unsynced),
+            .path = path};
     }
     pthread_mutex_unlock(&table_lock);
     *out = v;
@@ -487,19 +502,14 @@ int fdtable_find(uint64_t origin, const char *by_path, int *count)
 {
     int found = -1, n = 0;
     pthread_mutex_lock(&table_lock);
-    for (int p = 0; p < FDTABLE_PAGES; p++) {
-        struct fd_page *page = atomic_load(&pages[p]);
-        for (unsigned i = 0; page && i < PAGE_SIZE_ENTRIES; i++) {
-            struct fd_entry *e = &page->entry[i];
-            uint64_t handle = atomic_load(&e->handle);
-            if (handle == 0 || handle == FDTABLE_LOST ||
-                (by_path ? strcmp(e->path, by_path) != 0
-                         : e->origin != origin))
-                continue;
-            if (found < 0)
-                found = (p << FDTABLE_PAGE_BITS) | (int)i;
-            n++;
-        }
+    struct fd_entry *e;
+    for (int fd = 0; (e = next_file(&fd)); fd++) {
+        if (atomic_load(&e->handle) == FDTABLE_LOST ||
+            (by_path ? strcmp(e->path, by_path) != 0 : e->origin != origin))
+            continue;
+        if (found < 0)
+            found = fd;
+        n++;
     }
     pthread_mutex_unlock(&table_lock);
     if (count)
@@ -523,18 +533,14 @@ void fdtable_renamed(const char *from, const char *to)
 {
     char moved[DANAUS_PATH_MAX];
     pthread_mutex_lock(&table_lock);
-    for (int p = 0; p < FDTABLE_PAGES; p++) {
-        struct fd_page *page = atomic_load(&pages[p]);
-        for (unsigned i = 0; page && i < PAGE_SIZE_ENTRIES; i++) {
-            struct fd_entry *e = &page->entry[i];
-            char *copy;
-            if (atomic_load(&e->handle) == 0 ||
-                path_moved(e->path, from, to, moved, sizeof moved) != 1 ||
-                !(copy = strdup(moved)))
-                continue;
-            free(e->path);
-            e->path = copy;
-        }
+    struct fd_entry *e;
+    for (int fd = 0; (e = next_file(&fd)); fd++) {
+        char *copy;
+        if (path_moved(e->path, from, to, moved, sizeof moved) != 1 ||
+            !(copy = strdup(moved)))
+            continue;
+        free(e->path);
+        e->path = copy;
     }
     pthread_mutex_unlock(&table_lock);
 }
