@@ -121,14 +121,8 @@ int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path)
     if (!svc)
         return -1;
     struct fd_info info;
-    if (!resume_fd_info(fd, &svc, &info))
+    if (!resume_fd_info(fd, id, &svc, &info))
         return -1;
-    /* fsync's report of writes a restart may have lost, as Linux reports
-     * a failed writeback: once. */
-    if (id == DANAUS_CALL_FSYNC && fdtable_take_lost_writes(fd)) {
-        errno = EIO;
-        return -1;
-    }
     if (begin_on(c, svc, id, info.mount, info.handle) < 0)
         return -1;
     c->fd = fd;

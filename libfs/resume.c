@@ -48,7 +48,8 @@ void resume_keep_request(const struct call *c)
         memcpy(kept, c->pack.buf, kept_len);
 }
 
-bool resume_fd_info(int fd, const struct service **svc, struct fd_info *out)
+bool resume_fd_info(int fd, uint32_t id, const struct service **svc,
+                    struct fd_info *out)
 {
     if (!fdtable_lookup(fd, out)) {
         errno = EBADF;
@@ -66,28 +67,29 @@ bool resume_fd_info(int fd, const struct service **svc, struct fd_info *out)
         if (out->epoch != (*svc)->epoch)
             out->handle = FDTABLE_LOST;
     }
-    if (out->handle == FDTABLE_LOST) {
+    if (out->handle == FDTABLE_LOST ||
+        (id == DANAUS_CALL_FSYNC && fdtable_take_lost_writes(fd))) {
         errno = EIO;
         return false;
     }
     return true;
 }
 
-/* The index of dead's mount index on now, matched by mount point. */
+/* The index of dead's mount index on now: the mount now has at the same
+ * mount point. */
 static bool same_mount(const struct service *dead, const struct service *now,
                        uint32_t index, uint32_t *out)
 {
-    const struct mount_table *from = &dead->mounts, *to = &now->mounts;
+    const struct mount_table *from = &dead->mounts;
     for (uint32_t i = 0; i < from->count; i++) {
+        const char *rel;
         if (from->index[i] != index)
             continue;
-        for (uint32_t j = 0; j < to->count; j++)
-            if (to->len[j] == from->len[i] &&
-                memcmp(to->path[j], from->path[i], from->len[i]) == 0 &&
-                to->index[j] != DANAUS_MOUNT_KERNEL) {
-                *out = to->index[j];
-                return true;
-            }
+        int found = mount_table_match(&now->mounts, from->path[i], &rel);
+        if (found < 0 || rel[0] != '\0')
+            return false;
+        *out = (uint32_t)found;
+        return true;
     }
     return false;
 }
@@ -106,12 +108,10 @@ int64_t resume_call(struct call *c, bool begun)
     uint64_t handle = 0;
     if (c->fd >= 0) {
         struct fd_info info;
-        if (!resume_fd_info(c->fd, &now, &info))
+        if (!resume_fd_info(c->fd, id, &now, &info))
             return -errno;
         if (begun && id == DANAUS_CALL_WRITE &&
             (fdtable_flags(c->fd) & O_APPEND))
-            return -EIO;
-        if (id == DANAUS_CALL_FSYNC && fdtable_take_lost_writes(c->fd))
             return -EIO;
         mount = info.mount;
         handle = info.handle;

@@ -43,10 +43,13 @@
 void resume_descriptors(const struct service *dead,
                         const struct service *now);
 
-/* fd's handle on *svc, waiting for a resume under way. False with errno:
- * EBADF (not a Danaus descriptor), EIO (its file was lost in a restart),
- * ENOTCONN. *svc may move to a newer connection. */
-bool resume_fd_info(int fd, const struct service **svc, struct fd_info *out);
+/* fd's handle on *svc for call id, waiting for a resume under way. False
+ * with errno: EBADF (not a Danaus descriptor), EIO (its file was lost in
+ * a restart, or id is an fsync that must report writes a restart lost:
+ * once, as Linux reports a failed writeback), ENOTCONN. *svc may move to
+ * a newer connection. */
+bool resume_fd_info(int fd, uint32_t id, const struct service **svc,
+                    struct fd_info *out);
 
 /* Before c is posted: keeps a private copy of the request when the
  * service writes its answer over it (stat of a path, readlink, ...), so
