@@ -112,6 +112,18 @@ static void keep_parent_ends(void)
     close(to_parent[1]);
 }
 
+/* Runs fn in a child process (a client of its own, as libdanaus connects
+ * once per process); its pid. */
+static pid_t start_client(int (*fn)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(fn());
+    return pid;
+}
+
 static int wait_child(pid_t pid)
 {
     int status;
@@ -208,11 +220,7 @@ static void test_descriptors_survive_restart(void **state)
     (void)state;
     make_site("resume");
     assert_int_equal(daemon_start(&first, danausd, &site, "first", 10000), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        _exit(client_with_open_files());
+    pid_t pid = start_client(client_with_open_files);
     keep_parent_ends();
     restart_under(&first, danausd);
     assert_int_equal(wait_child(pid), 0);
@@ -223,9 +231,8 @@ static void test_descriptors_survive_restart(void **state)
 static int to_other[2];
 
 /* Run by a second client on the new service: what it may lock. */
-static int other_client_locks(void *arg)
+static int other_client_locks(void)
 {
-    (void)arg;
     site_use(&site);
     int held = danaus_open(MOUNTPOINT "/posix", O_RDWR);
     int flocked = danaus_open(MOUNTPOINT "/flock", O_RDWR);
@@ -283,11 +290,7 @@ static void test_locks_survive_restart(void **state)
     (void)state;
     make_site("locks");
     assert_int_equal(daemon_start(&first, danausd, &site, "first", 10000), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        _exit(client_with_locks());
+    pid_t pid = start_client(client_with_locks);
     char c;
     assert_int_equal(read(to_parent[0], &c, 1), 1);
     daemon_kill(&first);
@@ -296,10 +299,7 @@ static void test_locks_survive_restart(void **state)
     /* Both clients speak on to_parent, one at a time; each hears on its
      * own pipe. */
     assert_int_equal(pipe(to_other), 0);
-    pid_t other = fork();
-    assert_true(other >= 0);
-    if (other == 0)
-        _exit(other_client_locks(NULL));
+    pid_t other = start_client(other_client_locks);
     assert_int_equal(read(to_parent[0], &c, 1), 1); /* other: taken */
     assert_int_equal(write(to_child[1], &c, 1), 1); /* first: go on */
     assert_int_equal(read(to_parent[0], &c, 1), 1); /* first: resumed */
@@ -347,11 +347,7 @@ static void test_call_in_flight_done_once(void **state)
     make_site("inflight");
     assert_int_equal(daemon_start(&first, danausd_stuck, &site, "first",
                                   10000), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        _exit(client_in_flight());
+    pid_t pid = start_client(client_in_flight);
     keep_parent_ends();
     restart_under(&first, danausd);
     assert_int_equal(wait_child(pid), 0);
@@ -390,11 +386,7 @@ static void test_no_successor_is_enotconn(void **state)
     (void)state;
     make_site("nosucc");
     assert_int_equal(daemon_start(&first, danausd, &site, "first", 10000), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        _exit(client_without_successor());
+    pid_t pid = start_client(client_without_successor);
     keep_parent_ends();
     char c;
     assert_int_equal(read(to_parent[0], &c, 1), 1);
