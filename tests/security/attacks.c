@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -360,6 +361,72 @@ static void test_queue_wedge_and_scribble(void **state)
     (void)state;
     start("wedge", "");
     with_checkers(wedge_and_scribble, NULL, 2, 0);
+}
+
+/* ---- the slot words the service writes: begun, pos, the answer ---- */
+
+struct scribbler {
+    struct ipc_slot *slot;
+    volatile bool stop;
+};
+
+static void *scribble_words(void *arg)
+{
+    struct scribbler *s = arg;
+    while (!s->stop) {
+        atomic_store(&s->slot->begun, (uint32_t)rand());
+        s->slot->pos = ((int64_t)rand() << 32) | rand();
+        s->slot->result = -(int64_t)rand();
+        atomic_store(&s->slot->server_cpu, (uint32_t)rand());
+    }
+    return NULL;
+}
+
+/* While one thread makes calls that have the service write the slot's
+ * begun word, the open file's offset (pos) and the answer, another
+ * rewrites them with garbage: the service reads none of them, so its
+ * calls go on being served (whatever the attacker reads back) and nobody
+ * else notices. */
+static int scribble_service_words(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "attacker: slot");
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    int64_t h = raw_open(&r, (uint32_t)slot, mount, "scribbled",
+                         O_CREAT | O_RDWR | O_TRUNC);
+    CHILD_CHECK(h > 0, "attacker: open: %lld", (long long)h);
+    struct scribbler s = {ipc_slot(&r.area, (uint32_t)slot), false};
+    pthread_t t;
+    CHILD_CHECK(pthread_create(&t, NULL, scribble_words, &s) == 0, "thread");
+    uint64_t end = seconds_from_now(2);
+    unsigned char data[512] = {1};
+    long served = 0;
+    for (uint32_t i = 0; ipc_now_ns() < end; i++) {
+        struct danaus_desc d = {.mount = mount, .handle = (uint64_t)h};
+        d.call = i % 3 == 0   ? DANAUS_CALL_WRITE
+                 : i % 3 == 1 ? DANAUS_CALL_LSEEK
+                              : DANAUS_CALL_READ;
+        d.arg[0] = d.call == DANAUS_CALL_READ ? (int64_t)sizeof data : 0;
+        d.arg[1] = SEEK_SET;
+        if (raw_call(&r, (uint32_t)slot, &d, data,
+                     d.call == DANAUS_CALL_WRITE ? sizeof data : 0,
+                     2000) != -ETIMEDOUT)
+            served++;
+    }
+    s.stop = true;
+    pthread_join(t, NULL);
+    CHILD_CHECK(served > 100, "attacker: only %ld calls answered", served);
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_scribbled_service_words(void **state)
+{
+    (void)state;
+    start("words", "");
+    with_checkers(scribble_service_words, NULL, 2, 0);
 }
 
 static int spin_counters(void *arg)
@@ -797,6 +864,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_forged_doorbells, stop),
         cmocka_unit_test_teardown(test_forged_handles_and_mounts, stop),
         cmocka_unit_test_teardown(test_queue_wedge_and_scribble, stop),
+        cmocka_unit_test_teardown(test_scribbled_service_words, stop),
         cmocka_unit_test_teardown(test_work_counter_spin, stop),
         cmocka_unit_test_teardown(test_floods, stop),
         cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),
