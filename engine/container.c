@@ -156,24 +156,25 @@ static int exit_code(int status)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Whether the pool's danausd now running is the one that serves the
- * container's root (and volumes): one restarted after the container
- * started has none of its mounts, whose FUSE connections died with the
- * old one. */
-static int root_served(const struct record *rec)
+/* Whether the pool's danausd serves the container's root: the one that
+ * mounted it, or a successor that took its FUSE mounts over from the
+ * keeper (fsservice/doors/fuse_keeper.h). A root whose service died with
+ * no successor is a dead mount (ENOTCONN), or none at all. */
+static int root_served(const char *name, const struct record *rec)
 {
     struct record pool;
     if (query_pool(record_get(rec, "pool"), &pool) < 0) {
         fail_clear();
         return 0;
     }
-    /* A record from before service_pid was kept: taken as served. */
-    int served = service_alive(&pool) &&
-                 (!record_get(rec, "service_pid") ||
-                  record_num(&pool, "pid", 0) ==
-                      record_num(rec, "service_pid", -1));
+    int alive = service_alive(&pool);
     record_free(&pool);
-    return served;
+    char root[STATE_PATH_MAX], above[STATE_PATH_MAX];
+    state_path(root, "containers/%s/root", name);
+    state_path(above, "containers/%s", name);
+    struct stat st, up;
+    return alive && stat(root, &st) == 0 && stat(above, &up) == 0 &&
+           st.st_dev != up.st_dev;
 }
 
 /* Takes away the mounts of a container's volumes (the service's, or the
@@ -221,7 +222,7 @@ static void finish(struct container *c, int code)
     struct record now;
     int served = 1;
     if (record_load(path, &now) == 0) {
-        served = root_served(&now);
+        served = root_served(c->name, &now);
         record_set(&now, "status", "exited");
         record_set(&now, "exit", "%d", code);
         record_save(path, &now);
@@ -313,7 +314,6 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "detached", "%d", o->detach);
     record_set(&c->rec, "read_only", "%d", o->read_only);
     /* The danausd that serves its root: one restarted since does not. */
-    record_set(&c->rec, "service_pid", "%lld", record_num(pool, "pid", 0));
     if (save(c) < 0)
         return -1;
     const char *backend = record_get(pool, "backend_dir");
@@ -472,7 +472,7 @@ int container_list(int all, int quiet, const char *format)
         int up = running(&rec);
         if (up)
             snprintf(status, sizeof status, "%s",
-                     root_served(&rec) ? "running" : "root-lost");
+                     root_served(cs[i], &rec) ? "running" : "root-lost");
         else
             snprintf(status, sizeof status, "exited(%lld)",
                      record_num(&rec, "exit", -1));
@@ -554,7 +554,7 @@ int container_remove(const char *name, int force)
     int live = query_pool(pool, &prec) == 0 && service_alive(&prec);
     record_free(&prec);
     fail_clear();
-    int served = live && root_served(&rec);
+    int served = live && root_served(name, &rec);
     int rc;
     if (served) {
         /* A supervisor killed with its container leaves the root mounted. */

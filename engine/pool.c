@@ -169,7 +169,7 @@ static void unmake(const char *name, const struct record *rec)
     state_path(ipc, "pools/%s/ipc", name);
     char store[STATE_PATH_MAX];
     service_store_mount(name, store, sizeof store);
-    service_stop(rec);
+    service_stop(name, rec);
     /* A danausd that died leaves its FUSE door's mount behind. */
     umount2(store, MNT_DETACH);
     cgroup_remove(name);
@@ -310,6 +310,29 @@ static int restart(const char *name, struct record *rec)
     return ok ? 0 : -1;
 }
 
+/* A dead danausd whose keeper is restarting it (fuse_keeper.h): waits a
+ * moment for the successor and takes it into the record; 1 when it runs.
+ * The engine starts none of its own meanwhile: two would race for the
+ * kept mounts. */
+static int successor(const char *name, struct record *rec)
+{
+    for (int i = 0; i < 40; i++) {
+        if (service_successor(name, rec)) {
+            char path[STATE_PATH_MAX];
+            query_pool_path(name, path);
+            if (record_save(path, rec) < 0)
+                return fail_errno("cannot save %s", path);
+            return 1;
+        }
+        if (!service_keeper(name))
+            return 0;
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    fprintf(stderr, "danaus: pool %s: danausd is down; its keeper is "
+                    "restarting it\n", name);
+    return -1;
+}
+
 int pool_check_all(void)
 {
     int n, rc = 0;
@@ -321,7 +344,9 @@ int pool_check_all(void)
         if (record_load(path, &rec) < 0)
             continue;
         int alive = service_alive(&rec);
-        if (!alive && restart(pools[i], &rec) < 0)
+        int next = alive ? 0 : successor(pools[i], &rec);
+        alive = alive || next == 1;
+        if (!alive && next == 0 && restart(pools[i], &rec) < 0)
             rc = -1;
         else if ((alive || service_alive(&rec)) && store_sweep(pools[i]) < 0)
             rc = -1;

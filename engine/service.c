@@ -11,6 +11,7 @@
 #include "ns.h"
 #include "state.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -75,6 +76,10 @@ static int write_config(const char *pool, const struct record *rec)
      * state directory, which only root can enter. */
     fprintf(f, "service %s\nrundir %s\ncpus %s\nfuse_allow_other on\n", pool,
             run, record_get(rec, "cpus"));
+    /* A crash costs the containers a pause, not their roots: the keeper
+     * holds the FUSE mounts and starts the next danausd, which takes them
+     * over (fsservice/doors/fuse_keeper.h). */
+    fprintf(f, "restart on\n");
     const char *kind = record_get(rec, "backend_kind");
     if (strcmp(kind, "ceph") == 0) {
         fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));
@@ -252,8 +257,79 @@ int service_start(const char *pool, struct record *rec, int first,
                 *why ? why : "no word within the time limit");
 }
 
-void service_stop(const struct record *rec)
+/* Whether pid runs the program named comm (its /proc comm). */
+static int runs(pid_t pid, const char *comm)
 {
+    char path[64], buf[32];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    int same = fgets(buf, sizeof buf, f) &&
+               strncmp(buf, comm, strlen(comm)) == 0 &&
+               buf[strlen(comm)] == '\n';
+    fclose(f);
+    return same;
+}
+
+int service_successor(const char *pool, struct record *rec)
+{
+    char path[STATE_PATH_MAX];
+    state_path(path, "pools/%s/run/%s.pid", pool, pool);
+    FILE *f = fopen(path, "re");
+    int pid = 0;
+    if (f) {
+        if (fscanf(f, "%d", &pid) != 1)
+            pid = 0;
+        fclose(f);
+    }
+    unsigned long long start = pid > 0 ? process_start_time(pid) : 0;
+    if (!start || !runs(pid, "danausd") ||
+        pid == (pid_t)record_num(rec, "pid", 0))
+        return 0;
+    record_set(rec, "pid", "%d", pid);
+    record_set(rec, "start", "%llu", start);
+    return 1;
+}
+
+pid_t service_keeper(const char *pool)
+{
+    char run[STATE_PATH_MAX];
+    state_path(run, "pools/%s/run", pool);
+    DIR *proc = opendir("/proc");
+    pid_t found = 0;
+    for (struct dirent *e; proc && !found && (e = readdir(proc));) {
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (pid <= 0 || !runs(pid, "danaus-keeper"))
+            continue;
+        /* danausd --keeper RUNDIR SERVICE ... */
+        char path[64], args[STATE_PATH_MAX + 64];
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, args, sizeof args - 1);
+        if (fd >= 0)
+            close(fd);
+        if (n <= 0)
+            continue;
+        args[n] = '\0';
+        const char *a1 = args + strlen(args) + 1;
+        const char *a2 = a1 < args + n ? a1 + strlen(a1) + 1 : args + n;
+        if (a2 < args + n && strcmp(a1, "--keeper") == 0 &&
+            strcmp(a2, run) == 0)
+            found = pid;
+    }
+    if (proc)
+        closedir(proc);
+    return found;
+}
+
+void service_stop(const char *pool, const struct record *rec)
+{
+    /* A keeper whose service is dead holds the mounts it left: it ignores
+     * SIGTERM, and a kill makes them stale, which unmounting takes away. */
+    pid_t keeper = service_alive(rec) ? 0 : service_keeper(pool);
+    if (keeper > 0)
+        kill(keeper, SIGKILL);
     if (!service_alive(rec))
         return;
     pid_t pid = (pid_t)record_num(rec, "pid", 0);

@@ -31,8 +31,15 @@ int service_start(const char *pool, struct record *rec, int first,
                   int timeout_s);
 /* Whether the danausd the record names still runs. */
 int service_alive(const struct record *rec);
-/* SIGTERM, then SIGKILL after a grace period. */
-void service_stop(const struct record *rec);
+/* The danausd the pool's keeper started after the one rec names died
+ * (fsservice/doors/fuse_keeper.h; it writes run/NAME.pid once ready): 1
+ * with rec's pid and start set to it (the caller saves rec), else 0. */
+int service_successor(const char *pool, struct record *rec);
+/* The pool's danausd keeper process, or 0. */
+pid_t service_keeper(const char *pool);
+/* SIGTERM, then SIGKILL after a grace period; a keeper left by a dead
+ * service is killed. */
+void service_stop(const char *pool, const struct record *rec);
 /* The start time of pid (clock ticks after boot), 0 if it is gone or a
  * zombie: a pid alone may be reused. */
 unsigned long long process_start_time(pid_t pid);

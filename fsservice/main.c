@@ -3,6 +3,8 @@
  *
  *   danausd -c CONFIG          serve until SIGTERM or SIGINT
  *   danausd -c CONFIG --check  validate the configuration and exit
+ *   danausd --keeper ...       a service's keeper (fsservice/doors/
+ *                              fuse_keeper.h), started by the service
  *
  * Start-up order: configuration, the door's socket (which claims the
  * service's name), backends and instances, the doorbell queues, service
@@ -11,12 +13,14 @@
  */
 #include "fsservice/doors/door.h"
 #include "fsservice/doors/fuse_door.h"
+#include "fsservice/doors/fuse_keeper.h"
 #include "fsservice/core/service.h"
 #include "fsservice/core/branches.h"
 #include "fsservice/core/cpus.h"
 #include "fsservice/core/workers.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -191,8 +195,25 @@ static rlim_t raise_nofile(void)
     return lim.rlim_cur;
 }
 
+/* <rundir>/<service>.pid, written once ready: how a supervisor finds a
+ * service the keeper restarted (fsservice/doors/fuse_keeper.h). Its path
+ * goes to path, for the clean stop to remove. */
+static void write_pid_file(const struct config *cfg, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s.pid", cfg->rundir, cfg->service);
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    FILE *f = fopen(tmp, "we");
+    if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 ||
+        rename(tmp, path) < 0)
+        fprintf(stderr, "danausd: cannot write %s: %s\n", path,
+                strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--keeper") == 0)
+        return keeper_main(argc, argv);
     const char *conf = NULL;
     int check = 0;
     for (int i = 1; i < argc; i++) {
@@ -219,6 +240,7 @@ int main(int argc, char **argv)
         return 0;
     }
     set_priority(&svc.cfg);
+    svc.argv = argv;
     svc.euid = geteuid();
     svc.egid = getegid();
     /* Modes arrive with the client's umask already applied (libfs). */
@@ -271,6 +293,7 @@ int main(int argc, char **argv)
      * and before clients are let in. */
     if (fuse_door_start(&svc, &svc.fuse) < 0)
         return die("cannot start the FUSE door: out of memory");
+    door_restore_mounts(&door);
     if (door_start(&door) < 0) {
         door_close(&door);
         return die("cannot start the door thread");
@@ -281,11 +304,14 @@ int main(int argc, char **argv)
     service_cpus_describe(&cpus, groups, ngroups, where, sizeof where);
     fprintf(stderr, "danausd: %s ready: %d mounts, %s, socket %s\n",
             svc.cfg.service, svc.cfg.nmounts, where, door.path);
+    char pid_path[PATH_MAX];
+    write_pid_file(&svc.cfg, pid_path, sizeof pid_path);
 
     int sig;
     sigwait(&sigs, &sig);
     fprintf(stderr, "danausd: %s stopping (%s)\n", svc.cfg.service,
             strsignal(sig));
+    unlink(pid_path);
     door_stop(&door);
     door_close(&door);
     int blocked = workers_stop(&workers);

@@ -1,5 +1,15 @@
-# lib.sh - what the shell tests share (sourced, not run): starting and
-# stopping one danausd.
+# lib.sh - what the shell tests share (sourced, not run): checks that
+# print "ok"/"FAIL" and count failures, and starting and stopping one
+# danausd.
+
+failures=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# expect NAME EXPECTED ACTUAL
+expect() {
+    if [ "$2" = "$3" ]; then ok "$1"; else
+        fail "$1: expected [$2], got [$3]"; fi
+}
 
 # service_start LOG MOUNTPOINT COMMAND...: runs COMMAND (danausd -c CONF,
 # perhaps under taskset), its output appended to LOG, and waits until it

@@ -251,6 +251,8 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return parse_u32(p, k, v, 1, 64, &cfg->threads_per_queue);
     if (strcmp(k, "stalled_threads_per_queue") == 0)
         return parse_u32(p, k, v, 0, 1024, &cfg->stalled_threads_per_queue);
+    if (strcmp(k, "fuse_keep") == 0)
+        return parse_u32(p, k, v, 0, 86400, &cfg->fuse_keep_s);
     if (strcmp(k, "request_deadline_ms") == 0)
         return parse_u32(p, k, v, 0, 86400000, &cfg->request_deadline_ms);
     if (strcmp(k, "core_groups") == 0) {
@@ -282,6 +284,7 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
                 : strcmp(k, "request_deadline_fsync") == 0
                     ? &cfg->request_deadline_fsync
                 : strcmp(k, "fuse_allow_other") == 0 ? &cfg->fuse_allow_other
+                : strcmp(k, "restart") == 0          ? &cfg->restart
                 : strcmp(k, "ceph_write_through") == 0
                     ? &cfg->ceph_write_through
                     : NULL;
@@ -328,6 +331,7 @@ static void set_defaults(struct config *cfg)
     cfg->nice = -10;
     cfg->slot_buffer = 256u << 10;
     cfg->threads_per_queue = 4;
+    cfg->fuse_keep_s = 30;
     cfg->stalled_threads_per_queue = 32;
     cfg->fuse = 1;
 }

@@ -56,6 +56,9 @@ struct config {
     int fuse_revalidate;        /* FUSE reads re-check size and mtime */
     int fuse_allow_other;       /* FUSE mounts open to every user, not just
                                    the owner */
+    uint32_t fuse_keep_s;       /* a dead service's FUSE mounts wait this
+                                   long for the next one (fuse_keeper.h) */
+    int restart;                /* the keeper restarts a dead service */
     struct config_mount mounts[DANAUS_MAX_MOUNTS];
     int nmounts;
 };

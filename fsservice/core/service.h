@@ -37,6 +37,7 @@ struct service {
      * truncates. Set by the FUSE door; NULL when there is none. */
     bool (*exec_busy)(struct fuse_door *door, uint32_t mount,
                       const char *path, const struct ls_cred *cred);
+    char **argv;                /* danausd's command line, to restart it */
     uid_t euid;                 /* the service's own identity */
     gid_t egid;
 };

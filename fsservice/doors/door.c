@@ -453,15 +453,15 @@ static int mount_strings(const struct danaus_door_msg *m, size_t len,
     return 0;
 }
 
-/* A union instance over branches of the service's backend, added to the
- * table and mounted through the FUSE door. */
-static void mount_add(struct door *d, struct conn *c,
-                      const struct danaus_door_msg *m, size_t len)
+/* Adds the mount that message m (MOUNT_ADD) asks for: a union instance
+ * over branches of the service's backend, or a plain one, added to the
+ * table and mounted through the FUSE door, which keeps m to add it again
+ * after a restart. Its index, or -errno. */
+static int add_mount(struct door *d, const struct danaus_door_msg *m,
+                     size_t len)
 {
     const char *s[5] = {0};
-    int rc = may_change_mounts(d, c->fd);
-    if (rc == 0)
-        rc = mount_strings(m, len, s, m->arg == 5 ? 5 : 4);
+    int rc = mount_strings(m, len, s, m->arg == 5 ? 5 : 4);
     int ceph = rc == 0 && strcmp(s[1], "ceph") == 0;
     if (rc == 0 && !ceph && strcmp(s[1], "local") != 0)
         rc = -EINVAL;
@@ -470,10 +470,8 @@ static void mount_add(struct door *d, struct conn *c,
         rc = -EINVAL;
     if (rc == 0 && ceph && !d->svc->ceph)
         rc = -ENODEV;
-    if (rc < 0) {
-        reply(c->fd, -rc, 0);
-        return;
-    }
+    if (rc < 0)
+        return rc;
     struct config_mount cm = {
         .mountpoint = (char *)s[0],
         .backend = ceph ? CONFIG_CEPH : CONFIG_LOCAL,
@@ -489,24 +487,31 @@ static void mount_add(struct door *d, struct conn *c,
                : local_instance_new(s[2], err, sizeof err);
     if (!inst) {
         fprintf(stderr, "danausd: mount %s: %s\n", s[0], err);
-        reply(c->fd, EINVAL, 0);
-        return;
+        return -EINVAL;
     }
     inst->read_only = read_only;
     int index = fstable_add(&d->svc->fs, s[0], inst);
     if (index < 0) {
         inst->ops->destroy(inst);
-        reply(c->fd, -index, 0);
-        return;
+        return index;
     }
-    rc = fuse_door_add(d->svc->fuse, d->svc, (uint32_t)index, s[0]);
+    rc = fuse_door_add(d->svc->fuse, d->svc, (uint32_t)index, s[0],
+                       (const char *)m, len);
     if (rc < 0) {
         fstable_remove(&d->svc->fs, s[0]);
-        reply(c->fd, -rc, 0);
-        return;
+        return rc;
     }
     fprintf(stderr, "danausd: %s mounted (mount %d)\n", s[0], index);
-    reply(c->fd, 0, (uint32_t)index);
+    return index;
+}
+
+static void mount_add(struct door *d, struct conn *c,
+                      const struct danaus_door_msg *m, size_t len)
+{
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0)
+        rc = add_mount(d, m, len);
+    reply(c->fd, rc < 0 ? -rc : 0, rc < 0 ? 0 : (uint32_t)rc);
 }
 
 static void mount_remove(struct door *d, struct conn *c,
@@ -554,36 +559,93 @@ static int view_entry(struct door *d, const char *e, char **path,
     return *path ? 0 : -ENOMEM;
 }
 
+/* Gives the mount namespace open as ns_fd the view message m asks for
+ * (views.h) and has the FUSE door keep it for a successor. On success the
+ * view owns ns_fd. 0 or -errno. */
+static int apply_view(struct door *d, const struct danaus_door_msg *m,
+                      size_t len, int ns_fd)
+{
+    static const char *s[DANAUS_MAX_MOUNTS]; /* door thread only */
+    static char *paths[DANAUS_MAX_MOUNTS];
+    static uint32_t indices[DANAUS_MAX_MOUNTS];
+    uint32_t n = 0;
+    int rc = m->arg == 0 || m->arg > DANAUS_MAX_MOUNTS ? -EINVAL : 0;
+    if (rc == 0)
+        rc = mount_strings(m, len, s, m->arg);
+    while (rc == 0 && n + 1 < m->arg &&
+           (rc = view_entry(d, s[n + 1], &paths[n], &indices[n])) == 0)
+        n++;
+    int root = rc == 0 ? fstable_find(&d->svc->fs, s[0]) : rc;
+    if (root >= 0)
+        rc = views_set(&d->views, ns_fd, (uint32_t)root,
+                       (const char *const *)paths, indices, n);
+    else
+        rc = root;
+    for (uint32_t i = 0; i < n; i++)
+        free(paths[i]);
+    if (rc == 0)
+        fuse_door_keep_view(d->svc->fuse, (uint32_t)root, m, len, ns_fd);
+    return rc;
+}
+
 /* The caller's mount namespace gets a view: the instance at the mount
  * point the strings name first at "/", then paths left to the kernel or
  * given an instance (wire.h). */
 static void set_view(struct door *d, struct conn *c,
                      const struct danaus_door_msg *m, size_t len)
 {
-    static const char *s[DANAUS_MAX_MOUNTS]; /* door thread only */
-    static char *paths[DANAUS_MAX_MOUNTS];
-    static uint32_t indices[DANAUS_MAX_MOUNTS];
     struct ucred uc;
     socklen_t clen = sizeof uc;
-    uint32_t n = 0;
     int rc = may_change_mounts(d, c->fd);
-    if (rc == 0 && (m->arg == 0 || m->arg > DANAUS_MAX_MOUNTS))
-        rc = -EINVAL;
-    if (rc == 0)
-        rc = mount_strings(m, len, s, m->arg);
-    while (rc == 0 && n + 1 < m->arg &&
-           (rc = view_entry(d, s[n + 1], &paths[n], &indices[n])) == 0)
-        n++;
-    if (rc == 0)
-        rc = fstable_find(&d->svc->fs, s[0]);
-    if (rc >= 0 && getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &clen) < 0)
+    if (rc == 0 && getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &clen) < 0)
         rc = -errno;
-    if (rc >= 0)
-        rc = views_set(&d->views, uc.pid, (uint32_t)rc,
-                       (const char *const *)paths, indices, n);
-    for (uint32_t i = 0; i < n; i++)
-        free(paths[i]);
+    int ns_fd = rc == 0 ? views_open_ns(uc.pid) : rc;
+    rc = ns_fd < 0 ? ns_fd : apply_view(d, m, len, ns_fd);
+    if (rc < 0 && ns_fd >= 0)
+        close(ns_fd);
     reply(c->fd, -rc, 0);
+}
+
+void door_restore_mounts(struct door *d)
+{
+    struct fuse_door *fuse = d->svc->fuse;
+    for (int i = 0; i < fuse_door_kept_count(fuse); i++) {
+        size_t len;
+        const char *spec = fuse_door_kept_spec(fuse, i, &len);
+        if (!spec || len < sizeof(struct danaus_door_msg))
+            continue;
+        /* A copy, aligned as a message. */
+        struct danaus_door_msg *m = malloc(len);
+        if (!m)
+            break;
+        memcpy(m, spec, len);
+        int rc = add_mount(d, m, len);
+        if (rc < 0)
+            fprintf(stderr, "danausd: a mount of the previous service "
+                    "cannot be added again: %s\n", strerror(-rc));
+        free(m);
+    }
+    /* Views name their volumes' mount points: after every mount. */
+    for (int i = 0; i < fuse_door_kept_count(fuse); i++) {
+        const char *view;
+        size_t len;
+        int ns_fd = fuse_door_kept_view(fuse, i, &view, &len);
+        if (ns_fd < 0)
+            continue;
+        struct danaus_door_msg *m = len >= sizeof *m ? malloc(len) : NULL;
+        int rc = m ? 0 : -EINVAL;
+        if (m) {
+            memcpy(m, view, len);
+            rc = apply_view(d, m, len, ns_fd);
+            free(m);
+        }
+        if (rc < 0) {
+            fprintf(stderr, "danausd: a container's view cannot be set "
+                    "again: %s\n", strerror(-rc));
+            close(ns_fd);
+        }
+    }
+    fuse_door_release_kept(fuse);
 }
 
 /* What the preload door served of one mount, or of all ("" names all). */

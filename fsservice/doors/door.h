@@ -33,6 +33,10 @@ struct door {
 /* Binds <rundir>/<service>.sock; err gets a line for the operator. */
 int door_open(struct door *d, struct service *svc, char *err, size_t errlen);
 int door_start(struct door *d);
+/* Adds again the mounts the engine had added to a dead predecessor whose
+ * FUSE mounts this service took over (fuse_keeper.h), and lets go of those
+ * nobody serves now. Before door_start. */
+void door_restore_mounts(struct door *d);
 /* Stops the door thread and detaches every client. */
 void door_stop(struct door *d);
 /* Removes the socket and closes what door_open opened. */

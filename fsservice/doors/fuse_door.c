@@ -1,122 +1,45 @@
 /*
  * fuse_door.c - the FUSE door's life: preparing mount points (creating
  * them, detaching a stale mount a crashed service left), mounting each
- * instance with its own libfuse3 loop thread, invalidating cached pages
- * after preload writes, and unmounting at exit.
- *
- * A crash must not leave mounts behind either: a watchdog process, forked
- * before anything is mounted, waits for the service to die (its end of a
- * pipe reads EOF, where a clean stop writes a byte) and then detaches
- * every mount point whose connection the kernel aborted (stat fails with
- * ENOTCONN, "Transport endpoint is not connected"). The same check at
- * start-up covers a watchdog killed too.
+ * instance with its own libfuse3 loop thread, or taking over a mount a
+ * dead service left with its keeper (fuse_keeper.h), invalidating cached
+ * pages after preload writes, and unmounting at exit.
  */
 #include "fuse_door.h"
 #include "fuse_export.h"
+#include "fuse_keeper.h"
+#include "fuse_mountpoint.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fuse.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu.h>
 
 #define FUSE_SUPER_MAGIC 0x65735546 /* linux/magic.h */
+/* Linux 6.9's, which Debian 12's headers predate. */
+#define NOTIFY_RESEND 7
+/* The unique id of a replayed INIT: no request of the kernel's has it (its
+ * ids count up by two from zero), so the answer goes nowhere. */
+#define REPLAYED_INIT_UNIQUE (1ull << 62)
 
 struct fuse_door {
     struct fuse_cred_cache creds;
     struct fuse_export exports[DANAUS_MAX_INSTANCES];
     int nexports;                  /* one per mount index, some not mounted */
-    int watchdog_pipe;             /* write end; its closing wakes the watchdog */
-    pid_t watchdog;
+    struct keeper_link keeper;
+    struct kept_mount *kept;       /* claimed from a dead service's keeper */
+    int nkept;
     char *added[DANAUS_MAX_INSTANCES]; /* mount points of fuse_door_add */
 };
-
-/* Detaches the mount at mp lazily: processes inside it keep what they
- * hold, new lookups see the directory below. */
-static int detach(const char *mp)
-{
-    if (geteuid() == 0)
-        return umount2(mp, MNT_DETACH);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execlp("fusermount3", "fusermount3", "-u", "-z", "-q", mp,
-               (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0)
-        return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-static int is_stale(const char *mp)
-{
-    struct stat st;
-    return stat(mp, &st) < 0 && errno == ENOTCONN;
-}
-
-/* The watchdog: blocks until the service is gone, then detaches the mounts
- * it left aborted. Only async-signal-safe calls: it is forked from a
- * multithreaded process. */
-static void watchdog(struct fuse_door *d, int pipe_in)
-{
-    signal(SIGTERM, SIG_IGN);
-    signal(SIGINT, SIG_IGN);
-    /* Holding no other descriptor: not the service's socket, nor
-     * /dev/fuse, nor anyone's pipe. */
-    if (pipe_in != 3 && dup2(pipe_in, 3) < 0)
-        _exit(1);
-    close_range(4, ~0u, 0);
-    pid_t service = getppid();
-    char byte;
-    ssize_t n;
-    do
-        n = read(3, &byte, 1);
-    while (n < 0 && errno == EINTR);
-    if (n == 1)
-        _exit(0); /* the service unmounted and is waiting for us */
-    /* The pipe may close before /dev/fuse does (a dying process closes
-     * its descriptors in order); once this process is reparented, the
-     * service has released everything and the kernel aborted its FUSE
-     * connections. */
-    struct timespec tick = {0, 10 * 1000 * 1000};
-    while (getppid() == service)
-        nanosleep(&tick, NULL);
-    for (int i = 0; i < d->nexports; i++)
-        if (d->exports[i].mountpoint && is_stale(d->exports[i].mountpoint))
-            detach(d->exports[i].mountpoint);
-    _exit(0);
-}
-
-static int start_watchdog(struct fuse_door *d)
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(p[1]);
-        watchdog(d, p[0]);
-    }
-    close(p[0]);
-    d->watchdog = pid;
-    d->watchdog_pipe = p[1];
-    return 0;
-}
 
 /* mkdir -p: every missing directory of path, mode 0755. */
 static int make_dirs(const char *path)
@@ -154,8 +77,8 @@ static int live_fuse_mount(const char *mp)
 /* Makes mp a directory nothing is mounted on, or says why not. */
 static int prepare_mountpoint(const char *mp)
 {
-    if (is_stale(mp)) {
-        if (detach(mp) < 0) {
+    if (fuse_mountpoint_stale(mp)) {
+        if (fuse_mountpoint_detach(mp) < 0) {
             fprintf(stderr, "danausd: %s: stale FUSE mount (Transport "
                     "endpoint is not connected) cannot be detached: %s\n",
                     mp, strerror(errno));
@@ -178,23 +101,10 @@ static int prepare_mountpoint(const char *mp)
     return 0;
 }
 
-static void *loop_thread(void *arg)
+/* A libfuse session for ex with the door's mount options. */
+static struct fuse_session *new_session(struct fuse_export *ex,
+                                        const struct service *svc)
 {
-    struct fuse_export *ex = arg;
-    struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-    if (!cfg)
-        return NULL;
-    fuse_loop_cfg_set_clone_fd(cfg, 0);
-    fuse_loop_cfg_set_idle_threads(cfg, 4);
-    fuse_session_loop_mt(ex->se, cfg);
-    fuse_loop_cfg_destroy(cfg);
-    return NULL;
-}
-
-static int export_start(struct fuse_export *ex, const struct service *svc)
-{
-    if (prepare_mountpoint(ex->mountpoint) < 0)
-        return -1;
     /* A root service lets everyone in (allow_other) and lets the kernel
      * open the device nodes its instances hold (dev; mknod of one needs
      * CAP_MKNOD, checked by the kernel or the backend): devices and FIFOs
@@ -211,37 +121,184 @@ static int export_start(struct fuse_export *ex, const struct service *svc)
                                          : "");
     char *argv[] = {"danausd", "-o", opts, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-    if (fuse_nodes_init(&ex->nodes) < 0)
-        return -1;
-    ex->se = fuse_session_new(&args, &fuse_export_ops, sizeof fuse_export_ops,
-                              ex);
+    struct fuse_session *se = fuse_session_new(&args, &fuse_export_ops,
+                                               sizeof fuse_export_ops, ex);
     fuse_opt_free_args(&args);
-    if (!ex->se) {
+    if (!se)
         fprintf(stderr, "danausd: %s: libfuse refused the mount options; no "
                 "FUSE door for this mount\n", ex->mountpoint);
+    return se;
+}
+
+/* Reads the kernel's INIT request, keeps a copy for a successor, and
+ * answers it. */
+static int answer_init(struct fuse_export *ex)
+{
+    struct fuse_buf buf;
+    memset(&buf, 0, sizeof buf);
+    int n = fuse_session_receive_buf(ex->se, &buf);
+    if (n <= 0)
+        return -1;
+    if ((size_t)n <= sizeof ex->init) {
+        memcpy(ex->init, buf.mem, (size_t)n);
+        ex->init_len = (size_t)n;
+    }
+    fuse_session_process_buf(ex->se, &buf);
+    free(buf.mem);
+    return 0;
+}
+
+/* Mounts ex afresh: 0, or -1 with nothing left behind. */
+static int export_mount(struct fuse_export *ex, const struct service *svc)
+{
+    if (prepare_mountpoint(ex->mountpoint) < 0)
+        return -1;
+    if (fuse_nodes_init(&ex->nodes) < 0)
+        return -1;
+    if (fuse_handles_init(&ex->handles) < 0) {
         fuse_nodes_free(&ex->nodes);
         return -1;
     }
-    if (fuse_session_mount(ex->se, ex->mountpoint) < 0) {
+    if (fuse_done_init(&ex->done) < 0) {
+        fuse_handles_free(&ex->handles, NULL);
+        fuse_nodes_free(&ex->nodes);
+        return -1;
+    }
+    ex->se = new_session(ex, svc);
+    if (ex->se && fuse_session_mount(ex->se, ex->mountpoint) < 0) {
         fprintf(stderr, "danausd: %s: FUSE mount failed (see above); no FUSE "
                 "door for this mount\n", ex->mountpoint);
         fuse_session_destroy(ex->se);
         ex->se = NULL;
-        fuse_nodes_free(&ex->nodes);
-        return -1;
-    }
-    if (pthread_create(&ex->loop, NULL, loop_thread, ex) != 0) {
+    } else if (ex->se && answer_init(ex) < 0) {
+        fprintf(stderr, "danausd: %s: the kernel's FUSE INIT did not come; "
+                "no FUSE door for this mount\n", ex->mountpoint);
         fuse_session_unmount(ex->se);
         fuse_session_destroy(ex->se);
         ex->se = NULL;
+    }
+    if (!ex->se) {
+        fuse_done_free(&ex->done);
+        fuse_handles_free(&ex->handles, NULL);
+        fuse_nodes_free(&ex->nodes);
+        return -1;
+    }
+    return 0;
+}
+
+/* Takes over the mount a dead service left with its keeper: its tables,
+ * its connection (libfuse told the descriptor as /dev/fd/N, which it uses
+ * as it is) and the INIT the kernel sent it, replayed so that this
+ * session agrees with what the kernel agreed to. Consumes m's descriptors.
+ * 0, or -1 (said on stderr) with m's connection closed. */
+static int export_resume(struct fuse_export *ex, const struct service *svc,
+                         struct kept_mount *m)
+{
+    int rc = fuse_nodes_adopt(&ex->nodes, m->fds[KEPT_NODES]);
+    m->fds[KEPT_NODES] = -1;
+    if (rc == 0) {
+        rc = fuse_handles_adopt(&ex->handles, m->fds[KEPT_HANDLES]);
+        m->fds[KEPT_HANDLES] = -1;
+        if (rc < 0)
+            fuse_nodes_free(&ex->nodes);
+    }
+    if (rc == 0) {
+        rc = fuse_done_adopt(&ex->done, m->fds[KEPT_DONE]);
+        m->fds[KEPT_DONE] = -1;
+        if (rc < 0) {
+            fuse_handles_free(&ex->handles, NULL);
+            fuse_nodes_free(&ex->nodes);
+        }
+    }
+    struct fuse_in_header in;
+    if (rc == 0 && (m->msg.init_len < sizeof in ||
+                    m->msg.init_len > sizeof ex->init))
+        rc = -EINVAL;
+    if (rc == 0) {
+        memcpy(ex->init, m->msg.init, m->msg.init_len);
+        ex->init_len = m->msg.init_len;
+        ex->se = new_session(ex, svc);
+        char dev[32];
+        snprintf(dev, sizeof dev, "/dev/fd/%d", m->fds[KEPT_FUSE]);
+        if (ex->se && fuse_session_mount(ex->se, dev) == 0) {
+            m->fds[KEPT_FUSE] = -1; /* the session's now */
+            unsigned char replay[sizeof ex->init];
+            memcpy(replay, ex->init, ex->init_len);
+            memcpy(&in, replay, sizeof in);
+            in.unique = REPLAYED_INIT_UNIQUE;
+            memcpy(replay, &in, sizeof in);
+            struct fuse_buf buf = {.mem = replay, .size = ex->init_len};
+            fuse_session_process_buf(ex->se, &buf);
+        } else if (ex->se) {
+            fuse_session_destroy(ex->se);
+            ex->se = NULL;
+        }
+        if (!ex->se) {
+            rc = -EIO;
+            fuse_done_free(&ex->done);
+            fuse_handles_free(&ex->handles, NULL);
+            fuse_nodes_free(&ex->nodes);
+        }
+    }
+    if (rc < 0) {
+        fprintf(stderr, "danausd: %s: cannot take over the FUSE mount of "
+                "the previous service: %s\n", ex->mountpoint, strerror(-rc));
+        kept_mount_release(m);
+        return -1;
+    }
+    ex->resumed = true;
+    return 0;
+}
+
+/* Asks the kernel to send again the requests the dead service had read
+ * and not answered: they wait on the connection for good otherwise. */
+static void resend_taken_requests(struct fuse_export *ex)
+{
+    struct fuse_out_header out = {.len = sizeof out, .error = NOTIFY_RESEND};
+    if (write(fuse_session_fd(ex->se), &out, sizeof out) != sizeof out)
+        fprintf(stderr, "danausd: %s: the kernel cannot resend the requests "
+                "the previous service had taken (%s; Linux 6.9 can): their "
+                "callers wait until the mount goes\n", ex->mountpoint,
+                strerror(errno));
+}
+
+/* The mount a dead service left at mountpoint, or NULL. */
+static struct kept_mount *kept_at(struct fuse_door *d, const char *mountpoint)
+{
+    for (int i = 0; d && i < d->nkept; i++)
+        if (d->kept[i].fds[KEPT_FUSE] >= 0 &&
+            strcmp(d->kept[i].msg.mountpoint, mountpoint) == 0)
+            return &d->kept[i];
+    return NULL;
+}
+
+/* Serves ex (mount `index`): taken over from a dead service when d holds
+ * its mount, else mounted afresh; then handed to the keeper. */
+static int export_start(struct fuse_door *d, struct fuse_export *ex,
+                        const struct service *svc, uint32_t index)
+{
+    struct kept_mount *kept = kept_at(d, ex->mountpoint);
+    int rc = kept ? export_resume(ex, svc, kept) : export_mount(ex, svc);
+    if (rc < 0)
+        return -1;
+    if (fuse_loop_start(&ex->threads, ex->se) < 0) {
+        if (!ex->resumed)
+            fuse_session_unmount(ex->se);
+        fuse_session_destroy(ex->se);
+        ex->se = NULL;
+        fuse_done_free(&ex->done);
+        fuse_handles_free(&ex->handles, NULL);
         fuse_nodes_free(&ex->nodes);
         return -1;
     }
     ex->looping = 1;
+    if (ex->resumed)
+        resend_taken_requests(ex);
+    keeper_keep(&d->keeper, ex, index);
     return 0;
 }
 
-/* SIGUSR1 only interrupts the loop thread's wait (see export_stop). */
+/* SIGUSR1 only interrupts a serving thread's read (fuse_loop_stop). */
 static void wake_loop(int sig)
 {
     (void)sig;
@@ -249,39 +306,35 @@ static void wake_loop(int sig)
 
 static void export_stop(struct fuse_export *ex)
 {
-    if (ex->looping) {
-        /* The unmount detaches the mount, but its connection lives on
-         * while a process still uses it (a current directory inside, an
-         * open file), and the loop with it. libfuse's loop thread waits in
-         * sem_wait for the session to end: a signal interrupts the wait, it
-         * sees the exit flag, cancels its workers where they wait for
-         * requests (never inside one) and returns; fuse_session_destroy
-         * closes /dev/fuse, which aborts the connection, so those
-         * processes get ENOTCONN rather than a hang. The signal is
-         * repeated in case it came just before the wait began. */
-        fuse_session_exit(ex->se);
+    if (!ex->looping)
+        return;
+    /* The unmount detaches the mount, but its connection lives on while a
+     * process still uses it (a current directory inside, an open file),
+     * and the threads with it: fuse_loop_stop interrupts their reads.
+     * fuse_session_destroy then closes /dev/fuse, which aborts the
+     * connection (the keeper has let go of it), so those processes get
+     * ENOTCONN rather than a hang. A mount taken over from a dead service
+     * was not mounted by libfuse, which leaves it alone. */
+    fuse_session_exit(ex->se);
+    if (ex->resumed)
+        fuse_mountpoint_detach(ex->mountpoint);
+    else
         fuse_session_unmount(ex->se);
-        struct timespec deadline;
-        do {
-            pthread_kill(ex->loop, SIGUSR1);
-            clock_gettime(CLOCK_REALTIME, &deadline);
-            deadline.tv_nsec += 100 * 1000 * 1000;
-            if (deadline.tv_nsec >= 1000000000) {
-                deadline.tv_sec++;
-                deadline.tv_nsec -= 1000000000;
-            }
-        } while (pthread_timedjoin_np(ex->loop, NULL, &deadline) == ETIMEDOUT);
-        fuse_session_destroy(ex->se);
-        fuse_nodes_free(&ex->nodes);
-    }
+    fuse_loop_stop(&ex->threads, ex->se);
+    fuse_session_destroy(ex->se);
+    ex->se = NULL;
     /* Files the kernel never released (the service is going away). */
-    while (ex->open) {
-        struct fuse_open_file *o = ex->open;
-        ex->open = o->next;
-        ex->inst->ops->close(o->file);
-        free(o);
+    fuse_handles_free(&ex->handles, ex->inst->ops->close);
+    fuse_nodes_free(&ex->nodes);
+    fuse_done_free(&ex->done);
+    free(ex->spec);
+    ex->spec = NULL;
+    if (ex->view_len) {
+        free(ex->view);
+        close(ex->view_ns);
+        ex->view_len = 0;
     }
-    pthread_mutex_destroy(&ex->open_lock);
+    ex->looping = 0;
 }
 
 static int fuse_usable(void)
@@ -310,6 +363,19 @@ static bool export_answers(const struct fuse_export *ex)
     return false;
 }
 
+static void export_init(struct fuse_door *d, struct fuse_export *ex,
+                        struct service *svc, uint32_t index,
+                        const char *mountpoint)
+{
+    rcu_read_lock();
+    ex->inst = fstable_get(&svc->fs, index);
+    rcu_read_unlock();
+    ex->mountpoint = mountpoint;
+    ex->creds = &d->creds;
+    ex->direct_io = svc->cfg.fuse_direct_io;
+    ex->revalidate = svc->cfg.fuse_revalidate;
+}
+
 int fuse_door_start(struct service *svc, struct fuse_door **out)
 {
     *out = NULL;
@@ -323,49 +389,88 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     d->creds.self = geteuid();
     d->creds.owner = svc->cfg.owner_uid == (uid_t)-1 ? d->creds.self
                                                      : svc->cfg.owner_uid;
+    d->keeper.fd = -1;
     d->nexports = svc->cfg.nmounts;
-    rcu_read_lock();
-    for (int i = 0; i < d->nexports; i++) {
-        struct fuse_export *ex = &d->exports[i];
-        ex->inst = fstable_get(&svc->fs, (uint32_t)i);
-        ex->mountpoint = svc->cfg.mounts[i].mountpoint;
-        ex->creds = &d->creds;
-        ex->direct_io = svc->cfg.fuse_direct_io;
-        ex->revalidate = svc->cfg.fuse_revalidate;
-        pthread_mutex_init(&ex->open_lock, NULL);
-    }
-    rcu_read_unlock();
+    for (int i = 0; i < d->nexports; i++)
+        export_init(d, &d->exports[i], svc, (uint32_t)i,
+                    svc->cfg.mounts[i].mountpoint);
     /* No SA_RESTART: the signal must end the loop thread's wait. */
     struct sigaction sa = {.sa_handler = wake_loop};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
-    if (start_watchdog(d) < 0) {
-        fprintf(stderr, "danausd: FUSE door off: cannot start its watchdog: "
-                "%s\n", strerror(errno));
+    /* What a dead predecessor left, before this service's keeper takes
+     * the socket's name. */
+    if (keeper_claim(&svc->cfg, &d->kept, &d->nkept) < 0 ||
+        keeper_start(&d->keeper, &svc->cfg, svc->argv) < 0) {
+        fprintf(stderr, "danausd: FUSE door off: no keeper\n");
+        fuse_door_release_kept(d);
         fuse_door_stop(d);
         return 0;
     }
-    int mounted = 0;
-    for (int i = 0; i < d->nexports; i++) {
-        if (export_start(&d->exports[i], svc) < 0)
-            continue;
-        if (export_answers(&d->exports[i]))
-            mounted++;
-        else
+    if (d->nkept)
+        fprintf(stderr, "danausd: %s: took over %d FUSE mounts from the "
+                "previous service\n", svc->cfg.service, d->nkept);
+    for (int i = 0; i < d->nexports; i++)
+        if (export_start(d, &d->exports[i], svc, (uint32_t)i) == 0 &&
+            !export_answers(&d->exports[i])) {
+            keeper_drop(&d->keeper, (uint32_t)i);
             export_stop(&d->exports[i]);
-    }
-    if (mounted == 0) {
-        fuse_door_stop(d);
-        return 0;
-    }
+        }
     *out = d;
     svc->data_changed = fuse_door_data_changed;
     svc->exec_busy = fuse_door_exec_busy;
     return 0;
 }
 
+const char *fuse_door_kept_spec(const struct fuse_door *d, int i,
+                                size_t *len)
+{
+    if (!d || i >= d->nkept || d->kept[i].fds[KEPT_FUSE] < 0 ||
+        d->kept[i].msg.spec_len == 0)
+        return NULL;
+    *len = d->kept[i].msg.spec_len;
+    return d->kept[i].msg.spec;
+}
+
+int fuse_door_kept_count(const struct fuse_door *d)
+{
+    return d ? d->nkept : 0;
+}
+
+int fuse_door_kept_view(struct fuse_door *d, int i, const char **view,
+                        size_t *view_len)
+{
+    if (!d || i >= d->nkept || d->kept[i].fds[KEPT_NS] < 0)
+        return -1;
+    int ns_fd = d->kept[i].fds[KEPT_NS];
+    d->kept[i].fds[KEPT_NS] = -1;
+    *view = d->kept[i].msg.view;
+    *view_len = d->kept[i].msg.view_len;
+    return ns_fd;
+}
+
+void fuse_door_release_kept(struct fuse_door *d)
+{
+    if (!d)
+        return;
+    for (int i = 0; i < d->nkept; i++) {
+        struct kept_mount *m = &d->kept[i];
+        bool unserved = m->fds[KEPT_FUSE] >= 0;
+        kept_mount_release(m);
+        if (!unserved)
+            continue;
+        if (fuse_mountpoint_stale(m->msg.mountpoint))
+            fuse_mountpoint_detach(m->msg.mountpoint);
+        fprintf(stderr, "danausd: %s: FUSE mount of the previous service "
+                "not served any more: detached\n", m->msg.mountpoint);
+    }
+    free(d->kept);
+    d->kept = NULL;
+    d->nkept = 0;
+}
+
 int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
-                  const char *mountpoint)
+                  const char *mountpoint, const char *spec, size_t spec_len)
 {
     if (!d)
         return -ENODEV;
@@ -374,24 +479,46 @@ int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
     struct fuse_export *ex = &d->exports[index];
     memset(ex, 0, sizeof *ex);
     d->added[index] = strdup(mountpoint);
-    if (!d->added[index])
+    ex->spec = malloc(spec_len ? spec_len : 1);
+    if (!d->added[index] || !ex->spec) {
+        free(ex->spec);
+        ex->spec = NULL;
         return -ENOMEM;
-    rcu_read_lock();
-    ex->inst = fstable_get(&svc->fs, index);
-    rcu_read_unlock();
-    ex->mountpoint = d->added[index];
-    ex->creds = &d->creds;
-    ex->direct_io = svc->cfg.fuse_direct_io;
-    ex->revalidate = svc->cfg.fuse_revalidate;
-    pthread_mutex_init(&ex->open_lock, NULL);
-    int rc = export_start(ex, svc) < 0 ? -EIO : 0;
+    }
+    memcpy(ex->spec, spec, spec_len);
+    ex->spec_len = spec_len;
+    export_init(d, ex, svc, index, d->added[index]);
+    int rc = export_start(d, ex, svc, index) < 0 ? -EIO : 0;
     /* Exports between the old count and index (mounts added without a
      * FUSE door) stay zeroed: not looping, nothing open. The export is
      * complete before the count that makes it visible is stored. */
-    for (int i = d->nexports; i < (int)index; i++)
-        pthread_mutex_init(&d->exports[i].open_lock, NULL);
     __atomic_store_n(&d->nexports, (int)index + 1, __ATOMIC_RELEASE);
     return rc;
+}
+
+void fuse_door_keep_view(struct fuse_door *d, uint32_t index,
+                         const void *view, size_t view_len, int ns_fd)
+{
+    if (!d || (int)index >= d->nexports || !d->exports[index].looping)
+        return;
+    struct fuse_export *ex = &d->exports[index];
+    char *copy = malloc(view_len);
+    int fd = fcntl(ns_fd, F_DUPFD_CLOEXEC, 0);
+    if (!copy || fd < 0) {
+        free(copy);
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    memcpy(copy, view, view_len);
+    if (ex->view_len) {
+        free(ex->view);
+        close(ex->view_ns);
+    }
+    ex->view = copy;
+    ex->view_len = view_len;
+    ex->view_ns = fd;
+    keeper_keep(&d->keeper, ex, index);
 }
 
 int fuse_door_remove(struct fuse_door *d, uint32_t index)
@@ -400,11 +527,8 @@ int fuse_door_remove(struct fuse_door *d, uint32_t index)
         return -ENODEV;
     if ((int)index >= d->nexports)
         return -EINVAL;
-    struct fuse_export *ex = &d->exports[index];
-    export_stop(ex);
-    /* Stopped and empty: fuse_door_stop may stop it again harmlessly. */
-    ex->looping = 0;
-    pthread_mutex_init(&ex->open_lock, NULL);
+    keeper_drop(&d->keeper, index);
+    export_stop(&d->exports[index]);
     return 0;
 }
 
@@ -412,35 +536,15 @@ void fuse_door_stop(struct fuse_door *d)
 {
     if (!d)
         return;
+    /* First, so that the keeper's copies of the connections are closed
+     * when the exports close theirs. */
+    keeper_bye(&d->keeper);
     for (int i = 0; i < d->nexports; i++) {
         export_stop(&d->exports[i]);
         free(d->added[i]);
     }
-    if (d->watchdog > 0) {
-        /* A byte, not EOF: a clean stop, nothing to detach. */
-        if (write(d->watchdog_pipe, "", 1) != 1)
-            kill(d->watchdog, SIGKILL);
-        close(d->watchdog_pipe);
-        waitpid(d->watchdog, NULL, 0);
-    }
     fuse_cred_cache_free(&d->creds);
     free(d);
-}
-
-/* Whether a file of inode ino is open through ex (by execve, when
- * exec_only); its node id goes to *node unless NULL. */
-static bool find_open(struct fuse_export *ex, uint64_t ino, bool exec_only,
-                      uint64_t *node)
-{
-    bool found = false;
-    pthread_mutex_lock(&ex->open_lock);
-    for (struct fuse_open_file *o = ex->open; o && !found; o = o->next) {
-        found = o->ino == ino && (o->exec || !exec_only);
-        if (found && node)
-            *node = fuse_node_id(&ex->nodes, o->node);
-    }
-    pthread_mutex_unlock(&ex->open_lock);
-    return found;
 }
 
 void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
@@ -450,7 +554,7 @@ void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
     if (mount >= (uint32_t)d->nexports)
         return;
     struct fuse_export *ex = &d->exports[mount];
-    if (!ex->looping || atomic_load(&ex->nopen) == 0)
+    if (!ex->looping || atomic_load(&ex->handles.nopen) == 0)
         return;
     struct danaus_stat st;
     int rc = file ? ex->inst->ops->fstat(file, cred, &st)
@@ -461,7 +565,7 @@ void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
     /* Outside the lock: the kernel may call back into FUSE (a dirty page
      * of a shared mapping is written before it is dropped). The node stays
      * while its file is open, which the kernel's page cache needs. */
-    if (find_open(ex, st.ino, false, &node))
+    if (fuse_handles_find(&ex->handles, st.ino, false, &node))
         fuse_lowlevel_notify_inval_inode(ex->se, node, 0, 0);
 }
 
@@ -471,9 +575,9 @@ bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
     if (mount >= (uint32_t)d->nexports)
         return false;
     struct fuse_export *ex = &d->exports[mount];
-    if (atomic_load(&ex->nexec) == 0)
+    if (!ex->looping || atomic_load(&ex->handles.nexec) == 0)
         return false;
     struct danaus_stat st;
     return ex->inst->ops->stat(ex->inst, cred, path, 0, &st) == 0 &&
-           find_open(ex, st.ino, true, NULL);
+           fuse_handles_find(&ex->handles, st.ino, true, NULL);
 }

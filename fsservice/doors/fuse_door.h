@@ -28,22 +28,44 @@
 
 #include "fsservice/core/service.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct fuse_door;
 
-/* Mounts every instance of svc through FUSE and starts their threads. When
- * FUSE is off or unusable, or one mount point cannot be mounted, says so
- * on stderr and leaves those mounts to the preload path. Sets *out to the
- * door, or NULL when nothing was mounted. Returns -1 only when out of
- * memory. Call after the instances exist, from a thread that blocks
- * SIGTERM and SIGINT. */
+/* Mounts every instance of svc through FUSE and starts their threads,
+ * taking over the mounts a dead service of the same name left with its
+ * keeper, and starts this service's keeper (fuse_keeper.h). When FUSE is
+ * off or unusable, or one mount point cannot be mounted, says so on stderr
+ * and leaves those mounts to the preload path. Sets *out to the door, or
+ * NULL when it is off. Returns -1 only when out of memory. Call after the
+ * instances exist, from a thread that blocks SIGTERM and SIGINT. */
 int fuse_door_start(struct service *svc, struct fuse_door **out);
 
+/* The mounts taken over that the engine had added at run time: the i-th
+ * of fuse_door_kept_count's request (a door message, spec_len bytes) to
+ * add it, or NULL when it is not one of those. */
+int fuse_door_kept_count(const struct fuse_door *d);
+const char *fuse_door_kept_spec(const struct fuse_door *d, int i,
+                                size_t *spec_len);
+/* The i-th kept mount's view (a VIEW door message) and its mount
+ * namespace, which the caller now owns: the descriptor, or -1 when it had
+ * none. */
+int fuse_door_kept_view(struct fuse_door *d, int i, const char **view,
+                        size_t *view_len);
+/* Closes and detaches the mounts taken over that nobody serves. */
+void fuse_door_release_kept(struct fuse_door *d);
+
 /* Mounts mount `index` (added to svc's table at run time by the engine,
- * door.c) at mountpoint. 0 or -errno; -ENODEV when the door is off. */
+ * door.c, with request spec) at mountpoint, or takes it over. 0 or
+ * -errno; -ENODEV when the door is off. */
 int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
-                  const char *mountpoint);
+                  const char *mountpoint, const char *spec, size_t spec_len);
+/* Mount `index` is a container's root, whose view (VIEW message view, of
+ * the mount namespace open as ns_fd) is kept for a successor too. */
+void fuse_door_keep_view(struct fuse_door *d, uint32_t index,
+                         const void *view, size_t view_len, int ns_fd);
+
 /* Unmounts mount `index` (the engine removing it); 0 or -errno. */
 int fuse_door_remove(struct fuse_door *d, uint32_t index);
 

@@ -2,33 +2,32 @@
  * fuse_export.h - one instance exported through the FUSE door: what the
  * door's lifecycle (fuse_door.c) and its operations (fuse_ops.c) share.
  *
- * Files open through FUSE are listed with their inode numbers so that a
- * change made through the preload path can drop the kernel's cached pages
- * of exactly those files (fuse_door_data_changed), and with their node, so
- * that a file unlinked while open still answers for it (fuse_ops.c).
+ * Its node and handle tables and its log of done requests (fuse_nodes.h,
+ * fuse_handles.h, fuse_done.h) are all a successor needs, beside the FUSE
+ * connection and the INIT request kept here, to answer for what the
+ * kernel holds (fuse_keeper.h).
  */
 #ifndef DANAUS_FUSE_EXPORT_H
 #define DANAUS_FUSE_EXPORT_H
 
+#ifndef FUSE_USE_VERSION
 #define FUSE_USE_VERSION 314
+#endif
 #include "fuse_cred.h"
+#include "fuse_done.h"
+#include "fuse_handles.h"
+#include "fuse_loop.h"
 #include "fuse_nodes.h"
 #include "fsservice/libservice/libservice.h"
 
 #include <fuse3/fuse_lowlevel.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/* A file open through this export. */
-struct fuse_open_file {
-    struct fuse_open_file *next;
-    struct ls_file *file;
-    uint64_t ino;
-    struct fuse_node *node;
-    bool exec;   /* opened by execve: a running program's text */
-};
+/* The kernel's INIT request of a mount (header and arguments) fits. */
+#define FUSE_EXPORT_INIT_MAX 512
 
 struct fuse_export {
     struct ls_instance *inst;
@@ -38,17 +37,27 @@ struct fuse_export {
     int revalidate;          /* config fuse_revalidate */
     struct fuse_session *se;
     struct fuse_nodes nodes;
-    pthread_t loop;
+    struct fuse_handles handles;
+    struct fuse_done done;
+    struct fuse_loop threads;
     int looping;
-
-    pthread_mutex_t open_lock;
-    struct fuse_open_file *open;
-    /* Files on the list; read without the lock so the preload path pays
-     * nothing while no file is open through FUSE. A stale zero only means
-     * a file opened concurrently with the change: its open dropped the
-     * pages already (keep_cache is off). */
-    atomic_int nopen;
-    atomic_int nexec; /* of them, opened by execve; read without the lock */
+    /* Taken over from a dead service with its FUSE connection
+     * (fuse_keeper.h): libfuse did not mount it, so does not unmount it. */
+    bool resumed;
+    /* The kernel's INIT request, which a successor replays to its own
+     * libfuse session, so that both agree on what the kernel agreed to. */
+    unsigned char init[FUSE_EXPORT_INIT_MAX];
+    size_t init_len;
+    /* The engine's request that added this mount (door.c), NUL-separated
+     * strings, for a successor to add it again; empty for a configured
+     * mount. */
+    char *spec;
+    size_t spec_len;
+    /* The engine's VIEW request of this root and the container's mount
+     * namespace it names (views.h), for a successor; view_len 0: none. */
+    char *view;
+    size_t view_len;
+    int view_ns;
 };
 
 /* The operations, over the struct fuse_export given to fuse_session_new. */

@@ -6,47 +6,63 @@
  * paths. A node is made (or found) when the kernel looks a name up and
  * lives until the kernel forgets it: renames move it and everything below
  * it, an unlink or rmdir detaches it from its name (a file still open or
- * looked up keeps its node, without a path). The node id is the node's
- * address (the root is FUSE_ROOT_ID). One mutex guards the table: every
- * FUSE request takes it for a moment, never across a backend call.
+ * looked up keeps its node, without a path).
+ *
+ * The table is a tree: each node is a record (its parent's id and its own
+ * name) in a record area (record_area.h), and a node's id is its record's
+ * index (the root is FUSE_ROOT_ID, 1). A directory that holds named nodes
+ * lives as long as they do, looked up or not. Because the records are
+ * everything the table knows, a danausd that takes over the door's FUSE
+ * connection from a dead one adopts its area and answers for the same
+ * node ids (fuse_keeper.h). One mutex guards the table: every FUSE
+ * request takes it for a moment, never across a backend call.
  */
 #ifndef DANAUS_FUSE_NODES_H
 #define DANAUS_FUSE_NODES_H
 
+#include "record_area.h"
+
 #include <pthread.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct fuse_node;
-
 struct fuse_nodes {
     pthread_mutex_t lock;
-    struct fuse_node **buckets; /* by path */
-    size_t nbuckets, count;
-    struct fuse_node *detached; /* nodes without a path, not yet forgotten */
-    struct fuse_node *root;
+    struct record_area area;
+    uint64_t top;        /* one past the highest id in use */
+    uint32_t *children;  /* per id: named nodes whose parent it is */
+    uint64_t *index;     /* open addressing by (parent, name): ids, 0 free */
+    size_t index_size;   /* a power of two */
+    size_t named;        /* nodes in the index */
+    struct free_ids free; /* ids below top not in use */
 };
 
+/* A new, empty table (the root only), in an area of its own. 0 or -errno. */
 int fuse_nodes_init(struct fuse_nodes *t);
+
+/* The table in area fd, written by a previous service; fd now belongs to
+ * t. A record that a crash left half written loses its name (-ESTALE).
+ * 0, or -EINVAL when fd holds no node table. */
+int fuse_nodes_adopt(struct fuse_nodes *t, int fd);
+
+/* The area's descriptor, for the door's keeper. */
+int fuse_nodes_fd(const struct fuse_nodes *t);
+
 void fuse_nodes_free(struct fuse_nodes *t);
 
-/* The node of id, NULL for an id the table never gave (or forgot). */
-struct fuse_node *fuse_nodes_get(struct fuse_nodes *t, uint64_t id);
-uint64_t fuse_node_id(const struct fuse_nodes *t, const struct fuse_node *n);
+/* Copies node id's instance-relative path ("" for the root) into out: 0,
+ * -ESTALE when the node was unlinked (or is unknown), -ENAMETOOLONG. */
+int fuse_node_path(struct fuse_nodes *t, uint64_t id, char *out, size_t size);
 
-/* Copies n's instance-relative path ("" for the root) into out: 0,
- * -ESTALE when n was unlinked, -ENAMETOOLONG. */
-int fuse_node_path(struct fuse_nodes *t, const struct fuse_node *n,
-                   char *out, size_t size);
+/* id's path joined with name into out: 0, -ESTALE, -ENAMETOOLONG. */
+int fuse_node_child_path(struct fuse_nodes *t, uint64_t id, const char *name,
+                         char *out, size_t size);
 
-/* parent's path joined with name into out: 0, -ESTALE, -ENAMETOOLONG. */
-int fuse_node_child_path(struct fuse_nodes *t, const struct fuse_node *parent,
-                         const char *name, char *out, size_t size);
-
-/* The node at path, made if there is none, with one more lookup: NULL when
- * out of memory. */
-struct fuse_node *fuse_nodes_lookup(struct fuse_nodes *t, const char *path);
+/* The node at path, made if there is none, with one more lookup: its id,
+ * or 0 when out of memory. *generation gets the id's generation, which
+ * changes each time the id is used again. */
+uint64_t fuse_nodes_lookup(struct fuse_nodes *t, const char *path,
+                           uint64_t *generation);
 
 /* The kernel forgets n lookups of node id. */
 void fuse_nodes_forget(struct fuse_nodes *t, uint64_t id, uint64_t n);

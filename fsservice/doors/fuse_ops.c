@@ -63,27 +63,88 @@ static void reply_status(fuse_req_t req, int rc)
     fuse_reply_err(req, rc < 0 ? -rc : 0);
 }
 
-static struct ls_file *file_of(const struct fuse_file_info *fi)
+/* What a service that died before answering the request c runs had done
+ * of it (fuse_done.h): nothing, begun it (the backend call may have
+ * happened: a SIGKILL lets a system call in progress finish), or done it,
+ * with its result in *result. */
+enum earlier { EARLIER_NONE, EARLIER_BEGUN, EARLIER_DONE };
+
+static enum earlier earlier_run(struct ctx *c, enum fuse_done_op op,
+                                int *result)
 {
-    return (struct ls_file *)(uintptr_t)fi->fh;
+    bool resent;
+    uint64_t unique = fuse_loop_request(&resent);
+    int noted;
+    if (!resent || !fuse_done_find(&c->ex->done, unique, op, &noted))
+        return EARLIER_NONE;
+    if (noted == FUSE_DONE_BEGUN)
+        return EARLIER_BEGUN;
+    *result = noted;
+    return EARLIER_DONE;
 }
 
-static struct fuse_node *node_of(struct ctx *c, fuse_ino_t ino)
+/* Notes the request c runs as begun (FUSE_DONE_BEGUN) or done with
+ * result, before it is answered. */
+static void note_done(struct ctx *c, enum fuse_done_op op, int result)
 {
-    return fuse_nodes_get(&c->ex->nodes, ino);
+    bool resent;
+    uint64_t unique = fuse_loop_request(&resent);
+    fuse_done_note(&c->ex->done, unique, op, result);
+}
+
+/* A request run again after its service died while running it fails with
+ * what the first run's success leaves behind (EEXIST after a create,
+ * ENOENT after a removal or a rename): that is its success. */
+static int again(enum earlier e, int rc, int left_behind)
+{
+    return e == EARLIER_BEGUN && rc == -left_behind ? 0 : rc;
 }
 
 /* The path of node ino into path: 0 or -errno. */
 static int path_of(struct ctx *c, fuse_ino_t ino, char *path)
 {
-    return fuse_node_path(&c->ex->nodes, node_of(c, ino), path, PATH_MAX);
+    return fuse_node_path(&c->ex->nodes, ino, path, PATH_MAX);
 }
 
 static int child_path(struct ctx *c, fuse_ino_t parent, const char *name,
                       char *path)
 {
-    return fuse_node_child_path(&c->ex->nodes, node_of(c, parent), name, path,
-                                PATH_MAX);
+    return fuse_node_child_path(&c->ex->nodes, parent, name, path, PATH_MAX);
+}
+
+/* The backend file of the handle in fi into *out. A handle given before
+ * the service restarted (fuse_keeper.h) has no file in this process yet:
+ * it is opened again by its node's path, with the flags of its first open
+ * but O_TRUNC, and must still be the same inode. A file unlinked (or
+ * replaced) meanwhile gets EIO, on that handle only. 0 or -errno. */
+static int file_of(struct ctx *c, const struct fuse_file_info *fi,
+                   struct ls_file **out)
+{
+    struct fuse_handle h;
+    int rc = fuse_handles_get(&c->ex->handles, fi->fh, &h, out);
+    if (rc < 0 || *out)
+        return rc;
+    char path[PATH_MAX];
+    struct ls_file *file = NULL;
+    struct danaus_stat d;
+    rc = path_of(c, h.node, path);
+    if (rc == 0)
+        rc = c->inst->ops->open(c->inst, c->cred, path,
+                                h.dir ? O_RDONLY | O_DIRECTORY
+                                      : h.flags & ~O_TRUNC,
+                                0, &file);
+    if (rc == 0 && !h.dir &&
+        ((rc = c->inst->ops->fstat(file, c->cred, &d)) == 0 && d.ino != h.ino))
+        rc = -ESTALE;
+    if (rc < 0) {
+        if (file)
+            c->inst->ops->close(file);
+        return -EIO;
+    }
+    *out = fuse_handles_set(&c->ex->handles, fi->fh, file);
+    if (*out != file)
+        c->inst->ops->close(file);
+    return *out ? 0 : -EBADF;
 }
 
 static void to_stat(const struct danaus_stat *d, struct stat *st)
@@ -104,28 +165,33 @@ static void to_stat(const struct danaus_stat *d, struct stat *st)
     st->st_ctim = (struct timespec){d->ctime_sec, d->ctime_nsec};
 }
 
-/* The attributes of node ino: through fi when the kernel gives a handle,
- * else by path, else (unlinked) through a file open on the node. */
-static int attrs_of(struct ctx *c, fuse_ino_t ino, struct fuse_file_info *fi,
+struct fstat_call {
+    struct ctx *c;
+    struct danaus_stat *d;
+};
+
+static int fstat_held(struct ls_file *file, void *arg)
+{
+    struct fstat_call *call = arg;
+    return call->c->inst->ops->fstat(file, call->c->cred, call->d);
+}
+
+/* The attributes of node ino: through file when the kernel gives a
+ * handle, else by path, else (unlinked) through a file open on the node. */
+static int attrs_of(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
                     struct stat *st)
 {
     struct danaus_stat d;
     char path[PATH_MAX];
     int rc;
-    if (fi) {
-        rc = c->inst->ops->fstat(file_of(fi), c->cred, &d);
+    if (file) {
+        rc = c->inst->ops->fstat(file, c->cred, &d);
     } else if ((rc = path_of(c, ino, path)) == 0) {
         rc = c->inst->ops->stat(c->inst, c->cred, path, AT_SYMLINK_NOFOLLOW,
                                 &d);
     } else if (rc == -ESTALE) {
-        struct fuse_node *n = node_of(c, ino);
-        pthread_mutex_lock(&c->ex->open_lock);
-        for (struct fuse_open_file *o = c->ex->open; o; o = o->next)
-            if (o->node == n) {
-                rc = c->inst->ops->fstat(o->file, c->cred, &d);
-                break;
-            }
-        pthread_mutex_unlock(&c->ex->open_lock);
+        struct fstat_call call = {c, &d};
+        rc = fuse_handles_on_node(&c->ex->handles, ino, fstat_held, &call);
     }
     if (rc == 0)
         to_stat(&d, st);
@@ -145,12 +211,11 @@ static void reply_entry(struct ctx *c, const char *path)
         fuse_reply_err(c->req, -rc);
         return;
     }
-    struct fuse_node *n = fuse_nodes_lookup(&c->ex->nodes, path);
-    if (!n) {
+    e.ino = fuse_nodes_lookup(&c->ex->nodes, path, &e.generation);
+    if (!e.ino) {
         fuse_reply_err(c->req, ENOMEM);
         return;
     }
-    e.ino = fuse_node_id(&c->ex->nodes, n);
     to_stat(&d, &e.attr);
     if (fuse_reply_entry(c->req, &e) != 0)
         fuse_nodes_forget(&c->ex->nodes, e.ino, 1);
@@ -188,19 +253,21 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 {
     BEGIN(req, c);
     struct stat st;
-    int rc = attrs_of(&c, ino, fi, &st);
+    struct ls_file *file = NULL;
+    int rc = fi ? file_of(&c, fi, &file) : 0;
+    if (rc == 0)
+        rc = attrs_of(&c, ino, file, &st);
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
         fuse_reply_attr(req, &st, 0);
 }
 
-/* One setattr change, through fi when given, else by path. */
-static int set_one(struct ctx *c, const char *path, struct fuse_file_info *fi,
+/* One setattr change, through f when given, else by path. */
+static int set_one(struct ctx *c, const char *path, struct ls_file *f,
                    int what, const struct stat *attr, int to_set)
 {
     const struct ls_ops *ops = c->inst->ops;
-    struct ls_file *f = fi ? file_of(fi) : NULL;
     switch (what) {
     case FUSE_SET_ATTR_MODE:
         return f ? ops->fchmod(f, c->cred, attr->st_mode)
@@ -239,20 +306,21 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int rc = fi ? 0 : path_of(&c, ino, path);
+    struct ls_file *file = NULL;
+    int rc = fi ? file_of(&c, fi, &file) : path_of(&c, ino, path);
     if (rc == 0 && (to_set & FUSE_SET_ATTR_MODE))
-        rc = set_one(&c, path, fi, FUSE_SET_ATTR_MODE, attr, to_set);
+        rc = set_one(&c, path, file, FUSE_SET_ATTR_MODE, attr, to_set);
     if (rc == 0 && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
-        rc = set_one(&c, path, fi, FUSE_SET_ATTR_UID, attr, to_set);
+        rc = set_one(&c, path, file, FUSE_SET_ATTR_UID, attr, to_set);
     if (rc == 0 && (to_set & FUSE_SET_ATTR_SIZE))
-        rc = set_one(&c, path, fi, FUSE_SET_ATTR_SIZE, attr, to_set);
+        rc = set_one(&c, path, file, FUSE_SET_ATTR_SIZE, attr, to_set);
     if (rc == 0 && (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
                               FUSE_SET_ATTR_ATIME_NOW |
                               FUSE_SET_ATTR_MTIME_NOW)))
-        rc = set_one(&c, path, fi, FUSE_SET_ATTR_ATIME, attr, to_set);
+        rc = set_one(&c, path, file, FUSE_SET_ATTR_ATIME, attr, to_set);
     struct stat st;
     if (rc == 0)
-        rc = attrs_of(&c, ino, fi, &st);
+        rc = attrs_of(&c, ino, file, &st);
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
@@ -293,13 +361,21 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
     BEGIN(req, c);
     char path[PATH_MAX];
+    enum fuse_done_op op = what == MAKE_DIR    ? DONE_MKDIR
+                           : what == MAKE_NODE ? DONE_MKNOD
+                                               : DONE_SYMLINK;
     int rc = child_path(&c, parent, name, path);
-    if (rc == 0)
+    enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, op, &rc);
+    if (rc == 0 && e != EARLIER_DONE) {
+        note_done(&c, op, FUSE_DONE_BEGUN);
         rc = what == MAKE_DIR
                  ? c.inst->ops->mkdir(c.inst, c.cred, path, mode)
              : what == MAKE_NODE
                  ? c.inst->ops->mknod(c.inst, c.cred, path, mode, dev)
                  : c.inst->ops->symlink(c.inst, c.cred, target, path);
+        rc = again(e, rc, EEXIST);
+        note_done(&c, op, rc);
+    }
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
@@ -331,12 +407,18 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
     BEGIN(req, c);
     char path[PATH_MAX];
+    enum fuse_done_op op = dir ? DONE_RMDIR : DONE_UNLINK;
     int rc = child_path(&c, parent, name, path);
-    if (rc == 0)
+    enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, op, &rc);
+    if (rc == 0 && e != EARLIER_DONE) {
+        note_done(&c, op, FUSE_DONE_BEGUN);
         rc = dir ? c.inst->ops->rmdir(c.inst, c.cred, path)
                  : c.inst->ops->unlink(c.inst, c.cred, path);
-    if (rc == 0)
-        fuse_nodes_unlinked(&c.ex->nodes, path);
+        rc = again(e, rc, ENOENT);
+        if (rc == 0)
+            fuse_nodes_unlinked(&c.ex->nodes, path);
+        note_done(&c, op, rc);
+    }
     reply_status(req, rc);
 }
 
@@ -359,8 +441,16 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
     int rc = child_path(&c, parent, name, from);
     if (rc == 0)
         rc = child_path(&c, newparent, newname, to);
-    if (rc == 0)
-        rc = c.inst->ops->rename(c.inst, c.cred, from, to, flags);
+    enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, DONE_RENAME, &rc);
+    if (e == EARLIER_DONE) {
+        reply_status(req, rc);
+        return;
+    }
+    if (rc == 0) {
+        note_done(&c, DONE_RENAME, FUSE_DONE_BEGUN);
+        rc = again(e, c.inst->ops->rename(c.inst, c.cred, from, to, flags),
+                   ENOENT);
+    }
     if (rc == 0 && (flags & RENAME_EXCHANGE)) {
         /* Through a third name, so that neither set of nodes is taken for
          * the other's. */
@@ -371,6 +461,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
     } else if (rc == 0) {
         fuse_nodes_rename(&c.ex->nodes, from, to);
     }
+    note_done(&c, DONE_RENAME, rc);
     reply_status(req, rc);
 }
 
@@ -382,54 +473,17 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
     int rc = path_of(&c, ino, existing);
     if (rc == 0)
         rc = child_path(&c, newparent, newname, path);
-    if (rc == 0)
-        rc = c.inst->ops->link(c.inst, c.cred, existing, path);
+    enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, DONE_LINK, &rc);
+    if (rc == 0 && e != EARLIER_DONE) {
+        note_done(&c, DONE_LINK, FUSE_DONE_BEGUN);
+        rc = again(e, c.inst->ops->link(c.inst, c.cred, existing, path),
+                   EEXIST);
+        note_done(&c, DONE_LINK, rc);
+    }
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
         reply_entry(&c, path);
-}
-
-/* Lists an open file for fuse_door_data_changed and for its node. */
-static int remember_open(struct ctx *c, struct fuse_node *node,
-                         struct ls_file *file, bool exec)
-{
-    struct danaus_stat d;
-    int rc = c->inst->ops->fstat(file, c->cred, &d);
-    if (rc < 0)
-        return rc;
-    struct fuse_open_file *o = malloc(sizeof *o);
-    if (!o)
-        return -ENOMEM;
-    o->file = file;
-    o->ino = d.ino;
-    o->node = node;
-    o->exec = exec;
-    pthread_mutex_lock(&c->ex->open_lock);
-    o->next = c->ex->open;
-    c->ex->open = o;
-    atomic_fetch_add(&c->ex->nopen, 1);
-    if (exec)
-        atomic_fetch_add(&c->ex->nexec, 1);
-    pthread_mutex_unlock(&c->ex->open_lock);
-    return 0;
-}
-
-static void forget_open(struct fuse_export *ex, struct ls_file *file)
-{
-    pthread_mutex_lock(&ex->open_lock);
-    for (struct fuse_open_file **p = &ex->open; *p; p = &(*p)->next) {
-        if ((*p)->file != file)
-            continue;
-        struct fuse_open_file *o = *p;
-        *p = o->next;
-        atomic_fetch_sub(&ex->nopen, 1);
-        if (o->exec)
-            atomic_fetch_sub(&ex->nexec, 1);
-        free(o);
-        break;
-    }
-    pthread_mutex_unlock(&ex->open_lock);
 }
 
 /* The kernel's mark on the open of a program it is about to run
@@ -444,18 +498,23 @@ static void forget_open(struct fuse_export *ex, struct ls_file *file)
     (O_ACCMODE | O_APPEND | O_TRUNC | O_NONBLOCK | O_SYNC | O_DSYNC |      \
      O_NOATIME)
 
-/* Lists file, open on node, and hands it to the kernel through fi. 0 or
+/* Gives the kernel a handle for file, open on node, through fi. 0 or
  * -errno (file is then closed). */
-static int hand_over(struct ctx *c, struct fuse_node *node,
-                     struct ls_file *file, int flags,
-                     struct fuse_file_info *fi)
+static int hand_over(struct ctx *c, uint64_t node, struct ls_file *file,
+                     int flags, struct fuse_file_info *fi)
 {
-    int rc = remember_open(c, node, file, fi->flags & KERNEL_FMODE_EXEC);
+    struct danaus_stat d;
+    int rc = c->inst->ops->fstat(file, c->cred, &d);
+    struct fuse_handle h = {.node = node,
+                            .ino = d.ino,
+                            .flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC),
+                            .exec = fi->flags & KERNEL_FMODE_EXEC};
+    if (rc == 0 && !(fi->fh = fuse_handles_add(&c->ex->handles, &h, file)))
+        rc = -ENFILE;
     if (rc < 0) {
         c->inst->ops->close(file);
         return rc;
     }
-    fi->fh = (uint64_t)(uintptr_t)file;
     /* Appends land where the backend says the end is, which the kernel's
      * cached size may not know: such files bypass the page cache. */
     fi->direct_io = c->ex->direct_io || (flags & O_APPEND);
@@ -463,11 +522,12 @@ static int hand_over(struct ctx *c, struct fuse_node *node,
     return 0;
 }
 
-/* After a failed open or create reply: the kernel never got the file. */
+/* After a failed open or create reply: the kernel never got the handle. */
 static void take_back(struct ctx *c, struct fuse_file_info *fi)
 {
-    forget_open(c->ex, file_of(fi));
-    c->inst->ops->close(file_of(fi));
+    struct ls_file *file = fuse_handles_remove(&c->ex->handles, fi->fh);
+    if (file)
+        c->inst->ops->close(file);
 }
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -480,7 +540,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     if (rc == 0)
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, 0, &file);
     if (rc == 0)
-        rc = hand_over(&c, node_of(&c, ino), file, flags, fi);
+        rc = hand_over(&c, ino, file, flags, fi);
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0)
@@ -494,29 +554,41 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
     char path[PATH_MAX];
     int flags = (fi->flags & (BACKEND_OPEN_FLAGS | O_EXCL)) | O_CREAT;
     struct ls_file *file = NULL;
-    struct fuse_node *node = NULL;
     struct danaus_stat d;
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
     int rc = child_path(&c, parent, name, path);
-    if (rc == 0)
+    enum earlier before =
+        rc < 0 ? EARLIER_NONE : earlier_run(&c, DONE_CREATE, &rc);
+    if (rc == 0 && before != EARLIER_NONE) {
+        /* Made by the dead service (or perhaps, when it died in the
+         * middle): opened, not made again. */
+        rc = c.inst->ops->open(c.inst, c.cred, path,
+                               flags & ~(O_CREAT | O_EXCL | O_TRUNC), 0,
+                               &file);
+        if (rc == -ENOENT && before == EARLIER_BEGUN)
+            rc = c.inst->ops->open(c.inst, c.cred, path, flags, mode, &file);
+        note_done(&c, DONE_CREATE, rc);
+    } else if (rc == 0) {
+        note_done(&c, DONE_CREATE, FUSE_DONE_BEGUN);
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, mode, &file);
+        note_done(&c, DONE_CREATE, rc);
+    }
     if (rc == 0)
         rc = c.inst->ops->fstat(file, c.cred, &d);
-    if (rc == 0 && !(node = fuse_nodes_lookup(&c.ex->nodes, path)))
+    if (rc == 0 && !(e.ino = fuse_nodes_lookup(&c.ex->nodes, path,
+                                               &e.generation)))
         rc = -ENOMEM;
     if (rc < 0 && file)
         c.inst->ops->close(file);
     if (rc == 0)
-        rc = hand_over(&c, node, file, flags, fi);
+        rc = hand_over(&c, e.ino, file, flags, fi);
     if (rc < 0) {
-        if (node)
-            fuse_nodes_forget(&c.ex->nodes, fuse_node_id(&c.ex->nodes, node),
-                              1);
+        if (e.ino)
+            fuse_nodes_forget(&c.ex->nodes, e.ino, 1);
         fuse_reply_err(req, -rc);
         return;
     }
-    struct fuse_entry_param e;
-    memset(&e, 0, sizeof e);
-    e.ino = fuse_node_id(&c.ex->nodes, node);
     to_stat(&d, &e.attr);
     if (fuse_reply_create(req, &e, fi) != 0) {
         take_back(&c, fi);
@@ -528,12 +600,11 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
     BEGIN(req, c);
+    struct ls_file *file;
     char *buf = malloc(size ? size : 1);
-    if (!buf) {
-        fuse_reply_err(req, ENOMEM);
-        return;
-    }
-    ssize_t n = c.inst->ops->pread(file_of(fi), c.cred, buf, size, off);
+    ssize_t n = !buf ? -ENOMEM : file_of(&c, fi, &file);
+    if (n == 0)
+        n = c.inst->ops->pread(file, c.cred, buf, size, off);
     if (n < 0)
         fuse_reply_err(req, (int)-n);
     else
@@ -546,8 +617,11 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 {
     BEGIN(req, c);
     off_t end;
-    ssize_t n = c.inst->ops->pwrite(file_of(fi), c.cred, buf, size,
-                                    (fi->flags & O_APPEND) ? -1 : off, &end);
+    struct ls_file *file;
+    ssize_t n = file_of(&c, fi, &file);
+    if (n == 0)
+        n = c.inst->ops->pwrite(file, c.cred, buf, size,
+                                (fi->flags & O_APPEND) ? -1 : off, &end);
     if (n < 0)
         fuse_reply_err(req, (int)-n);
     else
@@ -566,11 +640,14 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
         return;
     }
     struct danaus_stat d;
-    int rc = c.inst->ops->fstat(file_of(fi), c.cred, &d);
+    struct ls_file *file;
+    int rc = file_of(&c, fi, &file);
+    if (rc == 0)
+        rc = c.inst->ops->fstat(file, c.cred, &d);
     if (rc == 0 && d.size < off + len) {
         static const char zero;
         off_t end;
-        ssize_t n = c.inst->ops->pwrite(file_of(fi), c.cred, &zero, 1,
+        ssize_t n = c.inst->ops->pwrite(file, c.cred, &zero, 1,
                                         off + len - 1, &end);
         rc = n < 0 ? (int)n : 0;
     }
@@ -605,13 +682,14 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
     fuse_reply_statfs(req, &out);
 }
 
-/* Files and directories alike (a directory is never on the open list). */
+/* Files and directories alike. */
 static void op_release(fuse_req_t req, fuse_ino_t ino,
                        struct fuse_file_info *fi)
 {
     struct fuse_export *ex = fuse_req_userdata(req);
-    forget_open(ex, file_of(fi));
-    ex->inst->ops->close(file_of(fi));
+    struct ls_file *file = fuse_handles_remove(&ex->handles, fi->fh);
+    if (file)
+        ex->inst->ops->close(file);
     fuse_reply_err(req, 0);
 }
 
@@ -620,7 +698,9 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
                      struct fuse_file_info *fi)
 {
     BEGIN(req, c);
-    reply_status(req, c.inst->ops->fsync(file_of(fi), c.cred, datasync));
+    struct ls_file *file;
+    int rc = file_of(&c, fi, &file);
+    reply_status(req, rc < 0 ? rc : c.inst->ops->fsync(file, c.cred, datasync));
 }
 
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -690,13 +770,15 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
     if (rc == 0)
         rc = c.inst->ops->open(c.inst, c.cred, path, O_RDONLY | O_DIRECTORY,
                                0, &dir);
-    if (rc < 0) {
-        fuse_reply_err(req, -rc);
-        return;
-    }
-    fi->fh = (uint64_t)(uintptr_t)dir;
-    if (fuse_reply_open(req, fi) != 0)
+    struct fuse_handle h = {.node = ino, .dir = true};
+    if (rc == 0 && !(fi->fh = fuse_handles_add(&c.ex->handles, &h, dir))) {
         c.inst->ops->close(dir);
+        rc = -ENFILE;
+    }
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else if (fuse_reply_open(req, fi) != 0)
+        take_back(&c, fi);
 }
 
 /* Entries from cookie off on, each with its own cookie, so that the kernel
@@ -706,16 +788,19 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
     BEGIN(req, c);
     char records[16384] __attribute__((aligned(8)));
+    struct ls_file *dir;
     char *out = malloc(size ? size : 1);
-    if (!out) {
-        fuse_reply_err(req, ENOMEM);
+    int rc = !out ? -ENOMEM : file_of(&c, fi, &dir);
+    if (rc < 0) {
+        free(out);
+        fuse_reply_err(req, -rc);
         return;
     }
     size_t used = 0;
     off_t pos = off;
     ssize_t n;
     bool full = false;
-    while (!full && (n = c.inst->ops->getdents(file_of(fi), c.cred, records,
+    while (!full && (n = c.inst->ops->getdents(dir, c.cred, records,
                                                sizeof records, &pos)) > 0) {
         for (ssize_t at = 0; at < n;) {
             const struct danaus_dirent *e =

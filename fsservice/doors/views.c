@@ -29,20 +29,12 @@ struct view {
     struct view *next;
 };
 
-/* The open namespace file of pid and its identity, or -errno. */
-static int open_ns(pid_t pid, struct stat *st)
+int views_open_ns(pid_t pid)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    if (fstat(fd, st) < 0) {
-        int err = errno;
-        close(fd);
-        return -err;
-    }
-    return fd;
+    return fd < 0 ? -errno : fd;
 }
 
 static int ns_of(pid_t pid, struct stat *st)
@@ -66,11 +58,12 @@ static void free_view(struct view *w)
         free(w->paths[i]);
     free(w->paths);
     free(w->indices);
-    close(w->ns_fd);
+    if (w->ns_fd >= 0)
+        close(w->ns_fd);
     free(w);
 }
 
-int views_set(struct views *v, pid_t pid, uint32_t index,
+int views_set(struct views *v, int ns_fd, uint32_t index,
               const char *const *paths, const uint32_t *indices, uint32_t n)
 {
     /* A view's entries must fit one hello reply, "/" included. */
@@ -88,9 +81,8 @@ int views_set(struct views *v, pid_t pid, uint32_t index,
     int rc = ns_of(getpid(), &mine);
     if (rc < 0)
         return rc;
-    int fd = open_ns(pid, &st);
-    if (fd < 0)
-        return fd;
+    if (fstat(ns_fd, &st) < 0)
+        return -errno;
     rc = st.st_dev == mine.st_dev && st.st_ino == mine.st_ino ? -EBUSY
          : find(v, &st)                                       ? -EEXIST
                                                               : 0;
@@ -104,16 +96,16 @@ int views_set(struct views *v, pid_t pid, uint32_t index,
             free(w->indices);
         }
         free(w);
-        close(fd);
         return rc;
     }
     w->dev = st.st_dev;
     w->ino = st.st_ino;
-    w->ns_fd = fd;
+    w->ns_fd = ns_fd;
     w->index = index;
     memcpy(w->indices, indices, n * sizeof *indices);
     for (; w->n < n; w->n++)
         if (!(w->paths[w->n] = strdup(paths[w->n]))) {
+            w->ns_fd = -1; /* still the caller's */
             free_view(w);
             return -ENOMEM;
         }

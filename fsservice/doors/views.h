@@ -20,14 +20,19 @@ struct views {
     struct view *list;
 };
 
-/* Gives pid's mount namespace the view: instance `index` at "/", and n
- * more absolute paths, each with the instance seen there (a data volume)
- * or DANAUS_MOUNT_KERNEL (left to the kernel). The service pins the
- * namespace (an open descriptor of it) so its inode number is not given
- * to another namespace while the view exists. 0 or -errno: -EINVAL for a
- * relative path, -EBUSY for the service's own namespace, -EEXIST when the
- * namespace has a view already. */
-int views_set(struct views *v, pid_t pid, uint32_t index,
+/* An open descriptor of pid's mount namespace (/proc/PID/ns/mnt), or
+ * -errno. */
+int views_open_ns(pid_t pid);
+
+/* Gives the mount namespace open as ns_fd the view: instance `index` at
+ * "/", and n more absolute paths, each with the instance seen there (a
+ * data volume) or DANAUS_MOUNT_KERNEL (left to the kernel). The view keeps
+ * ns_fd, which pins the namespace so that its inode number is not given to
+ * another namespace while the view exists; on failure it stays the
+ * caller's. 0 or -errno: -EINVAL for a relative path, -EBUSY for the
+ * service's own namespace, -EEXIST when the namespace has a view
+ * already. */
+int views_set(struct views *v, int ns_fd, uint32_t index,
               const char *const *paths, const uint32_t *indices, uint32_t n);
 
 /* Writes the hello entries (wire.h) of pid's view into out; returns the

@@ -54,10 +54,6 @@ write_conf() {
     } > "$site/danausd.conf"
 }
 
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
 pre() {
     timeout 60 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
         DANAUS_RUNDIR="$site/run" "$@"

@@ -17,8 +17,9 @@
 #  - mmap through the preload (MMAP_TEST), its MAP_SHARED write read back
 #    through the FUSE door;
 #  - SIGTERM with a process inside the mount: prompt exit, no mount left;
-#    SIGKILL: the watchdog detaches the mount; SIGKILL of service and
-#    watchdog: the next start detaches the stale mount and serves.
+#    SIGKILL with fuse_keep 0: the keeper detaches the mount at once;
+#    SIGKILL of service and keeper: the next start detaches the stale mount
+#    and serves. (Mounts kept over a crash: fuse-keeper.sh.)
 # Exit 0 when every check passed.
 set -u
 
@@ -37,6 +38,7 @@ mkdir "$site/run" "$site/backing" "$site/build" || exit 1
 {
     echo "service $service"
     echo "rundir $site/run"
+    echo "fuse_keep 0"
     case $backend in
     local) echo "mount $mnt local $site/backing" ;;
     ceph) echo "ceph_conf $ceph_conf"
@@ -45,14 +47,6 @@ mkdir "$site/run" "$site/backing" "$site/build" || exit 1
     esac
 } > "$site/danausd.conf"
 
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# expect NAME EXPECTED ACTUAL
-expect() {
-    if [ "$2" = "$3" ]; then ok "$1"; else
-        fail "$1: expected [$2], got [$3]"; fi
-}
 
 # Programs touching the mount without the preload, bounded: a broken door
 # must fail the test, not hang it.
@@ -86,7 +80,7 @@ cleanup() {
         [ "$backend" = ceph ] && plain rm -rf "$mnt"/* 2>/dev/null
         stop TERM || kill -KILL "$daemon"
     fi
-    # A watchdog outlives nothing; a mount outlives nobody.
+    # A keeper outlives nothing; a mount outlives nobody.
     mounted && umount -l "$mnt"
     rm -rf "$site"
 }
@@ -179,7 +173,7 @@ kill "$squatter"
 if mounted; then fail "mount left after SIGTERM"; else
     ok "no mount left after SIGTERM"; fi
 
-# Restart, then a crash: the watchdog detaches.
+# Restart, then a crash: the keeper, told to keep nothing, detaches.
 start || exit 1
 expect "restart serves the same files" "hello|preload no" \
     "$(plain "$mnt/bin/hello" | paste -sd'|')"
@@ -187,16 +181,16 @@ stop KILL
 tries=0
 while mounted && [ $tries -lt 50 ]; do tries=$((tries + 1)); sleep 0.1; done
 if mounted; then fail "mount left 5 s after SIGKILL"; else
-    ok "watchdog detached the mount after SIGKILL"; fi
+    ok "keeper detached the mount after SIGKILL"; fi
 
-# A crash of service and watchdog together: the next start detaches.
+# A crash of service and keeper together: the next start detaches.
 start || exit 1
-watchdog=$(pgrep -P "$daemon")
-kill -KILL "$daemon" $watchdog
+keeper=$(pgrep -P "$daemon")
+kill -KILL "$daemon" $keeper
 wait "$daemon" 2>/dev/null
 if plain stat "$mnt" > /dev/null 2>&1; then
-    fail "no stale mount after killing service and watchdog"
-else ok "stale mount after killing service and watchdog"; fi
+    fail "no stale mount after killing service and keeper"
+else ok "stale mount after killing service and keeper"; fi
 start || exit 1
 if grep -q 'detached a stale FUSE mount' "$site/danausd.log" && mounted; then
     ok "next start detached the stale mount and mounted"

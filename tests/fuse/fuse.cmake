@@ -20,3 +20,17 @@ if(TARGET danaus_backend_ceph)
   set_tests_properties(fuse_door_ceph PROPERTIES
     LABELS "fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
 endif()
+
+# FUSE mounts outlive their service (fsservice/doors/fuse_keeper.h): plain
+# programs on the mount while danausd is killed and started again.
+set(DANAUS_KEEPER_TEST ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-keeper.sh
+  $<TARGET_FILE:danausd> $<TARGET_FILE:danausd_stuck>
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuse/keeper_load.py)
+add_test(NAME fuse_keeper_local COMMAND ${DANAUS_KEEPER_TEST} local -)
+set_tests_properties(fuse_keeper_local PROPERTIES LABELS fuse TIMEOUT 180)
+if(TARGET danaus_backend_ceph)
+  add_test(NAME fuse_keeper_ceph COMMAND ${DANAUS_KEEPER_TEST} ceph
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(fuse_keeper_ceph PROPERTIES
+    LABELS "fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+endif()

@@ -1,0 +1,60 @@
+/*
+ * fuse_done.h - the results of the FUSE requests that change names, kept
+ * for a successor.
+ *
+ * A request the dead service did but never answered comes again to the
+ * next one (fuse_keeper.h, FUSE_NOTIFY_RESEND). Reading or stat-ing twice
+ * is harmless; creating, linking, removing or renaming twice fails the
+ * second time (EEXIST, ENOENT) where the program's call succeeded. So
+ * those operations note here, in a record area the keeper hands on, under
+ * the request's unique id, that they begin and then how they ended, before
+ * they answer; the successor answers a resent request from its note
+ * instead of running it again. One begun and never noted as done (the
+ * service was killed while its backend call ran, which a SIGKILL lets
+ * finish) is run again, and the error its own first run would cause
+ * (EEXIST, ENOENT) taken for success (fuse_ops.c). The notes are a ring: only the last FUSE_DONE_NOTES requests are
+ * remembered, far more than the kernel can have in flight.
+ */
+#ifndef DANAUS_FUSE_DONE_H
+#define DANAUS_FUSE_DONE_H
+
+#include "record_area.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FUSE_DONE_NOTES 4096
+/* The result noted before the backend call: begun, not known to be done. */
+#define FUSE_DONE_BEGUN INT32_MIN
+
+enum fuse_done_op {
+    DONE_CREATE = 1,
+    DONE_MKDIR,
+    DONE_MKNOD,
+    DONE_SYMLINK,
+    DONE_LINK,
+    DONE_UNLINK,
+    DONE_RMDIR,
+    DONE_RENAME,
+};
+
+struct fuse_done {
+    struct record_area area;
+};
+
+/* A new log in an area of its own, or the one in area fd (a previous
+ * service's; fd then belongs to d): 0 or -errno. */
+int fuse_done_init(struct fuse_done *d);
+int fuse_done_adopt(struct fuse_done *d, int fd);
+int fuse_done_fd(const struct fuse_done *d);
+void fuse_done_free(struct fuse_done *d);
+
+/* Request `unique` (op) ended with result (0 or -errno). */
+void fuse_done_note(struct fuse_done *d, uint64_t unique,
+                    enum fuse_done_op op, int result);
+
+/* Whether request `unique` (op) was done: true with its *result. */
+bool fuse_done_find(const struct fuse_done *d, uint64_t unique,
+                    enum fuse_done_op op, int *result);
+
+#endif

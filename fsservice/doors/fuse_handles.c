@@ -1,0 +1,220 @@
+/*
+ * fuse_handles.c - the FUSE door's open files and directories
+ * (fuse_handles.h).
+ */
+#include "fuse_handles.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_HANDLES (1ull << 20)
+
+enum { HANDLE_FREE, HANDLE_FILE, HANDLE_DIR };
+
+struct handle_rec {
+    uint64_t node;
+    uint64_t ino;
+    int32_t flags;
+    uint8_t state;
+    uint8_t exec;
+};
+
+static struct handle_rec *rec(const struct fuse_handles *h, uint64_t fh)
+{
+    return record_area_at(&h->area, fh);
+}
+
+static bool given(const struct fuse_handles *h, uint64_t fh)
+{
+    return fh >= 1 && fh < h->top && rec(h, fh)->state != HANDLE_FREE;
+}
+
+static void count(struct fuse_handles *h, const struct handle_rec *r, int by)
+{
+    if (r->state != HANDLE_FILE)
+        return;
+    atomic_fetch_add(&h->nopen, by);
+    if (r->exec)
+        atomic_fetch_add(&h->nexec, by);
+}
+
+/* Makes the area and the files hold handles below n. */
+static int room_for(struct fuse_handles *h, uint64_t n)
+{
+    if (n <= h->area.count)
+        return 0;
+    uint64_t want = h->area.count * 2 > n ? h->area.count * 2 : n;
+    if (want > MAX_HANDLES)
+        want = n;
+    struct ls_file **files = realloc(h->files, want * sizeof *files);
+    if (!files)
+        return -ENOMEM;
+    memset(files + h->area.count, 0, (want - h->area.count) * sizeof *files);
+    h->files = files;
+    return record_area_grow(&h->area, want);
+}
+
+static void start(struct fuse_handles *h)
+{
+    memset(h, 0, sizeof *h);
+    pthread_mutex_init(&h->lock, NULL);
+    h->top = 1;
+}
+
+int fuse_handles_init(struct fuse_handles *h)
+{
+    start(h);
+    int rc = record_area_create(&h->area, "danaus-fuse-handles",
+                                sizeof(struct handle_rec), MAX_HANDLES);
+    if (rc == 0)
+        rc = (h->files = calloc(h->area.count, sizeof *h->files)) ? 0
+                                                                  : -ENOMEM;
+    if (rc < 0)
+        fuse_handles_free(h, NULL);
+    return rc;
+}
+
+int fuse_handles_adopt(struct fuse_handles *h, int fd)
+{
+    start(h);
+    int rc = record_area_adopt(&h->area, fd, sizeof(struct handle_rec),
+                               MAX_HANDLES);
+    if (rc == 0)
+        rc = (h->files = calloc(h->area.count, sizeof *h->files)) ? 0
+                                                                  : -ENOMEM;
+    if (rc < 0) {
+        fuse_handles_free(h, NULL);
+        return rc;
+    }
+    for (uint64_t fh = 1; fh < h->area.count; fh++) {
+        struct handle_rec *r = rec(h, fh);
+        if (r->state > HANDLE_DIR)
+            r->state = HANDLE_FREE;
+        if (r->state != HANDLE_FREE) {
+            h->top = fh + 1;
+            count(h, r, 1);
+        }
+    }
+    for (uint64_t fh = 1; fh < h->top; fh++)
+        if (rec(h, fh)->state == HANDLE_FREE)
+            free_ids_push(&h->free, fh);
+    return 0;
+}
+
+int fuse_handles_fd(const struct fuse_handles *h)
+{
+    return h->area.fd;
+}
+
+void fuse_handles_free(struct fuse_handles *h,
+                       void (*close_file)(struct ls_file *))
+{
+    for (uint64_t fh = 1; close_file && fh < h->top; fh++)
+        if (h->files[fh])
+            close_file(h->files[fh]);
+    record_area_free(&h->area);
+    free(h->files);
+    free_ids_clear(&h->free);
+    pthread_mutex_destroy(&h->lock);
+    h->files = NULL;
+    h->top = 0;
+}
+
+uint64_t fuse_handles_add(struct fuse_handles *h,
+                          const struct fuse_handle *what,
+                          struct ls_file *file)
+{
+    pthread_mutex_lock(&h->lock);
+    uint64_t fh = 0;
+    if (!free_ids_pop(&h->free, &fh) && room_for(h, h->top + 1) == 0)
+        fh = h->top++;
+    if (fh) {
+        struct handle_rec *r = rec(h, fh);
+        r->node = what->node;
+        r->ino = what->ino;
+        r->flags = what->flags;
+        r->exec = what->exec;
+        r->state = what->dir ? HANDLE_DIR : HANDLE_FILE;
+        h->files[fh] = file;
+        count(h, r, 1);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return fh;
+}
+
+int fuse_handles_get(struct fuse_handles *h, uint64_t fh,
+                     struct fuse_handle *what, struct ls_file **file)
+{
+    pthread_mutex_lock(&h->lock);
+    int rc = given(h, fh) ? 0 : -EBADF;
+    if (rc == 0) {
+        const struct handle_rec *r = rec(h, fh);
+        *what = (struct fuse_handle){.node = r->node,
+                                     .ino = r->ino,
+                                     .flags = r->flags,
+                                     .dir = r->state == HANDLE_DIR,
+                                     .exec = r->exec};
+        *file = h->files[fh];
+    }
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}
+
+struct ls_file *fuse_handles_set(struct fuse_handles *h, uint64_t fh,
+                                 struct ls_file *file)
+{
+    pthread_mutex_lock(&h->lock);
+    if (given(h, fh) && !h->files[fh])
+        h->files[fh] = file;
+    struct ls_file *held = given(h, fh) ? h->files[fh] : NULL;
+    pthread_mutex_unlock(&h->lock);
+    return held;
+}
+
+struct ls_file *fuse_handles_remove(struct fuse_handles *h, uint64_t fh)
+{
+    struct ls_file *file = NULL;
+    pthread_mutex_lock(&h->lock);
+    if (given(h, fh)) {
+        struct handle_rec *r = rec(h, fh);
+        count(h, r, -1);
+        r->state = HANDLE_FREE;
+        file = h->files[fh];
+        h->files[fh] = NULL;
+        free_ids_push(&h->free, fh);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return file;
+}
+
+bool fuse_handles_find(struct fuse_handles *h, uint64_t ino, bool exec_only,
+                       uint64_t *node)
+{
+    bool found = false;
+    pthread_mutex_lock(&h->lock);
+    for (uint64_t fh = 1; fh < h->top && !found; fh++) {
+        const struct handle_rec *r = rec(h, fh);
+        found = r->state == HANDLE_FILE && r->ino == ino &&
+                (r->exec || !exec_only);
+        if (found && node)
+            *node = r->node;
+    }
+    pthread_mutex_unlock(&h->lock);
+    return found;
+}
+
+int fuse_handles_on_node(struct fuse_handles *h, uint64_t node,
+                         int (*fn)(struct ls_file *, void *), void *arg)
+{
+    int rc = -ESTALE;
+    pthread_mutex_lock(&h->lock);
+    for (uint64_t fh = 1; fh < h->top; fh++)
+        if (rec(h, fh)->state == HANDLE_FILE && rec(h, fh)->node == node &&
+            h->files[fh]) {
+            rc = fn(h->files[fh], arg);
+            break;
+        }
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}

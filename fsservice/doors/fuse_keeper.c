@@ -1,0 +1,214 @@
+/*
+ * fuse_keeper.c - the service's side of its keeper (fuse_keeper.h):
+ * starting it, handing it mounts, and claiming a dead service's mounts
+ * from the keeper it left. The keeper process is keeper_main.c.
+ */
+#include "fuse_keeper.h"
+#include "keeper_wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int keeper_claim(const struct config *cfg, struct kept_mount **kept,
+                 int *nkept)
+{
+    *kept = NULL;
+    *nkept = 0;
+    struct sockaddr_un sa;
+    if (keeper_address(cfg->rundir, cfg->service, &sa) < 0)
+        return 0;
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        !keeper_peer_trusted(fd)) {
+        close(fd);
+        return 0;
+    }
+    struct keeper_msg *msg = calloc(1, sizeof *msg);
+    if (!msg) {
+        close(fd);
+        return -1;
+    }
+    msg->op = KEEPER_CLAIM;
+    int fds[KEPT_FDS];
+    int rc = 0;
+    if (keeper_send(fd, msg, NULL, 0) < 0) {
+        fprintf(stderr, "danausd: %s: the keeper of a previous service "
+                "does not answer: %s\n", sa.sun_path, strerror(errno));
+        goto out;
+    }
+    for (;;) {
+        int n = keeper_recv(fd, msg, fds);
+        if (n < 0 || msg->op != KEEPER_KEEP) {
+            if (n < 0 || msg->op != KEEPER_END)
+                fprintf(stderr, "danausd: %s: the keeper handed nothing "
+                        "over (its service may still run)\n", sa.sun_path);
+            break;
+        }
+        if (n < KEPT_NS || (n == KEPT_NS) != (msg->view_len == 0)) {
+            for (int i = 0; i < n; i++)
+                close(fds[i]);
+            continue;
+        }
+        if (n == KEPT_NS)
+            fds[KEPT_NS] = -1;
+        struct kept_mount *more = realloc(*kept, (*nkept + 1) * sizeof *more);
+        if (!more) {
+            for (int i = 0; i < n; i++)
+                close(fds[i]);
+            rc = -1;
+            break;
+        }
+        *kept = more;
+        struct kept_mount *m = &more[(*nkept)++];
+        m->msg = *msg;
+        memcpy(m->fds, fds, sizeof fds);
+    }
+out:
+    free(msg);
+    close(fd);
+    return rc;
+}
+
+int keeper_start(struct keeper_link *k, const struct config *cfg,
+                 char *const argv[])
+{
+    k->fd = -1;
+    char exe[PATH_MAX], keep[16];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    int n = 0;
+    while (argv[n])
+        n++;
+    /* danausd --keeper RUNDIR SERVICE KEEP_S RESTART EXE ARGV..., made
+     * before the fork: the child of a threaded process only execs. */
+    char **args = calloc((size_t)n + 8, sizeof *args);
+    int sv[2] = {-1, -1};
+    if (len < 0 || !args ||
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+        fprintf(stderr, "danausd: cannot start the FUSE keeper: %s\n",
+                strerror(errno ? errno : ENOMEM));
+        free(args);
+        return -1;
+    }
+    exe[len] = '\0';
+    /* A binary replaced since it started shows as "... (deleted)": the
+     * restarted service is the one installed now. */
+    char *deleted = strstr(exe, " (deleted)");
+    if (deleted && deleted[10] == '\0')
+        *deleted = '\0';
+    snprintf(keep, sizeof keep, "%u", cfg->fuse_keep_s);
+    int a = 0;
+    args[a++] = "danausd";
+    args[a++] = "--keeper";
+    args[a++] = cfg->rundir;
+    args[a++] = cfg->service;
+    args[a++] = keep;
+    args[a++] = cfg->restart ? "1" : "0";
+    args[a++] = exe;
+    for (int i = 0; i < n; i++)
+        args[a++] = argv[i];
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* Its channel as descriptor 3, nothing else but stdio (dup2 onto
+         * itself would keep close-on-exec). */
+        if (sv[1] == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(sv[1], 3) < 0)
+            _exit(127);
+        close_range(4, ~0u, 0);
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    int err = errno;
+    free(args);
+    close(sv[1]);
+    if (pid < 0) {
+        fprintf(stderr, "danausd: cannot start the FUSE keeper: %s\n",
+                strerror(err));
+        close(sv[0]);
+        return -1;
+    }
+    k->fd = sv[0];
+    k->pid = pid;
+    return 0;
+}
+
+void keeper_keep(struct keeper_link *k, const struct fuse_export *ex,
+                 uint32_t index)
+{
+    if (k->fd < 0)
+        return;
+    struct keeper_msg *msg = calloc(1, sizeof *msg);
+    if (!msg || strlen(ex->mountpoint) >= sizeof msg->mountpoint ||
+        ex->spec_len > sizeof msg->spec || ex->view_len > sizeof msg->view) {
+        free(msg);
+        fprintf(stderr, "danausd: %s: not kept over a restart\n",
+                ex->mountpoint);
+        return;
+    }
+    msg->op = KEEPER_KEEP;
+    msg->index = index;
+    strcpy(msg->mountpoint, ex->mountpoint);
+    msg->init_len = (uint32_t)ex->init_len;
+    memcpy(msg->init, ex->init, ex->init_len);
+    msg->spec_len = (uint32_t)ex->spec_len;
+    if (ex->spec_len)
+        memcpy(msg->spec, ex->spec, ex->spec_len);
+    msg->view_len = (uint32_t)ex->view_len;
+    if (ex->view_len)
+        memcpy(msg->view, ex->view, ex->view_len);
+    int fds[KEPT_FDS] = {
+        [KEPT_FUSE] = fuse_session_fd(ex->se),
+        [KEPT_NODES] = fuse_nodes_fd(&ex->nodes),
+        [KEPT_HANDLES] = fuse_handles_fd(&ex->handles),
+        [KEPT_DONE] = fuse_done_fd(&ex->done),
+        [KEPT_NS] = ex->view_ns,
+    };
+    if (keeper_send(k->fd, msg, fds, ex->view_len ? KEPT_FDS : KEPT_NS) < 0)
+        fprintf(stderr, "danausd: %s: the keeper did not take it: %s\n",
+                ex->mountpoint, strerror(errno));
+    free(msg);
+}
+
+static void send_op(struct keeper_link *k, uint32_t op, uint32_t index)
+{
+    if (k->fd < 0)
+        return;
+    struct keeper_msg *msg = calloc(1, sizeof *msg);
+    if (!msg)
+        return;
+    msg->op = op;
+    msg->index = index;
+    keeper_send(k->fd, msg, NULL, 0);
+    free(msg);
+}
+
+void keeper_drop(struct keeper_link *k, uint32_t index)
+{
+    send_op(k, KEEPER_DROP, index);
+}
+
+void keeper_bye(struct keeper_link *k)
+{
+    if (k->fd < 0)
+        return;
+    send_op(k, KEEPER_BYE, 0);
+    close(k->fd);
+    k->fd = -1;
+    waitpid(k->pid, NULL, 0);
+}
+
+void kept_mount_release(struct kept_mount *m)
+{
+    for (int i = 0; i < KEPT_FDS; i++)
+        if (m->fds[i] >= 0)
+            close(m->fds[i]);
+    for (int i = 0; i < KEPT_FDS; i++)
+        m->fds[i] = -1;
+}

@@ -1,0 +1,30 @@
+/*
+ * keeper_wire.h - how a service, its keeper and a claiming service talk
+ * (fuse_keeper.h): one struct keeper_msg per SOCK_SEQPACKET message,
+ * descriptors beside it as SCM_RIGHTS.
+ */
+#ifndef DANAUS_KEEPER_WIRE_H
+#define DANAUS_KEEPER_WIRE_H
+
+#include "fuse_keeper.h"
+
+#include <stdbool.h>
+#include <sys/un.h>
+
+/* <rundir>/<service>.keeper into *sa: 0, or -1 when too long. */
+int keeper_address(const char *rundir, const char *service,
+                   struct sockaddr_un *sa);
+
+/* Whether the other end of fd runs as this process's user or as root. */
+bool keeper_peer_trusted(int fd);
+
+/* Sends msg with nfds descriptors: 0 or -1 (errno). */
+int keeper_send(int fd, const struct keeper_msg *msg, const int *fds,
+                int nfds);
+
+/* Receives one message into msg and up to KEPT_FDS descriptors (close on
+ * exec) into fds: their number; 0 with msg->op 0 for a message not of
+ * this protocol (its descriptors closed); -1 at end of file or on error. */
+int keeper_recv(int fd, struct keeper_msg *msg, int fds[KEPT_FDS]);
+
+#endif

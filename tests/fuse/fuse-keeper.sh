@@ -1,0 +1,205 @@
+#!/bin/sh
+# fuse-keeper.sh - FUSE mounts outlive their service (issue 11, item 4;
+# fsservice/doors/fuse_keeper.h), on one backend.
+#
+#   fuse-keeper.sh DANAUSD DANAUSD_STUCK KEEPER_LOAD local|ceph CEPH_CONF|-
+#
+# Programs without the preload use the FUSE mount while danausd is killed
+# with SIGKILL and started again, and checks, printing "ok"/"FAIL" each:
+#  - three kills under a program creating, fsyncing, renaming, reading back
+#    and unlinking files, and one reading a 4 MiB file through one
+#    descriptor from a current directory inside: no error, every byte
+#    (sha256); the pause each restart cost;
+#  - a request the dead service had taken and never answered (a mkdir stuck
+#    in danausd_stuck's backend, local only) is sent again to the next
+#    service and done;
+#  - a file unlinked while open gets EIO after a restart, on that
+#    descriptor only;
+#  - restart on: the keeper starts the next danausd itself;
+#  - fuse_keep: mounts nobody takes are detached when it ends, and the
+#    programs waiting get ENOTCONN;
+#  - only the service's user may claim the mounts from the keeper's socket.
+# Exit 0 when every check passed.
+set -u
+
+if [ $# -ne 5 ]; then
+    echo "usage: fuse-keeper.sh DANAUSD DANAUSD_STUCK KEEPER_LOAD local|ceph CEPH_CONF|-" >&2
+    exit 2
+fi
+danausd=$(realpath "$1") stuck=$(realpath "$2") load=$(realpath "$3")
+backend=$4 ceph_conf=$5
+
+site=$(mktemp -d /tmp/danaus-keeper-XXXXXX) || exit 1
+chmod 755 "$site"
+mnt=$site/mnt
+service="keeper-$$"
+mkdir "$site/run" "$site/backing" || exit 1
+# config [EXTRA LINE...]: the service's configuration, on the backend.
+config() {
+    {
+        echo "service $service"
+        echo "rundir $site/run"
+        for line in "$@"; do echo "$line"; done
+        case $backend in
+        local) echo "mount $mnt local $site/backing" ;;
+        ceph) echo "ceph_conf $ceph_conf"
+              echo "mount $mnt ceph /fuse-keeper-$(hostname)-$$" ;;
+        *) echo "unknown backend $backend" >&2; exit 2 ;;
+        esac
+    } > "$site/danausd.conf"
+}
+
+plain() { timeout 60 env -u LD_PRELOAD "$@"; }
+mounted() { grep -q " $mnt fuse" /proc/mounts; }
+now_ms() { date +%s%3N; }
+took() { grep -c 'took over 1 FUSE mounts' "$site/danausd.log"; }
+
+. "$(dirname "$0")/../lib.sh"
+daemon=
+start() { service_start "$site/danausd.log" "$mnt" "$@" -c "$site/danausd.conf"; }
+keeper() { pgrep -f -- "--keeper $site/run $service"; }
+# crash: SIGKILL to the service, reaped.
+crash() { kill -KILL "$daemon"; wait "$daemon" 2>/dev/null; }
+cleanup() {
+    [ -n "$daemon" ] && kill -TERM "$daemon" 2>/dev/null && wait "$daemon"
+    for k in $(keeper); do kill -KILL "$k"; done
+    mounted && umount -l "$mnt"
+    rm -rf "$site"
+}
+trap cleanup EXIT
+
+config "fuse_keep 20"
+start "$danausd" || exit 1
+
+# Three kills under load; the pause is the time from the kill to the first
+# stat answered through the mount.
+head -c 4194304 /dev/urandom > "$site/big.src"
+cp "$site/big.src" "$mnt/big"
+sum=$(sha256sum < "$site/big.src" | cut -d' ' -f1)
+mkdir "$mnt/work"
+plain python3 "$load" ops "$mnt/work" 6 > "$site/ops.out" 2>&1 &
+ops=$!
+(cd "$mnt/work" &&
+ exec timeout 60 env -u LD_PRELOAD python3 "$load" reader "$mnt/big" "$sum" 0.05) \
+    > "$site/reader.out" 2>&1 &
+reader=$!
+pauses=
+for k in 1 2 3; do
+    sleep 1
+    t0=$(now_ms)
+    crash
+    start "$danausd" || exit 1
+    plain stat "$mnt/work" > /dev/null
+    pauses="$pauses $(($(now_ms) - t0))"
+done
+wait $ops
+wait $reader
+expect "three kills: the file program saw no error" "errors 0" \
+    "$(tail -1 "$site/ops.out" | cut -d' ' -f3-)"
+grep '^error' "$site/ops.out"
+expect "three kills: one descriptor read every byte" "read 4194304 sum OK" \
+    "$(cat "$site/reader.out")"
+echo "pause from SIGKILL to the first answer (ms):$pauses"
+expect "each restart took the mount over" 3 "$(took)"
+
+# A request taken by a service that dies before answering it is sent again
+# to the next one (FUSE_NOTIFY_RESEND).
+if [ "$backend" = local ]; then
+    service_stop
+    config "fuse_keep 20"
+    DANAUS_STUCK_ROOT=$site/backing start "$stuck" || exit 1
+    plain mkdir "$mnt/late" &
+    mk=$!
+    sleep 0.5
+    expect "mkdir waits in the stuck backend" yes \
+        "$(kill -0 $mk 2>/dev/null && echo yes)"
+    crash
+    start "$danausd" || exit 1
+    wait $mk
+    rc=$?
+    expect "the taken mkdir is done by the next service" "0 yes" \
+        "$rc $([ -d "$site/backing/late" ] && echo yes)"
+fi
+
+# A file unlinked while open: EIO on its descriptor after the restart, the
+# other descriptor reads on.
+env -u LD_PRELOAD python3 "$load" unlinked "$mnt" 2 > "$site/unlinked.out" &
+holder=$!
+# lines N: waits until the holder said N lines.
+lines() {
+    tries=0
+    until [ "$(wc -l < "$site/unlinked.out")" -ge "$1" ] || [ $tries -gt 300 ]
+    do tries=$((tries + 1)); sleep 0.1; done
+}
+lines 1
+kill -USR1 $holder
+lines 2
+crash
+start "$danausd" || exit 1
+kill -USR1 $holder
+wait $holder
+expect "unlinked while open: read before, then EIO, the other file reads" \
+    "ready|OK OK|EIO OK" "$(paste -sd'|' "$site/unlinked.out")"
+
+# restart on: the keeper starts the next service itself.
+service_stop
+config "fuse_keep 20" "restart on"
+start "$danausd" || exit 1
+plain python3 "$load" ops "$mnt/work" 3 > "$site/ops.out" 2>&1 &
+ops=$!
+sleep 1
+first=$(cat "$site/run/$service.pid")
+crash
+wait $ops
+expect "restart on: the file program saw no error" "errors 0" \
+    "$(tail -1 "$site/ops.out" | cut -d' ' -f3-)"
+grep '^error' "$site/ops.out"
+next=$(cat "$site/run/$service.pid")
+expect "restart on: the keeper started the next danausd" "yes" \
+    "$([ "$next" != "$first" ] && kill -0 "$next" && echo yes)"
+daemon=
+kill -TERM "$next"
+tries=0
+while kill -0 "$next" 2>/dev/null && [ $tries -lt 100 ]; do
+    tries=$((tries + 1)); sleep 0.1; done
+expect "a clean stop ends the keeper and the mount" "0 no" \
+    "$(keeper | wc -l) $(mounted && echo yes || echo no)"
+
+# fuse_keep: nobody takes the mount within it; a program waiting on the
+# mount gets ECONNABORTED when it ends (the kernel's answer to requests of
+# an aborted connection), later ones ENOTCONN.
+config "fuse_keep 2"
+start "$danausd" || exit 1
+crash
+t0=$(now_ms)
+out=$(plain stat "$mnt/work" 2>&1)
+waited=$(($(now_ms) - t0))
+expect "a program waits for the kept mount, then gets ECONNABORTED" \
+    "Software caused connection abort" \
+    "$(echo "$out" | grep -o 'Software caused connection abort')"
+expect "it waited about fuse_keep (2 s)" yes \
+    "$([ $waited -ge 1000 ] && [ $waited -lt 10000 ] && echo yes)"
+tries=0
+while { mounted || [ -n "$(keeper)" ]; } && [ $tries -lt 50 ]; do
+    tries=$((tries + 1)); sleep 0.1; done
+expect "then the keeper detaches the mount and leaves" "no no" \
+    "$(mounted && echo yes || echo no) $([ -n "$(keeper)" ] && echo yes || echo no)"
+
+# The keeper's socket: only the service's user may connect and claim.
+config "fuse_keep 20"
+start "$danausd" || exit 1
+crash
+sock=$site/run/$service.keeper
+expect "the keeper's socket is the service user's only" "srwx------" \
+    "$(stat -c %A "$sock")"
+claim='import socket,sys; s=socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[1])'
+expect "another user cannot reach it" "PermissionError" \
+    "$(setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "$claim" "$sock" 2>&1 | grep -o PermissionError | head -1)"
+before=$(took)
+start "$danausd" || exit 1
+expect "the next service still takes the mount over" $((before + 1)) "$(took)"
+[ "$backend" = ceph ] && plain rm -rf "$mnt/work" "$mnt/big" "$mnt/late"
+service_stop
+
+echo "$failures failures"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""keeper_load.py - plain programs on a FUSE mount while its danausd dies
+(fuse-keeper.sh). No preload: every call goes through the FUSE door.
+
+  keeper_load.py ops DIR SECONDS
+      creates, writes, fsyncs, renames, reads back, lists and unlinks small
+      files in DIR (its cwd) for SECONDS; prints "ops N errors E" and each
+      error.
+  keeper_load.py reader FILE SUM STEP_S
+      reads FILE 64 KiB at a time through one descriptor, STEP_S apart,
+      and prints "read BYTES sum OK|BAD" against the sha256 SUM.
+  keeper_load.py unlinked DIR ROUNDS
+      holds DIR/doomed and DIR/kept (1 MiB each) open, unlinks doomed,
+      says "ready", then, at each SIGUSR1, prints what reading both gives
+      (OK or the errno name), each time at a farther offset (a page the
+      kernel has not cached); ends after ROUNDS.
+"""
+import errno
+import hashlib
+import os
+import signal
+import sys
+import time
+
+
+def ops(directory, seconds):
+    os.chdir(directory)
+    end = time.time() + seconds
+    n = errors = 0
+    while time.time() < end:
+        try:
+            name = 'f%d' % (n % 5)
+            data = ('%d\n' % n).encode() * 50
+            fd = os.open(name, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+            os.write(fd, data)
+            os.fsync(fd)
+            os.close(fd)
+            os.rename(name, name + '.r')
+            with open(name + '.r', 'rb') as f:
+                if f.read() != data:
+                    raise OSError(errno.EIO, 'read back differs')
+            if name + '.r' not in os.listdir('.'):
+                raise OSError(errno.ENOENT, 'missing from listing')
+            os.unlink(name + '.r')
+            n += 1
+        except OSError as e:
+            errors += 1
+            print('error', n, e, flush=True)
+    print('ops', n, 'errors', errors, flush=True)
+
+
+def reader(path, want, step):
+    h = hashlib.sha256()
+    total = 0
+    with open(path, 'rb', buffering=0) as f:
+        while True:
+            chunk = f.read(65536)
+            if not chunk:
+                break
+            h.update(chunk)
+            total += len(chunk)
+            time.sleep(step)
+    print('read', total, 'sum', 'OK' if h.hexdigest() == want else 'BAD',
+          flush=True)
+
+
+def unlinked(directory, rounds):
+    doomed = os.path.join(directory, 'doomed')
+    kept = os.path.join(directory, 'kept')
+    for p in (doomed, kept):
+        with open(p, 'wb') as f:
+            f.write(b'x' * (1 << 20))
+    fds = [os.open(doomed, os.O_RDONLY), os.open(kept, os.O_RDONLY)]
+    os.unlink(doomed)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+    print('ready', flush=True)
+    for line in range(rounds):
+        signal.sigwait([signal.SIGUSR1])
+        said = []
+        for fd in fds:
+            try:
+                if len(os.pread(fd, 100, line * 600000)) != 100:
+                    raise OSError(errno.EIO, 'short read')
+                said.append('OK')
+            except OSError as e:
+                said.append(errno.errorcode[e.errno])
+        print(' '.join(said), flush=True)
+
+
+if __name__ == '__main__':
+    mode = sys.argv[1]
+    if mode == 'ops':
+        ops(sys.argv[2], float(sys.argv[3]))
+    elif mode == 'reader':
+        reader(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+    elif mode == 'unlinked':
+        unlinked(sys.argv[2], int(sys.argv[3]))
