@@ -376,6 +376,16 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->revalidate = svc->cfg.fuse_revalidate;
 }
 
+/* Hands every mount served to a new keeper (its first one died). */
+static void keep_all(void *arg)
+{
+    struct fuse_door *d = arg;
+    int n = __atomic_load_n(&d->nexports, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (d->exports[i].looping)
+            keeper_keep(&d->keeper, &d->exports[i], (uint32_t)i);
+}
+
 int fuse_door_start(struct service *svc, struct fuse_door **out)
 {
     *out = NULL;
@@ -401,7 +411,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     /* What a dead predecessor left, before this service's keeper takes
      * the socket's name. */
     if (keeper_claim(&svc->cfg, &d->kept, &d->nkept) < 0 ||
-        keeper_start(&d->keeper, &svc->cfg, svc->argv) < 0) {
+        keeper_start(&d->keeper, &svc->cfg, svc->argv, keep_all, d) < 0) {
         fprintf(stderr, "danausd: FUSE door off: no keeper\n");
         fuse_door_release_kept(d);
         fuse_door_stop(d);

@@ -78,7 +78,8 @@ out:
     return rc;
 }
 
-int keeper_start(struct keeper_link *k, const struct config *cfg,
+/* Forks and execs the keeper process, its channel in k. */
+static int spawn(struct keeper_link *k, const struct config *cfg,
                  char *const argv[])
 {
     k->fd = -1;
@@ -139,6 +140,48 @@ int keeper_start(struct keeper_link *k, const struct config *cfg,
     return 0;
 }
 
+/* Waits on the channel, on which the keeper never writes: its end of
+ * file is the keeper's death. */
+static void *watch(void *arg)
+{
+    struct keeper_link *k = arg;
+    for (;;) {
+        char byte;
+        ssize_t n = recv(k->fd, &byte, 1, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        pthread_mutex_lock(&k->lock);
+        if (k->stopping) {
+            pthread_mutex_unlock(&k->lock);
+            return NULL;
+        }
+        fprintf(stderr, "danausd: the FUSE keeper (pid %d) died; starting "
+                "another\n", (int)k->pid);
+        close(k->fd);
+        waitpid(k->pid, NULL, 0);
+        int rc = spawn(k, k->cfg, k->argv);
+        pthread_mutex_unlock(&k->lock);
+        if (rc < 0)
+            return NULL;
+        k->rekeep(k->arg);
+    }
+}
+
+int keeper_start(struct keeper_link *k, const struct config *cfg,
+                 char *const argv[], void (*rekeep)(void *arg), void *arg)
+{
+    pthread_mutex_init(&k->lock, NULL);
+    k->cfg = cfg;
+    k->argv = argv;
+    k->rekeep = rekeep;
+    k->arg = arg;
+    k->stopping = false;
+    if (spawn(k, cfg, argv) < 0)
+        return -1;
+    k->watching = pthread_create(&k->watcher, NULL, watch, k) == 0;
+    return 0;
+}
+
 void keeper_keep(struct keeper_link *k, const struct fuse_export *ex,
                  uint32_t index)
 {
@@ -170,7 +213,10 @@ void keeper_keep(struct keeper_link *k, const struct fuse_export *ex,
         [KEPT_DONE] = fuse_done_fd(&ex->done),
         [KEPT_NS] = ex->view_ns,
     };
-    if (keeper_send(k->fd, msg, fds, ex->view_len ? KEPT_FDS : KEPT_NS) < 0)
+    pthread_mutex_lock(&k->lock);
+    int rc = keeper_send(k->fd, msg, fds, ex->view_len ? KEPT_FDS : KEPT_NS);
+    pthread_mutex_unlock(&k->lock);
+    if (rc < 0)
         fprintf(stderr, "danausd: %s: the keeper did not take it: %s\n",
                 ex->mountpoint, strerror(errno));
     free(msg);
@@ -185,7 +231,9 @@ static void send_op(struct keeper_link *k, uint32_t op, uint32_t index)
         return;
     msg->op = op;
     msg->index = index;
+    pthread_mutex_lock(&k->lock);
     keeper_send(k->fd, msg, NULL, 0);
+    pthread_mutex_unlock(&k->lock);
     free(msg);
 }
 
@@ -198,7 +246,20 @@ void keeper_bye(struct keeper_link *k)
 {
     if (k->fd < 0)
         return;
-    send_op(k, KEEPER_BYE, 0);
+    struct keeper_msg *msg = calloc(1, sizeof *msg);
+    pthread_mutex_lock(&k->lock);
+    /* Before the goodbye, whose end of file the watcher sees. */
+    k->stopping = true;
+    if (msg) {
+        msg->op = KEEPER_BYE;
+        keeper_send(k->fd, msg, NULL, 0);
+    }
+    /* Wakes the watcher's recv, which a close would not. */
+    shutdown(k->fd, SHUT_RDWR);
+    pthread_mutex_unlock(&k->lock);
+    free(msg);
+    if (k->watching)
+        pthread_join(k->watcher, NULL);
     close(k->fd);
     k->fd = -1;
     waitpid(k->pid, NULL, 0);

@@ -31,6 +31,7 @@
 #include "fsservice/core/config.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -70,10 +71,19 @@ struct kept_mount {
     int fds[KEPT_FDS]; /* -1 once taken, or when not sent */
 };
 
-/* The keeper of this service. */
+/* The keeper of this service. A keeper that dies (killed) is replaced at
+ * once by a watching thread, which has every mount handed to the new one
+ * (rekeep), so that a later crash of the service still loses nothing. */
 struct keeper_link {
-    int fd;    /* the channel; -1 when there is no keeper */
+    pthread_mutex_t lock; /* the channel's messages and its replacing */
+    int fd;               /* the channel; -1 when there is no keeper */
     pid_t pid;
+    const struct config *cfg;
+    char *const *argv;
+    void (*rekeep)(void *arg);
+    void *arg;
+    pthread_t watcher;
+    bool watching, stopping;
 };
 
 /* Claims the mounts a dead service of the same rundir and name left with
@@ -83,10 +93,11 @@ struct keeper_link {
 int keeper_claim(const struct config *cfg, struct kept_mount **kept,
                  int *nkept);
 
-/* Starts this service's keeper: it restarts argv (this program's) when
- * cfg says restart on. 0 or -1 (errno; said on stderr). */
+/* Starts this service's keeper, which restarts argv (this program's)
+ * when cfg says restart on, and the thread that replaces it should it die
+ * and then calls rekeep(arg). 0 or -1 (errno; said on stderr). */
 int keeper_start(struct keeper_link *k, const struct config *cfg,
-                 char *const argv[]);
+                 char *const argv[], void (*rekeep)(void *arg), void *arg);
 
 /* Hands mount `index`, served through ex, to the keeper. */
 void keeper_keep(struct keeper_link *k, const struct fuse_export *ex,

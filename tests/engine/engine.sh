@@ -268,6 +268,7 @@ check "rm after the restarts leaves no mount" 0 "$(grep -c "$DANAUS_STATE/contai
 "$danaus" run --pool b --image bb --name orphan -d -- sleep 100 >/dev/null
 root=$DANAUS_STATE/containers/orphan/root
 pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")
+kill -STOP $(pgrep -P "$pid") # or it restarts danausd, or is replaced
 kill -9 "$pid" $(pgrep -P "$pid")
 sleep 0.2
 "$danaus" pool ls >/dev/null 2>&1
@@ -283,7 +284,8 @@ check "rm removes its state" absent "$(ls -d "$DANAUS_STATE/containers/orphan" 2
 if [ "$backend" = local ]; then
     "$danaus" run --pool b --image bb --name sb -- true
     pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")
-    kill -9 "$pid" $(pgrep -P "$pid")
+    kill -STOP $(pgrep -P "$pid") # or it restarts danausd, or is replaced
+kill -9 "$pid" $(pgrep -P "$pid")
     mv "$work/back-b" "$work/back-b.away"
     sleep 0.2
     notes=$("$danaus" ps 2>&1 >/dev/null; "$danaus" ps -a 2>&1 >/dev/null)

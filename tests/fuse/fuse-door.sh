@@ -185,7 +185,10 @@ if mounted; then fail "mount left 5 s after SIGKILL"; else
 
 # A crash of service and keeper together: the next start detaches.
 start || exit 1
+# The keeper stopped first: dying at once, it could still detach the mount
+# (fuse_keep 0) or be replaced by the service (fuse_keeper.h).
 keeper=$(pgrep -P "$daemon")
+kill -STOP $keeper
 kill -KILL "$daemon" $keeper
 wait "$daemon" 2>/dev/null
 if plain stat "$mnt" > /dev/null 2>&1; then

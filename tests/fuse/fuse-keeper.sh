@@ -18,6 +18,8 @@
 #  - restart on: the keeper starts the next danausd itself;
 #  - fuse_keep: mounts nobody takes are detached when it ends, and the
 #    programs waiting get ENOTCONN;
+#  - a keeper killed while its service runs is replaced, and a later crash
+#    of the service still keeps the mount;
 #  - only the service's user may claim the mounts from the keeper's socket.
 # Exit 0 when every check passed.
 set -u
@@ -128,7 +130,8 @@ holder=$!
 # lines N: waits until the holder said N lines.
 lines() {
     tries=0
-    until [ "$(wc -l < "$site/unlinked.out")" -ge "$1" ] || [ $tries -gt 300 ]
+    until [ "$(cat "$site/unlinked.out" 2>/dev/null | wc -l)" -ge "$1" ] ||
+          [ $tries -gt 300 ]
     do tries=$((tries + 1)); sleep 0.1; done
 }
 lines 1
@@ -184,6 +187,26 @@ while { mounted || [ -n "$(keeper)" ]; } && [ $tries -lt 50 ]; do
     tries=$((tries + 1)); sleep 0.1; done
 expect "then the keeper detaches the mount and leaves" "no no" \
     "$(mounted && echo yes || echo no) $([ -n "$(keeper)" ] && echo yes || echo no)"
+
+# A keeper killed while its service runs is replaced: a later crash of
+# the service still loses nothing.
+config "fuse_keep 20"
+start "$danausd" || exit 1
+old_keeper=$(keeper)
+kill -KILL $old_keeper
+tries=0
+while { [ -z "$(keeper)" ] || [ "$(keeper)" = "$old_keeper" ]; } && [ $tries -lt 50 ]; do
+    tries=$((tries + 1)); sleep 0.1; done
+expect "a killed keeper is replaced" yes \
+    "$([ -n "$(keeper)" ] && [ "$(keeper)" != "$old_keeper" ] && echo yes)"
+cd "$mnt/work" || exit 1
+crash
+before=$(took)
+start "$danausd" || exit 1
+expect "then a crash of the service keeps the mount" "$((before + 1)) yes" \
+    "$(took) $(plain stat -c %n . 2>/dev/null | grep -q . && echo yes)"
+cd "$site"
+service_stop
 
 # The keeper's socket: only the service's user may connect and claim.
 config "fuse_keep 20"
