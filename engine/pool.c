@@ -162,7 +162,7 @@ static int parse_options(const char *name, const struct pool_options *o,
 }
 
 /* Unmakes whatever part of the pool exists; keeps the first error. */
-static void unmake(const char *name, const struct record *rec)
+static void unmake(const char *name, struct record *rec)
 {
     char dir[STATE_PATH_MAX], ipc[STATE_PATH_MAX];
     state_path(dir, "pools/%s", name);

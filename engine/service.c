@@ -214,6 +214,19 @@ static int log_says_ready(const char *log, off_t from)
     return strstr(line, " ready: ") != NULL;
 }
 
+/* SIGKILL to a pool's danausd that is not to come back: its keeper is
+ * stopped first, or it would start the next one (restart on) or, dying
+ * first, be replaced by the service (fsservice/doors/fuse_keeper.h). */
+static void kill_service(const char *pool, pid_t pid)
+{
+    pid_t keeper = service_keeper(pool);
+    if (keeper > 0)
+        kill(keeper, SIGSTOP);
+    kill(pid, SIGKILL);
+    if (keeper > 0)
+        kill(keeper, SIGKILL);
+}
+
 int service_start(const char *pool, struct record *rec, int first,
                   int timeout_s)
 {
@@ -248,7 +261,7 @@ int service_start(const char *pool, struct record *rec, int first,
         nanosleep(&(struct timespec){0, 50000000}, NULL);
     }
     last_line(log, from, why, sizeof why);
-    kill(pid, SIGKILL);
+    kill_service(pool, pid);
     if (kills >= 0 && cgroup_oom_kills(pool) > kills)
         return fail("pool %s: the pool's memory limit (%lld MiB) killed its "
                     "own danausd as it started: give the pool more --memory",
@@ -272,6 +285,25 @@ static int runs(pid_t pid, const char *comm)
     return same;
 }
 
+/* Whether pid's command line names the pool's configuration (a pid file
+ * left by a dead danausd may name a pid used again since). */
+static int serves(pid_t pid, const char *pool)
+{
+    char path[64], args[STATE_PATH_MAX + 64], conf[STATE_PATH_MAX];
+    state_path(conf, "pools/%s/danausd.conf", pool);
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, args, sizeof args - 1);
+    if (fd >= 0)
+        close(fd);
+    for (ssize_t at = 0; at < n; at += (ssize_t)strlen(args + at) + 1) {
+        args[n] = '\0';
+        if (strcmp(args + at, conf) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int service_successor(const char *pool, struct record *rec)
 {
     char path[STATE_PATH_MAX];
@@ -284,7 +316,7 @@ int service_successor(const char *pool, struct record *rec)
         fclose(f);
     }
     unsigned long long start = pid > 0 ? process_start_time(pid) : 0;
-    if (!start || !runs(pid, "danausd") ||
+    if (!start || !runs(pid, "danausd") || !serves(pid, pool) ||
         pid == (pid_t)record_num(rec, "pid", 0))
         return 0;
     record_set(rec, "pid", "%d", pid);
@@ -323,8 +355,11 @@ pid_t service_keeper(const char *pool)
     return found;
 }
 
-void service_stop(const char *pool, const struct record *rec)
+void service_stop(const char *pool, struct record *rec)
 {
+    /* A successor the keeper started is the one to stop. */
+    if (!service_alive(rec))
+        service_successor(pool, rec);
     /* A keeper whose service is dead holds the mounts it left: it ignores
      * SIGTERM, and a kill makes them stale, which unmounting takes away. */
     pid_t keeper = service_alive(rec) ? 0 : service_keeper(pool);
@@ -337,7 +372,7 @@ void service_stop(const char *pool, const struct record *rec)
     for (int i = 0; i < STOP_GRACE_S * 20 && service_alive(rec); i++)
         nanosleep(&(struct timespec){0, 50000000}, NULL);
     if (service_alive(rec))
-        kill(pid, SIGKILL);
+        kill_service(pool, pid);
     for (int i = 0; i < 100 && service_alive(rec); i++)
         nanosleep(&(struct timespec){0, 10000000}, NULL);
 }

@@ -39,7 +39,7 @@ int service_successor(const char *pool, struct record *rec);
 pid_t service_keeper(const char *pool);
 /* SIGTERM, then SIGKILL after a grace period; a keeper left by a dead
  * service is killed. */
-void service_stop(const char *pool, const struct record *rec);
+void service_stop(const char *pool, struct record *rec);
 /* The start time of pid (clock ticks after boot), 0 if it is gone or a
  * zombie: a pid alone may be reused. */
 unsigned long long process_start_time(pid_t pid);

@@ -56,7 +56,7 @@ static int die(const char *msg)
 struct start_guard {
     pthread_t thread;
     sigset_t sigs;
-    const char *service;
+    struct service *svc;
     _Atomic bool started;
 };
 
@@ -67,8 +67,11 @@ static void *start_guard_main(void *arg)
     while (!atomic_load(&g->started)) {
         int sig = sigtimedwait(&g->sigs, NULL, &tick);
         if (sig > 0) {
-            fprintf(stderr, "danausd: %s: %s during start-up\n", g->service,
-                    strsignal(sig));
+            fprintf(stderr, "danausd: %s: %s during start-up\n",
+                    g->svc->cfg.service, strsignal(sig));
+            /* A stop, not a crash: the keeper, if any, lets go. */
+            fuse_door_farewell(
+                __atomic_load_n(&g->svc->fuse, __ATOMIC_ACQUIRE));
             _exit(1);
         }
     }
@@ -256,7 +259,7 @@ int main(int argc, char **argv)
 
     static struct start_guard guard = {.started = false};
     guard.sigs = sigs;
-    guard.service = svc.cfg.service;
+    guard.svc = &svc;
     if (pthread_create(&guard.thread, NULL, start_guard_main, &guard) != 0)
         return die("cannot start: out of threads");
 
@@ -296,6 +299,7 @@ int main(int argc, char **argv)
     door_restore_mounts(&door);
     if (door_start(&door) < 0) {
         door_close(&door);
+        fuse_door_stop(svc.fuse);
         return die("cannot start the door thread");
     }
     atomic_store(&guard.started, true);
@@ -322,6 +326,7 @@ int main(int argc, char **argv)
          * and closes the FUSE connections. */
         fprintf(stderr, "danausd: %s: %d calls still blocked in backends; "
                 "exiting without them\n", svc.cfg.service, blocked);
+        fuse_door_farewell(svc.fuse);
         fflush(NULL);
         _exit(0);
     }

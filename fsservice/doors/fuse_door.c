@@ -36,6 +36,9 @@ struct fuse_door {
     struct fuse_export exports[DANAUS_MAX_INSTANCES];
     int nexports;                  /* one per mount index, some not mounted */
     struct keeper_link keeper;
+    /* Held while exports start or stop and while all are handed to a new
+     * keeper (keep_all, on the keeper's watching thread). */
+    pthread_mutex_t exports_lock;
     struct kept_mount *kept;       /* claimed from a dead service's keeper */
     int nkept;
     char *added[DANAUS_MAX_INSTANCES]; /* mount points of fuse_door_add */
@@ -278,7 +281,11 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
                         const struct service *svc, uint32_t index)
 {
     struct kept_mount *kept = kept_at(d, ex->mountpoint);
-    int rc = kept ? export_resume(ex, svc, kept) : export_mount(ex, svc);
+    int rc = kept ? export_resume(ex, svc, kept) : -1;
+    /* A take-over that failed closed the old connection: the stale mount
+     * it leaves is detached and a new one made. */
+    if (rc < 0)
+        rc = export_mount(ex, svc);
     if (rc < 0)
         return -1;
     if (fuse_loop_start(&ex->threads, ex->se) < 0) {
@@ -380,10 +387,11 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
 static void keep_all(void *arg)
 {
     struct fuse_door *d = arg;
-    int n = __atomic_load_n(&d->nexports, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++)
+    pthread_mutex_lock(&d->exports_lock);
+    for (int i = 0; i < d->nexports; i++)
         if (d->exports[i].looping)
             keeper_keep(&d->keeper, &d->exports[i], (uint32_t)i);
+    pthread_mutex_unlock(&d->exports_lock);
 }
 
 int fuse_door_start(struct service *svc, struct fuse_door **out)
@@ -400,6 +408,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     d->creds.owner = svc->cfg.owner_uid == (uid_t)-1 ? d->creds.self
                                                      : svc->cfg.owner_uid;
     d->keeper.fd = -1;
+    pthread_mutex_init(&d->exports_lock, NULL);
     d->nexports = svc->cfg.nmounts;
     for (int i = 0; i < d->nexports; i++)
         export_init(d, &d->exports[i], svc, (uint32_t)i,
@@ -417,16 +426,20 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
         fuse_door_stop(d);
         return 0;
     }
+    /* Visible from now on to the start-up guard (main.c), whose stop must
+     * reach the keeper. */
+    __atomic_store_n(out, d, __ATOMIC_RELEASE);
     if (d->nkept)
         fprintf(stderr, "danausd: %s: took over %d FUSE mounts from the "
                 "previous service\n", svc->cfg.service, d->nkept);
+    pthread_mutex_lock(&d->exports_lock);
     for (int i = 0; i < d->nexports; i++)
         if (export_start(d, &d->exports[i], svc, (uint32_t)i) == 0 &&
             !export_answers(&d->exports[i])) {
             keeper_drop(&d->keeper, (uint32_t)i);
             export_stop(&d->exports[i]);
         }
-    *out = d;
+    pthread_mutex_unlock(&d->exports_lock);
     svc->data_changed = fuse_door_data_changed;
     svc->exec_busy = fuse_door_exec_busy;
     return 0;
@@ -486,6 +499,7 @@ int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
         return -ENODEV;
     if (index >= DANAUS_MAX_INSTANCES || (int)index < d->nexports)
         return -EINVAL;
+    pthread_mutex_lock(&d->exports_lock);
     struct fuse_export *ex = &d->exports[index];
     memset(ex, 0, sizeof *ex);
     d->added[index] = strdup(mountpoint);
@@ -493,31 +507,40 @@ int fuse_door_add(struct fuse_door *d, struct service *svc, uint32_t index,
     if (!d->added[index] || !ex->spec) {
         free(ex->spec);
         ex->spec = NULL;
+        pthread_mutex_unlock(&d->exports_lock);
         return -ENOMEM;
     }
     memcpy(ex->spec, spec, spec_len);
     ex->spec_len = spec_len;
     export_init(d, ex, svc, index, d->added[index]);
-    int rc = export_start(d, ex, svc, index) < 0 ? -EIO : 0;
+    int rc = 0;
+    if (export_start(d, ex, svc, index) < 0) {
+        free(ex->spec);
+        ex->spec = NULL;
+        rc = -EIO;
+    }
     /* Exports between the old count and index (mounts added without a
      * FUSE door) stay zeroed: not looping, nothing open. The export is
      * complete before the count that makes it visible is stored. */
     __atomic_store_n(&d->nexports, (int)index + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&d->exports_lock);
     return rc;
 }
 
 void fuse_door_keep_view(struct fuse_door *d, uint32_t index,
                          const void *view, size_t view_len, int ns_fd)
 {
-    if (!d || (int)index >= d->nexports || !d->exports[index].looping)
+    if (!d || (int)index >= d->nexports)
         return;
+    pthread_mutex_lock(&d->exports_lock);
     struct fuse_export *ex = &d->exports[index];
     char *copy = malloc(view_len);
     int fd = fcntl(ns_fd, F_DUPFD_CLOEXEC, 0);
-    if (!copy || fd < 0) {
+    if (!ex->looping || !copy || fd < 0) {
         free(copy);
         if (fd >= 0)
             close(fd);
+        pthread_mutex_unlock(&d->exports_lock);
         return;
     }
     memcpy(copy, view, view_len);
@@ -529,6 +552,7 @@ void fuse_door_keep_view(struct fuse_door *d, uint32_t index,
     ex->view_len = view_len;
     ex->view_ns = fd;
     keeper_keep(&d->keeper, ex, index);
+    pthread_mutex_unlock(&d->exports_lock);
 }
 
 int fuse_door_remove(struct fuse_door *d, uint32_t index)
@@ -537,9 +561,17 @@ int fuse_door_remove(struct fuse_door *d, uint32_t index)
         return -ENODEV;
     if ((int)index >= d->nexports)
         return -EINVAL;
+    pthread_mutex_lock(&d->exports_lock);
     keeper_drop(&d->keeper, index);
     export_stop(&d->exports[index]);
+    pthread_mutex_unlock(&d->exports_lock);
     return 0;
+}
+
+void fuse_door_farewell(struct fuse_door *d)
+{
+    if (d)
+        keeper_bye(&d->keeper);
 }
 
 void fuse_door_stop(struct fuse_door *d)

@@ -69,6 +69,11 @@ void fuse_door_keep_view(struct fuse_door *d, uint32_t index,
 /* Unmounts mount `index` (the engine removing it); 0 or -errno. */
 int fuse_door_remove(struct fuse_door *d, uint32_t index);
 
+/* Tells the keeper the service stops on purpose (it lets go of the
+ * mounts, which end with this process, and restarts nothing): for exits
+ * that skip fuse_door_stop. d may be NULL. */
+void fuse_door_farewell(struct fuse_door *d);
+
 /* Unmounts every FUSE mount and joins its threads. */
 void fuse_door_stop(struct fuse_door *d);
 

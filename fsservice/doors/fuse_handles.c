@@ -16,18 +16,35 @@ struct handle_rec {
     uint64_t node;
     uint64_t ino;
     int32_t flags;
+    uint32_t generation; /* how often the record was given out */
     uint8_t state;
     uint8_t exec;
 };
 
-static struct handle_rec *rec(const struct fuse_handles *h, uint64_t fh)
+/* A handle is its record's index and, above, the record's generation: a
+ * RELEASE the kernel sends again after a restart, for a handle the dead
+ * service had already ended and given out anew, names an older
+ * generation and ends nothing. */
+static uint64_t index_of(uint64_t fh)
 {
-    return record_area_at(&h->area, fh);
+    return fh & 0xffffffffu;
+}
+
+static uint64_t handle_of(uint64_t i, const struct handle_rec *r)
+{
+    return (uint64_t)r->generation << 32 | i;
+}
+
+static struct handle_rec *rec(const struct fuse_handles *h, uint64_t i)
+{
+    return record_area_at(&h->area, i);
 }
 
 static bool given(const struct fuse_handles *h, uint64_t fh)
 {
-    return fh >= 1 && fh < h->top && rec(h, fh)->state != HANDLE_FREE;
+    uint64_t i = index_of(fh);
+    return i >= 1 && i < h->top && rec(h, i)->state != HANDLE_FREE &&
+           handle_of(i, rec(h, i)) == fh;
 }
 
 static void count(struct fuse_handles *h, const struct handle_rec *r, int by)
@@ -87,18 +104,18 @@ int fuse_handles_adopt(struct fuse_handles *h, int fd)
         fuse_handles_free(h, NULL);
         return rc;
     }
-    for (uint64_t fh = 1; fh < h->area.count; fh++) {
-        struct handle_rec *r = rec(h, fh);
+    for (uint64_t i = 1; i < h->area.count; i++) {
+        struct handle_rec *r = rec(h, i);
         if (r->state > HANDLE_DIR)
             r->state = HANDLE_FREE;
         if (r->state != HANDLE_FREE) {
-            h->top = fh + 1;
+            h->top = i + 1;
             count(h, r, 1);
         }
     }
-    for (uint64_t fh = 1; fh < h->top; fh++)
-        if (rec(h, fh)->state == HANDLE_FREE)
-            free_ids_push(&h->free, fh);
+    for (uint64_t i = 1; i < h->top; i++)
+        if (rec(h, i)->state == HANDLE_FREE)
+            free_ids_push(&h->free, i);
     return 0;
 }
 
@@ -110,9 +127,9 @@ int fuse_handles_fd(const struct fuse_handles *h)
 void fuse_handles_free(struct fuse_handles *h,
                        void (*close_file)(struct ls_file *))
 {
-    for (uint64_t fh = 1; close_file && fh < h->top; fh++)
-        if (h->files[fh])
-            close_file(h->files[fh]);
+    for (uint64_t i = 1; close_file && i < h->top; i++)
+        if (h->files[i])
+            close_file(h->files[i]);
     record_area_free(&h->area);
     free(h->files);
     free_ids_clear(&h->free);
@@ -126,17 +143,19 @@ uint64_t fuse_handles_add(struct fuse_handles *h,
                           struct ls_file *file)
 {
     pthread_mutex_lock(&h->lock);
-    uint64_t fh = 0;
-    if (!free_ids_pop(&h->free, &fh) && room_for(h, h->top + 1) == 0)
-        fh = h->top++;
-    if (fh) {
-        struct handle_rec *r = rec(h, fh);
+    uint64_t i = 0, fh = 0;
+    if (!free_ids_pop(&h->free, &i) && room_for(h, h->top + 1) == 0)
+        i = h->top++;
+    if (i) {
+        struct handle_rec *r = rec(h, i);
+        r->generation++;
+        fh = handle_of(i, r);
         r->node = what->node;
         r->ino = what->ino;
         r->flags = what->flags;
         r->exec = what->exec;
         r->state = what->dir ? HANDLE_DIR : HANDLE_FILE;
-        h->files[fh] = file;
+        h->files[i] = file;
         count(h, r, 1);
     }
     pthread_mutex_unlock(&h->lock);
@@ -149,13 +168,13 @@ int fuse_handles_get(struct fuse_handles *h, uint64_t fh,
     pthread_mutex_lock(&h->lock);
     int rc = given(h, fh) ? 0 : -EBADF;
     if (rc == 0) {
-        const struct handle_rec *r = rec(h, fh);
+        const struct handle_rec *r = rec(h, index_of(fh));
         *what = (struct fuse_handle){.node = r->node,
                                      .ino = r->ino,
                                      .flags = r->flags,
                                      .dir = r->state == HANDLE_DIR,
                                      .exec = r->exec};
-        *file = h->files[fh];
+        *file = h->files[index_of(fh)];
     }
     pthread_mutex_unlock(&h->lock);
     return rc;
@@ -164,10 +183,11 @@ int fuse_handles_get(struct fuse_handles *h, uint64_t fh,
 struct ls_file *fuse_handles_set(struct fuse_handles *h, uint64_t fh,
                                  struct ls_file *file)
 {
+    uint64_t i = index_of(fh);
     pthread_mutex_lock(&h->lock);
-    if (given(h, fh) && !h->files[fh])
-        h->files[fh] = file;
-    struct ls_file *held = given(h, fh) ? h->files[fh] : NULL;
+    if (given(h, fh) && !h->files[i])
+        h->files[i] = file;
+    struct ls_file *held = given(h, fh) ? h->files[i] : NULL;
     pthread_mutex_unlock(&h->lock);
     return held;
 }
@@ -177,12 +197,13 @@ struct ls_file *fuse_handles_remove(struct fuse_handles *h, uint64_t fh)
     struct ls_file *file = NULL;
     pthread_mutex_lock(&h->lock);
     if (given(h, fh)) {
-        struct handle_rec *r = rec(h, fh);
+        uint64_t i = index_of(fh);
+        struct handle_rec *r = rec(h, i);
         count(h, r, -1);
         r->state = HANDLE_FREE;
-        file = h->files[fh];
-        h->files[fh] = NULL;
-        free_ids_push(&h->free, fh);
+        file = h->files[i];
+        h->files[i] = NULL;
+        free_ids_push(&h->free, i);
     }
     pthread_mutex_unlock(&h->lock);
     return file;
@@ -193,8 +214,8 @@ bool fuse_handles_find(struct fuse_handles *h, uint64_t ino, bool exec_only,
 {
     bool found = false;
     pthread_mutex_lock(&h->lock);
-    for (uint64_t fh = 1; fh < h->top && !found; fh++) {
-        const struct handle_rec *r = rec(h, fh);
+    for (uint64_t i = 1; i < h->top && !found; i++) {
+        const struct handle_rec *r = rec(h, i);
         found = r->state == HANDLE_FILE && r->ino == ino &&
                 (r->exec || !exec_only);
         if (found && node)
@@ -209,10 +230,10 @@ int fuse_handles_on_node(struct fuse_handles *h, uint64_t node,
 {
     int rc = -ESTALE;
     pthread_mutex_lock(&h->lock);
-    for (uint64_t fh = 1; fh < h->top; fh++)
-        if (rec(h, fh)->state == HANDLE_FILE && rec(h, fh)->node == node &&
-            h->files[fh]) {
-            rc = fn(h->files[fh], arg);
+    for (uint64_t i = 1; i < h->top; i++)
+        if (rec(h, i)->state == HANDLE_FILE && rec(h, i)->node == node &&
+            h->files[i]) {
+            rc = fn(h->files[i], arg);
             break;
         }
     pthread_mutex_unlock(&h->lock);

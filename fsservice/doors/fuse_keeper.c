@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 int keeper_claim(const struct config *cfg, struct kept_mount **kept,
@@ -27,6 +29,7 @@ int keeper_claim(const struct config *cfg, struct kept_mount **kept,
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return 0;
+    keeper_bound_waits(fd);
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
         !keeper_peer_trusted(fd)) {
         close(fd);
@@ -158,6 +161,8 @@ static void *watch(void *arg)
         fprintf(stderr, "danausd: the FUSE keeper (pid %d) died; starting "
                 "another\n", (int)k->pid);
         close(k->fd);
+        /* Gone, or made to go: its channel is closed either way. */
+        kill(k->pid, SIGKILL);
         waitpid(k->pid, NULL, 0);
         int rc = spawn(k, k->cfg, k->argv);
         pthread_mutex_unlock(&k->lock);
@@ -262,7 +267,14 @@ void keeper_bye(struct keeper_link *k)
         pthread_join(k->watcher, NULL);
     close(k->fd);
     k->fd = -1;
-    waitpid(k->pid, NULL, 0);
+    /* It leaves at once on the goodbye; one that does not (stopped) is
+     * not waited for long. */
+    for (int i = 0; i < 200 && waitpid(k->pid, NULL, WNOHANG) == 0; i++)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    if (waitpid(k->pid, NULL, WNOHANG) == 0) {
+        kill(k->pid, SIGKILL);
+        waitpid(k->pid, NULL, 0);
+    }
 }
 
 void kept_mount_release(struct kept_mount *m)

@@ -105,12 +105,16 @@ static void from_service(const struct keeper_msg *msg, int *fds, int nfds,
         *clean = 1;
 }
 
+/* One message at a time: the keeper is one thread. */
+static struct keeper_msg message;
+
 /* A claim on the listening socket: true once everything went over. */
 static bool hand_over(int fd)
 {
-    struct keeper_msg *msg = malloc(sizeof *msg);
+    struct keeper_msg *msg = &message;
     int fds[KEPT_FDS];
-    int n = msg && keeper_peer_trusted(fd) ? keeper_recv(fd, msg, fds) : -1;
+    keeper_bound_waits(fd);
+    int n = keeper_peer_trusted(fd) ? keeper_recv(fd, msg, fds) : -1;
     for (int i = 0; i < n; i++)
         close(fds[i]);
     bool ok = n >= 0 && msg->op == KEEPER_CLAIM;
@@ -122,7 +126,6 @@ static bool hand_over(int fd)
         msg->op = KEEPER_END;
         ok = keeper_send(fd, msg, NULL, 0) == 0;
     }
-    free(msg);
     return ok;
 }
 
@@ -205,13 +208,12 @@ int keeper_main(int argc, char **argv)
         if (poll(p, 2, timeout) < 0 && errno != EINTR)
             break;
         if (channel >= 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-            struct keeper_msg *msg = malloc(sizeof *msg);
             int fds[KEPT_FDS];
-            int n = msg ? keeper_recv(channel, msg, fds) : -1;
+            int n = keeper_recv(channel, &message, fds);
             if (n >= 0)
-                from_service(msg, fds, n, &clean);
-            free(msg);
-            if (n < 0) {
+                from_service(&message, fds, n, &clean);
+            /* Only its end of file says the service is gone. */
+            if (n < 0 && errno == 0) {
                 close(channel);
                 channel = -1;
                 if (clean)
@@ -263,8 +265,13 @@ int keeper_main(int argc, char **argv)
             detach_all();
             break;
         }
-        if (restart && started == 0 && now_s() >= next_start)
+        if (restart && started == 0 && now_s() >= next_start) {
             started = start_service(command);
+            if (started < 0) {
+                started = 0;
+                next_start = now_s() + 1;
+            }
+        }
     }
     for (int i = 0; i < DANAUS_MAX_INSTANCES; i++)
         let_go(&held[i]);

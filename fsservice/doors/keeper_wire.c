@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 int keeper_address(const char *rundir, const char *service,
@@ -25,6 +26,13 @@ bool keeper_peer_trusted(int fd)
     socklen_t len = sizeof cred;
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
            (cred.uid == geteuid() || cred.uid == 0);
+}
+
+void keeper_bound_waits(int fd)
+{
+    struct timeval two = {.tv_sec = 2};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &two, sizeof two);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &two, sizeof two);
 }
 
 int keeper_send(int fd, const struct keeper_msg *msg, const int *fds,
@@ -68,6 +76,8 @@ int keeper_recv(int fd, struct keeper_msg *msg, int fds[KEPT_FDS])
     do
         n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
     while (n < 0 && errno == EINTR);
+    if (n == 0)
+        errno = 0;
     if (n <= 0)
         return -1;
     int got = 0;

@@ -18,13 +18,18 @@ int keeper_address(const char *rundir, const char *service,
 /* Whether the other end of fd runs as this process's user or as root. */
 bool keeper_peer_trusted(int fd);
 
+/* Bounds each wait on fd for a claim's messages: a peer that connects
+ * and says nothing (stopped, or hostile) stalls nobody for long. */
+void keeper_bound_waits(int fd);
+
 /* Sends msg with nfds descriptors: 0 or -1 (errno). */
 int keeper_send(int fd, const struct keeper_msg *msg, const int *fds,
                 int nfds);
 
 /* Receives one message into msg and up to KEPT_FDS descriptors (close on
  * exec) into fds: their number; 0 with msg->op 0 for a message not of
- * this protocol (its descriptors closed); -1 at end of file or on error. */
+ * this protocol (its descriptors closed); -1 at end of file (errno 0) or
+ * on error. */
 int keeper_recv(int fd, struct keeper_msg *msg, int fds[KEPT_FDS]);
 
 #endif

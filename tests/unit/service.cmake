@@ -9,3 +9,6 @@ danaus_unit_test(test_dispatch SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dispatch.c
 danaus_unit_test(test_fuse_nodes
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_fuse_nodes.c
                  LIBS danaus_service)
+danaus_unit_test(test_fuse_handles
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_fuse_handles.c
+                 LIBS danaus_service)

@@ -1,0 +1,119 @@
+/*
+ * test_fuse_handles.c - the FUSE door's handle table (fsservice/doors/
+ * fuse_handles.h): a handle says what it stands for, an ended handle's
+ * number ends nothing when its record is given out again (a RELEASE the
+ * kernel resends after a restart), files are found by inode and node, and
+ * a table adopted from another's area (a restarted service's) keeps every
+ * handle without its file.
+ */
+#include "fsservice/doors/fuse_handles.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static struct fuse_handles h;
+
+/* Stand-ins for backend files: the table never looks inside them. */
+static int file_a, file_b;
+#define FILE_A ((struct ls_file *)&file_a)
+#define FILE_B ((struct ls_file *)&file_b)
+
+static int setup(void **state)
+{
+    (void)state;
+    return fuse_handles_init(&h);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fuse_handles_free(&h, NULL);
+    return 0;
+}
+
+static void a_handle_says_what_it_is(void **state)
+{
+    (void)state;
+    struct fuse_handle what = {.node = 7, .ino = 70, .flags = O_RDWR,
+                               .exec = true};
+    uint64_t fh = fuse_handles_add(&h, &what, FILE_A);
+    assert_int_not_equal(fh, 0);
+    struct fuse_handle got;
+    struct ls_file *file;
+    assert_int_equal(fuse_handles_get(&h, fh, &got, &file), 0);
+    assert_ptr_equal(file, FILE_A);
+    assert_int_equal(got.node, 7);
+    assert_int_equal(got.ino, 70);
+    assert_int_equal(got.flags, O_RDWR);
+    assert_true(got.exec);
+    assert_false(got.dir);
+    uint64_t node = 0;
+    assert_true(fuse_handles_find(&h, 70, true, &node));
+    assert_int_equal(node, 7);
+    assert_false(fuse_handles_find(&h, 71, false, NULL));
+    assert_int_equal(atomic_load(&h.nexec), 1);
+    assert_int_equal(fuse_handles_get(&h, fh + 1, &got, &file), -EBADF);
+    assert_int_equal(fuse_handles_get(&h, 0, &got, &file), -EBADF);
+}
+
+static void an_ended_handle_ends_nothing_later(void **state)
+{
+    (void)state;
+    struct fuse_handle what = {.node = 1, .ino = 10};
+    uint64_t old = fuse_handles_add(&h, &what, FILE_A);
+    assert_ptr_equal(fuse_handles_remove(&h, old), FILE_A);
+    uint64_t fresh = fuse_handles_add(&h, &what, FILE_B);
+    assert_int_not_equal(fresh, old);
+    /* The resent RELEASE of the old handle. */
+    assert_null(fuse_handles_remove(&h, old));
+    struct fuse_handle got;
+    struct ls_file *file;
+    assert_int_equal(fuse_handles_get(&h, fresh, &got, &file), 0);
+    assert_ptr_equal(file, FILE_B);
+}
+
+static void adopted_handles_wait_for_their_files(void **state)
+{
+    (void)state;
+    struct fuse_handle what = {.node = 3, .ino = 30, .flags = O_WRONLY};
+    uint64_t fh = fuse_handles_add(&h, &what, FILE_A);
+    struct fuse_handle dir = {.node = 4, .dir = true};
+    uint64_t dh = fuse_handles_add(&h, &dir, FILE_B);
+    int fd = dup(fuse_handles_fd(&h));
+    fuse_handles_free(&h, NULL);
+
+    assert_int_equal(fuse_handles_adopt(&h, fd), 0);
+    struct fuse_handle got;
+    struct ls_file *file = FILE_A;
+    assert_int_equal(fuse_handles_get(&h, fh, &got, &file), 0);
+    assert_null(file);
+    assert_int_equal(got.node, 3);
+    assert_int_equal(got.flags, O_WRONLY);
+    assert_int_equal(fuse_handles_get(&h, dh, &got, &file), 0);
+    assert_true(got.dir);
+    assert_int_equal(atomic_load(&h.nopen), 1);
+    /* The first use opens it again; a second opener keeps the first's. */
+    assert_ptr_equal(fuse_handles_set(&h, fh, FILE_B), FILE_B);
+    assert_ptr_equal(fuse_handles_set(&h, fh, FILE_A), FILE_B);
+    assert_int_not_equal(fuse_handles_add(&h, &what, FILE_A), fh);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(a_handle_says_what_it_is, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(an_ended_handle_ends_nothing_later,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(adopted_handles_wait_for_their_files,
+                                        setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
