@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 /* A request's export, instance and credentials. */
 struct ctx {
@@ -115,8 +116,11 @@ static int child_path(struct ctx *c, fuse_ino_t parent, const char *name,
 /* The backend file of the handle in fi into *out. A handle given before
  * the service restarted (fuse_keeper.h) has no file in this process yet:
  * it is opened again by its node's path, with the flags of its first open
- * but O_TRUNC, and must still be the same inode. A file unlinked (or
- * replaced) meanwhile gets EIO, on that handle only. 0 or -errno. */
+ * but O_TRUNC, and must still be the same inode. It is opened with the
+ * service's own rights: the kernel checked the first open, and a file
+ * since made read-only, or created so, stays writable through it as on
+ * any file system. A file unlinked (or replaced) meanwhile gets EIO, on
+ * that handle only. 0 or -errno. */
 static int file_of(struct ctx *c, const struct fuse_file_info *fi,
                    struct ls_file **out)
 {
@@ -124,17 +128,21 @@ static int file_of(struct ctx *c, const struct fuse_file_info *fi,
     int rc = fuse_handles_get(&c->ex->handles, fi->fh, &h, out);
     if (rc < 0 || *out)
         return rc;
+    const struct ls_cred *self =
+        fuse_cred_of(c->ex->creds, getpid(), geteuid(), getegid());
+    if (!self)
+        return -ENOMEM;
     char path[PATH_MAX];
     struct ls_file *file = NULL;
     struct danaus_stat d;
     rc = path_of(c, h.node, path);
     if (rc == 0)
-        rc = c->inst->ops->open(c->inst, c->cred, path,
+        rc = c->inst->ops->open(c->inst, self, path,
                                 h.dir ? O_RDONLY | O_DIRECTORY
                                       : h.flags & ~O_TRUNC,
                                 0, &file);
     if (rc == 0 && !h.dir &&
-        ((rc = c->inst->ops->fstat(file, c->cred, &d)) == 0 && d.ino != h.ino))
+        ((rc = c->inst->ops->fstat(file, self, &d)) == 0 && d.ino != h.ino))
         rc = -ESTALE;
     if (rc < 0) {
         if (file)

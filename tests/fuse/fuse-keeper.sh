@@ -14,7 +14,8 @@
 #    in danausd_stuck's backend, local only) is sent again to the next
 #    service and done;
 #  - a file unlinked while open gets EIO after a restart, on that
-#    descriptor only;
+#    descriptor only; a read-only file written through its creating
+#    descriptor (by another user) writes on;
 #  - restart on: the keeper starts the next danausd itself;
 #  - fuse_keep: mounts nobody takes are detached when it ends, and the
 #    programs waiting get ENOTCONN;
@@ -41,6 +42,7 @@ config() {
     {
         echo "service $service"
         echo "rundir $site/run"
+        echo "fuse_allow_other on" # another user's program below
         for line in "$@"; do echo "$line"; done
         case $backend in
         local) echo "mount $mnt local $site/backing" ;;
@@ -124,8 +126,12 @@ if [ "$backend" = local ]; then
 fi
 
 # A file unlinked while open: EIO on its descriptor after the restart, the
-# other descriptor reads on.
-env -u LD_PRELOAD python3 "$load" unlinked "$mnt" 2 > "$site/unlinked.out" &
+# other descriptor reads on; a file a user created read-only writes on
+# through the descriptor that created it (as on any file system).
+mkdir "$mnt/nobody" && chown 65534:65534 "$mnt/nobody"
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+    env -u LD_PRELOAD /usr/bin/python3 "$load" unlinked "$mnt/nobody" 2 \
+    > "$site/unlinked.out" 2> "$site/unlinked.err" &
 holder=$!
 # lines N: waits until the holder said N lines.
 lines() {
@@ -141,8 +147,9 @@ crash
 start "$danausd" || exit 1
 kill -USR1 $holder
 wait $holder
-expect "unlinked while open: read before, then EIO, the other file reads" \
-    "ready|OK OK|EIO OK" "$(paste -sd'|' "$site/unlinked.out")"
+expect "unlinked while open: EIO after, the others read and write on" \
+    "ready|OK OK OK|EIO OK OK" "$(paste -sd'|' "$site/unlinked.out")"
+cat "$site/unlinked.err"
 
 # restart on: the keeper starts the next service itself.
 service_stop
@@ -221,7 +228,8 @@ expect "another user cannot reach it" "PermissionError" \
 before=$(took)
 start "$danausd" || exit 1
 expect "the next service still takes the mount over" $((before + 1)) "$(took)"
-[ "$backend" = ceph ] && plain rm -rf "$mnt/work" "$mnt/big" "$mnt/late"
+[ "$backend" = ceph ] &&
+    plain rm -rf "$mnt/work" "$mnt/big" "$mnt/late" "$mnt/nobody"
 service_stop
 
 echo "$failures failures"

@@ -11,9 +11,11 @@
       and prints "read BYTES sum OK|BAD" against the sha256 SUM.
   keeper_load.py unlinked DIR ROUNDS
       holds DIR/doomed and DIR/kept (1 MiB each) open, unlinks doomed,
-      says "ready", then, at each SIGUSR1, prints what reading both gives
-      (OK or the errno name), each time at a farther offset (a page the
-      kernel has not cached); ends after ROUNDS.
+      and holds DIR/ro, created read-only (mode 0444) for writing; says
+      "ready", then, at each SIGUSR1, prints what reading the first two and
+      writing the third gives (OK or the errno name), each time at a
+      farther offset (a page the kernel has not cached); ends after
+      ROUNDS.
 """
 import errno
 import hashlib
@@ -71,6 +73,8 @@ def unlinked(directory, rounds):
         with open(p, 'wb') as f:
             f.write(b'x' * (1 << 20))
     fds = [os.open(doomed, os.O_RDONLY), os.open(kept, os.O_RDONLY)]
+    ro = os.open(os.path.join(directory, 'ro'),
+                 os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o444)
     os.unlink(doomed)
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
     print('ready', flush=True)
@@ -84,6 +88,11 @@ def unlinked(directory, rounds):
                 said.append('OK')
             except OSError as e:
                 said.append(errno.errorcode[e.errno])
+        try:
+            os.pwrite(ro, b'w', line * 4096)
+            said.append('OK')
+        except OSError as e:
+            said.append(errno.errorcode[e.errno])
         print(' '.join(said), flush=True)
 
 
