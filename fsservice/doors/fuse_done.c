@@ -13,8 +13,8 @@
 
 struct done_rec {
     uint64_t unique;
+    int64_t result;
     uint32_t op;
-    int32_t result;
 };
 
 static struct done_rec *slot(const struct fuse_done *d, uint64_t unique)
@@ -55,7 +55,7 @@ void fuse_done_free(struct fuse_done *d)
 }
 
 void fuse_done_note(struct fuse_done *d, uint64_t unique,
-                    enum fuse_done_op op, int result)
+                    enum fuse_done_op op, int64_t result)
 {
     struct done_rec *r = slot(d, unique);
     r->op = op;
@@ -64,7 +64,7 @@ void fuse_done_note(struct fuse_done *d, uint64_t unique,
 }
 
 bool fuse_done_find(const struct fuse_done *d, uint64_t unique,
-                    enum fuse_done_op op, int *result)
+                    enum fuse_done_op op, int64_t *result)
 {
     const struct done_rec *r = slot(d, unique);
     if (__atomic_load_n(&r->unique, __ATOMIC_ACQUIRE) != unique ||

@@ -1,6 +1,6 @@
 /*
- * fuse_done.h - the results of the FUSE requests that change names, kept
- * for a successor.
+ * fuse_done.h - the results of the FUSE requests that change names, and
+ * of opens, kept for a successor.
  *
  * A request the dead service did but never answered comes again to the
  * next one (fuse_keeper.h, FUSE_NOTIFY_RESEND). Reading or stat-ing twice
@@ -12,8 +12,11 @@
  * instead of running it again. One begun and never noted as done (the
  * service was killed while its backend call ran, which a SIGKILL lets
  * finish) is run again, and the error its own first run would cause
- * (EEXIST, ENOENT) taken for success (fuse_ops.c). The notes are a ring: only the last FUSE_DONE_NOTES requests are
- * remembered, far more than the kernel can have in flight.
+ * (EEXIST, ENOENT) taken for success (fuse_ops.c). An open or opendir
+ * notes the handle it gave, so that a resent one is answered with that
+ * handle rather than leave it held for good. The notes are a ring: only
+ * the last FUSE_DONE_NOTES requests are remembered, far more than the
+ * kernel can have in flight.
  */
 #ifndef DANAUS_FUSE_DONE_H
 #define DANAUS_FUSE_DONE_H
@@ -25,7 +28,7 @@
 
 #define FUSE_DONE_NOTES 4096
 /* The result noted before the backend call: begun, not known to be done. */
-#define FUSE_DONE_BEGUN INT32_MIN
+#define FUSE_DONE_BEGUN INT64_MIN
 
 enum fuse_done_op {
     DONE_CREATE = 1,
@@ -36,6 +39,8 @@ enum fuse_done_op {
     DONE_UNLINK,
     DONE_RMDIR,
     DONE_RENAME,
+    DONE_OPEN,    /* result: the handle given */
+    DONE_OPENDIR, /* likewise */
 };
 
 struct fuse_done {
@@ -49,12 +54,12 @@ int fuse_done_adopt(struct fuse_done *d, int fd);
 int fuse_done_fd(const struct fuse_done *d);
 void fuse_done_free(struct fuse_done *d);
 
-/* Request `unique` (op) ended with result (0 or -errno). */
+/* Request `unique` (op) ended with result (0, a handle, or -errno). */
 void fuse_done_note(struct fuse_done *d, uint64_t unique,
-                    enum fuse_done_op op, int result);
+                    enum fuse_done_op op, int64_t result);
 
 /* Whether request `unique` (op) was done: true with its *result. */
 bool fuse_done_find(const struct fuse_done *d, uint64_t unique,
-                    enum fuse_done_op op, int *result);
+                    enum fuse_done_op op, int64_t *result);
 
 #endif

@@ -70,12 +70,12 @@ static void reply_status(fuse_req_t req, int rc)
  * with its result in *result. */
 enum earlier { EARLIER_NONE, EARLIER_BEGUN, EARLIER_DONE };
 
-static enum earlier earlier_run(struct ctx *c, enum fuse_done_op op,
-                                int *result)
+static enum earlier earlier_result(struct ctx *c, enum fuse_done_op op,
+                                   int64_t *result)
 {
     bool resent;
     uint64_t unique = fuse_loop_request(&resent);
-    int noted;
+    int64_t noted;
     if (!resent || !fuse_done_find(&c->ex->done, unique, op, &noted))
         return EARLIER_NONE;
     if (noted == FUSE_DONE_BEGUN)
@@ -84,9 +84,34 @@ static enum earlier earlier_run(struct ctx *c, enum fuse_done_op op,
     return EARLIER_DONE;
 }
 
+static enum earlier earlier_run(struct ctx *c, enum fuse_done_op op,
+                                int *result)
+{
+    int64_t noted = 0;
+    enum earlier e = earlier_result(c, op, &noted);
+    if (e == EARLIER_DONE)
+        *result = (int)noted;
+    return e;
+}
+
+/* An open (or opendir) the dead service answered with a handle it never
+ * delivered: the handle, still held, into fi->fh, and true. */
+static bool opened_before(struct ctx *c, enum fuse_done_op op,
+                          struct fuse_file_info *fi)
+{
+    int64_t fh = 0;
+    struct fuse_handle h;
+    struct ls_file *file;
+    if (earlier_result(c, op, &fh) != EARLIER_DONE || fh <= 0 ||
+        fuse_handles_get(&c->ex->handles, (uint64_t)fh, &h, &file) < 0)
+        return false;
+    fi->fh = (uint64_t)fh;
+    return true;
+}
+
 /* Notes the request c runs as begun (FUSE_DONE_BEGUN) or done with
  * result, before it is answered. */
-static void note_done(struct ctx *c, enum fuse_done_op op, int result)
+static void note_done(struct ctx *c, enum fuse_done_op op, int64_t result)
 {
     bool resent;
     uint64_t unique = fuse_loop_request(&resent);
@@ -544,11 +569,20 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     char path[PATH_MAX];
     int flags = fi->flags & BACKEND_OPEN_FLAGS;
     struct ls_file *file;
+    if (opened_before(&c, DONE_OPEN, fi)) {
+        fi->direct_io = c.ex->direct_io || (flags & O_APPEND);
+        fi->keep_cache = 0;
+        if (fuse_reply_open(req, fi) != 0)
+            take_back(&c, fi);
+        return;
+    }
     int rc = path_of(&c, ino, path);
     if (rc == 0)
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, 0, &file);
     if (rc == 0)
         rc = hand_over(&c, ino, file, flags, fi);
+    if (rc == 0)
+        note_done(&c, DONE_OPEN, (int64_t)fi->fh);
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0)
@@ -774,6 +808,11 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
     BEGIN(req, c);
     char path[PATH_MAX];
     struct ls_file *dir;
+    if (opened_before(&c, DONE_OPENDIR, fi)) {
+        if (fuse_reply_open(req, fi) != 0)
+            take_back(&c, fi);
+        return;
+    }
     int rc = path_of(&c, ino, path);
     if (rc == 0)
         rc = c.inst->ops->open(c.inst, c.cred, path, O_RDONLY | O_DIRECTORY,
@@ -783,6 +822,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
         c.inst->ops->close(dir);
         rc = -ENFILE;
     }
+    if (rc == 0)
+        note_done(&c, DONE_OPENDIR, (int64_t)fi->fh);
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0)
