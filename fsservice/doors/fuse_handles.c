@@ -59,17 +59,10 @@ static void count(struct fuse_handles *h, const struct handle_rec *r, int by)
 /* Makes the area and the files hold handles below n. */
 static int room_for(struct fuse_handles *h, uint64_t n)
 {
-    if (n <= h->area.count)
-        return 0;
-    uint64_t want = h->area.count * 2 > n ? h->area.count * 2 : n;
-    if (want > MAX_HANDLES)
-        want = n;
-    struct ls_file **files = realloc(h->files, want * sizeof *files);
-    if (!files)
-        return -ENOMEM;
-    memset(files + h->area.count, 0, (want - h->area.count) * sizeof *files);
+    void *files = h->files;
+    int rc = record_area_make_room(&h->area, n, &files, sizeof *h->files);
     h->files = files;
-    return record_area_grow(&h->area, want);
+    return rc;
 }
 
 static void start(struct fuse_handles *h)

@@ -135,18 +135,11 @@ static void index_remove(struct fuse_nodes *t, uint64_t id)
 /* Makes the area and the children counts hold ids below count. */
 static int room_for(struct fuse_nodes *t, uint64_t count)
 {
-    if (count <= t->area.count)
-        return 0;
-    uint64_t want = t->area.count * 2 > count ? t->area.count * 2 : count;
-    if (want > MAX_NODES)
-        want = count;
-    uint32_t *children = realloc(t->children, want * sizeof *children);
-    if (!children)
-        return -ENOMEM;
-    memset(children + t->area.count, 0,
-           (want - t->area.count) * sizeof *children);
+    void *children = t->children;
+    int rc = record_area_make_room(&t->area, count, &children,
+                                   sizeof *t->children);
     t->children = children;
-    return record_area_grow(&t->area, want);
+    return rc;
 }
 
 /* A new named node (parent, name) with no lookups: its id, 0 when out of

@@ -231,6 +231,20 @@ static int attrs_of(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
     return rc;
 }
 
+/* Replies node ino's attributes (through file when not NULL), or rc when
+ * the call already failed. */
+static void reply_attrs(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
+                        int rc)
+{
+    struct stat st;
+    if (rc == 0)
+        rc = attrs_of(c, ino, file, &st);
+    if (rc < 0)
+        fuse_reply_err(c->req, -rc);
+    else
+        fuse_reply_attr(c->req, &st, 0);
+}
+
 /* Replies the entry at path (made or found just now): its node, with one
  * lookup more, and its attributes. */
 static void reply_entry(struct ctx *c, const char *path)
@@ -285,15 +299,9 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
                        struct fuse_file_info *fi)
 {
     BEGIN(req, c);
-    struct stat st;
     struct ls_file *file = NULL;
     int rc = fi ? file_of(&c, fi, &file) : 0;
-    if (rc == 0)
-        rc = attrs_of(&c, ino, file, &st);
-    if (rc < 0)
-        fuse_reply_err(req, -rc);
-    else
-        fuse_reply_attr(req, &st, 0);
+    reply_attrs(&c, ino, file, rc);
 }
 
 /* One setattr change, through f when given, else by path. */
@@ -351,13 +359,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
                               FUSE_SET_ATTR_ATIME_NOW |
                               FUSE_SET_ATTR_MTIME_NOW)))
         rc = set_one(&c, path, file, FUSE_SET_ATTR_ATIME, attr, to_set);
-    struct stat st;
-    if (rc == 0)
-        rc = attrs_of(&c, ino, file, &st);
-    if (rc < 0)
-        fuse_reply_err(req, -rc);
-    else
-        fuse_reply_attr(req, &st, 0);
+    reply_attrs(&c, ino, file, rc);
 }
 
 static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)

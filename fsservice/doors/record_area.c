@@ -93,6 +93,22 @@ int record_area_grow(struct record_area *a, uint64_t count)
     return 0;
 }
 
+int record_area_make_room(struct record_area *a, uint64_t count,
+                          void **beside, size_t elem)
+{
+    if (count <= a->count)
+        return 0;
+    uint64_t want = a->count * 2 > count ? a->count * 2 : count;
+    if (want > a->max)
+        want = count;
+    char *more = realloc(*beside, want * elem);
+    if (!more)
+        return -ENOMEM;
+    memset(more + a->count * elem, 0, (want - a->count) * elem);
+    *beside = more;
+    return record_area_grow(a, want);
+}
+
 void record_area_free(struct record_area *a)
 {
     if (a->base)

@@ -37,6 +37,13 @@ int record_area_adopt(struct record_area *a, int fd, size_t rec_size,
  * -ENOSPC past max, -errno. */
 int record_area_grow(struct record_area *a, uint64_t count);
 
+/* Makes the area hold at least count records, doubling it at least, and
+ * grows *beside alike: the caller's per-record array (in this process
+ * only) of elem-byte entries, new ones zero. 0, -ENOMEM, -ENOSPC past
+ * max. */
+int record_area_make_room(struct record_area *a, uint64_t count,
+                          void **beside, size_t elem);
+
 static inline void *record_area_at(const struct record_area *a, uint64_t i)
 {
     return a->base + i * a->rec_size;

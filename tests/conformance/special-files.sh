@@ -27,13 +27,6 @@ if [ "$backend" = local ]; then
         >> "$site/danausd.conf"
 fi
 
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect() {
-    if [ "$2" = "$3" ]; then ok "$1"; else
-        fail "$1: expected [$2], got [$3]"; fi
-}
 plain() { timeout 20 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$@"; }
 pre() {
     timeout 20 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
