@@ -45,8 +45,10 @@ void ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq)
 {
     memcpy(&s->desc, d, sizeof *d);
     s->desc.seq = seq;
+    atomic_store_explicit(&s->client_cpu, ipc_cpu_mark(),
+                          memory_order_relaxed);
     /* Release: a service thread that reads posted == seq with acquire also
-     * reads the whole descriptor. */
+     * reads the whole descriptor, and where its client runs. */
     atomic_store_explicit(&s->posted, seq, memory_order_release);
 }
 
@@ -98,8 +100,6 @@ int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
 {
     uint64_t last_probe;
 
-    atomic_store_explicit(&s->client_cpu, ipc_cpu_mark(),
-                          memory_order_relaxed);
     for (int i = 0; i < AWAIT_SPINS; i++) {
         if (answered(s, seq))
             return s->result;

@@ -109,9 +109,12 @@ struct ipc_slot {
     int64_t pos;
     /* Where each side runs while a request is in flight, as cpu + 1 (0:
      * not known), so that neither spins for a peer that needs its cpu
-     * (wait.c). Hints: the service only compares client_cpu with its own
-     * cpu, so a forged value costs at most one bounded spin. */
-    _Atomic uint32_t client_cpu; /* the client, as it starts waiting */
+     * (wait.c), and so that a long call runs on its client's cpu
+     * (workers.c). Hints: the service compares client_cpu with its own cpu
+     * and moves a long call only to a cpu of the call's crew, so a forged
+     * value costs at most one bounded spin, or puts the forger's own long
+     * calls on a cpu it could have run on itself. */
+    _Atomic uint32_t client_cpu; /* the client, as it posts */
     _Atomic uint32_t server_cpu; /* the service thread running the request;
                                     0 until taken and once answered */
     struct danaus_desc desc;

@@ -10,7 +10,9 @@
  * service threads of all queues can hold at the usual bound; another client
  * must then still be served on the other mount and on the stuck mount's
  * other calls, within CALLS_BOUND_MS for the lot (without the stall watch it
- * waits forever). SIGTERM must end the service within STOP_BOUND_MS (the
+ * waits forever). Each blocked mkdir, a long call, must run on the cpu of
+ * the client thread that sent it (workers.c follow_client): for every cpu,
+ * at least STUCK_PER_CPU service threads are then allowed that cpu alone. SIGTERM must end the service within STOP_BOUND_MS (the
  * service waits 2 s for calls in progress, then leaves them), and the
  * blocked client's calls then fail with ENOTCONN, as any client's whose
  * service is gone and not restarted (DANAUS_RESTART_WAIT_MS=0).
@@ -23,6 +25,7 @@
 #include "harness.h"
 
 #include <danaus/danaus.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -48,6 +51,7 @@
 #define STOP_BOUND_MS 5000
 #define DEADLINE_MS 300
 #define TIMEOUTS 10
+#define FOLLOW_BOUND_MS 5000
 
 static const char *danausd;
 static struct site site;
@@ -154,6 +158,56 @@ static int work_elsewhere(void *arg)
     return 0;
 }
 
+/* How many threads of process pid may run on cpu and no other. */
+static int threads_on_cpu_alone(pid_t pid, int cpu)
+{
+    char dir[64], want[16];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    snprintf(want, sizeof want, "%d", cpu);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX], line[256];
+        snprintf(path, sizeof path, "%s/%s/status", dir, e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue; /* the thread left */
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+                char *v = line + 18;
+                v += strspn(v, " \t");
+                v[strcspn(v, "\n")] = '\0';
+                n += strcmp(v, want) == 0;
+            }
+        fclose(f);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Every blocked mkdir runs on its client's cpu: STUCK_PER_CPU threads
+ * allowed that cpu alone, for each cpu (waits for them to be taken). */
+static void check_calls_follow_clients(void)
+{
+    cpu_set_t set;
+    sched_getaffinity(0, sizeof set, &set);
+    for (int i = 0; i < CPU_COUNT(&set); i++) {
+        int cpu = nth_cpu(&set, i), n;
+        double t0 = now_ms();
+        while ((n = threads_on_cpu_alone(service.pid, cpu)) < STUCK_PER_CPU &&
+               now_ms() - t0 < FOLLOW_BOUND_MS)
+            usleep(10 * 1000);
+        printf("threads of danausd on cpu %d alone: %d (blocked calls from "
+               "it: %d)\n", cpu, n, STUCK_PER_CPU);
+        assert_true(n >= STUCK_PER_CPU);
+    }
+}
+
 /* The site: a stuck and a free local mount; extra goes into the config. */
 static void make_stuck_site(const char *extra)
 {
@@ -200,6 +254,7 @@ static void test_stuck_mount_stalls_nothing(void **state)
     /* Time for the mkdirs to reach the service and block its threads. */
     usleep(500 * 1000);
 
+    check_calls_follow_clients();
     printf("with every queue's threads blocked: ");
     assert_int_equal(run_in_child(work_elsewhere, &site, CALLS_BOUND_MS), 0);
 
