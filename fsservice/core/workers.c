@@ -36,7 +36,7 @@
  * client publish would wake), so a crew of several costs a single-client
  * ping-pong nothing; an added thread parked for EXTRA_IDLE_MS leaves.
  * Nor must they share a cpu with them: a thread running a long request
- * moves to the cpu its client posted from for the call (follow_client).
+ * moves to the cpu its client posted from for the call (placement.h).
  *
  * What a thread takes from its queue is a doorbell, a claim only: the
  * request it names is served only if client_request_begin finds it posted
@@ -50,6 +50,7 @@
 #include "workers.h"
 
 #include "blocking.h"
+#include "placement.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -90,7 +91,8 @@ static void *worker_main(void *arg);
 
 /* The crew's cpus within those the spawning thread may use now: the
  * service's cpus can shrink while it runs (a cpuset made smaller, taskset
- * on its threads), and a new thread must never widen them again. */
+ * on its threads), and a new thread must never widen them again. (No
+ * thread spawns while moved for a long call, see serve_bell.) */
 static void spawn_cpus(const struct crew *crew, cpu_set_t *cpus)
 {
     cpu_set_t now;
@@ -130,43 +132,10 @@ static int spawn(struct crew *crew, bool extra)
     return 0;
 }
 
-/* Before a long call: moves this thread to the cpu its client posted from,
- * if that cpu is one of the crew's and the thread may use it now. The
- * client sleeps through a long call, so its cpu is free for the work; and
- * one client's bulk transfers and syncs then load its own cpu, not a quiet
- * neighbour's, where the scheduler would rather put them (issue 18: a
- * victim of stat and cached reads kept 42-49% of its solo rate next to a
- * 1 MiB fsync writer on one service, 71% with this). True when it moved;
- * *was then holds the affinity to go back to. */
-static bool follow_client(const struct crew *crew, const struct ipc_slot *s,
-                          cpu_set_t *was, cpu_set_t *one)
-{
-    uint32_t mark = atomic_load_explicit(&s->client_cpu,
-                                         memory_order_relaxed);
-    if (mark == 0 || mark > IPC_MAX_CPUS || CPU_COUNT(&crew->cpus) < 2 ||
-        !CPU_ISSET(mark - 1, &crew->cpus))
-        return false;
-    if (pthread_getaffinity_np(pthread_self(), sizeof *was, was) != 0 ||
-        !CPU_ISSET(mark - 1, was) || CPU_COUNT(was) < 2)
-        return false;
-    CPU_ZERO(one);
-    CPU_SET(mark - 1, one);
-    return pthread_setaffinity_np(pthread_self(), sizeof *one, one) == 0;
-}
-
-/* After the long call: back to *was, unless someone changed the thread's
- * cpus meanwhile (taskset on the service's threads): those stay, since
- * going back could widen them again. */
-static void leave_client(const cpu_set_t *was, const cpu_set_t *one)
-{
-    cpu_set_t now;
-    if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) == 0 &&
-        CPU_EQUAL(&now, one))
-        pthread_setaffinity_np(pthread_self(), sizeof *was, was);
-}
-
 /* Whether the client this thread answered last waits on its cpu. */
 static __thread bool client_here;
+/* Where this crew thread runs a long call (placement.h). */
+static __thread struct placement place;
 
 /* How long to spin for the next request (see the head comment). */
 static uint64_t spin_ns(void)
@@ -243,13 +212,13 @@ static void serve_bell(struct service *svc, struct crew *crew,
         return;
     struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
     bool long_call = crew && call_may_block(&d);
-    cpu_set_t was, one;
-    bool moved = false;
     if (crew) {
         if (long_call) {
             atomic_fetch_add(&crew->in_long, 1);
             hand_off_queue(crew);
-            moved = follow_client(crew, slot, &was, &one);
+            placement_follow(&place, &crew->cpus,
+                             atomic_load_explicit(&slot->client_cpu,
+                                                  memory_order_relaxed));
         }
         /* After the move: a client whose cpu the call now runs on must not
          * spin for it. */
@@ -267,8 +236,8 @@ static void serve_bell(struct service *svc, struct crew *crew,
      * watch answered it at its deadline. */
     if (deadline_end(rec))
         ipc_complete(slot, b.seq, result);
-    if (moved)
-        leave_client(&was, &one);
+    if (crew)
+        placement_go_home(&place);
     if (long_call)
         atomic_fetch_sub(&crew->in_long, 1);
     if (crew) {

@@ -1,0 +1,37 @@
+/*
+ * placement.h - a service thread runs a long call on its client's cpu.
+ *
+ * A crew's threads may run on any cpu of their core group, and the
+ * scheduler places them. For a call that may keep the thread long
+ * (call_may_block: a 1 MiB write, an fsync, a name-space change) the
+ * thread moves to the cpu the client posted from, and back after
+ * (placement.c says why). Moves stay within the cpus the thread had when
+ * it left them (its home), which never widen: if someone changes the
+ * thread's cpus while it is away (taskset on the service), what they set
+ * becomes its cpus.
+ *
+ * Each crew thread has one placement, used by that thread only; a
+ * placement of zeros is at home.
+ */
+#ifndef DANAUS_PLACEMENT_H
+#define DANAUS_PLACEMENT_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct placement {
+    cpu_set_t home; /* the thread's cpus before it moved */
+    int moved_to;   /* the one cpu it moved to, plus 1; 0 at home */
+};
+
+/* Moves the thread to the cpu of a client's mark (cpu + 1, 0 unknown) if
+ * that cpu is one of group's and of the thread's, and the thread has two
+ * or more. True when it moved. */
+bool placement_follow(struct placement *p, const cpu_set_t *group,
+                      uint32_t mark);
+
+/* Back to the home cpus (nothing if at home). */
+void placement_go_home(struct placement *p);
+
+#endif
