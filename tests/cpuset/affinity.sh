@@ -13,6 +13,8 @@
 #  - a configuration `cpus LAST` under an affinity of all cpus;
 #  - a configuration `cpus` naming a cpu outside its affinity is refused
 #    with the file and line, exit 1;
+#  - a thread that ran a long call on its client's cpu is back on all of
+#    the service's cpus after it;
 #  - all threads moved to cpu 0 after start (taskset -a -p): threads added
 #    afterwards stay there too;
 #  - started in a session of its own, its session's scheduling group runs
@@ -205,6 +207,23 @@ else
 fi
 out=$(taskset -c "$last" "$danausd" -c "$site/danausd.conf" --check 2>&1)
 [ $? -eq 1 ] && ok "--check refuses it too" || fail "--check: [$out]"
+
+# 4b. A thread that ran a long call on its client's cpu (the writes of
+# load) goes back to all of the service's cpus after it: none is left on
+# one cpu.
+write_conf
+if start taskset -c "$all"; then
+    load
+    pinned=
+    for status in /proc/"$daemon"/task/*/status; do
+        list=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$status")
+        [ -n "$list" ] && [ "$list" != "$all" ] && pinned="$pinned $list"
+    done
+    expect "after long calls, every thread on cpus $all" "" "$pinned"
+    stop
+else
+    fail "start on all cpus"
+fi
 
 # 5. Shrunk after start: threads added later keep to what is left.
 write_conf
