@@ -110,7 +110,7 @@ struct ipc_slot {
     /* Where each side runs while a request is in flight, as cpu + 1 (0:
      * not known), so that neither spins for a peer that needs its cpu
      * (wait.c), and so that a long call runs on its client's cpu
-     * (workers.c). Hints: the service compares client_cpu with its own cpu
+     * (fsservice/core/placement.c). Hints: the service compares client_cpu with its own cpu
      * and moves a long call only to a cpu of the call's crew, so a forged
      * value costs at most one bounded spin, or puts the forger's own long
      * calls on a cpu it could have run on itself. */

@@ -363,7 +363,8 @@ static void test_queue_wedge_and_scribble(void **state)
     with_checkers(wedge_and_scribble, NULL, 2, 0);
 }
 
-/* ---- the slot words the service writes: begun, pos, the answer ---- */
+/* ---- the slot words the service writes (begun, pos, the answer), and
+ * client_cpu, the hint it reads ---- */
 
 struct scribbler {
     struct ipc_slot *slot;
@@ -378,6 +379,10 @@ static void *scribble_words(void *arg)
         s->slot->pos = ((int64_t)rand() << 32) | rand();
         s->slot->result = -(int64_t)rand();
         atomic_store(&s->slot->server_cpu, (uint32_t)rand());
+        /* Any cpu, none, or far beyond any: the service moves a long
+         * call's thread only to a cpu of its own crew. */
+        atomic_store(&s->slot->client_cpu,
+                     rand() % 2 ? (uint32_t)rand() : (uint32_t)(rand() % 4));
     }
     return NULL;
 }
@@ -386,7 +391,8 @@ static void *scribble_words(void *arg)
  * begun word, the open file's offset (pos) and the answer, another
  * rewrites them with garbage: the service reads none of them, so its
  * calls go on being served (whatever the attacker reads back) and nobody
- * else notices. */
+ * else notices. The writes are long calls (64 KiB), whose thread moves to
+ * the cpu client_cpu names: garbage there too. */
 static int scribble_service_words(void *arg)
 {
     (void)arg;
@@ -401,7 +407,7 @@ static int scribble_service_words(void *arg)
     pthread_t t;
     CHILD_CHECK(pthread_create(&t, NULL, scribble_words, &s) == 0, "thread");
     uint64_t end = seconds_from_now(2);
-    unsigned char data[512] = {1};
+    static unsigned char data[64 << 10] = {1};
     long served = 0;
     for (uint32_t i = 0; ipc_now_ns() < end; i++) {
         struct danaus_desc d = {.mount = mount, .handle = (uint64_t)h};
