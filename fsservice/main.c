@@ -192,7 +192,7 @@ static void set_priority(const struct config *cfg)
  * as one group among its clients' groups whatever its nice, so it gives
  * its group the same nice. Issue 18: a victim in a 2-cpu pool next to two
  * CPU-bound processes, every one its own session, kept a median 51% of its
- * solo rate with the group at nice 0 and 56% at -10 (ext4: 55-84%). A
+ * solo rate with the group at nice 0 and 56% at -10 (ext4: 54-90%). A
  * danausd inside another session (started from a shell) leaves that
  * session's group alone. Nothing to do where autogrouping is off or the
  * service is in a cpu cgroup of its own (the file is then absent or
