@@ -184,36 +184,6 @@ static void set_priority(const struct config *cfg)
             cfg->service, cfg->nice, strerror(errno));
 }
 
-/*
- * A nice value counts only among the threads of one autogroup (sched(7)):
- * with autogrouping on (the kernel's default), each session is a group and
- * the scheduler shares the cpus between groups first. A danausd leading
- * its own session (the engine starts it so, each container too) competes
- * as one group among its clients' groups whatever its nice, so it gives
- * its group the same nice. Issue 18: a victim in a 2-cpu pool next to two
- * CPU-bound processes, every one its own session, kept a median 51% of its
- * solo rate with the group at nice 0 and 56% at -10 (ext4: 54-90%). A
- * danausd inside another session (started from a shell) leaves that
- * session's group alone. Nothing to do where autogrouping is off or the
- * service is in a cpu cgroup of its own (the file is then absent or
- * ignored).
- */
-static void set_group_priority(const struct config *cfg)
-{
-    if (getsid(0) != getpid())
-        return;
-    FILE *f = fopen("/proc/self/autogroup", "we");
-    if (!f)
-        return;
-    bool ok = fprintf(f, "%d", cfg->nice) > 0;
-    ok = fclose(f) == 0 && ok;
-    if (!ok)
-        fprintf(stderr,
-                "danausd: %s: cannot run its session's group at nice %d "
-                "(%s): clients in other sessions may delay it\n",
-                cfg->service, cfg->nice, strerror(errno));
-}
-
 /* Raises the soft descriptor limit to the hard one; returns the limit. */
 static rlim_t raise_nofile(void)
 {
@@ -273,7 +243,6 @@ int main(int argc, char **argv)
         return 0;
     }
     set_priority(&svc.cfg);
-    set_group_priority(&svc.cfg);
     svc.argv = argv;
     svc.euid = geteuid();
     svc.egid = getegid();

@@ -16,9 +16,7 @@
 #  - a thread that ran a long call on its client's cpu is back on all of
 #    the service's cpus after it;
 #  - all threads moved to cpu 0 after start (taskset -a -p): threads added
-#    afterwards stay there too;
-#  - started in a session of its own, its session's scheduling group runs
-#    at its nice; started in the test's session, that group is left alone.
+#    afterwards stay there too.
 # Needs two cpus or more (skips, exit 77, on one). Exit 0 when every check
 # passed.
 set -u
@@ -234,31 +232,6 @@ if start taskset -c "$all"; then
     stop
 else
     fail "start on all cpus"
-fi
-
-# 6. Its session's scheduling group: a danausd leading its session (as the
-# engine starts it) gives the group its nice, -10 by default (sched(7):
-# a nice counts only within the group); one started inside another
-# session leaves that session's group as it was.
-if [ -r /proc/self/autogroup ]; then
-    write_conf
-    mine=$(cat /proc/self/autogroup)
-    if start setsid; then
-        expect "own session: its group at nice -10" "nice -10" \
-            "$(sed 's/.* nice/nice/' /proc/"$daemon"/autogroup)"
-        stop
-    else
-        fail "start in a session of its own"
-    fi
-    if start env; then
-        expect "test's session: the group left as it was" "$mine" \
-            "$(cat /proc/"$daemon"/autogroup)"
-        stop
-    else
-        fail "start in the test's session"
-    fi
-else
-    echo "skip: session groups: no /proc/self/autogroup (autogrouping off)"
 fi
 
 echo "$failures failed"
