@@ -33,10 +33,14 @@ void ipc_slot_running(struct ipc_slot *s)
                           memory_order_relaxed);
 }
 
+uint32_t ipc_slot_client_mark(const struct ipc_slot *s)
+{
+    return atomic_load_explicit(&s->client_cpu, memory_order_relaxed);
+}
+
 bool ipc_slot_client_here(const struct ipc_slot *s)
 {
-    uint32_t mark = atomic_load_explicit(&s->client_cpu,
-                                         memory_order_relaxed);
+    uint32_t mark = ipc_slot_client_mark(s);
 
     return mark != 0 && mark == ipc_cpu_mark();
 }

@@ -110,10 +110,10 @@ struct ipc_slot {
     /* Where each side runs while a request is in flight, as cpu + 1 (0:
      * not known), so that neither spins for a peer that needs its cpu
      * (wait.c), and so that a long call runs on its client's cpu
-     * (fsservice/core/placement.c). Hints: the service compares client_cpu with its own cpu
-     * and moves a long call only to a cpu of the call's crew, so a forged
-     * value costs at most one bounded spin, or puts the forger's own long
-     * calls on a cpu it could have run on itself. */
+     * (fsservice/core/placement.c). Hints: the service compares client_cpu
+     * with its own cpu and moves a long call only to a cpu of the call's
+     * crew, so a forged value costs at most one bounded spin, or puts the
+     * forger's own long calls on a cpu it could have run on itself. */
     _Atomic uint32_t client_cpu; /* the client, as it posts */
     _Atomic uint32_t server_cpu; /* the service thread running the request;
                                     0 until taken and once answered */
@@ -223,6 +223,10 @@ void ipc_slot_running(struct ipc_slot *s);
  * own cpu: then it needs this cpu to send its next request, and spinning
  * for that request would only keep it off. */
 bool ipc_slot_client_here(const struct ipc_slot *s);
+
+/* Service: the cpu mark s's client posted from (cpu + 1, 0 unknown; any
+ * value a client wrote, to be bounded before use). */
+uint32_t ipc_slot_client_mark(const struct ipc_slot *s);
 
 /* Service: doorbells were rung and not all taken yet, read from two
  * counters without scanning the cells. A hint: a client that scribbles on

@@ -217,8 +217,7 @@ static void serve_bell(struct service *svc, struct crew *crew,
             atomic_fetch_add(&crew->in_long, 1);
             hand_off_queue(crew);
             placement_follow(&place, &crew->cpus,
-                             atomic_load_explicit(&slot->client_cpu,
-                                                  memory_order_relaxed));
+                             ipc_slot_client_mark(slot));
         }
         /* After the move: a client whose cpu the call now runs on must not
          * spin for it. */
@@ -236,10 +235,10 @@ static void serve_bell(struct service *svc, struct crew *crew,
      * watch answered it at its deadline. */
     if (deadline_end(rec))
         ipc_complete(slot, b.seq, result);
-    if (crew)
+    if (long_call) {
         placement_go_home(&place);
-    if (long_call)
         atomic_fetch_sub(&crew->in_long, 1);
+    }
     if (crew) {
         atomic_fetch_sub(&crew->in_call, 1);
         client_here = ipc_slot_client_here(slot);

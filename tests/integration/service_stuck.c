@@ -11,8 +11,9 @@
  * must then still be served on the other mount and on the stuck mount's
  * other calls, within CALLS_BOUND_MS for the lot (without the stall watch it
  * waits forever). Each blocked mkdir, a long call, must run on the cpu of
- * the client thread that sent it (workers.c follow_client): for every cpu,
- * at least STUCK_PER_CPU service threads are then allowed that cpu alone. SIGTERM must end the service within STOP_BOUND_MS (the
+ * the client thread that sent it (fsservice/core/placement.c): for every
+ * cpu, at least STUCK_PER_CPU service threads are then allowed that cpu
+ * alone. SIGTERM must end the service within STOP_BOUND_MS (the
  * service waits 2 s for calls in progress, then leaves them), and the
  * blocked client's calls then fail with ENOTCONN, as any client's whose
  * service is gone and not restarted (DANAUS_RESTART_WAIT_MS=0).
