@@ -73,6 +73,12 @@ static bool spread(enum op op)
            op == OP_PWRITE_4K_RAND || op == OP_PWRITE_4K_SEQ;
 }
 
+static bool reads_only(enum op op)
+{
+    return op == OP_PREAD_4K || op == OP_PREAD_4K_RAND ||
+           op == OP_PREAD_4K_SEQ || op == OP_SEQ_READ;
+}
+
 /* Records the first failure; the op's directory names the file. */
 static int fail(struct work *w, const char *what, long rc)
 {
@@ -144,16 +150,20 @@ static int setup(struct work *w, const struct params *p)
         if (w->fd < 0)
             return fail(w, "open", w->fd);
         if (w->op == OP_PREAD_4K)
-            return write_all(w, BLOCK);
-        if (spread(w->op))
-            return write_all(w, (size_t)SPREAD_BLOCKS * BLOCK);
-        if (w->op == OP_SEQ_READ) {
-            rc = write_all(w, (size_t)p->seq_mib * SEQ_CALL);
-            if (rc == 0 && (rc = fs->fsync(fs->ctx, w->fd)) < 0)
-                return fail(w, "fsync", rc);
+            rc = write_all(w, BLOCK);
+        else if (spread(w->op))
+            rc = write_all(w, (size_t)SPREAD_BLOCKS * BLOCK);
+        else if (w->op == OP_SEQ_READ &&
+                 (rc = write_all(w, (size_t)p->seq_mib * SEQ_CALL)) == 0 &&
+                 (rc = fs->fsync(fs->ctx, w->fd)) < 0)
+            return fail(w, "fsync", rc);
+        if (rc < 0 || !reads_only(w->op))
             return rc;
-        }
-        return 0;
+        /* Readers read through a descriptor opened for reading, as a
+         * program reading its data or a container its image does. */
+        fs->close(fs->ctx, w->fd);
+        w->fd = fs->open(fs->ctx, w->file, O_RDONLY, 0);
+        return w->fd < 0 ? fail(w, "open", w->fd) : 0;
     case OP_CREATE:
     case OP_UNLINK:
     case OP_COPYUP:

@@ -145,6 +145,7 @@ static int create_queues(struct service *svc, const cpu_set_t *cpus,
         .nslots = cfg->client_slots < cfg->slots ? cfg->client_slots
                                                  : cfg->slots,
         .slot_buf = cfg->slot_buffer,
+        .cache_blocks = cfg->read_cache_blocks,
     };
     int n = ipc_core_groups(cfg->core_group_level, cpus, g->cpu_queue, groups,
                             IPC_MAX_QUEUES);
@@ -285,6 +286,17 @@ int main(int argc, char **argv)
     if (client_registry_init(&svc.clients, &geo, svc.cfg.slots) < 0)
         return die("cannot start service threads");
     svc.clients.locks = &svc.locks;
+    readcache_init(&svc.readcache);
+    svc.clients.readcache = &svc.readcache;
+    if (svc.ceph && geo.cache_blocks) {
+        static struct ls_change_sink sink = {.changed = readcache_changed};
+        sink.arg = &svc.readcache;
+        int rc = cephfs_client_enable_cache(svc.ceph, &sink);
+        if (rc < 0)
+            fprintf(stderr, "danausd: %s: no read cache for Ceph files: "
+                    "read delegations refused (%s)\n", svc.cfg.service,
+                    strerror(-rc));
+    }
     /* A quarter of the descriptors at most per client (the local backend
      * holds one per open file): one client alone cannot exhaust them. */
     if (nofile / 4 < HANDLES_MAX)
@@ -340,6 +352,7 @@ int main(int argc, char **argv)
     union_branches_free(svc.union_branches);
     if (svc.ceph)
         cephfs_client_free(svc.ceph);
+    readcache_free(&svc.readcache);
     config_free(&svc.cfg);
     rcu_unregister_thread();
     return 0;

@@ -11,7 +11,8 @@
  *            else: no request, no answer, no geometry.
  *   area     one per client, mapped only by that client and the service:
  *            its slots, each a completion word, a result, the request
- *            descriptor and a bulk buffer of slot_buf bytes.
+ *            descriptor and a bulk buffer of slot_buf bytes; then its read
+ *            cache (cache.c), when the service offers one.
  *
  * A client thread writes its descriptor into its own slot, publishes its
  * sequence number in the slot's posted word, and rings a doorbell in the
@@ -65,6 +66,7 @@
 #define IPC_MAX_CELLS (1u << 16)
 #define IPC_MAX_SLOTS (1u << 16)      /* per client */
 #define IPC_MAX_SLOT_BUF (1u << 30)
+#define IPC_MAX_CACHE_BLOCKS (1u << 18) /* per client: 1 GiB */
 #define IPC_CACHELINE 64
 
 /* A doorbell: which client's slot holds a request with which sequence. */
@@ -117,6 +119,9 @@ struct ipc_slot {
     _Atomic uint32_t client_cpu; /* the client, as it posts */
     _Atomic uint32_t server_cpu; /* the service thread running the request;
                                     0 until taken and once answered */
+    /* After a PREAD: the generation the read cache may keep its data
+     * under (cache.c), 0 for none; written before done, like pos. */
+    uint32_t cache_gen;
     struct danaus_desc desc;
     unsigned char buf[] __attribute__((aligned(4096)));
 };
@@ -126,6 +131,8 @@ struct ipc_geometry {
     uint32_t ncells;   /* per queue, power of two */
     uint32_t nslots;   /* slots of one client area */
     uint32_t slot_buf; /* bulk bytes per slot, multiple of 4096 */
+    uint32_t cache_blocks; /* read cache blocks per client, a power of two,
+                              or 0 for none */
     uint16_t cpu_queue[IPC_MAX_CPUS]; /* cpu number -> queue index */
 };
 
@@ -138,17 +145,24 @@ struct ipc_segment {
     uint64_t queue_size, size;
 };
 
-/* One client's slots. */
+struct ipc_cache_block;
+
+/* One client's slots, and its read cache. */
 struct ipc_area {
     int fd;
     unsigned char *slots;
     uint32_t nslots, slot_buf;
     uint64_t slot_size, size;
+    uint32_t cache_blocks;              /* 0: no cache */
+    _Atomic uint32_t *cache_gens;       /* IPC_CACHE_HANDLES words */
+    struct ipc_cache_block *cache_heads; /* cache_blocks of them */
+    unsigned char *cache_data;          /* cache_blocks * IPC_CACHE_BLOCK */
 };
 
 /* Geometry limits: 1..IPC_MAX_QUEUES queues, ncells a power of two up to
  * IPC_MAX_CELLS, 1..IPC_MAX_SLOTS slots, slot_buf a multiple of 4096 up to
- * 1 GiB, every cpu_queue entry < nqueues. Every call returns 0 or -errno:
+ * 1 GiB, cache_blocks 0 or a power of two up to IPC_MAX_CACHE_BLOCKS,
+ * every cpu_queue entry < nqueues. Every call returns 0 or -errno:
  * -EINVAL for a bad geometry, or (map) a descriptor that is not a memfd of
  * at least the size the geometry implies. Fresh slots have done == posted
  * == 0. The descriptors are close-on-exec, and an area's mapping is not
@@ -239,6 +253,53 @@ uint32_t ipc_queue_backlog(const struct ipc_segment *seg, struct ipc_queue *q);
 
 /* Wake every sleeper of q (service shutdown). */
 void ipc_queue_wake_all(struct ipc_queue *q);
+
+/*
+ * The read cache (cache.c): copies of file data in a client's own area, so
+ * that a pread of cached blocks costs the client a lookup and a copy and
+ * no round trip. The client fills it with what its own PREADs returned and
+ * reads it itself; the service writes one thing there, each handle's
+ * generation, and reads nothing back. A block counts only while the
+ * generation it was kept under is its handle's current one: the service
+ * gives a generation with a PREAD's answer when the backend lets the data
+ * be cached (it will be told before the data changes), and sets the
+ * handle's generation to a new one, or 0, before any change takes effect,
+ * and to 0 when the handle closes.
+ *
+ * Trust: the area is the client's alone, so its cache holds only bytes its
+ * own reads of handles open for reading were answered with. A client that
+ * scribbles on its cache reads wrong bytes of files it could read anyway;
+ * nothing it writes there is read by the service or another client.
+ */
+#define IPC_CACHE_BLOCK 4096u
+#define IPC_CACHE_HANDLES (1u << 16) /* handle indices with a generation */
+
+struct ipc_cache_block {
+    /* Odd while a client thread rewrites the block; a reader copies, then
+     * checks it did not move (a sequence lock among the client's threads). */
+    _Atomic uint32_t seq;
+    uint32_t len;     /* valid bytes: IPC_CACHE_BLOCK, or fewer at the end
+                         of the file */
+    uint32_t gen;     /* the handle's generation it was kept under */
+    uint32_t pad;
+    uint64_t handle;
+    uint64_t index;   /* file offset / IPC_CACHE_BLOCK */
+};
+
+/* Client: copies n > 0 bytes at off of handle's file into buf if all of
+ * them are cached and current: the bytes copied (fewer only at the end of
+ * the file), or -1 when any is not. */
+ssize_t ipc_cache_read(const struct ipc_area *a, uint64_t handle, void *buf,
+                       size_t n, uint64_t off);
+
+/* Client: keeps what a PREAD of want bytes at off returned (got bytes in
+ * data) under gen, the answer's cache_gen (0 keeps nothing). */
+void ipc_cache_keep(const struct ipc_area *a, uint64_t handle, uint32_t gen,
+                    const void *data, size_t got, size_t want, uint64_t off);
+
+/* Service: handle index's generation is gen from now on (0: none of its
+ * blocks counts). */
+void ipc_cache_set_gen(const struct ipc_area *a, uint32_t index, uint32_t gen);
 
 /*
  * Core groups: of the given cpus (the service's; offline ones are left

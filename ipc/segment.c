@@ -7,6 +7,8 @@
  *
  *   queues  [queue 0]...[queue nqueues-1]
  *   area    [slot 0]...[slot nslots-1]
+ *           then, with a read cache: [generation per handle index]
+ *           [block heads][block data] (see cache.c)
  *
  * Both sides compute the layout from the geometry they hold privately
  * (the service its configuration, the client the hello reply); nothing in
@@ -41,7 +43,9 @@ bool ipc_geometry_valid(const struct ipc_geometry *g)
     if (g->nqueues < 1 || g->nqueues > IPC_MAX_QUEUES ||
         !power_of_two(g->ncells) || g->ncells > IPC_MAX_CELLS ||
         g->nslots < 1 || g->nslots > IPC_MAX_SLOTS ||
-        g->slot_buf % IPC_PAGE != 0 || g->slot_buf > IPC_MAX_SLOT_BUF)
+        g->slot_buf % IPC_PAGE != 0 || g->slot_buf > IPC_MAX_SLOT_BUF ||
+        (g->cache_blocks != 0 && !power_of_two(g->cache_blocks)) ||
+        g->cache_blocks > IPC_MAX_CACHE_BLOCKS)
         return false;
     for (int cpu = 0; cpu < IPC_MAX_CPUS; cpu++)
         if (g->cpu_queue[cpu] >= g->nqueues)
@@ -64,6 +68,25 @@ static void area_layout(const struct ipc_geometry *g, struct ipc_area *a)
     a->slot_buf = g->slot_buf;
     a->slot_size = round_page(sizeof(struct ipc_slot) + (uint64_t)g->slot_buf);
     a->size = a->slot_size * g->nslots;
+    a->cache_blocks = g->cache_blocks;
+    if (g->cache_blocks)
+        a->size += round_page(IPC_CACHE_HANDLES * sizeof(uint32_t)) +
+                   round_page((uint64_t)g->cache_blocks *
+                              sizeof(struct ipc_cache_block)) +
+                   (uint64_t)g->cache_blocks * IPC_CACHE_BLOCK;
+}
+
+/* Where the read cache's parts start, once the area is mapped. */
+static void cache_locate(struct ipc_area *a)
+{
+    if (!a->cache_blocks)
+        return;
+    unsigned char *p = a->slots + a->slot_size * a->nslots;
+    a->cache_gens = (_Atomic uint32_t *)p;
+    p += round_page(IPC_CACHE_HANDLES * sizeof(uint32_t));
+    a->cache_heads = (struct ipc_cache_block *)p;
+    p += round_page((uint64_t)a->cache_blocks * sizeof(struct ipc_cache_block));
+    a->cache_data = p;
 }
 
 /* A sealed memfd of size bytes (zero-filled), or -errno. */
@@ -162,6 +185,7 @@ int ipc_area_map(int fd, const struct ipc_geometry *g, struct ipc_area *out)
         out->slots = NULL;
         return -err;
     }
+    cache_locate(out);
     out->fd = fd;
     return 0;
 }

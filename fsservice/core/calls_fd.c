@@ -114,6 +114,7 @@ int64_t call_close(struct request *r)
     struct open_file *of = handle_remove(&r->c->handles, r->d->handle);
     if (!of)
         return -EBADF;
+    readcache_forget(&r->svc->readcache, r->c, r->d->handle);
     locks_on_close(r, of);
     open_file_put(of);
     return 0;
@@ -177,11 +178,19 @@ int64_t call_write(struct request *r)
     return n;
 }
 
+/* The generation is taken before the read: a change announced after it
+ * voids it, whether the read saw the change or not. */
 int64_t call_pread(struct request *r)
 {
     if (r->d->arg[1] < 0)
         return -EINVAL;
-    return read_at(r, r->d->arg[1]);
+    uint32_t gen = readable(r->of) && !r->of->file->is_dir
+                       ? readcache_begin(&r->svc->readcache, r->c,
+                                         r->d->handle, r->of->file)
+                       : 0;
+    int64_t n = read_at(r, r->d->arg[1]);
+    *r->cache_gen_out = n >= 0 ? gen : 0;
+    return n;
 }
 
 int64_t call_pwrite(struct request *r)

@@ -70,6 +70,7 @@ struct client *client_new(struct client_registry *r, pid_t pid,
     c->pid = pid;
     c->cred = *cred;
     c->locks = r->locks;
+    c->readcache = r->readcache;
     rcu_assign_pointer(r->table[index], c);
     if (index >= atomic_load(&r->nindex))
         atomic_store(&r->nindex, index + 1);
@@ -85,6 +86,8 @@ void client_put(struct client *c)
 {
     if (atomic_fetch_sub(&c->refs, 1) != 1)
         return;
+    if (c->readcache)
+        readcache_forget_client(c->readcache, c);
     handle_table_destroy(&c->handles);
     /* The last reference: no request of the client is running, so none
      * can take a lock after this. */

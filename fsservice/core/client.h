@@ -30,6 +30,7 @@
 
 #include "handles.h"
 #include "locks.h"
+#include "readcache.h"
 #include "fsservice/libservice/libservice.h"
 
 #include "ipc/ipc.h"
@@ -56,6 +57,7 @@ struct client {
     struct client_slot *slots;  /* area.nslots */
     uint32_t nslots;            /* slots it owns; door thread only */
     struct lock_table *locks;   /* where its POSIX locks go when it goes */
+    struct readcache *readcache; /* forgets its handles when it goes */
     bool sees_all;              /* every live mount (no view) */
     uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */
 };
@@ -68,6 +70,7 @@ struct client_registry {
     uint32_t slots_left;      /* of the service-wide budget (config slots) */
     uint32_t handles_per_client;
     struct lock_table *locks; /* the service's record locks, or NULL */
+    struct readcache *readcache; /* the service's, or NULL */
 };
 
 /* geo: the geometry of client areas (nslots per client). total_slots:

@@ -247,6 +247,14 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
             return fail(p, "slot_buffer must be a multiple of 4096");
         return 0;
     }
+    if (strcmp(k, "read_cache_blocks") == 0) {
+        if (parse_u32(p, k, v, 0, IPC_MAX_CACHE_BLOCKS,
+                      &cfg->read_cache_blocks) < 0)
+            return -1;
+        if (cfg->read_cache_blocks & (cfg->read_cache_blocks - 1))
+            return fail(p, "read_cache_blocks must be 0 or a power of two");
+        return 0;
+    }
     if (strcmp(k, "threads_per_queue") == 0)
         return parse_u32(p, k, v, 1, 64, &cfg->threads_per_queue);
     if (strcmp(k, "stalled_threads_per_queue") == 0)
@@ -330,6 +338,7 @@ static void set_defaults(struct config *cfg)
     cfg->client_locks = 4096;
     cfg->nice = -10;
     cfg->slot_buffer = 256u << 10;
+    cfg->read_cache_blocks = 4096;
     cfg->threads_per_queue = 4;
     cfg->fuse_keep_s = 30;
     cfg->stalled_threads_per_queue = 32;

@@ -33,6 +33,8 @@ struct config {
     gid_t owner_gid;
     uint32_t queue_cells, slots, slot_buffer;
     uint32_t client_slots;      /* slots one client may hold at once */
+    uint32_t read_cache_blocks; /* 4 KiB blocks of each client's read cache
+                                   (ipc.h), a power of two; 0: none */
     uint32_t client_locks;      /* record locks one client may hold */
     int nice;                   /* the service threads' nice value */
     uint32_t threads_per_queue; /* upper bound; one thread starts per queue */

@@ -29,6 +29,7 @@ struct request {
     struct open_file *of;   /* desc.handle's open file, if it names one */
     int64_t *pos_out;       /* the slot's pos (ipc.h): the offset after a
                                call that moves it */
+    uint32_t *cache_gen_out; /* the slot's cache_gen (ipc.h) */
     char path[DANAUS_PATH_MAX];
     char path2[DANAUS_PATH_MAX]; /* second string: rename target, xattr name */
 };

@@ -7,6 +7,7 @@
 #include "client.h"
 #include "config.h"
 #include "fstable.h"
+#include "readcache.h"
 #include "stats.h"
 
 #include "ipc/ipc.h"
@@ -22,6 +23,7 @@ struct service {
     struct fstable fs;
     struct lock_table locks;    /* record locks of all clients */
     struct stats_table stats;   /* what the preload door served, by mount */
+    struct readcache readcache; /* the clients' read caches */
     struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
     struct union_branches *union_branches; /* NULL when no union */
     struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */

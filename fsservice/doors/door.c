@@ -275,6 +275,7 @@ static void hello(struct door *d, struct conn *c)
         r->ncells = g->ncells;
         r->nslots = g->nslots;
         r->slot_buf = g->slot_buf;
+        r->cache_blocks = g->cache_blocks;
         r->flags = d->svc->ceph && !d->svc->cfg.ceph_write_through
                        ? DANAUS_HELLO_CACHES_WRITES
                        : 0;

@@ -121,6 +121,15 @@ struct ls_ops {
                           char *list, size_t size);
     int (*fremovexattr)(struct ls_file *, const struct ls_cred *,
                         const char *name);
+    /* Whether the data of a file open for reading may be copied out of the
+     * backend and read from the copy until the backend announces a change:
+     * 1, with *key naming the data in announcements (struct
+     * ls_change_sink), or 0 (not now: someone may change it unannounced;
+     * ask again later). A backend that says 1 announces key before any
+     * change of the data takes effect, whether it comes through this
+     * service or from another client of the storage, until the file is
+     * closed. Never blocks for long. NULL: never. */
+    int (*cache_hold)(struct ls_file *, uint64_t *key);
 
     /* Paths. */
     int (*stat)(struct ls_instance *, const struct ls_cred *, const char *path,
@@ -169,6 +178,14 @@ struct ls_ops {
     void (*destroy)(struct ls_instance *);
 };
 
+/* Where backends announce changes of data they let be cached (cache_hold):
+ * changed(arg, key) runs in a backend's thread, maybe with its locks held,
+ * so it must be quick and must not call into any backend. */
+struct ls_change_sink {
+    void (*changed)(void *arg, uint64_t key);
+    void *arg;
+};
+
 /* Backends. Errors go to err (a line for the operator) and return NULL. */
 struct ls_instance *local_instance_new(const char *root_dir, char *err,
                                        size_t errlen);
@@ -194,6 +211,10 @@ struct cephfs_client_options {
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *,
                                         char *err, size_t errlen);
 void cephfs_client_free(struct cephfs_client *);
+/* Lets the client's files be cached (cache_hold), announcing their changes
+ * to sink: read delegations (deleg.c). Before serving; 0 or -errno. */
+int cephfs_client_enable_cache(struct cephfs_client *,
+                               const struct ls_change_sink *sink);
 /* root is a directory in CephFS, created if absent. */
 struct ls_instance *cephfs_instance_new(struct cephfs_client *,
                                         const char *root, char *err,

@@ -292,6 +292,7 @@ struct danaus_hello_reply {
     uint32_t nmounts;
     uint32_t nqueues, ncells; /* the queues memfd (first descriptor) */
     uint32_t nslots, slot_buf; /* the area memfd (second descriptor) */
+    uint32_t cache_blocks;     /* its read cache (ipc.h), 0: none */
     uint32_t flags;            /* DANAUS_HELLO_ */
     uint16_t cpu_queue[DANAUS_MAX_CPUS]; /* cpu number -> queue */
     char mounts[]; /* nmounts entries: index, then path and NUL */

@@ -13,6 +13,7 @@
 #include "libfs/fdtable.h"
 #include "libfs/heldlocks.h"
 #include "libfs/lock.h"
+#include "libfs/readcache.h"
 #include "libfs/sys.h"
 #include "libfs/umask.h"
 #include "libfs/usermem.h"
@@ -172,13 +173,20 @@ static ssize_t iov_total(const struct iovec *iov, int iovcnt)
 /* Reads into iov (writing false) or writes from it (writing true), at
  * offset or at the file offset when offset < 0, one slot buffer at a time:
  * a write packs its chunk before sending it, a read copies what came back
- * out after. Stops at the first short transfer, as the kernel's do. */
+ * out after. Stops at the first short transfer, as the kernel's do. A
+ * positioned read into one buffer is first looked up in the read cache
+ * (readcache.h), and what positioned reads bring is kept there. */
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {
     ssize_t total = iov_total(iov, iovcnt);
     if (total < 0)
         return -1;
+    if (!writing && offset >= 0 && iovcnt == 1 && total > 0) {
+        ssize_t n = readcache_pread(fd, iov[0].iov_base, (size_t)total, offset);
+        if (n >= 0)
+            return n;
+    }
     enum danaus_call id =
         writing ? (offset < 0 ? DANAUS_CALL_WRITE : DANAUS_CALL_PWRITE)
                 : (offset < 0 ? DANAUS_CALL_READ : DANAUS_CALL_PREAD);
@@ -204,6 +212,8 @@ static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
             errno = EIO;
             return -1;
         }
+        if (id == DANAUS_CALL_PREAD)
+            readcache_keep(&c, chunk, (size_t)n, offset + (off_t)done);
         if (!writing)
             iov_copy(&cur, call_out(&c), (size_t)n, true);
         done += (size_t)n;

@@ -769,6 +769,186 @@ static int owner_attacker(void *arg)
     return 0;
 }
 
+/* ---- the read cache, scribbled by its owner (ipc.h: cache.c) ---- */
+
+#define SECRET_BLOCKS 4
+
+struct secret {
+    char name[64]; /* relative to MOUNT_A */
+};
+
+static void secret_bytes(unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)((i * 29 + 101) ^ 0xa5);
+}
+
+static void own_bytes(unsigned char *b, size_t n, uint32_t block)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(i * 3 + block * 77 + 1);
+}
+
+/* raw_call of a PREAD of 4096 bytes at block * 4096; the answer's bytes
+ * are in the slot's buffer. */
+static int64_t raw_pread(struct raw *r, uint32_t slot, uint32_t mount,
+                         int64_t h, uint32_t block)
+{
+    struct danaus_desc d = {.call = DANAUS_CALL_PREAD, .mount = mount,
+                            .handle = (uint64_t)h};
+    d.arg[0] = 4096;
+    d.arg[1] = (int64_t)block * 4096;
+    return raw_call(r, slot, &d, NULL, 0, 10000);
+}
+
+static int64_t raw_write_file(struct raw *r, uint32_t slot, uint32_t mount,
+                              const char *name, int mode_bits, bool secret)
+{
+    int64_t h = raw_open(r, slot, mount, name, O_CREAT | O_WRONLY | O_TRUNC);
+    if (h <= 0)
+        return h;
+    unsigned char b[4096];
+    for (uint32_t k = 0; k < SECRET_BLOCKS; k++) {
+        if (secret)
+            secret_bytes(b, sizeof b);
+        else
+            own_bytes(b, sizeof b, k);
+        struct danaus_desc d = {.call = DANAUS_CALL_PWRITE, .mount = mount,
+                                .handle = (uint64_t)h};
+        d.arg[1] = (int64_t)k * 4096;
+        if (raw_call(r, slot, &d, b, sizeof b, 10000) != 4096)
+            return -EIO;
+    }
+    struct danaus_desc d = {.call = DANAUS_CALL_CHMOD, .mount = mount,
+                            .handle = (uint64_t)h};
+    d.arg[0] = mode_bits;
+    if (raw_call(r, slot, &d, "", 1, 10000) != 0)
+        return -EIO;
+    d = (struct danaus_desc){.call = DANAUS_CALL_CLOSE, .mount = mount,
+                             .handle = (uint64_t)h};
+    raw_call(r, slot, &d, NULL, 0, 10000);
+    return raw_open(r, slot, mount, name, O_RDONLY);
+}
+
+/* Root's client: a file only it may read, read over and over and kept in
+ * its cache as libdanaus keeps what it reads, every byte checked. */
+static int secret_owner(void *arg)
+{
+    const struct secret *s = arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "owner: attach");
+    int slot = raw_slot(&r);
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    int64_t h = raw_write_file(&r, (uint32_t)slot, mount, s->name, 0600, true);
+    CHILD_CHECK(h > 0, "owner: secret file: %lld", (long long)h);
+    unsigned char want[4096], got[4096];
+    secret_bytes(want, sizeof want);
+    uint32_t hits = 0;
+    uint64_t end = seconds_from_now(CHECK_SECONDS);
+    for (uint32_t i = 0; ipc_now_ns() < end; i++) {
+        CHILD_CHECK(raw_pread(&r, (uint32_t)slot, mount, h,
+                              i % SECRET_BLOCKS) == 4096,
+                    "owner: pread");
+        const struct ipc_slot *sl = ipc_slot(&r.area, (uint32_t)slot);
+        CHILD_CHECK(memcmp(sl->buf, want, sizeof want) == 0,
+                    "owner: read other bytes than its own");
+        ipc_cache_keep(&r.area, (uint64_t)h, sl->cache_gen, sl->buf, 4096,
+                       4096, (uint64_t)(i % SECRET_BLOCKS) * 4096);
+        if (ipc_cache_read(&r.area, (uint64_t)h, got, sizeof got,
+                           (uint64_t)(i % SECRET_BLOCKS) * 4096) == 4096) {
+            CHILD_CHECK(memcmp(got, want, sizeof want) == 0,
+                        "owner: its cache holds other bytes");
+            hits++;
+        }
+    }
+    /* Ceph's files are cached (read delegations), the local backend's not. */
+    CHILD_CHECK(ceph_conf ? hits > 0 : hits == 0, "owner: %u cache hits",
+                hits);
+    raw_detach(&r);
+    return 0;
+}
+
+static void scribble(struct raw *r)
+{
+    struct ipc_area *a = &r->area;
+    if (!a->cache_blocks)
+        return;
+    for (uint32_t i = 0; i < IPC_CACHE_HANDLES; i += 1 + (uint32_t)rand() % 7)
+        atomic_store(&a->cache_gens[i], (uint32_t)rand());
+    unsigned char *heads = (unsigned char *)a->cache_heads;
+    size_t nheads = (size_t)a->cache_blocks * sizeof *a->cache_heads;
+    for (size_t i = 0; i < nheads; i++)
+        heads[i] = (unsigned char)rand();
+    memset(a->cache_data, rand(), (size_t)a->cache_blocks * IPC_CACHE_BLOCK);
+}
+
+/* nobody's client: may not open the secret; reads its own file with
+ * PREADs, which make the service write generations into its area, while
+ * it writes garbage over everything the cache holds, closes and reopens
+ * (the service zeroes a closed handle's generation there), and leaves
+ * garbage behind. Its own reads stay its own bytes, and no byte of the
+ * secret ever reaches its memory. */
+static int cache_scribbler(void *arg)
+{
+    const struct secret *s = arg;
+    become(NOBODY);
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    CHILD_CHECK(slot >= 0, "attacker: slot");
+    CHILD_CHECK(raw_open(&r, (uint32_t)slot, mount, s->name, O_RDONLY) ==
+                    -EACCES,
+                "attacker: opened the secret");
+    char mine[64];
+    snprintf(mine, sizeof mine, "scribbler-%d", (int)getpid());
+    int64_t h = raw_write_file(&r, (uint32_t)slot, mount, mine, 0644, false);
+    CHILD_CHECK(h > 0, "attacker: own file: %lld", (long long)h);
+    srand((unsigned)getpid());
+    unsigned char want[4096];
+    uint32_t generations = 0;
+    uint64_t end = seconds_from_now(2);
+    for (uint32_t i = 0; ipc_now_ns() < end; i++) {
+        uint32_t block = i % SECRET_BLOCKS;
+        CHILD_CHECK(raw_pread(&r, (uint32_t)slot, mount, h, block) == 4096,
+                    "attacker: pread of its own file");
+        generations += ipc_slot(&r.area, (uint32_t)slot)->cache_gen != 0;
+        own_bytes(want, sizeof want, block);
+        CHILD_CHECK(memcmp(ipc_slot(&r.area, (uint32_t)slot)->buf, want,
+                           sizeof want) == 0,
+                    "attacker: its own read came back wrong");
+        scribble(&r);
+        if (i % 16 == 15) {
+            struct danaus_desc d = {.call = DANAUS_CALL_CLOSE, .mount = mount,
+                                    .handle = (uint64_t)h};
+            raw_call(&r, (uint32_t)slot, &d, NULL, 0, 10000);
+            h = raw_open(&r, (uint32_t)slot, mount, mine, O_RDONLY);
+            CHILD_CHECK(h > 0, "attacker: reopen: %lld", (long long)h);
+        }
+    }
+    /* On Ceph the service kept handing it generations, writing them into
+     * the area it scribbled on. */
+    CHILD_CHECK(!ceph_conf || generations > 0, "attacker: no generation");
+    unsigned char secret[64];
+    secret_bytes(secret, sizeof secret);
+    CHILD_CHECK(memmem(r.area.slots, r.area.size, secret, sizeof secret) ==
+                    NULL,
+                "attacker: the secret is in its memory");
+    scribble(&r);
+    return 0;
+}
+
+static void test_read_cache_scribbled(void **state)
+{
+    (void)state;
+    start("cache", "owner 65534:65534\n");
+    static struct secret s;
+    snprintf(s.name, sizeof s.name, "secret-%d", (int)getpid());
+    pid_t owner = spawn(secret_owner, &s);
+    usleep(300000);
+    with_checkers(cache_scribbler, &s, 2, 0);
+    assert_int_equal(reap(owner, 60), 0);
+}
+
 static void test_two_uids(void **state)
 {
     (void)state;
@@ -874,6 +1054,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_work_counter_spin, stop),
         cmocka_unit_test_teardown(test_floods, stop),
         cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),
+        cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_fuzzer, stop),

@@ -523,6 +523,7 @@ static const struct ls_ops ceph_ops = {
     .fsetxattr = ceph_file_fsetxattr,
     .flistxattr = ceph_file_flistxattr,
     .fremovexattr = ceph_file_fremovexattr,
+    .cache_hold = ceph_file_cache_hold,
     .stat = cfs_stat,
     .access = cfs_access,
     .mkdir = cfs_mkdir,

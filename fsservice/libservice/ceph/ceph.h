@@ -3,7 +3,8 @@
  * (one Ceph mount per service), the instance (a directory of that mount used
  * as a root), the path walk inside an instance, and attribute conversion.
  *
- * Files: client.c (mount, credentials), walk.c (paths),
+ * Files: client.c (mount, credentials), walk.c (paths), deleg.c (read
+ * delegations: what lets file data be cached outside libcephfs),
  * file.c (open files and directories), ceph.c (instances, path
  * operations, the ops table). Internal to fsservice; users see libservice.h.
  */
@@ -14,6 +15,7 @@
 
 #include <cephfs/libcephfs.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/statvfs.h>
@@ -29,6 +31,18 @@ struct cephfs_client {
     /* ceph_write_through: no object cache, and attribute changes flushed
      * to the MDS before they are answered (ceph_setattr). */
     bool write_through;
+    /* Read delegations (deleg.c): whether files may be cached, where their
+     * changes are announced, and the recalled delegations the returner
+     * thread gives back (Ceph calls the recall with its client lock held,
+     * where nothing may call into libcephfs). */
+    bool cache;
+    struct ls_change_sink sink;
+    pthread_mutex_t deleg_lock;
+    pthread_cond_t deleg_cond;
+    struct ceph_file *deleg_queue; /* recalled, not given back yet */
+    struct ceph_file *deleg_busy;  /* being given back now */
+    bool deleg_stop;
+    pthread_t deleg_thread;
 };
 
 /* Whether the cluster has no space left (statfs of the mount's root, asked
@@ -132,6 +146,40 @@ int ceph_may_link(struct cephfs_client *cl, struct Inode *in,
 ssize_t ceph_listxattr_unprivileged(struct cephfs_client *cl, struct Inode *in,
                                     const struct ls_cred *cred, char *list,
                                     size_t size);
+
+/* An open file or directory. */
+struct ceph_file {
+    struct ls_file base;
+    struct Inode *in;
+    struct Fh *fh;               /* regular files */
+    struct ceph_dir_result *dir; /* directories */
+    int flags;
+    /* Directories: the cookie our callers see Ceph's stream standing at. It
+     * is kept rather than asked of ceph_telldir because, past the last
+     * entry, Ceph's position becomes an end marker: a seekdir back from it
+     * would drop Ceph's buffer and ask the MDS again at every end. */
+    off_t dir_pos;
+    /* Serializes what must not interleave on one open file: an append with
+     * the read of the position it left, and a directory's seek + reads. */
+    pthread_mutex_t lock;
+    /* A read delegation (deleg.c): DELEG_NONE, _HELD or _RECALLED; the
+     * recalls seen, and the file's place in the client's queue of
+     * delegations to give back. deleg_lock orders asking for one with
+     * giving it back; Ceph's recall callback never takes it. */
+    _Atomic int deleg;
+    _Atomic uint32_t deleg_recalls;
+    pthread_mutex_t deleg_lock;
+    struct ceph_file *deleg_next;
+    bool deleg_queued;
+    bool deleg_asked; /* ever: closing gives it back */
+};
+
+/* Read delegations (deleg.c). cache_hold: ls_ops.cache_hold. drop: before
+ * a file with one is closed; stop: before the client unmounts. */
+enum { DELEG_NONE, DELEG_HELD, DELEG_RECALLED };
+int ceph_file_cache_hold(struct ls_file *f, uint64_t *key);
+void ceph_deleg_drop(struct ceph_file *cf);
+void ceph_deleg_stop(struct cephfs_client *cl);
 
 /* File operations (file.c). */
 int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,

@@ -144,6 +144,7 @@ void cephfs_client_free(struct cephfs_client *cl)
 {
     if (cl == NULL)
         return;
+    ceph_deleg_stop(cl);
     ceph_unmount(cl->cmount);
     ceph_release(cl->cmount);
     free(cl);

@@ -30,22 +30,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct ceph_file {
-    struct ls_file base;
-    struct Inode *in;
-    struct Fh *fh;               /* regular files */
-    struct ceph_dir_result *dir; /* directories */
-    int flags;
-    /* Directories: the cookie our callers see Ceph's stream standing at. It
-     * is kept rather than asked of ceph_telldir because, past the last
-     * entry, Ceph's position becomes an end marker: a seekdir back from it
-     * would drop Ceph's buffer and ask the MDS again at every end. */
-    off_t dir_pos;
-    /* Serializes what must not interleave on one open file: an append with
-     * the read of the position it left, and a directory's seek + reads. */
-    pthread_mutex_t lock;
-};
-
 static struct ceph_file *cfile(struct ls_file *f)
 {
     return (struct ceph_file *)f;
@@ -67,8 +51,16 @@ static int new_file(struct ls_instance *inst, struct Inode *in, int is_dir,
     cf->in = in;
     cf->flags = flags;
     pthread_mutex_init(&cf->lock, NULL);
+    pthread_mutex_init(&cf->deleg_lock, NULL);
     *out = cf;
     return 0;
+}
+
+static void free_file(struct ceph_file *cf)
+{
+    pthread_mutex_destroy(&cf->lock);
+    pthread_mutex_destroy(&cf->deleg_lock);
+    free(cf);
 }
 
 /* Flags for ceph_ll_open/create: see the note on appends above. */
@@ -151,10 +143,8 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
     return 0;
 
 fail:
-    if (cf != NULL) {
-        pthread_mutex_destroy(&cf->lock);
-        free(cf);
-    }
+    if (cf != NULL)
+        free_file(cf);
     ceph_inode_put(ci, in);
     return r;
 }
@@ -199,8 +189,7 @@ static int open_create(struct ls_instance *inst, const struct ls_cred *cred,
                        &cf->fh, &stx, CEPH_STATX_INO, 0, cred->ceph_perm);
     ceph_inode_put(ci, l->dir);
     if (r < 0) {
-        pthread_mutex_destroy(&cf->lock);
-        free(cf);
+        free_file(cf);
         /* Lost a race with another creator: without O_EXCL, open theirs. */
         if (r == -EEXIST && !(flags & O_EXCL))
             return ceph_file_open(inst, cred, path, flags & ~O_CREAT, mode,
@@ -248,11 +237,12 @@ void ceph_file_close(struct ls_file *f)
     struct ceph_mount_info *cm = fclient(f)->cmount;
     if (cf->dir != NULL)
         ceph_ll_releasedir(cm, cf->dir);
-    if (cf->fh != NULL)
+    if (cf->fh != NULL) {
+        ceph_deleg_drop(cf);
         ceph_ll_close(cm, cf->fh);
+    }
     ceph_inode_put(ceph_inst(f->inst), cf->in);
-    pthread_mutex_destroy(&cf->lock);
-    free(cf);
+    free_file(cf);
 }
 
 ssize_t ceph_file_pread(struct ls_file *f, const struct ls_cred *cred,

@@ -289,6 +289,15 @@ int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
     return union_removexattr(file->inst, cred, f->path, name, 0);
 }
 
+/* The branch's file decides, unless a partial copy merges two files. */
+int union_cache_hold(struct ls_file *file, uint64_t *key)
+{
+    struct union_file *f = ufile(file);
+    if (f->part || !f->readable || !lower_ops(f)->cache_hold)
+        return 0;
+    return lower_ops(f)->cache_hold(f->lower, key);
+}
+
 /* Takes the snapshot: the directory's merge as it is now (looked up again,
  * since branches may have joined it since the open). A directory removed
  * since lists nothing, as on Linux. */

@@ -259,6 +259,7 @@ int union_fsetxattr(struct ls_file *, const struct ls_cred *,
                     int xflags);
 ssize_t union_flistxattr(struct ls_file *, const struct ls_cred *, char *list,
                          size_t size);
+int union_cache_hold(struct ls_file *, uint64_t *key);
 int union_fremovexattr(struct ls_file *, const struct ls_cred *,
                        const char *name);
 

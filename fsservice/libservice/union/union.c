@@ -179,6 +179,7 @@ static const struct ls_ops union_ops = {
     .fsetxattr = union_fsetxattr,
     .flistxattr = union_flistxattr,
     .fremovexattr = union_fremovexattr,
+    .cache_hold = union_cache_hold,
     .stat = union_stat,
     .access = union_access,
     .mkdir = union_mkdir,

@@ -1,0 +1,185 @@
+/*
+ * readcache.c - registry of handles whose data clients may have cached
+ * (readcache.h): two chained hash tables over the same records, one by
+ * the backend's key (to find who to tell of a change), one by client and
+ * handle (for PREADs and closes).
+ */
+#include "readcache.h"
+
+#include "client.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+struct readcache_reader {
+    struct client *c; /* no reference: forgotten before the client goes */
+    uint64_t handle;
+    uint64_t key;
+    uint32_t gen;     /* the handle's generation now, 0: none */
+    uint32_t last;    /* the last one handed out: generations of a handle
+                         are never reused, so nothing kept under an old
+                         one can count again */
+    bool pending;     /* a hold is being asked for: an announcement
+                         clears it, and the hold then gives nothing */
+    struct readcache_reader *next_by_key, *next_by_handle;
+};
+
+static uint32_t key_bucket(uint64_t key)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 52);
+}
+
+static uint32_t handle_bucket(const struct client *c, uint64_t handle)
+{
+    uint64_t h = handle ^ ((uint64_t)c->id << 40);
+    return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 52);
+}
+
+void readcache_init(struct readcache *rc)
+{
+    *rc = (struct readcache){0};
+    pthread_mutex_init(&rc->lock, NULL);
+}
+
+void readcache_free(struct readcache *rc)
+{
+    for (uint32_t b = 0; b < READCACHE_BUCKETS; b++)
+        while (rc->by_handle[b]) {
+            struct readcache_reader *r = rc->by_handle[b];
+            rc->by_handle[b] = r->next_by_handle;
+            free(r);
+        }
+    pthread_mutex_destroy(&rc->lock);
+}
+
+static struct readcache_reader **find(struct readcache *rc,
+                                      const struct client *c, uint64_t handle)
+{
+    struct readcache_reader **p = &rc->by_handle[handle_bucket(c, handle)];
+    while (*p && !((*p)->c == c && (*p)->handle == handle))
+        p = &(*p)->next_by_handle;
+    return p;
+}
+
+static void set_gen(struct readcache_reader *r, uint32_t gen)
+{
+    r->gen = gen;
+    ipc_cache_set_gen(&r->c->area, (uint32_t)r->handle, gen);
+}
+
+static struct readcache_reader *add(struct readcache *rc, struct client *c,
+                                    uint64_t handle, uint64_t key)
+{
+    struct readcache_reader **slot = find(rc, c, handle);
+    if (*slot)
+        return *slot;
+    struct readcache_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->c = c;
+    r->handle = handle;
+    r->key = key;
+    *slot = r;
+    uint32_t kb = key_bucket(key);
+    r->next_by_key = rc->by_key[kb];
+    rc->by_key[kb] = r;
+    rc->readers++;
+    return r;
+}
+
+uint32_t readcache_begin(struct readcache *rc, struct client *c,
+                         uint64_t handle, struct ls_file *file)
+{
+    int (*hold)(struct ls_file *, uint64_t *) = file->inst->ops->cache_hold;
+    if (!c->area.cache_blocks || !hold)
+        return 0;
+    uint64_t key;
+    pthread_mutex_lock(&rc->lock);
+    struct readcache_reader *r = *find(rc, c, handle);
+    if (r && r->gen) {
+        uint32_t gen = r->gen;
+        pthread_mutex_unlock(&rc->lock);
+        return gen;
+    }
+    if (!r) {
+        /* The first time: the key comes with the first hold. */
+        pthread_mutex_unlock(&rc->lock);
+        if (hold(file, &key) != 1)
+            return 0;
+        pthread_mutex_lock(&rc->lock);
+        r = add(rc, c, handle, key);
+    }
+    if (r)
+        r->pending = true;
+    pthread_mutex_unlock(&rc->lock);
+    if (!r || hold(file, &key) != 1)
+        return 0;
+    pthread_mutex_lock(&rc->lock);
+    uint32_t gen = 0;
+    r = *find(rc, c, handle);
+    if (r && r->pending && r->key == key) {
+        r->pending = false;
+        r->last = r->last + 1 ? r->last + 1 : 1;
+        set_gen(r, r->last);
+        gen = r->gen;
+    }
+    pthread_mutex_unlock(&rc->lock);
+    return gen;
+}
+
+static void unlink_by_key(struct readcache *rc, struct readcache_reader *r)
+{
+    struct readcache_reader **p = &rc->by_key[key_bucket(r->key)];
+    while (*p != r)
+        p = &(*p)->next_by_key;
+    *p = r->next_by_key;
+}
+
+void readcache_forget(struct readcache *rc, struct client *c, uint64_t handle)
+{
+    pthread_mutex_lock(&rc->lock);
+    struct readcache_reader **slot = find(rc, c, handle);
+    struct readcache_reader *r = *slot;
+    if (r) {
+        *slot = r->next_by_handle;
+        unlink_by_key(rc, r);
+        set_gen(r, 0);
+        rc->readers--;
+        free(r);
+    }
+    pthread_mutex_unlock(&rc->lock);
+}
+
+void readcache_forget_client(struct readcache *rc, struct client *c)
+{
+    pthread_mutex_lock(&rc->lock);
+    for (uint32_t b = 0; rc->readers && b < READCACHE_BUCKETS; b++) {
+        struct readcache_reader **p = &rc->by_handle[b];
+        while (*p) {
+            struct readcache_reader *r = *p;
+            if (r->c != c) {
+                p = &r->next_by_handle;
+                continue;
+            }
+            *p = r->next_by_handle;
+            unlink_by_key(rc, r);
+            rc->readers--;
+            free(r);
+        }
+    }
+    pthread_mutex_unlock(&rc->lock);
+}
+
+void readcache_changed(void *arg, uint64_t key)
+{
+    struct readcache *rc = arg;
+    pthread_mutex_lock(&rc->lock);
+    for (struct readcache_reader *r = rc->by_key[key_bucket(key)]; r;
+         r = r->next_by_key)
+        if (r->key == key) {
+            r->pending = false;
+            if (r->gen)
+                set_gen(r, 0);
+        }
+    pthread_mutex_unlock(&rc->lock);
+}

@@ -1,0 +1,136 @@
+/*
+ * cache.c - the read cache in a client's area (ipc.h): blocks of file data
+ * that the client's own PREADs returned, looked up and copied by the
+ * client's threads without a request to the service.
+ *
+ * A block's place is its handle's hash plus its index in the file, so
+ * consecutive blocks of one file take consecutive places and never evict
+ * each other; a place holding another block is a miss, and keeping a block
+ * overwrites whatever was there. A block counts while the generation it was
+ * kept under is still its handle's: generations are never reused (the
+ * service numbers them from one counter), so the blocks a reader finds
+ * under the generation it loaded are all copies of the file as it stood
+ * during that generation, and the read is that moment's.
+ *
+ * Only the client's threads write blocks. Each block is a sequence lock
+ * among them: a writer makes seq odd with a compare-and-swap (a second
+ * writer backs off, a cache need not wait), writes, and makes it even with
+ * a release store; a reader copies between two loads of seq and discards
+ * what it copied if seq moved or was odd. A thread that dies mid-write
+ * leaves one place unusable in its own process's cache: nobody else's.
+ */
+#include "ipc.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <string.h>
+
+static uint32_t place(const struct ipc_area *a, uint64_t handle,
+                      uint64_t index)
+{
+    uint32_t spread = (uint32_t)((handle * 0x9E3779B97F4A7C15ull) >> 32);
+    return (uint32_t)(spread + index) & (a->cache_blocks - 1);
+}
+
+static _Atomic uint32_t *gen_word(const struct ipc_area *a, uint64_t handle)
+{
+    uint32_t index = (uint32_t)handle; /* DANAUS_HANDLE_INDEX */
+    if (!a->cache_blocks || index >= IPC_CACHE_HANDLES)
+        return NULL;
+    return &a->cache_gens[index];
+}
+
+/* The header fields are read and written with relaxed atomics: they race
+ * with a writer by design, and the sequence check decides. */
+#define LOAD(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+#define STORE(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+
+ssize_t ipc_cache_read(const struct ipc_area *a, uint64_t handle, void *buf,
+                       size_t n, uint64_t off)
+{
+    _Atomic uint32_t *word = gen_word(a, handle);
+    if (!word || n == 0 || n > SSIZE_MAX || off > UINT64_MAX - n)
+        return -1;
+    uint32_t gen = atomic_load_explicit(word, memory_order_acquire);
+    if (gen == 0)
+        return -1;
+    size_t done = 0;
+    while (done < n) {
+        uint64_t pos = off + done;
+        uint64_t index = pos / IPC_CACHE_BLOCK;
+        size_t in = (size_t)(pos % IPC_CACHE_BLOCK);
+        size_t want = IPC_CACHE_BLOCK - in < n - done ? IPC_CACHE_BLOCK - in
+                                                      : n - done;
+        uint32_t i = place(a, handle, index);
+        struct ipc_cache_block *b = &a->cache_heads[i];
+        uint32_t seq = atomic_load_explicit(&b->seq, memory_order_acquire);
+        uint32_t len = LOAD(b->len);
+        if ((seq & 1) || LOAD(b->handle) != handle ||
+            LOAD(b->index) != index || LOAD(b->gen) != gen ||
+            len > IPC_CACHE_BLOCK)
+            return -1;
+        size_t got = in >= len ? 0 : (len - in < want ? len - in : want);
+        memcpy((unsigned char *)buf + done,
+               a->cache_data + (uint64_t)i * IPC_CACHE_BLOCK + in, got);
+        /* The copy happens before the second load of seq. */
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&b->seq, memory_order_relaxed) != seq)
+            return -1;
+        done += got;
+        if (got < want)
+            break; /* the end of the file */
+    }
+    return (ssize_t)done;
+}
+
+static void keep_block(const struct ipc_area *a, uint64_t handle, uint32_t gen,
+                       uint64_t index, const unsigned char *data, uint32_t len)
+{
+    uint32_t i = place(a, handle, index);
+    struct ipc_cache_block *b = &a->cache_heads[i];
+    uint32_t seq = atomic_load_explicit(&b->seq, memory_order_relaxed);
+    if ((seq & 1) ||
+        !atomic_compare_exchange_strong_explicit(&b->seq, &seq, seq + 1,
+                                                 memory_order_acquire,
+                                                 memory_order_relaxed))
+        return;
+    /* Readers that loaded the old seq see it moved after their copy. */
+    atomic_thread_fence(memory_order_release);
+    STORE(b->handle, handle);
+    STORE(b->index, index);
+    STORE(b->gen, gen);
+    STORE(b->len, len);
+    memcpy(a->cache_data + (uint64_t)i * IPC_CACHE_BLOCK, data, len);
+    atomic_store_explicit(&b->seq, seq + 2, memory_order_release);
+}
+
+void ipc_cache_keep(const struct ipc_area *a, uint64_t handle, uint32_t gen,
+                    const void *data, size_t got, size_t want, uint64_t off)
+{
+    if (!gen_word(a, handle) || gen == 0 || got > want ||
+        off > UINT64_MAX - got)
+        return;
+    /* Whole blocks inside what came back; a short answer also tells where
+     * the file ends, so the block it ends in is kept with its length (0
+     * when the file ends where a block begins). */
+    uint64_t end = off + got;
+    bool at_end = got < want;
+    uint64_t index = (off + IPC_CACHE_BLOCK - 1) / IPC_CACHE_BLOCK;
+    for (; index * IPC_CACHE_BLOCK < end ||
+           (at_end && index * IPC_CACHE_BLOCK == end);
+         index++) {
+        uint64_t start = index * IPC_CACHE_BLOCK;
+        uint64_t len = end - start < IPC_CACHE_BLOCK ? end - start
+                                                     : IPC_CACHE_BLOCK;
+        if (len < IPC_CACHE_BLOCK && !at_end)
+            break;
+        keep_block(a, handle, gen, index,
+                   (const unsigned char *)data + (start - off), (uint32_t)len);
+    }
+}
+
+void ipc_cache_set_gen(const struct ipc_area *a, uint32_t index, uint32_t gen)
+{
+    if (a->cache_blocks && index < IPC_CACHE_HANDLES)
+        atomic_store(&a->cache_gens[index], gen);
+}

@@ -1,0 +1,469 @@
+/*
+ * readcache_ceph.c - the read cache over CephFS (ipc/cache.c,
+ * fsservice/core/readcache.c, fsservice/libservice/ceph/deleg.c), as its
+ * users rely on it: a cached pread is answered without the service, and
+ * no pread ever returns data older than a change that finished before it,
+ * whoever made the change.
+ *
+ *   readcache_ceph DANAUSD CEPH_CONF
+ *
+ * Whether a pread was answered from the cache is seen from outside: the
+ * service is stopped (SIGSTOP) and woken 300 ms later; a cached pread
+ * returns long before that, one that needs the service cannot. Every change
+ * below is made after such a check showed the reader's data cached, and
+ * every read checks the bytes.
+ *
+ * Writers: another client of the same service (a forked child: each
+ * process is a client), through a descriptor opened for writing, truncate
+ * by path and ftruncate; the service's FUSE door (the kernel's path); and
+ * another Ceph client (libcephfs in a child), one that closes its file and
+ * one that keeps writing with it open.
+ */
+#include "harness.h"
+
+#include <cephfs/libcephfs.h>
+#include <danaus/danaus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define WAKE_MS 300   /* the stopped service is woken after this */
+#define CACHED_MS 150 /* a cached pread returns well within this */
+#define SIZE 16384
+
+static const char *danausd, *ceph_conf;
+static struct site site;
+static struct daemon svc;
+static char mnt[600];  /* the mount point, also the FUSE door's */
+static char cdir[64];  /* the test's directory, relative to the mount */
+
+static void *wake_service(void *arg)
+{
+    (void)arg;
+    usleep(WAKE_MS * 1000);
+    kill(svc.pid, SIGCONT);
+    return NULL;
+}
+
+/* preads n bytes at off of fd while the service is stopped: whether it
+ * returned before the service was woken. The bytes go to buf, the count
+ * to *got. */
+static bool read_without_service(int fd, void *buf, size_t n, off_t off,
+                                 ssize_t *got)
+{
+    pthread_t waker;
+    kill(svc.pid, SIGSTOP);
+    pthread_create(&waker, NULL, wake_service, NULL);
+    double t0 = now_ms();
+    *got = danaus_pread(fd, buf, n, off);
+    double took = now_ms() - t0;
+    pthread_join(waker, NULL);
+    return took < CACHED_MS;
+}
+
+static void path_of(char *out, size_t len, const char *name)
+{
+    snprintf(out, len, "%s/%s/%s", mnt, cdir, name);
+}
+
+static int write_bytes(const char *path, int c, size_t n, int flags)
+{
+    unsigned char buf[SIZE];
+    memset(buf, c, n);
+    int fd = danaus_open(path, O_WRONLY | O_CREAT | flags, 0644);
+    if (fd < 0)
+        return -1;
+    ssize_t w = danaus_pwrite(fd, buf, n, 0);
+    return danaus_close(fd) == 0 && w == (ssize_t)n ? 0 : -1;
+}
+
+/* fd reads n bytes of c at off (n == 0: end of file there); cached: from
+ * the cache within a few tries. A try that needed the service fills the
+ * cache for the next: an announcement may void a fresh generation (Ceph
+ * tells of a truncation or of dropped caps some time after it), and the
+ * cache is only a cache. */
+#define CACHED_TRIES 3
+
+static void expect(int fd, off_t off, size_t want, size_t n, int c,
+                   bool cached, int line)
+{
+    unsigned char buf[SIZE];
+    ssize_t got;
+    bool fast = false;
+    for (int i = 0; i < (cached ? CACHED_TRIES : 1) && !fast; i++) {
+        if (cached)
+            fast = read_without_service(fd, buf, want, off, &got);
+        else
+            got = danaus_pread(fd, buf, want, off);
+        CHILD_CHECK(got == (ssize_t)n, "line %d: pread %zu at %lld: %zd (%s)",
+                    line, want, (long long)off, got, strerror(errno));
+        for (size_t k = 0; k < n; k++)
+            CHILD_CHECK(buf[k] == c, "line %d: byte %zu is %#x, not %#x",
+                        line, off + k, buf[k], c);
+    }
+    CHILD_CHECK(!cached || fast,
+                "line %d: %d preads in a row waited for the stopped service",
+                line, CACHED_TRIES);
+}
+#define EXPECT(fd, off, want, n, c) expect(fd, off, want, n, c, false, __LINE__)
+#define EXPECT_CACHED(fd, off, want, n, c) \
+    expect(fd, off, want, n, c, true, __LINE__)
+
+/* Runs fn in a process of its own (another client) and waits for it. */
+static void in_other_process(void (*fn)(const char *), const char *path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        fn(path);
+        _exit(0);
+    }
+    int status;
+    CHILD_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                    WEXITSTATUS(status) == 0,
+                "the writer failed (status %#x)", status);
+}
+
+static void prepare(const char *path, int c)
+{
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/%s", mnt, cdir);
+    CHILD_CHECK(danaus_mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir: %s",
+                strerror(errno));
+    CHILD_CHECK(write_bytes(path, c, SIZE, O_TRUNC) == 0, "write %s: %s",
+                path, strerror(errno));
+}
+
+/* Runs a reader in a process of its own (a client), and wakes the service
+ * whatever became of it. */
+static void run_reader(int (*fn)(void *), int timeout_ms)
+{
+    int rc = run_in_child(fn, NULL, timeout_ms);
+    kill(svc.pid, SIGCONT);
+    assert_int_equal(rc, 0);
+}
+
+/* A new file `name` of SIZE bytes of c, open for reading with its first
+ * block cached; its path in path. */
+static int open_cached(const char *name, int c, char *path, size_t len)
+{
+    site_use(&site);
+    path_of(path, len, name);
+    prepare(path, c);
+    int fd = danaus_open(path, O_RDONLY);
+    CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
+    EXPECT(fd, 0, 4096, 4096, c);
+    EXPECT_CACHED(fd, 0, 4096, 4096, c);
+    return fd;
+}
+
+/* ---- a cached pread needs no service ---- */
+
+struct pending {
+    int fd;
+    ssize_t got;
+    bool done;
+};
+
+static void *read_past_end(void *arg)
+{
+    struct pending *p = arg;
+    char c;
+    p->got = danaus_pread(p->fd, &c, 1, SIZE + 4096);
+    __atomic_store_n(&p->done, true, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+static int cached_read_child(void *arg)
+{
+    (void)arg;
+    site_use(&site);
+    char path[800];
+    path_of(path, sizeof path, "plain");
+    prepare(path, 'a');
+    int fd = danaus_open(path, O_RDONLY);
+    CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
+    EXPECT(fd, 0, SIZE, SIZE, 'a');
+    EXPECT_CACHED(fd, 4096, 4096, 4096, 'a');
+    EXPECT_CACHED(fd, 100, 9000, 9000, 'a');
+    /* The end of the file is known once a read came back short there. */
+    EXPECT(fd, SIZE - 10, 4096, 10, 'a');
+    EXPECT_CACHED(fd, SIZE - 10, 4096, 10, 'a');
+    EXPECT_CACHED(fd, SIZE, 100, 0, 'a');
+
+    /* The control: a read of what is not cached waits for the service. */
+    struct pending p = {.fd = fd};
+    pthread_t reader, waker;
+    kill(svc.pid, SIGSTOP);
+    pthread_create(&reader, NULL, read_past_end, &p);
+    usleep(WAKE_MS * 1000 / 2);
+    bool early = __atomic_load_n(&p.done, __ATOMIC_SEQ_CST);
+    pthread_create(&waker, NULL, wake_service, NULL);
+    pthread_join(waker, NULL);
+    pthread_join(reader, NULL);
+    CHILD_CHECK(!early, "an uncached pread came back from a stopped service");
+    CHILD_CHECK(p.got == 0, "pread past the end: %zd", p.got);
+
+    /* A forked child is a client of its own, without its parent's area: it
+     * reads the inherited descriptor right. One forked past the atfork
+     * handlers (a raw clone) does not crash reading it. */
+    for (int raw = 0; raw < 2; raw++) {
+        pid_t pid = raw ? (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0)
+                        : fork();
+        if (pid == 0) {
+            unsigned char b[4096];
+            ssize_t g = danaus_pread(fd, b, sizeof b, 4096);
+            _exit(g == 4096 && b[0] == 'a' && b[4095] == 'a' ? 0 : 1);
+        }
+        int status;
+        CHILD_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                        (raw || WEXITSTATUS(status) == 0),
+                    "%s child: status %#x", raw ? "cloned" : "forked",
+                    status);
+    }
+
+    /* A descriptor opened for writing reads nothing, cached or not. */
+    int wfd = danaus_open(path, O_WRONLY);
+    char c;
+    CHILD_CHECK(wfd >= 0 && danaus_pread(wfd, &c, 1, 0) == -1 &&
+                    errno == EBADF,
+                "pread of a write-only descriptor: not EBADF");
+    danaus_close(wfd);
+    /* A closed and reopened file reads the same, and caches again. */
+    danaus_close(fd);
+    fd = danaus_open(path, O_RDONLY);
+    EXPECT(fd, 0, 4096, 4096, 'a');
+    EXPECT_CACHED(fd, 0, 4096, 4096, 'a');
+    danaus_close(fd);
+    return 0;
+}
+
+static void test_cached_read_needs_no_service(void **state)
+{
+    (void)state;
+    run_reader(cached_read_child, 30000);
+}
+
+/* ---- changes by another client of the same service ---- */
+
+static void overwrite_start(const char *path)
+{
+    unsigned char b[4096];
+    memset(b, 'b', sizeof b);
+    int fd = danaus_open(path, O_WRONLY);
+    CHILD_CHECK(fd >= 0 && danaus_pwrite(fd, b, sizeof b, 0) == sizeof b &&
+                    danaus_close(fd) == 0,
+                "overwrite: %s", strerror(errno));
+}
+
+static void truncate_by_path(const char *path)
+{
+    CHILD_CHECK(danaus_truncate(path, 100) == 0, "truncate: %s",
+                strerror(errno));
+}
+
+static void grow_through_descriptor(const char *path)
+{
+    int fd = danaus_open(path, O_RDWR);
+    CHILD_CHECK(fd >= 0 && danaus_ftruncate(fd, 5000) == 0 &&
+                    danaus_close(fd) == 0,
+                "ftruncate: %s", strerror(errno));
+}
+
+static int same_service_child(void *arg)
+{
+    (void)arg;
+    char path[800];
+    int fd = open_cached("shared", 'a', path, sizeof path);
+    EXPECT(fd, 4096, 4096, 4096, 'a');
+
+    in_other_process(overwrite_start, path);
+    EXPECT(fd, 0, 4096, 4096, 'b');
+    EXPECT(fd, 4096, 4096, 4096, 'a');
+    EXPECT_CACHED(fd, 0, 4096, 4096, 'b');
+
+    in_other_process(truncate_by_path, path);
+    EXPECT(fd, 0, 4096, 100, 'b');
+    EXPECT_CACHED(fd, 0, 4096, 100, 'b');
+
+    in_other_process(grow_through_descriptor, path);
+    EXPECT(fd, 100, 4096, 4096, 0);
+    EXPECT(fd, 4096, 4096, 5000 - 4096, 0);
+    danaus_close(fd);
+    return 0;
+}
+
+static void test_changes_by_another_client(void **state)
+{
+    (void)state;
+    run_reader(same_service_child, 60000);
+}
+
+/* ---- changes through the FUSE door (the kernel's path) ---- */
+
+static int fuse_door_child(void *arg)
+{
+    (void)arg;
+    char path[800];
+    int fd = open_cached("door", 'a', path, sizeof path);
+    /* Not danaus_open: the kernel's open, served by the door. */
+    int kfd = open(path, O_WRONLY);
+    CHILD_CHECK(kfd >= 0 && pwrite(kfd, "kkkk", 4, 0) == 4 && close(kfd) == 0,
+                "write through the door: %s", strerror(errno));
+    EXPECT(fd, 0, 4, 4, 'k');
+    EXPECT(fd, 4, 4092, 4092, 'a');
+    danaus_close(fd);
+    return 0;
+}
+
+static void test_changes_through_fuse_door(void **state)
+{
+    (void)state;
+    run_reader(fuse_door_child, 30000);
+}
+
+/* ---- changes by another Ceph client ---- */
+
+static struct ceph_mount_info *ceph_client(void)
+{
+    struct ceph_mount_info *cm;
+    CHILD_CHECK(ceph_create(&cm, NULL) == 0 &&
+                    ceph_conf_read_file(cm, ceph_conf) == 0 &&
+                    ceph_mount(cm, "/") == 0,
+                "a second Ceph client cannot mount");
+    return cm;
+}
+
+/* The writer's side of a pipe pair: it waits for a byte, writes, answers. */
+struct turns {
+    int go[2], done[2];
+};
+
+static void step(struct turns *t)
+{
+    char b = 0;
+    CHILD_CHECK(write(t->go[1], &b, 1) == 1 && read(t->done[0], &b, 1) == 1,
+                "the Ceph writer is gone");
+}
+
+static void ceph_writer(struct turns *t, const char *cpath)
+{
+    struct ceph_mount_info *cm = ceph_client();
+    char b;
+    /* Turn 1: write and close. */
+    CHILD_CHECK(read(t->go[0], &b, 1) == 1, "no turn");
+    int fd = ceph_open(cm, cpath, O_WRONLY, 0);
+    CHILD_CHECK(fd >= 0 && ceph_write(cm, fd, "cccc", 4, 0) == 4 &&
+                    ceph_close(cm, fd) == 0,
+                "ceph write: %d", fd);
+    CHILD_CHECK(write(t->done[1], &b, 1) == 1, "no answer");
+    /* Turns 2 and 3: write with the file kept open. */
+    fd = ceph_open(cm, cpath, O_WRONLY, 0);
+    CHILD_CHECK(fd >= 0, "ceph open: %d", fd);
+    for (int turn = 0; turn < 2; turn++) {
+        CHILD_CHECK(read(t->go[0], &b, 1) == 1, "no turn");
+        CHILD_CHECK(ceph_write(cm, fd, turn ? "eeee" : "dddd", 4, 0) == 4 &&
+                        ceph_fsync(cm, fd, 0) == 0,
+                    "ceph write");
+        CHILD_CHECK(write(t->done[1], &b, 1) == 1, "no answer");
+    }
+    ceph_close(cm, fd);
+    ceph_unmount(cm);
+    ceph_release(cm);
+}
+
+static int ceph_client_child(void *arg)
+{
+    (void)arg;
+    char path[800], cpath[200];
+    snprintf(cpath, sizeof cpath, "/%s/remote", cdir);
+    int fd = open_cached("remote", 'a', path, sizeof path);
+    struct turns t;
+    CHILD_CHECK(pipe(t.go) == 0 && pipe(t.done) == 0, "pipe");
+    pid_t writer = fork();
+    if (writer == 0) {
+        /* Its ends only: a reader that dies ends the writer's wait. */
+        close(t.go[1]);
+        close(t.done[0]);
+        ceph_writer(&t, cpath);
+        _exit(0);
+    }
+    close(t.go[0]);
+    close(t.done[1]);
+
+    step(&t);
+    EXPECT(fd, 0, 4, 4, 'c');
+    EXPECT(fd, 4, 4092, 4092, 'a');
+    /* While the other client keeps it open for writing, every pread sees
+     * its latest write. */
+    step(&t);
+    EXPECT(fd, 0, 4, 4, 'd');
+    EXPECT(fd, 0, 4, 4, 'd');
+    step(&t);
+    EXPECT(fd, 0, 4, 4, 'e');
+    int status;
+    CHILD_CHECK(waitpid(writer, &status, 0) == writer && WIFEXITED(status) &&
+                    WEXITSTATUS(status) == 0,
+                "the Ceph writer failed");
+    danaus_close(fd);
+    return 0;
+}
+
+static void test_changes_by_another_ceph_client(void **state)
+{
+    (void)state;
+    run_reader(ceph_client_child, 90000);
+}
+
+static int start(void **state)
+{
+    (void)state;
+    if (site_make(&site, "readcache") < 0)
+        return -1;
+    snprintf(mnt, sizeof mnt, "%s/mnt", site.dir);
+    snprintf(cdir, sizeof cdir, "readcache-%d", (int)getpid());
+    if (mkdir(mnt, 0755) < 0 ||
+        site_write_config(&site, "ceph_conf %s\nfuse on\nmount %s ceph /\n",
+                          ceph_conf, mnt) < 0)
+        return -1;
+    return daemon_start(&svc, danausd, &site, "danausd", 60000);
+}
+
+static int stop(void **state)
+{
+    (void)state;
+    kill(svc.pid, SIGCONT);
+    int rc = daemon_stop(&svc);
+    site_remove(&site);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: readcache_ceph DANAUSD CEPH_CONF\n");
+        return 2;
+    }
+    danausd = argv[1];
+    ceph_conf = argv[2];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cached_read_needs_no_service),
+        cmocka_unit_test(test_changes_by_another_client),
+        cmocka_unit_test(test_changes_through_fuse_door),
+        cmocka_unit_test(test_changes_by_another_ceph_client),
+    };
+    return cmocka_run_group_tests_name("readcache_ceph", tests, start, stop);
+}
