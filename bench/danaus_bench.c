@@ -76,6 +76,8 @@ static void usage(void)
         "  --meta-iters N        ops per batch: create, unlink (300)\n"
         "  --repeats N           timed batches per measurement (5)\n"
         "  --warmup PCT          warm-up batch size, percent of a batch (10)\n"
+        "  --threads N           client threads at once, each on files of its\n"
+        "                        own; ns/op is then per op of all of them (1)\n"
         "  --seq-mib N           file size for the 1 MiB sequential ops (64)\n"
         "  --copyup-files N      copyup-64m batches, one file each (3)\n"
         "  --ops LIST            comma-separated ops to run (default: all)\n"
@@ -128,7 +130,7 @@ static void parse(int argc, char **argv, struct options *o)
 {
     *o = (struct options){
         .p = {.iters = 5000, .meta_iters = 300, .warmup = 10, .repeats = 5,
-              .seq_mib = 64, .copyup_files = 3},
+              .seq_mib = 64, .copyup_files = 3, .threads = 1},
     };
     for (int op = 0; op < OP_COUNT; op++)
         o->run_op[op] = true;
@@ -180,6 +182,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->p.repeats = (int)number(v, 1, 1000);
         else if (!strcmp(k, "--warmup"))
             o->p.warmup = (int)number(v, 0, 1000);
+        else if (!strcmp(k, "--threads"))
+            o->p.threads = (int)number(v, 1, 16);
         else if (!strcmp(k, "--seq-mib"))
             o->p.seq_mib = (int)number(v, 1, 65536);
         else if (!strcmp(k, "--copyup-files"))
@@ -265,12 +269,13 @@ int main(int argc, char **argv)
 
     printf("danaus-bench: %d ops per batch (create, unlink: %d; 1 MiB ops: "
            "%d MiB file; copyup-64m: 1, %d batches, no warm-up), %d timed "
-           "batches after a warm-up of %d%%.\n"
+           "batches after a warm-up of %d%%, %d client thread%s.\n"
            "ns/op: median over batches of the batch mean. csw/op: voluntary + "
            "involuntary switches,\nall threads of this process (client) and "
            "of the server process, per op over all batches.\n\n",
            o.p.iters, o.p.meta_iters, o.p.seq_mib, o.p.copyup_files,
-           o.p.repeats, o.p.warmup);
+           o.p.repeats, o.p.warmup, o.p.threads,
+           o.p.threads == 1 ? "" : "s");
     report_table(stdout, &res);
     if (o.dir[SYS_DANAUS] || o.dir[SYS_LIBCEPHFS]) {
         printf("\nRatios of time per op (targets in parentheses):\n");

@@ -6,8 +6,8 @@
 #
 #   bench/run-core.sh [OUTDIR [BUILD_DIR]]
 #
-#   OUTDIR      where core.txt (tables and ratios), core.csv, fuse-door.csv
-#               and the logs go
+#   OUTDIR      where core.txt (tables and ratios), core.csv, fuse-door.csv,
+#               core-threads.csv and the logs go
 #               (default ./bench-results)
 #   BUILD_DIR   a build tree with danausd, libdanaus.so and danaus-bench
 #               (default $BUILD_DIR, else ./build)
@@ -28,13 +28,14 @@
 # TEMP/mnt/ceph (the cluster) and TEMP/mnt/local (a host temp dir), both
 # also mounted there by its FUSE door.
 #
-# Two runs of danaus-bench: the first, with DANAUS_SERVICE set, has every
+# Three runs of danaus-bench: the first, with DANAUS_SERVICE set, has every
 # row but the FUSE door's (its libc calls on Danaus paths take libdanaus's
 # shared-memory path). The second, without DANAUS_SERVICE so that every libc
 # call goes to the kernel, has the two user-level FUSE clients back to back:
 # ceph-fuse again and the FUSE door; its table and ratios follow the first
 # run's in core.txt. It checks that the FUSE door's loop threads (those
-# blocked on /dev/fuse) did switch, i.e. the row went through FUSE.
+# blocked on /dev/fuse) did switch, i.e. the row went through FUSE. The
+# third runs stat and the cached reads in two client threads at once.
 set -euo pipefail
 
 say() { echo "run-core: $*" >&2; }
@@ -185,7 +186,23 @@ csw_after=$(fuse_loop_csw)
     || die "the FUSE door's loop threads did not switch: the fuse-door row did not go through FUSE"
 echo "FUSE door loop threads (blocked on /dev/fuse): $((csw_after - csw_before)) context switches during this run." \
     | tee -a "$outdir/core.txt"
-say "results in $outdir/core.txt, $outdir/core.csv and $outdir/fuse-door.csv"
+say "running danaus-bench with two client threads"
+# Whether two client threads get twice the ops: the ops a thread repeats
+# most, each thread on files of its own, all at once; batches long enough
+# that starting the threads does not count.
+{
+    echo
+    echo "== Two client threads at once (ns/op: a batch's time over both threads' ops) =="
+} >>"$outdir/core.txt"
+# shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
+DANAUS_SERVICE=bench DANAUS_RUNDIR=$work/run "$bench_bin" --threads 2 --iters 200000 \
+    --ops stat,pread-4k,pread-4k-rand \
+    --local "$work/local/threads" \
+    --libcephfs "$top/libcephfs/threads" --ceph-conf "$bench_conf" \
+    --danaus "$work/mnt/ceph/threads" --preload "$work/mnt/ceph/preload-threads" \
+    --danausd-pid "$danausd_pid" \
+    --csv "$outdir/core-threads.csv" ${BENCH_ARGS:-} | tee -a "$outdir/core.txt"
+say "results in $outdir/core.txt, $outdir/core.csv, $outdir/core-threads.csv and $outdir/fuse-door.csv"
 
 # Plots: latency per operation and sequential bandwidth, by stack.
 plot_core() { # CSV NAME TITLE

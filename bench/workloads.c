@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,24 +349,74 @@ static bool snap_servers(const struct servers *s, struct csw_snap *snaps)
     return true;
 }
 
+#define MAX_THREADS 16
+
+struct runner {
+    pthread_t thread;
+    struct work *w;
+    int batch, n, rc;
+};
+
+static void *run_body(void *arg)
+{
+    struct runner *r = arg;
+    r->rc = body(r->w, r->batch, r->n);
+    return NULL;
+}
+
+/* batch b of n operations in every work at once; the first error. */
+static int bodies(struct work *ws, int nw, int batch, int n)
+{
+    if (nw == 1)
+        return body(ws, batch, n);
+    struct runner r[MAX_THREADS];
+    int started = 0, rc = 0;
+    for (; started < nw; started++) {
+        r[started] = (struct runner){.w = &ws[started], .batch = batch, .n = n};
+        if (pthread_create(&r[started].thread, NULL, run_body,
+                           &r[started]) != 0) {
+            rc = fail(&ws[started], "pthread_create", -EAGAIN);
+            break;
+        }
+    }
+    for (int i = 0; i < started; i++) {
+        pthread_join(r[i].thread, NULL);
+        if (rc == 0)
+            rc = r[i].rc;
+    }
+    return rc;
+}
+
+/* prepare or finish (step) in every work; the first error. */
+static int each(int (*step)(struct work *, int, int), struct work *ws,
+                int nw, int batch, int n)
+{
+    for (int i = 0; i < nw; i++) {
+        int rc = step(&ws[i], batch, n);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 /* The timed batches; fills ns_per_op, mb_per_s and the switch counts. */
-static int measure(struct work *w, const struct servers *servers, int n,
-                   int repeats, struct result *out)
+static int measure(struct work *ws, int nw, const struct servers *servers,
+                   int n, int repeats, struct result *out)
 {
     double *ns = calloc((size_t)repeats, sizeof *ns);
     if (!ns)
-        return fail(w, "measure", -ENOMEM);
+        return fail(ws, "measure", -ENOMEM);
     uint64_t client_sw = 0, server_sw = 0;
     bool server_seen = servers->n > 0;
     int rc = 0;
     for (int b = 1; b <= repeats && rc == 0; b++) {
-        if ((rc = prepare(w, b, n)) < 0)
+        if ((rc = each(prepare, ws, nw, b, n)) < 0)
             break;
         csw_snap(0, &client_before);
         if (server_seen && !snap_servers(servers, server_before))
             server_seen = false;
         double t0 = now_ns();
-        rc = body(w, b, n);
+        rc = bodies(ws, nw, b, n);
         double t1 = now_ns();
         csw_snap(0, &client_after);
         if (server_seen && !snap_servers(servers, server_after))
@@ -373,14 +424,15 @@ static int measure(struct work *w, const struct servers *servers, int n,
         client_sw += csw_delta(&client_before, &client_after);
         for (int i = 0; server_seen && i < servers->n; i++)
             server_sw += csw_delta(&server_before[i], &server_after[i]);
-        ns[b - 1] = (t1 - t0) / n;
+        ns[b - 1] = (t1 - t0) / ((double)n * nw);
         if (rc == 0)
-            rc = finish(w, b, n);
+            rc = each(finish, ws, nw, b, n);
     }
     if (rc == 0) {
-        double total = (double)n * repeats;
+        double total = (double)n * nw * repeats;
         out->ns_per_op = median(ns, repeats);
-        out->mb_per_s = op_is_seq(w->op) ? SEQ_CALL / out->ns_per_op * 1e3 : 0;
+        out->mb_per_s = op_is_seq(ws->op) ? SEQ_CALL / out->ns_per_op * 1e3
+                                          : 0;
         out->csw_client = (double)client_sw / total;
         out->csw_server = server_seen ? (double)server_sw / total : -1;
     }
@@ -392,16 +444,11 @@ void workload_run(const struct bench_fs *fs, const char *base,
                   const struct servers *servers, bool prepared, enum op op,
                   const struct params *p, struct result *out)
 {
-    struct work w = {.fs = fs, .op = op, .prepared = prepared, .fd = -1,
-                     .seq_calls = p->seq_mib};
     int repeats = op == OP_COPYUP ? p->copyup_files : p->repeats;
+    int nw = p->threads < 1 ? 1 : p->threads > MAX_THREADS ? MAX_THREADS
+                                                           : p->threads;
     *out = (struct result){.repeats = repeats, .csw_server = -1};
-    if (snprintf(w.dir, sizeof w.dir, "%s/%s", base, op_dirs[op]) >=
-        (int)sizeof w.dir) {
-        snprintf(out->error, sizeof out->error, "base path too long");
-        return;
-    }
-
+    struct work ws[MAX_THREADS];
     int n = op == OP_CREATE || op == OP_UNLINK ? p->meta_iters
             : op_is_seq(op)                    ? p->seq_mib
             : op == OP_COPYUP                  ? 1
@@ -413,25 +460,42 @@ void workload_run(const struct bench_fs *fs, const char *base,
                                  : (n * p->warmup + 99) / 100;
     out->ops = n;
 
-    w.buf = aligned_alloc(BLOCK, SEQ_CALL);
-    if (!w.buf) {
-        snprintf(out->error, sizeof out->error, "out of memory");
-        return;
+    int rc = 0, ready = 0;
+    for (; ready < nw && rc == 0; ready++) {
+        struct work *w = &ws[ready];
+        *w = (struct work){.fs = fs, .op = op, .prepared = prepared, .fd = -1,
+                           .seq_calls = p->seq_mib};
+        int len = ready ? snprintf(w->dir, sizeof w->dir, "%s/%s-%d", base,
+                                   op_dirs[op], ready)
+                        : snprintf(w->dir, sizeof w->dir, "%s/%s", base,
+                                   op_dirs[op]);
+        if (len >= (int)sizeof w->dir) {
+            rc = fail(w, "base path", -ENAMETOOLONG);
+            continue;
+        }
+        w->buf = aligned_alloc(BLOCK, SEQ_CALL);
+        if (!w->buf) {
+            rc = fail(w, "buffer", -ENOMEM);
+            continue;
+        }
+        memset(w->buf, 'd', SEQ_CALL);
+        rc = setup(w, p);
     }
-    memset(w.buf, 'd', SEQ_CALL);
-    int rc = setup(&w, p);
     if (rc == 0 && warm > 0) {
-        rc = prepare(&w, 0, warm);
+        rc = each(prepare, ws, ready, 0, warm);
         if (rc == 0)
-            rc = body(&w, 0, warm);
+            rc = bodies(ws, ready, 0, warm);
         if (rc == 0)
-            rc = finish(&w, 0, warm);
+            rc = each(finish, ws, ready, 0, warm);
     }
     if (rc == 0)
-        rc = measure(&w, servers, n, repeats, out);
-    teardown(&w);
-    free(w.buf);
+        rc = measure(ws, ready, servers, n, repeats, out);
     out->ok = rc == 0;
-    if (!out->ok)
-        snprintf(out->error, sizeof out->error, "%s", w.error);
+    for (int i = 0; i < ready; i++) {
+        if (!out->ok && !out->error[0] && ws[i].error[0])
+            snprintf(out->error, sizeof out->error, "%s", ws[i].error);
+        if (ws[i].buf)
+            teardown(&ws[i]);
+        free(ws[i].buf);
+    }
 }

@@ -58,6 +58,7 @@ struct params {
     int repeats;    /* timed batches */
     int seq_mib;    /* file size of the sequential operations, MiB */
     int copyup_files; /* copyup-64m batches: prepared files c1..cN */
+    int threads;    /* client threads, each on files of its own (1..) */
 };
 
 /* The processes that serve a system, for their context switches: none (the
@@ -81,7 +82,9 @@ struct result {
 
 /* Runs op over fs in base/<op name>, with the switches of the servers (summed
  * over them) as the server's; prepared: a union row, its lower files made
- * (see above). */
+ * (see above). With p->threads > 1 each thread works in a directory of its
+ * own (base/<op name>-<k>), all at once: ns_per_op is a batch's time over
+ * all threads' operations. */
 void workload_run(const struct bench_fs *fs, const char *base,
                   const struct servers *servers, bool prepared, enum op op,
                   const struct params *p, struct result *out);
