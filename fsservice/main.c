@@ -288,15 +288,19 @@ int main(int argc, char **argv)
     svc.clients.locks = &svc.locks;
     readcache_init(&svc.readcache);
     svc.clients.readcache = &svc.readcache;
-    if (svc.ceph && geo.cache_blocks) {
-        static struct ls_change_sink sink = {.changed = readcache_changed};
-        sink.arg = &svc.readcache;
-        int rc = cephfs_client_enable_cache(svc.ceph, &sink);
-        if (rc < 0)
-            fprintf(stderr, "danausd: %s: no read cache for Ceph files: "
-                    "read delegations refused (%s)\n", svc.cfg.service,
-                    strerror(-rc));
-    }
+    static struct ls_change_sink sink = {.changed = readcache_changed};
+    sink.arg = &svc.readcache;
+    int rc = geo.cache_blocks ? local_backend_enable_cache(&sink) : 0;
+    if (rc < 0)
+        fprintf(stderr, "danausd: %s: no read cache for local files: "
+                "no lease-break thread (%s)\n", svc.cfg.service, strerror(-rc));
+    rc = svc.ceph && geo.cache_blocks
+             ? cephfs_client_enable_cache(svc.ceph, &sink)
+             : 0;
+    if (rc < 0)
+        fprintf(stderr, "danausd: %s: no read cache for Ceph files: "
+                "read delegations refused (%s)\n", svc.cfg.service,
+                strerror(-rc));
     /* A quarter of the descriptors at most per client (the local backend
      * holds one per open file): one client alone cannot exhaust them. */
     if (nofile / 4 < HANDLES_MAX)

@@ -189,6 +189,9 @@ struct ls_change_sink {
 /* Backends. Errors go to err (a line for the operator) and return NULL. */
 struct ls_instance *local_instance_new(const char *root_dir, char *err,
                                        size_t errlen);
+/* Lets local files be cached (cache_hold), announcing their changes to
+ * sink: read leases (local/lease.c). Before serving; 0 or -errno. */
+int local_backend_enable_cache(const struct ls_change_sink *sink);
 
 struct cephfs_client; /* one Ceph mount per service, shared by instances */
 struct cephfs_client_options {

@@ -1,11 +1,12 @@
 /*
- * readcache_ceph.c - the read cache over CephFS (ipc/cache.c,
- * fsservice/core/readcache.c, fsservice/libservice/ceph/deleg.c), as its
- * users rely on it: a cached pread is answered without the service, and
- * no pread ever returns data older than a change that finished before it,
- * whoever made the change.
+ * readcache.c - the read cache (ipc/cache.c, fsservice/core/readcache.c;
+ * on CephFS fsservice/libservice/ceph/deleg.c, on the local backend
+ * local/lease.c), as its users rely on it: a cached pread is answered
+ * without the service, and no pread ever returns data older than a change
+ * that finished before it, whoever made the change.
  *
- *   readcache_ceph DANAUSD CEPH_CONF
+ *   readcache DANAUSD local
+ *   readcache DANAUSD ceph CEPH_CONF
  *
  * Whether a pread was answered from the cache is seen from outside: the
  * service is stopped (SIGSTOP) and woken 300 ms later; a cached pread
@@ -16,8 +17,9 @@
  * Writers: another client of the same service (a forked child: each
  * process is a client), through a descriptor opened for writing, truncate
  * by path and ftruncate; the service's FUSE door (the kernel's path); and
- * another Ceph client (libcephfs in a child), one that closes its file and
- * one that keeps writing with it open.
+ * a writer outside the service (another Ceph client: libcephfs in a child;
+ * on the local backend a process writing the directory itself), one that
+ * closes its file and one that keeps writing with it open.
  */
 #include "harness.h"
 
@@ -45,7 +47,9 @@
 #define CACHED_MS 150 /* a cached pread returns well within this */
 #define SIZE 16384
 
-static const char *danausd, *ceph_conf;
+static const char *danausd;
+static const char *ceph_conf; /* NULL: the local backend */
+static char host[600];        /* the local backend's directory */
 static struct site site;
 static struct daemon svc;
 static char mnt[600];  /* the mount point, also the FUSE door's */
@@ -335,7 +339,7 @@ static void test_changes_through_fuse_door(void **state)
     run_reader(fuse_door_child, 30000);
 }
 
-/* ---- changes by another Ceph client ---- */
+/* ---- changes by a writer outside the service ---- */
 
 static struct ceph_mount_info *ceph_client(void)
 {
@@ -356,40 +360,67 @@ static void step(struct turns *t)
 {
     char b = 0;
     CHILD_CHECK(write(t->go[1], &b, 1) == 1 && read(t->done[0], &b, 1) == 1,
-                "the Ceph writer is gone");
+                "the outside writer is gone");
 }
 
-static void ceph_writer(struct turns *t, const char *cpath)
+/* The outside writer's three calls, on Ceph or on the host directory. */
+struct outside {
+    struct ceph_mount_info *cm; /* NULL: the host */
+};
+
+static int outside_open(struct outside *o, const char *path)
 {
-    struct ceph_mount_info *cm = ceph_client();
+    return o->cm ? ceph_open(o->cm, path, O_WRONLY, 0) : open(path, O_WRONLY);
+}
+
+static int outside_write(struct outside *o, int fd, const char *four)
+{
+    int rc = o->cm ? ceph_write(o->cm, fd, four, 4, 0) : (int)pwrite(fd, four, 4, 0);
+    if (rc == 4)
+        rc = o->cm ? ceph_fsync(o->cm, fd, 0) : fsync(fd);
+    return rc;
+}
+
+static int outside_close(struct outside *o, int fd)
+{
+    return o->cm ? ceph_close(o->cm, fd) : close(fd);
+}
+
+static void outside_writer(struct turns *t, const char *opath)
+{
+    struct outside o = {ceph_conf ? ceph_client() : NULL};
     char b;
     /* Turn 1: write and close. */
     CHILD_CHECK(read(t->go[0], &b, 1) == 1, "no turn");
-    int fd = ceph_open(cm, cpath, O_WRONLY, 0);
-    CHILD_CHECK(fd >= 0 && ceph_write(cm, fd, "cccc", 4, 0) == 4 &&
-                    ceph_close(cm, fd) == 0,
-                "ceph write: %d", fd);
+    int fd = outside_open(&o, opath);
+    CHILD_CHECK(fd >= 0 && outside_write(&o, fd, "cccc") == 0 &&
+                    outside_close(&o, fd) == 0,
+                "outside write: %d", fd);
     CHILD_CHECK(write(t->done[1], &b, 1) == 1, "no answer");
     /* Turns 2 and 3: write with the file kept open. */
-    fd = ceph_open(cm, cpath, O_WRONLY, 0);
-    CHILD_CHECK(fd >= 0, "ceph open: %d", fd);
+    fd = outside_open(&o, opath);
+    CHILD_CHECK(fd >= 0, "outside open: %d", fd);
     for (int turn = 0; turn < 2; turn++) {
         CHILD_CHECK(read(t->go[0], &b, 1) == 1, "no turn");
-        CHILD_CHECK(ceph_write(cm, fd, turn ? "eeee" : "dddd", 4, 0) == 4 &&
-                        ceph_fsync(cm, fd, 0) == 0,
-                    "ceph write");
+        CHILD_CHECK(outside_write(&o, fd, turn ? "eeee" : "dddd") == 0,
+                    "outside write");
         CHILD_CHECK(write(t->done[1], &b, 1) == 1, "no answer");
     }
-    ceph_close(cm, fd);
-    ceph_unmount(cm);
-    ceph_release(cm);
+    outside_close(&o, fd);
+    if (o.cm) {
+        ceph_unmount(o.cm);
+        ceph_release(o.cm);
+    }
 }
 
-static int ceph_client_child(void *arg)
+static int outside_child(void *arg)
 {
     (void)arg;
-    char path[800], cpath[200];
-    snprintf(cpath, sizeof cpath, "/%s/remote", cdir);
+    char path[800], opath[800];
+    if (ceph_conf)
+        snprintf(opath, sizeof opath, "/%s/remote", cdir);
+    else
+        snprintf(opath, sizeof opath, "%s/%s/remote", host, cdir);
     int fd = open_cached("remote", 'a', path, sizeof path);
     struct turns t;
     CHILD_CHECK(pipe(t.go) == 0 && pipe(t.done) == 0, "pipe");
@@ -398,7 +429,7 @@ static int ceph_client_child(void *arg)
         /* Its ends only: a reader that dies ends the writer's wait. */
         close(t.go[1]);
         close(t.done[0]);
-        ceph_writer(&t, cpath);
+        outside_writer(&t, opath);
         _exit(0);
     }
     close(t.go[0]);
@@ -407,7 +438,7 @@ static int ceph_client_child(void *arg)
     step(&t);
     EXPECT(fd, 0, 4, 4, 'c');
     EXPECT(fd, 4, 4092, 4092, 'a');
-    /* While the other client keeps it open for writing, every pread sees
+    /* While the other writer keeps it open for writing, every pread sees
      * its latest write. */
     step(&t);
     EXPECT(fd, 0, 4, 4, 'd');
@@ -417,15 +448,15 @@ static int ceph_client_child(void *arg)
     int status;
     CHILD_CHECK(waitpid(writer, &status, 0) == writer && WIFEXITED(status) &&
                     WEXITSTATUS(status) == 0,
-                "the Ceph writer failed");
+                "the outside writer failed");
     danaus_close(fd);
     return 0;
 }
 
-static void test_changes_by_another_ceph_client(void **state)
+static void test_changes_from_outside(void **state)
 {
     (void)state;
-    run_reader(ceph_client_child, 90000);
+    run_reader(outside_child, 90000);
 }
 
 static int start(void **state)
@@ -435,9 +466,17 @@ static int start(void **state)
         return -1;
     snprintf(mnt, sizeof mnt, "%s/mnt", site.dir);
     snprintf(cdir, sizeof cdir, "readcache-%d", (int)getpid());
-    if (mkdir(mnt, 0755) < 0 ||
-        site_write_config(&site, "ceph_conf %s\nfuse on\nmount %s ceph /\n",
-                          ceph_conf, mnt) < 0)
+    snprintf(host, sizeof host, "%s/host", site.dir);
+    if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0)
+        return -1;
+    int rc = ceph_conf ? site_write_config(&site,
+                                           "ceph_conf %s\nfuse on\n"
+                                           "mount %s ceph /\n",
+                                           ceph_conf, mnt)
+                       : site_write_config(&site,
+                                           "fuse on\nmount %s local %s\n",
+                                           mnt, host);
+    if (rc < 0)
         return -1;
     return daemon_start(&svc, danausd, &site, "danausd", 60000);
 }
@@ -453,17 +492,20 @@ static int stop(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: readcache_ceph DANAUSD CEPH_CONF\n");
+    if (!(argc == 3 && strcmp(argv[2], "local") == 0) &&
+        !(argc == 4 && strcmp(argv[2], "ceph") == 0)) {
+        fprintf(stderr, "usage: readcache DANAUSD local | ceph CEPH_CONF\n");
         return 2;
     }
     danausd = argv[1];
-    ceph_conf = argv[2];
+    ceph_conf = argc == 4 ? argv[3] : NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cached_read_needs_no_service),
         cmocka_unit_test(test_changes_by_another_client),
         cmocka_unit_test(test_changes_through_fuse_door),
-        cmocka_unit_test(test_changes_by_another_ceph_client),
+        cmocka_unit_test(test_changes_from_outside),
     };
-    return cmocka_run_group_tests_name("readcache_ceph", tests, start, stop);
+    return cmocka_run_group_tests_name(ceph_conf ? "readcache_ceph"
+                                                 : "readcache_local",
+                                       tests, start, stop);
 }

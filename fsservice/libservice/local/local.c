@@ -8,6 +8,8 @@
  * first takes on the client's identity on the calling thread
  * (cred.c), so the kernel checks permissions as for the client. A
  * service not running as root cannot switch and acts as itself for all.
+ * Clients may cache the data of files open for reading while the service
+ * holds a read lease on them (lease.c).
  *
  * Two kinds of path operations:
  *  - on a name (mkdir, rmdir, unlink, rename, link, symlink, readlink): the
@@ -29,6 +31,7 @@
  */
 #include "fsservice/libservice/libservice.h"
 #include "cred.h"
+#include "lease.h"
 #include "path.h"
 
 #include <errno.h>
@@ -253,8 +256,12 @@ static int open_fd(struct local_instance *li, const char *path, int flags,
                                  AT_EMPTY_PATH | AT_EACCESS));
         *special = rc == 0;
     } else if (rc == 0)
+        /* O_NONBLOCK means nothing to a regular file or a directory but
+         * that an open for writing fails with EWOULDBLOCK instead of
+         * waiting while another open file holds a lease (lease.c). */
         rc = neg_errno(open(proc_link_of(probe).path,
-                            flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)));
+                            flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW |
+                                      O_NONBLOCK)));
     close(probe);
     return rc;
 }
@@ -299,6 +306,12 @@ static void local_close(struct ls_file *base)
     close(file->fd);
     pthread_mutex_destroy(&file->dir_lock);
     free(file);
+}
+
+static int local_cache_hold(struct ls_file *file, uint64_t *key)
+{
+    return local_lease_hold(lfile(file)->fd, local(file->inst)->switch_creds,
+                            key);
 }
 
 static ssize_t local_pread(struct ls_file *file, const struct ls_cred *cred,
@@ -813,6 +826,7 @@ static const struct ls_ops local_ops = {
     .name = "local",
     .open = local_open,
     .close = local_close,
+    .cache_hold = local_cache_hold,
     .pread = local_pread,
     .pwrite = local_pwrite,
     .fsync = local_fsync,
@@ -848,6 +862,11 @@ static const struct ls_ops local_ops = {
     .removexattr = local_removexattr,
     .destroy = local_destroy,
 };
+
+int local_backend_enable_cache(const struct ls_change_sink *sink)
+{
+    return local_leases_start(sink);
+}
 
 struct ls_instance *local_instance_new(const char *root_dir, char *err,
                                        size_t errlen)

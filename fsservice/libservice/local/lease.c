@@ -1,0 +1,111 @@
+/*
+ * lease.c - what lets a client's read cache hold local files: read leases
+ * (fcntl F_SETLEASE), the kernel's delegations.
+ *
+ * A read lease on a file descriptor opened read-only makes the kernel stop
+ * any open of the file for writing, and any truncate, by any process of
+ * the host (this service's own threads included), and signal the holder
+ * first; the opener waits until the holder gives the lease up, or for
+ * /proc/sys/fs/lease-break-time seconds (45 by default) if it never does.
+ * Measured here: another process's open(O_WRONLY) and truncate, and this
+ * process's own open(O_WRONLY), each waited for the holder's F_UNLCK. The
+ * kernel refuses a read lease while the file is open for writing anywhere:
+ * then nothing is cached.
+ *
+ * So cache_hold takes a lease on the file's descriptor, as root (a lease
+ * needs the file's owner or CAP_LEASE; the client's access was checked at
+ * its open, and a lease changes nothing for it), and one breaker thread
+ * takes the lease-break signals, sent to it alone (F_SETOWN_EX with its
+ * tid, read through a signalfd): it announces the change of the file the
+ * descriptor names now, and only then gives the lease up. A descriptor
+ * closed and reused before its signal is read costs a spurious
+ * announcement and lease of the new file, never a missed one: whatever
+ * file loses its lease is announced first.
+ */
+#include "lease.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static struct {
+    struct ls_change_sink sink;
+    int signal;
+    pid_t breaker; /* the breaker thread's tid, 0 until it runs */
+    pthread_mutex_t lock;
+    pthread_cond_t started;
+} leases = {.lock = PTHREAD_MUTEX_INITIALIZER,
+            .started = PTHREAD_COND_INITIALIZER};
+
+/* The name of a file's data in announcements. */
+static uint64_t key_of(const struct stat *st)
+{
+    return (uint64_t)st->st_ino ^ ((uint64_t)st->st_dev * 0x9E3779B97F4A7C15ull);
+}
+
+static void *breaker_main(void *arg)
+{
+    (void)arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, leases.signal);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    pthread_mutex_lock(&leases.lock);
+    leases.breaker = sfd < 0 ? -1 : (pid_t)syscall(SYS_gettid);
+    pthread_cond_broadcast(&leases.started);
+    pthread_mutex_unlock(&leases.lock);
+    struct signalfd_siginfo si;
+    while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int fd = (int)si.ssi_fd;
+        struct stat st;
+        if (fstat(fd, &st) == 0)
+            leases.sink.changed(leases.sink.arg, key_of(&st));
+        fcntl(fd, F_SETLEASE, F_UNLCK);
+    }
+    return NULL;
+}
+
+int local_leases_start(const struct ls_change_sink *sink)
+{
+    leases.sink = *sink;
+    leases.signal = LOCAL_LEASE_SIGNAL;
+    pthread_t thread;
+    int rc = pthread_create(&thread, NULL, breaker_main, NULL);
+    if (rc != 0)
+        return -rc;
+    pthread_detach(thread);
+    pthread_mutex_lock(&leases.lock);
+    while (leases.breaker == 0)
+        pthread_cond_wait(&leases.started, &leases.lock);
+    rc = leases.breaker < 0 ? -EIO : 0;
+    pthread_mutex_unlock(&leases.lock);
+    return rc;
+}
+
+int local_lease_hold(int fd, int as_root, uint64_t *key)
+{
+    pid_t breaker = leases.breaker;
+    struct stat st;
+    if (breaker <= 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        return 0;
+    *key = key_of(&st);
+    if (fcntl(fd, F_GETLEASE) == F_RDLCK)
+        return 1;
+    struct f_owner_ex owner = {F_OWNER_TID, breaker};
+    if (fcntl(fd, F_SETSIG, leases.signal) < 0 ||
+        fcntl(fd, F_SETOWN_EX, &owner) < 0)
+        return 0;
+    if (as_root) {
+        static const struct ls_cred root = {0};
+        if (local_cred_enter(&root) < 0)
+            return 0;
+    }
+    return fcntl(fd, F_SETLEASE, F_RDLCK) == 0;
+}

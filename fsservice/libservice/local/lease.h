@@ -1,0 +1,25 @@
+/*
+ * lease.h - read leases for the local backend's cached files (lease.c).
+ */
+#ifndef DANAUS_LOCAL_LEASE_H
+#define DANAUS_LOCAL_LEASE_H
+
+#include "cred.h"
+#include "fsservice/libservice/libservice.h"
+
+#include <signal.h>
+#include <stdint.h>
+
+/* The real-time signal lease breaks arrive by, at the breaker thread
+ * alone. */
+#define LOCAL_LEASE_SIGNAL (SIGRTMIN + 7)
+
+/* Starts the breaker thread, which announces to sink. 0 or -errno. */
+int local_leases_start(const struct ls_change_sink *sink);
+
+/* ls_ops.cache_hold on a descriptor: 1 with *key while it holds a read
+ * lease (taking one if it can: as root when as_root, which leaves the
+ * calling thread acting as root until its next switch), else 0. */
+int local_lease_hold(int fd, int as_root, uint64_t *key);
+
+#endif
