@@ -1,13 +1,17 @@
 /*
  * test_ipc_cache.c - the read cache in a client's area (ipc/cache.c): what
  * is kept and counted, what a generation change or a closed handle voids,
- * the end of a file, and a second mapping (the service's) seeing the
- * generations the client reads.
+ * the end of a file, a second mapping (the service's) seeing the
+ * generations the client reads, and no torn block read while another
+ * thread rewrites it.
  */
 #include "ipc/ipc.h"
 
 #include <danaus/wire.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -189,6 +193,45 @@ static void test_torn_block_is_a_miss(void **state)
     assert_int_equal(ipc_cache_read(&client, H1, buf, 4096, 4096), -1);
 }
 
+/* One thread keeps the block over and over, each time all of one byte
+ * value; another reads it: every read that counts holds one value only. */
+static _Atomic bool keeping;
+
+static void *keeper(void *arg)
+{
+    (void)arg;
+    unsigned char b[IPC_CACHE_BLOCK];
+    for (int i = 0; i < 200000; i++) {
+        memset(b, i & 0xff, sizeof b);
+        ipc_cache_keep(&client, H1, 1, b, sizeof b, sizeof b, 0);
+    }
+    atomic_store(&keeping, false);
+    return NULL;
+}
+
+static void test_no_torn_read(void **state)
+{
+    (void)state;
+    ipc_cache_set_gen(&service, 3, 1);
+    atomic_store(&keeping, true);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, keeper, NULL), 0);
+    unsigned char b[IPC_CACHE_BLOCK];
+    long hits = 0, torn = 0;
+    while (atomic_load(&keeping))
+        if (ipc_cache_read(&client, H1, b, sizeof b, 0) == IPC_CACHE_BLOCK) {
+            hits++;
+            for (size_t i = 1; i < sizeof b; i++)
+                if (b[i] != b[0]) {
+                    torn++;
+                    break;
+                }
+        }
+    pthread_join(t, NULL);
+    assert_int_equal(torn, 0);
+    assert_true(hits > 0);
+}
+
 static void test_bounds(void **state)
 {
     (void)state;
@@ -213,6 +256,7 @@ int main(void)
         cmocka_unit_test_setup(test_end_of_file, reset),
         cmocka_unit_test_setup(test_new_generation_voids, reset),
         cmocka_unit_test_setup(test_torn_block_is_a_miss, reset),
+        cmocka_unit_test_setup(test_no_torn_read, reset),
         cmocka_unit_test_setup(test_bounds, reset),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
