@@ -5,8 +5,9 @@
 # end (tests/integration/ceph_fixture.cmake) - then the same sources built
 # the other ways CI checks:
 #   - a Release build with hardening flags (compiled, not run again);
-#   - AddressSanitizer + UndefinedBehaviorSanitizer running the unit tests and
-#     the local-backend integration tests (tests that preload libdanaus.so into
+#   - AddressSanitizer + UndefinedBehaviorSanitizer running the unit tests,
+#     the local-backend integration tests and the hostile clients against a
+#     local-backend service (tests that preload libdanaus.so into
 #     uninstrumented programs cannot run under ASan and are left out);
 #   - ThreadSanitizer running the tests labelled `tsan` (ipc/ and the
 #     service's threaded tables), with tests/tsan.supp.
@@ -31,7 +32,7 @@ sanitizers() {
     echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
     configure_and_build "$build-asan" -DDANAUS_SANITIZE=address
     ctest --test-dir "$build-asan" --output-on-failure --timeout 300 \
-        -L 'unit|integration' -LE 'ceph|preload'
+        -L 'unit|integration|security' -LE 'ceph|preload'
     echo "== ThreadSanitizer"
     configure_and_build "$build-tsan" -DDANAUS_SANITIZE=thread
     TSAN_OPTIONS="suppressions=$top/tests/tsan.supp halt_on_error=1" \

@@ -98,7 +98,8 @@ int raw_door(struct raw *r, uint32_t op, uint32_t arg, uint64_t token,
     if (extra_len > sizeof buf - sizeof m)
         return EINVAL;
     memcpy(buf, &m, sizeof m);
-    memcpy(buf + sizeof m, extra, extra_len);
+    if (extra_len)
+        memcpy(buf + sizeof m, extra, extra_len);
     if (send(r->door, buf, sizeof m + extra_len, MSG_NOSIGNAL) < 0 ||
         recv(r->door, reply, sizeof *reply, 0) != sizeof *reply)
         return EPIPE;
@@ -127,7 +128,8 @@ int64_t raw_call(struct raw *r, uint32_t slot, struct danaus_desc *d,
 {
     struct ipc_slot *s = ipc_slot(&r->area, slot);
     uint64_t deadline = ipc_now_ns() + (uint64_t)timeout_ms * 1000000;
-    memcpy(s->buf, in, len);
+    if (len)
+        memcpy(s->buf, in, len);
     d->slot = slot;
     d->buf_off = 0;
     d->buf_len = len;
