@@ -12,10 +12,12 @@
 #define DANAUS_LIBFS_SYS_H
 
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline int sys_open(const char *path, int flags)
@@ -26,6 +28,15 @@ static inline int sys_open(const char *path, int flags)
 static inline int sys_close(int fd)
 {
     return (int)syscall(SYS_close, fd);
+}
+
+/* Whether fd has any of events, or a hang-up or error, now: 1, 0, or -1
+ * (ppoll with a zero timeout). */
+static inline int sys_poll_now(int fd, short events)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    struct timespec zero = {0, 0};
+    return (int)syscall(SYS_ppoll, &p, 1, &zero, NULL, 0);
 }
 
 static inline ssize_t sys_read(int fd, void *buf, size_t n)

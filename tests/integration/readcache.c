@@ -19,7 +19,8 @@
  * by path and ftruncate; the service's FUSE door (the kernel's path); and
  * a writer outside the service (another Ceph client: libcephfs in a child;
  * on the local backend a process writing the directory itself), one that
- * closes its file and one that keeps writing with it open.
+ * closes its file and one that keeps writing with it open. And once the
+ * service is dead, no pread comes from the cache.
  */
 #include "harness.h"
 
@@ -459,6 +460,45 @@ static void test_changes_from_outside(void **state)
     run_reader(outside_child, 90000);
 }
 
+/* ---- the service dies ---- */
+
+/* The service's promise to hear of changes (its leases, its delegations)
+ * dies with it: a pread after its death must not come from the cache. On
+ * the local backend a writer outside changes the file at once (the leases
+ * went with the service's descriptors); on Ceph the dead session holds its
+ * caps until the next service resets it. */
+static int death_child(void *arg)
+{
+    (void)arg;
+    char path[800], opath[800];
+    snprintf(opath, sizeof opath, "%s/%s/death", host, cdir);
+    int fd = open_cached("death", 'a', path, sizeof path);
+    setenv("DANAUS_RESTART_WAIT_MS", "0", 1);
+    kill(svc.pid, SIGKILL);
+    usleep(100000);
+    if (!ceph_conf) {
+        int w = open(opath, O_WRONLY);
+        CHILD_CHECK(w >= 0 && pwrite(w, "zzzz", 4, 0) == 4 && close(w) == 0,
+                    "outside write after the death: %s", strerror(errno));
+    }
+    unsigned char b[4096];
+    ssize_t got = danaus_pread(fd, b, sizeof b, 0);
+    CHILD_CHECK(got == -1 && errno == ENOTCONN,
+                "pread after the service died: %zd (%s), first byte %#x", got,
+                got < 0 ? strerror(errno) : "", got > 0 ? b[0] : 0);
+    return 0;
+}
+
+static void test_service_death(void **state)
+{
+    (void)state;
+    run_reader(death_child, 30000);
+    /* The next service, for the group's teardown. */
+    assert_int_equal(daemon_wait_exit(&svc, 10000), 0);
+    assert_int_equal(daemon_start(&svc, danausd, &site, "danausd-next", 60000),
+                     0);
+}
+
 static int start(void **state)
 {
     (void)state;
@@ -504,6 +544,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_changes_by_another_client),
         cmocka_unit_test(test_changes_through_fuse_door),
         cmocka_unit_test(test_changes_from_outside),
+        cmocka_unit_test(test_service_death),
     };
     return cmocka_run_group_tests_name(ceph_conf ? "readcache_ceph"
                                                  : "readcache_local",
