@@ -76,3 +76,26 @@ void readcache_keep(const struct call *c, size_t want, size_t got, off_t off)
     ipc_cache_keep(&c->svc->area, c->desc.handle, s->cache_gen, call_out(c),
                    got, want, (uint64_t)off);
 }
+
+/* The next blocks of a small read are often read next (a scan, a B-tree
+ * page's neighbours), and a backend read of 32 KiB costs little more than
+ * one of 4 KiB once the request is made: a file read in 4 KiB steps misses
+ * once per 8 blocks instead of once per block. */
+void readcache_window(const struct call *c, size_t n, off_t off,
+                      off_t *start, size_t *len)
+{
+    const struct ipc_area *a = &c->svc->area;
+    uint32_t index = (uint32_t)c->desc.handle;
+    off_t window = off - off % READCACHE_WINDOW;
+    bool cached = a->cache_blocks && index < IPC_CACHE_HANDLES &&
+                  atomic_load_explicit(&a->cache_gens[index],
+                                       memory_order_relaxed) != 0;
+    if (cached && call_capacity(c) >= READCACHE_WINDOW &&
+        (uint64_t)(off - window) + n <= READCACHE_WINDOW) {
+        *start = window;
+        *len = READCACHE_WINDOW;
+    } else {
+        *start = off;
+        *len = n;
+    }
+}

@@ -170,12 +170,47 @@ static ssize_t iov_total(const struct iovec *iov, int iovcnt)
     return (ssize_t)total;
 }
 
+/* A pread into one buffer that missed the cache: asks for the readahead
+ * window around it (readcache.h) and keeps what comes back. False when n
+ * does not fit one request (a slot buffer configured smaller). */
+static bool pread_through_cache(int fd, void *buf, size_t n, off_t off,
+                                ssize_t *result)
+{
+    struct call c;
+    *result = -1;
+    if (call_begin_fd(&c, DANAUS_CALL_PREAD, fd, false) < 0)
+        return true;
+    if (n > call_capacity(&c))
+        return false;
+    off_t start;
+    size_t len;
+    readcache_window(&c, n, off, &start, &len);
+    c.desc.arg[0] = (int64_t)len;
+    c.desc.arg[1] = start;
+    int64_t got = call_send(&c);
+    if (got < 0)
+        return true;
+    if ((uint64_t)got > len) {
+        errno = EIO;
+        return true;
+    }
+    readcache_keep(&c, len, (size_t)got, start);
+    size_t skip = (size_t)(off - start);
+    size_t mine = (size_t)got > skip ? (size_t)got - skip : 0;
+    if (mine > n)
+        mine = n;
+    memcpy(buf, (unsigned char *)call_out(&c) + skip, mine);
+    *result = (ssize_t)mine;
+    return true;
+}
+
 /* Reads into iov (writing false) or writes from it (writing true), at
  * offset or at the file offset when offset < 0, one slot buffer at a time:
  * a write packs its chunk before sending it, a read copies what came back
  * out after. Stops at the first short transfer, as the kernel's do. A
  * positioned read into one buffer is first looked up in the read cache
- * (readcache.h), and what positioned reads bring is kept there. */
+ * (readcache.h), and one of up to 32 KiB that missed it asks for its
+ * readahead window; what positioned reads bring is kept there. */
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {
@@ -185,6 +220,10 @@ static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
     if (!writing && offset >= 0 && iovcnt == 1 && total > 0) {
         ssize_t n = readcache_pread(fd, iov[0].iov_base, (size_t)total, offset);
         if (n >= 0)
+            return n;
+        if ((size_t)total <= READCACHE_WINDOW &&
+            pread_through_cache(fd, iov[0].iov_base, (size_t)total, offset,
+                                &n))
             return n;
     }
     enum danaus_call id =

@@ -96,21 +96,21 @@ static int write_bytes(const char *path, int c, size_t n, int flags)
     return danaus_close(fd) == 0 && w == (ssize_t)n ? 0 : -1;
 }
 
-/* fd reads n bytes of c at off (n == 0: end of file there); cached: from
- * the cache within a few tries. A try that needed the service fills the
- * cache for the next: an announcement may void a fresh generation (Ceph
- * tells of a truncation or of dropped caps some time after it), and the
- * cache is only a cache. */
+/* fd reads n bytes of c at off (n == 0: end of file there); with tries >
+ * 0, from the cache within that many tries. A try that needed the service
+ * fills the cache for the next: an announcement may void a fresh
+ * generation (Ceph tells of a truncation or of dropped caps some time
+ * after it), and the cache is only a cache. */
 #define CACHED_TRIES 3
 
 static void expect(int fd, off_t off, size_t want, size_t n, int c,
-                   bool cached, int line)
+                   int tries, int line)
 {
     unsigned char buf[SIZE];
     ssize_t got;
     bool fast = false;
-    for (int i = 0; i < (cached ? CACHED_TRIES : 1) && !fast; i++) {
-        if (cached)
+    for (int i = 0; i < (tries ? tries : 1) && !fast; i++) {
+        if (tries)
             fast = read_without_service(fd, buf, want, off, &got);
         else
             got = danaus_pread(fd, buf, want, off);
@@ -120,13 +120,16 @@ static void expect(int fd, off_t off, size_t want, size_t n, int c,
             CHILD_CHECK(buf[k] == c, "line %d: byte %zu is %#x, not %#x",
                         line, off + k, buf[k], c);
     }
-    CHILD_CHECK(!cached || fast,
+    CHILD_CHECK(!tries || fast,
                 "line %d: %d preads in a row waited for the stopped service",
-                line, CACHED_TRIES);
+                line, tries);
 }
-#define EXPECT(fd, off, want, n, c) expect(fd, off, want, n, c, false, __LINE__)
+#define EXPECT(fd, off, want, n, c) expect(fd, off, want, n, c, 0, __LINE__)
 #define EXPECT_CACHED(fd, off, want, n, c) \
-    expect(fd, off, want, n, c, true, __LINE__)
+    expect(fd, off, want, n, c, CACHED_TRIES, __LINE__)
+/* Cached before this process ever read it: the first try must hit. */
+#define EXPECT_READ_AHEAD(fd, off, want, n, c) \
+    expect(fd, off, want, n, c, 1, __LINE__)
 
 /* Runs fn in a process of its own (another client) and waits for it. */
 static void in_other_process(void (*fn)(const char *), const char *path)
@@ -260,6 +263,31 @@ static void test_cached_read_needs_no_service(void **state)
 {
     (void)state;
     run_reader(cached_read_child, 30000);
+}
+
+/* ---- readahead ---- */
+
+/* A pread that misses the cache of a handle being cached brings its
+ * aligned 32 KiB window along (libfs/readcache.h): blocks never read are
+ * then answered from the cache, up to the file's end. */
+static int readahead_child(void *arg)
+{
+    (void)arg;
+    char path[800];
+    int fd = open_cached("ahead", 'a', path, sizeof path);
+    EXPECT(fd, 8192, 100, 100, 'a');
+    EXPECT_READ_AHEAD(fd, 12288, 4096, 4096, 'a');
+    EXPECT_READ_AHEAD(fd, 4096, 4096, 4096, 'a');
+    EXPECT_READ_AHEAD(fd, SIZE - 1, 4096, 1, 'a');
+    EXPECT_READ_AHEAD(fd, SIZE + 100, 4096, 0, 'a');
+    danaus_close(fd);
+    return 0;
+}
+
+static void test_readahead(void **state)
+{
+    (void)state;
+    run_reader(readahead_child, 30000);
 }
 
 /* ---- changes by another client of the same service ---- */
@@ -541,6 +569,7 @@ int main(int argc, char **argv)
     ceph_conf = argc == 4 ? argv[3] : NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cached_read_needs_no_service),
+        cmocka_unit_test(test_readahead),
         cmocka_unit_test(test_changes_by_another_client),
         cmocka_unit_test(test_changes_through_fuse_door),
         cmocka_unit_test(test_changes_from_outside),
