@@ -27,9 +27,10 @@ void readcache_keep(const struct call *c, size_t want, size_t got, off_t off);
 
 /* Readahead. A pread of n bytes at off that missed the cache asks c for
  * the range [*start, *start + *len) instead, which holds it: the aligned
- * window of READCACHE_WINDOW bytes around it while c's handle is being
- * cached (its generation is not 0) and the window fits c's buffer and
- * holds the whole pread; else just the pread's range. 32 KiB: below the
+ * window of READCACHE_WINDOW bytes around it when it goes on where the
+ * calling thread's last miss of the handle ended (a scan), while c's
+ * handle is being cached (its generation is not 0), and the window fits
+ * c's buffer and holds the whole pread; else just the pread's range. 32 KiB: below the
  * size the service takes for a bulk transfer and moves to the client's cpu
  * (64 KiB, fsservice/core/blocking.h), which a 64 KiB window paid for on
  * every miss (0.03 context switches a pread where there were 0.0005). */

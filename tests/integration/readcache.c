@@ -267,14 +267,16 @@ static void test_cached_read_needs_no_service(void **state)
 
 /* ---- readahead ---- */
 
-/* A pread that misses the cache of a handle being cached brings its
- * aligned 32 KiB window along (libfs/readcache.h): blocks never read are
- * then answered from the cache, up to the file's end. */
+/* A pread that misses the cache of a handle being cached, where the
+ * previous miss ended, brings its aligned 32 KiB window along
+ * (libfs/readcache.h): blocks never read are then answered from the
+ * cache, up to the file's end. */
 static int readahead_child(void *arg)
 {
     (void)arg;
     char path[800];
     int fd = open_cached("ahead", 'a', path, sizeof path);
+    EXPECT(fd, 4096, 4096, 4096, 'a');
     EXPECT(fd, 8192, 100, 100, 'a');
     EXPECT_READ_AHEAD(fd, 12288, 4096, 4096, 'a');
     EXPECT_READ_AHEAD(fd, 4096, 4096, 4096, 'a');
