@@ -7,8 +7,8 @@
  * consecutive blocks of one file take consecutive places and never evict
  * each other; a place holding another block is a miss, and keeping a block
  * overwrites whatever was there. A block counts while the generation it was
- * kept under is still its handle's: generations are never reused (the
- * service numbers them from one counter), so the blocks a reader finds
+ * kept under is still its handle's: a handle's generations are never
+ * reused (the service counts them per handle), so the blocks a reader finds
  * under the generation it loaded are all copies of the file as it stood
  * during that generation, and the read is that moment's.
  *
@@ -48,14 +48,17 @@ static _Atomic uint32_t *gen_word(const struct ipc_area *a, uint64_t handle)
 #define LOAD(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 #define STORE(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 
+uint32_t ipc_cache_gen(const struct ipc_area *a, uint64_t handle)
+{
+    _Atomic uint32_t *word = gen_word(a, handle);
+    return word ? atomic_load_explicit(word, memory_order_acquire) : 0;
+}
+
 ssize_t ipc_cache_read(const struct ipc_area *a, uint64_t handle, void *buf,
                        size_t n, uint64_t off)
 {
-    _Atomic uint32_t *word = gen_word(a, handle);
-    if (!word || n == 0 || n > SSIZE_MAX || off > UINT64_MAX - n)
-        return -1;
-    uint32_t gen = atomic_load_explicit(word, memory_order_acquire);
-    if (gen == 0)
+    uint32_t gen = ipc_cache_gen(a, handle);
+    if (gen == 0 || n == 0 || n > SSIZE_MAX || off > UINT64_MAX - n)
         return -1;
     size_t done = 0;
     while (done < n) {
@@ -134,6 +137,7 @@ void ipc_cache_keep(const struct ipc_area *a, uint64_t handle, uint32_t gen,
 
 void ipc_cache_set_gen(const struct ipc_area *a, uint32_t index, uint32_t gen)
 {
-    if (a->cache_blocks && index < IPC_CACHE_HANDLES)
-        atomic_store(&a->cache_gens[index], gen);
+    _Atomic uint32_t *word = gen_word(a, index);
+    if (word)
+        atomic_store(word, gen);
 }

@@ -286,6 +286,10 @@ struct ipc_cache_block {
     uint64_t index;   /* file offset / IPC_CACHE_BLOCK */
 };
 
+/* handle's generation now: 0 when nothing of it may be read from the
+ * cache (or there is no cache). */
+uint32_t ipc_cache_gen(const struct ipc_area *a, uint64_t handle);
+
 /* Client: copies n > 0 bytes at off of handle's file into buf if all of
  * them are cached and current: the bytes copied (fewer only at the end of
  * the file), or -1 when any is not. */

@@ -88,12 +88,8 @@ static __thread uint64_t last_handle, last_end;
 void readcache_window(const struct call *c, size_t n, off_t off,
                       off_t *start, size_t *len)
 {
-    const struct ipc_area *a = &c->svc->area;
-    uint32_t index = (uint32_t)c->desc.handle;
     off_t window = off - off % READCACHE_WINDOW;
-    bool cached = a->cache_blocks && index < IPC_CACHE_HANDLES &&
-                  atomic_load_explicit(&a->cache_gens[index],
-                                       memory_order_relaxed) != 0;
+    bool cached = ipc_cache_gen(&c->svc->area, c->desc.handle) != 0;
     bool scan = c->desc.handle == last_handle && (uint64_t)off == last_end;
     if (cached && scan && call_capacity(c) >= READCACHE_WINDOW &&
         (uint64_t)(off - window) + n <= READCACHE_WINDOW) {
