@@ -135,17 +135,23 @@ static void unlink_by_key(struct readcache *rc, struct readcache_reader *r)
     *p = r->next_by_key;
 }
 
+/* Takes the record at *slot (of the handle table) out of both tables. */
+static void drop(struct readcache *rc, struct readcache_reader **slot)
+{
+    struct readcache_reader *r = *slot;
+    *slot = r->next_by_handle;
+    unlink_by_key(rc, r);
+    rc->readers--;
+    free(r);
+}
+
 void readcache_forget(struct readcache *rc, struct client *c, uint64_t handle)
 {
     pthread_mutex_lock(&rc->lock);
     struct readcache_reader **slot = find(rc, c, handle);
-    struct readcache_reader *r = *slot;
-    if (r) {
-        *slot = r->next_by_handle;
-        unlink_by_key(rc, r);
-        set_gen(r, 0);
-        rc->readers--;
-        free(r);
+    if (*slot) {
+        set_gen(*slot, 0);
+        drop(rc, slot);
     }
     pthread_mutex_unlock(&rc->lock);
 }
@@ -156,15 +162,10 @@ void readcache_forget_client(struct readcache *rc, struct client *c)
     for (uint32_t b = 0; rc->readers && b < READCACHE_BUCKETS; b++) {
         struct readcache_reader **p = &rc->by_handle[b];
         while (*p) {
-            struct readcache_reader *r = *p;
-            if (r->c != c) {
-                p = &r->next_by_handle;
-                continue;
-            }
-            *p = r->next_by_handle;
-            unlink_by_key(rc, r);
-            rc->readers--;
-            free(r);
+            if ((*p)->c == c)
+                drop(rc, p);
+            else
+                p = &(*p)->next_by_handle;
         }
     }
     pthread_mutex_unlock(&rc->lock);
