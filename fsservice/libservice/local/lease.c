@@ -36,7 +36,6 @@
 
 static struct {
     struct ls_change_sink sink;
-    int signal;
     pid_t breaker; /* the breaker thread's tid, 0 until it runs */
     pthread_mutex_t lock;
     pthread_cond_t started;
@@ -54,7 +53,7 @@ static void *breaker_main(void *arg)
     (void)arg;
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, leases.signal);
+    sigaddset(&set, LOCAL_LEASE_SIGNAL);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     int sfd = signalfd(-1, &set, SFD_CLOEXEC);
     pthread_mutex_lock(&leases.lock);
@@ -72,10 +71,9 @@ static void *breaker_main(void *arg)
     return NULL;
 }
 
-int local_leases_start(const struct ls_change_sink *sink)
+int local_backend_enable_cache(const struct ls_change_sink *sink)
 {
     leases.sink = *sink;
-    leases.signal = LOCAL_LEASE_SIGNAL;
     pthread_t thread;
     int rc = pthread_create(&thread, NULL, breaker_main, NULL);
     if (rc != 0)
@@ -99,7 +97,7 @@ int local_lease_hold(int fd, int as_root, uint64_t *key)
     if (fcntl(fd, F_GETLEASE) == F_RDLCK)
         return 1;
     struct f_owner_ex owner = {F_OWNER_TID, breaker};
-    if (fcntl(fd, F_SETSIG, leases.signal) < 0 ||
+    if (fcntl(fd, F_SETSIG, LOCAL_LEASE_SIGNAL) < 0 ||
         fcntl(fd, F_SETOWN_EX, &owner) < 0)
         return 0;
     if (as_root) {

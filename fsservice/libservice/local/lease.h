@@ -11,11 +11,8 @@
 #include <stdint.h>
 
 /* The real-time signal lease breaks arrive by, at the breaker thread
- * alone. */
+ * alone (started by local_backend_enable_cache, libservice.h). */
 #define LOCAL_LEASE_SIGNAL (SIGRTMIN + 7)
-
-/* Starts the breaker thread, which announces to sink. 0 or -errno. */
-int local_leases_start(const struct ls_change_sink *sink);
 
 /* ls_ops.cache_hold on a descriptor: 1 with *key while it holds a read
  * lease (taking one if it can: as root when as_root, which leaves the

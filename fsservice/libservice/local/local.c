@@ -863,11 +863,6 @@ static const struct ls_ops local_ops = {
     .destroy = local_destroy,
 };
 
-int local_backend_enable_cache(const struct ls_change_sink *sink)
-{
-    return local_leases_start(sink);
-}
-
 struct ls_instance *local_instance_new(const char *root_dir, char *err,
                                        size_t errlen)
 {
