@@ -177,6 +177,18 @@ static void pattern(unsigned char *buf, int id, uint32_t iter)
         buf[i] = (unsigned char)(id * 131 + iter * 7 + i * 13);
 }
 
+/* raw_call of a PREAD of 4096 bytes at block * 4096; the answer's bytes
+ * are in the slot's buffer. */
+static int64_t raw_pread(struct raw *r, uint32_t slot, uint32_t mount,
+                         int64_t h, uint32_t block)
+{
+    struct danaus_desc d = {.call = DANAUS_CALL_PREAD, .mount = mount,
+                            .handle = (uint64_t)h};
+    d.arg[0] = 4096;
+    d.arg[1] = (int64_t)block * 4096;
+    return raw_call(r, slot, &d, NULL, 0, 10000);
+}
+
 /* Writes, reads back and compares its own file until time is up: 0 when
  * every call succeeded and every byte read was its own. */
 static int checker_main(void *arg)
@@ -204,11 +216,7 @@ static int checker_main(void *arg)
         int64_t n = raw_call(&r, (uint32_t)slot, &d, want, 4096, 10000);
         CHILD_CHECK(n == 4096, "checker %d: pwrite %u: %lld", c->id, iter,
                     (long long)n);
-        d = (struct danaus_desc){.call = DANAUS_CALL_PREAD, .mount = mount,
-                                 .handle = (uint64_t)h};
-        d.arg[0] = 4096;
-        d.arg[1] = (iter % 8) * 4096;
-        n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 10000);
+        n = raw_pread(&r, (uint32_t)slot, mount, h, iter % 8);
         CHILD_CHECK(n == 4096, "checker %d: pread %u: %lld", c->id, iter,
                     (long long)n);
         CHILD_CHECK(memcmp(ipc_slot(&r.area, (uint32_t)slot)->buf, want,
@@ -787,18 +795,6 @@ static void own_bytes(unsigned char *b, size_t n, uint32_t block)
 {
     for (size_t i = 0; i < n; i++)
         b[i] = (unsigned char)(i * 3 + block * 77 + 1);
-}
-
-/* raw_call of a PREAD of 4096 bytes at block * 4096; the answer's bytes
- * are in the slot's buffer. */
-static int64_t raw_pread(struct raw *r, uint32_t slot, uint32_t mount,
-                         int64_t h, uint32_t block)
-{
-    struct danaus_desc d = {.call = DANAUS_CALL_PREAD, .mount = mount,
-                            .handle = (uint64_t)h};
-    d.arg[0] = 4096;
-    d.arg[1] = (int64_t)block * 4096;
-    return raw_call(r, slot, &d, NULL, 0, 10000);
 }
 
 static int64_t raw_write_file(struct raw *r, uint32_t slot, uint32_t mount,
