@@ -51,6 +51,9 @@ static void serve(struct ipc_segment *seg, struct ipc_area *area,
         memcpy(&d, &s->desc, sizeof d);
         if (d.call == DANAUS_CALL_NONE) /* the client says stop */
             return;
+        /* What danausd writes as it takes a request (client.c, workers.c). */
+        atomic_store_explicit(&s->begun, b.seq, memory_order_release);
+        ipc_slot_running(s);
         ipc_complete(s, b.seq, d.arg[0]);
     }
 }
@@ -88,6 +91,10 @@ int main(int argc, char **argv)
     }
     service = fork();
     if (service == 0) {
+        /* The area is mapped MADV_DONTFORK (a forked client must not speak
+         * as its parent): the child maps it again from the inherited fd. */
+        if (ipc_area_map(area.fd, &g, &area) != 0)
+            _exit(1);
         pin(1);
         serve(&seg, &area, spin_ns);
         _exit(0);
