@@ -136,3 +136,39 @@ pivot_csv() { # ROW SERIES VALUE WHERE
             }
         }'
 }
+
+# Writes to stdout one CSV of danaus-bench's columns from several (one per
+# round, same header): a row per system and op, in order of first
+# appearance, whose figures (ns_per_op onwards) are the medians over the
+# files that have the row; error is the first round's error, if any.
+median_csv() { # FILE...
+    awk -F, -v OFS=, '
+        function median(k, c,    n, i, j, t, a) {
+            n = 0
+            for (i = 1; i <= cnt[k]; i++)
+                if (val[k, c, i] != "") a[++n] = val[k, c, i] + 0
+            if (n == 0) return ""
+            for (i = 2; i <= n; i++)
+                for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+                    t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+                }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        FNR == 1 { if (NR == 1) print; next }
+        {
+            k = $1 SUBSEP $2
+            if (!(k in cnt)) { order[++nk] = k; first[k] = $0 }
+            cnt[k]++
+            for (c = 5; c <= 9; c++) val[k, c, cnt[k]] = $c
+            if (err[k] == "") err[k] = $10
+        }
+        END {
+            for (i = 1; i <= nk; i++) {
+                k = order[i]
+                split(first[k], f, ",")
+                line = f[1] OFS f[2] OFS f[3] OFS f[4]
+                for (c = 5; c <= 9; c++) line = line OFS median(k, c)
+                print line OFS err[k]
+            }
+        }' "$@"
+}

@@ -6,15 +6,20 @@
 #
 #   bench/run-core.sh [OUTDIR [BUILD_DIR]]
 #
-#   OUTDIR      where core.txt (tables and ratios), core.csv, fuse-door.csv,
-#               core-threads.csv and the logs go
-#               (default ./bench-results)
+#   OUTDIR      where core.txt (every round's tables and ratios),
+#               core-rounds.md (medians over the rounds), core.csv and
+#               fuse-door.csv (the same medians), core-round<N>.csv and
+#               fuse-door-round<N>.csv (each round), core-threads.csv and
+#               the logs go (default ./bench-results)
 #   BUILD_DIR   a build tree with danausd, libdanaus.so and danaus-bench
 #               (default $BUILD_DIR, else ./build)
 #
 # Environment:
 #   CEPH_CONF          use this running cluster instead of starting one in a
 #                      temp dir with deploy/ceph-cluster.sh
+#   ROUNDS             rounds of the single-thread runs (default 3): this
+#                      machine is shared and noisy, so the tables give each
+#                      figure's median over the rounds, with its range
 #   BENCH_ARGS         extra danaus-bench flags, e.g. "--iters 20000"
 #   BENCH_CEPH_DEBUG   "keep": leave the Ceph client's log levels as the
 #                      cluster conf has them. By default every Ceph client of
@@ -28,14 +33,15 @@
 # TEMP/mnt/ceph (the cluster) and TEMP/mnt/local (a host temp dir), both
 # also mounted there by its FUSE door.
 #
-# Three runs of danaus-bench: the first, with DANAUS_SERVICE set, has every
-# row but the FUSE door's (its libc calls on Danaus paths take libdanaus's
-# shared-memory path). The second, without DANAUS_SERVICE so that every libc
-# call goes to the kernel, has the two user-level FUSE clients back to back:
-# ceph-fuse again and the FUSE door; its table and ratios follow the first
-# run's in core.txt. It checks that the FUSE door's loop threads (those
-# blocked on /dev/fuse) did switch, i.e. the row went through FUSE. The
-# third runs stat and the cached reads in two client threads at once.
+# Each of ROUNDS rounds has two runs of danaus-bench. The first, with
+# DANAUS_SERVICE set, has every row but the FUSE door's (its libc calls on
+# Danaus paths take libdanaus's shared-memory path). The second, without
+# DANAUS_SERVICE so that every libc call goes to the kernel, has the two
+# user-level FUSE clients back to back: ceph-fuse again and the FUSE door;
+# its table and ratios follow the first run's in core.txt. It checks that
+# the FUSE door's loop threads (those blocked on /dev/fuse) did switch, i.e.
+# the row went through FUSE. After the rounds, one more run has stat and the
+# cached reads in two client threads at once.
 set -euo pipefail
 
 say() { echo "run-core: $*" >&2; }
@@ -94,6 +100,86 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 source "$repo/bench/lib.sh"
+
+# Writes core-rounds.md to stdout: the issue's table (one row per op, one
+# column per stack) from the rounds' CSVs, each cell the median over the
+# rounds with the range below and above it; then the ratios of the medians
+# to libcephfs linked in, and the context switches per op.
+rounds_table() { # ROUNDS CSV...
+    local rounds=$1
+    shift
+    awk -F, -v rounds="$rounds" '
+        function sorted(k,    n, i, j, t) {
+            n = cnt[k]
+            for (i = 1; i <= n; i++) s[i] = v[k, i]
+            for (i = 2; i <= n; i++)
+                for (j = i; j > 1 && s[j - 1] > s[j]; j--) {
+                    t = s[j]; s[j] = s[j - 1]; s[j - 1] = t
+                }
+            return n
+        }
+        function med(k,    n) {
+            n = sorted(k)
+            if (n == 0) return ""
+            return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+        }
+        function num(x) {
+            return x < 10 ? sprintf("%.2f", x) : x < 100 ? sprintf("%.1f", x) : sprintf("%.0f", x)
+        }
+        function cell(op, sys,    k, n, m) {
+            k = op SUBSEP sys
+            n = sorted(k)
+            if (n == 0) return "-"
+            m = med(k)
+            n = sorted(k)
+            return n == 1 ? num(m) : num(m) " (" num(s[1]) "-" num(s[n]) ")"
+        }
+        function ratio(op, sys,    a, b) {
+            a = med(op SUBSEP sys); b = med(op SUBSEP "libcephfs")
+            if (a == "" || b == "" || b == 0) return "-"
+            return sprintf("%.2f", a / b)
+        }
+        FNR == 1 { door_run = FILENAME ~ /fuse-door-round/; next }
+        $10 != "" { next }
+        {
+            # ceph-fuse is in both runs of a round: take the first run'"'"'s,
+            # beside the Danaus rows.
+            if (door_run && $1 != "fuse-door") next
+            seq = $2 ~ /^seq/
+            x = seq ? $6 : $5 / 1000
+            if (x == "") next
+            k = $2 SUBSEP $1
+            v[k, ++cnt[k]] = x + 0
+            c = $2 SUBSEP $1 SUBSEP "csw"
+            v[c, ++cnt[c]] = $7 + 0
+        }
+        END {
+            nops = split("stat open+close pread-4k pread-4k-rand pread-4k-seq pwrite-4k pwrite-4k-rand pwrite-4k-seq create unlink seq-read-1m seq-write-1m", ops, " ")
+            split("stat|open+close|pread 4 KiB, offset 0|pread 4 KiB, random offsets in 16 MiB|pread 4 KiB, consecutive offsets|pwrite 4 KiB, offset 0|pwrite 4 KiB, random offsets in 16 MiB|pwrite 4 KiB, consecutive offsets|create|unlink|1 MiB sequential read (MB/s)|1 MiB sequential write (MB/s)", label, "|")
+            nsys = split("preload danaus libcephfs ceph-fuse fuse-door danaus-local local", sys, " ")
+            print "Medians of " rounds " rounds (lowest-highest), us per op unless MB/s:"
+            print ""
+            print "| op | preload (Ceph) | danaus API (Ceph) | libcephfs in-process | ceph-fuse | FUSE door | API, local backend | host ext4 |"
+            print "|---|---|---|---|---|---|---|---|"
+            for (i = 1; i <= nops; i++) {
+                line = "| " label[i]
+                for (j = 1; j <= nsys; j++) line = line " | " cell(ops[i], sys[j])
+                print line " |"
+            }
+            print ""
+            print "Ratios of the medians to libcephfs in-process (time per op; for the MB/s rows, throughput), and context switches per op (medians):"
+            print ""
+            print "| op | preload / libcephfs | API / libcephfs | switches per op, preload | API | libcephfs |"
+            print "|---|---|---|---|---|---|"
+            for (i = 1; i <= nops; i++) {
+                op = ops[i]
+                printf "| %s | %s | %s | %s | %s | %s |\n", label[i], ratio(op, "preload"), ratio(op, "danaus"),
+                    sprintf("%.3f", med(op SUBSEP "preload" SUBSEP "csw")),
+                    sprintf("%.3f", med(op SUBSEP "danaus" SUBSEP "csw")),
+                    sprintf("%.3f", med(op SUBSEP "libcephfs" SUBSEP "csw"))
+            }
+        }' "$@"
+}
 
 use_ceph_cluster
 
@@ -159,33 +245,51 @@ fuse_loop_csw() {
     echo "$total"
 }
 
-say "running danaus-bench"
-# shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
-DANAUS_SERVICE=bench DANAUS_RUNDIR=$work/run "$bench_bin" \
-    --local "$work/local/run" \
-    --danaus-local "$work/mnt/local/run" \
-    --libcephfs "$top/libcephfs/run" --ceph-conf "$bench_conf" \
-    --danaus "$work/mnt/ceph/run" --preload "$work/mnt/ceph/preload" \
-    --danausd-pid "$danausd_pid" \
-    --ceph-fuse "$work/fuse$top/fuse/run" --ceph-fuse-pid "$fuse_pid" \
-    --csv "$outdir/core.csv" ${BENCH_ARGS:-} | tee "$outdir/core.txt"
+rounds=${ROUNDS:-3}
+case $rounds in '' | *[!0-9]* | 0) die "ROUNDS must be a positive number" ;; esac
+: >"$outdir/core.txt"
+for round in $(seq "$rounds"); do
+    say "round $round of $rounds: running danaus-bench"
+    echo "== Round $round of $rounds ==" >>"$outdir/core.txt"
+    # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
+    DANAUS_SERVICE=bench DANAUS_RUNDIR=$work/run "$bench_bin" \
+        --local "$work/local/run$round" \
+        --danaus-local "$work/mnt/local/run$round" \
+        --libcephfs "$top/libcephfs/run$round" --ceph-conf "$bench_conf" \
+        --danaus "$work/mnt/ceph/run$round" \
+        --preload "$work/mnt/ceph/preload$round" \
+        --danausd-pid "$danausd_pid" \
+        --ceph-fuse "$work/fuse$top/fuse/run$round" --ceph-fuse-pid "$fuse_pid" \
+        --csv "$outdir/core-round$round.csv" ${BENCH_ARGS:-} | tee -a "$outdir/core.txt"
 
-say "running danaus-bench on the two FUSE clients, without DANAUS_SERVICE"
-csw_before=$(fuse_loop_csw)
+    say "round $round of $rounds: danaus-bench on the two FUSE clients, without DANAUS_SERVICE"
+    csw_before=$(fuse_loop_csw)
+    {
+        echo
+        echo "== The FUSE door and ceph-fuse, in a process without DANAUS_SERVICE =="
+    } >>"$outdir/core.txt"
+    # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
+    env -u DANAUS_SERVICE -u DANAUS_RUNDIR "$bench_bin" \
+        --ceph-fuse "$work/fuse$top/fuse/door-run$round" --ceph-fuse-pid "$fuse_pid" \
+        --fuse-door "$work/mnt/ceph/fuse-door$round" --danausd-pid "$danausd_pid" \
+        --csv "$outdir/fuse-door-round$round.csv" ${BENCH_ARGS:-} | tee -a "$outdir/core.txt"
+    csw_after=$(fuse_loop_csw)
+    [ "$csw_after" -gt "$csw_before" ] \
+        || die "the FUSE door's loop threads did not switch: the fuse-door row did not go through FUSE"
+    echo "FUSE door loop threads (blocked on /dev/fuse): $((csw_after - csw_before)) context switches during this round." \
+        | tee -a "$outdir/core.txt"
+    echo >>"$outdir/core.txt"
+done
+median_csv "$outdir"/core-round*.csv >"$outdir/core.csv"
+median_csv "$outdir"/fuse-door-round*.csv >"$outdir/fuse-door.csv"
+rounds_table "$rounds" "$outdir"/core-round*.csv "$outdir"/fuse-door-round*.csv \
+    >"$outdir/core-rounds.md"
 {
+    echo "== Medians over the $rounds rounds (core-rounds.md) =="
+    cat "$outdir/core-rounds.md"
     echo
-    echo "== The FUSE door and ceph-fuse, in a process without DANAUS_SERVICE =="
-} >>"$outdir/core.txt"
-# shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
-env -u DANAUS_SERVICE -u DANAUS_RUNDIR "$bench_bin" \
-    --ceph-fuse "$work/fuse$top/fuse/run" --ceph-fuse-pid "$fuse_pid" \
-    --fuse-door "$work/mnt/ceph/fuse-door" --danausd-pid "$danausd_pid" \
-    --csv "$outdir/fuse-door.csv" ${BENCH_ARGS:-} | tee -a "$outdir/core.txt"
-csw_after=$(fuse_loop_csw)
-[ "$csw_after" -gt "$csw_before" ] \
-    || die "the FUSE door's loop threads did not switch: the fuse-door row did not go through FUSE"
-echo "FUSE door loop threads (blocked on /dev/fuse): $((csw_after - csw_before)) context switches during this run." \
-    | tee -a "$outdir/core.txt"
+} | tee -a "$outdir/core.txt"
+
 say "running danaus-bench with two client threads"
 # Whether two client threads get twice the ops: the ops a thread repeats
 # most, each thread on files of its own, all at once; batches long enough
@@ -202,7 +306,7 @@ DANAUS_SERVICE=bench DANAUS_RUNDIR=$work/run "$bench_bin" --threads 2 --iters 20
     --danaus "$work/mnt/ceph/threads" --preload "$work/mnt/ceph/preload-threads" \
     --danausd-pid "$danausd_pid" \
     --csv "$outdir/core-threads.csv" ${BENCH_ARGS:-} | tee -a "$outdir/core.txt"
-say "results in $outdir/core.txt, $outdir/core.csv, $outdir/core-threads.csv and $outdir/fuse-door.csv"
+say "results in $outdir/core.txt, $outdir/core-rounds.md, $outdir/core.csv, $outdir/core-threads.csv and $outdir/fuse-door.csv"
 
 # Plots: latency per operation and sequential bandwidth, by stack.
 plot_core() { # CSV NAME TITLE
