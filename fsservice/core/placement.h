@@ -10,6 +10,9 @@
  * thread's cpus while it is away (taskset on the service), what they set
  * becomes its cpus.
  *
+ * After a short call, a thread that finds its client waiting on its own
+ * cpu steps aside to another cpu (placement.c says why).
+ *
  * Each crew thread has one placement, used by that thread only; a
  * placement of zeros is at home.
  */
@@ -33,5 +36,12 @@ bool placement_follow(struct placement *p, const cpu_set_t *group,
 
 /* Back to the home cpus (nothing if at home). */
 void placement_go_home(struct placement *p);
+
+/* After a short call whose client waits on this thread's cpu (mark, as
+ * above): moves the thread to another of its cpus that is one of group's,
+ * and gives it back all of its cpus there, if some cpu is idle and the
+ * thread did not step aside in the last 10 ms. True when it moved. A
+ * forged mark moves a thread no more often, and only among its own cpus. */
+bool placement_step_aside(const cpu_set_t *group, uint32_t mark);
 
 #endif

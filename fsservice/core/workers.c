@@ -241,7 +241,10 @@ static void serve_bell(struct service *svc, struct crew *crew,
     }
     if (crew) {
         atomic_fetch_sub(&crew->in_call, 1);
-        client_here = ipc_slot_client_here(slot);
+        client_here = ipc_slot_client_here(slot) &&
+                      (long_call || !placement_step_aside(
+                                        &crew->cpus,
+                                        ipc_slot_client_mark(slot)));
         atomic_fetch_add(&crew->served, 1);
     }
     client_request_end(c, b.slot);
