@@ -18,7 +18,7 @@
  * at once: measured here, 0.4-1.4 context switches per stat and 1.3-1.9x
  * its time beside a spinning pair. A thread that finds its client on its
  * cpu after a short call steps aside to another cpu of its own; both then
- * spin, each on its own cpu. Only while fewer tasks can run than there
+ * spin, each on its own cpu. Only while no more tasks can run than there
  * are cpus (/proc/loadavg's count of runnable tasks, read at most once per
  * ASIDE_EVERY_NS): beside CPU-bound work a thread that stepped aside spun
  * on a busy cpu instead of sleeping (measured: a victim beside two
@@ -76,7 +76,9 @@ void placement_go_home(struct placement *p)
     p->moved_to = 0;
 }
 
-/* Whether some cpu is idle: fewer tasks runnable now than cpus online. */
+/* Whether some cpu is idle: no more tasks runnable now than cpus online,
+ * counting this thread and its client, which waits on this cpu and may be
+ * runnable (spinning its grace for a request not yet taken). */
 static bool cpu_to_spare(void)
 {
     char text[128];
@@ -92,7 +94,7 @@ static bool cpu_to_spare(void)
     if (sscanf(text, "%*s %*s %*s %u/", &running) != 1)
         return false;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus > 0 && running < (unsigned long)cpus;
+    return cpus > 0 && running <= (unsigned long)cpus;
 }
 
 bool placement_step_aside(const cpu_set_t *group, uint32_t mark)
