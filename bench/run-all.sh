@@ -48,7 +48,7 @@ steps=()
 add_step() { # NAME FULL_MIN FAST_MIN
     case ",$only," in *",$1,"*) steps+=("$1 $2 $3") ;; esac
 }
-add_step core 2 1
+add_step core 14 2
 add_step union 3 2
 add_step containers 8 2
 add_step lighttpd 4 2
