@@ -102,56 +102,46 @@ trap 'exit 130' INT TERM
 source "$repo/bench/lib.sh"
 
 # Writes core-rounds.md to stdout: the issue's table (one row per op, one
-# column per stack) from the rounds' CSVs, each cell the median over the
-# rounds with the range below and above it; then the ratios of the medians
-# to libcephfs linked in, and the context switches per op.
-rounds_table() { # ROUNDS CSV...
-    local rounds=$1
-    shift
-    awk -F, -v rounds="$rounds" '
-        function sorted(k,    n, i, j, t) {
-            n = cnt[k]
-            for (i = 1; i <= n; i++) s[i] = v[k, i]
-            for (i = 2; i <= n; i++)
-                for (j = i; j > 1 && s[j - 1] > s[j]; j--) {
-                    t = s[j]; s[j] = s[j - 1]; s[j - 1] = t
-                }
-            return n
-        }
-        function med(k,    n) {
-            n = sorted(k)
-            if (n == 0) return ""
-            return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
-        }
+# column per stack), each cell the median over the rounds (from median_csv's
+# CSVs of the first run, CORE, and of the FUSE clients' run, DOOR) with the
+# lowest and highest round beside it (from the rounds' CSVs); then the
+# ratios of the medians to libcephfs linked in, and the context switches
+# per op.
+rounds_table() { # ROUNDS CORE DOOR ROUND_CSV...
+    local rounds=$1 core=$2 door=$3
+    shift 3
+    awk -F, -v rounds="$rounds" -v core="$core" -v door="$door" '
         function num(x) {
             return x < 10 ? sprintf("%.2f", x) : x < 100 ? sprintf("%.1f", x) : sprintf("%.0f", x)
         }
-        function cell(op, sys,    k, n, m) {
+        function cell(op, sys,    k) {
             k = op SUBSEP sys
-            n = sorted(k)
-            if (n == 0) return "-"
-            m = med(k)
-            n = sorted(k)
-            return n == 1 ? num(m) : num(m) " (" num(s[1]) "-" num(s[n]) ")"
+            if (!(k in med)) return "-"
+            return n[k] == 1 ? num(med[k]) : num(med[k]) " (" num(lo[k]) "-" num(hi[k]) ")"
         }
         function ratio(op, sys,    a, b) {
-            a = med(op SUBSEP sys); b = med(op SUBSEP "libcephfs")
+            a = med[op SUBSEP sys]; b = med[op SUBSEP "libcephfs"]
             if (a == "" || b == "" || b == 0) return "-"
             return sprintf("%.2f", a / b)
         }
-        FNR == 1 { door_run = FILENAME ~ /fuse-door-round/; next }
+        FNR == 1 {
+            medians = FILENAME == core || FILENAME == door
+            door_run = FILENAME == door || FILENAME ~ /fuse-door-round/
+            next
+        }
         $10 != "" { next }
         {
             # ceph-fuse is in both runs of a round: take the first run'"'"'s,
             # beside the Danaus rows.
             if (door_run && $1 != "fuse-door") next
-            seq = $2 ~ /^seq/
-            x = seq ? $6 : $5 / 1000
+            x = $2 ~ /^seq/ ? $6 : ($5 == "" ? "" : $5 / 1000)
             if (x == "") next
             k = $2 SUBSEP $1
-            v[k, ++cnt[k]] = x + 0
-            c = $2 SUBSEP $1 SUBSEP "csw"
-            v[c, ++cnt[c]] = $7 + 0
+            if (medians) { med[k] = x + 0; csw[k] = $7 + 0; next }
+            x += 0
+            if (!(k in n) || x < lo[k]) lo[k] = x
+            if (!(k in n) || x > hi[k]) hi[k] = x
+            n[k]++
         }
         END {
             nops = split("stat open+close pread-4k pread-4k-rand pread-4k-seq pwrite-4k pwrite-4k-rand pwrite-4k-seq create unlink seq-read-1m seq-write-1m", ops, " ")
@@ -177,11 +167,11 @@ rounds_table() { # ROUNDS CSV...
             for (i = 1; i <= nops; i++) {
                 op = ops[i]
                 printf "| %s | %s | %s | %s | %s | %s |\n", label[i], ratio(op, "preload"), ratio(op, "danaus"),
-                    sprintf("%.3f", med(op SUBSEP "preload" SUBSEP "csw")),
-                    sprintf("%.3f", med(op SUBSEP "danaus" SUBSEP "csw")),
-                    sprintf("%.3f", med(op SUBSEP "libcephfs" SUBSEP "csw"))
+                    sprintf("%.3f", csw[op SUBSEP "preload"]),
+                    sprintf("%.3f", csw[op SUBSEP "danaus"]),
+                    sprintf("%.3f", csw[op SUBSEP "libcephfs"])
             }
-        }' "$@"
+        }' "$core" "$door" "$@"
 }
 
 use_ceph_cluster
@@ -285,7 +275,8 @@ for round in $(seq "$rounds"); do
 done
 median_csv "$outdir"/core-round*.csv >"$outdir/core.csv"
 median_csv "$outdir"/fuse-door-round*.csv >"$outdir/fuse-door.csv"
-rounds_table "$rounds" "$outdir"/core-round*.csv "$outdir"/fuse-door-round*.csv \
+rounds_table "$rounds" "$outdir/core.csv" "$outdir/fuse-door.csv" \
+    "$outdir"/core-round*.csv "$outdir"/fuse-door-round*.csv \
     >"$outdir/core-rounds.md"
 {
     echo "== Medians over the $rounds rounds (core-rounds.md) =="
