@@ -15,26 +15,29 @@
  * once (ipc/wait.c), and each futex wake pulls the sleeper to the waker's
  * cpu (the scheduler's wake-affine placement), so the pair stays on one
  * cpu while the other is idle, since no balancing sees two tasks running
- * at once: seen here as up to 0.35 context switches per stat where a
+ * at once: seen here as up to 0.6 context switches per stat where a
  * spinning pair has 0.003. A thread that finds its client on its
  * cpu after a short call steps aside to another cpu of its own; both then
- * spin, each on its own cpu. Only while no more tasks can run than there
- * are cpus (/proc/loadavg's count of runnable tasks, read at most once per
+ * spin, each on its own cpu. Only if those other cpus were idle, together,
+ * at least half the time since the thread last looked (at most once per
  * ASIDE_EVERY_NS): beside CPU-bound work a thread that stepped aside spun
  * on a busy cpu instead of sleeping (measured: a victim beside two
  * spinners in one 2-cpu service lost 15-18% of its ops, also with the
  * steps limited to one per 10 ms), while one step is enough to leave an
- * idle cpu's trap. The count is the host's, not the pool's: on a host of
- * many cpus it says little about the pool's own, and the step is then
- * bounded only by the 10 ms.
+ * idle cpu's trap. The idle time is /proc/stat's, per cpu, in clock ticks
+ * (10 ms here) and exact up to the read, also for a tickless idle cpu: a
+ * look every 10 ms or more tells an idle cpu (about a tick per look) from
+ * a busy one (none). The count of runnable tasks in /proc/loadavg, looked
+ * at before, is the host's: any daemon runnable at that instant made it
+ * refuse, and it did so in every trap of run-core's sequence.
  */
 #include "placement.h"
 
 #include "ipc/ipc.h"
 
-#include <fcntl.h>
+#include <ctype.h>
 #include <pthread.h>
-#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #define ASIDE_EVERY_NS 10000000ull
@@ -78,46 +81,73 @@ void placement_go_home(struct placement *p)
     p->moved_to = 0;
 }
 
-/* Whether some cpu is idle: no more tasks runnable now than cpus online,
- * counting this thread and its client, which waits on this cpu and may be
- * runnable (spinning its grace for a request not yet taken). */
-static bool cpu_to_spare(void)
+uint64_t placement_idle_ticks(FILE *proc_stat, const cpu_set_t *set)
 {
-    char text[128];
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    text[n] = '\0';
-    unsigned running;
-    if (sscanf(text, "%*s %*s %*s %u/", &running) != 1)
-        return false;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus > 0 && running <= (unsigned long)cpus;
+    char line[512];
+    uint64_t ticks = 0;
+
+    /* The per-cpu lines come first ("cpuN user nice system idle iowait
+     * ..."), after the sum of all cpus ("cpu  ..."); what follows them
+     * (the interrupt counts) can be long and is not read. */
+    while (fgets(line, sizeof line, proc_stat) &&
+           strncmp(line, "cpu", 3) == 0) {
+        unsigned cpu;
+        unsigned long long idle, iowait;
+        if (!isdigit((unsigned char)line[3]) ||
+            sscanf(line + 3, "%u %*u %*u %*u %llu %llu", &cpu, &idle,
+                   &iowait) != 3)
+            continue;
+        if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, set))
+            ticks += idle + iowait;
+    }
+    return ticks;
+}
+
+/* A thread's last look at the idle time of the cpus it could step to. */
+struct look {
+    uint64_t ns;
+    uint64_t idle_ticks;
+    cpu_set_t cpus;
+};
+
+/* Whether cpus were idle, together, at least half the time since the last
+ * look at the same cpus; records this look. */
+static bool idle_since(struct look *last, const cpu_set_t *cpus, uint64_t t)
+{
+    uint64_t ticks = 0;
+    if (CPU_COUNT(cpus) > 0) {
+        FILE *f = fopen("/proc/stat", "re");
+        if (f) {
+            ticks = placement_idle_ticks(f, cpus);
+            fclose(f);
+        }
+    }
+    long hz = sysconf(_SC_CLK_TCK);
+    bool idle = last->ns != 0 && hz > 0 && CPU_COUNT(cpus) > 0 &&
+                CPU_EQUAL(&last->cpus, cpus) && ticks >= last->idle_ticks &&
+                2 * (ticks - last->idle_ticks) * (1000000000ull / hz) >=
+                    t - last->ns;
+    last->ns = t;
+    last->idle_ticks = ticks;
+    last->cpus = *cpus;
+    return idle;
 }
 
 bool placement_step_aside(const cpu_set_t *group, uint32_t mark)
 {
-    static __thread uint64_t last_ns;
+    static __thread struct look last;
     cpu_set_t now, others;
 
     if (mark == 0 || mark > IPC_MAX_CPUS)
         return false;
     uint64_t t = ipc_now_ns();
-    if (last_ns != 0 && t - last_ns < ASIDE_EVERY_NS)
+    if (last.ns != 0 && t - last.ns < ASIDE_EVERY_NS)
         return false;
-    last_ns = t;
-    if (!cpu_to_spare())
-        return false;
-    int cpu = (int)mark - 1;
     if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) != 0)
-        return false;
+        CPU_ZERO(&now);
     CPU_AND(&others, &now, group);
-    CPU_CLR(cpu, &others);
-    if (CPU_COUNT(&others) == 0 ||
+    CPU_CLR((int)mark - 1, &others);
+    if (!idle_since(&last, &others, t) ||
         pthread_setaffinity_np(pthread_self(), sizeof others, &others) != 0)
         return false;
     /* Running on one of others now; all of now again, unless someone

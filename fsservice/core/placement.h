@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct placement {
     cpu_set_t home; /* the thread's cpus before it moved */
@@ -39,9 +40,14 @@ void placement_go_home(struct placement *p);
 
 /* After a short call whose client waits on this thread's cpu (mark, as
  * above): moves the thread to another of its cpus that is one of group's,
- * and gives it back all of its cpus there, if some cpu is idle and the
- * thread did not step aside in the last 10 ms. True when it moved. A
- * forged mark moves a thread no more often, and only among its own cpus. */
+ * and gives it back all of its cpus there, if those other cpus were idle
+ * half the time since the thread last looked, and it did not look in the
+ * last 10 ms. True when it moved. A forged mark moves a thread no more
+ * often, and only among its own cpus. */
 bool placement_step_aside(const cpu_set_t *group, uint32_t mark);
+
+/* Idle time (idle and iowait) of the cpus of set, in clock ticks, from a
+ * text in /proc/stat's form; cpus without a line count nothing. */
+uint64_t placement_idle_ticks(FILE *proc_stat, const cpu_set_t *set);
 
 #endif

@@ -1,5 +1,5 @@
 # Unit tests of danausd's parts: configuration, handle table, request
-# validation.
+# validation, the FUSE door's tables, when a thread steps aside.
 danaus_unit_test(test_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
                  LIBS danaus_service)
 danaus_unit_test(test_handles SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_handles.c
@@ -11,4 +11,7 @@ danaus_unit_test(test_fuse_nodes
                  LIBS danaus_service)
 danaus_unit_test(test_fuse_handles
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_fuse_handles.c
+                 LIBS danaus_service)
+danaus_unit_test(test_placement
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_placement.c
                  LIBS danaus_service)
