@@ -45,15 +45,18 @@ bool ipc_slot_client_here(const struct ipc_slot *s)
     return mark != 0 && mark == ipc_cpu_mark();
 }
 
-void ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq)
+bool ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq)
 {
     memcpy(&s->desc, d, sizeof *d);
     s->desc.seq = seq;
     atomic_store_explicit(&s->client_cpu, ipc_cpu_mark(),
                           memory_order_relaxed);
-    /* Release: a service thread that reads posted == seq with acquire also
-     * reads the whole descriptor, and where its client runs. */
-    atomic_store_explicit(&s->posted, seq, memory_order_release);
+    /* Release (in seq_cst): a service thread that reads posted == seq with
+     * acquire also reads the whole descriptor, and where its client runs.
+     * seq_cst for the store->load pair with ring.c's unwatch: a thread that
+     * stops watching after we read watched set still finds this request. */
+    atomic_store_explicit(&s->posted, seq, memory_order_seq_cst);
+    return atomic_load_explicit(&s->watched, memory_order_seq_cst) != 0;
 }
 
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result)

@@ -24,6 +24,15 @@
  * the copy (no double fetch). Identity, handle table and mount view are
  * those of the client whose area the request was found in.
  *
+ * The fast lane: a service thread that has just answered a slot, and spins
+ * for more work, watches that slot's posted word too and says so in the
+ * slot's watched word; a client that finds it set after posting rings no
+ * bell (ipc_post), which spares a round trip two of its cache-line
+ * transfers each way (0.85 -> 0.45 us in bench/ipc_roundtrip). A request
+ * found so is checked like one found by its bell. Setting watched itself
+ * only keeps a client's own bells from being rung: its requests then wait
+ * for a watcher or the sweep.
+ *
  * Doorbells are the fast path, not the only one: a bell can be lost (a
  * client may overwrite any cell, or keep every cell full), so the service
  * also sweeps the owned slots of every client now and then (every few ms)
@@ -122,6 +131,8 @@ struct ipc_slot {
     /* After a PREAD: the generation the read cache may keep its data
      * under (cache.c), 0 for none; written before done, like pos. */
     uint32_t cache_gen;
+    /* Non-zero while a service thread watches posted (the fast lane). */
+    _Atomic uint32_t watched;
     struct danaus_desc desc;
     unsigned char buf[] __attribute__((aligned(4096)));
 };
@@ -195,8 +206,9 @@ static inline struct ipc_slot *ipc_slot(const struct ipc_area *area,
  */
 typedef bool (*ipc_alive_fn)(void *arg);
 
-/* Client: put d in slot s as request seq (d->seq is set to it). */
-void ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq);
+/* Client: put d in slot s as request seq (d->seq is set to it). True when
+ * a service thread watches the slot: the request then needs no doorbell. */
+bool ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq);
 
 /* Client: ring b in q. Waits (spin, then futex) while q is full, for a
  * bounded time (tens of ms): 0, -EAGAIN when no room came (the request,
@@ -220,11 +232,23 @@ int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
 bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
               uint32_t after, struct ipc_bell *out);
 
-/* Service: wait until q may hold a doorbell, without taking it: spin up to
- * spin_ns, then sleep up to sleep_ms (-1: until woken). False on timeout
- * and after ipc_queue_wake_all. */
-bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
-                   uint64_t spin_ns, int sleep_ms);
+/* Service: a slot watched while spinning for work (the fast lane): the
+ * posted word as last served; on IPC_WOKE_SLOT, the new one. */
+struct ipc_watch {
+    struct ipc_slot *slot;
+    uint32_t posted;
+};
+
+enum ipc_woke { IPC_WOKE_NONE, IPC_WOKE_QUEUE, IPC_WOKE_SLOT };
+
+/* Service: wait until q may hold a doorbell, without taking it, or (watch
+ * not NULL) the watched slot's posted word moves: spin up to spin_ns, then
+ * sleep up to sleep_ms (-1: until woken), watching only while spinning.
+ * NONE on timeout and after ipc_queue_wake_all. A slot's new posted word
+ * is a claim like a doorbell's: it is checked before it is served. */
+enum ipc_woke ipc_wait_work(const struct ipc_segment *seg,
+                            struct ipc_queue *q, struct ipc_watch *watch,
+                            uint64_t spin_ns, int sleep_ms);
 
 /* Service: publish the result of request seq in slot s and wake its thread. */
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result);

@@ -185,32 +185,67 @@ bool ipc_queue_pending(const struct ipc_queue *q)
  * this many pauses. */
 #define SPIN_CLOCK_EVERY 32
 
-bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
-                   uint64_t spin_ns, int sleep_ms)
+/* Whether the watched slot holds a request posted since watch->posted;
+ * records the new word. */
+static bool slot_moved(struct ipc_watch *watch, memory_order order)
+{
+    uint32_t posted = atomic_load_explicit(&watch->slot->posted, order);
+    if (posted == watch->posted)
+        return false;
+    watch->posted = posted;
+    return true;
+}
+
+/* Ends the watch. seq_cst store then load, paired with ipc_post's store of
+ * posted then load of watched: either the client saw watched set and its
+ * request is in posted by the time we look here, or it saw it clear and
+ * rang a bell. */
+static bool unwatch(struct ipc_watch *watch)
+{
+    atomic_store_explicit(&watch->slot->watched, 0, memory_order_seq_cst);
+    return slot_moved(watch, memory_order_seq_cst);
+}
+
+enum ipc_woke ipc_wait_work(const struct ipc_segment *seg,
+                            struct ipc_queue *q, struct ipc_watch *watch,
+                            uint64_t spin_ns, int sleep_ms)
 {
     uint64_t start = ipc_now_ns();
+    enum ipc_woke woke = IPC_WOKE_NONE;
     uint32_t seen;
-    bool work;
 
+    if (spin_ns == 0)
+        watch = NULL;
+    if (watch)
+        atomic_store_explicit(&watch->slot->watched, 1, memory_order_relaxed);
     /* Spin: scan the cells only when the counters say a request waits or
-     * work_seq moved; between bumps, pause on that one cache line. A
-     * service thread with one client comes here after every answer, so the
-     * spin must not cost a scan of the whole queue. */
-    for (bool spinning = true; spinning;) {
+     * work_seq moved; between bumps, pause on that one cache line (and the
+     * watched slot's posted word). A service thread with one client comes
+     * here after every answer, so the spin must not cost a scan of the
+     * whole queue. */
+    for (bool spinning = true; spinning && woke == IPC_WOKE_NONE;) {
         seen = atomic_load_explicit(&q->work_seq, memory_order_acquire);
-        if (ipc_queue_pending(q) && any_cell(seg, q, true))
-            return true;
+        if (ipc_queue_pending(q) && any_cell(seg, q, true)) {
+            woke = IPC_WOKE_QUEUE;
+            break;
+        }
         for (uint32_t i = 0;
              spinning && atomic_load_explicit(&q->work_seq,
                                               memory_order_relaxed) == seen;
              i++) {
+            if (watch && slot_moved(watch, memory_order_acquire)) {
+                woke = IPC_WOKE_SLOT;
+                break;
+            }
             if (i % SPIN_CLOCK_EVERY == 0)
                 spinning = ipc_now_ns() - start < spin_ns;
             ipc_spin_step();
         }
     }
-    if (sleep_ms == 0)
-        return false;
+    if (watch && unwatch(watch))
+        woke = IPC_WOKE_SLOT;
+    if (woke != IPC_WOKE_NONE || sleep_ms == 0)
+        return woke;
 
     /* Sleep: read work_seq, announce ourselves, look once more, then sleep
      * only if work_seq still holds the value read. A publish before our
@@ -219,14 +254,14 @@ bool ipc_wait_work(const struct ipc_segment *seg, struct ipc_queue *q,
      * sleepers after its bump; see the seq_cst note there). */
     seen = atomic_load_explicit(&q->work_seq, memory_order_seq_cst);
     atomic_fetch_add_explicit(&q->sleepers, 1, memory_order_seq_cst);
-    work = any_cell(seg, q, true);
+    bool work = any_cell(seg, q, true);
     if (!work) {
         ipc_futex_wait(&q->work_seq, seen, sleep_ms);
         /* Woken, timed out or interrupted: one more look. */
         work = any_cell(seg, q, true);
     }
     atomic_fetch_sub_explicit(&q->sleepers, 1, memory_order_seq_cst);
-    return work;
+    return work ? IPC_WOKE_QUEUE : IPC_WOKE_NONE;
 }
 
 uint32_t ipc_queue_backlog(const struct ipc_segment *seg, struct ipc_queue *q)

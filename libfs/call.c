@@ -155,15 +155,15 @@ static int64_t send_once(struct call *c)
     c->desc.buf_off = 0;
     c->desc.buf_len = c->pack.len;
     resume_keep_request(c);
-    ipc_post(s, &c->desc, bell.seq);
     void *conn = (void *)c->svc;
-    /* -ENOTCONN means the liveness probe found the service gone;
-     * service_alive has already recorded that. -EAGAIN (no room for the
-     * bell) is no failure: the service's sweep finds the posted request. */
-    int rc = ipc_ring(seg, ipc_queue(seg, t->queue), bell, service_alive,
-                      conn);
-    if (rc == -ENOTCONN)
-        return rc;
+    /* A service thread watching the slot needs no bell (ipc.h). -ENOTCONN
+     * means the liveness probe found the service gone; service_alive has
+     * already recorded that. -EAGAIN (no room for the bell) is no failure:
+     * the service's sweep finds the posted request. */
+    if (!ipc_post(s, &c->desc, bell.seq) &&
+        ipc_ring(seg, ipc_queue(seg, t->queue), bell, service_alive, conn) ==
+            -ENOTCONN)
+        return -ENOTCONN;
     int64_t result = ipc_await(s, bell.seq, service_alive, conn);
     if (result == -ETIMEDOUT)
         thread_drop_slot();

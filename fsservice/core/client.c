@@ -77,7 +77,7 @@ struct client *client_new(struct client_registry *r, pid_t pid,
     return c;
 }
 
-static void client_get(struct client *c)
+void client_get(struct client *c)
 {
     atomic_fetch_add(&c->refs, 1);
 }
@@ -169,16 +169,24 @@ struct client *client_request_begin(struct client_registry *r,
         struct ipc_slot *s = ipc_slot(&c->area, b.slot);
         struct client_slot *cs = &c->slots[b.slot];
         uint32_t taken = atomic_load(&cs->taken);
-        /* Acquire pairs with ipc_post: the descriptor is complete. */
+        bool idle = false;
+        /* Acquire pairs with ipc_post: the descriptor is complete. One
+         * request per slot at a time: a client that posts again before
+         * its answer (the protocol has it wait) finds the next one taken
+         * only once the first has ended, by a watching thread or the
+         * sweep, so answers never overtake each other in its slot. */
         if (atomic_load_explicit(&s->posted, memory_order_acquire) == b.seq &&
             taken != b.seq &&
-            atomic_compare_exchange_strong(&cs->taken, &taken, b.seq)) {
-            /* The one read of the shared descriptor. */
-            memcpy(out, &s->desc, sizeof *out);
-            atomic_store(&cs->running, true);
-            /* Before any effect of the request (ipc.h). */
-            atomic_store_explicit(&s->begun, b.seq, memory_order_release);
-            return c;
+            atomic_compare_exchange_strong(&cs->running, &idle, true)) {
+            if (atomic_compare_exchange_strong(&cs->taken, &taken, b.seq)) {
+                /* The one read of the shared descriptor. */
+                memcpy(out, &s->desc, sizeof *out);
+                /* Before any effect of the request (ipc.h). */
+                atomic_store_explicit(&s->begun, b.seq,
+                                      memory_order_release);
+                return c;
+            }
+            atomic_store(&cs->running, false);
         }
     }
     client_put(c);

@@ -87,6 +87,9 @@ struct client *client_new(struct client_registry *r, pid_t pid,
 /* Door thread: the client leaves the table; drops the door's reference
  * after a grace period. Its slots go back to the budget. */
 void client_detach(struct client_registry *r, struct client *c);
+/* One more reference on c, for a service thread that keeps it past a
+ * request (workers.c); the last client_put frees it. */
+void client_get(struct client *c);
 void client_put(struct client *c);
 
 /* The client's view: it may name mount index i (door thread sets it at
@@ -101,17 +104,20 @@ int slot_release(struct client_registry *r, struct client *c, uint32_t slot);
 /*
  * Service threads: the client a doorbell names, with a reference, and the
  * service's own copy of the request in out, if the client owns the slot,
- * posted the bell's sequence there and that sequence was not served
- * before; else NULL (a stale or forged bell: nobody waits for it). Answer
- * with ipc_complete on the client's slot, then client_put.
+ * posted the bell's sequence there, that sequence was not served before
+ * and no other request of the slot runs; else NULL (a stale or forged
+ * bell: nobody waits for it; or one posted early, found again later).
+ * End with client_request_end, answer with ipc_complete on the client's
+ * slot, then client_put.
  */
 struct client *client_request_begin(struct client_registry *r,
                                     struct ipc_bell b, struct danaus_desc *out);
 
-/* Service threads: the request begun on slot is over (answered, or left
- * to the deadline's answer). A slot its client gave back while a request
- * ran on it (after ETIMEDOUT: deadline.h) is given out again only after
- * this, so the late call's writes into its buffer reach nobody. */
+/* Service threads: the request begun on slot is over (about to be
+ * answered, or left to the deadline's answer); the slot may take its next.
+ * A slot its client gave back while a request ran on it (after ETIMEDOUT:
+ * deadline.h) is given out again only after this, so the late call's
+ * writes into its buffer reach nobody. */
 void client_request_end(struct client *c, uint32_t slot);
 
 /*

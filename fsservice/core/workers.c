@@ -143,6 +143,32 @@ static uint64_t spin_ns(void)
     return client_here ? 0 : SPIN_NS;
 }
 
+/* The slot this thread answered last, watched while it spins for the next
+ * request (ipc.h's fast lane). Holds a reference on its client while set,
+ * so only between an answer and the end of the spin after it: a thread
+ * that parks or sleeps forgets it, and a gone client is freed. */
+static __thread struct {
+    struct client *c;
+    uint32_t slot;
+    uint32_t posted;
+} answered;
+
+static void forget_answered(void)
+{
+    if (answered.c)
+        client_put(answered.c);
+    answered.c = NULL;
+}
+
+static void remember_answered(struct client *c, struct ipc_bell b)
+{
+    forget_answered();
+    client_get(c);
+    answered.c = c;
+    answered.slot = b.slot;
+    answered.posted = b.seq;
+}
+
 /* Becomes the queue's watcher unless another thread is. */
 static bool become_watcher(struct crew *crew)
 {
@@ -232,7 +258,9 @@ static void serve_bell(struct service *svc, struct crew *crew,
                                        &rec->start_ns, memory_order_relaxed));
     /* A request answered after the service was told to stop (one blocked
      * in its backend, then released) is answered all the same, unless the
-     * watch answered it at its deadline. */
+     * watch answered it at its deadline. The slot takes its next request
+     * from the moment its client can see this answer. */
+    client_request_end(c, b.slot);
     if (deadline_end(rec))
         ipc_complete(slot, b.seq, result);
     if (long_call) {
@@ -246,8 +274,8 @@ static void serve_bell(struct service *svc, struct crew *crew,
                                         &crew->cpus,
                                         ipc_slot_client_mark(slot)));
         atomic_fetch_add(&crew->served, 1);
+        remember_answered(c, b);
     }
-    client_request_end(c, b.slot);
     client_put(c);
 }
 
@@ -340,6 +368,31 @@ static void *sweeper_main(void *arg)
     return NULL;
 }
 
+/* Waits for a doorbell in q or, while spinning, a request in the slot
+ * answered last; *fast: the claim of such a request, checked like a bell's
+ * (client_request_begin). */
+static enum ipc_woke wait_for_work(struct crew *crew, struct ipc_queue *q,
+                                   int sleep_ms, struct ipc_bell *fast)
+{
+    struct service *svc = crew->w->svc;
+    uint64_t spin = spin_ns();
+
+    if (!answered.c || spin == 0) {
+        forget_answered();
+        return ipc_wait_work(&svc->seg, q, NULL, spin, sleep_ms);
+    }
+    struct ipc_watch watch = {ipc_slot(&answered.c->area, answered.slot),
+                              answered.posted};
+    enum ipc_woke woke = ipc_wait_work(&svc->seg, q, &watch, spin, 0);
+    if (woke == IPC_WOKE_SLOT)
+        *fast = (struct ipc_bell){answered.c->index, answered.slot,
+                                  watch.posted};
+    forget_answered();
+    if (woke != IPC_WOKE_NONE || sleep_ms == 0)
+        return woke;
+    return ipc_wait_work(&svc->seg, q, NULL, 0, sleep_ms);
+}
+
 static void *worker_main(void *arg)
 {
     struct thread_arg a = *(struct thread_arg *)arg;
@@ -354,14 +407,20 @@ static void *worker_main(void *arg)
     rcu_register_thread();
     while (!atomic_load(&w->stop)) {
         if (!become_watcher(crew)) {
+            forget_answered();
             if (!park(crew, a.extra ? EXTRA_IDLE_MS : -1) && a.extra)
                 break;
             continue;
         }
-        bool woke = ipc_wait_work(&svc->seg, q, spin_ns(),
-                                  a.extra ? EXTRA_IDLE_MS : -1);
+        struct ipc_bell fast;
+        enum ipc_woke woke = wait_for_work(
+            crew, q, a.extra ? EXTRA_IDLE_MS : -1, &fast);
         atomic_fetch_sub(&crew->watchers, 1);
-        if (!woke) {
+        if (woke == IPC_WOKE_SLOT) {
+            serve_bell(svc, crew, &rec, fast);
+            continue;
+        }
+        if (woke == IPC_WOKE_NONE) {
             /* An added thread leaves an idle queue, to a parked one. */
             if (a.extra) {
                 wake_parked(crew, 1);
@@ -376,6 +435,7 @@ static void *worker_main(void *arg)
                !atomic_load(&w->stop))
             ;
     }
+    forget_answered();
     rcu_unregister_thread();
     deadline_unregister(&w->deadlines, &rec);
     atomic_fetch_sub(&crew->nthreads, 1);

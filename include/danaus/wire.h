@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 4 /* 4: the slot's begun and pos (ipc.h) */
+#define DANAUS_WIRE_VERSION 5 /* 5: the slot's watched word (ipc.h) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */

@@ -371,8 +371,8 @@ static void test_queue_wedge_and_scribble(void **state)
     with_checkers(wedge_and_scribble, NULL, 2, 0);
 }
 
-/* ---- the slot words the service writes (begun, pos, the answer), and
- * client_cpu, the hint it reads ---- */
+/* ---- the slot words the service writes (begun, pos, the answer, the
+ * fast lane's watched), and client_cpu, the hint it reads ---- */
 
 struct scribbler {
     struct ipc_slot *slot;
@@ -387,6 +387,9 @@ static void *scribble_words(void *arg)
         s->slot->pos = ((int64_t)rand() << 32) | rand();
         s->slot->result = -(int64_t)rand();
         atomic_store(&s->slot->server_cpu, (uint32_t)rand());
+        /* Set, the attacker's own calls ring no bell and wait for a
+         * watcher or the sweep; the service never reads it. */
+        atomic_store(&s->slot->watched, (uint32_t)rand() % 2);
         /* Any cpu, none, or far beyond any: the service moves a long
          * call's thread only to a cpu of its own crew. */
         atomic_store(&s->slot->client_cpu,
@@ -396,10 +399,10 @@ static void *scribble_words(void *arg)
 }
 
 /* While one thread makes calls that have the service write the slot's
- * begun word, the open file's offset (pos) and the answer, another
- * rewrites them with garbage: the service reads none of them, so its
- * calls go on being served (whatever the attacker reads back) and nobody
- * else notices. The writes are long calls (64 KiB), whose thread moves to
+ * begun word, the open file's offset (pos), the answer and the watched
+ * word, another rewrites them with garbage: the service reads none of
+ * them, so its calls go on being served (whatever the attacker reads
+ * back) and nobody else notices. The writes are long calls (64 KiB), whose thread moves to
  * the cpu client_cpu names: garbage there too. */
 static int scribble_service_words(void *arg)
 {

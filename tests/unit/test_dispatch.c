@@ -351,10 +351,23 @@ static void doorbells_are_checked_against_the_area(void **state)
                                             &out);
     assert_ptr_equal(c, alice);
     assert_int_equal(out.call, DANAUS_CALL_STAT);
-    client_put(c);
     /* Rung again: already served. */
     assert_null(client_request_begin(&svc.clients,
                                      (struct ipc_bell){a, slot, 1}, &out));
+    /* Posted again before its answer: not taken while 1 runs, taken once
+     * it has ended. */
+    d.call = DANAUS_CALL_LSEEK;
+    ipc_post(s, &d, 2);
+    assert_null(client_request_begin(&svc.clients,
+                                     (struct ipc_bell){a, slot, 2}, &out));
+    client_request_end(c, slot);
+    client_put(c);
+    c = client_request_begin(&svc.clients, (struct ipc_bell){a, slot, 2},
+                             &out);
+    assert_ptr_equal(c, alice);
+    assert_int_equal(out.call, DANAUS_CALL_LSEEK);
+    client_request_end(c, slot);
+    client_put(c);
 }
 
 static int64_t close_handle(int64_t h)

@@ -104,7 +104,7 @@ static void *consumer(void *p)
 
     while (!atomic_load(&L->stop)) {
         if (!ipc_take(L->service, q, UINT32_MAX, &b)) {
-            ipc_wait_work(L->service, q, 50000, 10);
+            ipc_wait_work(L->service, q, NULL, 50000, 10);
             continue;
         }
         if (b.client != 0 || b.slot >= NPRODUCERS) {
@@ -403,7 +403,7 @@ static void *take_forever(void *p)
 
     struct ipc_queue *q = ipc_queue(z->seg, 0);
 
-    z->got = ipc_wait_work(z->seg, q, 0, -1) &&
+    z->got = ipc_wait_work(z->seg, q, NULL, 0, -1) &&
              ipc_take(z->seg, q, UINT32_MAX, &z->b);
     atomic_store(&z->returned, true);
     return NULL;
@@ -446,7 +446,7 @@ static void test_sleeping_service_woken(void **state)
 
     /* A bounded wait ends on time when nothing comes. */
     uint64_t t0 = ipc_now_ns();
-    assert_false(ipc_wait_work(&seg, ipc_queue(&seg, 0), 1000000, 30));
+    assert_false(ipc_wait_work(&seg, ipc_queue(&seg, 0), NULL, 1000000, 30));
     uint64_t waited = ipc_now_ns() - t0;
     assert_true(waited >= 30000000ull && waited < 500000000ull);
     alarm(0);
@@ -498,8 +498,8 @@ static void test_garbage_in_queue(void **state)
     assert_int_equal(taken, full);
     /* Nothing is left half-taken: the queue is empty and usable. */
     assert_int_equal(ipc_queue_backlog(&seg, q), 0);
-    assert_false(ipc_wait_work(&seg, q, 100000, 0));
-    assert_false(ipc_wait_work(&seg, q, 0, 20));
+    assert_false(ipc_wait_work(&seg, q, NULL, 100000, 0));
+    assert_false(ipc_wait_work(&seg, q, NULL, 0, 20));
     assert_true(ipc_now_ns() - t0 < 1000000000ull);
     for (uint32_t i = 0; i < NCELLS; i++)
         assert_int_equal(ipc_ring(&seg, q, bell(i, 5), never_alive, NULL), 0);
