@@ -200,7 +200,8 @@ static int export_resume(struct fuse_export *ex, const struct service *svc,
     int rc = fuse_nodes_adopt(&ex->nodes, m->fds[KEPT_NODES]);
     m->fds[KEPT_NODES] = -1;
     if (rc == 0) {
-        rc = fuse_handles_adopt(&ex->handles, m->fds[KEPT_HANDLES]);
+        rc = fuse_handles_adopt(&ex->handles, m->fds[KEPT_HANDLES],
+                                svc->ceph && !svc->cfg.ceph_write_through);
         m->fds[KEPT_HANDLES] = -1;
         if (rc < 0)
             fuse_nodes_free(&ex->nodes);

@@ -17,8 +17,10 @@ struct handle_rec {
     uint64_t ino;
     int32_t flags;
     uint32_t generation; /* how often the record was given out */
+    uint32_t writes;     /* begun since the last fsync through it ended */
     uint8_t state;
     uint8_t exec;
+    uint8_t lost;        /* a dead service may have lost some of them */
 };
 
 /* A handle is its record's index and, above, the record's generation: a
@@ -85,7 +87,7 @@ int fuse_handles_init(struct fuse_handles *h)
     return rc;
 }
 
-int fuse_handles_adopt(struct fuse_handles *h, int fd)
+int fuse_handles_adopt(struct fuse_handles *h, int fd, bool writes_lost)
 {
     start(h);
     int rc = record_area_adopt(&h->area, fd, sizeof(struct handle_rec),
@@ -105,6 +107,9 @@ int fuse_handles_adopt(struct fuse_handles *h, int fd)
             h->top = i + 1;
             count(h, r, 1);
         }
+        if (r->state == HANDLE_FILE && writes_lost && r->writes)
+            r->lost = 1;
+        r->writes = 0;
     }
     for (uint64_t i = 1; i < h->top; i++)
         if (rec(h, i)->state == HANDLE_FREE)
@@ -147,6 +152,8 @@ uint64_t fuse_handles_add(struct fuse_handles *h,
         r->ino = what->ino;
         r->flags = what->flags;
         r->exec = what->exec;
+        r->writes = 0;
+        r->lost = 0;
         r->state = what->dir ? HANDLE_DIR : HANDLE_FILE;
         h->files[i] = file;
         count(h, r, 1);
@@ -231,4 +238,42 @@ int fuse_handles_on_node(struct fuse_handles *h, uint64_t node,
         }
     pthread_mutex_unlock(&h->lock);
     return rc;
+}
+
+void fuse_handles_writing(struct fuse_handles *h, uint64_t fh)
+{
+    pthread_mutex_lock(&h->lock);
+    if (given(h, fh))
+        rec(h, index_of(fh))->writes++;
+    pthread_mutex_unlock(&h->lock);
+}
+
+int fuse_handles_sync_begin(struct fuse_handles *h, uint64_t fh,
+                            uint32_t *mark)
+{
+    int rc = 0;
+    pthread_mutex_lock(&h->lock);
+    if (given(h, fh)) {
+        const struct handle_rec *mine = rec(h, index_of(fh));
+        *mark = mine->writes;
+        /* fsync flushes the file, whichever descriptor wrote: a loss
+         * through any handle of its inode is reported, once. */
+        for (uint64_t i = 1; i < h->top; i++) {
+            struct handle_rec *r = rec(h, i);
+            if (r->state == HANDLE_FILE && r->ino == mine->ino && r->lost) {
+                r->lost = 0;
+                rc = -EIO;
+            }
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}
+
+void fuse_handles_synced(struct fuse_handles *h, uint64_t fh, uint32_t mark)
+{
+    pthread_mutex_lock(&h->lock);
+    if (given(h, fh) && rec(h, index_of(fh))->writes == mark)
+        rec(h, index_of(fh))->writes = 0;
+    pthread_mutex_unlock(&h->lock);
 }

@@ -50,8 +50,11 @@ struct fuse_handles {
 int fuse_handles_init(struct fuse_handles *h);
 
 /* The table in area fd, written by a previous service (fd now belongs to
- * h): every handle without its file. 0, or -EINVAL. */
-int fuse_handles_adopt(struct fuse_handles *h, int fd);
+ * h): every handle without its file. writes_lost: the backend kept writes
+ * in the dead service's memory (a Ceph client's object cache), so a file
+ * handle written since its last fsync may have lost those writes: its
+ * next fsync fails with EIO. 0, or -EINVAL. */
+int fuse_handles_adopt(struct fuse_handles *h, int fd, bool writes_lost);
 
 int fuse_handles_fd(const struct fuse_handles *h);
 
@@ -80,6 +83,21 @@ struct ls_file *fuse_handles_set(struct fuse_handles *h, uint64_t fh,
 /* Ends handle fh: returns its file (NULL if none) for the caller to
  * close. */
 struct ls_file *fuse_handles_remove(struct fuse_handles *h, uint64_t fh);
+
+/* A write through handle fh begins: it counts as not synced until an fsync
+ * through fh that began after it succeeds. Kept in the area, so that the
+ * next service knows (fuse_handles_adopt). */
+void fuse_handles_writing(struct fuse_handles *h, uint64_t fh);
+
+/* Before an fsync through fh: -EIO, once, when a dead service may have
+ * lost writes to its file (through any handle of the inode); else 0, with
+ * *mark for fuse_handles_synced. */
+int fuse_handles_sync_begin(struct fuse_handles *h, uint64_t fh,
+                            uint32_t *mark);
+
+/* The fsync that began with mark succeeded: unless fh wrote again since,
+ * nothing of it is left to lose. */
+void fuse_handles_synced(struct fuse_handles *h, uint64_t fh, uint32_t mark);
 
 /* Whether a file of inode ino is held (by execve, when exec_only); its
  * node goes to *node unless NULL. */

@@ -663,9 +663,11 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
     off_t end;
     struct ls_file *file;
     ssize_t n = file_of(&c, fi, &file);
-    if (n == 0)
+    if (n == 0) {
+        fuse_handles_writing(&c.ex->handles, fi->fh);
         n = c.inst->ops->pwrite(file, c.cred, buf, size,
                                 (fi->flags & O_APPEND) ? -1 : off, &end);
+    }
     if (n < 0)
         fuse_reply_err(req, (int)-n);
     else
@@ -737,14 +739,23 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
     fuse_reply_err(req, 0);
 }
 
-/* Files and directories alike. */
+/* Files and directories alike. EIO when writes to the file may have died
+ * with a previous service (fuse_handles_adopt), as the kernel reports a
+ * writeback error. */
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
                      struct fuse_file_info *fi)
 {
     BEGIN(req, c);
     struct ls_file *file;
+    uint32_t mark = 0;
     int rc = file_of(&c, fi, &file);
-    reply_status(req, rc < 0 ? rc : c.inst->ops->fsync(file, c.cred, datasync));
+    if (rc == 0)
+        rc = fuse_handles_sync_begin(&c.ex->handles, fi->fh, &mark);
+    if (rc == 0)
+        rc = c.inst->ops->fsync(file, c.cred, datasync);
+    if (rc == 0)
+        fuse_handles_synced(&c.ex->handles, fi->fh, mark);
+    reply_status(req, rc);
 }
 
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,

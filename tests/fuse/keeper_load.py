@@ -4,8 +4,10 @@
 
   keeper_load.py ops DIR SECONDS
       creates, writes, fsyncs, renames, reads back, lists and unlinks small
-      files in DIR (its cwd) for SECONDS; prints "ops N errors E" and each
-      error.
+      files in DIR (its cwd) for SECONDS; prints "ops N errors E lost L"
+      and each error. An fsync that fails with EIO says the write was lost
+      (a killed service had it in its cache): the file is dropped and
+      counted in L, as a careful program would do before writing again.
   keeper_load.py reader FILE SUM STEP_S
       reads FILE 64 KiB at a time through one descriptor, STEP_S apart,
       and prints "read BYTES sum OK|BAD" against the sha256 SUM.
@@ -28,14 +30,23 @@ import time
 def ops(directory, seconds):
     os.chdir(directory)
     end = time.time() + seconds
-    n = errors = 0
+    n = errors = lost = 0
     while time.time() < end:
         try:
             name = 'f%d' % (n % 5)
             data = ('%d\n' % n).encode() * 50
             fd = os.open(name, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
             os.write(fd, data)
-            os.fsync(fd)
+            try:
+                os.fsync(fd)
+            except OSError as e:
+                if e.errno != errno.EIO:
+                    raise
+                os.close(fd)
+                os.unlink(name)
+                lost += 1
+                n += 1
+                continue
             os.close(fd)
             os.rename(name, name + '.r')
             with open(name + '.r', 'rb') as f:
@@ -48,7 +59,7 @@ def ops(directory, seconds):
         except OSError as e:
             errors += 1
             print('error', n, e, flush=True)
-    print('ops', n, 'errors', errors, flush=True)
+    print('ops', n, 'errors', errors, 'lost', lost, flush=True)
 
 
 def reader(path, want, step):

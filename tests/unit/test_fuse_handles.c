@@ -89,7 +89,7 @@ static void adopted_handles_wait_for_their_files(void **state)
     int fd = dup(fuse_handles_fd(&h));
     fuse_handles_free(&h, NULL);
 
-    assert_int_equal(fuse_handles_adopt(&h, fd), 0);
+    assert_int_equal(fuse_handles_adopt(&h, fd, false), 0);
     struct fuse_handle got;
     struct ls_file *file = FILE_A;
     assert_int_equal(fuse_handles_get(&h, fh, &got, &file), 0);
@@ -105,6 +105,54 @@ static void adopted_handles_wait_for_their_files(void **state)
     assert_int_not_equal(fuse_handles_add(&h, &what, FILE_A), fh);
 }
 
+/* The next service's table, as a kill would leave it. */
+static void restart(bool writes_lost)
+{
+    int fd = dup(fuse_handles_fd(&h));
+    fuse_handles_free(&h, NULL);
+    assert_int_equal(fuse_handles_adopt(&h, fd, writes_lost), 0);
+}
+
+/* Writes not covered by an fsync when a write-caching service dies make
+ * the file's next fsync fail with EIO, once, whichever handle of the
+ * inode it comes through; synced writes, directories and a backend that
+ * keeps no writes cost nothing. */
+static void writes_lost_with_a_service_fail_the_next_fsync(void **state)
+{
+    (void)state;
+    struct fuse_handle what = {.node = 5, .ino = 50, .flags = O_WRONLY};
+    uint64_t written = fuse_handles_add(&h, &what, FILE_A);
+    uint64_t other = fuse_handles_add(&h, &what, FILE_A);
+    uint64_t synced = fuse_handles_add(
+        &h, &(struct fuse_handle){.node = 6, .ino = 60}, FILE_B);
+    uint64_t raced = fuse_handles_add(
+        &h, &(struct fuse_handle){.node = 7, .ino = 70}, FILE_B);
+    uint32_t mark;
+    fuse_handles_writing(&h, written);
+    fuse_handles_writing(&h, synced);
+    assert_int_equal(fuse_handles_sync_begin(&h, synced, &mark), 0);
+    fuse_handles_synced(&h, synced, mark);
+    /* A write that began while an fsync ran is not covered by it. */
+    fuse_handles_writing(&h, raced);
+    assert_int_equal(fuse_handles_sync_begin(&h, raced, &mark), 0);
+    fuse_handles_writing(&h, raced);
+    fuse_handles_synced(&h, raced, mark);
+    restart(true);
+
+    assert_int_equal(fuse_handles_sync_begin(&h, other, &mark), -EIO);
+    assert_int_equal(fuse_handles_sync_begin(&h, written, &mark), 0);
+    assert_int_equal(fuse_handles_sync_begin(&h, synced, &mark), 0);
+    assert_int_equal(fuse_handles_sync_begin(&h, raced, &mark), -EIO);
+    /* Reported once; a second kill finds nothing new to lose. */
+    restart(true);
+    assert_int_equal(fuse_handles_sync_begin(&h, written, &mark), 0);
+    assert_int_equal(fuse_handles_sync_begin(&h, raced, &mark), 0);
+
+    fuse_handles_writing(&h, written);
+    restart(false);
+    assert_int_equal(fuse_handles_sync_begin(&h, written, &mark), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +162,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(adopted_handles_wait_for_their_files,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            writes_lost_with_a_service_fail_the_next_fsync, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
