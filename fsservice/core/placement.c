@@ -29,7 +29,11 @@
  * look every 10 ms or more tells an idle cpu (about a tick per look) from
  * a busy one (none). The count of runnable tasks in /proc/loadavg, looked
  * at before, is the host's: any daemon runnable at that instant made it
- * refuse, and it did so in every trap of run-core's sequence.
+ * refuse, and it did so in every trap of run-core's sequence. This check
+ * does not keep run-core out of the trap either: the pair moves between
+ * cpus together, so half the looks judge a set other than the last one
+ * (and only start a sample), and a pair that stepped apart falls back at
+ * the next sleep, when a wake-up finds the other cpu busy a moment.
  */
 #include "placement.h"
 
