@@ -693,6 +693,7 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
     if (rc == 0 && d.size < off + len) {
         static const char zero;
         off_t end;
+        fuse_handles_writing(&c.ex->handles, fi->fh);
         ssize_t n = c.inst->ops->pwrite(file, c.cred, &zero, 1,
                                         off + len - 1, &end);
         rc = n < 0 ? (int)n : 0;
