@@ -122,9 +122,8 @@ int main(int argc, char **argv)
             ipc_cpu_relax();
         t0 = ipc_now_ns();
         d.arg[0] = i;
-        if (!ipc_post(s, &d, d.seq))
-            ipc_ring(&seg, ipc_queue(&seg, 0),
-                     (struct ipc_bell){0, 0, d.seq}, NULL, NULL);
+        ipc_send(&seg, ipc_queue(&seg, 0), s, &d,
+                 (struct ipc_bell){0, 0, d.seq}, NULL, NULL);
         if (ipc_await(s, d.seq, NULL, NULL) != i) {
             fprintf(stderr, "wrong answer to request %d\n", i);
             kill(service, SIGKILL);
@@ -134,9 +133,9 @@ int main(int argc, char **argv)
         sum += lat[i];
     }
     struct danaus_desc stop = {.call = DANAUS_CALL_NONE};
-    if (!ipc_post(s, &stop, (uint32_t)n + 1))
-        ipc_ring(&seg, ipc_queue(&seg, 0), (struct ipc_bell){0, 0, (uint32_t)n + 1},
-             NULL, NULL);
+    stop.seq = (uint32_t)n + 1;
+    ipc_send(&seg, ipc_queue(&seg, 0), s, &stop,
+             (struct ipc_bell){0, 0, stop.seq}, NULL, NULL);
     waitpid(service, NULL, 0);
     ipc_queues_unmap(&seg);
     ipc_area_unmap(&area);

@@ -27,7 +27,7 @@
  * The fast lane: a service thread that has just answered a slot, and spins
  * for more work, watches that slot's posted word too and says so in the
  * slot's watched word; a client that finds it set after posting rings no
- * bell (ipc_post), which spares a round trip two of its cache-line
+ * bell (ipc_send), which spares a round trip two of its cache-line
  * transfers each way (0.85 -> 0.45 us in bench/ipc_roundtrip). A request
  * found so is checked like one found by its bell. Setting watched itself
  * only keeps a client's own bells from being rung: its requests then wait
@@ -52,7 +52,8 @@
  * Verbs:
  *   service: ipc_queues_create, ipc_area_create, ipc_take, ipc_wait_work,
  *            ipc_complete, ipc_queue_backlog, ipc_queue_wake_all
- *   client:  ipc_queues_map, ipc_area_map, ipc_post, ipc_ring, ipc_await
+ *   client:  ipc_queues_map, ipc_area_map, ipc_send (ipc_post, then
+ *            ipc_ring unless watched), ipc_await
  *   both:    ipc_queues_unmap, ipc_area_unmap
  *
  * The service reads every shared field as hostile: indices are bounded
@@ -214,6 +215,13 @@ bool ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq);
  * bounded time (tens of ms): 0, -EAGAIN when no room came (the request,
  * already posted, is then served by the service's sweep) or -ENOTCONN. */
 int ipc_ring(const struct ipc_segment *seg, struct ipc_queue *q,
+             struct ipc_bell b, ipc_alive_fn alive, void *arg);
+
+/* Client: post d in slot s as request b.seq and ring b in q, unless a
+ * service thread watches s (the fast lane): what every request does. 0, or
+ * ipc_ring's error. */
+int ipc_send(const struct ipc_segment *seg, struct ipc_queue *q,
+             struct ipc_slot *s, const struct danaus_desc *d,
              struct ipc_bell b, ipc_alive_fn alive, void *arg);
 
 /* Client: wait until slot s answers seq; returns the result or -ENOTCONN.

@@ -127,6 +127,15 @@ int ipc_ring(const struct ipc_segment *seg, struct ipc_queue *q,
     return 0;
 }
 
+int ipc_send(const struct ipc_segment *seg, struct ipc_queue *q,
+             struct ipc_slot *s, const struct danaus_desc *d,
+             struct ipc_bell b, ipc_alive_fn alive, void *arg)
+{
+    if (ipc_post(s, d, b.seq))
+        return 0;
+    return ipc_ring(seg, q, b, alive, arg);
+}
+
 /* n cells were emptied: wake as many producers that may be asleep on a
  * full queue. seq_cst for the same store->load reason as in try_put. */
 static void announce_room(struct ipc_queue *q, int n)

@@ -156,13 +156,11 @@ static int64_t send_once(struct call *c)
     c->desc.buf_len = c->pack.len;
     resume_keep_request(c);
     void *conn = (void *)c->svc;
-    /* A service thread watching the slot needs no bell (ipc.h). -ENOTCONN
-     * means the liveness probe found the service gone; service_alive has
-     * already recorded that. -EAGAIN (no room for the bell) is no failure:
-     * the service's sweep finds the posted request. */
-    if (!ipc_post(s, &c->desc, bell.seq) &&
-        ipc_ring(seg, ipc_queue(seg, t->queue), bell, service_alive, conn) ==
-            -ENOTCONN)
+    /* -ENOTCONN means the liveness probe found the service gone;
+     * service_alive has already recorded that. -EAGAIN (no room for the
+     * bell) is no failure: the service's sweep finds the posted request. */
+    if (ipc_send(seg, ipc_queue(seg, t->queue), s, &c->desc, bell,
+                 service_alive, conn) == -ENOTCONN)
         return -ENOTCONN;
     int64_t result = ipc_await(s, bell.seq, service_alive, conn);
     if (result == -ETIMEDOUT)

@@ -134,13 +134,12 @@ int64_t raw_call(struct raw *r, uint32_t slot, struct danaus_desc *d,
     d->buf_off = 0;
     d->buf_len = len;
     uint32_t seq = ++r->seq[slot];
-    /* As libdanaus: no bell while a service thread watches the slot. */
-    bool watched = ipc_post(s, d, seq);
     int cpu = sched_getcpu();
     uint32_t q = cpu >= 0 && cpu < IPC_MAX_CPUS ? r->g.cpu_queue[cpu] : 0;
     struct ipc_bell b = {r->index, slot, seq};
-    if (!watched && ipc_ring(&r->seg, ipc_queue(&r->seg, q), b,
-                             before_deadline, &deadline) == -ENOTCONN)
+    /* As libdanaus: no bell while a service thread watches the slot. */
+    if (ipc_send(&r->seg, ipc_queue(&r->seg, q), s, d, b, before_deadline,
+                 &deadline) == -ENOTCONN)
         return -ETIMEDOUT;
     int64_t rc = ipc_await(s, seq, before_deadline, &deadline);
     return rc == -ENOTCONN && ipc_now_ns() >= deadline ? -ETIMEDOUT : rc;
