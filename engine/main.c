@@ -4,6 +4,7 @@
  *
  *   danaus [--state DIR] pool create NAME --cpus LIST --memory SIZE
  *                              --backend local:DIR|ceph:CONF:DIR [--cache SIZE]
+ *                              [--write-through]
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
@@ -37,6 +38,7 @@ static int usage(void)
             "usage: danaus [--state DIR] COMMAND\n"
             "  pool create NAME --cpus LIST --memory SIZE "
             "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
+            "              [--write-through]\n"
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
             "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
@@ -59,6 +61,10 @@ static int pool_command(int argc, char **argv)
         return fail("pool: expected create, ls or rm (see danaus --help)");
     struct pool_options o = {0};
     for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--write-through") == 0) {
+            o.write_through = 1;
+            continue;
+        }
         const char **slot = strcmp(argv[i], "--cpus") == 0      ? &o.cpus
                             : strcmp(argv[i], "--memory") == 0  ? &o.memory
                             : strcmp(argv[i], "--backend") == 0 ? &o.backend

@@ -138,6 +138,9 @@ static int parse_options(const char *name, const struct pool_options *o,
         (o->cache && size_parse("cache", o->cache, &cache) < 0) ||
         parse_backend(o->backend, rec) < 0)
         return -1;
+    if (o->write_through && strcmp(record_get(rec, "backend_kind"), "ceph"))
+        return fail("--write-through: only a ceph backend buffers writes in "
+                    "danausd (a local backend's are in the kernel)");
     uint64_t host = size_host_memory();
     if (host && memory > host)
         return fail("memory %s: the host has only %llu MiB", o->memory,
@@ -158,6 +161,8 @@ static int parse_options(const char *name, const struct pool_options *o,
     record_set(rec, "backend", "%s", o->backend);
     if (o->cache)
         record_set(rec, "cache", "%llu", (unsigned long long)cache);
+    if (o->write_through)
+        record_set(rec, "write_through", "on");
     return 0;
 }
 

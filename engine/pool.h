@@ -7,6 +7,9 @@
 
 struct pool_options {
     const char *cpus, *memory, *backend, *cache;
+    /* Ceph backends: writes reach the OSDs before they are answered, so a
+     * killed danausd loses none (ceph_write_through in danausd.conf). */
+    int write_through;
 };
 
 int pool_create(const char *name, const struct pool_options *o);

@@ -85,6 +85,8 @@ static int write_config(const char *pool, const struct record *rec)
         fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));
         if (record_get(rec, "cache"))
             fprintf(f, "ceph_oc_size %s\n", record_get(rec, "cache"));
+        if (record_get(rec, "write_through"))
+            fprintf(f, "ceph_write_through on\n");
     }
     fprintf(f, "mount %s %s %s\n", store, kind,
             record_get(rec, "backend_dir"));
