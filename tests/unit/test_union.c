@@ -4,7 +4,8 @@
  * directories, copy-up (data, mode, owner, times, xattrs, parents, once
  * under concurrent writers), merged and stable readdir, rename of lower
  * files and directories, rmdir over whiteouts, links and symlinks resolved
- * through the union. Runs as root (one test acts as uid 1000).
+ * through the union, the origin st_ino of copies through renames of
+ * them and of their directories. Runs as root (one test acts as uid 1000).
  *
  * Each test gets a fresh host directory T with T/up (writable), T/l1 and
  * T/l2 (read-only, l1 above l2), filled through the host before the union
@@ -524,6 +525,51 @@ static void test_links(void **state)
     assert_true(sf.bsize > 0);
 }
 
+static uint64_t host_ino(struct fixture *f, const char *rel)
+{
+    struct stat st;
+    assert_int_equal(lstat(host(f, rel), &st), 0);
+    return st.st_ino;
+}
+
+static uint64_t union_ino(struct fixture *f, const char *path)
+{
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, path,
+                                  AT_SYMLINK_NOFOLLOW, &st), 0);
+    return st.ino;
+}
+
+/* A copy keeps its origin's st_ino wherever it goes, also in directories
+ * whose stats the union answered before they held a copy: it remembers
+ * which directories hold none, and must not be fooled by a copy moved into
+ * one, nor by a directory with copies renamed to such a directory's path. */
+static void test_origin_survives_moves(void **state)
+{
+    struct fixture *f = *state;
+    uint64_t only2 = host_ino(f, "l2/only2"), both = host_ino(f, "l1/both");
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "t", 0755), 0);
+    writef(f, "t/own", O_CREAT, "own");
+    assert_int_equal(union_ino(f, "t/own"), host_ino(f, "up/t/own"));
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "both", "t/both", 0),
+                     0);
+    assert_int_equal(union_ino(f, "t/both"), both);
+    assert_int_equal(union_ino(f, "t/own"), host_ino(f, "up/t/own"));
+
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "new", 0755), 0);
+    writef(f, "new/x", O_CREAT, "x");
+    assert_int_equal(union_ino(f, "new/x"), host_ino(f, "up/new/x"));
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "new/x"), 0);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new"), 0);
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "m", 0755), 0);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "only2", "m/only2", 0),
+                     0);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "m", "new", 0), 0);
+    assert_int_equal(union_ino(f, "new/only2"), only2);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "t", "new/t", 0), 0);
+    assert_int_equal(union_ino(f, "new/t/both"), both);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -542,6 +588,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_readdir_stable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rename, setup, teardown),
         cmocka_unit_test_setup_teardown(test_links, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_origin_survives_moves, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

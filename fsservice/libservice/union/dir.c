@@ -34,18 +34,10 @@ struct name_set {
     size_t cap, used;
 };
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static size_t set_find(const struct name_set *set, const char *base,
                        const char *name)
 {
-    size_t i = hash_name(name) & (set->cap - 1);
+    size_t i = union_hash(name) & (set->cap - 1);
     while (set->slot[i] && strcmp(base + set->slot[i] - 1, name) != 0)
         i = (i + 1) & (set->cap - 1);
     return i;

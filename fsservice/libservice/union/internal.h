@@ -22,6 +22,20 @@
 /* A set of branches, bit i for branch i. */
 typedef uint32_t union_mask;
 
+/* What origin.c knows of the top branch's directories: whether each holds
+ * copies with an origin (IMPURE_XATTR), as last read or set; slots are
+ * chosen by a hash of the path and keep the whole path. */
+#define UNION_IMPURE_SLOTS 256
+struct union_impure_cache {
+    pthread_rwlock_t lock;
+    uint64_t generation; /* moves at every change */
+    int moving;          /* directory renames under way */
+    struct {
+        char *dir;
+        int impure;
+    } slot[UNION_IMPURE_SLOTS];
+};
+
 /* A copy-up under way: later writers of the same path wait for it. */
 struct union_copying {
     struct union_copying *next;
@@ -44,7 +58,17 @@ struct union_instance {
     struct branch_listing *listings; /* branch_listing.c */
     int nlistings;
     int listings_on; /* from the end of union_instance_new on */
+    struct union_impure_cache impure; /* origin.c */
 };
+
+/* FNV-1a: for the tables of names and paths. */
+static inline uint64_t union_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
 
 static inline struct ls_instance *union_branch_inst(struct union_instance *u,
                                                     int b)
@@ -182,6 +206,13 @@ int union_origin_follow(struct union_instance *u, const char *from,
                         const char *to);
 /* Whether the top branch's directory dir may hold copies with an origin. */
 int union_origin_impure(struct union_instance *u, const char *dir);
+/* Around the rename of a directory of the top branch, after which what
+ * was known of the directories at its old and new paths and below no
+ * longer holds. */
+void union_origin_move_begin(struct union_instance *u);
+void union_origin_move_end(struct union_instance *u);
+void union_origin_cache_init(struct union_instance *u);
+void union_origin_cache_free(struct union_instance *u);
 /* Puts into st, the lstat of path in the top branch (or of file, open
  * there), the identity of the entry it was copied from, if any. */
 void union_origin_stat(struct union_instance *u, const char *path,

@@ -263,8 +263,13 @@ int union_rename(struct ls_instance *inst, const struct ls_cred *cred,
         rc = union_whiteouts_clear(u, dst->path);
     if (rc == 0)
         rc = union_origin_follow(u, src->path, dst->path);
-    if (rc == 0)
+    if (rc == 0 && src_dir) {
+        union_origin_move_begin(u);
         rc = top->ops->rename(top, cred, src->path, dst->path, flags);
+        union_origin_move_end(u);
+    } else if (rc == 0) {
+        rc = top->ops->rename(top, cred, src->path, dst->path, flags);
+    }
     if (rc < 0) {
         if (removed)
             restore_whiteout(u, dst->path);

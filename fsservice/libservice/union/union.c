@@ -154,6 +154,7 @@ static void union_destroy(struct ls_instance *inst)
 {
     struct union_instance *u = union_of(inst);
     union_branch_listings_free(u);
+    union_origin_cache_free(u);
     pthread_mutex_destroy(&u->listing_lock);
     pthread_mutex_destroy(&u->copy_lock);
     pthread_mutex_destroy(&u->partial_lock);
@@ -231,6 +232,7 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
     pthread_mutex_init(&u->partial_lock, NULL);
     pthread_mutex_init(&u->listing_lock, NULL);
     pthread_cond_init(&u->copy_done, NULL);
+    union_origin_cache_init(u);
     /* The root merges every branch down to the first opaque one. */
     for (int b = 0; b < nbranches; b++) {
         u->root_dirs |= 1u << b;
