@@ -28,14 +28,19 @@
  * followed, as open(O_CREAT) does. */
 enum walk_mode { WALK_FOLLOW, WALK_NOFOLLOW, WALK_PARENT, WALK_CREATE };
 
+/* Most walks fit the inline stack and never expand a link: such a walk
+ * allocates nothing. */
+#define INLINE_DEPTH 16
+
 struct walk {
     struct ceph_instance *ci;
     const struct ls_cred *cred;
     struct Inode **stack; /* stack[0] is the instance root (not owned) */
     size_t depth, cap;    /* depth >= 1 */
-    char *path;           /* owned copy of what is being resolved */
-    const char *p;        /* the next component in path */
+    char *path;           /* owned: what is left once a link was expanded */
+    const char *p;        /* the next component: in path or the caller's */
     int links;
+    struct Inode *inline_stack[INLINE_DEPTH];
 };
 
 void ceph_inode_put(struct ceph_instance *ci, struct Inode *in)
@@ -54,9 +59,12 @@ static int push(struct walk *w, struct Inode *in)
 {
     if (w->depth == w->cap) {
         size_t cap = w->cap * 2;
-        struct Inode **s = realloc(w->stack, cap * sizeof(*s));
+        struct Inode **s = malloc(cap * sizeof(*s));
         if (s == NULL)
             return -ENOMEM;
+        memcpy(s, w->stack, w->depth * sizeof(*s));
+        if (w->stack != w->inline_stack)
+            free(w->stack);
         w->stack = s;
         w->cap = cap;
     }
@@ -82,7 +90,8 @@ static void walk_end(struct walk *w)
 {
     while (w->depth > 1)
         pop(w);
-    free(w->stack);
+    if (w->stack != w->inline_stack)
+        free(w->stack);
     free(w->path);
 }
 
@@ -241,15 +250,11 @@ static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
         return -EINVAL;
     if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return -ENAMETOOLONG;
-    struct walk w = {.ci = ci, .cred = cred, .depth = 1, .cap = 16};
-    w.stack = malloc(w.cap * sizeof(*w.stack));
-    w.path = strdup(path);
-    int r = -ENOMEM;
-    if (w.stack != NULL && w.path != NULL) {
-        w.stack[0] = ci->root;
-        w.p = w.path;
-        r = walk_run(&w, mode, out, last);
-    }
+    struct walk w = {.ci = ci, .cred = cred, .depth = 1,
+                     .cap = INLINE_DEPTH, .p = path};
+    w.stack = w.inline_stack;
+    w.stack[0] = ci->root;
+    int r = walk_run(&w, mode, out, last);
     walk_end(&w);
     return r;
 }
