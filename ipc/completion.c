@@ -1,7 +1,8 @@
 /*
  * completion.c - a slot's two directions: the client posts a request in
  * it; the service publishes the result, and the client thread waits for
- * it, spinning first and then sleeping on a futex.
+ * it, spinning first and then sleeping on a futex. A large read's answer
+ * may come in pieces: the client copies out what is there while it spins.
  *
  * Spinning first matters on this hardware: a futex sleep/wake round trip
  * costs about 40 us, a spinning one well under 1 us, and most requests are
@@ -102,16 +103,45 @@ static bool worth_spinning(const struct ipc_slot *s, int spins)
     return ipc_peer_elsewhere(server);
 }
 
+void ipc_publish_bytes(struct ipc_slot *s, uint32_t seq, uint32_t ready)
+{
+    /* Release: a client that reads this value with acquire also reads the
+     * ready bytes. */
+    atomic_store_explicit(&s->bytes_ready, (uint64_t)seq << 32 | ready,
+                          memory_order_release);
+}
+
+/* Passes on what is new in s's bytes_ready for request seq. */
+static void look_at_bytes(struct ipc_slot *s, uint32_t seq,
+                          ipc_bytes_fn bytes, void *bytes_arg,
+                          uint32_t *seen)
+{
+    uint64_t v = atomic_load_explicit(&s->bytes_ready, memory_order_acquire);
+    if ((uint32_t)(v >> 32) == seq && (uint32_t)v > *seen) {
+        *seen = (uint32_t)v;
+        bytes(*seen, bytes_arg);
+    }
+}
+
 int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
                   void *arg)
 {
+    return ipc_await_pieces(s, seq, alive, arg, NULL, NULL);
+}
+
+int64_t ipc_await_pieces(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
+                         void *arg, ipc_bytes_fn bytes, void *bytes_arg)
+{
     uint64_t last_probe;
+    uint32_t seen = 0;
 
     for (int i = 0; i < AWAIT_SPINS; i++) {
         if (answered(s, seq))
             return s->result;
         if (i % AWAIT_LOOK_EVERY == 0 && !worth_spinning(s, i))
             break;
+        if (bytes)
+            look_at_bytes(s, seq, bytes, bytes_arg, &seen);
         ipc_spin_step();
     }
 

@@ -52,9 +52,10 @@
  *
  * Verbs:
  *   service: ipc_queues_create, ipc_area_create, ipc_take, ipc_wait_work,
- *            ipc_complete, ipc_queue_backlog, ipc_queue_wake_all
+ *            ipc_publish_bytes, ipc_complete, ipc_queue_backlog,
+ *            ipc_queue_wake_all
  *   client:  ipc_queues_map, ipc_area_map, ipc_send (ipc_post, then
- *            ipc_ring unless watched), ipc_await
+ *            ipc_ring unless watched), ipc_await, ipc_await_pieces
  *   both:    ipc_queues_unmap, ipc_area_unmap
  *
  * The service reads every shared field as hostile: indices are bounded
@@ -135,6 +136,10 @@ struct ipc_slot {
     uint32_t cache_gen;
     /* Non-zero while a service thread watches posted (the fast lane). */
     _Atomic uint32_t watched;
+    /* How much of a large read's answer is in buf already, as (seq << 32)
+     * | bytes: the client copies those out while the rest arrives
+     * (ipc_publish_bytes, ipc_await_pieces). */
+    _Atomic uint64_t bytes_ready;
     struct danaus_desc desc;
     unsigned char buf[] __attribute__((aligned(4096)));
 };
@@ -231,6 +236,17 @@ int ipc_send(const struct ipc_segment *seg, struct ipc_queue *q,
  * numbers its requests done + 1, done + 2, ...). */
 int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
                   void *arg);
+
+/* Client: ipc_await, and while it spins, bytes(ready, bytes_arg) each time
+ * the service says that more of request seq's answer, ready bytes from the
+ * start of the buffer, is there. */
+typedef void (*ipc_bytes_fn)(uint32_t ready, void *bytes_arg);
+int64_t ipc_await_pieces(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
+                         void *arg, ipc_bytes_fn bytes, void *bytes_arg);
+
+/* Service: the first ready bytes of request seq's answer are in s's
+ * buffer, final (before ipc_complete). */
+void ipc_publish_bytes(struct ipc_slot *s, uint32_t seq, uint32_t ready);
 
 /* Service: take one doorbell out of q without waiting. The bell is only a
  * claim: the caller checks it against the named client's area. after: the

@@ -53,6 +53,7 @@ static int begin_on(struct call *c, const struct service *svc,
     c->pack.cap = svc->area.slot_buf;
     c->pack.len = 0;
     c->fd = -1;
+    c->on_bytes = NULL;
     return 0;
 }
 
@@ -162,7 +163,8 @@ static int64_t send_once(struct call *c)
     if (ipc_send(seg, ipc_queue(seg, t->queue), s, &c->desc, bell,
                  service_alive, conn) == -ENOTCONN)
         return -ENOTCONN;
-    int64_t result = ipc_await(s, bell.seq, service_alive, conn);
+    int64_t result = ipc_await_pieces(s, bell.seq, service_alive, conn,
+                                      c->on_bytes, c->on_bytes_arg);
     if (result == -ETIMEDOUT)
         thread_drop_slot();
     return result;

@@ -40,6 +40,11 @@ struct call {
     struct danaus_desc desc;
     struct call_pack pack;
     int fd; /* the Danaus descriptor the call is on, or -1 */
+    /* A large read's pieces, while the call waits: on_bytes(ready,
+     * on_bytes_arg) once the first ready bytes of the answer are in
+     * call_out (ipc_await_pieces). NULL (call_begin's) for none. */
+    ipc_bytes_fn on_bytes;
+    void *on_bytes_arg;
 };
 
 /* Begins call id on mount with handle (0 for none). 0 or -1 with errno. */

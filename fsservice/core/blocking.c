@@ -43,3 +43,9 @@ bool call_may_block(const struct danaus_desc *d)
         return true;
     }
 }
+
+bool call_is_bulk_read(const struct danaus_desc *d)
+{
+    return (d->call == DANAUS_CALL_READ || d->call == DANAUS_CALL_PREAD) &&
+           call_may_block(d);
+}

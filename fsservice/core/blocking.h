@@ -14,5 +14,8 @@
 
 /* d is the service's private copy of a request. */
 bool call_may_block(const struct danaus_desc *d);
+/* Of those, the bulk reads: long for their copy, which the client
+ * overlaps with its own when it runs beside (calls_fd.c's pieces). */
+bool call_is_bulk_read(const struct danaus_desc *d);
 
 #endif

@@ -127,6 +127,7 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
     r.out = ipc_slot(&c->area, slot)->buf;
     r.pos_out = &ipc_slot(&c->area, slot)->pos;
     r.cache_gen_out = &ipc_slot(&c->area, slot)->cache_gen;
+    r.slot = ipc_slot(&c->area, slot);
     r.out_cap = cap;
     r.in = r.out + d->buf_off;
     r.in_len = d->buf_len;

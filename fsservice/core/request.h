@@ -30,6 +30,7 @@ struct request {
     int64_t *pos_out;       /* the slot's pos (ipc.h): the offset after a
                                call that moves it */
     uint32_t *cache_gen_out; /* the slot's cache_gen (ipc.h) */
+    struct ipc_slot *slot;   /* for ipc_publish_bytes */
     char path[DANAUS_PATH_MAX];
     char path2[DANAUS_PATH_MAX]; /* second string: rename target, xattr name */
 };

@@ -37,6 +37,12 @@
  * ping-pong nothing; an added thread parked for EXTRA_IDLE_MS leaves.
  * Nor must they share a cpu with them: a thread running a long request
  * moves to the cpu its client posted from for the call (placement.h).
+ * A bulk read is such a request only while its queue serves more than one
+ * client (another in the last SHARED_WINDOW_MS): a lone client's reads
+ * run where the thread is, so that the client, spinning on its own cpu,
+ * copies each piece out while the next arrives (calls_fd.c); moved to the
+ * client's cpu, the call would have the client sleep, and cost four
+ * context switches per slot buffer besides.
  *
  * What a thread takes from its queue is a doorbell, a claim only: the
  * request it names is served only if client_request_begin finds it posted
@@ -67,6 +73,7 @@
 #define SWEEP_MS 5              /* the sweeper's period */
 #define SWEEP_BATCH 64          /* requests served per sweep at most */
 #define SWEEP_THREADS 16        /* threads running swept requests at most */
+#define SHARED_WINDOW_MS 50     /* a queue serves one client after this */
 
 struct crew {
     struct workers *w;
@@ -80,6 +87,8 @@ struct crew {
     _Atomic int watchers;      /* threads waiting on the queue */
     _Atomic int parked;        /* threads parked on park_seq */
     _Atomic uint32_t park_seq; /* bumped to hand the queue to a parked one */
+    _Atomic uint32_t last_client;   /* the client served last */
+    _Atomic uint64_t shared_until;  /* ipc_now_ns: another client came */
 };
 
 struct thread_arg {
@@ -224,6 +233,26 @@ static void maybe_grow(struct crew *crew)
     hand_off_queue(crew);
 }
 
+/* Notes the client of a request the crew serves. Written only when the
+ * client changes, so one client's requests share no line. */
+static void note_client(struct crew *crew, uint32_t client)
+{
+    if (atomic_load_explicit(&crew->last_client, memory_order_relaxed) ==
+        client)
+        return;
+    atomic_store_explicit(&crew->last_client, client, memory_order_relaxed);
+    atomic_store_explicit(&crew->shared_until,
+                          ipc_now_ns() + SHARED_WINDOW_MS * 1000000ull,
+                          memory_order_relaxed);
+}
+
+/* Whether the crew served two clients in the last SHARED_WINDOW_MS. */
+static bool queue_shared(struct crew *crew)
+{
+    return ipc_now_ns() < atomic_load_explicit(&crew->shared_until,
+                                               memory_order_relaxed);
+}
+
 /* Runs the request bell b names, if it checks out (client.h). A crew's
  * thread (crew set) marks the slot as its own and hands the queue on before
  * a request that may keep it long; rec times the request against its
@@ -237,7 +266,10 @@ static void serve_bell(struct service *svc, struct crew *crew,
     if (!c)
         return;
     struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
-    bool long_call = crew && call_may_block(&d);
+    if (crew)
+        note_client(crew, b.client);
+    bool long_call = crew && call_may_block(&d) &&
+                     (!call_is_bulk_read(&d) || queue_shared(crew));
     if (crew) {
         if (long_call) {
             atomic_fetch_add(&crew->in_long, 1);

@@ -204,13 +204,38 @@ static bool pread_through_cache(int fd, void *buf, size_t n, off_t off,
     return true;
 }
 
+/* A read's answer copied out while it lands (call.h's on_bytes). */
+struct read_out {
+    struct call *c;
+    struct iov_cursor *cur;
+    size_t chunk;  /* bytes asked for */
+    size_t copied; /* bytes of the answer copied out so far */
+};
+
+static void copy_out_to(struct read_out *r, size_t ready)
+{
+    if (ready > r->chunk)
+        ready = r->chunk;
+    if (ready <= r->copied)
+        return;
+    iov_copy(r->cur, (unsigned char *)call_out(r->c) + r->copied,
+             ready - r->copied, true);
+    r->copied = ready;
+}
+
+static void copy_out_piece(uint32_t ready, void *arg)
+{
+    copy_out_to(arg, ready);
+}
+
 /* Reads into iov (writing false) or writes from it (writing true), at
  * offset or at the file offset when offset < 0, one slot buffer at a time:
  * a write packs its chunk before sending it, a read copies what came back
- * out after. Stops at the first short transfer, as the kernel's do. A
- * positioned read into one buffer is first looked up in the read cache
- * (readcache.h), and one of up to 32 KiB that missed it asks for its
- * readahead window; what positioned reads bring is kept there. */
+ * out as it comes (a large one lands in pieces). Stops at the first short
+ * transfer, as the kernel's do. A positioned read into one buffer is
+ * first looked up in the read cache (readcache.h), and one of up to 32 KiB
+ * that missed it asks for its readahead window; what positioned reads
+ * bring is kept there. */
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {
@@ -237,11 +262,14 @@ static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
             return done ? (ssize_t)done : -1;
         size_t want = (size_t)total - done;
         size_t chunk = want < call_capacity(&c) ? want : call_capacity(&c);
+        struct read_out out = {&c, &cur, chunk, 0};
         if (writing) {
             iov_copy(&cur, c.pack.buf, chunk, false);
             c.pack.len = (uint32_t)chunk;
         } else {
             c.desc.arg[0] = (int64_t)chunk;
+            c.on_bytes = copy_out_piece;
+            c.on_bytes_arg = &out;
         }
         c.desc.arg[1] = offset < 0 ? 0 : offset + (off_t)done;
         int64_t n = call_send(&c);
@@ -254,7 +282,7 @@ static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
         if (id == DANAUS_CALL_PREAD)
             readcache_keep(&c, chunk, (size_t)n, offset + (off_t)done);
         if (!writing)
-            iov_copy(&cur, call_out(&c), (size_t)n, true);
+            copy_out_to(&out, (size_t)n);
         done += (size_t)n;
         if ((size_t)n < chunk)
             break;

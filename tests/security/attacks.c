@@ -372,7 +372,8 @@ static void test_queue_wedge_and_scribble(void **state)
 }
 
 /* ---- the slot words the service writes (begun, pos, the answer, the
- * fast lane's watched), and client_cpu, the hint it reads ---- */
+ * fast lane's watched, a large read's bytes_ready), and client_cpu, the
+ * hint it reads ---- */
 
 struct scribbler {
     struct ipc_slot *slot;
@@ -390,6 +391,10 @@ static void *scribble_words(void *arg)
         /* Set, the attacker's own calls ring no bell and wait for a
          * watcher or the sweep; the service never reads it. */
         atomic_store(&s->slot->watched, (uint32_t)rand() % 2);
+        /* A large read's progress: only the attacker's own copies read
+         * it. */
+        atomic_store(&s->slot->bytes_ready,
+                     (uint64_t)rand() << 32 | (uint32_t)rand());
         /* Any cpu, none, or far beyond any: the service moves a long
          * call's thread only to a cpu of its own crew. */
         atomic_store(&s->slot->client_cpu,
@@ -399,10 +404,11 @@ static void *scribble_words(void *arg)
 }
 
 /* While one thread makes calls that have the service write the slot's
- * begun word, the open file's offset (pos), the answer and the watched
- * word, another rewrites them with garbage: the service reads none of
- * them, so its calls go on being served (whatever the attacker reads
- * back) and nobody else notices. The writes are long calls (64 KiB), whose thread moves to
+ * begun word, the open file's offset (pos), the answer, the watched word
+ * and a read's bytes_ready (reads of 128 KiB come in pieces), another
+ * rewrites them with garbage: the service reads none of them, so its
+ * calls go on being served (whatever the attacker reads back) and nobody
+ * else notices. The writes are long calls (64 KiB), whose thread moves to
  * the cpu client_cpu names: garbage there too. */
 static int scribble_service_words(void *arg)
 {
@@ -425,7 +431,7 @@ static int scribble_service_words(void *arg)
         d.call = i % 3 == 0   ? DANAUS_CALL_WRITE
                  : i % 3 == 1 ? DANAUS_CALL_LSEEK
                               : DANAUS_CALL_READ;
-        d.arg[0] = d.call == DANAUS_CALL_READ ? (int64_t)sizeof data : 0;
+        d.arg[0] = d.call == DANAUS_CALL_READ ? 2 * (int64_t)sizeof data : 0;
         d.arg[1] = SEEK_SET;
         if (raw_call(&r, (uint32_t)slot, &d, data,
                      d.call == DANAUS_CALL_WRITE ? sizeof data : 0,

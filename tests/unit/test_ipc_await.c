@@ -2,7 +2,7 @@
  * test_ipc_await.c - the answer path: ipc_complete / ipc_await between
  * threads, including answers that come after the client went to sleep,
  * signals during the wait, and a service that is gone; where each side
- * says it runs.
+ * says it runs; a large read's answer heard in pieces.
  */
 #include "ipc/ipc.h"
 
@@ -235,6 +235,92 @@ static void test_cpu_marks(void **state)
     assert_int_equal(sched_setaffinity(0, sizeof saved, &saved), 0);
 }
 
+/* A large read's answer in pieces: the service thread (on cpu 1) says
+ * how much of request seq's answer is in the buffer, and the client (on
+ * cpu 0), spinning, hears of each new amount once, in order: never of
+ * another request's (a stale word of seq - 1), never of less than it
+ * heard before. The pieces reach a spinning client only; one that went to
+ * sleep (a loaded machine) hears of none, so most tries, not all, must
+ * hear of one. */
+#define PIECE_TRIES 7
+
+struct pieces {
+    struct ipc_slot *slot;
+    uint32_t seq;
+    atomic_bool ready, go; /* the answerer runs on cpu 1; the client waits */
+    atomic_uint heard[8];
+    atomic_int nheard;
+};
+
+static void hear(uint32_t ready, void *arg)
+{
+    struct pieces *p = arg;
+    int i = atomic_load(&p->nheard);
+    if (i < 8)
+        atomic_store(&p->heard[i], ready);
+    atomic_store(&p->nheard, i + 1);
+}
+
+static void *answer_in_pieces(void *arg)
+{
+    struct pieces *p = arg;
+    pin_to(1);
+    ipc_slot_running(p->slot);
+    atomic_store(&p->ready, true);
+    while (!atomic_load(&p->go))
+        ;
+    /* Long enough for the client to look at the stale word first. */
+    uint64_t until = ipc_now_ns() + 20000ull;
+    while (ipc_now_ns() < until)
+        ;
+    ipc_publish_bytes(p->slot, p->seq, 100);
+    until = ipc_now_ns() + 2000000ull;
+    while (atomic_load(&p->nheard) == 0 && ipc_now_ns() < until)
+        ;
+    ipc_publish_bytes(p->slot, p->seq, 100);
+    ipc_publish_bytes(p->slot, p->seq, 3000);
+    ipc_complete(p->slot, p->seq, 4096);
+    return NULL;
+}
+
+static void test_pieces_heard_in_order(void **state)
+{
+    struct ipc_slot *s = ipc_slot(&seg, 3);
+    cpu_set_t saved;
+    int tries_heard = 0;
+
+    (void)state;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        skip();
+    assert_int_equal(sched_getaffinity(0, sizeof saved, &saved), 0);
+    pin_to(0);
+    for (uint32_t t = 0; t < PIECE_TRIES; t++) {
+        struct pieces p = {.slot = s, .seq = 20 + 2 * t};
+        pthread_t answerer;
+        ipc_publish_bytes(s, p.seq - 1, 1000);
+        assert_int_equal(pthread_create(&answerer, NULL, answer_in_pieces,
+                                        &p), 0);
+        while (!atomic_load(&p.ready))
+            ;
+        atomic_store(&p.go, true);
+        assert_int_equal(ipc_await_pieces(s, p.seq, NULL, NULL, hear, &p),
+                         4096);
+        pthread_join(answerer, NULL);
+        int n = atomic_load(&p.nheard);
+        assert_true(n <= 2);
+        for (int i = 0; i < n; i++) {
+            uint32_t v = atomic_load(&p.heard[i]);
+            assert_true(v == 100 || v == 3000);
+            if (i > 0)
+                assert_true(v > atomic_load(&p.heard[i - 1]));
+        }
+        tries_heard += n > 0;
+        ipc_complete(s, p.seq + 1, 0); /* the next try's seq - 1 is done */
+    }
+    assert_true(tries_heard > PIECE_TRIES / 2);
+    assert_int_equal(sched_setaffinity(0, sizeof saved, &saved), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_wake_is_prompt),
         cmocka_unit_test(test_signals_do_not_end_wait),
         cmocka_unit_test(test_cpu_marks),
+        cmocka_unit_test(test_pieces_heard_in_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
