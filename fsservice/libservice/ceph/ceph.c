@@ -43,11 +43,20 @@ static int resolve_at(struct ls_instance *inst, const struct ls_cred *cred,
 static int cfs_stat(struct ls_instance *inst, const struct ls_cred *cred,
                      const char *path, int at, struct danaus_stat *out)
 {
-    struct Inode *in;
-    int r = resolve_at(inst, cred, path, at, &in);
+    int r = check_at(at, AT_SYMLINK_NOFOLLOW);
     if (r < 0)
         return r;
-    r = ceph_do_stat(iclient(inst), in, cred, out);
+    struct Inode *in;
+    struct ceph_statx stx;
+    bool have_stx;
+    r = ceph_walk_stat(ceph_inst(inst), cred, path,
+                       !(at & AT_SYMLINK_NOFOLLOW), &in, &stx, &have_stx);
+    if (r < 0)
+        return r;
+    if (have_stx)
+        ceph_stat_fill(iclient(inst), &stx, out);
+    else
+        r = ceph_do_stat(iclient(inst), in, cred, out);
     ceph_inode_put(ceph_inst(inst), in);
     return r;
 }

@@ -73,6 +73,13 @@ void ceph_inode_put(struct ceph_instance *ci, struct Inode *in);
  */
 int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
               const char *path, int follow, struct Inode **out);
+/* ceph_walk, with the stat of the inode walked to asked of the lookup
+ * that found it (CEPH_WANT_STAT), which spares the caller a getattr:
+ * *stx_valid says whether it came that way (not for the instance root or
+ * a path ending in "." or ".."). */
+int ceph_walk_stat(struct ceph_instance *ci, const struct ls_cred *cred,
+                   const char *path, int follow, struct Inode **out,
+                   struct ceph_statx *stx, bool *stx_valid);
 
 /* The last component of a path, for the calls that create, remove or rename
  * a name. */

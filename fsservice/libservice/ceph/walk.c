@@ -40,6 +40,10 @@ struct walk {
     char *path;           /* owned: what is left once a link was expanded */
     const char *p;        /* the next component: in path or the caller's */
     int links;
+    /* Where the last component's stat goes, asked of its lookup (NULL: not
+     * wanted), and whether the inode walked to came with it. */
+    struct ceph_statx *last_stx;
+    bool last_stx_valid;
     struct Inode *inline_stack[INLINE_DEPTH];
 };
 
@@ -205,11 +209,14 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
         memcpy(name, c, len);
         name[len] = '\0';
         struct Inode *in;
-        struct ceph_statx stx;
-        int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], name, &in, &stx,
-                               CEPH_STATX_MODE, 0, w->cred->ceph_perm);
+        struct ceph_statx own;
+        bool whole = last && w->last_stx;
+        struct ceph_statx *stx = whole ? w->last_stx : &own;
+        int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], name, &in, stx,
+                               whole ? CEPH_WANT_STAT : CEPH_STATX_MODE, 0,
+                               w->cred->ceph_perm);
         if (last && mode == WALK_CREATE &&
-            (r == -ENOENT || (r == 0 && !S_ISLNK(stx.stx_mode)))) {
+            (r == -ENOENT || (r == 0 && !S_ISLNK(stx->stx_mode)))) {
             /* The name to create or open is reached: give its directory. */
             if (r == 0)
                 ceph_ll_put(cm, in);
@@ -217,19 +224,20 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
         }
         if (r < 0)
             return r;
-        if (S_ISLNK(stx.stx_mode) && (!last || slash || mode == WALK_FOLLOW ||
-                                      mode == WALK_CREATE)) {
+        if (S_ISLNK(stx->stx_mode) &&
+            (!last || slash || mode == WALK_FOLLOW || mode == WALK_CREATE)) {
             r = expand_link(w, in, after);
             ceph_ll_put(cm, in);
             if (r < 0)
                 return r;
             continue;
         }
-        if (last && !(slash && !S_ISDIR(stx.stx_mode))) {
+        if (last && !(slash && !S_ISDIR(stx->stx_mode))) {
             *out = in;
+            w->last_stx_valid = whole;
             return 0;
         }
-        if (!S_ISDIR(stx.stx_mode)) {
+        if (!S_ISDIR(stx->stx_mode)) {
             ceph_ll_put(cm, in);
             return -ENOTDIR;
         }
@@ -244,18 +252,21 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
 
 static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
                 const char *path, enum walk_mode mode, struct Inode **out,
-                struct ceph_last *last)
+                struct ceph_last *last, struct ceph_statx *last_stx,
+                bool *last_stx_valid)
 {
     if (cred->ceph_perm == NULL)
         return -EINVAL;
     if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return -ENAMETOOLONG;
     struct walk w = {.ci = ci, .cred = cred, .depth = 1,
-                     .cap = INLINE_DEPTH, .p = path};
+                     .cap = INLINE_DEPTH, .p = path, .last_stx = last_stx};
     w.stack = w.inline_stack;
     w.stack[0] = ci->root;
     int r = walk_run(&w, mode, out, last);
     walk_end(&w);
+    if (last_stx_valid)
+        *last_stx_valid = r == 0 && w.last_stx_valid;
     return r;
 }
 
@@ -263,7 +274,15 @@ int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
               const char *path, int follow, struct Inode **out)
 {
     return walk(ci, cred, path, follow ? WALK_FOLLOW : WALK_NOFOLLOW, out,
-                NULL);
+                NULL, NULL, NULL);
+}
+
+int ceph_walk_stat(struct ceph_instance *ci, const struct ls_cred *cred,
+                   const char *path, int follow, struct Inode **out,
+                   struct ceph_statx *stx, bool *stx_valid)
+{
+    return walk(ci, cred, path, follow ? WALK_FOLLOW : WALK_NOFOLLOW, out,
+                NULL, stx, stx_valid);
 }
 
 int ceph_walk_parent(struct ceph_instance *ci, const struct ls_cred *cred,
@@ -271,5 +290,5 @@ int ceph_walk_parent(struct ceph_instance *ci, const struct ls_cred *cred,
                      struct ceph_last *last)
 {
     return walk(ci, cred, path, follow_last ? WALK_CREATE : WALK_PARENT,
-                &last->dir, last);
+                &last->dir, last, NULL, NULL);
 }
