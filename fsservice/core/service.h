@@ -44,6 +44,14 @@ struct service {
     gid_t egid;
 };
 
+/* Whether written data waits in danausd's memory before it reaches the
+ * backend (a Ceph client's object cache, without ceph_write_through): a
+ * killed danausd then loses what was not fsync'd. */
+static inline bool service_caches_writes(const struct service *svc)
+{
+    return svc->ceph && !svc->cfg.ceph_write_through;
+}
+
 /* Runs one request of client c, posted in slot `slot` of its area, and
  * returns its result (>= 0 or -errno). d is the service's private copy of
  * the descriptor. */

@@ -276,9 +276,8 @@ static void hello(struct door *d, struct conn *c)
         r->nslots = g->nslots;
         r->slot_buf = g->slot_buf;
         r->cache_blocks = g->cache_blocks;
-        r->flags = d->svc->ceph && !d->svc->cfg.ceph_write_through
-                       ? DANAUS_HELLO_CACHES_WRITES
-                       : 0;
+        r->flags = service_caches_writes(d->svc) ? DANAUS_HELLO_CACHES_WRITES
+                                                 : 0;
         memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
         long view = views_hello(&d->views, pid, r->mounts,
                                 HELLO_MAX - sizeof *r, &r->nmounts);

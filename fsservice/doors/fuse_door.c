@@ -201,7 +201,7 @@ static int export_resume(struct fuse_export *ex, const struct service *svc,
     m->fds[KEPT_NODES] = -1;
     if (rc == 0) {
         rc = fuse_handles_adopt(&ex->handles, m->fds[KEPT_HANDLES],
-                                svc->ceph && !svc->cfg.ceph_write_through);
+                                service_caches_writes(svc));
         m->fds[KEPT_HANDLES] = -1;
         if (rc < 0)
             fuse_nodes_free(&ex->nodes);
