@@ -29,28 +29,34 @@ static int check_at(int at, int allowed)
     return (at & ~allowed) ? -EINVAL : 0;
 }
 
-/* Resolves path (following a final symlink unless at says not to). */
-static int resolve_at(struct ls_instance *inst, const struct ls_cred *cred,
-                      const char *path, int at, struct Inode **in)
+/* Resolves path (following a final symlink unless at says not to); stx
+ * not NULL: with its stat, if the lookup that found it brought it
+ * (ceph_walk_stat). */
+static int resolve_at_stat(struct ls_instance *inst,
+                           const struct ls_cred *cred, const char *path,
+                           int at, struct Inode **in, struct ceph_statx *stx,
+                           bool *have_stx)
 {
     int r = check_at(at, AT_SYMLINK_NOFOLLOW);
     if (r < 0)
         return r;
-    return ceph_walk(ceph_inst(inst), cred, path,
-                     !(at & AT_SYMLINK_NOFOLLOW), in);
+    return ceph_walk_stat(ceph_inst(inst), cred, path,
+                          !(at & AT_SYMLINK_NOFOLLOW), in, stx, have_stx);
+}
+
+static int resolve_at(struct ls_instance *inst, const struct ls_cred *cred,
+                      const char *path, int at, struct Inode **in)
+{
+    return resolve_at_stat(inst, cred, path, at, in, NULL, NULL);
 }
 
 static int cfs_stat(struct ls_instance *inst, const struct ls_cred *cred,
                      const char *path, int at, struct danaus_stat *out)
 {
-    int r = check_at(at, AT_SYMLINK_NOFOLLOW);
-    if (r < 0)
-        return r;
     struct Inode *in;
     struct ceph_statx stx;
     bool have_stx;
-    r = ceph_walk_stat(ceph_inst(inst), cred, path,
-                       !(at & AT_SYMLINK_NOFOLLOW), &in, &stx, &have_stx);
+    int r = resolve_at_stat(inst, cred, path, at, &in, &stx, &have_stx);
     if (r < 0)
         return r;
     if (have_stx)

@@ -76,7 +76,7 @@ int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
 /* ceph_walk, with the stat of the inode walked to asked of the lookup
  * that found it (CEPH_WANT_STAT), which spares the caller a getattr:
  * *stx_valid says whether it came that way (not for the instance root or
- * a path ending in "." or ".."). */
+ * a path ending in "." or ".."). stx and stx_valid NULL: ceph_walk. */
 int ceph_walk_stat(struct ceph_instance *ci, const struct ls_cred *cred,
                    const char *path, int follow, struct Inode **out,
                    struct ceph_statx *stx, bool *stx_valid);

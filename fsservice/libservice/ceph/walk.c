@@ -270,19 +270,18 @@ static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
     return r;
 }
 
-int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
-              const char *path, int follow, struct Inode **out)
-{
-    return walk(ci, cred, path, follow ? WALK_FOLLOW : WALK_NOFOLLOW, out,
-                NULL, NULL, NULL);
-}
-
 int ceph_walk_stat(struct ceph_instance *ci, const struct ls_cred *cred,
                    const char *path, int follow, struct Inode **out,
                    struct ceph_statx *stx, bool *stx_valid)
 {
     return walk(ci, cred, path, follow ? WALK_FOLLOW : WALK_NOFOLLOW, out,
                 NULL, stx, stx_valid);
+}
+
+int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
+              const char *path, int follow, struct Inode **out)
+{
+    return ceph_walk_stat(ci, cred, path, follow, out, NULL, NULL);
 }
 
 int ceph_walk_parent(struct ceph_instance *ci, const struct ls_cred *cred,
