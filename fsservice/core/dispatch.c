@@ -124,10 +124,10 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
     r.svc = svc;
     r.c = c;
     r.d = d;
-    r.out = ipc_slot(&c->area, slot)->buf;
-    r.pos_out = &ipc_slot(&c->area, slot)->pos;
-    r.cache_gen_out = &ipc_slot(&c->area, slot)->cache_gen;
     r.slot = ipc_slot(&c->area, slot);
+    r.out = r.slot->buf;
+    r.pos_out = &r.slot->pos;
+    r.cache_gen_out = &r.slot->cache_gen;
     r.out_cap = cap;
     r.in = r.out + d->buf_off;
     r.in_len = d->buf_len;

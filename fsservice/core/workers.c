@@ -266,11 +266,11 @@ static void serve_bell(struct service *svc, struct crew *crew,
     if (!c)
         return;
     struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
-    if (crew)
-        note_client(crew, b.client);
-    bool long_call = crew && call_may_block(&d) &&
-                     (!call_is_bulk_read(&d) || queue_shared(crew));
+    bool long_call = false;
     if (crew) {
+        note_client(crew, b.client);
+        long_call = call_may_block(&d) &&
+                    (!call_is_bulk_read(&d) || queue_shared(crew));
         if (long_call) {
             atomic_fetch_add(&crew->in_long, 1);
             hand_off_queue(crew);
