@@ -27,8 +27,9 @@
  * The cache is exact as long as only this union marks and moves the top
  * branch's directories, as for overlayfs's upper directory: a mark updates
  * it, a read that raced with one is not kept (the generation moved), and
- * while a directory is renamed the cache is empty and reads are not kept. A removed directory's entry may stay
- * "impure", which only costs the next one at that path an xattr read.
+ * while a directory is renamed the cache is empty and reads are not kept.
+ * A removed directory's entry may stay "impure", which only costs the next
+ * one at that path an xattr read.
  *
  * Private xattrs (these and partial.c's record) are neither shown nor
  * changed by clients, and never copied up from a lower branch.
@@ -85,13 +86,20 @@ static unsigned slot_of(const char *dir)
     return (unsigned)union_hash(dir) & (UNION_IMPURE_SLOTS - 1);
 }
 
+/* Whether slot i holds dir; the cache's lock is held. */
+static bool holds(const struct union_impure_cache *c, unsigned i,
+                  const char *dir)
+{
+    return c->slot[i].dir && strcmp(c->slot[i].dir, dir) == 0;
+}
+
 /* Puts into dir's slot what it is; a copy that could not be made (NULL)
  * empties the slot if it held dir. The cache's lock is held. */
 static void put(struct union_impure_cache *c, const char *dir, char *copy,
                 int impure)
 {
     unsigned i = slot_of(dir);
-    if (!copy && !(c->slot[i].dir && strcmp(c->slot[i].dir, dir) == 0))
+    if (!copy && !holds(c, i, dir))
         return;
     free(c->slot[i].dir);
     c->slot[i].dir = copy;
@@ -153,9 +161,7 @@ int union_origin_impure(struct union_instance *u, const char *dir)
     struct union_impure_cache *c = &u->impure;
     unsigned i = slot_of(dir);
     pthread_rwlock_rdlock(&c->lock);
-    int known = c->slot[i].dir && strcmp(c->slot[i].dir, dir) == 0
-                    ? c->slot[i].impure
-                    : -1;
+    int known = holds(c, i, dir) ? c->slot[i].impure : -1;
     uint64_t generation = c->generation;
     int moving = c->moving;
     pthread_rwlock_unlock(&c->lock);
