@@ -5,6 +5,7 @@
  * area as danausd does and completing, each pinned to its own cpu.
  *
  * usage: ipc_roundtrip [requests] [service_spin_us] [think_us] [fast_lane]
+ *                      [bytes]
  *   service_spin_us: how long the service spins before it futex-sleeps
  *   (default 1000000, i.e. it effectively always spins; 0: it sleeps
  *   whenever the queue is empty).
@@ -12,6 +13,11 @@
  *   pause longer than the service's spin, every request pays a futex wake.
  *   fast_lane: 1 (default) the service watches the slot it answered last
  *   as danausd does (ipc.h), 0 every request goes through a doorbell.
+ *   bytes: a payload (default 0, at most 65536) the client copies into the
+ *   slot's buffer before it posts and the service copies out before it
+ *   answers, as a pwrite's data travels (danausd copies it into its Ceph
+ *   client's buffer); a payload's cost is the time its cache lines take
+ *   to move between the two cpus.
  * Prints the mean and percentiles in microseconds.
  */
 #include "ipc/ipc.h"
@@ -33,8 +39,10 @@ static void pin(int cpu)
     sched_setaffinity(0, sizeof(set), &set);
 }
 
+static unsigned char payload_in[65536], payload_out[65536];
+
 static void serve(struct ipc_segment *seg, struct ipc_area *area,
-                  uint64_t spin_ns, bool fast)
+                  uint64_t spin_ns, bool fast, size_t bytes)
 {
     struct ipc_queue *q = ipc_queue(seg, 0);
     struct ipc_bell b;
@@ -63,6 +71,7 @@ static void serve(struct ipc_segment *seg, struct ipc_area *area,
         /* What danausd writes as it takes a request (client.c, workers.c). */
         atomic_store_explicit(&s->begun, b.seq, memory_order_release);
         ipc_slot_running(s);
+        memcpy(payload_out, s->buf, bytes);
         ipc_complete(s, b.seq, d.arg[0]);
         watch.posted = b.seq;
     }
@@ -86,16 +95,17 @@ int main(int argc, char **argv)
     struct ipc_slot *s;
     uint64_t think_ns = (argc > 3 ? strtoull(argv[3], NULL, 10) : 0) * 1000ull;
     bool fast = argc > 4 ? atoi(argv[4]) != 0 : true;
+    size_t bytes = argc > 5 ? strtoul(argv[5], NULL, 10) : 0;
     uint64_t *lat, sum = 0;
     pid_t service;
 
-    if (n < 1)
+    if (n < 1 || bytes > sizeof(payload_in))
         return 2;
     memset(&g, 0, sizeof(g));
     g.nqueues = 1;
     g.ncells = 64;
     g.nslots = 1;
-    g.slot_buf = 4096;
+    g.slot_buf = sizeof(payload_in);
     if (ipc_queues_create(&g, &seg) != 0 || ipc_area_create(&g, &area) != 0) {
         perror("ipc_queues_create");
         return 1;
@@ -107,7 +117,7 @@ int main(int argc, char **argv)
         if (ipc_area_map(area.fd, &g, &area) != 0)
             _exit(1);
         pin(1);
-        serve(&seg, &area, spin_ns, fast);
+        serve(&seg, &area, spin_ns, fast, bytes);
         _exit(0);
     }
     pin(0);
@@ -122,6 +132,8 @@ int main(int argc, char **argv)
             ipc_cpu_relax();
         t0 = ipc_now_ns();
         d.arg[0] = i;
+        payload_in[i % sizeof(payload_in)]++;
+        memcpy(s->buf, payload_in, bytes);
         ipc_send(&seg, ipc_queue(&seg, 0), s, &d,
                  (struct ipc_bell){0, 0, d.seq}, NULL, NULL);
         if (ipc_await(s, d.seq, NULL, NULL) != i) {
@@ -142,10 +154,10 @@ int main(int argc, char **argv)
 
     qsort(lat, (size_t)n, sizeof(*lat), by_value);
     printf("%d round trips, service spin %llu us, think %llu us, %s: "
-           "mean %.2f us, p50 %.2f, p99 %.2f, max %.2f\n",
+           "%zu bytes: mean %.2f us, p50 %.2f, p99 %.2f, max %.2f\n",
            n, (unsigned long long)(spin_ns / 1000),
            (unsigned long long)(think_ns / 1000),
-           fast ? "fast lane" : "doorbells only", sum / 1e3 / n,
+           fast ? "fast lane" : "doorbells only", bytes, sum / 1e3 / n,
            lat[n / 2] / 1e3, lat[(size_t)n * 99 / 100] / 1e3,
            lat[n - 1] / 1e3);
     free(lat);
