@@ -101,6 +101,30 @@ cpu_ticks() { # PID
     awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 
+# The same, summed over the processes PIDS (a list in one word).
+ticks_of() { # PIDS
+    local p t=0
+    for p in $1; do t=$((t + $(cpu_ticks "$p"))); done
+    echo "$t"
+}
+
+# TICKS spent over SECONDS, in % of one CPU.
+cpu_percent() { # TICKS SECONDS
+    awk -v d="$1" -v hz="$(getconf CLK_TCK)" -v s="$2" 'BEGIN {printf "%.1f", 100 * d / hz / s}'
+}
+
+# Pids of the cluster's daemons of TYPE (mds, osd, ...), from the pid
+# files in its run dir (ceph.conf's "run dir"); none for a cluster that
+# keeps none there.
+ceph_daemon_pids() { # TYPE
+    local dir f
+    dir=$(sed -n 's/^[[:space:]]*run dir[[:space:]]*=[[:space:]]*//p' "$conf" | head -n 1)
+    [ -n "$dir" ] || return 0
+    for f in "$dir/$1".*.pid; do
+        [ -r "$f" ] && cat "$f"
+    done
+}
+
 # Removes every container of the engine state $state (force), and with
 # "pools" every pool too.
 remove_engine_state() { # [pools]

@@ -39,6 +39,9 @@
 #              time each, rows rocksdb-fill and rocksdb-read), seq 1 MiB
 #              writes then reads of a 128 MiB file, noisy random 4 KiB
 #              writes each with fsync.
+# Each matrix run also records the CPU the cluster's MDS and OSD used in
+# its timed part (columns mds_cpu, osd_cpu; from the pid files in the
+# cluster's run dir): every stack's tenants share them.
 #
 # Part "victim" (issue 18): one thread alternating stat and a 4 KiB pread of
 # a cached 4 MiB file on CPU 0, alone and next to a writer on CPU 1 looping
@@ -170,7 +173,7 @@ image_add_programs "$image" "$load" "$(command -v db_bench)"
 cp -a "$image" "$ceph_top/unionfs/image"
 
 results=$outdir/tenants.csv
-echo "part,stack,round,tenant,workload,neighbour,ops_s,mb_s,p50_us,p99_us,stat_p99_us" >"$results"
+echo "part,stack,round,tenant,workload,neighbour,ops_s,mb_s,p50_us,p99_us,stat_p99_us,mds_cpu,osd_cpu" >"$results"
 
 # ---- launching one tenant's workload ----
 
@@ -242,7 +245,7 @@ record() {
     local part=$1 stack=$2 tenant=$3 neighbour=$4 id=$5 line n=0
     while read -r line; do
         n=$((n + 1))
-        echo "$part,$stack,$round,$tenant,$(value mode "$line"),$neighbour,$(value ops_s "$line"),$(value mb_s "$line"),$(value p50_us "$line"),$(value p99_us "$line"),$(value stat_p99_us "$line")" >>"$results"
+        echo "$part,$stack,$round,$tenant,$(value mode "$line"),$neighbour,$(value ops_s "$line"),$(value mb_s "$line"),$(value p50_us "$line"),$(value p99_us "$line"),$(value stat_p99_us "$line"),$run_mds_cpu,$run_osd_cpu" >>"$results"
     done < <(result_lines "$work/out/$id")
     local late
     late=$(sed -n 's/.*late_s=\([0-9.]*\).*/\1/p' "$work/out/$id" | head -n 1)
@@ -255,7 +258,28 @@ record() {
 # Starts a run: the tenants launched next share one start time.
 begin_run() {
     launched=()
+    run_mds_cpu="" run_osd_cpu=""
     start_at=$(awk -v t="$EPOCHREALTIME" -v d="$start_delay" 'BEGIN {printf "%.3f", t + d}')
+}
+
+# Sleeps until the run's timed part starts.
+sleep_until_start() {
+    sleep "$(awk -v t="$EPOCHREALTIME" -v s="$start_at" 'BEGIN {d = s - t; printf "%.3f", (d > 0 ? d : 0)}')"
+}
+
+# Through the timed part: the CPU the cluster's MDS and OSD used, in % of
+# one CPU (run_mds_cpu, run_osd_cpu; recorded with the run). They serve
+# every tenant, so a victim that waits on them waits on its neighbour's
+# load there.
+time_cluster_cpu() {
+    local mds osd m0 o0
+    mds=$(ceph_daemon_pids mds) osd=$(ceph_daemon_pids osd)
+    [ -n "$mds$osd" ] || return 0
+    sleep_until_start
+    m0=$(ticks_of "$mds") o0=$(ticks_of "$osd")
+    sleep "$run_seconds"
+    run_mds_cpu=$(cpu_percent $(($(ticks_of "$mds") - m0)) "$run_seconds")
+    run_osd_cpu=$(cpu_percent $(($(ticks_of "$osd") - o0)) "$run_seconds")
 }
 
 end_run() {
@@ -326,6 +350,7 @@ matrix_run() { # STACK WORKLOAD NEIGHBOUR
         launch_host "$a" 0 "$wl" "$work/union/a/data/$a"
         [ "$nb" = alone ] || launch_host "$b" 1 "$nb" "$work/union/b/data/$b" ;;
     esac
+    time_cluster_cpu
     end_run
     record matrix "$stack" A "$nb" "$a"
     [ "$nb" = alone ] || record matrix "$stack" B "$wl" "$b"
@@ -409,7 +434,7 @@ service_of() { # LAYOUT
 # N containers (processes) of WORKLOAD at once in LAYOUT, and the CPU their
 # file-system service used during the timed part.
 scale_run() { # LAYOUT WORKLOAD N
-    local layout=$1 wl=$2 n=$3 i ids=() pids p t0=0 t1=0
+    local layout=$1 wl=$2 n=$3 i ids=() pids p ticks
     begin_run
     for i in $(seq "$n"); do
         ids+=("c$i-$round$RANDOM")
@@ -422,15 +447,15 @@ scale_run() { # LAYOUT WORKLOAD N
         esac
     done
     pids=$(service_of "$layout")
-    sleep "$(awk -v t="$EPOCHREALTIME" -v s="$start_at" 'BEGIN {d = s - t; printf "%.3f", (d > 0 ? d : 0)}')"
-    for p in $pids; do t0=$((t0 + $(cpu_ticks "$p"))); done
+    sleep_until_start
+    ticks=$(ticks_of "$pids")
     sleep "$run_seconds"
-    for p in $pids; do t1=$((t1 + $(cpu_ticks "$p"))); done
+    ticks=$(($(ticks_of "$pids") - ticks))
     end_run
     for i in $(seq "$n"); do
         record scale "$layout" "c$i" "N=$n" "${ids[$((i - 1))]}"
     done
-    echo "scale,$layout,$round,service,$wl cpu%,N=$n,$(awk -v d=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" -v s="$run_seconds" 'BEGIN {printf "%.1f", 100 * d / hz / s}'),,,," >>"$results"
+    echo "scale,$layout,$round,service,$wl cpu%,N=$n,$(cpu_percent "$ticks" "$run_seconds"),,,,,," >>"$results"
     remove_engine_state
     rm -rf "$ceph_top/shared"/c*-"$round"*
 }
@@ -522,7 +547,8 @@ esac
 # ---- tables ----
 
 # Medians over the rounds per part, stack, tenant, workload and neighbour:
-# part,stack,tenant,workload,neighbour,runs,ops_s,mb_s,p50_us,p99_us,stat_p99_us
+# part,stack,tenant,workload,neighbour,runs,ops_s,mb_s,p50_us,p99_us,stat_p99_us,
+# mds_cpu,osd_cpu
 summary=$outdir/tenants-summary.csv
 tail -n +2 "$results" | awk -F, -v OFS=, '
     function median(list,   n, a, i, j, t) {
@@ -536,29 +562,32 @@ tail -n +2 "$results" | awk -F, -v OFS=, '
         k = $1 OFS $2 OFS $4 OFS $5 OFS $6
         if (!(k in runs)) order[++keys] = k
         runs[k]++
-        for (c = 7; c <= 11; c++) if ($c != "") v[k, c] = v[k, c] " " $c
+        for (c = 7; c <= 13; c++) if ($c != "") v[k, c] = v[k, c] " " $c
     }
     END {
         for (i = 1; i <= keys; i++) {
             k = order[i]; line = k OFS runs[k]
-            for (c = 7; c <= 11; c++) line = line OFS median(v[k, c])
+            for (c = 7; c <= 13; c++) line = line OFS median(v[k, c])
             print line
         }
     }' >"$summary"
 
-# Ratios: each row against the same part, stack, tenant and workload alone.
-ratio_table() { # PART TENANT
-    awk -F, -v part="$1" -v tenant="$2" '
+# Ratios: each row against the same part, stack, tenant and workload alone;
+# with "cluster", the CPU the cluster's MDS and OSD used in the run too.
+ratio_table() { # PART TENANT [cluster]
+    awk -F, -v part="$1" -v tenant="$2" -v cluster="${3:-}" '
         $1 == part && $3 == tenant && $5 == "alone" {alone[$2 SUBSEP $4] = $7; p99[$2 SUBSEP $4] = $10}
         $1 == part && $3 == tenant {rows[++n] = $0}
         END {
-            printf "%-32s %-14s %-16s %10s %10s %6s %9s %9s %7s\n", "stack", "workload", "next to", "ops/s", "alone", "kept", "p50 us", "p99 us", "p99 x"
+            printf "%-32s %-14s %-16s %10s %10s %6s %9s %9s %7s", "stack", "workload", "next to", "ops/s", "alone", "kept", "p50 us", "p99 us", "p99 x"
+            printf cluster ? " %6s %6s\n" : "\n", "mds %", "osd %"
             for (i = 1; i <= n; i++) {
                 split(rows[i], f, ",")
                 k = f[2] SUBSEP f[4]
                 kept = (alone[k] > 0) ? sprintf("%5.0f%%", 100 * f[7] / alone[k]) : "-"
                 grow = (p99[k] > 0) ? sprintf("%6.1fx", f[10] / p99[k]) : "-"
-                printf "%-32s %-14s %-16s %10.0f %10.0f %6s %9.1f %9.1f %7s\n", f[2], f[4], f[5], f[7], alone[k], kept, f[9], f[10], grow
+                printf "%-32s %-14s %-16s %10.0f %10.0f %6s %9.1f %9.1f %7s", f[2], f[4], f[5], f[7], alone[k], kept, f[9], f[10], grow
+                printf cluster ? " %6s %6s\n" : "\n", f[12], f[13]
             }
         }' "$summary"
 }
@@ -569,7 +598,8 @@ ratio_table() { # PART TENANT
     if grep -q '^matrix,' "$summary"; then
         echo
         echo "== Tenant matrix: A on CPU 0 next to B on CPU 1 (A's rows; B's are in the CSV) =="
-        ratio_table matrix A
+        echo "mds %, osd %: CPU the cluster's MDS and OSD used in the timed part, % of one CPU"
+        ratio_table matrix A cluster
     fi
     if grep -q '^victim,' "$summary"; then
         echo
