@@ -85,13 +85,25 @@ image_add_programs() { # ROOT PROGRAM...
     done
 }
 
+# Pids of the cluster's daemons of TYPE (mds, osd, ..., or * for all), from
+# the pid files in its run dir (ceph.conf's "run dir"); none for a cluster
+# that keeps none there.
+ceph_daemon_pids() { # TYPE
+    local dir f
+    dir=$(sed -n 's/^[[:space:]]*run dir[[:space:]]*=[[:space:]]*//p' "$conf" | head -n 1)
+    [ -n "$dir" ] || return 0
+    for f in "$dir"/$1.*.pid; do
+        if [ -r "$f" ]; then cat "$f"; fi
+    done
+}
+
 # Pins every daemon of the cluster this script started (cluster_dir) and
 # all their threads to the CPUs $1, so the tenants' CPUs are theirs alone.
 pin_ceph_cluster() { # CPUS
-    local f
+    local p
     [ -n "${cluster_dir:-}" ] || return 0
-    for f in "$cluster_dir"/run/*.pid; do
-        taskset -a -p -c "$1" "$(cat "$f")" >/dev/null
+    for p in $(ceph_daemon_pids '*'); do
+        taskset -a -p -c "$1" "$p" >/dev/null
     done
 }
 
@@ -111,18 +123,6 @@ ticks_of() { # PIDS
 # TICKS spent over SECONDS, in % of one CPU.
 cpu_percent() { # TICKS SECONDS
     awk -v d="$1" -v hz="$(getconf CLK_TCK)" -v s="$2" 'BEGIN {printf "%.1f", 100 * d / hz / s}'
-}
-
-# Pids of the cluster's daemons of TYPE (mds, osd, ...), from the pid
-# files in its run dir (ceph.conf's "run dir"); none for a cluster that
-# keeps none there.
-ceph_daemon_pids() { # TYPE
-    local dir f
-    dir=$(sed -n 's/^[[:space:]]*run dir[[:space:]]*=[[:space:]]*//p' "$conf" | head -n 1)
-    [ -n "$dir" ] || return 0
-    for f in "$dir/$1".*.pid; do
-        [ -r "$f" ] && cat "$f"
-    done
 }
 
 # Removes every container of the engine state $state (force), and with

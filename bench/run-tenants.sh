@@ -267,19 +267,28 @@ sleep_until_start() {
     sleep "$(awk -v t="$EPOCHREALTIME" -v s="$start_at" 'BEGIN {d = s - t; printf "%.3f", (d > 0 ? d : 0)}')"
 }
 
-# Through the timed part: the CPU the cluster's MDS and OSD used, in % of
-# one CPU (run_mds_cpu, run_osd_cpu; recorded with the run). They serve
-# every tenant, so a victim that waits on them waits on its neighbour's
-# load there.
+# The CPU each list of PIDS used through the run's timed part, in % of one
+# CPU: one figure per list, on one line. Returns when the timed part ends.
+timed_part_cpu() { # PIDS...
+    local i t0=() pct=()
+    sleep_until_start
+    for ((i = 1; i <= $#; i++)); do t0[i]=$(ticks_of "${!i}"); done
+    sleep "$run_seconds"
+    for ((i = 1; i <= $#; i++)); do
+        pct+=("$(cpu_percent $(($(ticks_of "${!i}") - t0[i])) "$run_seconds")")
+    done
+    echo "${pct[*]}"
+}
+
+# Through the timed part: the CPU the cluster's MDS and OSD used
+# (run_mds_cpu, run_osd_cpu; recorded with the run). They serve every
+# tenant, so a victim that waits on them waits on its neighbour's load
+# there.
 time_cluster_cpu() {
-    local mds osd m0 o0
+    local mds osd
     mds=$(ceph_daemon_pids mds) osd=$(ceph_daemon_pids osd)
     [ -n "$mds$osd" ] || return 0
-    sleep_until_start
-    m0=$(ticks_of "$mds") o0=$(ticks_of "$osd")
-    sleep "$run_seconds"
-    run_mds_cpu=$(cpu_percent $(($(ticks_of "$mds") - m0)) "$run_seconds")
-    run_osd_cpu=$(cpu_percent $(($(ticks_of "$osd") - o0)) "$run_seconds")
+    read -r run_mds_cpu run_osd_cpu < <(timed_part_cpu "$mds" "$osd")
 }
 
 end_run() {
@@ -434,7 +443,7 @@ service_of() { # LAYOUT
 # N containers (processes) of WORKLOAD at once in LAYOUT, and the CPU their
 # file-system service used during the timed part.
 scale_run() { # LAYOUT WORKLOAD N
-    local layout=$1 wl=$2 n=$3 i ids=() pids p ticks
+    local layout=$1 wl=$2 n=$3 i ids=() p cpu
     begin_run
     for i in $(seq "$n"); do
         ids+=("c$i-$round$RANDOM")
@@ -446,16 +455,12 @@ scale_run() { # LAYOUT WORKLOAD N
         ceph-fuse) launch_host "${ids[-1]}" 0-1 "$wl" "$ceph_top/shared/${ids[-1]}" ;;
         esac
     done
-    pids=$(service_of "$layout")
-    sleep_until_start
-    ticks=$(ticks_of "$pids")
-    sleep "$run_seconds"
-    ticks=$(($(ticks_of "$pids") - ticks))
+    cpu=$(timed_part_cpu "$(service_of "$layout")")
     end_run
     for i in $(seq "$n"); do
         record scale "$layout" "c$i" "N=$n" "${ids[$((i - 1))]}"
     done
-    echo "scale,$layout,$round,service,$wl cpu%,N=$n,$(cpu_percent "$ticks" "$run_seconds"),,,,,," >>"$results"
+    echo "scale,$layout,$round,service,$wl cpu%,N=$n,$cpu,,,,,," >>"$results"
     remove_engine_state
     rm -rf "$ceph_top/shared"/c*-"$round"*
 }
