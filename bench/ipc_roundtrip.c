@@ -48,7 +48,7 @@ static void serve(struct ipc_segment *seg, struct ipc_area *area,
     struct ipc_bell b;
     struct danaus_desc d;
 
-    struct ipc_watch watch = {ipc_slot(area, 0), 0};
+    struct ipc_watch watch = {ipc_slot(area, 0), 0, IPC_WATCHING};
 
     for (;;) {
         /* As a danausd thread: the slot answered last is watched while

@@ -2,7 +2,9 @@
  * completion.c - a slot's two directions: the client posts a request in
  * it; the service publishes the result, and the client thread waits for
  * it, spinning first and then sleeping on a futex. A large read's answer
- * may come in pieces: the client copies out what is there while it spins.
+ * may come in pieces: the client copies out what is there while it spins;
+ * a large write's input may too: the service writes what is there while
+ * the client copies in the rest.
  *
  * Spinning first matters on this hardware: a futex sleep/wake round trip
  * costs about 40 us, a spinning one well under 1 us, and most requests are
@@ -16,6 +18,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 /* About 2,000 pauses: long enough to catch a cached answer, short enough
  * that a slow one costs the core little before the thread sleeps. */
@@ -27,6 +30,9 @@
 /* Sleeping clients probe the service's liveness this often. */
 #define AWAIT_SLEEP_MS 10
 #define AWAIT_PROBE_NS (AWAIT_SLEEP_MS * 1000000ull)
+/* A service thread waiting for input its client copies on the same cpu
+ * sleeps this long at a time. */
+#define INPUT_SLEEP_NS 20000
 
 void ipc_slot_running(struct ipc_slot *s)
 {
@@ -109,6 +115,48 @@ void ipc_publish_bytes(struct ipc_slot *s, uint32_t seq, uint32_t ready)
      * ready bytes. */
     atomic_store_explicit(&s->bytes_ready, (uint64_t)seq << 32 | ready,
                           memory_order_release);
+}
+
+void ipc_publish_input(struct ipc_slot *s, uint32_t seq, uint32_t ready)
+{
+    /* Release: a service thread that reads this value with acquire also
+     * reads the ready bytes. */
+    atomic_store_explicit(&s->bytes_in, (uint64_t)seq << 32 | ready,
+                          memory_order_release);
+}
+
+bool ipc_slot_takes_pieces(const struct ipc_slot *s)
+{
+    return atomic_load_explicit(&s->watched, memory_order_relaxed) ==
+           IPC_WATCHING_PIECES;
+}
+
+/* What s's client said of request seq's input, bounded by len; the first
+ * IPC_INPUT_FIRST bytes came with the request. */
+static uint32_t input_ready(struct ipc_slot *s, uint32_t seq, uint32_t len)
+{
+    uint64_t v = atomic_load_explicit(&s->bytes_in, memory_order_acquire);
+    uint32_t ready = (uint32_t)(v >> 32) == seq ? (uint32_t)v : 0;
+    if (ready < IPC_INPUT_FIRST)
+        ready = IPC_INPUT_FIRST;
+    return ready < len ? ready : len;
+}
+
+uint32_t ipc_await_input(struct ipc_slot *s, uint32_t seq, uint32_t want,
+                         uint32_t len, uint64_t give_up_ns)
+{
+    const struct timespec step = {0, INPUT_SLEEP_NS};
+    uint32_t ready;
+
+    for (int i = 1; (ready = input_ready(s, seq, len)) < want; i++) {
+        if (i % AWAIT_LOOK_EVERY)
+            ipc_spin_step();
+        else if (ipc_now_ns() >= give_up_ns)
+            break;
+        else if (!ipc_peer_elsewhere(ipc_slot_client_mark(s)))
+            nanosleep(&step, NULL);
+    }
+    return ready;
 }
 
 /* Passes on what is new in s's bytes_ready for request seq. */

@@ -52,10 +52,11 @@
  *
  * Verbs:
  *   service: ipc_queues_create, ipc_area_create, ipc_take, ipc_wait_work,
- *            ipc_publish_bytes, ipc_complete, ipc_queue_backlog,
+ *            ipc_await_input, ipc_publish_bytes, ipc_complete, ipc_queue_backlog,
  *            ipc_queue_wake_all
  *   client:  ipc_queues_map, ipc_area_map, ipc_send (ipc_post, then
- *            ipc_ring unless watched), ipc_await, ipc_await_pieces
+ *            ipc_ring unless watched), ipc_publish_input, ipc_await,
+ *            ipc_await_pieces
  *   both:    ipc_queues_unmap, ipc_area_unmap
  *
  * The service reads every shared field as hostile: indices are bounded
@@ -140,6 +141,10 @@ struct ipc_slot {
      * | bytes: the client copies those out while the rest arrives
      * (ipc_publish_bytes, ipc_await_pieces). */
     _Atomic uint64_t bytes_ready;
+    /* How much of a large write's input is in buf, as (seq << 32) | bytes
+     * of the input: the service writes those while the rest arrives
+     * (ipc_publish_input, ipc_await_input). */
+    _Atomic uint64_t bytes_in;
     struct danaus_desc desc;
     unsigned char buf[] __attribute__((aligned(4096)));
 };
@@ -248,6 +253,36 @@ int64_t ipc_await_pieces(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
  * buffer, final (before ipc_complete). */
 void ipc_publish_bytes(struct ipc_slot *s, uint32_t seq, uint32_t ready);
 
+/*
+ * A large write's input in pieces, the other way round: the client posts
+ * once the first IPC_INPUT_FIRST bytes of the input are in the buffer and
+ * copies the rest in while the service writes what is there. Only WRITE and
+ * PWRITE requests are read so; their input is the descriptor's buf_len
+ * bytes from buf_off.
+ */
+#define IPC_INPUT_FIRST (64u << 10)
+
+/* Client: the first ready bytes of request seq's input are in s's buffer
+ * (before ipc_send when all of a large input is there already, and after
+ * each piece copied in after it). */
+void ipc_publish_input(struct ipc_slot *s, uint32_t seq, uint32_t ready);
+
+/* Client: whether the service thread watching s (the fast lane) asks for
+ * a large write's input in pieces: it spins on another cpu and would write
+ * each piece there while the client copies the next (IPC_WATCHING_PIECES).
+ * Otherwise whoever takes the request would wait for the pieces where
+ * they cannot come, or be woken for each. A hint; either answer is safe. */
+bool ipc_slot_takes_pieces(const struct ipc_slot *s);
+
+/* Service: how many of the len bytes of request seq's input are in s's
+ * buffer (at least the first IPC_INPUT_FIRST), waiting until want are or
+ * until give_up_ns (ipc_now_ns), whichever comes first: a client that
+ * never sends the rest, or says it sent more than len, costs one bounded
+ * wait. Spins while the client runs on another cpu and sleeps in short
+ * steps otherwise (it then waits for this very cpu). */
+uint32_t ipc_await_input(struct ipc_slot *s, uint32_t seq, uint32_t want,
+                         uint32_t len, uint64_t give_up_ns);
+
 /* Service: take one doorbell out of q without waiting. The bell is only a
  * claim: the caller checks it against the named client's area. after: the
  * client served last (UINT32_MAX: none); another client's bell is taken
@@ -258,11 +293,16 @@ bool ipc_take(const struct ipc_segment *seg, struct ipc_queue *q,
               uint32_t after, struct ipc_bell *out);
 
 /* Service: a slot watched while spinning for work (the fast lane): the
- * posted word as last served; on IPC_WOKE_SLOT, the new one. */
+ * posted word as last served; on IPC_WOKE_SLOT, the new one. offer: what
+ * the slot's watched word says meanwhile, IPC_WATCHING or (0 is taken as
+ * that) IPC_WATCHING_PIECES. */
 struct ipc_watch {
     struct ipc_slot *slot;
     uint32_t posted;
+    uint32_t offer;
 };
+#define IPC_WATCHING 1u
+#define IPC_WATCHING_PIECES 2u
 
 enum ipc_woke { IPC_WOKE_NONE, IPC_WOKE_QUEUE, IPC_WOKE_SLOT };
 

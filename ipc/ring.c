@@ -226,7 +226,9 @@ enum ipc_woke ipc_wait_work(const struct ipc_segment *seg,
     if (spin_ns == 0)
         watch = NULL;
     if (watch)
-        atomic_store_explicit(&watch->slot->watched, 1, memory_order_relaxed);
+        atomic_store_explicit(&watch->slot->watched,
+                              watch->offer ? watch->offer : IPC_WATCHING,
+                              memory_order_relaxed);
     /* Spin: scan the cells only when the counters say a request waits or
      * work_seq moved; between bumps, pause on that one cache line (and the
      * watched slot's posted word). A service thread with one client comes

@@ -54,6 +54,7 @@ static int begin_on(struct call *c, const struct service *svc,
     c->pack.len = 0;
     c->fd = -1;
     c->on_bytes = NULL;
+    c->fill = NULL;
     return 0;
 }
 
@@ -145,6 +146,24 @@ int call_close(const struct fd_info *info)
     return 0;
 }
 
+/* The client's pieces of a large write's input (call.h's fill). */
+#define INPUT_PIECE (64u << 10)
+
+/* Copies the rest of c's input into slot s as request seq's, saying after
+ * each piece how much is there. Afterwards all of it is packed, for a
+ * retry on another service too (resume.c copies pack.len bytes). */
+static void fill_input(struct call *c, struct ipc_slot *s, uint32_t seq)
+{
+    for (uint32_t off = IPC_INPUT_FIRST; off < c->pack.len;) {
+        uint32_t n = c->pack.len - off < INPUT_PIECE ? c->pack.len - off
+                                                     : INPUT_PIECE;
+        c->fill(c->fill_arg, c->pack.buf + off, n);
+        off += n;
+        ipc_publish_input(s, seq, off);
+    }
+    c->fill = NULL;
+}
+
 /* One try on c->svc: the result (>= 0) or -errno. */
 static int64_t send_once(struct call *c)
 {
@@ -157,11 +176,19 @@ static int64_t send_once(struct call *c)
     c->desc.buf_len = c->pack.len;
     resume_keep_request(c);
     void *conn = (void *)c->svc;
+    if (c->fill && !ipc_slot_takes_pieces(s))
+        fill_input(c, s, bell.seq);
+    bool filling = c->fill && c->pack.len > IPC_INPUT_FIRST;
+    if (c->pack.len > IPC_INPUT_FIRST && !filling)
+        ipc_publish_input(s, bell.seq, c->pack.len);
     /* -ENOTCONN means the liveness probe found the service gone;
      * service_alive has already recorded that. -EAGAIN (no room for the
      * bell) is no failure: the service's sweep finds the posted request. */
-    if (ipc_send(seg, ipc_queue(seg, t->queue), s, &c->desc, bell,
-                 service_alive, conn) == -ENOTCONN)
+    int sent = ipc_send(seg, ipc_queue(seg, t->queue), s, &c->desc, bell,
+                        service_alive, conn);
+    if (filling)
+        fill_input(c, s, bell.seq);
+    if (sent == -ENOTCONN)
         return -ENOTCONN;
     int64_t result = ipc_await_pieces(s, bell.seq, service_alive, conn,
                                       c->on_bytes, c->on_bytes_arg);

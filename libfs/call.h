@@ -45,6 +45,13 @@ struct call {
      * call_out (ipc_await_pieces). NULL (call_begin's) for none. */
     ipc_bytes_fn on_bytes;
     void *on_bytes_arg;
+    /* A large write's input past its first IPC_INPUT_FIRST bytes, copied
+     * in after the request is posted, so that the service writes each
+     * piece while the next is copied (ipc.h): fill(fill_arg, dst, n)
+     * copies the input's next n bytes to dst. pack.len counts them all.
+     * NULL (call_begin's): all of pack.len is packed already. */
+    void (*fill)(void *fill_arg, unsigned char *dst, size_t n);
+    void *fill_arg;
 };
 
 /* Begins call id on mount with handle (0 for none). 0 or -1 with errno. */

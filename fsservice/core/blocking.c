@@ -44,8 +44,20 @@ bool call_may_block(const struct danaus_desc *d)
     }
 }
 
-bool call_is_bulk_read(const struct danaus_desc *d)
+bool call_is_write(const struct danaus_desc *d)
 {
-    return (d->call == DANAUS_CALL_READ || d->call == DANAUS_CALL_PREAD) &&
-           call_may_block(d);
+    return d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE;
+}
+
+bool call_is_bulk_transfer(const struct danaus_desc *d)
+{
+    switch (d->call) {
+    case DANAUS_CALL_READ:
+    case DANAUS_CALL_PREAD:
+    case DANAUS_CALL_WRITE:
+    case DANAUS_CALL_PWRITE:
+        return call_may_block(d);
+    default:
+        return false;
+    }
 }

@@ -12,10 +12,17 @@
 /* Bulk transfers from this many bytes count as possibly long. */
 #define BLOCKING_BYTES (64u << 10)
 
+/* How long a large write waits for its client's pieces (ipc_await_input)
+ * before it ends short with what came. */
+#define INPUT_WAIT_NS (20 * 1000000ull)
+
 /* d is the service's private copy of a request. */
 bool call_may_block(const struct danaus_desc *d);
-/* Of those, the bulk reads: long for their copy, which the client
- * overlaps with its own when it runs beside (calls_fd.c's pieces). */
-bool call_is_bulk_read(const struct danaus_desc *d);
+/* Of those, the bulk reads and writes: long for their copies, which the
+ * client overlaps with its own when it runs beside (calls_fd.c's
+ * pieces). */
+bool call_is_bulk_transfer(const struct danaus_desc *d);
+/* WRITE or PWRITE. */
+bool call_is_write(const struct danaus_desc *d);
 
 #endif

@@ -7,6 +7,7 @@
  * that share an open file share one offset, and concurrent calls on it are
  * atomic with respect to it, as POSIX asks.
  */
+#include "blocking.h"
 #include "request.h"
 
 #include <errno.h>
@@ -164,16 +165,43 @@ static int64_t read_at(struct request *r, off_t off)
     return got;
 }
 
+/* A large write's input comes in pieces (ipc_await_input): each is
+ * written as it lands, so that the client's copy into the slot and the
+ * backend's out of it overlap. A client that stops sending holds its
+ * thread INPUT_WAIT_NS at most; the write then ends short, with what
+ * came. */
 /* Writes the input bytes at off, or at the end for O_APPEND (as Linux does
- * even for pwrite); *end gets the offset after the write. */
+ * even for pwrite); *end gets the offset after the write. An append waits
+ * for all of its input, so that it lands in one piece. */
 static int64_t write_at(struct request *r, off_t off, off_t *end)
 {
     if (!writable(r->of))
         return -EBADF;
-    if (atomic_load(&r->of->flags) & O_APPEND)
+    bool append = atomic_load(&r->of->flags) & O_APPEND;
+    if (append)
         off = -1;
-    return ops_of(r->of)->pwrite(r->of->file, &r->c->cred, r->in, r->in_len,
-                                 off, end);
+    const struct ls_ops *ops = ops_of(r->of);
+    if (r->in_len <= IPC_INPUT_FIRST)
+        return ops->pwrite(r->of->file, &r->c->cred, r->in, r->in_len, off,
+                           end);
+    uint64_t give_up = ipc_now_ns() + INPUT_WAIT_NS;
+    uint32_t done = 0;
+    while (done < r->in_len) {
+        uint32_t ready = ipc_await_input(r->slot, r->d->seq,
+                                         append ? r->in_len : done + 1,
+                                         r->in_len, give_up);
+        if (ready <= done)
+            break;
+        size_t want = ready - done;
+        ssize_t k = ops->pwrite(r->of->file, &r->c->cred, r->in + done, want,
+                                append ? -1 : off + done, end);
+        if (k < 0)
+            return done > 0 ? done : k; /* as a write cut short */
+        done += (uint32_t)k;
+        if ((size_t)k < want || append)
+            break;
+    }
+    return done;
 }
 
 int64_t call_read(struct request *r)

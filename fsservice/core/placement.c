@@ -45,6 +45,14 @@
 #include <unistd.h>
 
 #define ASIDE_EVERY_NS 10000000ull
+/* Thousandths of the time the other cpus must have been idle or running
+ * the thread itself for a bulk write to run beside its client: one beside
+ * a busy cpu's work takes that cpu from it (the thread runs at a higher
+ * priority), and keeps the client spinning on its own cpu, which the
+ * backend's other threads then lack. With half, as for a step aside, a
+ * Ceph service whose cluster shared the other cpu wrote slower beside it
+ * than moved to the client's cpu. */
+#define OTHERS_FREE_SHARE 875
 
 static bool only(const cpu_set_t *set, int cpu)
 {
@@ -111,12 +119,25 @@ uint64_t placement_idle_ticks(FILE *proc_stat, const cpu_set_t *set)
 struct look {
     uint64_t ns;
     uint64_t idle_ticks;
+    uint64_t own_ns; /* the thread's cpu time then */
     cpu_set_t cpus;
 };
 
-/* Whether cpus were idle, together, at least half the time since the last
- * look at the same cpus; records this look. */
-static bool idle_since(struct look *last, const cpu_set_t *cpus, uint64_t t)
+/* The calling thread's cpu time. */
+static uint64_t own_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Records a look at cpus at t: whether it can be judged against the last
+ * one (same cpus, a sample in between), and if so, in *free_share, the
+ * share of the time since, in thousandths, the cpus were free: idle, or
+ * (own) running this thread. */
+static bool look_at(struct look *last, const cpu_set_t *cpus, uint64_t t,
+                    bool own, uint64_t *free_share)
 {
     uint64_t ticks = 0;
     if (CPU_COUNT(cpus) > 0) {
@@ -126,15 +147,39 @@ static bool idle_since(struct look *last, const cpu_set_t *cpus, uint64_t t)
             fclose(f);
         }
     }
+    uint64_t own_now = own ? own_cpu_ns() : 0;
     long hz = sysconf(_SC_CLK_TCK);
-    bool idle = last->ns != 0 && hz > 0 && CPU_COUNT(cpus) > 0 &&
-                CPU_EQUAL(&last->cpus, cpus) && ticks >= last->idle_ticks &&
-                2 * (ticks - last->idle_ticks) * (1000000000ull / hz) >=
-                    t - last->ns;
+    bool judged = last->ns != 0 && hz > 0 && CPU_COUNT(cpus) > 0 &&
+                  CPU_EQUAL(&last->cpus, cpus) && ticks >= last->idle_ticks &&
+                  own_now >= last->own_ns;
+    if (judged)
+        *free_share = ((ticks - last->idle_ticks) * (1000000000ull / hz) +
+                       own_now - last->own_ns) * 1000 / (t - last->ns);
     last->ns = t;
     last->idle_ticks = ticks;
+    last->own_ns = own_now;
     last->cpus = *cpus;
-    return idle;
+    return judged;
+}
+
+/* Whether cpus were idle, together, at least half the time since the last
+ * look at the same cpus; records this look. */
+static bool idle_since(struct look *last, const cpu_set_t *cpus, uint64_t t)
+{
+    uint64_t idle;
+    return look_at(last, cpus, t, false, &idle) && idle >= 500;
+}
+
+/* The thread's cpus in *now, and in *others those of them in group but
+ * the one of a client's mark. */
+static void cpus_but_client(const cpu_set_t *group, uint32_t mark,
+                            cpu_set_t *now, cpu_set_t *others)
+{
+    if (pthread_getaffinity_np(pthread_self(), sizeof *now, now) != 0)
+        CPU_ZERO(now);
+    CPU_AND(others, now, group);
+    if (mark != 0 && mark <= IPC_MAX_CPUS)
+        CPU_CLR((int)mark - 1, others);
 }
 
 bool placement_step_aside(const cpu_set_t *group, uint32_t mark)
@@ -147,10 +192,7 @@ bool placement_step_aside(const cpu_set_t *group, uint32_t mark)
     uint64_t t = ipc_now_ns();
     if (last.ns != 0 && t - last.ns < ASIDE_EVERY_NS)
         return false;
-    if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) != 0)
-        CPU_ZERO(&now);
-    CPU_AND(&others, &now, group);
-    CPU_CLR((int)mark - 1, &others);
+    cpus_but_client(group, mark, &now, &others);
     if (!idle_since(&last, &others, t) ||
         pthread_setaffinity_np(pthread_self(), sizeof others, &others) != 0)
         return false;
@@ -161,4 +203,20 @@ bool placement_step_aside(const cpu_set_t *group, uint32_t mark)
         CPU_EQUAL(&after, &others))
         pthread_setaffinity_np(pthread_self(), sizeof now, &now);
     return true;
+}
+
+bool placement_others_free(const cpu_set_t *group, uint32_t mark)
+{
+    static __thread struct look last;
+    static __thread bool was_free = true;
+    cpu_set_t now, others;
+    uint64_t share;
+
+    uint64_t t = ipc_now_ns();
+    if (last.ns != 0 && t - last.ns < ASIDE_EVERY_NS)
+        return was_free;
+    cpus_but_client(group, mark, &now, &others);
+    if (look_at(&last, &others, t, true, &share))
+        was_free = share >= OTHERS_FREE_SHARE;
+    return was_free;
 }

@@ -46,6 +46,13 @@ void placement_go_home(struct placement *p);
  * often, and only among its own cpus. */
 bool placement_step_aside(const cpu_set_t *group, uint32_t mark);
 
+/* Whether the cpus of group this thread may use, other than the one of a
+ * client's mark, were free for it nearly all the time lately (7/8): idle,
+ * or running this thread. Looked at once per 10 ms at most; the last
+ * answer in between, and while the cpus looked at change. A bulk write
+ * runs beside its client only then (workers.c). */
+bool placement_others_free(const cpu_set_t *group, uint32_t mark);
+
 /* Idle time (idle and iowait) of the cpus of set, in clock ticks, from a
  * text in /proc/stat's form; cpus without a line count nothing. */
 uint64_t placement_idle_ticks(FILE *proc_stat, const cpu_set_t *set);

@@ -37,12 +37,16 @@
  * ping-pong nothing; an added thread parked for EXTRA_IDLE_MS leaves.
  * Nor must they share a cpu with them: a thread running a long request
  * moves to the cpu its client posted from for the call (placement.h).
- * A bulk read is such a request only while its queue serves more than one
- * client (another in the last SHARED_WINDOW_MS): a lone client's reads
- * run where the thread is, so that the client, spinning on its own cpu,
- * copies each piece out while the next arrives (calls_fd.c); moved to the
- * client's cpu, the call would have the client sleep, and cost four
- * context switches per slot buffer besides.
+ * A bulk read or write is such a request only while its queue serves
+ * more than one client (another in the last SHARED_WINDOW_MS), and a write
+ * also while the other cpus are busy (runs_beside): a lone client's
+ * transfers run where the thread is, so that the client, on its own cpu,
+ * copies each piece out while the next arrives, or in while the last is
+ * written (calls_fd.c); moved to the client's cpu, the call would have the
+ * client sleep, and cost four context switches per slot buffer besides.
+ * The client learns that a write may go in pieces from the watched word
+ * of its slot (ipc.h), which a thread sets so only after a large write
+ * and only when it would run the next one beside.
  *
  * What a thread takes from its queue is a doorbell, a claim only: the
  * request it names is served only if client_request_begin finds it posted
@@ -160,6 +164,7 @@ static __thread struct {
     struct client *c;
     uint32_t slot;
     uint32_t posted;
+    bool bulk_write; /* it was a write large enough for pieces */
 } answered;
 
 static void forget_answered(void)
@@ -169,13 +174,15 @@ static void forget_answered(void)
     answered.c = NULL;
 }
 
-static void remember_answered(struct client *c, struct ipc_bell b)
+static void remember_answered(struct client *c, struct ipc_bell b,
+                              const struct danaus_desc *d)
 {
     forget_answered();
     client_get(c);
     answered.c = c;
     answered.slot = b.slot;
     answered.posted = b.seq;
+    answered.bulk_write = call_is_write(d) && d->buf_len > IPC_INPUT_FIRST;
 }
 
 /* Becomes the queue's watcher unless another thread is. */
@@ -253,6 +260,31 @@ static bool queue_shared(struct crew *crew)
                                                memory_order_relaxed);
 }
 
+/* Whether a bulk transfer of slot's client runs where this thread is,
+ * beside the client: the queue serves that client alone, and for a write,
+ * this thread runs on another cpu than the client, and the cpus other than
+ * the client's are free for it (placement_others_free). A write's data
+ * goes on to its backend, whose threads (Ceph's messenger, and here the
+ * cluster's daemons) want those cpus; a read of cached data does not. */
+static bool runs_beside(struct crew *crew, const struct ipc_slot *slot,
+                        bool writing)
+{
+    uint32_t mark = ipc_slot_client_mark(slot);
+    return !queue_shared(crew) &&
+           (!writing || (ipc_peer_elsewhere(mark) &&
+                         placement_others_free(&crew->cpus, mark)));
+}
+
+/* A large write's input, all of it, before the thread moves to its
+ * client's cpu for the call: there the client could not copy in the
+ * pieces while the thread waits for them. */
+static void await_input_here(struct ipc_slot *slot, const struct danaus_desc *d)
+{
+    if (call_is_write(d) && d->buf_len > IPC_INPUT_FIRST)
+        ipc_await_input(slot, d->seq, d->buf_len, d->buf_len,
+                        ipc_now_ns() + INPUT_WAIT_NS);
+}
+
 /* Runs the request bell b names, if it checks out (client.h). A crew's
  * thread (crew set) marks the slot as its own and hands the queue on before
  * a request that may keep it long; rec times the request against its
@@ -270,10 +302,12 @@ static void serve_bell(struct service *svc, struct crew *crew,
     if (crew) {
         note_client(crew, b.client);
         long_call = call_may_block(&d) &&
-                    (!call_is_bulk_read(&d) || queue_shared(crew));
+                    (!call_is_bulk_transfer(&d) ||
+                     !runs_beside(crew, slot, call_is_write(&d)));
         if (long_call) {
             atomic_fetch_add(&crew->in_long, 1);
             hand_off_queue(crew);
+            await_input_here(slot, &d);
             placement_follow(&place, &crew->cpus,
                              ipc_slot_client_mark(slot));
         }
@@ -306,7 +340,7 @@ static void serve_bell(struct service *svc, struct crew *crew,
                                         &crew->cpus,
                                         ipc_slot_client_mark(slot)));
         atomic_fetch_add(&crew->served, 1);
-        remember_answered(c, b);
+        remember_answered(c, b, &d);
     }
     client_put(c);
 }
@@ -413,8 +447,14 @@ static enum ipc_woke wait_for_work(struct crew *crew, struct ipc_queue *q,
         forget_answered();
         return ipc_wait_work(&svc->seg, q, NULL, spin, sleep_ms);
     }
-    struct ipc_watch watch = {ipc_slot(&answered.c->area, answered.slot),
-                              answered.posted};
+    /* Pieces are offered to a client whose last request was a large
+     * write, as its next one likely is. */
+    struct ipc_slot *slot = ipc_slot(&answered.c->area, answered.slot);
+    struct ipc_watch watch = {slot, answered.posted,
+                              answered.bulk_write &&
+                                      runs_beside(crew, slot, true)
+                                  ? IPC_WATCHING_PIECES
+                                  : IPC_WATCHING};
     enum ipc_woke woke = ipc_wait_work(&svc->seg, q, &watch, spin, 0);
     if (woke == IPC_WOKE_SLOT)
         *fast = (struct ipc_bell){answered.c->index, answered.slot,

@@ -143,6 +143,26 @@ static void iov_copy(struct iov_cursor *cur, unsigned char *bytes, size_t n,
     }
 }
 
+/* A cursor at byte pos of the array. */
+static struct iov_cursor iov_at(const struct iovec *iov, int iovcnt,
+                                size_t pos)
+{
+    struct iov_cursor cur = {iov, iovcnt, 0};
+    while (cur.left > 0 && pos >= cur.iov->iov_len) {
+        pos -= cur.iov->iov_len;
+        cur.iov++;
+        cur.left--;
+    }
+    cur.off = pos;
+    return cur;
+}
+
+/* A write's input copied in while the service writes (call.h's fill). */
+static void copy_in_piece(void *arg, unsigned char *dst, size_t n)
+{
+    iov_copy(arg, dst, n, false);
+}
+
 /* Total length of an iovec array; -1 with EINVAL when invalid, EFAULT
  * when the array or a buffer is not there (usermem.h). */
 static ssize_t iov_total(const struct iovec *iov, int iovcnt)
@@ -230,12 +250,15 @@ static void copy_out_piece(uint32_t ready, void *arg)
 
 /* Reads into iov (writing false) or writes from it (writing true), at
  * offset or at the file offset when offset < 0, one slot buffer at a time:
- * a write packs its chunk before sending it, a read copies what came back
- * out as it comes (a large one lands in pieces). Stops at the first short
- * transfer, as the kernel's do. A positioned read into one buffer is
- * first looked up in the read cache (readcache.h), and one of up to 32 KiB
- * that missed it asks for its readahead window; what positioned reads
- * bring is kept there. */
+ * a write packs its chunk as it is sent (a large one goes in pieces), a
+ * read copies what came back out as it comes (a large one lands in
+ * pieces). A read stops at the first short transfer, as the kernel's do; a
+ * write cut short sends the rest again, since the service cuts one short
+ * when its pieces come late (calls_fd.c), and stops at the first error
+ * then, as a caller's loop around write(2) would. A positioned read into
+ * one buffer is first looked up in the read cache (readcache.h), and one
+ * of up to 32 KiB that missed it asks for its readahead window; what
+ * positioned reads bring is kept there. */
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {
@@ -264,8 +287,13 @@ static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
         size_t chunk = want < call_capacity(&c) ? want : call_capacity(&c);
         struct read_out out = {&c, &cur, chunk, 0};
         if (writing) {
-            iov_copy(&cur, c.pack.buf, chunk, false);
+            size_t first = chunk < IPC_INPUT_FIRST ? chunk : IPC_INPUT_FIRST;
+            iov_copy(&cur, c.pack.buf, first, false);
             c.pack.len = (uint32_t)chunk;
+            if (chunk > first) {
+                c.fill = copy_in_piece;
+                c.fill_arg = &cur;
+            }
         } else {
             c.desc.arg[0] = (int64_t)chunk;
             c.on_bytes = copy_out_piece;
@@ -284,8 +312,11 @@ static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
         if (!writing)
             copy_out_to(&out, (size_t)n);
         done += (size_t)n;
-        if ((size_t)n < chunk)
-            break;
+        if ((size_t)n < chunk) {
+            if (!writing || n == 0)
+                break;
+            cur = iov_at(iov, iovcnt, done);
+        }
     } while (done < (size_t)total);
     return (ssize_t)done;
 }

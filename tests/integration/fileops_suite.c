@@ -591,6 +591,11 @@ static void sparse_large(struct side *s)
             (unsigned long long)fnv(buf, MiB),
             (unsigned long long)fnv(buf + MiB, 2 * MiB - 17));
     INT(s, "close", fs->close(fd));
+    FD(s, fd, "open big WRONLY|APPEND", fs->open(P(s, "big"), O_WRONLY | O_APPEND));
+    INT(s, "write 300001 on O_APPEND", fs->write(fd, buf + 5, 300001));
+    INT(s, "pwrite 70000@0 on O_APPEND (Linux appends)", fs->pwrite(fd, buf, 70000, 0));
+    do_fstat(s, "fstat big after appends", fd);
+    INT(s, "close", fs->close(fd));
     content(s, "big");
     free(buf);
 }

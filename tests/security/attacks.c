@@ -452,6 +452,86 @@ static void test_scribbled_service_words(void **state)
     with_checkers(scribble_service_words, NULL, 2, 0);
 }
 
+/* ---- a large write's input withheld or misstated (ipc.h's bytes_in) ---- */
+
+#define PIECES_LEN (256u << 10)
+
+/* PWRITEs PIECES_LEN bytes at 0 of a fresh file name, the whole of them in
+ * the slot's buffer, while the slot's bytes_in word says claimed bytes for
+ * request seq_delta from this one: the service writes what it is told is
+ * there, bounded by the request, and waits a bounded time for the rest.
+ * want: the answer and the file's size after it. */
+static void withhold(struct raw *r, uint32_t slot, uint32_t mount,
+                     const char *name, int32_t seq_delta, uint32_t claimed,
+                     int64_t want)
+{
+    static unsigned char data[PIECES_LEN];
+    for (uint32_t i = 0; i < PIECES_LEN; i++)
+        data[i] = (unsigned char)(i * 7 + 3);
+    int64_t h = raw_open(r, slot, mount, name, O_CREAT | O_RDWR | O_TRUNC);
+    CHILD_CHECK(h > 0, "attacker: open %s: %lld", name, (long long)h);
+    struct danaus_desc d = {.call = DANAUS_CALL_PWRITE, .mount = mount,
+                            .handle = (uint64_t)h};
+    uint64_t t0 = ipc_now_ns();
+    int64_t n = raw_call_claiming(r, slot, &d, data, PIECES_LEN, seq_delta,
+                                  claimed, 10000);
+    uint64_t ms = (ipc_now_ns() - t0) / 1000000;
+    CHILD_CHECK(n == want, "attacker: %s: pwrite answered %lld, not %lld",
+                name, (long long)n, (long long)want);
+    CHILD_CHECK(ms < 1000, "attacker: %s: the answer took %llu ms", name,
+                (unsigned long long)ms);
+    d = (struct danaus_desc){.call = DANAUS_CALL_STAT, .mount = mount};
+    n = raw_call(r, slot, &d, name, (uint32_t)strlen(name) + 1, 10000);
+    CHILD_CHECK(n == 0, "attacker: stat %s: %lld", name, (long long)n);
+    const struct danaus_stat *st =
+        (const struct danaus_stat *)ipc_slot(&r->area, slot)->buf;
+    CHILD_CHECK(st->size == want, "attacker: %s: size %lld, not %lld", name,
+                (long long)st->size, (long long)want);
+    d = (struct danaus_desc){.call = DANAUS_CALL_PREAD, .mount = mount,
+                             .handle = (uint64_t)h};
+    d.arg[0] = want;
+    n = raw_call(r, slot, &d, NULL, 0, 10000);
+    CHILD_CHECK(n == want && memcmp(ipc_slot(&r->area, slot)->buf, data,
+                                    (size_t)want) == 0,
+                "attacker: %s: other bytes than written", name);
+    d = (struct danaus_desc){.call = DANAUS_CALL_CLOSE, .mount = mount,
+                             .handle = (uint64_t)h};
+    raw_call(r, slot, &d, NULL, 0, 10000);
+}
+
+/* A client says less of a large write's input is there than it sent
+ * (none past the first piece, or for another request), or more than the
+ * request holds: the service writes the first piece after a bounded wait,
+ * or the request's own bytes, never more; beside it, others are served as
+ * before. Then the same, over and over, while the checkers run. */
+static int withhold_input(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "attacker: slot");
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    withhold(&r, (uint32_t)slot, mount, "withheld", 0, 0, IPC_INPUT_FIRST);
+    withhold(&r, (uint32_t)slot, mount, "stale", -1, PIECES_LEN,
+             IPC_INPUT_FIRST);
+    withhold(&r, (uint32_t)slot, mount, "overstated", 0, UINT32_MAX,
+             PIECES_LEN);
+    withhold(&r, (uint32_t)slot, mount, "halfway", 0, PIECES_LEN / 2 + 1,
+             PIECES_LEN / 2 + 1);
+    uint64_t end = seconds_from_now(2);
+    while (ipc_now_ns() < end)
+        withhold(&r, (uint32_t)slot, mount, "again", 0, 0, IPC_INPUT_FIRST);
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_withheld_write_input(void **state)
+{
+    (void)state;
+    start("pieces", "");
+    with_checkers(withhold_input, NULL, 2, 0);
+}
+
 static int spin_counters(void *arg)
 {
     (void)arg;
@@ -1054,6 +1134,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_forged_handles_and_mounts, stop),
         cmocka_unit_test_teardown(test_queue_wedge_and_scribble, stop),
         cmocka_unit_test_teardown(test_scribbled_service_words, stop),
+        cmocka_unit_test_teardown(test_withheld_write_input, stop),
         cmocka_unit_test_teardown(test_work_counter_spin, stop),
         cmocka_unit_test_teardown(test_floods, stop),
         cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),

@@ -126,6 +126,14 @@ static bool before_deadline(void *arg)
 int64_t raw_call(struct raw *r, uint32_t slot, struct danaus_desc *d,
                  const void *in, uint32_t len, int timeout_ms)
 {
+    return raw_call_claiming(r, slot, d, in, len, 0, len, timeout_ms);
+}
+
+int64_t raw_call_claiming(struct raw *r, uint32_t slot,
+                          struct danaus_desc *d, const void *in,
+                          uint32_t len, int32_t seq_delta, uint32_t claimed,
+                          int timeout_ms)
+{
     struct ipc_slot *s = ipc_slot(&r->area, slot);
     uint64_t deadline = ipc_now_ns() + (uint64_t)timeout_ms * 1000000;
     if (len)
@@ -137,6 +145,7 @@ int64_t raw_call(struct raw *r, uint32_t slot, struct danaus_desc *d,
     int cpu = sched_getcpu();
     uint32_t q = cpu >= 0 && cpu < IPC_MAX_CPUS ? r->g.cpu_queue[cpu] : 0;
     struct ipc_bell b = {r->index, slot, seq};
+    ipc_publish_input(s, seq + (uint32_t)seq_delta, claimed);
     /* As libdanaus: no bell while a service thread watches the slot. */
     if (ipc_send(&r->seg, ipc_queue(&r->seg, q), s, d, b, before_deadline,
                  &deadline) == -ENOTCONN)

@@ -44,6 +44,14 @@ int raw_slot(struct raw *r);
 int64_t raw_call(struct raw *r, uint32_t slot, struct danaus_desc *d,
                  const void *in, uint32_t len, int timeout_ms);
 
+/* raw_call with the slot's bytes_in word (ipc.h) saying that claimed
+ * bytes of the input are there, for the request numbered seq_delta from
+ * this one's: what raw_call says is (0, len). */
+int64_t raw_call_claiming(struct raw *r, uint32_t slot,
+                          struct danaus_desc *d, const void *in,
+                          uint32_t len, int32_t seq_delta, uint32_t claimed,
+                          int timeout_ms);
+
 /* Opens path (relative to the mount) on mount: a handle or -errno. */
 int64_t raw_open(struct raw *r, uint32_t slot, uint32_t mount,
                  const char *path, int flags);

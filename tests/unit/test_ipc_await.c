@@ -2,7 +2,8 @@
  * test_ipc_await.c - the answer path: ipc_complete / ipc_await between
  * threads, including answers that come after the client went to sleep,
  * signals during the wait, and a service that is gone; where each side
- * says it runs; a large read's answer heard in pieces.
+ * says it runs; a large read's answer heard in pieces, and a large
+ * write's input taken in pieces.
  */
 #include "ipc/ipc.h"
 
@@ -322,6 +323,71 @@ static void test_pieces_heard_in_order(void **state)
     assert_int_equal(sched_setaffinity(0, sizeof saved, &saved), 0);
 }
 
+/* What the service takes of a large write's input (ipc_await_input): the
+ * first IPC_INPUT_FIRST bytes with the request, more only as the client
+ * says for this very request, never past the request's length, and a wait
+ * for more that ends at its deadline. */
+static void test_input_rules(void **state)
+{
+    struct ipc_slot *s = ipc_slot(&seg, 2);
+    const uint32_t len = 4 * IPC_INPUT_FIRST;
+
+    (void)state;
+    /* Said nothing: the first piece; a short input is all there. */
+    assert_int_equal(ipc_await_input(s, 7, 1, len, 0), IPC_INPUT_FIRST);
+    assert_int_equal(ipc_await_input(s, 7, 1, 100, 0), 100);
+    /* Said for another request: as if nothing. */
+    ipc_publish_input(s, 6, len);
+    assert_int_equal(ipc_await_input(s, 7, 1, len, 0), IPC_INPUT_FIRST);
+    /* Said less than the first piece, or more than the request. */
+    ipc_publish_input(s, 7, 10);
+    assert_int_equal(ipc_await_input(s, 7, 1, len, 0), IPC_INPUT_FIRST);
+    ipc_publish_input(s, 7, UINT32_MAX);
+    assert_int_equal(ipc_await_input(s, 7, len, len, 0), len);
+    /* Waiting for more than was said ends at the deadline with what was. */
+    ipc_publish_input(s, 8, 2 * IPC_INPUT_FIRST);
+    uint64_t t0 = ipc_now_ns();
+    assert_int_equal(ipc_await_input(s, 8, len, len, t0 + 20000000),
+                     2 * IPC_INPUT_FIRST);
+    uint64_t waited = ipc_now_ns() - t0;
+    assert_true(waited >= 20000000 && waited < 2000000000);
+}
+
+struct late_input {
+    struct ipc_slot *slot;
+    uint32_t seq, len;
+};
+
+static void *send_input_late(void *arg)
+{
+    struct late_input *in = arg;
+    usleep(20000);
+    ipc_publish_input(in->slot, in->seq, in->len / 2);
+    usleep(20000);
+    ipc_publish_input(in->slot, in->seq, in->len);
+    return NULL;
+}
+
+/* The service hears each piece as the client says it is there. */
+static void test_input_heard_as_sent(void **state)
+{
+    struct ipc_slot *s = ipc_slot(&seg, 1);
+    struct late_input in = {s, 30, 4 * IPC_INPUT_FIRST};
+    pthread_t sender;
+
+    (void)state;
+    uint64_t give_up = ipc_now_ns() + 5000000000ull;
+    assert_int_equal(pthread_create(&sender, NULL, send_input_late, &in), 0);
+    assert_int_equal(ipc_await_input(s, in.seq, IPC_INPUT_FIRST + 1, in.len,
+                                     give_up),
+                     in.len / 2);
+    assert_int_equal(ipc_await_input(s, in.seq, in.len / 2 + 1, in.len,
+                                     give_up),
+                     in.len);
+    pthread_join(sender, NULL);
+    assert_true(ipc_now_ns() < give_up);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +398,8 @@ int main(void)
         cmocka_unit_test(test_signals_do_not_end_wait),
         cmocka_unit_test(test_cpu_marks),
         cmocka_unit_test(test_pieces_heard_in_order),
+        cmocka_unit_test(test_input_rules),
+        cmocka_unit_test(test_input_heard_as_sent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

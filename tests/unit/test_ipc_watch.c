@@ -33,7 +33,7 @@ static void *service(void *arg)
     struct lane *l = arg;
     struct ipc_queue *q = ipc_queue(&l->seg, 0);
     struct ipc_slot *s = ipc_slot(&l->area, 0);
-    struct ipc_watch watch = {s, 0};
+    struct ipc_watch watch = {s, 0, IPC_WATCHING};
     unsigned seed = 7;
 
     for (;;) {
