@@ -4,7 +4,8 @@
  *
  *   danaus [--state DIR] pool create NAME --cpus LIST --memory SIZE
  *                              --backend local:DIR|ceph:CONF:DIR [--cache SIZE]
- *                              [--write-through]
+ *                              [--write-through] [--backend-ops N]
+ *                              [--backend-write-rate SIZE]
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
@@ -38,7 +39,8 @@ static int usage(void)
             "usage: danaus [--state DIR] COMMAND\n"
             "  pool create NAME --cpus LIST --memory SIZE "
             "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
-            "              [--write-through]\n"
+            "              [--write-through] [--backend-ops N] "
+            "[--backend-write-rate SIZE]\n"
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
             "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
@@ -69,7 +71,11 @@ static int pool_command(int argc, char **argv)
                             : strcmp(argv[i], "--memory") == 0  ? &o.memory
                             : strcmp(argv[i], "--backend") == 0 ? &o.backend
                             : strcmp(argv[i], "--cache") == 0   ? &o.cache
-                                                                : NULL;
+                            : strcmp(argv[i], "--backend-ops") == 0
+                                ? &o.backend_ops
+                            : strcmp(argv[i], "--backend-write-rate") == 0
+                                ? &o.backend_write_rate
+                                : NULL;
         if (!slot)
             return fail("pool create: unknown option '%s'", argv[i]);
         if (i + 1 == argc)

@@ -126,6 +126,35 @@ static int check_cpus(const char *name, const cpu_set_t *want)
     return rc;
 }
 
+/* --backend-ops N (a count, at most 2^32 - 1) and --backend-write-rate
+ * SIZE (bytes per second, below 4G): what danausd.conf can hold. */
+static int parse_backend_limits(const struct pool_options *o,
+                                struct record *rec)
+{
+    if (o->backend_ops) {
+        char *end;
+        errno = 0;
+        unsigned long long ops = strtoull(o->backend_ops, &end, 10);
+        if (errno || end == o->backend_ops || *end || ops == 0 ||
+            ops > UINT32_MAX || o->backend_ops[0] == '-')
+            return fail("backend-ops %s: expected a number of calls per "
+                        "second, 1 to %u", o->backend_ops, UINT32_MAX);
+        record_set(rec, "backend_ops", "%llu", ops);
+    }
+    if (o->backend_write_rate) {
+        uint64_t rate;
+        if (size_parse("backend-write-rate", o->backend_write_rate, &rate) <
+            0)
+            return -1;
+        if (rate == 0 || rate > UINT32_MAX)
+            return fail("backend-write-rate %s: expected 1 to 4095M bytes "
+                        "per second", o->backend_write_rate);
+        record_set(rec, "backend_write_rate", "%llu",
+                   (unsigned long long)rate);
+    }
+    return 0;
+}
+
 static int parse_options(const char *name, const struct pool_options *o,
                          struct record *rec)
 {
@@ -163,7 +192,7 @@ static int parse_options(const char *name, const struct pool_options *o,
         record_set(rec, "cache", "%llu", (unsigned long long)cache);
     if (o->write_through)
         record_set(rec, "write_through", "on");
-    return 0;
+    return parse_backend_limits(o, rec);
 }
 
 /* Unmakes whatever part of the pool exists; keeps the first error. */

@@ -7,6 +7,11 @@
 
 struct pool_options {
     const char *cpus, *memory, *backend, *cache;
+    /* The pool's load on its backend's servers, shared with every other
+     * pool (backend_ops_per_second, backend_write_bytes_per_second in
+     * danausd.conf): name-space changes and syncs per second, bytes
+     * written per second. NULL: no limit. */
+    const char *backend_ops, *backend_write_rate;
     /* Ceph backends: writes reach the OSDs before they are answered, so a
      * killed danausd loses none (ceph_write_through in danausd.conf). */
     int write_through;

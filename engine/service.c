@@ -88,6 +88,12 @@ static int write_config(const char *pool, const struct record *rec)
         if (record_get(rec, "write_through"))
             fprintf(f, "ceph_write_through on\n");
     }
+    if (record_get(rec, "backend_ops"))
+        fprintf(f, "backend_ops_per_second %s\n",
+                record_get(rec, "backend_ops"));
+    if (record_get(rec, "backend_write_rate"))
+        fprintf(f, "backend_write_bytes_per_second %s\n",
+                record_get(rec, "backend_write_rate"));
     fprintf(f, "mount %s %s %s\n", store, kind,
             record_get(rec, "backend_dir"));
     return fclose(f) == 0 ? 0 : fail_errno("cannot write %s", path);

@@ -287,6 +287,8 @@ int main(int argc, char **argv)
         return die("cannot start service threads");
     svc.clients.locks = &svc.locks;
     readcache_init(&svc.readcache);
+    admission_init(&svc.admission, svc.cfg.backend_ops_per_second,
+                   svc.cfg.backend_write_bytes_per_second);
     svc.clients.readcache = &svc.readcache;
     static struct ls_change_sink sink = {.changed = readcache_changed};
     sink.arg = &svc.readcache;

@@ -263,6 +263,12 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return parse_u32(p, k, v, 0, 86400, &cfg->fuse_keep_s);
     if (strcmp(k, "request_deadline_ms") == 0)
         return parse_u32(p, k, v, 0, 86400000, &cfg->request_deadline_ms);
+    if (strcmp(k, "backend_ops_per_second") == 0)
+        return parse_u32(p, k, v, 0, UINT32_MAX,
+                         &cfg->backend_ops_per_second);
+    if (strcmp(k, "backend_write_bytes_per_second") == 0)
+        return parse_u32(p, k, v, 0, UINT32_MAX,
+                         &cfg->backend_write_bytes_per_second);
     if (strcmp(k, "core_groups") == 0) {
         if (strcmp(v, "auto") == 0)
             cfg->core_group_level = 0;

@@ -44,6 +44,8 @@ struct config {
      * 0: never. fsync only with request_deadline_fsync. */
     uint32_t request_deadline_ms;
     int request_deadline_fsync;
+    /* the pool's load on its backend's servers (admission.h); 0: none */
+    uint32_t backend_ops_per_second, backend_write_bytes_per_second;
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
     cpu_set_t cpus;             /* 'cpus LIST': the service's cpus... */
     int cpus_line;              /* ...set on this line; 0: not set */

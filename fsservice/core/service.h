@@ -4,6 +4,7 @@
 #ifndef DANAUS_SERVICE_H
 #define DANAUS_SERVICE_H
 
+#include "admission.h"
 #include "client.h"
 #include "config.h"
 #include "fstable.h"
@@ -24,6 +25,7 @@ struct service {
     struct lock_table locks;    /* record locks of all clients */
     struct stats_table stats;   /* what the preload door served, by mount */
     struct readcache readcache; /* the clients' read caches */
+    struct admission admission; /* the pool's load on its backend */
     struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
     struct union_branches *union_branches; /* NULL when no union */
     struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */

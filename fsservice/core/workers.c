@@ -17,6 +17,9 @@
  * At stop, threads still blocked after STOP_GRACE_MS are left behind
  * (workers_stop says how many) so SIGTERM ends the service in bounded time.
  *
+ * A request over its pool's rate on the backend (admission.h) waits for it
+ * as a long call, after the queue is handed on.
+ *
  * Small, cached requests must not queue behind another client's 1 MiB
  * writes and fsyncs on the same queue. Of the three ways out (a lane of
  * their own, a bigger crew, fair scheduling between clients) the crew
@@ -298,12 +301,14 @@ static void serve_bell(struct service *svc, struct crew *crew,
     if (!c)
         return;
     struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
+    uint64_t admit_ns = admission_charge(&svc->admission, &d);
     bool long_call = false;
     if (crew) {
         note_client(crew, b.client);
-        long_call = call_may_block(&d) &&
-                    (!call_is_bulk_transfer(&d) ||
-                     !runs_beside(crew, slot, call_is_write(&d)));
+        long_call = admit_ns > 0 ||
+                    (call_may_block(&d) &&
+                     (!call_is_bulk_transfer(&d) ||
+                      !runs_beside(crew, slot, call_is_write(&d))));
         if (long_call) {
             atomic_fetch_add(&crew->in_long, 1);
             hand_off_queue(crew);
@@ -316,6 +321,8 @@ static void serve_bell(struct service *svc, struct crew *crew,
         ipc_slot_running(slot);
         atomic_fetch_add(&crew->in_call, 1);
     }
+    if (admit_ns > 0)
+        admission_wait(admit_ns);
     deadline_begin(rec, slot, b.seq, d.call);
     int64_t result = dispatch(svc, c, b.slot, &d);
     if (client_sees(c, d.mount))

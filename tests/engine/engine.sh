@@ -42,8 +42,15 @@ else
     back_a="local:$work/back-a" back_b="local:$work/back-b"
 fi
 
+expect_error "zero backend-ops" 1 "backend-ops 0: expected a number of calls per second" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-ops 0
+expect_error "backend-write-rate too large" 1 "backend-write-rate 5G: expected 1 to 4095M" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-write-rate 5G
 "$danaus" pool create a --cpus 1 --memory 128M --backend "$back_a" || exit 1
-"$danaus" pool create b --cpus 0 --memory 256M --backend "$back_b" $durable || exit 1
+"$danaus" pool create b --cpus 0 --memory 256M --backend "$back_b" $durable \
+    --backend-ops 1000000 --backend-write-rate 4000M || exit 1
+check "pool create's backend limits reach the service" \
+    "backend_ops_per_second 1000000
+backend_write_bytes_per_second 4194304000" \
+    "$(grep '^backend_' "$DANAUS_STATE/pools/b/danausd.conf")"
 if [ "$backend" = ceph ]; then
     check "pool create --write-through reaches the service" 1 \
         "$(grep -cx 'ceph_write_through on' "$DANAUS_STATE/pools/b/danausd.conf")"

@@ -1,5 +1,6 @@
 # Unit tests of danausd's parts: configuration, handle table, request
-# validation, the FUSE door's tables, when a thread steps aside.
+# validation, the FUSE door's tables, when a thread steps aside, the
+# pool's rate on its backend.
 danaus_unit_test(test_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
                  LIBS danaus_service)
 danaus_unit_test(test_handles SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_handles.c
@@ -14,4 +15,7 @@ danaus_unit_test(test_fuse_handles
                  LIBS danaus_service)
 danaus_unit_test(test_placement
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_placement.c
+                 LIBS danaus_service)
+danaus_unit_test(test_admission
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_admission.c
                  LIBS danaus_service)

@@ -31,6 +31,8 @@ static void parses_a_full_configuration(void **state)
         "ceph_oc_size 64M\n"
         "ceph_client_log keep\n"
         "ceph_write_through on\n"
+        "backend_ops_per_second 250\n"
+        "backend_write_bytes_per_second 8M\n"
         "\n"
         "mount /mnt//danaus/a/ local /srv/a\n"
         "mount /mnt/danaus/b ceph /tenants/a\n";
@@ -54,6 +56,8 @@ static void parses_a_full_configuration(void **state)
     assert_string_equal(cfg.ceph_oc_size, "67108864");
     assert_int_equal(cfg.ceph_log_keep, 1);
     assert_int_equal(cfg.ceph_write_through, 1);
+    assert_int_equal(cfg.backend_ops_per_second, 250);
+    assert_int_equal(cfg.backend_write_bytes_per_second, 8 << 20);
     assert_int_equal(cfg.nmounts, 2);
     assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
     assert_int_equal(cfg.mounts[0].backend, CONFIG_LOCAL);
@@ -113,6 +117,9 @@ static void refuses_with_line_and_problem(void **state)
          "t:2: ceph_write_through must be on or off, not 'yes'"},
         {"service s\nnice x\n",
          "t:2: nice must be a number from -20 to 19, not 'x'"},
+        {"service s\nbackend_write_bytes_per_second 4G\n",
+         "t:2: backend_write_bytes_per_second must be a number from 0 to "
+         "4294967295, not '4G'"},
         {"service s\nslot_buffer 5000\n",
          "t:2: slot_buffer must be a multiple of 4096"},
         {"service s\nowner root\n",

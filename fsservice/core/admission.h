@@ -1,0 +1,56 @@
+/*
+ * admission.h - a pool's share of its backend's servers.
+ *
+ * Each pool has a service of its own, but the pools of a host share one
+ * Ceph cluster: its MDS journals every pool's name-space changes in one
+ * queue, its OSDs write every pool's data through one queue each. A
+ * tenant whose load fills those queues slows every other tenant's calls
+ * that must wait on them (fsyncs, creates, flushed writes), however well
+ * their clients are kept apart (README, issue 15). The operator bounds a
+ * pool's load on the backend with two token buckets (config
+ * backend_ops_per_second, backend_write_bytes_per_second): a call that
+ * changes the name space or syncs costs an op, a write its bytes. A call
+ * that finds its bucket short waits, on a thread of its own (workers.c
+ * hands the queue on first), until the pool's rate pays for it; the
+ * calls a cache answers (stat, reads, lookups) cost nothing and never
+ * wait.
+ */
+#ifndef DANAUS_ADMISSION_H
+#define DANAUS_ADMISSION_H
+
+#include <danaus/wire.h>
+#include <pthread.h>
+#include <stdint.h>
+
+/* Tokens are counted in millionths, so that a rate of a few per second
+ * accrues between two looks a few microseconds apart. */
+struct bucket {
+    pthread_mutex_t lock;
+    uint64_t rate;    /* tokens per second; 0: no limit */
+    int64_t micro;    /* tokens * 1e6; below 0 while callers wait */
+    int64_t burst;    /* most micro-tokens saved up */
+    uint64_t at_ns;   /* when micro was last brought up to date */
+};
+
+struct admission {
+    struct bucket ops;   /* name-space changes and syncs */
+    struct bucket bytes; /* bytes written */
+};
+
+/* rate 0: no limit. A bucket starts full: a burst of a tenth of a second's
+ * rate, at least one call's worth. */
+void bucket_init(struct bucket *b, uint64_t rate, uint64_t now_ns);
+/* Takes n tokens at now_ns: how many ns the caller must wait before it
+ * may go on (0 at once). The tokens are taken even when they are not
+ * there yet, so that callers are paid for in the order they came. */
+uint64_t bucket_take(struct bucket *b, uint64_t n, uint64_t now_ns);
+
+void admission_init(struct admission *a, uint64_t ops_per_second,
+                    uint64_t write_bytes_per_second);
+/* Charges request d (the service's private copy) to the pool's buckets:
+ * how many ns it must wait before it runs. */
+uint64_t admission_charge(struct admission *a, const struct danaus_desc *d);
+/* Waits ns (admission_charge's answer). */
+void admission_wait(uint64_t ns);
+
+#endif
