@@ -52,11 +52,12 @@ add_step core 14 2
 add_step union 3 2
 add_step containers 8 2
 add_step lighttpd 4 2
-add_step tenants 55 7
+add_step tenants 60 8
 
 if [ -n "$fast" ]; then
     export REPEATS=1 COUNTS="1 4 16" ROUNDS=1 RUN_SECONDS=3 START_DELAY=4 \
-        WORKLOADS="fileserver noisy" SCALE_COUNTS="1 4" SCALE_WORKLOADS=fileserver \
+        WORKLOADS="fileserver noisy" LIMIT_WORKLOADS=noisy SCALE_COUNTS="1 4" \
+        SCALE_WORKLOADS=fileserver \
         BENCH_ARGS="--iters 2000 --meta-iters 100"
 fi
 

@@ -18,7 +18,12 @@
 #                  start of their timed parts, for their setups (default 4)
 #   WORKLOADS      tenant workloads (default "fileserver rocksdb seq noisy")
 #   STACKS         of the tenant matrix (default "danaus ceph-fuse unionfs")
-#   PARTS          of "matrix victim scale" (default all three)
+#   PARTS          of "matrix limit victim scale" (default all four)
+#   LIMIT_WORKLOADS  A's workloads of part "limit" (default "seq noisy")
+#   LIMIT_NEIGHBOUR  B's workload there (default fileserver)
+#   LIMIT_OPS, LIMIT_WRITE_RATE  B's pool's limits there (default 100, 4M)
+#   LIMIT_START_DELAY  START_DELAY there: B's setup goes at its pool's
+#                  rate too (default 12)
 #   SCALE_COUNTS   containers per scale run (default "1 2 4 8")
 #   SCALE_WORKLOADS  (default "rocksdb fileserver")
 #   CEPH_CPUS      CPUs the cluster's daemons are pinned to when the script
@@ -42,6 +47,12 @@
 # Each matrix run also records the CPU the cluster's MDS and OSD used in
 # its timed part (columns mds_cpu, osd_cpu; from the pid files in the
 # cluster's run dir): every stack's tenants share them.
+#
+# Part "limit" (issue 15): the Danaus stack of the matrix once more for
+# LIMIT_WORKLOADS, alone and next to LIMIT_NEIGHBOUR, with B's pool created
+# with --backend-ops LIMIT_OPS --backend-write-rate LIMIT_WRITE_RATE (its
+# load on the shared cluster bounded); rows "danaus B limited" of the
+# matrix's tables.
 #
 # Part "victim" (issue 18): one thread alternating stat and a 4 KiB pread of
 # a cached 4 MiB file on CPU 0, alone and next to a writer on CPU 1 looping
@@ -85,7 +96,11 @@ run_seconds=${RUN_SECONDS:-6}
 start_delay=${START_DELAY:-4}
 workloads=${WORKLOADS:-fileserver rocksdb seq noisy}
 stacks=${STACKS:-danaus ceph-fuse unionfs}
-parts=${PARTS:-matrix victim scale}
+parts=${PARTS:-matrix limit victim scale}
+limit_workloads=${LIMIT_WORKLOADS:-seq noisy}
+limit_neighbour=${LIMIT_NEIGHBOUR:-fileserver}
+limit_ops=${LIMIT_OPS:-100}
+limit_write_rate=${LIMIT_WRITE_RATE:-4M}
 scale_counts=${SCALE_COUNTS:-1 2 4 8}
 scale_workloads=${SCALE_WORKLOADS:-rocksdb fileserver}
 ceph_cpus=${CEPH_CPUS:-1}
@@ -297,10 +312,10 @@ end_run() {
 
 # ---- the stacks ----
 
-danaus_pool() { # NAME CPUS
+danaus_pool() { # NAME CPUS [POOL CREATE OPTIONS...]
     mkdir -p "$ceph_top/pools/$1"
     "$danaus" --state "$state" pool create "$1" --cpus "$2" --memory 4G \
-        --backend "ceph:$bench_conf:$top/pools/$1"
+        --backend "ceph:$bench_conf:$top/pools/$1" "${@:3}"
 }
 
 # A unionfs-fuse container root for tenant T over the shared ceph-fuse,
@@ -344,9 +359,10 @@ client_env() { # SERVICE
 }
 
 # One run of the tenant matrix: WORKLOAD as A on CPU 0, NEIGHBOUR (or
-# "alone") as B on CPU 1, on STACK.
-matrix_run() { # STACK WORKLOAD NEIGHBOUR
+# "alone") as B on CPU 1, on STACK; recorded as LABEL (default STACK).
+matrix_run() { # STACK WORKLOAD NEIGHBOUR [LABEL]
     local stack=$1 wl=$2 nb=$3 a=a$round$RANDOM b=b$round$RANDOM
+    local label=${4:-$1}
     begin_run
     case $stack in
     danaus)
@@ -361,8 +377,8 @@ matrix_run() { # STACK WORKLOAD NEIGHBOUR
     esac
     time_cluster_cpu
     end_run
-    record matrix "$stack" A "$nb" "$a"
-    [ "$nb" = alone ] || record matrix "$stack" B "$wl" "$b"
+    record matrix "$label" A "$nb" "$a"
+    [ "$nb" = alone ] || record matrix "$label" B "$wl" "$b"
     case $stack in
     danaus) remove_engine_state ;;
     ceph-fuse) rm -rf "$ceph_top/shared/$a" "$ceph_top/shared/$b" ;;
@@ -521,6 +537,25 @@ for round in $(seq "$rounds"); do
         done ;;
     esac
 done
+
+# B's pool again, its load on the cluster bounded.
+case " $parts " in *" limit "*)
+    "$danaus" --state "$state" pool rm "$pool_b"
+    say "starting the pool $pool_b on CPU 1 at $limit_ops ops/s, $limit_write_rate/s written"
+    danaus_pool "$pool_b" 1 --backend-ops "$limit_ops" \
+        --backend-write-rate "$limit_write_rate"
+    usual_start_delay=$start_delay
+    start_delay=${LIMIT_START_DELAY:-12}
+    for round in $(seq "$rounds"); do
+        for wl in $limit_workloads; do
+            for nb in alone "$limit_neighbour"; do
+                say "round $round/$rounds: danaus B limited: $wl next to $nb"
+                matrix_run danaus "$wl" "$nb" "danaus B limited"
+            done
+        done
+    done
+    start_delay=$usual_start_delay ;;
+esac
 
 # Oversubscription and scale-up in one pool need a pool on both CPUs,
 # which the engine lets no other pool share: their rounds come last.
