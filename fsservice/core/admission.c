@@ -78,12 +78,16 @@ static bool costs_an_op(const struct danaus_desc *d)
            d->call != DANAUS_CALL_LOCK;
 }
 
-uint64_t admission_charge(struct admission *a, const struct danaus_desc *d)
+uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
+                          uint32_t max_bytes)
 {
+    if (a->ops.rate == 0 && a->bytes.rate == 0)
+        return 0;
     uint64_t now = ipc_now_ns();
+    uint32_t bytes = d->buf_len < max_bytes ? d->buf_len : max_bytes;
     uint64_t wait_ops = costs_an_op(d) ? bucket_take(&a->ops, 1, now) : 0;
     uint64_t wait_bytes =
-        call_is_write(d) ? bucket_take(&a->bytes, d->buf_len, now) : 0;
+        call_is_write(d) ? bucket_take(&a->bytes, bytes, now) : 0;
     return wait_ops > wait_bytes ? wait_ops : wait_bytes;
 }
 

@@ -13,7 +13,11 @@
  * that finds its bucket short waits, on a thread of its own (workers.c
  * hands the queue on first), until the pool's rate pays for it; the
  * calls a cache answers (stat, reads, lookups) cost nothing and never
- * wait.
+ * wait. The pool's clients share its rate in the order their calls come,
+ * as the processes of one cgroup share its io.max: one busy container
+ * can use all of it. A write is charged by its claimed length, bounded by
+ * the slot buffer, so a client cannot run up the debt with requests that
+ * the service refuses anyway.
  */
 #ifndef DANAUS_ADMISSION_H
 #define DANAUS_ADMISSION_H
@@ -47,9 +51,12 @@ uint64_t bucket_take(struct bucket *b, uint64_t n, uint64_t now_ns);
 
 void admission_init(struct admission *a, uint64_t ops_per_second,
                     uint64_t write_bytes_per_second);
-/* Charges request d (the service's private copy) to the pool's buckets:
- * how many ns it must wait before it runs. */
-uint64_t admission_charge(struct admission *a, const struct danaus_desc *d);
+/* Charges request d (the service's private copy, not yet checked) to the
+ * pool's buckets, a write's bytes counted up to max_bytes (the slot
+ * buffer: no request carries more): how many ns it must wait before it
+ * runs. */
+uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
+                          uint32_t max_bytes);
 /* Waits ns (admission_charge's answer). */
 void admission_wait(uint64_t ns);
 

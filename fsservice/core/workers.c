@@ -301,7 +301,8 @@ static void serve_bell(struct service *svc, struct crew *crew,
     if (!c)
         return;
     struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
-    uint64_t admit_ns = admission_charge(&svc->admission, &d);
+    uint64_t admit_ns = admission_charge(&svc->admission, &d,
+                                         c->area.slot_buf);
     bool long_call = false;
     if (crew) {
         note_client(crew, b.client);

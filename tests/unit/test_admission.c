@@ -75,13 +75,27 @@ static void test_what_is_charged(void **state)
     read.arg[0] = 1 << 20;
     open_ro.arg[0] = O_RDONLY;
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(admission_charge(&a, &stat), 0);
-        assert_int_equal(admission_charge(&a, &open_ro), 0);
-        assert_int_equal(admission_charge(&a, &read), 0);
+        assert_int_equal(admission_charge(&a, &stat, 4096), 0);
+        assert_int_equal(admission_charge(&a, &open_ro, 4096), 0);
+        assert_int_equal(admission_charge(&a, &read, 4096), 0);
     }
-    assert_int_equal(admission_charge(&a, &mkdir), 0);
-    assert_true(admission_charge(&a, &mkdir) > 900 * MS);
-    assert_true(admission_charge(&a, &write) > 900 * MS);
+    assert_int_equal(admission_charge(&a, &mkdir, 4096), 0);
+    assert_true(admission_charge(&a, &mkdir, 4096) > 900 * MS);
+    assert_true(admission_charge(&a, &write, 4096) > 900 * MS);
+}
+
+/* A write is charged no more than a slot buffer holds, whatever length
+ * its (unchecked) descriptor claims: a client cannot run up its pool's
+ * debt with requests the service will refuse. */
+static void test_claimed_length_bounded(void **state)
+{
+    struct admission a;
+    (void)state;
+    admission_init(&a, 0, 1000); /* a burst of 100 bytes */
+    struct danaus_desc lie = {.call = DANAUS_CALL_WRITE,
+                              .buf_len = UINT32_MAX};
+    /* 200 bytes charged, not 4 GiB: 100 over the burst, 0.1 s. */
+    assert_int_equal(admission_charge(&a, &lie, 200), 100 * MS);
 }
 
 int main(void)
@@ -91,6 +105,7 @@ int main(void)
         cmocka_unit_test(test_idle_gap_fills_to_burst),
         cmocka_unit_test(test_bytes_and_extremes),
         cmocka_unit_test(test_what_is_charged),
+        cmocka_unit_test(test_claimed_length_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
