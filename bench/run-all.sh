@@ -9,7 +9,7 @@
 #                    [--only NAMES]
 #
 #   --fast    a quick look: one round or batch each, short runs, fewer sizes
-#             (about 12 min instead of about 65)
+#             (about 14 min instead of about 87)
 #   --out     where results go (default bench/results)
 #   --build   the build tree (default build); it is configured and built
 #   --no-build  use the build tree as it is (the `bench` target's way)
