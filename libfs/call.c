@@ -176,17 +176,20 @@ static int64_t send_once(struct call *c)
     c->desc.buf_len = c->pack.len;
     resume_keep_request(c);
     void *conn = (void *)c->svc;
-    if (c->fill && !ipc_slot_takes_pieces(s))
+    /* A large write's rest goes in after the post only when a service
+     * thread asks for pieces (ipc.h); otherwise all of it goes in first.
+     * A large input packed whole (a retry) is said to be there whole. */
+    bool pieces = c->fill && ipc_slot_takes_pieces(s);
+    if (c->fill && !pieces)
         fill_input(c, s, bell.seq);
-    bool filling = c->fill && c->pack.len > IPC_INPUT_FIRST;
-    if (c->pack.len > IPC_INPUT_FIRST && !filling)
+    else if (!c->fill && c->pack.len > IPC_INPUT_FIRST)
         ipc_publish_input(s, bell.seq, c->pack.len);
     /* -ENOTCONN means the liveness probe found the service gone;
      * service_alive has already recorded that. -EAGAIN (no room for the
      * bell) is no failure: the service's sweep finds the posted request. */
     int sent = ipc_send(seg, ipc_queue(seg, t->queue), s, &c->desc, bell,
                         service_alive, conn);
-    if (filling)
+    if (pieces)
         fill_input(c, s, bell.seq);
     if (sent == -ENOTCONN)
         return -ENOTCONN;

@@ -13,6 +13,8 @@
  */
 #include "blocking.h"
 
+#include "ipc/ipc.h"
+
 #include <fcntl.h>
 
 bool call_may_block(const struct danaus_desc *d)
@@ -47,6 +49,11 @@ bool call_may_block(const struct danaus_desc *d)
 bool call_is_write(const struct danaus_desc *d)
 {
     return d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE;
+}
+
+bool call_is_large_write(const struct danaus_desc *d)
+{
+    return call_is_write(d) && d->buf_len > IPC_INPUT_FIRST;
 }
 
 bool call_is_bulk_transfer(const struct danaus_desc *d)

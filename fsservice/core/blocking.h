@@ -24,5 +24,7 @@ bool call_may_block(const struct danaus_desc *d);
 bool call_is_bulk_transfer(const struct danaus_desc *d);
 /* WRITE or PWRITE. */
 bool call_is_write(const struct danaus_desc *d);
+/* A write whose input may come in pieces (ipc.h's IPC_INPUT_FIRST). */
+bool call_is_large_write(const struct danaus_desc *d);
 
 #endif

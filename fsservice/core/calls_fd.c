@@ -165,14 +165,13 @@ static int64_t read_at(struct request *r, off_t off)
     return got;
 }
 
-/* A large write's input comes in pieces (ipc_await_input): each is
- * written as it lands, so that the client's copy into the slot and the
- * backend's out of it overlap. A client that stops sending holds its
- * thread INPUT_WAIT_NS at most; the write then ends short, with what
- * came. */
 /* Writes the input bytes at off, or at the end for O_APPEND (as Linux does
- * even for pwrite); *end gets the offset after the write. An append waits
- * for all of its input, so that it lands in one piece. */
+ * even for pwrite); *end gets the offset after the write. A large write's
+ * input comes in pieces (ipc_await_input): each is written as it lands, so
+ * that the client's copy into the slot and the backend's out of it
+ * overlap. A client that stops sending holds its thread INPUT_WAIT_NS at
+ * most; the write then ends short, with what came. An append waits for
+ * all of its input, so that it lands in one piece. */
 static int64_t write_at(struct request *r, off_t off, off_t *end)
 {
     if (!writable(r->of))

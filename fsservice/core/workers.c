@@ -185,7 +185,7 @@ static void remember_answered(struct client *c, struct ipc_bell b,
     answered.c = c;
     answered.slot = b.slot;
     answered.posted = b.seq;
-    answered.bulk_write = call_is_write(d) && d->buf_len > IPC_INPUT_FIRST;
+    answered.bulk_write = call_is_large_write(d);
 }
 
 /* Becomes the queue's watcher unless another thread is. */
@@ -283,7 +283,7 @@ static bool runs_beside(struct crew *crew, const struct ipc_slot *slot,
  * pieces while the thread waits for them. */
 static void await_input_here(struct ipc_slot *slot, const struct danaus_desc *d)
 {
-    if (call_is_write(d) && d->buf_len > IPC_INPUT_FIRST)
+    if (call_is_large_write(d))
         ipc_await_input(slot, d->seq, d->buf_len, d->buf_len,
                         ipc_now_ns() + INPUT_WAIT_NS);
 }
