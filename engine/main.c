@@ -6,6 +6,7 @@
  *                              --backend local:DIR|ceph:CONF:DIR [--cache SIZE]
  *                              [--write-through] [--backend-ops N]
  *                              [--backend-write-rate SIZE]
+ *                              [--backend-latency-target MS]
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
@@ -41,6 +42,7 @@ static int usage(void)
             "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
             "              [--write-through] [--backend-ops N] "
             "[--backend-write-rate SIZE]\n"
+            "              [--backend-latency-target MS]\n"
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
             "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
@@ -75,6 +77,8 @@ static int pool_command(int argc, char **argv)
                                 ? &o.backend_ops
                             : strcmp(argv[i], "--backend-write-rate") == 0
                                 ? &o.backend_write_rate
+                            : strcmp(argv[i], "--backend-latency-target") == 0
+                                ? &o.backend_latency_target
                                 : NULL;
         if (!slot)
             return fail("pool create: unknown option '%s'", argv[i]);

@@ -126,8 +126,9 @@ static int check_cpus(const char *name, const cpu_set_t *want)
     return rc;
 }
 
-/* --backend-ops N (a count, at most 2^32 - 1) and --backend-write-rate
- * SIZE (bytes per second, below 4G): what danausd.conf can hold. */
+/* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
+ * (bytes per second, below 4G) and --backend-latency-target MS (1 to
+ * 60000): what danausd.conf can hold. */
 static int parse_backend_limits(const struct pool_options *o,
                                 struct record *rec)
 {
@@ -151,6 +152,17 @@ static int parse_backend_limits(const struct pool_options *o,
                         "per second", o->backend_write_rate);
         record_set(rec, "backend_write_rate", "%llu",
                    (unsigned long long)rate);
+    }
+    if (o->backend_latency_target) {
+        char *end;
+        errno = 0;
+        unsigned long ms = strtoul(o->backend_latency_target, &end, 10);
+        if (errno || end == o->backend_latency_target || *end || ms == 0 ||
+            ms > 60000 || o->backend_latency_target[0] == '-')
+            return fail("backend-latency-target %s: expected a number of "
+                        "milliseconds, 1 to 60000",
+                        o->backend_latency_target);
+        record_set(rec, "backend_latency_target", "%lu", ms);
     }
     return 0;
 }

@@ -12,6 +12,9 @@ struct pool_options {
      * danausd.conf): name-space changes and syncs per second, bytes
      * written per second. NULL: no limit. */
     const char *backend_ops, *backend_write_rate;
+    /* How slow the pool's backend calls may get, in ms, before the other
+     * pools hold back (backend_latency_target_ms). NULL: none. */
+    const char *backend_latency_target;
     /* Ceph backends: writes reach the OSDs before they are answered, so a
      * killed danausd loses none (ceph_write_through in danausd.conf). */
     int write_through;

@@ -63,6 +63,12 @@ void service_store_mount(const char *pool, char *out, size_t size)
 static int write_config(const char *pool, const struct record *rec)
 {
     char path[STATE_PATH_MAX], run[STATE_PATH_MAX], store[STATE_PATH_MAX];
+    char pressure[STATE_PATH_MAX];
+    /* Where the pools meet to hold back for one another (pressure.h):
+     * only root enters the state directory. */
+    state_path(pressure, "pressure");
+    if (mkdir(pressure, 0700) < 0 && errno != EEXIST)
+        return fail_errno("cannot make %s", pressure);
     state_path(path, "pools/%s/danausd.conf", pool);
     state_path(run, "pools/%s/run", pool);
     service_store_mount(pool, store, sizeof store);
@@ -94,6 +100,10 @@ static int write_config(const char *pool, const struct record *rec)
     if (record_get(rec, "backend_write_rate"))
         fprintf(f, "backend_write_bytes_per_second %s\n",
                 record_get(rec, "backend_write_rate"));
+    fprintf(f, "backend_pressure_dir %s\n", pressure);
+    if (record_get(rec, "backend_latency_target"))
+        fprintf(f, "backend_latency_target_ms %s\n",
+                record_get(rec, "backend_latency_target"));
     fprintf(f, "mount %s %s %s\n", store, kind,
             record_get(rec, "backend_dir"));
     return fclose(f) == 0 ? 0 : fail_errno("cannot write %s", path);

@@ -289,10 +289,19 @@ int main(int argc, char **argv)
     readcache_init(&svc.readcache);
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,
                    svc.cfg.backend_write_bytes_per_second);
+    int rc = pressure_init(&svc.pressure, svc.cfg.backend_pressure_dir,
+                       svc.cfg.service, svc.cfg.backend_latency_target_ms,
+                       svc.cfg.backend_ops_per_second,
+                       svc.cfg.backend_write_bytes_per_second);
+    if (rc < 0) {
+        snprintf(err, sizeof err, "backend_pressure_dir %s: %s",
+                 svc.cfg.backend_pressure_dir, strerror(-rc));
+        return die(err);
+    }
     svc.clients.readcache = &svc.readcache;
     static struct ls_change_sink sink = {.changed = readcache_changed};
     sink.arg = &svc.readcache;
-    int rc = geo.cache_blocks ? local_backend_enable_cache(&sink) : 0;
+    rc = geo.cache_blocks ? local_backend_enable_cache(&sink) : 0;
     if (rc < 0)
         fprintf(stderr, "danausd: %s: no read cache for local files: "
                 "no lease-break thread (%s)\n", svc.cfg.service, strerror(-rc));
@@ -349,6 +358,7 @@ int main(int argc, char **argv)
         _exit(0);
     }
     fuse_door_stop(svc.fuse);
+    pressure_close(&svc.pressure);
     ipc_queues_unmap(&svc.seg);
     client_registry_free(&svc.clients);
     rcu_barrier();

@@ -17,48 +17,81 @@
 #define BURST_PER_SECOND 10 /* a burst is a tenth of a second's rate */
 #define MAX_GAP_S 60 /* the longest wait, and the longest gap counted */
 
+/* A tenth of a second's rate, at least one call's worth. */
+static int64_t burst_of(uint64_t rate)
+{
+    int64_t burst = (int64_t)(rate / BURST_PER_SECOND) * MICRO;
+    return burst < MICRO ? MICRO : burst;
+}
+
 void bucket_init(struct bucket *b, uint64_t rate, uint64_t now_ns)
 {
     pthread_mutex_init(&b->lock, NULL);
-    b->rate = rate;
-    b->burst = (int64_t)(rate / BURST_PER_SECOND) * MICRO;
-    if (b->burst < MICRO)
-        b->burst = MICRO;
+    atomic_init(&b->rate, rate);
+    b->burst = burst_of(rate);
     b->micro = b->burst;
+    b->at_ns = now_ns;
+}
+
+/* Brings b->micro up to now_ns at rate (b's lock held). */
+static void earn(struct bucket *b, uint64_t rate, uint64_t now_ns)
+{
+    if (now_ns <= b->at_ns)
+        return;
+    /* rate * elapsed time in micro-tokens, in whole seconds and the rest,
+     * so that neither product leaves 64 bits (rate < 2^32); a gap of
+     * MAX_GAP_S or more counts as that, which pays any debt. */
+    uint64_t gap = now_ns - b->at_ns, s = gap / 1000000000;
+    if (s > MAX_GAP_S)
+        s = MAX_GAP_S;
+    int64_t earned = (int64_t)(rate * MICRO * s +
+                               rate * (gap % 1000000000) / 1000);
+    b->micro = earned > b->burst - b->micro ? b->burst : b->micro + earned;
     b->at_ns = now_ns;
 }
 
 uint64_t bucket_take(struct bucket *b, uint64_t n, uint64_t now_ns)
 {
-    if (b->rate == 0 || n == 0)
+    if (n == 0 ||
+        atomic_load_explicit(&b->rate, memory_order_relaxed) == 0)
         return 0;
     pthread_mutex_lock(&b->lock);
-    if (now_ns > b->at_ns) {
-        /* rate * elapsed time in micro-tokens, in whole seconds and the
-         * rest, so that neither product leaves 64 bits (rate < 2^32); a
-         * gap of MAX_GAP_S or more counts as that, which pays any debt. */
-        uint64_t gap = now_ns - b->at_ns, s = gap / 1000000000;
-        if (s > MAX_GAP_S)
-            s = MAX_GAP_S;
-        int64_t earned = (int64_t)(b->rate * MICRO * s +
-                                   b->rate * (gap % 1000000000) / 1000);
-        b->micro = earned > b->burst - b->micro ? b->burst
-                                                : b->micro + earned;
-        b->at_ns = now_ns;
+    uint64_t rate = atomic_load_explicit(&b->rate, memory_order_relaxed);
+    if (rate == 0) {
+        pthread_mutex_unlock(&b->lock);
+        return 0;
     }
+    earn(b, rate, now_ns);
     /* n is a request's bytes at most (< 2^32), and the debt is kept
      * within MAX_GAP_S seconds of the rate (callers beyond it wait that
      * long, not longer), so nothing overflows. */
-    int64_t floor = -(int64_t)(b->rate * MICRO * MAX_GAP_S);
+    int64_t floor = -(int64_t)(rate * MICRO * MAX_GAP_S);
     int64_t cost = (int64_t)n * MICRO;
     b->micro = b->micro - cost < floor ? floor : b->micro - cost;
     uint64_t wait = 0;
     if (b->micro < 0) {
         uint64_t debt = (uint64_t)-b->micro;
-        wait = debt / b->rate * 1000 + debt % b->rate * 1000 / b->rate;
+        wait = debt / rate * 1000 + debt % rate * 1000 / rate;
     }
     pthread_mutex_unlock(&b->lock);
     return wait;
+}
+
+void bucket_set_rate(struct bucket *b, uint64_t rate, uint64_t now_ns)
+{
+    pthread_mutex_lock(&b->lock);
+    uint64_t old = atomic_load_explicit(&b->rate, memory_order_relaxed);
+    if (rate != old) {
+        if (old)
+            earn(b, old, now_ns);
+        b->burst = burst_of(rate);
+        /* From no limit, the bucket starts full; a debt stays owed. */
+        if (!old || b->micro > b->burst)
+            b->micro = b->burst;
+        b->at_ns = now_ns;
+        atomic_store_explicit(&b->rate, rate, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&b->lock);
 }
 
 void admission_init(struct admission *a, uint64_t ops_per_second,
@@ -69,10 +102,7 @@ void admission_init(struct admission *a, uint64_t ops_per_second,
     bucket_init(&a->bytes, write_bytes_per_second, now);
 }
 
-/* A call the backend's servers must answer, as opposed to its cache: what
- * may block, but the bulk transfers (charged by their bytes, or cached
- * reads) and record locks (kept in the service). */
-static bool costs_an_op(const struct danaus_desc *d)
+bool admission_costs_op(const struct danaus_desc *d)
 {
     return call_may_block(d) && !call_is_bulk_transfer(d) &&
            d->call != DANAUS_CALL_LOCK;
@@ -81,14 +111,23 @@ static bool costs_an_op(const struct danaus_desc *d)
 uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
                           uint32_t max_bytes)
 {
-    if (a->ops.rate == 0 && a->bytes.rate == 0)
+    if (atomic_load_explicit(&a->ops.rate, memory_order_relaxed) == 0 &&
+        atomic_load_explicit(&a->bytes.rate, memory_order_relaxed) == 0)
         return 0;
     uint64_t now = ipc_now_ns();
     uint32_t bytes = d->buf_len < max_bytes ? d->buf_len : max_bytes;
-    uint64_t wait_ops = costs_an_op(d) ? bucket_take(&a->ops, 1, now) : 0;
+    uint64_t wait_ops = admission_costs_op(d) ? bucket_take(&a->ops, 1, now) : 0;
     uint64_t wait_bytes =
         call_is_write(d) ? bucket_take(&a->bytes, bytes, now) : 0;
     return wait_ops > wait_bytes ? wait_ops : wait_bytes;
+}
+
+void admission_set_rates(struct admission *a, uint64_t ops_per_second,
+                         uint64_t write_bytes_per_second)
+{
+    uint64_t now = ipc_now_ns();
+    bucket_set_rate(&a->ops, ops_per_second, now);
+    bucket_set_rate(&a->bytes, write_bytes_per_second, now);
 }
 
 void admission_wait(uint64_t ns)

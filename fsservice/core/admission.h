@@ -24,13 +24,15 @@
 
 #include <danaus/wire.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Tokens are counted in millionths, so that a rate of a few per second
  * accrues between two looks a few microseconds apart. */
 struct bucket {
     pthread_mutex_t lock;
-    uint64_t rate;    /* tokens per second; 0: no limit */
+    _Atomic uint64_t rate; /* tokens per second; 0: no limit */
     int64_t micro;    /* tokens * 1e6; below 0 while callers wait */
     int64_t burst;    /* most micro-tokens saved up */
     uint64_t at_ns;   /* when micro was last brought up to date */
@@ -48,6 +50,9 @@ void bucket_init(struct bucket *b, uint64_t rate, uint64_t now_ns);
  * may go on (0 at once). The tokens are taken even when they are not
  * there yet, so that callers are paid for in the order they came. */
 uint64_t bucket_take(struct bucket *b, uint64_t n, uint64_t now_ns);
+/* A new rate from now_ns on (0: no limit); tokens earned so far were
+ * earned at the old one. */
+void bucket_set_rate(struct bucket *b, uint64_t rate, uint64_t now_ns);
 
 void admission_init(struct admission *a, uint64_t ops_per_second,
                     uint64_t write_bytes_per_second);
@@ -57,6 +62,13 @@ void admission_init(struct admission *a, uint64_t ops_per_second,
  * runs. */
 uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
                           uint32_t max_bytes);
+/* Whether d costs an op (a call the backend's servers must answer: what
+ * may block, but bulk transfers, charged by their bytes, and record
+ * locks, kept in the service). */
+bool admission_costs_op(const struct danaus_desc *d);
+/* New rates for the pool (pressure.h), as admission_init's. */
+void admission_set_rates(struct admission *a, uint64_t ops_per_second,
+                         uint64_t write_bytes_per_second);
 /* Waits ns (admission_charge's answer). */
 void admission_wait(uint64_t ns);
 

@@ -269,6 +269,14 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     if (strcmp(k, "backend_write_bytes_per_second") == 0)
         return parse_u32(p, k, v, 0, UINT32_MAX,
                          &cfg->backend_write_bytes_per_second);
+    if (strcmp(k, "backend_pressure_dir") == 0) {
+        if (v[0] != '/')
+            return fail(p, "backend_pressure_dir '%s' must be an absolute "
+                        "path", v);
+        return set_string(p, &cfg->backend_pressure_dir, k, v);
+    }
+    if (strcmp(k, "backend_latency_target_ms") == 0)
+        return parse_u32(p, k, v, 1, 60000, &cfg->backend_latency_target_ms);
     if (strcmp(k, "core_groups") == 0) {
         if (strcmp(v, "auto") == 0)
             cfg->core_group_level = 0;
@@ -388,6 +396,10 @@ int config_parse(const char *name, const char *text, struct config *cfg,
             if (cfg->mounts[i].backend == CONFIG_CEPH && !cfg->ceph_conf)
                 rc = fail(&p, "mount %s uses ceph but no 'ceph_conf' is set",
                           cfg->mounts[i].mountpoint);
+        if (rc == 0 && cfg->backend_latency_target_ms &&
+            !cfg->backend_pressure_dir)
+            rc = fail(&p, "backend_latency_target_ms needs a "
+                      "backend_pressure_dir where the other pools see it");
     }
     if (rc == 0 && !cfg->rundir && !(cfg->rundir = strdup(DANAUS_DEFAULT_RUNDIR)))
         rc = fail(&p, "out of memory");
@@ -428,6 +440,7 @@ void config_free(struct config *cfg)
 {
     free(cfg->service);
     free(cfg->rundir);
+    free(cfg->backend_pressure_dir);
     free(cfg->ceph_conf);
     free(cfg->ceph_client_id);
     free(cfg->ceph_fs_name);

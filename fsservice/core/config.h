@@ -46,6 +46,11 @@ struct config {
     int request_deadline_fsync;
     /* the pool's load on its backend's servers (admission.h); 0: none */
     uint32_t backend_ops_per_second, backend_write_bytes_per_second;
+    /* the pools of a host hold back while one misses its target on the
+     * backend (pressure.h): where they meet, and this pool's target in ms
+     * (0: none) */
+    char *backend_pressure_dir;
+    uint32_t backend_latency_target_ms;
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
     cpu_set_t cpus;             /* 'cpus LIST': the service's cpus... */
     int cpus_line;              /* ...set on this line; 0: not set */

@@ -71,6 +71,23 @@ static bool exempt(const struct deadlines *ds, uint32_t call)
     return call == DANAUS_CALL_LOCK || (call == DANAUS_CALL_FSYNC && !ds->fsync);
 }
 
+uint64_t deadlines_oldest_ns(struct deadlines *ds, uint64_t now_ns)
+{
+    uint64_t oldest = 0;
+    pthread_mutex_lock(&ds->lock);
+    for (struct call_record *r = ds->records; r; r = r->next) {
+        uint64_t w = atomic_load_explicit(&r->word, memory_order_acquire);
+        uint64_t start = atomic_load_explicit(&r->start_ns,
+                                              memory_order_relaxed);
+        uint32_t call = atomic_load_explicit(&r->call, memory_order_relaxed);
+        if ((w & 1) && call != DANAUS_CALL_LOCK && now_ns > start &&
+            now_ns - start > oldest)
+            oldest = now_ns - start;
+    }
+    pthread_mutex_unlock(&ds->lock);
+    return oldest;
+}
+
 int deadlines_expire(struct deadlines *ds)
 {
     if (ds->limit_ns == 0)

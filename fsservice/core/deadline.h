@@ -58,6 +58,10 @@ void deadline_begin(struct call_record *r, struct ipc_slot *slot,
                     uint32_t seq, uint32_t call);
 bool deadline_end(struct call_record *r);
 
+/* How long the oldest request running now has run (0: none), lock calls
+ * left out (they wait by design). */
+uint64_t deadlines_oldest_ns(struct deadlines *ds, uint64_t now_ns);
+
 /* Answers every request past its deadline; returns how many. */
 int deadlines_expire(struct deadlines *ds);
 

@@ -5,6 +5,7 @@
 #define DANAUS_SERVICE_H
 
 #include "admission.h"
+#include "pressure.h"
 #include "client.h"
 #include "config.h"
 #include "fstable.h"
@@ -26,6 +27,7 @@ struct service {
     struct stats_table stats;   /* what the preload door served, by mount */
     struct readcache readcache; /* the clients' read caches */
     struct admission admission; /* the pool's load on its backend */
+    struct pressure pressure;   /* and how the other pools' change it */
     struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
     struct union_branches *union_branches; /* NULL when no union */
     struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */

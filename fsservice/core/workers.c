@@ -59,6 +59,8 @@
  * client can make another wait on the shared queues for longer than that.
  * Each request it finds runs on a short-lived thread of its own, with its
  * deadline, since it may block in its backend and the sweeper must not.
+ * The sweeper also keeps the pool's rates on the backend in step with the
+ * other pools' targets (pressure.h).
  */
 #include "workers.h"
 
@@ -288,6 +290,19 @@ static void await_input_here(struct ipc_slot *slot, const struct danaus_desc *d)
                         ipc_now_ns() + INPUT_WAIT_NS);
 }
 
+/* Counts a call that loads the backend's servers for pressure.h, as
+ * admission_charge charges it. */
+static void count_pressure(struct service *svc, const struct client *c,
+                           const struct danaus_desc *d, uint64_t ran_ns)
+{
+    bool op = admission_costs_op(d);
+    uint64_t bytes = 0;
+    if (call_is_write(d))
+        bytes = d->buf_len < c->area.slot_buf ? d->buf_len : c->area.slot_buf;
+    if (op || bytes)
+        pressure_count(&svc->pressure, op, bytes, ran_ns);
+}
+
 /* Runs the request bell b names, if it checks out (client.h). A crew's
  * thread (crew set) marks the slot as its own and hands the queue on before
  * a request that may keep it long; rec times the request against its
@@ -326,10 +341,11 @@ static void serve_bell(struct service *svc, struct crew *crew,
         admission_wait(admit_ns);
     deadline_begin(rec, slot, b.seq, d.call);
     int64_t result = dispatch(svc, c, b.slot, &d);
+    uint64_t ran_ns = ipc_now_ns() - atomic_load_explicit(
+                                         &rec->start_ns, memory_order_relaxed);
     if (client_sees(c, d.mount))
-        stats_count(&svc->stats, d.mount, d.call, result,
-                    ipc_now_ns() - atomic_load_explicit(
-                                       &rec->start_ns, memory_order_relaxed));
+        stats_count(&svc->stats, d.mount, d.call, result, ran_ns);
+    count_pressure(svc, c, &d, ran_ns);
     /* A request answered after the service was told to stop (one blocked
      * in its backend, then released) is answered all the same, unless the
      * watch answered it at its deadline. The slot takes its next request
@@ -435,6 +451,8 @@ static void *sweeper_main(void *arg)
                                   SWEEP_BATCH);
         for (uint32_t i = 0; i < n; i++)
             serve_swept(w, bells[i]);
+        pressure_tick(&w->svc->pressure, &w->svc->admission, &w->deadlines,
+                      ipc_now_ns());
         nanosleep(&period, NULL);
     }
     rcu_unregister_thread();

@@ -1,6 +1,6 @@
 # Unit tests of danausd's parts: configuration, handle table, request
 # validation, the FUSE door's tables, when a thread steps aside, the
-# pool's rate on its backend.
+# pool's rate on its backend, and how the pools hold back for one another.
 danaus_unit_test(test_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
                  LIBS danaus_service)
 danaus_unit_test(test_handles SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_handles.c
@@ -18,4 +18,7 @@ danaus_unit_test(test_placement
                  LIBS danaus_service)
 danaus_unit_test(test_admission
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_admission.c
+                 LIBS danaus_service)
+danaus_unit_test(test_pressure
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pressure.c
                  LIBS danaus_service)

@@ -1,8 +1,8 @@
 /*
  * test_admission.c - a pool's token buckets (fsservice/core/admission.h):
  * what a call waits at a given rate, in the order calls came, what a long
- * idle gap gives back, that the largest rates and requests stay exact, and
- * which calls are charged at all.
+ * idle gap gives back, that the largest rates and requests stay exact,
+ * which calls are charged at all, and a rate changed while the pool runs.
  */
 #include "fsservice/core/admission.h"
 
@@ -98,6 +98,26 @@ static void test_claimed_length_bounded(void **state)
     assert_int_equal(admission_charge(&a, &lie, 200), 100 * MS);
 }
 
+/* A new rate (pressure.h's ceilings): tokens earned so far count at the
+ * old one, a debt stays owed and is paid at the new one, a bucket that had
+ * no limit starts full, and no limit makes nobody wait. */
+static void test_rate_changed(void **state)
+{
+    struct bucket b;
+    (void)state;
+    bucket_init(&b, 0, 0);
+    assert_int_equal(bucket_take(&b, 1000, 0), 0);
+    bucket_set_rate(&b, 10, 0); /* from none: full, a burst of 1 */
+    assert_int_equal(bucket_take(&b, 1, 0), 0);
+    assert_int_equal(bucket_take(&b, 1, 0), 100 * MS);
+    /* 50 ms earned at 10 a second, then a debt of half a token owed at
+     * 100 a second: 5 ms, and the next call 10 ms behind it. */
+    bucket_set_rate(&b, 100, 50 * MS);
+    assert_int_equal(bucket_take(&b, 1, 50 * MS), 15 * MS);
+    bucket_set_rate(&b, 0, 50 * MS);
+    assert_int_equal(bucket_take(&b, 1000000, 50 * MS), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -106,6 +126,7 @@ int main(void)
         cmocka_unit_test(test_bytes_and_extremes),
         cmocka_unit_test(test_what_is_charged),
         cmocka_unit_test(test_claimed_length_bounded),
+        cmocka_unit_test(test_rate_changed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,8 @@ static void parses_a_full_configuration(void **state)
         "ceph_write_through on\n"
         "backend_ops_per_second 250\n"
         "backend_write_bytes_per_second 8M\n"
+        "backend_pressure_dir /var/lib/danaus/pressure\n"
+        "backend_latency_target_ms 20\n"
         "\n"
         "mount /mnt//danaus/a/ local /srv/a\n"
         "mount /mnt/danaus/b ceph /tenants/a\n";
@@ -58,6 +60,8 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(cfg.ceph_write_through, 1);
     assert_int_equal(cfg.backend_ops_per_second, 250);
     assert_int_equal(cfg.backend_write_bytes_per_second, 8 << 20);
+    assert_string_equal(cfg.backend_pressure_dir, "/var/lib/danaus/pressure");
+    assert_int_equal(cfg.backend_latency_target_ms, 20);
     assert_int_equal(cfg.nmounts, 2);
     assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
     assert_int_equal(cfg.mounts[0].backend, CONFIG_LOCAL);
@@ -120,6 +124,14 @@ static void refuses_with_line_and_problem(void **state)
         {"service s\nbackend_write_bytes_per_second 4G\n",
          "t:2: backend_write_bytes_per_second must be a number from 0 to "
          "4294967295, not '4G'"},
+        {"service s\nbackend_pressure_dir pressure\n",
+         "t:2: backend_pressure_dir 'pressure' must be an absolute path"},
+        {"service s\nbackend_latency_target_ms 0\n",
+         "t:2: backend_latency_target_ms must be a number from 1 to 60000, "
+         "not '0'"},
+        {"service s\nbackend_latency_target_ms 5\nmount /a local /x\n",
+         "t:0: backend_latency_target_ms needs a backend_pressure_dir where "
+         "the other pools see it"},
         {"service s\nslot_buffer 5000\n",
          "t:2: slot_buffer must be a multiple of 4096"},
         {"service s\nowner root\n",

@@ -1,0 +1,215 @@
+/*
+ * pressure.c - pools holding back for one another
+ * (backend_pressure_dir, backend_latency_target_ms;
+ * fsservice/core/pressure.h), as an operator relies on it: a pool whose
+ * backend calls run past its target says so in the shared directory, and
+ * another pool's name-space changes then slow to a trickle; once no pool
+ * with a target uses the backend, they run free again.
+ *
+ *   pressure DANAUSD
+ *
+ * Two services on the local backend meet in one directory: the victim,
+ * with a target of 1 ms, and the neighbour, without. The victim's slow
+ * calls are 8 MiB writes and fsyncs on this host's disk (several ms
+ * each); the test also writes a note itself, as a pool with a target
+ * would.
+ */
+#include "harness.h"
+
+#include "fsservice/core/pressure.h"
+
+#include <danaus/danaus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define BIG (8 << 20)
+
+static const char *danausd;
+static char pressure_dir[600];
+static struct site victim_site, neighbour_site;
+static struct daemon victim, neighbour;
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int start_one(struct site *s, struct daemon *d, const char *tag,
+                     const char *extra)
+{
+    char mnt[600], host[600];
+    if (site_make(s, tag) < 0)
+        return -1;
+    snprintf(mnt, sizeof mnt, "%s/mnt", s->dir);
+    snprintf(host, sizeof host, "%s/host", s->dir);
+    if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0 ||
+        site_write_config(s,
+                          "fuse off\nbackend_pressure_dir %s\n%s"
+                          "mount %s local %s\n",
+                          pressure_dir, extra, mnt, host) < 0)
+        return -1;
+    return daemon_start(d, danausd, s, "danausd", 60000);
+}
+
+static int start(void **state)
+{
+    (void)state;
+    snprintf(pressure_dir, sizeof pressure_dir, "/tmp/danaus-pressure-%d",
+             (int)getpid());
+    if (mkdir(pressure_dir, 0700) < 0)
+        return -1;
+    if (start_one(&neighbour_site, &neighbour, "neighbour", "") < 0)
+        return -1;
+    char extra[128];
+    snprintf(extra, sizeof extra,
+             "backend_latency_target_ms 1\nslot_buffer %d\n", BIG);
+    return start_one(&victim_site, &victim, "victim", extra);
+}
+
+static int stop(void **state)
+{
+    (void)state;
+    int rc = daemon_stop(&victim) | daemon_stop(&neighbour);
+    site_remove(&victim_site);
+    site_remove(&neighbour_site);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", pressure_dir);
+    return rc | system(cmd);
+}
+
+static int mkdirs_child(void *arg)
+{
+    const char *tag = arg;
+    char path[700];
+    site_use(&neighbour_site);
+    for (int i = 0; i < 20; i++) {
+        snprintf(path, sizeof path, "%s/mnt/%s%d", neighbour_site.dir, tag,
+                 i);
+        CHILD_CHECK(danaus_mkdir(path, 0755) == 0, "mkdir %s: %s", path,
+                    strerror(errno));
+    }
+    return 0;
+}
+
+/* 20 mkdirs by a client of the neighbour, in ms. */
+static double neighbour_mkdirs(const char *tag)
+{
+    double t0 = now_ms();
+    assert_int_equal(run_in_child(mkdirs_child, (void *)tag, 30000), 0);
+    return now_ms() - t0;
+}
+
+static void write_note(const char *name, uint64_t active, uint64_t missed)
+{
+    char path[700];
+    struct pressure_note n = {active, missed};
+    snprintf(path, sizeof path, "%s/%s", pressure_dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, &n, sizeof n), sizeof n);
+    assert_int_equal(close(fd), 0);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* While a pool with a target misses it, the neighbour's mkdirs go at the
+ * floor's rate, 10 a second (a burst of one, then 19 more); once the
+ * note says that pool left the backend, at once. */
+static void test_held_back_while_another_misses(void **state)
+{
+    (void)state;
+    uint64_t now = monotonic_ns();
+    write_note("other-pool", now + 30000000000ull, now + 30000000000ull);
+    sleep_ms(300);
+    double held = neighbour_mkdirs("held");
+    write_note("other-pool", 0, 0);
+    sleep_ms(300);
+    double free_again = neighbour_mkdirs("free");
+    char path[700];
+    snprintf(path, sizeof path, "%s/other-pool", pressure_dir);
+    assert_int_equal(unlink(path), 0);
+    if (held < 1500 || free_again > 1000)
+        fail_msg("20 mkdirs took %.0f ms held back (expected 1,900), "
+                 "%.0f ms free (expected well under 1,000)",
+                 held, free_again);
+}
+
+static int slow_writes_child(void *arg)
+{
+    (void)arg;
+    char path[700];
+    site_use(&victim_site);
+    snprintf(path, sizeof path, "%s/mnt/big", victim_site.dir);
+    char *buf = malloc(BIG);
+    CHILD_CHECK(buf != NULL, "out of memory");
+    memset(buf, 'v', BIG);
+    int fd = danaus_open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    CHILD_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+    for (int i = 0; i < 5; i++) {
+        CHILD_CHECK(danaus_pwrite(fd, buf, BIG, 0) == BIG, "pwrite: %s",
+                    strerror(errno));
+        CHILD_CHECK(danaus_fsync(fd) == 0, "fsync: %s", strerror(errno));
+    }
+    CHILD_CHECK(danaus_close(fd) == 0, "close: %s", strerror(errno));
+    free(buf);
+    return 0;
+}
+
+/* The victim's 8 MiB writes and fsyncs take longer than its 1 ms target:
+ * its note says it missed and is on the backend, and the neighbour's
+ * mkdirs, right after, are held back (from the floor, growing while the
+ * victim's note says it is active). */
+static void test_slow_calls_hold_the_neighbour(void **state)
+{
+    (void)state;
+    uint64_t before = monotonic_ns();
+    assert_int_equal(run_in_child(slow_writes_child, NULL, 60000), 0);
+    sleep_ms(120); /* the victim's next window */
+    double held = neighbour_mkdirs("after");
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", pressure_dir, victim_site.service);
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    struct pressure_note n;
+    assert_int_equal(pread(fd, &n, sizeof n, 0), sizeof n);
+    assert_int_equal(close(fd), 0);
+    if (n.missed_until_ns <= before || n.active_until_ns <= before ||
+        held < 300)
+        fail_msg("the victim's note: active %+.0f ms, missed %+.0f ms from "
+                 "its start; the neighbour's 20 mkdirs after it took %.0f "
+                 "ms (expected 300 or more)",
+                 ((double)n.active_until_ns - (double)before) / 1e6,
+                 ((double)n.missed_until_ns - (double)before) / 1e6, held);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: pressure DANAUSD\n");
+        return 2;
+    }
+    danausd = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_held_back_while_another_misses),
+        cmocka_unit_test(test_slow_calls_hold_the_neighbour),
+    };
+    return cmocka_run_group_tests_name("pressure", tests, start, stop);
+}
