@@ -18,12 +18,16 @@
 #                  start of their timed parts, for their setups (default 4)
 #   WORKLOADS      tenant workloads (default "fileserver rocksdb seq noisy")
 #   STACKS         of the tenant matrix (default "danaus ceph-fuse unionfs")
-#   PARTS          of "matrix limit victim scale" (default all four)
+#   PARTS          of "matrix limit target victim scale" (default all five)
 #   LIMIT_WORKLOADS  A's workloads of part "limit" (default "seq noisy")
 #   LIMIT_NEIGHBOUR  B's workload there (default fileserver)
 #   LIMIT_OPS, LIMIT_WRITE_RATE  B's pool's limits there (default 100, 4M)
 #   LIMIT_START_DELAY  START_DELAY there: B's setup goes at its pool's
 #                  rate too (default 12)
+#   TARGET_WORKLOADS, TARGET_NEIGHBOUR  A's and B's workloads of part
+#                  "target" (default "seq noisy", fileserver)
+#   TARGET_MS      A's pool's latency target there (default 2)
+#   TARGET_START_DELAY  START_DELAY there (default 12)
 #   SCALE_COUNTS   containers per scale run (default "1 2 4 8")
 #   SCALE_WORKLOADS  (default "rocksdb fileserver")
 #   CEPH_CPUS      CPUs the cluster's daemons are pinned to when the script
@@ -53,6 +57,11 @@
 # with --backend-ops LIMIT_OPS --backend-write-rate LIMIT_WRITE_RATE (its
 # load on the shared cluster bounded); rows "danaus B limited" of the
 # matrix's tables.
+#
+# Part "target" (issue 15): the same for TARGET_WORKLOADS next to
+# TARGET_NEIGHBOUR, B's pool without limits and A's created with
+# --backend-latency-target TARGET_MS (B holds back while A's backend calls
+# miss it; fsservice/core/pressure.h); rows "danaus A with target".
 #
 # Part "victim" (issue 18): one thread alternating stat and a 4 KiB pread of
 # a cached 4 MiB file on CPU 0, alone and next to a writer on CPU 1 looping
@@ -96,11 +105,14 @@ run_seconds=${RUN_SECONDS:-6}
 start_delay=${START_DELAY:-4}
 workloads=${WORKLOADS:-fileserver rocksdb seq noisy}
 stacks=${STACKS:-danaus ceph-fuse unionfs}
-parts=${PARTS:-matrix limit victim scale}
+parts=${PARTS:-matrix limit target victim scale}
 limit_workloads=${LIMIT_WORKLOADS:-seq noisy}
 limit_neighbour=${LIMIT_NEIGHBOUR:-fileserver}
 limit_ops=${LIMIT_OPS:-100}
 limit_write_rate=${LIMIT_WRITE_RATE:-4M}
+target_workloads=${TARGET_WORKLOADS:-seq noisy}
+target_neighbour=${TARGET_NEIGHBOUR:-fileserver}
+target_ms=${TARGET_MS:-2}
 scale_counts=${SCALE_COUNTS:-1 2 4 8}
 scale_workloads=${SCALE_WORKLOADS:-rocksdb fileserver}
 ceph_cpus=${CEPH_CPUS:-1}
@@ -538,23 +550,42 @@ for round in $(seq "$rounds"); do
     esac
 done
 
+# The Danaus rows of the matrix once more, as LABEL: each of WORKLOADS
+# alone and next to NEIGHBOUR, every round, with the tenants' setups given
+# DELAY seconds (a held-back pool's setup is slow too).
+labelled_rounds() { # LABEL WORKLOADS NEIGHBOUR DELAY
+    local usual_start_delay=$start_delay wl nb
+    start_delay=$4
+    for round in $(seq "$rounds"); do
+        for wl in $2; do
+            for nb in alone "$3"; do
+                say "round $round/$rounds: $1: $wl next to $nb"
+                matrix_run danaus "$wl" "$nb" "$1"
+            done
+        done
+    done
+    start_delay=$usual_start_delay
+}
+
 # B's pool again, its load on the cluster bounded.
 case " $parts " in *" limit "*)
     "$danaus" --state "$state" pool rm "$pool_b"
     say "starting the pool $pool_b on CPU 1 at $limit_ops ops/s, $limit_write_rate/s written"
     danaus_pool "$pool_b" 1 --backend-ops "$limit_ops" \
         --backend-write-rate "$limit_write_rate"
-    usual_start_delay=$start_delay
-    start_delay=${LIMIT_START_DELAY:-12}
-    for round in $(seq "$rounds"); do
-        for wl in $limit_workloads; do
-            for nb in alone "$limit_neighbour"; do
-                say "round $round/$rounds: danaus B limited: $wl next to $nb"
-                matrix_run danaus "$wl" "$nb" "danaus B limited"
-            done
-        done
-    done
-    start_delay=$usual_start_delay ;;
+    labelled_rounds "danaus B limited" "$limit_workloads" "$limit_neighbour" \
+        "${LIMIT_START_DELAY:-12}" ;;
+esac
+
+# Both pools again: B's without limits, A's with a latency target.
+case " $parts " in *" target "*)
+    "$danaus" --state "$state" pool rm "$pool_a"
+    "$danaus" --state "$state" pool rm "$pool_b"
+    say "starting the pools again, $pool_a with a latency target of $target_ms ms"
+    danaus_pool "$pool_a" 0 --backend-latency-target "$target_ms"
+    danaus_pool "$pool_b" 1
+    labelled_rounds "danaus A with target" "$target_workloads" \
+        "$target_neighbour" "${TARGET_START_DELAY:-12}" ;;
 esac
 
 # Oversubscription and scale-up in one pool need a pool on both CPUs,
