@@ -50,8 +50,15 @@ def ops(directory, seconds):
             os.close(fd)
             os.rename(name, name + '.r')
             with open(name + '.r', 'rb') as f:
-                if f.read() != data:
-                    raise OSError(errno.EIO, 'read back differs')
+                got = f.read()
+                if got != data:
+                    # What came back says which loss it was: nothing (a
+                    # lost write or size), or another op's bytes (a stale
+                    # page or a mixed-up file).
+                    raise OSError(errno.EIO, 'read back differs: %d bytes '
+                                  'starting %r, wrote %d starting %r'
+                                  % (len(got), got[:12], len(data),
+                                     data[:12]))
             if name + '.r' not in os.listdir('.'):
                 raise OSError(errno.ENOENT, 'missing from listing')
             os.unlink(name + '.r')
