@@ -150,7 +150,7 @@ uint32_t ipc_await_input(struct ipc_slot *s, uint32_t seq, uint32_t want,
 
     for (int i = 1; (ready = input_ready(s, seq, len)) < want; i++) {
         if (i % AWAIT_LOOK_EVERY)
-            ipc_spin_step();
+            ipc_spin_step(ipc_slot_client_mark(s));
         else if (ipc_now_ns() >= give_up_ns)
             break;
         else if (!ipc_peer_elsewhere(ipc_slot_client_mark(s)))
@@ -177,6 +177,12 @@ int64_t ipc_await(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
     return ipc_await_pieces(s, seq, alive, arg, NULL, NULL);
 }
 
+/* Where the service thread that took this thread's last request ran: until
+ * the next one is taken, where it likely runs (the thread that answered
+ * last watches the slot for the next request), so a client pinned to one
+ * cpu pauses rather than yields for a service pinned to another. */
+static __thread uint32_t last_server;
+
 int64_t ipc_await_pieces(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
                          void *arg, ipc_bytes_fn bytes, void *bytes_arg)
 {
@@ -190,7 +196,11 @@ int64_t ipc_await_pieces(struct ipc_slot *s, uint32_t seq, ipc_alive_fn alive,
             break;
         if (bytes)
             look_at_bytes(s, seq, bytes, bytes_arg, &seen);
-        ipc_spin_step();
+        uint32_t server = atomic_load_explicit(&s->server_cpu,
+                                               memory_order_relaxed);
+        if (server)
+            last_server = server;
+        ipc_spin_step(server ? server : last_server);
     }
 
     last_probe = ipc_now_ns();

@@ -424,9 +424,11 @@ uint32_t ipc_cpu_mark(void);
  * when it said it runs on a cpu other than ours. One that said ours cannot
  * be running while we are; one that said nothing (0) is not known to run. */
 bool ipc_peer_elsewhere(uint32_t mark);
-/* One step of a spin loop: a pause, or a yield of the cpu for a thread that
- * can run on one cpu only (it shares it with the side it waits for). */
-void ipc_spin_step(void);
+/* One step of a spin loop waiting for a peer published as running on mark
+ * (0: unknown): a pause, or a yield of the cpu for a thread that can run on
+ * one cpu only while the peer is not known to run on another (it may need
+ * this very cpu). */
+void ipc_spin_step(uint32_t peer);
 uint64_t ipc_now_ns(void);
 int ipc_futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms);
 void ipc_futex_wake(_Atomic uint32_t *word, int n);

@@ -115,7 +115,7 @@ int ipc_ring(const struct ipc_segment *seg, struct ipc_queue *q,
     while (!try_put(seg, q, word)) {
         uint64_t waited = ipc_now_ns() - start;
         if (waited < SUBMIT_SPIN_NS) {
-            ipc_spin_step();
+            ipc_spin_step(0);
             continue;
         }
         if (waited >= RING_WAIT_NS)
@@ -250,7 +250,7 @@ enum ipc_woke ipc_wait_work(const struct ipc_segment *seg,
             }
             if (i % SPIN_CLOCK_EVERY == 0)
                 spinning = ipc_now_ns() - start < spin_ns;
-            ipc_spin_step();
+            ipc_spin_step(watch ? ipc_slot_client_mark(watch->slot) : 0);
         }
     }
     if (watch && unwatch(watch))
