@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,18 +130,26 @@ static int check_cpus(const char *name, const cpu_set_t *want)
 /* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
  * (bytes per second, below 4G) and --backend-latency-target MS (1 to
  * 60000): what danausd.conf can hold. */
+/* Whether text is a whole number from 1 to max, in *out. */
+static bool parse_count(const char *text, unsigned long long max,
+                        unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(text, &end, 10);
+    return !errno && end != text && !*end && *out != 0 && *out <= max &&
+           text[0] != '-';
+}
+
 static int parse_backend_limits(const struct pool_options *o,
                                 struct record *rec)
 {
+    unsigned long long n;
     if (o->backend_ops) {
-        char *end;
-        errno = 0;
-        unsigned long long ops = strtoull(o->backend_ops, &end, 10);
-        if (errno || end == o->backend_ops || *end || ops == 0 ||
-            ops > UINT32_MAX || o->backend_ops[0] == '-')
+        if (!parse_count(o->backend_ops, UINT32_MAX, &n))
             return fail("backend-ops %s: expected a number of calls per "
                         "second, 1 to %u", o->backend_ops, UINT32_MAX);
-        record_set(rec, "backend_ops", "%llu", ops);
+        record_set(rec, "backend_ops", "%llu", n);
     }
     if (o->backend_write_rate) {
         uint64_t rate;
@@ -154,15 +163,11 @@ static int parse_backend_limits(const struct pool_options *o,
                    (unsigned long long)rate);
     }
     if (o->backend_latency_target) {
-        char *end;
-        errno = 0;
-        unsigned long ms = strtoul(o->backend_latency_target, &end, 10);
-        if (errno || end == o->backend_latency_target || *end || ms == 0 ||
-            ms > 60000 || o->backend_latency_target[0] == '-')
+        if (!parse_count(o->backend_latency_target, 60000, &n))
             return fail("backend-latency-target %s: expected a number of "
                         "milliseconds, 1 to 60000",
                         o->backend_latency_target);
-        record_set(rec, "backend_latency_target", "%lu", ms);
+        record_set(rec, "backend_latency_target", "%llu", n);
     }
     return 0;
 }

@@ -102,10 +102,17 @@ void admission_init(struct admission *a, uint64_t ops_per_second,
     bucket_init(&a->bytes, write_bytes_per_second, now);
 }
 
-bool admission_costs_op(const struct danaus_desc *d)
+struct admission_cost admission_cost_of(const struct danaus_desc *d,
+                                        uint32_t max_bytes)
 {
-    return call_may_block(d) && !call_is_bulk_transfer(d) &&
-           d->call != DANAUS_CALL_LOCK;
+    struct admission_cost cost = {
+        call_may_block(d) && !call_is_bulk_transfer(d) &&
+            d->call != DANAUS_CALL_LOCK,
+        0,
+    };
+    if (call_is_write(d))
+        cost.bytes = d->buf_len < max_bytes ? d->buf_len : max_bytes;
+    return cost;
 }
 
 uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
@@ -115,10 +122,9 @@ uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
         atomic_load_explicit(&a->bytes.rate, memory_order_relaxed) == 0)
         return 0;
     uint64_t now = ipc_now_ns();
-    uint32_t bytes = d->buf_len < max_bytes ? d->buf_len : max_bytes;
-    uint64_t wait_ops = admission_costs_op(d) ? bucket_take(&a->ops, 1, now) : 0;
-    uint64_t wait_bytes =
-        call_is_write(d) ? bucket_take(&a->bytes, bytes, now) : 0;
+    struct admission_cost cost = admission_cost_of(d, max_bytes);
+    uint64_t wait_ops = cost.op ? bucket_take(&a->ops, 1, now) : 0;
+    uint64_t wait_bytes = bucket_take(&a->bytes, cost.bytes, now);
     return wait_ops > wait_bytes ? wait_ops : wait_bytes;
 }
 

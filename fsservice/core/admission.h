@@ -56,16 +56,21 @@ void bucket_set_rate(struct bucket *b, uint64_t rate, uint64_t now_ns);
 
 void admission_init(struct admission *a, uint64_t ops_per_second,
                     uint64_t write_bytes_per_second);
-/* Charges request d (the service's private copy, not yet checked) to the
- * pool's buckets, a write's bytes counted up to max_bytes (the slot
- * buffer: no request carries more): how many ns it must wait before it
- * runs. */
+/* What request d (the service's private copy, not yet checked) costs its
+ * pool: an op if the backend's servers must answer it (what may block,
+ * but bulk transfers, charged by their bytes, and record locks, kept in
+ * the service), and a write's bytes, counted up to max_bytes (the slot
+ * buffer: no request carries more). */
+struct admission_cost {
+    bool op;
+    uint32_t bytes;
+};
+struct admission_cost admission_cost_of(const struct danaus_desc *d,
+                                        uint32_t max_bytes);
+/* Charges request d to the pool's buckets (admission_cost_of): how many
+ * ns it must wait before it runs. */
 uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
                           uint32_t max_bytes);
-/* Whether d costs an op (a call the backend's servers must answer: what
- * may block, but bulk transfers, charged by their bytes, and record
- * locks, kept in the service). */
-bool admission_costs_op(const struct danaus_desc *d);
 /* New rates for the pool (pressure.h), as admission_init's. */
 void admission_set_rates(struct admission *a, uint64_t ops_per_second,
                          uint64_t write_bytes_per_second);

@@ -76,8 +76,6 @@ void pressure_close(struct pressure *p)
 void pressure_count(struct pressure *p, bool op, uint64_t bytes,
                     uint64_t ns)
 {
-    if (p->dir_fd < 0)
-        return;
     atomic_fetch_add_explicit(&p->backend_calls, 1, memory_order_relaxed);
     if (p->target_ns && ns > p->target_ns)
         atomic_fetch_add_explicit(&p->slow_calls, 1, memory_order_relaxed);
@@ -158,6 +156,13 @@ struct pressure_ceiling pressure_next(struct pressure_ceiling last,
     };
 }
 
+/* n counted over span_ns (a window: 100 ms or more), per second; in whole
+ * milliseconds, so that a window's bytes times 1,000 stay in 64 bits. */
+static uint64_t per_second(uint64_t n, uint64_t span_ns)
+{
+    return n * 1000 / (span_ns / ms);
+}
+
 /* The lower of two rates, 0 meaning none. */
 static uint64_t lower(uint64_t a, uint64_t b)
 {
@@ -167,7 +172,7 @@ static uint64_t lower(uint64_t a, uint64_t b)
 void pressure_tick(struct pressure *p, struct admission *a,
                    struct deadlines *ds, uint64_t now_ns)
 {
-    if (p->dir_fd < 0)
+    if (!pressure_on(p))
         return;
     if (p->window_ns == 0)
         p->window_ns = now_ns;
@@ -178,8 +183,8 @@ void pressure_tick(struct pressure *p, struct admission *a,
     uint64_t calls = atomic_exchange(&p->backend_calls, 0);
     uint64_t slow = atomic_exchange(&p->slow_calls, 0);
     struct pressure_ceiling used = {
-        atomic_exchange(&p->ops_charged, 0) * 1000000000u / span,
-        atomic_exchange(&p->bytes_charged, 0) * 1000 / (span / 1000000),
+        per_second(atomic_exchange(&p->ops_charged, 0), span),
+        per_second(atomic_exchange(&p->bytes_charged, 0), span),
     };
     if (p->note_fd >= 0)
         write_note(p, ds, calls, slow, now_ns);

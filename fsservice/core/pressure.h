@@ -80,8 +80,14 @@ int pressure_init(struct pressure *p, const char *dir, const char *name,
                   uint64_t fixed_bytes);
 void pressure_close(struct pressure *p);
 
-/* Counts one call that a pool's admission charged (ops and bytes, as
- * admission_charge), which ran ns in its backend. */
+/* Whether the pool takes part (a backend_pressure_dir is set). */
+static inline bool pressure_on(const struct pressure *p)
+{
+    return p->dir_fd >= 0;
+}
+
+/* Counts, for a pool that takes part, one call that loads its backend's
+ * servers (op and bytes, as admission_cost_of), which ran ns there. */
 void pressure_count(struct pressure *p, bool op, uint64_t bytes,
                     uint64_t ns);
 

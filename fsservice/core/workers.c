@@ -291,16 +291,16 @@ static void await_input_here(struct ipc_slot *slot, const struct danaus_desc *d)
 }
 
 /* Counts a call that loads the backend's servers for pressure.h, as
- * admission_charge charges it. */
+ * admission_charge charges it; nothing at all for a pool that takes no
+ * part. */
 static void count_pressure(struct service *svc, const struct client *c,
                            const struct danaus_desc *d, uint64_t ran_ns)
 {
-    bool op = admission_costs_op(d);
-    uint64_t bytes = 0;
-    if (call_is_write(d))
-        bytes = d->buf_len < c->area.slot_buf ? d->buf_len : c->area.slot_buf;
-    if (op || bytes)
-        pressure_count(&svc->pressure, op, bytes, ran_ns);
+    if (!pressure_on(&svc->pressure))
+        return;
+    struct admission_cost cost = admission_cost_of(d, c->area.slot_buf);
+    if (cost.op || cost.bytes)
+        pressure_count(&svc->pressure, cost.op, cost.bytes, ran_ns);
 }
 
 /* Runs the request bell b names, if it checks out (client.h). A crew's
