@@ -48,6 +48,7 @@ int pressure_init(struct pressure *p, const char *dir, const char *name,
         return -errno;
     if (target_ms > 0) {
         p->target_ns = target_ms * ms;
+        p->note.target_ns = p->target_ns;
         p->note_fd = openat(p->dir_fd, name,
                             O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (p->note_fd < 0 ||
@@ -95,12 +96,28 @@ static void write_note(struct pressure *p, struct deadlines *ds,
         p->note.active_until_ns = now + ACTIVE_HOLD_MS * ms;
     if ((calls > 0 && slow * 10 >= calls) || oldest > p->target_ns)
         p->note.missed_until_ns = now + MISS_HOLD_MS * ms;
+    p->note.calls_per_second = p->calls_per_second;
     /* A note that cannot be written leaves the last one, which expires. */
     (void)!pwrite(p->note_fd, &p->note, sizeof p->note, 0);
 }
 
-/* The state the other pools' notes are in at now. Anything in the
- * directory that is not a note of the right size is passed over. */
+/* Whether this pool holds back for the pool of note n: a pool without a
+ * target for any, one with a target for a tighter one, and for one of the
+ * same target that made fewer calls (pressure.h). */
+static bool holds_back_for(const struct pressure *p,
+                           const struct pressure_note *n)
+{
+    if (n->target_ns == 0)
+        return false;
+    if (p->target_ns == 0 || n->target_ns < p->target_ns)
+        return true;
+    return n->target_ns == p->target_ns &&
+           n->calls_per_second < p->calls_per_second;
+}
+
+/* The state the notes of the pools this one holds back for are in at now.
+ * Anything in the directory that is not a note of the right size is
+ * passed over. */
 static enum pressure_state read_notes(struct pressure *p, uint64_t now)
 {
     enum pressure_state state = PRESSURE_NONE;
@@ -120,7 +137,8 @@ static enum pressure_state read_notes(struct pressure *p, uint64_t now)
         if (note_fd < 0)
             continue;
         struct pressure_note n;
-        if (pread(note_fd, &n, sizeof n, 0) == (ssize_t)sizeof n) {
+        if (pread(note_fd, &n, sizeof n, 0) == (ssize_t)sizeof n &&
+            holds_back_for(p, &n)) {
             if (n.missed_until_ns > now)
                 state = PRESSURE_MISSED;
             else if (n.active_until_ns > now)
@@ -182,6 +200,7 @@ void pressure_tick(struct pressure *p, struct admission *a,
     p->window_ns = now_ns;
     uint64_t calls = atomic_exchange(&p->backend_calls, 0);
     uint64_t slow = atomic_exchange(&p->slow_calls, 0);
+    p->calls_per_second = per_second(calls, span);
     struct pressure_ceiling used = {
         per_second(atomic_exchange(&p->ops_charged, 0), span),
         per_second(atomic_exchange(&p->bytes_charged, 0), span),

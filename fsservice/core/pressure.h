@@ -21,8 +21,16 @@
  * grown by a sixteenth (and a floor's worth) while targets are met; none at
  * all once no pool with a target has used the backend for a second. The
  * fixed rates of the configuration stay upper bounds. A pool never holds
- * back for its own target. Calls through the FUSE door are neither counted
- * nor held, as admission's.
+ * back for its own target.
+ *
+ * Targets order the pools that have one: a pool with a target holds back
+ * for pools whose target is tighter than its own, not for looser ones.
+ * Of two pools with the same target, the one that made more backend calls
+ * in its last window holds back for the other: pools that each held back
+ * for the other's misses pushed the heavier one to the floor, pools that
+ * held back for neither left the lighter one as starved as without
+ * targets (README, issue 15). Calls through the FUSE door are neither
+ * counted nor held, as admission's.
  */
 #ifndef DANAUS_PRESSURE_H
 #define DANAUS_PRESSURE_H
@@ -44,6 +52,8 @@
 struct pressure_note {
     uint64_t active_until_ns; /* it has backend calls until then */
     uint64_t missed_until_ns; /* it misses its target until then */
+    uint64_t target_ns;       /* its target, never 0 */
+    uint64_t calls_per_second; /* its backend calls, last window */
 };
 
 /* A pool's ceiling on its rates; 0: none. */
@@ -65,6 +75,7 @@ struct pressure {
     uint64_t target_ns;  /* 0: no target */
     uint64_t fixed_ops, fixed_bytes; /* the configured rates; 0: none */
     uint64_t window_ns;  /* start of the current window */
+    uint64_t calls_per_second; /* its backend calls, last window */
     struct pressure_note note;
     struct pressure_ceiling ceiling;
     /* This window, counted by the service threads. */

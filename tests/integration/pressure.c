@@ -116,7 +116,7 @@ static double neighbour_mkdirs(const char *tag)
 static void write_note(const char *name, uint64_t active, uint64_t missed)
 {
     char path[700];
-    struct pressure_note n = {active, missed};
+    struct pressure_note n = {active, missed, 1000000, 100};
     snprintf(path, sizeof path, "%s/%s", pressure_dir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     assert_true(fd >= 0);
@@ -192,12 +192,14 @@ static void test_slow_calls_hold_the_neighbour(void **state)
     assert_int_equal(pread(fd, &n, sizeof n, 0), sizeof n);
     assert_int_equal(close(fd), 0);
     if (n.missed_until_ns <= before || n.active_until_ns <= before ||
-        held < 300)
+        n.target_ns != 1000000 || held < 300)
         fail_msg("the victim's note: active %+.0f ms, missed %+.0f ms from "
-                 "its start; the neighbour's 20 mkdirs after it took %.0f "
-                 "ms (expected 300 or more)",
+                 "its start, target %llu ns (expected 1 ms); the "
+                 "neighbour's 20 mkdirs after it took %.0f ms (expected "
+                 "300 or more)",
                  ((double)n.active_until_ns - (double)before) / 1e6,
-                 ((double)n.missed_until_ns - (double)before) / 1e6, held);
+                 ((double)n.missed_until_ns - (double)before) / 1e6,
+                 (unsigned long long)n.target_ns, held);
 }
 
 int main(int argc, char **argv)

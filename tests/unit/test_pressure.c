@@ -4,7 +4,8 @@
  * targets are met and once nobody has one; what a pool with a target
  * writes in its note, for slow calls and for a request still running; and
  * the rates a pool's admission gets from the others' notes, with anything
- * else in the directory passed over.
+ * else in the directory passed over, and, for a pool with a target, from
+ * tighter targets and from peers that make fewer calls.
  */
 #include "fsservice/core/pressure.h"
 
@@ -85,7 +86,7 @@ static int remove_dir(void **state)
 static struct pressure_note read_note(const char *name)
 {
     char path[128];
-    struct pressure_note n = {0, 0};
+    struct pressure_note n = {0, 0, 0, 0};
     snprintf(path, sizeof path, "%s/%s", dir, name);
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
@@ -94,10 +95,11 @@ static struct pressure_note read_note(const char *name)
     return n;
 }
 
-static void write_note(const char *name, uint64_t active, uint64_t missed)
+static void write_note(const char *name, uint64_t active, uint64_t missed,
+                       uint64_t target, uint64_t calls)
 {
     char path[128];
-    struct pressure_note n = {active, missed};
+    struct pressure_note n = {active, missed, target, calls};
     snprintf(path, sizeof path, "%s/%s", dir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     assert_true(fd >= 0);
@@ -135,6 +137,7 @@ static void test_own_note(void **state)
     struct pressure_note n = read_note("victim");
     assert_int_equal(n.active_until_ns, 0);
     assert_int_equal(n.missed_until_ns, 0);
+    assert_int_equal(n.target_ns, 20 * MS);
 
     for (int i = 0; i < 19; i++)
         pressure_count(&p, true, 0, 1 * MS);
@@ -206,7 +209,7 @@ static void test_rates_follow_notes(void **state)
 
     /* The victim misses: half of the 3,000 ops and 3,000 MiB a second
      * used, the bytes below the fixed rate. */
-    write_note("victim", t + 10 * S, t + 10 * S);
+    write_note("victim", t + 10 * S, t + 10 * S, 2 * MS, 100);
     for (int i = 0; i < 300; i++)
         pressure_count(&p, true, 1 << 20, 1 * MS);
     pressure_tick(&p, &a, &ds, t + 200 * MS);
@@ -216,15 +219,59 @@ static void test_rates_follow_notes(void **state)
     assert_int_equal(a.ops.rate, PRESSURE_FLOOR_OPS);
 
     /* Met again: it grows. */
-    write_note("victim", t + 10 * S, 0);
+    write_note("victim", t + 10 * S, 0, 2 * MS, 100);
     pressure_tick(&p, &a, &ds, t + 400 * MS);
     assert_int_equal(a.ops.rate, 2 * PRESSURE_FLOOR_OPS);
     /* The victim left the backend a while ago: no ceiling. */
-    write_note("victim", t + 400 * MS, 0);
+    write_note("victim", t + 400 * MS, 0, 2 * MS, 100);
     pressure_tick(&p, &a, &ds, t + 500 * MS);
     assert_int_equal(a.ops.rate, 0);
     assert_int_equal(a.bytes.rate, 50 << 20);
     pressure_close(&p);
+}
+
+/* A pool with a 5 ms target, making 3,000 calls a second, next to pools
+ * that miss theirs: it holds back for a 2 ms one; for a 5 ms one (a peer)
+ * only while that one makes fewer calls; never for one of 10 ms, and a
+ * note that says no target is passed over. Its own note says its rate. */
+static void test_tighter_targets_first(void **state)
+{
+    (void)state;
+    struct pressure p;
+    struct admission a;
+    struct deadlines ds;
+    open_pool(&p, &a, &ds, "mid", 5, 0);
+    uint64_t t = ipc_now_ns();
+    pressure_tick(&p, &a, &ds, t);
+
+    write_note("peer", t + 10 * S, t + 10 * S, 5 * MS, 5000);
+    write_note("loose", t + 10 * S, t + 10 * S, 10 * MS, 1);
+    write_note("none", t + 10 * S, t + 10 * S, 0, 1);
+    for (int i = 0; i < 300; i++)
+        pressure_count(&p, true, 0, 1 * MS);
+    pressure_tick(&p, &a, &ds, t + 100 * MS);
+    assert_int_equal(a.ops.rate, 0);
+    assert_int_equal(read_note("mid").calls_per_second, 3000);
+
+    write_note("peer", t + 10 * S, t + 10 * S, 5 * MS, 2000);
+    for (int i = 0; i < 300; i++)
+        pressure_count(&p, true, 0, 1 * MS);
+    pressure_tick(&p, &a, &ds, t + 200 * MS);
+    assert_int_equal(a.ops.rate, 1500);
+
+    write_note("peer", t + 10 * S, t + 10 * S, 5 * MS, 5000);
+    write_note("tight", t + 10 * S, t + 10 * S, 2 * MS, 5000);
+    for (int i = 0; i < 300; i++)
+        pressure_count(&p, true, 0, 1 * MS);
+    pressure_tick(&p, &a, &ds, t + 300 * MS);
+    assert_int_equal(a.ops.rate, 750);
+    pressure_close(&p);
+    const char *names[] = {"peer", "loose", "none", "tight"};
+    for (int i = 0; i < 4; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(unlink(path), 0);
+    }
 }
 
 /* A directory that is not there is the operator's error, said at start;
@@ -246,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_next_ceiling),
         cmocka_unit_test(test_own_note),
         cmocka_unit_test(test_rates_follow_notes),
+        cmocka_unit_test(test_tighter_targets_first),
         cmocka_unit_test(test_init_errors),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
