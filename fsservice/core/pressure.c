@@ -96,7 +96,6 @@ static void write_note(struct pressure *p, struct deadlines *ds,
         p->note.active_until_ns = now + ACTIVE_HOLD_MS * ms;
     if ((calls > 0 && slow * 10 >= calls) || oldest > p->target_ns)
         p->note.missed_until_ns = now + MISS_HOLD_MS * ms;
-    p->note.calls_per_second = p->calls_per_second;
     /* A note that cannot be written leaves the last one, which expires. */
     (void)!pwrite(p->note_fd, &p->note, sizeof p->note, 0);
 }
@@ -112,7 +111,7 @@ static bool holds_back_for(const struct pressure *p,
     if (p->target_ns == 0 || n->target_ns < p->target_ns)
         return true;
     return n->target_ns == p->target_ns &&
-           n->calls_per_second < p->calls_per_second;
+           n->calls_per_second < p->note.calls_per_second;
 }
 
 /* The state the notes of the pools this one holds back for are in at now.
@@ -200,7 +199,7 @@ void pressure_tick(struct pressure *p, struct admission *a,
     p->window_ns = now_ns;
     uint64_t calls = atomic_exchange(&p->backend_calls, 0);
     uint64_t slow = atomic_exchange(&p->slow_calls, 0);
-    p->calls_per_second = per_second(calls, span);
+    p->note.calls_per_second = per_second(calls, span);
     struct pressure_ceiling used = {
         per_second(atomic_exchange(&p->ops_charged, 0), span),
         per_second(atomic_exchange(&p->bytes_charged, 0), span),

@@ -75,8 +75,7 @@ struct pressure {
     uint64_t target_ns;  /* 0: no target */
     uint64_t fixed_ops, fixed_bytes; /* the configured rates; 0: none */
     uint64_t window_ns;  /* start of the current window */
-    uint64_t calls_per_second; /* its backend calls, last window */
-    struct pressure_note note;
+    struct pressure_note note; /* its file's, kept also without a target */
     struct pressure_ceiling ceiling;
     /* This window, counted by the service threads. */
     _Atomic uint64_t backend_calls, slow_calls; /* completed */
