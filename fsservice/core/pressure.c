@@ -47,8 +47,7 @@ int pressure_init(struct pressure *p, const char *dir, const char *name,
     if (p->dir_fd < 0)
         return -errno;
     if (target_ms > 0) {
-        p->target_ns = target_ms * ms;
-        p->note.target_ns = p->target_ns;
+        p->note.target_ns = target_ms * ms;
         p->note_fd = openat(p->dir_fd, name,
                             O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (p->note_fd < 0 ||
@@ -78,7 +77,7 @@ void pressure_count(struct pressure *p, bool op, uint64_t bytes,
                     uint64_t ns)
 {
     atomic_fetch_add_explicit(&p->backend_calls, 1, memory_order_relaxed);
-    if (p->target_ns && ns > p->target_ns)
+    if (p->note.target_ns && ns > p->note.target_ns)
         atomic_fetch_add_explicit(&p->slow_calls, 1, memory_order_relaxed);
     if (op)
         atomic_fetch_add_explicit(&p->ops_charged, 1, memory_order_relaxed);
@@ -94,7 +93,7 @@ static void write_note(struct pressure *p, struct deadlines *ds,
     uint64_t oldest = deadlines_oldest_ns(ds, now);
     if (calls > 0 || oldest > 0)
         p->note.active_until_ns = now + ACTIVE_HOLD_MS * ms;
-    if ((calls > 0 && slow * 10 >= calls) || oldest > p->target_ns)
+    if ((calls > 0 && slow * 10 >= calls) || oldest > p->note.target_ns)
         p->note.missed_until_ns = now + MISS_HOLD_MS * ms;
     /* A note that cannot be written leaves the last one, which expires. */
     (void)!pwrite(p->note_fd, &p->note, sizeof p->note, 0);
@@ -108,9 +107,10 @@ static bool holds_back_for(const struct pressure *p,
 {
     if (n->target_ns == 0)
         return false;
-    if (p->target_ns == 0 || n->target_ns < p->target_ns)
+    uint64_t own = p->note.target_ns;
+    if (own == 0 || n->target_ns < own)
         return true;
-    return n->target_ns == p->target_ns &&
+    return n->target_ns == own &&
            n->calls_per_second < p->note.calls_per_second;
 }
 

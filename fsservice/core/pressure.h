@@ -52,7 +52,7 @@
 struct pressure_note {
     uint64_t active_until_ns; /* it has backend calls until then */
     uint64_t missed_until_ns; /* it misses its target until then */
-    uint64_t target_ns;       /* its target, never 0 */
+    uint64_t target_ns;       /* its target; 0: none (then no file) */
     uint64_t calls_per_second; /* its backend calls, last window */
 };
 
@@ -72,7 +72,6 @@ struct pressure {
     int dir_fd;          /* backend_pressure_dir; -1: not set */
     int note_fd;         /* this pool's file there; -1: no target */
     char name[NAME_MAX + 1];
-    uint64_t target_ns;  /* 0: no target */
     uint64_t fixed_ops, fixed_bytes; /* the configured rates; 0: none */
     uint64_t window_ns;  /* start of the current window */
     struct pressure_note note; /* its file's, kept also without a target */
