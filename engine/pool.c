@@ -127,9 +127,6 @@ static int check_cpus(const char *name, const cpu_set_t *want)
     return rc;
 }
 
-/* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
- * (bytes per second, below 4G) and --backend-latency-target MS (1 to
- * 60000): what danausd.conf can hold. */
 /* Whether text is a whole number from 1 to max, in *out. */
 static bool parse_count(const char *text, unsigned long long max,
                         unsigned long long *out)
@@ -141,6 +138,9 @@ static bool parse_count(const char *text, unsigned long long max,
            text[0] != '-';
 }
 
+/* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
+ * (bytes per second, below 4G) and --backend-latency-target MS (1 to
+ * 60000): what danausd.conf can hold. */
 static int parse_backend_limits(const struct pool_options *o,
                                 struct record *rec)
 {

@@ -290,9 +290,9 @@ int main(int argc, char **argv)
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,
                    svc.cfg.backend_write_bytes_per_second);
     int rc = pressure_init(&svc.pressure, svc.cfg.backend_pressure_dir,
-                       svc.cfg.service, svc.cfg.backend_latency_target_ms,
-                       svc.cfg.backend_ops_per_second,
-                       svc.cfg.backend_write_bytes_per_second);
+                           svc.cfg.service, svc.cfg.backend_latency_target_ms,
+                           svc.cfg.backend_ops_per_second,
+                           svc.cfg.backend_write_bytes_per_second);
     if (rc < 0) {
         snprintf(err, sizeof err, "backend_pressure_dir %s: %s",
                  svc.cfg.backend_pressure_dir, strerror(-rc));
