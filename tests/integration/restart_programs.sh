@@ -57,6 +57,7 @@ tar cf "$site/tree.tar" -C /usr/include linux || exit 1
 ( r=0
   while [ ! -e "$site/stop" ] || [ $r -lt 2 ]; do
       r=$((r + 1))
+      echo "round $r at $(date +%T.%N | cut -c1-12)"
       danaus mkdir "$root/tar$r" &&
           danaus tar xf "$site/tree.tar" -C "$root/tar$r" || exit 1
   done
@@ -94,7 +95,7 @@ for k in 1 2 3; do
 done
 
 touch "$site/stop"
-wait $tar_pid || { echo "tar failed:"; cat "$site/tar.log"; failed=1; }
+wait $tar_pid || failed=1
 wait $db_pid || { echo "db_bench failed:"; cat "$site/db_bench"*.log; failed=1; }
 wait $rec_pid || { echo "record loop failed:"; cat "$site/records.log"; failed=1; }
 
@@ -110,6 +111,7 @@ for r in $(seq "$tar_rounds"); do
     [ -s "$site/compare$r" ] &&
         { echo "tree $r differs:"; head "$site/compare$r"; failed=1; }
 done
+[ $failed -eq 0 ] || { echo "tar's rounds:"; cat "$site/tar.log"; }
 db_rounds=$(cat "$site/db.rounds" 2>/dev/null || echo 0)
 for r in $(seq "$db_rounds"); do
     grep -q '(20000 of 20000 found)' "$site/db_bench$r.log" ||
@@ -131,11 +133,12 @@ pause=$(awk 'NR > 1 && $2 - prev > max { max = $2 - prev } { prev = $2 }
 echo "$backend: 3 kills; $tar_rounds tar x, $db_rounds db_bench and $acked" \
      "fsync'd records went on; longest pause between records ${pause} ms"
 
-danaus rm -rf "$root"
-service_stop
 if [ $failed -eq 0 ]; then
+    danaus rm -rf "$root"
+    service_stop
     rm -rf "$site"
 else
-    echo "site kept: $site"
+    service_stop
+    echo "site kept: $site (the trees stay in $root)"
 fi
 exit $failed
