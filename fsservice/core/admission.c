@@ -115,17 +115,22 @@ struct admission_cost admission_cost_of(const struct danaus_desc *d,
     return cost;
 }
 
-uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
-                          uint32_t max_bytes)
+uint64_t admission_charge_cost(struct admission *a,
+                               struct admission_cost cost)
 {
     if (atomic_load_explicit(&a->ops.rate, memory_order_relaxed) == 0 &&
         atomic_load_explicit(&a->bytes.rate, memory_order_relaxed) == 0)
         return 0;
     uint64_t now = ipc_now_ns();
-    struct admission_cost cost = admission_cost_of(d, max_bytes);
     uint64_t wait_ops = cost.op ? bucket_take(&a->ops, 1, now) : 0;
     uint64_t wait_bytes = bucket_take(&a->bytes, cost.bytes, now);
     return wait_ops > wait_bytes ? wait_ops : wait_bytes;
+}
+
+uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
+                          uint32_t max_bytes)
+{
+    return admission_charge_cost(a, admission_cost_of(d, max_bytes));
 }
 
 void admission_set_rates(struct admission *a, uint64_t ops_per_second,

@@ -17,7 +17,9 @@
  * as the processes of one cgroup share its io.max: one busy container
  * can use all of it. A write is charged by its claimed length, bounded by
  * the slot buffer, so a client cannot run up the debt with requests that
- * the service refuses anyway.
+ * the service refuses anyway. The FUSE door's calls take from the same
+ * buckets (fsservice/doors/fuse_ops.c), each by the FUSE operation that
+ * does what the charged request would.
  */
 #ifndef DANAUS_ADMISSION_H
 #define DANAUS_ADMISSION_H
@@ -67,8 +69,11 @@ struct admission_cost {
 };
 struct admission_cost admission_cost_of(const struct danaus_desc *d,
                                         uint32_t max_bytes);
-/* Charges request d to the pool's buckets (admission_cost_of): how many
- * ns it must wait before it runs. */
+/* Charges a call of that cost to the pool's buckets: how many ns it must
+ * wait before it runs. */
+uint64_t admission_charge_cost(struct admission *a,
+                               struct admission_cost cost);
+/* Charges request d (admission_cost_of), as admission_charge_cost. */
 uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
                           uint32_t max_bytes);
 /* New rates for the pool (pressure.h), as admission_init's. */

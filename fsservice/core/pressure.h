@@ -29,8 +29,9 @@
  * in its last window holds back for the other: pools that each held back
  * for the other's misses pushed the heavier one to the floor, pools that
  * held back for neither left the lighter one as starved as without
- * targets (README, issue 15). Calls through the FUSE door are neither
- * counted nor held, as admission's.
+ * targets (README, issue 15). Calls through the FUSE door count and are
+ * held as the preload's (fsservice/doors/fuse_ops.c), once they are done:
+ * one still running in the backend is not seen as a miss.
  */
 #ifndef DANAUS_PRESSURE_H
 #define DANAUS_PRESSURE_H

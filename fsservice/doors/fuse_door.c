@@ -382,6 +382,8 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->creds = &d->creds;
     ex->direct_io = svc->cfg.fuse_direct_io;
     ex->revalidate = svc->cfg.fuse_revalidate;
+    ex->admission = &svc->admission;
+    ex->pressure = &svc->pressure;
 }
 
 /* Hands every mount served to a new keeper (its first one died). */

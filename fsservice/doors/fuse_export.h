@@ -18,6 +18,8 @@
 #include "fuse_handles.h"
 #include "fuse_loop.h"
 #include "fuse_nodes.h"
+#include "fsservice/core/admission.h"
+#include "fsservice/core/pressure.h"
 #include "fsservice/libservice/libservice.h"
 
 #include <fuse3/fuse_lowlevel.h>
@@ -35,6 +37,10 @@ struct fuse_export {
     struct fuse_cred_cache *creds;
     int direct_io;           /* config fuse_direct_io */
     int revalidate;          /* config fuse_revalidate */
+    /* The pool's share of its backend, which the door's calls take from
+     * as the preload's do (the service's). */
+    struct admission *admission;
+    struct pressure *pressure;
     struct fuse_session *se;
     struct fuse_nodes nodes;
     struct fuse_handles handles;

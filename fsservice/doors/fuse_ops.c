@@ -15,6 +15,7 @@
  * kernel but data pages: every entry and attribute is valid for 0 s.
  */
 #include "fuse_export.h"
+#include "ipc/ipc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,12 +28,15 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-/* A request's export, instance and credentials. */
+/* A request's export, instance and credentials, and what its backend
+ * call costs the pool (pace). */
 struct ctx {
     fuse_req_t req;
     struct fuse_export *ex;
     struct ls_instance *inst;
     const struct ls_cred *cred;
+    struct admission_cost cost;
+    uint64_t paced_at;
 };
 
 /* Fills c for req: 0, or replies the error itself (ENOMEM, or EACCES for
@@ -58,6 +62,30 @@ static int begin(fuse_req_t req, struct ctx *c)
     struct ctx c;                                                         \
     if (begin(req, &c) < 0)                                               \
     return
+
+/* Before a backend call that loads the backend's servers: charges the
+ * pool an op (a name-space or attribute change, a sync) or a write's
+ * bytes, as the preload's calls are charged (admission.h), and waits its
+ * turn on this loop thread while the others serve on (all of them, only
+ * when FUSE_LOOP_THREADS calls wait at once). */
+static void pace(struct ctx *c, bool op, size_t bytes)
+{
+    c->cost = (struct admission_cost){
+        op, bytes < UINT32_MAX ? (uint32_t)bytes : UINT32_MAX};
+    uint64_t wait = admission_charge_cost(c->ex->admission, c->cost);
+    if (wait > 0)
+        admission_wait(wait);
+    c->paced_at = ipc_now_ns();
+}
+
+/* After it: its time in the backend counts toward the pool's target
+ * (pressure.h). */
+static void paced(struct ctx *c)
+{
+    if (pressure_on(c->ex->pressure) && (c->cost.op || c->cost.bytes))
+        pressure_count(c->ex->pressure, c->cost.op, c->cost.bytes,
+                       ipc_now_ns() - c->paced_at);
+}
 
 static void reply_status(fuse_req_t req, int rc)
 {
@@ -305,8 +333,8 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 }
 
 /* One setattr change, through f when given, else by path. */
-static int set_one(struct ctx *c, const char *path, struct ls_file *f,
-                   int what, const struct stat *attr, int to_set)
+static int change_one(struct ctx *c, const char *path, struct ls_file *f,
+                      int what, const struct stat *attr, int to_set)
 {
     const struct ls_ops *ops = c->inst->ops;
     switch (what) {
@@ -340,6 +368,16 @@ static int set_one(struct ctx *c, const char *path, struct ls_file *f,
                                 AT_SYMLINK_NOFOLLOW);
     }
     }
+}
+
+/* One setattr change, paced. */
+static int set_one(struct ctx *c, const char *path, struct ls_file *f,
+                   int what, const struct stat *attr, int to_set)
+{
+    pace(c, true, 0);
+    int rc = change_one(c, path, f, what, attr, to_set);
+    paced(c);
+    return rc;
 }
 
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
@@ -403,11 +441,13 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
     enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, op, &rc);
     if (rc == 0 && e != EARLIER_DONE) {
         note_done(&c, op, FUSE_DONE_BEGUN);
+        pace(&c, true, 0);
         rc = what == MAKE_DIR
                  ? c.inst->ops->mkdir(c.inst, c.cred, path, mode)
              : what == MAKE_NODE
                  ? c.inst->ops->mknod(c.inst, c.cred, path, mode, dev)
                  : c.inst->ops->symlink(c.inst, c.cred, target, path);
+        paced(&c);
         rc = again(e, rc, EEXIST);
         note_done(&c, op, rc);
     }
@@ -447,8 +487,10 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
     enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, op, &rc);
     if (rc == 0 && e != EARLIER_DONE) {
         note_done(&c, op, FUSE_DONE_BEGUN);
+        pace(&c, true, 0);
         rc = dir ? c.inst->ops->rmdir(c.inst, c.cred, path)
                  : c.inst->ops->unlink(c.inst, c.cred, path);
+        paced(&c);
         rc = again(e, rc, ENOENT);
         if (rc == 0)
             fuse_nodes_unlinked(&c.ex->nodes, path);
@@ -483,8 +525,10 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
     }
     if (rc == 0) {
         note_done(&c, DONE_RENAME, FUSE_DONE_BEGUN);
+        pace(&c, true, 0);
         rc = again(e, c.inst->ops->rename(c.inst, c.cred, from, to, flags),
                    ENOENT);
+        paced(&c);
     }
     if (rc == 0 && (flags & RENAME_EXCHANGE)) {
         /* Through a third name, so that neither set of nodes is taken for
@@ -511,8 +555,10 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
     enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, DONE_LINK, &rc);
     if (rc == 0 && e != EARLIER_DONE) {
         note_done(&c, DONE_LINK, FUSE_DONE_BEGUN);
+        pace(&c, true, 0);
         rc = again(e, c.inst->ops->link(c.inst, c.cred, existing, path),
                    EEXIST);
+        paced(&c);
         note_done(&c, DONE_LINK, rc);
     }
     if (rc < 0)
@@ -579,8 +625,11 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         return;
     }
     int rc = path_of(&c, ino, path);
-    if (rc == 0)
+    if (rc == 0) {
+        pace(&c, (flags & O_TRUNC) != 0, 0);
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, 0, &file);
+        paced(&c);
+    }
     if (rc == 0)
         rc = hand_over(&c, ino, file, flags, fi);
     if (rc == 0)
@@ -615,7 +664,9 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
         note_done(&c, DONE_CREATE, rc);
     } else if (rc == 0) {
         note_done(&c, DONE_CREATE, FUSE_DONE_BEGUN);
+        pace(&c, true, 0);
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, mode, &file);
+        paced(&c);
         note_done(&c, DONE_CREATE, rc);
     }
     if (rc == 0)
@@ -665,8 +716,10 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
     ssize_t n = file_of(&c, fi, &file);
     if (n == 0) {
         fuse_handles_writing(&c.ex->handles, fi->fh);
+        pace(&c, false, size);
         n = c.inst->ops->pwrite(file, c.cred, buf, size,
                                 (fi->flags & O_APPEND) ? -1 : off, &end);
+        paced(&c);
     }
     if (n < 0)
         fuse_reply_err(req, (int)-n);
@@ -694,8 +747,10 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
         static const char zero;
         off_t end;
         fuse_handles_writing(&c.ex->handles, fi->fh);
+        pace(&c, true, 0);
         ssize_t n = c.inst->ops->pwrite(file, c.cred, &zero, 1,
                                         off + len - 1, &end);
+        paced(&c);
         rc = n < 0 ? (int)n : 0;
     }
     reply_status(req, rc);
@@ -752,8 +807,11 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
     int rc = file_of(&c, fi, &file);
     if (rc == 0)
         rc = fuse_handles_sync_begin(&c.ex->handles, fi->fh, &mark);
-    if (rc == 0)
+    if (rc == 0) {
+        pace(&c, true, 0);
         rc = c.inst->ops->fsync(file, c.cred, datasync);
+        paced(&c);
+    }
     if (rc == 0)
         fuse_handles_synced(&c.ex->handles, fi->fh, mark);
     reply_status(req, rc);
@@ -765,9 +823,12 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
     BEGIN(req, c);
     char path[PATH_MAX];
     int rc = path_of(&c, ino, path);
-    if (rc == 0)
+    if (rc == 0) {
+        pace(&c, true, 0);
         rc = c.inst->ops->setxattr(c.inst, c.cred, path, name, value, size,
                                    flags, AT_SYMLINK_NOFOLLOW);
+        paced(&c);
+    }
     reply_status(req, rc);
 }
 
@@ -810,9 +871,12 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
     BEGIN(req, c);
     char path[PATH_MAX];
     int rc = path_of(&c, ino, path);
-    if (rc == 0)
+    if (rc == 0) {
+        pace(&c, true, 0);
         rc = c.inst->ops->removexattr(c.inst, c.cred, path, name,
                                       AT_SYMLINK_NOFOLLOW);
+        paced(&c);
+    }
     reply_status(req, rc);
 }
 
