@@ -53,4 +53,13 @@ if(TARGET danaus_backend_ceph)
       ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
   set_tests_properties(restart_programs_ceph PROPERTIES
     LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+  # ceph_full: the cluster filled through a service; deletes, mkdir and
+  # reads go on. Alone, since it fills the cluster every test shares.
+  add_test(NAME ceph_full
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/ceph_full.sh
+      $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
+      ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+  set_tests_properties(ceph_full PROPERTIES
+    LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph RUN_SERIAL TRUE
+    TIMEOUT 300)
 endif()

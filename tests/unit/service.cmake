@@ -22,3 +22,8 @@ danaus_unit_test(test_admission
 danaus_unit_test(test_pressure
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pressure.c
                  LIBS danaus_service)
+
+# The room a Ceph client's writes have left; plain C, no libcephfs needed.
+danaus_unit_test(test_ceph_space
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ceph_space.c
+                         ${PROJECT_SOURCE_DIR}/fsservice/libservice/ceph/space.c)

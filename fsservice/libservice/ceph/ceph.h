@@ -3,7 +3,8 @@
  * (one Ceph mount per service), the instance (a directory of that mount used
  * as a root), the path walk inside an instance, and attribute conversion.
  *
- * Files: client.c (mount, credentials), walk.c (paths), deleg.c (read
+ * Files: client.c (mount, credentials, space.c: the room left for
+ * writes), walk.c (paths), deleg.c (read
  * delegations: what lets file data be cached outside libcephfs),
  * file.c (open files and directories), ceph.c (instances, path
  * operations, the ops table). Internal to fsservice; users see libservice.h.
@@ -11,6 +12,7 @@
 #ifndef DANAUS_CEPH_BACKEND_H
 #define DANAUS_CEPH_BACKEND_H
 
+#include "space.h"
 #include "fsservice/libservice/libservice.h"
 
 #include <cephfs/libcephfs.h>
@@ -25,9 +27,13 @@ struct cephfs_client {
     /* st_dev reported for every file of this client: a constant made from
      * the file system id, so all files of one mount share it. */
     uint64_t dev;
-    /* cephfs_client_full's answer and when it was asked (ns, monotonic) */
-    _Atomic bool full;
-    _Atomic uint64_t full_asked_ns;
+    /* The room the cluster has left for this client's writes, and the
+     * thread that asks the cluster for it (client.c). */
+    struct ceph_space space;
+    pthread_mutex_t space_lock;
+    pthread_cond_t space_cond;
+    bool space_stop, space_started;
+    pthread_t space_thread;
     /* ceph_write_through: no object cache, and attribute changes flushed
      * to the MDS before they are answered (ceph_setattr). */
     bool write_through;
@@ -45,9 +51,13 @@ struct cephfs_client {
     pthread_t deleg_thread;
 };
 
-/* Whether the cluster has no space left (statfs of the mount's root, asked
- * at most once a second). */
+/* Whether the cluster had no space left at its last figure (statfs of
+ * the mount's root, asked every second; space.h). */
 bool cephfs_client_full(struct cephfs_client *cl);
+/* The bytes a write may take before the cluster is full (SPACE_UNKNOWN:
+ * no figure), and what a write took. */
+uint64_t cephfs_client_room(struct cephfs_client *cl);
+void cephfs_client_wrote(struct cephfs_client *cl, uint64_t n);
 
 struct ceph_instance {
     struct ls_instance base;

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #define CEPH_MOUNT_TIMEOUT "30" /* seconds */
-#define FULL_ASK_NS 1000000000ull /* how long a fullness answer holds */
+#define SPACE_STOP_S 2 /* how long the end waits for a statfs */
 
 /* Ceph options must be set before ceph_mount to take effect. */
 static int set_option(struct ceph_mount_info *cm, const char *name,
@@ -70,6 +70,70 @@ static int quiet_logging(struct ceph_mount_info *cm, char *err, size_t errlen)
     return 0;
 }
 
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Asks the cluster for the room it has left, every SPACE_ASK_MS, on a
+ * thread of its own: a write never waits for the monitors (which a
+ * stalled cluster would make it do for as long as the stall). */
+static void *space_main(void *arg)
+{
+    struct cephfs_client *cl = arg;
+    pthread_mutex_lock(&cl->space_lock);
+    while (!cl->space_stop) {
+        pthread_mutex_unlock(&cl->space_lock);
+        struct statvfs sv;
+        space_set_left(&cl->space,
+                       ceph_statfs(cl->cmount, "/", &sv) == 0
+                           ? (uint64_t)sv.f_bavail * sv.f_frsize
+                           : SPACE_UNKNOWN);
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += SPACE_ASK_MS / 1000;
+        pthread_mutex_lock(&cl->space_lock);
+        if (!cl->space_stop)
+            pthread_cond_timedwait(&cl->space_cond, &cl->space_lock, &until);
+    }
+    pthread_mutex_unlock(&cl->space_lock);
+    return NULL;
+}
+
+static int space_start(struct cephfs_client *cl)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_mutex_init(&cl->space_lock, NULL);
+    pthread_cond_init(&cl->space_cond, &attr);
+    pthread_condattr_destroy(&attr);
+    int r = pthread_create(&cl->space_thread, NULL, space_main, cl);
+    cl->space_started = r == 0;
+    return -r;
+}
+
+/* Whether the thread ended within SPACE_STOP_S; it does not while the
+ * monitors keep its statfs waiting. */
+static bool space_stop(struct cephfs_client *cl)
+{
+    if (!cl->space_started)
+        return true;
+    pthread_mutex_lock(&cl->space_lock);
+    cl->space_stop = true;
+    pthread_cond_signal(&cl->space_cond);
+    pthread_mutex_unlock(&cl->space_lock);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += SPACE_STOP_S;
+    if (pthread_timedjoin_np(cl->space_thread, NULL, &until) != 0)
+        return false;
+    cl->space_started = false;
+    return true;
+}
+
 struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
                                         char *err, size_t errlen)
 {
@@ -79,6 +143,7 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
         return NULL;
     }
     cl->write_through = o->write_through;
+    space_init(&cl->space);
     int r = ceph_create(&cl->cmount, o->client_id);
     if (r < 0) {
         snprintf(err, errlen, "ceph: ceph_create: %s", strerror(-r));
@@ -132,6 +197,13 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
     /* "CE" in the high bits keeps it apart from the small numbers of local
      * block devices; the fs id tells file systems of one cluster apart. */
     cl->dev = 0xCE000000u | (uint64_t)(cid < 0 ? 0 : cid & 0xffffff);
+    r = space_start(cl);
+    if (r < 0) {
+        snprintf(err, errlen, "ceph: cannot start a thread: %s",
+                 strerror(-r));
+        ceph_unmount(cl->cmount);
+        goto fail;
+    }
     return cl;
 
 fail:
@@ -145,6 +217,13 @@ void cephfs_client_free(struct cephfs_client *cl)
     if (cl == NULL)
         return;
     ceph_deleg_stop(cl);
+    /* The cluster does not answer: its unmount would wait too, and the
+     * thread still uses the mount. The process is ending; leave both. */
+    if (!space_stop(cl)) {
+        fprintf(stderr, "danausd: ceph: the cluster does not answer; "
+                "leaving without unmounting\n");
+        return;
+    }
     ceph_unmount(cl->cmount);
     ceph_release(cl->cmount);
     free(cl);
@@ -152,19 +231,17 @@ void cephfs_client_free(struct cephfs_client *cl)
 
 bool cephfs_client_full(struct cephfs_client *cl)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    uint64_t asked = atomic_load(&cl->full_asked_ns);
-    if (asked != 0 && now - asked < FULL_ASK_NS)
-        return atomic_load(&cl->full);
-    /* One asker at a time; the others take the previous answer. */
-    if (!atomic_compare_exchange_strong(&cl->full_asked_ns, &asked, now))
-        return atomic_load(&cl->full);
-    struct statvfs sv;
-    bool full = ceph_statfs(cl->cmount, "/", &sv) == 0 && sv.f_bavail == 0;
-    atomic_store(&cl->full, full);
-    return full;
+    return space_full(&cl->space);
+}
+
+uint64_t cephfs_client_room(struct cephfs_client *cl)
+{
+    return space_room(&cl->space, monotonic_ns());
+}
+
+void cephfs_client_wrote(struct cephfs_client *cl, uint64_t n)
+{
+    space_wrote(&cl->space, n, monotonic_ns());
 }
 
 /* ceph_userperm_new keeps a pointer to the group list rather than a copy

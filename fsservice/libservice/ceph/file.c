@@ -290,20 +290,29 @@ ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
         n = INT_MAX; /* ceph_ll_write returns an int */
     if (n == 0)
         return empty_write(f, cred, off, end);
+    /* What fits before the cluster is full, then ENOSPC (space.h). */
+    uint64_t room = cephfs_client_room(fclient(f));
+    if (room == 0)
+        return -ENOSPC;
+    if (n > room)
+        n = room;
     int killed = ceph_kill_privs(fclient(f), cf->in, cred);
     if (killed < 0)
         return killed;
+    int r;
     if (off >= 0) {
-        int r = ceph_ll_write(cm, cf->fh, off, n, buf);
+        r = ceph_ll_write(cm, cf->fh, off, n, buf);
         if (r >= 0 && end != NULL)
             *end = off + r;
-        return r;
+    } else {
+        pthread_mutex_lock(&cf->lock);
+        r = ceph_ll_write(cm, cf->fh, -1, n, buf);
+        if (r >= 0 && end != NULL)
+            *end = ceph_ll_lseek(cm, cf->fh, 0, SEEK_CUR);
+        pthread_mutex_unlock(&cf->lock);
     }
-    pthread_mutex_lock(&cf->lock);
-    int r = ceph_ll_write(cm, cf->fh, -1, n, buf);
-    if (r >= 0 && end != NULL)
-        *end = ceph_ll_lseek(cm, cf->fh, 0, SEEK_CUR);
-    pthread_mutex_unlock(&cf->lock);
+    if (r > 0)
+        cephfs_client_wrote(fclient(f), (uint64_t)r);
     return r;
 }
 
