@@ -1,9 +1,10 @@
 /*
- * stats.c - per-mount counters of the preload door (stats.h).
+ * stats.c - per-mount counters of both doors (stats.h).
  */
 #include "stats.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 struct mount_stats {
@@ -40,8 +41,8 @@ static struct mount_stats *of(struct stats_table *t, uint32_t mount)
     return s;
 }
 
-void stats_count(struct stats_table *t, uint32_t mount, uint32_t call,
-                 int64_t result, uint64_t ns)
+void stats_add(struct stats_table *t, uint32_t mount, uint64_t ns,
+               uint64_t bytes_read, uint64_t bytes_written)
 {
     if (mount >= DANAUS_MAX_INSTANCES)
         return;
@@ -51,14 +52,21 @@ void stats_count(struct stats_table *t, uint32_t mount, uint32_t call,
     atomic_fetch_add_explicit(&s->calls, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->time_ns[bucket(ns)], 1,
                               memory_order_relaxed);
-    if (result <= 0)
-        return;
-    if (call == DANAUS_CALL_READ || call == DANAUS_CALL_PREAD)
-        atomic_fetch_add_explicit(&s->bytes_read, (uint64_t)result,
+    if (bytes_read)
+        atomic_fetch_add_explicit(&s->bytes_read, bytes_read,
                                   memory_order_relaxed);
-    else if (call == DANAUS_CALL_WRITE || call == DANAUS_CALL_PWRITE)
-        atomic_fetch_add_explicit(&s->bytes_written, (uint64_t)result,
+    if (bytes_written)
+        atomic_fetch_add_explicit(&s->bytes_written, bytes_written,
                                   memory_order_relaxed);
+}
+
+void stats_count(struct stats_table *t, uint32_t mount, uint32_t call,
+                 int64_t result, uint64_t ns)
+{
+    uint64_t moved = result > 0 ? (uint64_t)result : 0;
+    bool read = call == DANAUS_CALL_READ || call == DANAUS_CALL_PREAD;
+    bool written = call == DANAUS_CALL_WRITE || call == DANAUS_CALL_PWRITE;
+    stats_add(t, mount, ns, read ? moved : 0, written ? moved : 0);
 }
 
 void stats_read(struct stats_table *t, uint32_t mount,

@@ -289,7 +289,7 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
         rc = export_mount(ex, svc);
     if (rc < 0)
         return -1;
-    if (fuse_loop_start(&ex->threads, ex->se) < 0) {
+    if (fuse_loop_start(&ex->threads, ex->se, ex->stats, index) < 0) {
         if (!ex->resumed)
             fuse_session_unmount(ex->se);
         fuse_session_destroy(ex->se);
@@ -384,6 +384,7 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->revalidate = svc->cfg.fuse_revalidate;
     ex->admission = &svc->admission;
     ex->pressure = &svc->pressure;
+    ex->stats = &svc->stats;
 }
 
 /* Hands every mount served to a new keeper (its first one died). */

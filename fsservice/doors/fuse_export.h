@@ -41,6 +41,7 @@ struct fuse_export {
      * as the preload's do (the service's). */
     struct admission *admission;
     struct pressure *pressure;
+    struct stats_table *stats; /* and counts its requests (stats.h) */
     struct fuse_session *se;
     struct fuse_nodes nodes;
     struct fuse_handles handles;

@@ -16,6 +16,7 @@
 
 static __thread uint64_t request_unique;
 static __thread bool request_resent;
+static __thread uint64_t request_read, request_written;
 
 uint64_t fuse_loop_request(bool *resent)
 {
@@ -23,9 +24,31 @@ uint64_t fuse_loop_request(bool *resent)
     return request_unique;
 }
 
+void fuse_loop_moved(uint64_t bytes_read, uint64_t bytes_written)
+{
+    request_read = bytes_read;
+    request_written = bytes_written;
+}
+
+/* Requests that are the kernel's bookkeeping, not a program's call. */
+static bool counted(uint32_t opcode)
+{
+    return opcode != FUSE_FORGET && opcode != FUSE_BATCH_FORGET &&
+           opcode != FUSE_INTERRUPT && opcode != FUSE_INIT &&
+           opcode != FUSE_DESTROY && opcode != 0;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void *serve(void *arg)
 {
-    struct fuse_session *se = arg;
+    struct fuse_loop *l = arg;
+    struct fuse_session *se = l->se;
     struct fuse_buf buf;
     memset(&buf, 0, sizeof buf);
     while (!fuse_session_exited(se)) {
@@ -39,16 +62,25 @@ static void *serve(void *arg)
             memcpy(&in, buf.mem, sizeof in);
         request_unique = in.unique & ~UNIQUE_RESEND;
         request_resent = (in.unique & UNIQUE_RESEND) != 0;
+        request_read = request_written = 0;
+        uint64_t start = now_ns();
         fuse_session_process_buf(se, &buf);
+        if (counted(in.opcode))
+            stats_add(l->stats, l->mount, now_ns() - start, request_read,
+                      request_written);
     }
     free(buf.mem);
     return NULL;
 }
 
-int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se)
+int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se,
+                    struct stats_table *stats, uint32_t mount)
 {
+    l->se = se;
+    l->stats = stats;
+    l->mount = mount;
     for (l->n = 0; l->n < FUSE_LOOP_THREADS; l->n++)
-        if (pthread_create(&l->threads[l->n], NULL, serve, se) != 0)
+        if (pthread_create(&l->threads[l->n], NULL, serve, l) != 0)
             break;
     if (l->n == FUSE_LOOP_THREADS)
         return 0;

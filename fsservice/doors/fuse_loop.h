@@ -15,6 +15,8 @@
 #ifndef FUSE_USE_VERSION
 #define FUSE_USE_VERSION 314
 #endif
+#include "fsservice/core/stats.h"
+
 #include <fuse3/fuse_lowlevel.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -26,10 +28,17 @@
 struct fuse_loop {
     pthread_t threads[FUSE_LOOP_THREADS];
     int n;
+    struct fuse_session *se;
+    /* Where each request is counted (stats.h): the service's table, and
+     * the export's mount index. */
+    struct stats_table *stats;
+    uint32_t mount;
 };
 
-/* Starts the threads on se, after its INIT: 0, or -1 with none left. */
-int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se);
+/* Starts the threads on se, after its INIT, counting its requests as
+ * mount's in stats: 0, or -1 with none left. */
+int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se,
+                    struct stats_table *stats, uint32_t mount);
 
 /* Ends them: se's exit flag is set, then each thread's read is
  * interrupted by SIGUSR1 (installed without SA_RESTART, fuse_door.c)
@@ -39,5 +48,8 @@ void fuse_loop_stop(struct fuse_loop *l, struct fuse_session *se);
 /* The request the calling thread runs: its unique id as first sent, and
  * in *resent whether this is the kernel sending it again. */
 uint64_t fuse_loop_request(bool *resent);
+
+/* The bytes the calling thread's request read or wrote, for its count. */
+void fuse_loop_moved(uint64_t bytes_read, uint64_t bytes_written);
 
 #endif

@@ -700,10 +700,12 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     ssize_t n = !buf ? -ENOMEM : file_of(&c, fi, &file);
     if (n == 0)
         n = c.inst->ops->pread(file, c.cred, buf, size, off);
-    if (n < 0)
+    if (n < 0) {
         fuse_reply_err(req, (int)-n);
-    else
+    } else {
+        fuse_loop_moved((uint64_t)n, 0);
         fuse_reply_buf(req, buf, (size_t)n);
+    }
     free(buf);
 }
 
@@ -721,10 +723,12 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
                                 (fi->flags & O_APPEND) ? -1 : off, &end);
         paced(&c);
     }
-    if (n < 0)
+    if (n < 0) {
         fuse_reply_err(req, (int)-n);
-    else
+    } else {
+        fuse_loop_moved(0, (uint64_t)n);
         fuse_reply_write(req, (size_t)n);
+    }
 }
 
 /* Mode 0 only, as the preload's fallocate (libfs/api/fdctl.c): a file

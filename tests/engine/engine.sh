@@ -173,13 +173,18 @@ check "no volume stays mounted after --rm" 0 "$(grep -c "$DANAUS_STATE/container
 expect_error "-v with a bad volume name" 125 "volume name '.x'" "$danaus" run --pool a --image dyn -v .x:/x -- true
 
 # stats: a second's CPU, memory and the service's count of the container's
-# calls through the preload, and the same for its pool.
+# calls through the preload and through the FUSE door (a program without
+# the preload), and the same for its pool.
 "$danaus" run -d --pool a --image dyn --name io -- sh -c 'while :; do echo x >/f; read l </f; done' >/dev/null
 out=$("$danaus" stats io)
 check "stats counts a container's calls through the preload" 1 "$(echo "$out" | awk '$1 == "io" { print ($5 > 100) }')"
 check "stats gives a row for the container's pool" 1 "$(echo "$out" | grep -c '^pool a ')"
 expect_error "stats of an unknown container" 1 "unknown container 'nope'" "$danaus" stats nope
 "$danaus" rm -f io
+"$danaus" run -d --pool a --image dyn --name door -e LD_PRELOAD= -- sh -c 'while :; do echo x >/f; read l </f; done' >/dev/null
+out=$("$danaus" stats door)
+check "stats counts a container's calls through the FUSE door" 1 "$(echo "$out" | awk '$1 == "door" { print ($5 > 100) }')"
+"$danaus" rm -f door
 
 # -d detaches as docker run -d: prints the name and returns; the output
 # goes to danaus logs.
