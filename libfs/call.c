@@ -37,6 +37,21 @@ int pack_data(struct call_pack *p, const void *data, size_t n)
     return 0;
 }
 
+/* The service to begin a call on, this thread holding a slot there (a
+ * thread's first call on a connection asks the door for one). A service
+ * that dies between the hello and the slot is replaced, as one that dies
+ * during a call is (resume.h); NULL with errno otherwise. */
+static const struct service *service_with_slot(void)
+{
+    const struct service *svc = service_get();
+    while (svc && !thread_get(svc)) {
+        if (errno != ENOTCONN || !service_gone(svc))
+            return NULL;
+        svc = service_resume(svc);
+    }
+    return svc;
+}
+
 /* Begins call id on svc's connection. */
 static int begin_on(struct call *c, const struct service *svc,
                     enum danaus_call id, uint32_t mount, uint64_t handle)
@@ -61,7 +76,7 @@ static int begin_on(struct call *c, const struct service *svc,
 int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
                uint64_t handle)
 {
-    const struct service *svc = service_get();
+    const struct service *svc = service_with_slot();
     return svc ? begin_on(c, svc, id, mount, handle) : -1;
 }
 
@@ -90,7 +105,7 @@ static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
                          int (*resolve)(const struct mount_table *, int,
                                         const char *, struct resolved_path *))
 {
-    const struct service *svc = service_get();
+    const struct service *svc = service_with_slot();
     if (!svc)
         return -1;
     if (!usermem_string(path, DANAUS_PATH_MAX)) {
@@ -119,7 +134,7 @@ int call_begin_name(struct call *c, enum danaus_call id, int dirfd,
 
 int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path)
 {
-    const struct service *svc = service_get();
+    const struct service *svc = service_with_slot();
     if (!svc)
         return -1;
     struct fd_info info;

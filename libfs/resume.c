@@ -102,25 +102,35 @@ int64_t resume_call(struct call *c, bool begun)
         return RESUME_DONE;
     const struct service *dead = c->svc;
     const struct service *now = service_resume(dead);
-    if (!now)
-        return -ENOTCONN;
     uint32_t mount;
     uint64_t handle = 0;
-    if (c->fd >= 0) {
-        struct fd_info info;
-        if (!resume_fd_info(c->fd, id, &now, &info))
-            return -errno;
-        if (begun && id == DANAUS_CALL_WRITE &&
-            (fdtable_flags(c->fd) & O_APPEND))
+    struct thread_state *t;
+    for (int successors = 1;; successors++) {
+        if (!now)
+            return -ENOTCONN;
+        if (c->fd >= 0) {
+            struct fd_info info;
+            if (!resume_fd_info(c->fd, id, &now, &info))
+                return -errno;
+            if (begun && id == DANAUS_CALL_WRITE &&
+                (fdtable_flags(c->fd) & O_APPEND))
+                return -EIO;
+            mount = info.mount;
+            handle = info.handle;
+        } else if (c->desc.handle ||
+                   !same_mount(dead, now, c->desc.mount, &mount)) {
             return -EIO;
-        mount = info.mount;
-        handle = info.handle;
-    } else if (c->desc.handle || !same_mount(dead, now, c->desc.mount, &mount)) {
-        return -EIO;
+        }
+        if ((t = thread_get(now)))
+            break;
+        /* The successor died too before it gave this thread a slot: on to
+         * the next, while dead's slot, which holds the request, is still
+         * mapped (service.c keeps the last CONNS connections). */
+        if (errno != ENOTCONN || !service_gone(now) ||
+            successors == RESUME_SUCCESSORS_MAX)
+            return -errno;
+        now = service_resume(now);
     }
-    struct thread_state *t = thread_get(now);
-    if (!t)
-        return -errno;
     const unsigned char *request = c->pack.buf;
     if (begun && answers_over_request(id)) {
         if (kept_len == UINT32_MAX)

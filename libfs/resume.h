@@ -36,6 +36,9 @@
 
 /* resume_call's answer for a call with nothing left to do (result 0). */
 #define RESUME_DONE 1
+/* Services resume_call follows that die in turn before the call is sent
+ * again, the request still being in the first one's slot; below CONNS. */
+#define RESUME_SUCCESSORS_MAX 2
 
 /* Opens this process's descriptors of dead's service on now's. Called by
  * service.c, once now is current, before other threads may use their

@@ -69,14 +69,17 @@ struct ticket {
     struct ticket *next;
 };
 
+/* The suffix of the socket's name while it is set up. */
+#define SOCKET_NEW ".new"
+
 static int fail(char *err, size_t errlen, const char *what, const char *path)
 {
     snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
     return -1;
 }
 
-/* A socket file left by a service that died is removed; one a live service
- * answers on is not. */
+/* Whether a live service answers on path (one that died left a socket
+ * file that refuses). */
 static int claim_socket_path(const char *path, char *err, size_t errlen)
 {
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -90,8 +93,6 @@ static int claim_socket_path(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: another service is running there", path);
         return -1;
     }
-    if (unlink(path) < 0 && errno != ENOENT)
-        return fail(err, errlen, "cannot remove stale", path);
     return 0;
 }
 
@@ -103,7 +104,14 @@ int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
     const struct config *cfg = &svc->cfg;
     int n = snprintf(d->path, sizeof d->path, "%s/%s.sock", cfg->rundir,
                      cfg->service);
-    if (n < 0 || (size_t)n >= sizeof d->path) {
+    /* The socket is made under a name of its own, then renamed over the
+     * path (SOCKET_NEW): clients that start while a dead service's socket
+     * is replaced find one or the other there, never none, which they
+     * would take for no service at all (libfs/service.c). */
+    char fresh[sizeof d->path];
+    if (n < 0 || (size_t)n >= sizeof d->path ||
+        snprintf(fresh, sizeof fresh, "%s%s", d->path, SOCKET_NEW) >=
+            (int)sizeof fresh) {
         snprintf(err, errlen, "socket path %s/%s.sock is too long",
                  cfg->rundir, cfg->service);
         return -1;
@@ -112,10 +120,12 @@ int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
         return fail(err, errlen, "cannot create", cfg->rundir);
     if (claim_socket_path(d->path, err, errlen) < 0)
         return -1;
+    if (unlink(fresh) < 0 && errno != ENOENT)
+        return fail(err, errlen, "cannot remove stale", fresh);
 
     d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    strcpy(sa.sun_path, d->path);
+    strcpy(sa.sun_path, fresh);
     /* Only the tenant may connect: the socket gets the segment's owner and
      * mode before anyone can reach it (bind under a private umask). */
     mode_t old = umask(0177);
@@ -124,12 +134,16 @@ int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
                                      sizeof sa);
     umask(old);
     if (rc < 0)
-        return fail(err, errlen, "cannot bind", d->path);
-    d->bound = 1;
+        return fail(err, errlen, "cannot bind", fresh);
     if ((cfg->owner_uid != (uid_t)-1 &&
-         chown(d->path, cfg->owner_uid, cfg->owner_gid) < 0) ||
-        listen(d->listen_fd, 128) < 0)
+         chown(fresh, cfg->owner_uid, cfg->owner_gid) < 0) ||
+        listen(d->listen_fd, 128) < 0 || rename(fresh, d->path) < 0) {
+        int e = errno;
+        unlink(fresh);
+        errno = e;
         return fail(err, errlen, "cannot set up", d->path);
+    }
+    d->bound = 1;
 
     d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     d->stop_fd = eventfd(0, EFD_CLOEXEC);

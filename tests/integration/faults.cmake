@@ -46,6 +46,13 @@ add_test(NAME restart_programs_local
     $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> local -)
 set_tests_properties(restart_programs_local PROPERTIES
   LABELS "integration;preload" TIMEOUT 300)
+# restart_new_programs: programs that start while danausd is killed and
+# started again, 40 times.
+add_test(NAME restart_new_programs
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_new_programs.sh
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>)
+set_tests_properties(restart_new_programs PROPERTIES
+  LABELS "integration;preload" TIMEOUT 300)
 if(TARGET danaus_backend_ceph)
   add_test(NAME restart_programs_ceph
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_programs.sh
