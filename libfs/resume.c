@@ -21,9 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The request of a call whose answer overwrites it (resume_keep_request). */
+/* The request of a call whose answer overwrites it (resume_keep_request),
+ * and that copy set aside by resume_call before the resume's own calls
+ * (the opens of stale descriptors) keep theirs. */
 static __thread unsigned char kept[2 * DANAUS_PATH_MAX + 8];
 static __thread uint32_t kept_len;
+static __thread unsigned char retried[sizeof kept];
 
 /* Calls whose answer the service writes into the slot buffer, over the
  * request, before it completes them: one killed in between leaves a
@@ -107,6 +110,11 @@ int64_t resume_call(struct call *c, bool begun)
     /* The old service's open files died with it. */
     if (id == DANAUS_CALL_CLOSE)
         return RESUME_DONE;
+    uint32_t retried_len = UINT32_MAX;
+    if (begun && answers_over_request(id) && kept_len != UINT32_MAX) {
+        memcpy(retried, kept, kept_len);
+        retried_len = kept_len;
+    }
     const struct service *dead = c->svc;
     const struct service *now = service_resume(dead);
     uint32_t mount;
@@ -140,9 +148,9 @@ int64_t resume_call(struct call *c, bool begun)
     }
     const unsigned char *request = c->pack.buf;
     if (begun && answers_over_request(id)) {
-        if (kept_len == UINT32_MAX)
+        if (retried_len == UINT32_MAX)
             return -EIO;
-        request = kept;
+        request = retried;
     }
     if (c->pack.len > now->area.slot_buf)
         return -E2BIG;

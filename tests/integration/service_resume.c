@@ -11,7 +11,8 @@
  * whose file was unlinked or replaced at its path by another file, and only
  * there; its record locks held again, or
  * EIO on the descriptor whose lock another client took first; a call in flight at the kill
- * done exactly once by the new service; ENOTCONN once the restart wait
+ * done exactly once by the new service; an open in flight sent again as it
+ * was asked, beside descriptors the resume reopens; ENOTCONN once the restart wait
  * runs out with no service. DANAUSD_STUCK is the test build whose mount of
  * $DANAUS_STUCK_ROOT never answers a mkdir (stuck_shim.h): it holds a call
  * in flight, begun, when the kill lands.
@@ -353,6 +354,62 @@ static void test_call_in_flight_done_once(void **state)
     assert_int_equal(wait_child(pid), 0);
 }
 
+/* ---- an open in flight beside open descriptors ---- */
+
+static int fd_of_blocked;
+
+static void *blocked_open(void *arg)
+{
+    (void)arg;
+    fd_of_blocked = danaus_open(MOUNTPOINT "/stuck-open", O_WRONLY | O_CREAT,
+                                0644);
+    err_of_blocked = fd_of_blocked >= 0 ? 0 : errno;
+    return NULL;
+}
+
+/* The open is sent again to the new service as the program asked it,
+ * though the resume first reopened the program's other descriptor with
+ * calls of its own (which must not take the place of the open's request):
+ * the file opened is stuck-open, and what is written through it lands
+ * there. */
+static int client_open_in_flight(void)
+{
+    site_use(&site);
+    int other = danaus_open(MOUNTPOINT "/other", O_RDWR | O_CREAT, 0644);
+    CHILD_CHECK(other >= 0 && danaus_write(other, "other", 5) == 5,
+                "other: %s", strerror(errno));
+    pthread_t t;
+    CHILD_CHECK(pthread_create(&t, NULL, blocked_open, NULL) == 0, "thread");
+    usleep(300 * 1000); /* the open reaches the stuck backend */
+    say(to_parent[1]);
+    pthread_join(t, NULL);
+    CHILD_CHECK(err_of_blocked == 0, "the open in flight: %s",
+                strerror(err_of_blocked));
+    CHILD_CHECK(danaus_write(fd_of_blocked, "opened", 6) == 6, "write: %s",
+                strerror(errno));
+    struct stat st;
+    CHILD_CHECK(danaus_stat(MOUNTPOINT "/stuck-open", &st) == 0 &&
+                    st.st_size == 6,
+                "stuck-open: %s, %lld bytes (expected 6)", strerror(errno),
+                (long long)st.st_size);
+    CHILD_CHECK(danaus_stat(MOUNTPOINT "/other", &st) == 0 &&
+                    st.st_size == 5,
+                "other: %lld bytes (expected 5)", (long long)st.st_size);
+    return 0;
+}
+
+static void test_open_in_flight_beside_open_files(void **state)
+{
+    (void)state;
+    make_site("openflight");
+    assert_int_equal(daemon_start(&first, danausd_stuck, &site, "first",
+                                  10000), 0);
+    pid_t pid = start_client(client_open_in_flight);
+    keep_parent_ends();
+    restart_under(&first, danausd);
+    assert_int_equal(wait_child(pid), 0);
+}
+
 /* ---- no service comes back: ENOTCONN after the restart wait ---- */
 
 #define SHORT_WAIT_MS 500
@@ -407,6 +464,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_descriptors_survive_restart, cleanup),
         cmocka_unit_test_teardown(test_locks_survive_restart, cleanup),
         cmocka_unit_test_teardown(test_call_in_flight_done_once, cleanup),
+        cmocka_unit_test_teardown(test_open_in_flight_beside_open_files,
+                                  cleanup),
         cmocka_unit_test_teardown(test_no_successor_is_enotconn, cleanup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

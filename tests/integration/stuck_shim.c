@@ -1,5 +1,6 @@
 /*
- * stuck_shim.c - the blocking mkdir of danausd_stuck (stuck_shim.h).
+ * stuck_shim.c - the blocking mkdir and open of danausd_stuck
+ * (stuck_shim.h).
  *
  * Built without the forced include, so local_instance_new here is the real
  * local backend.
@@ -14,6 +15,8 @@ struct ls_instance *stuck_local_instance_new(const char *root, char *err,
                                              size_t errlen);
 
 static struct ls_ops stuck_ops;
+static int (*local_ops_open)(struct ls_instance *, const struct ls_cred *,
+                             const char *, int, mode_t, struct ls_file **);
 
 static _Noreturn void block_forever(void)
 {
@@ -28,6 +31,16 @@ static int mkdir_forever(struct ls_instance *inst, const struct ls_cred *cred,
     block_forever();
 }
 
+/* Opens of "stuck-open..." never return either; other opens do. */
+static int open_stuck_or_real(struct ls_instance *inst,
+                              const struct ls_cred *cred, const char *path,
+                              int flags, mode_t mode, struct ls_file **out)
+{
+    if (strncmp(path, "stuck-open", 10) == 0)
+        block_forever();
+    return local_ops_open(inst, cred, path, flags, mode, out);
+}
+
 struct ls_instance *stuck_local_instance_new(const char *root, char *err,
                                              size_t errlen)
 {
@@ -37,7 +50,9 @@ struct ls_instance *stuck_local_instance_new(const char *root, char *err,
         /* The same instance with one operation swapped: its own
          * operations still get the instance they expect. */
         stuck_ops = *inst->ops;
+        local_ops_open = inst->ops->open;
         stuck_ops.mkdir = mkdir_forever;
+        stuck_ops.open = open_stuck_or_real;
         inst->ops = &stuck_ops;
     }
     return inst;
