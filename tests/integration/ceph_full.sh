@@ -3,8 +3,8 @@
 # who writes until the disk is full would (fsservice/libservice/ceph/
 # space.h): the writer gets ENOSPC while the OSD still has room, so the
 # MDS can still journal, and the tenant's deletes, mkdir and reads go on;
-# a write that needs space and its fsync get ENOSPC at once; once the big
-# file is gone, writes are taken again. Before, the OSD filled to 100% and
+# a write that needs space and its fsync get ENOSPC at once, one inside a
+# file does not; once the big file is gone, writes are taken again. Before, the OSD filled to 100% and
 # the rmdir after rm's unlinks waited for good.
 #
 #   ceph_full.sh DANAUSD LIBDANAUS CEPH_CONF
@@ -55,6 +55,10 @@ rc=$?
 expect "a write that needs space fails at once" 1 "$rc"
 grep -q 'No space left on device' "$site/more.out" &&
     ok "with ENOSPC" || fail "with ENOSPC: $(cat "$site/more.out")"
+
+echo KEPT | danaus timeout 20 dd of="$root/kept" conv=notrunc status=none
+expect "a write inside a file still goes through" KEPT \
+    "$(danaus timeout 20 cat "$root/kept")"
 
 danaus timeout 20 rm -f "$root/big"
 expect "the big file is removed" 0 $?

@@ -279,6 +279,19 @@ static ssize_t empty_write(struct ls_file *f, const struct ls_cred *cred,
     return 0;
 }
 
+/* Whether n bytes at off (-1: the end) lie inside the file as this
+ * client knows it (its cached size, which counts its own writes). */
+static bool inside_file(struct ls_file *f, const struct ls_cred *cred,
+                        off_t off, size_t n)
+{
+    struct ceph_statx stx;
+    return off >= 0 &&
+           ceph_ll_getattr(fclient(f)->cmount, cfile(f)->in, &stx,
+                           CEPH_STATX_SIZE, AT_STATX_DONT_SYNC,
+                           cred->ceph_perm) == 0 &&
+           (uint64_t)off + n <= stx.stx_size;
+}
+
 ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
                          const void *buf, size_t n, off_t off, off_t *end)
 {
@@ -290,11 +303,13 @@ ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
         n = INT_MAX; /* ceph_ll_write returns an int */
     if (n == 0)
         return empty_write(f, cred, off, end);
-    /* What fits before the cluster is full, then ENOSPC (space.h). */
+    /* What fits before the cluster is full, then ENOSPC (space.h); a
+     * write inside the file takes no room, which is asked only then. */
     uint64_t room = cephfs_client_room(fclient(f));
-    if (room == 0)
+    bool counted = room >= n || !inside_file(f, cred, off, n);
+    if (counted && room == 0)
         return -ENOSPC;
-    if (n > room)
+    if (counted && n > room)
         n = room;
     int killed = ceph_kill_privs(fclient(f), cf->in, cred);
     if (killed < 0)
@@ -311,7 +326,7 @@ ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
             *end = ceph_ll_lseek(cm, cf->fh, 0, SEEK_CUR);
         pthread_mutex_unlock(&cf->lock);
     }
-    if (r > 0)
+    if (r > 0 && counted)
         cephfs_client_wrote(fclient(f), (uint64_t)r);
     return r;
 }
