@@ -1,7 +1,8 @@
 /*
  * stats.h - what the service did for each mount: calls, bytes read and
  * written, and a histogram of service times (wire.h DANAUS_DOOR_STATS),
- * for `danaus stats`; through both doors (a FUSE request is a call). Service threads count with relaxed atomic adds on a
+ * for `danaus stats`, through both doors (a FUSE request is a call).
+ * Service and FUSE loop threads count with relaxed atomic adds on a
  * mount's own counters, allocated when it serves its first call; the door
  * thread reads them.
  */

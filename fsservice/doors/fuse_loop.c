@@ -2,6 +2,7 @@
  * fuse_loop.c - the threads that serve one FUSE export (fuse_loop.h).
  */
 #include "fuse_loop.h"
+#include "ipc/ipc.h"
 
 #include <errno.h>
 #include <linux/fuse.h>
@@ -38,13 +39,6 @@ static bool counted(uint32_t opcode)
            opcode != FUSE_DESTROY && opcode != 0;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void *serve(void *arg)
 {
     struct fuse_loop *l = arg;
@@ -63,10 +57,10 @@ static void *serve(void *arg)
         request_unique = in.unique & ~UNIQUE_RESEND;
         request_resent = (in.unique & UNIQUE_RESEND) != 0;
         request_read = request_written = 0;
-        uint64_t start = now_ns();
+        uint64_t start = ipc_now_ns();
         fuse_session_process_buf(se, &buf);
         if (counted(in.opcode))
-            stats_add(l->stats, l->mount, now_ns() - start, request_read,
+            stats_add(l->stats, l->mount, ipc_now_ns() - start, request_read,
                       request_written);
     }
     free(buf.mem);
