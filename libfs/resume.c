@@ -22,11 +22,11 @@
 #include <string.h>
 
 /* The request of a call whose answer overwrites it (resume_keep_request),
- * and that copy set aside by resume_call before the resume's own calls
- * (the opens of stale descriptors) keep theirs. */
+ * not replaced while resume_call waits for the next service: the
+ * resume's own calls (the opens of stale descriptors) are not kept. */
 static __thread unsigned char kept[2 * DANAUS_PATH_MAX + 8];
 static __thread uint32_t kept_len;
-static __thread unsigned char retried[sizeof kept];
+static __thread bool keeping_paused;
 
 /* Calls whose answer the service writes into the slot buffer, over the
  * request, before it completes them: one killed in between leaves a
@@ -51,7 +51,7 @@ static bool answers_over_request(uint32_t call)
 
 void resume_keep_request(const struct call *c)
 {
-    if (!answers_over_request(c->desc.call))
+    if (keeping_paused || !answers_over_request(c->desc.call))
         return;
     kept_len = c->pack.len <= sizeof kept ? c->pack.len : UINT32_MAX;
     if (kept_len != UINT32_MAX)
@@ -104,19 +104,24 @@ static bool same_mount(const struct service *dead, const struct service *now,
     return false;
 }
 
+/* service_resume, keeping the request kept for the call being moved. */
+static const struct service *resume_keeping(const struct service *dead)
+{
+    bool was = keeping_paused;
+    keeping_paused = true;
+    const struct service *now = service_resume(dead);
+    keeping_paused = was;
+    return now;
+}
+
 int64_t resume_call(struct call *c, bool begun)
 {
     uint32_t id = c->desc.call;
     /* The old service's open files died with it. */
     if (id == DANAUS_CALL_CLOSE)
         return RESUME_DONE;
-    uint32_t retried_len = UINT32_MAX;
-    if (begun && answers_over_request(id) && kept_len != UINT32_MAX) {
-        memcpy(retried, kept, kept_len);
-        retried_len = kept_len;
-    }
     const struct service *dead = c->svc;
-    const struct service *now = service_resume(dead);
+    const struct service *now = resume_keeping(dead);
     uint32_t mount;
     uint64_t handle = 0;
     struct thread_state *t;
@@ -144,13 +149,13 @@ int64_t resume_call(struct call *c, bool begun)
         if (errno != ENOTCONN || !service_gone(now) ||
             successors == RESUME_SUCCESSORS_MAX)
             return -errno;
-        now = service_resume(now);
+        now = resume_keeping(now);
     }
     const unsigned char *request = c->pack.buf;
     if (begun && answers_over_request(id)) {
-        if (retried_len == UINT32_MAX)
+        if (kept_len == UINT32_MAX)
             return -EIO;
-        request = retried;
+        request = kept;
     }
     if (c->pack.len > now->area.slot_buf)
         return -E2BIG;
