@@ -322,16 +322,37 @@ static void *blocked_mkdir(void *arg)
     return NULL;
 }
 
+/* In the client: runs call on a thread of its own until it blocks in
+ * danausd_stuck, tells the parent to kill and replace the service, and
+ * waits for call to end on the new one. */
+static void block_then_restart(void *(*call)(void *))
+{
+    pthread_t t;
+    CHILD_CHECK(pthread_create(&t, NULL, call, NULL) == 0, "thread");
+    usleep(300 * 1000); /* the call reaches the stuck backend */
+    say(to_parent[1]);
+    pthread_join(t, NULL);
+}
+
+/* In the parent: client runs under danausd_stuck, which is killed and
+ * replaced by danausd when the client says so. */
+static void restart_under_client(const char *tag, int (*client)(void))
+{
+    make_site(tag);
+    assert_int_equal(daemon_start(&first, danausd_stuck, &site, "first",
+                                  10000), 0);
+    pid_t pid = start_client(client);
+    keep_parent_ends();
+    restart_under(&first, danausd);
+    assert_int_equal(wait_child(pid), 0);
+}
+
 static int client_in_flight(void)
 {
     site_use(&site);
     struct stat st;
     CHILD_CHECK(danaus_stat(MOUNTPOINT, &st) == 0, "attach");
-    pthread_t t;
-    CHILD_CHECK(pthread_create(&t, NULL, blocked_mkdir, NULL) == 0, "thread");
-    usleep(300 * 1000); /* the mkdir reaches the stuck backend */
-    say(to_parent[1]);
-    pthread_join(t, NULL);
+    block_then_restart(blocked_mkdir);
     CHILD_CHECK(err_of_blocked == 0, "the mkdir in flight: %s",
                 strerror(err_of_blocked));
     CHILD_CHECK(danaus_stat(MOUNTPOINT "/made", &st) == 0 &&
@@ -345,13 +366,7 @@ static int client_in_flight(void)
 static void test_call_in_flight_done_once(void **state)
 {
     (void)state;
-    make_site("inflight");
-    assert_int_equal(daemon_start(&first, danausd_stuck, &site, "first",
-                                  10000), 0);
-    pid_t pid = start_client(client_in_flight);
-    keep_parent_ends();
-    restart_under(&first, danausd);
-    assert_int_equal(wait_child(pid), 0);
+    restart_under_client("inflight", client_in_flight);
 }
 
 /* ---- an open in flight beside open descriptors ---- */
@@ -378,11 +393,7 @@ static int client_open_in_flight(void)
     int other = danaus_open(MOUNTPOINT "/other", O_RDWR | O_CREAT, 0644);
     CHILD_CHECK(other >= 0 && danaus_write(other, "other", 5) == 5,
                 "other: %s", strerror(errno));
-    pthread_t t;
-    CHILD_CHECK(pthread_create(&t, NULL, blocked_open, NULL) == 0, "thread");
-    usleep(300 * 1000); /* the open reaches the stuck backend */
-    say(to_parent[1]);
-    pthread_join(t, NULL);
+    block_then_restart(blocked_open);
     CHILD_CHECK(err_of_blocked == 0, "the open in flight: %s",
                 strerror(err_of_blocked));
     CHILD_CHECK(danaus_write(fd_of_blocked, "opened", 6) == 6, "write: %s",
@@ -401,13 +412,7 @@ static int client_open_in_flight(void)
 static void test_open_in_flight_beside_open_files(void **state)
 {
     (void)state;
-    make_site("openflight");
-    assert_int_equal(daemon_start(&first, danausd_stuck, &site, "first",
-                                  10000), 0);
-    pid_t pid = start_client(client_open_in_flight);
-    keep_parent_ends();
-    restart_under(&first, danausd);
-    assert_int_equal(wait_child(pid), 0);
+    restart_under_client("openflight", client_open_in_flight);
 }
 
 /* ---- no service comes back: ENOTCONN after the restart wait ---- */
