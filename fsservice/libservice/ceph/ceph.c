@@ -41,7 +41,8 @@ static int resolve_at_stat(struct ls_instance *inst,
     if (r < 0)
         return r;
     return ceph_walk_stat(ceph_inst(inst), cred, path,
-                          !(at & AT_SYMLINK_NOFOLLOW), in, stx, have_stx);
+                          !(at & AT_SYMLINK_NOFOLLOW), CEPH_WANT_STAT, in,
+                          stx, have_stx);
 }
 
 static int resolve_at(struct ls_instance *inst, const struct ls_cred *cred,

@@ -83,13 +83,15 @@ void ceph_inode_put(struct ceph_instance *ci, struct Inode *in);
  */
 int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
               const char *path, int follow, struct Inode **out);
-/* ceph_walk, with the stat of the inode walked to asked of the lookup
- * that found it (CEPH_WANT_STAT), which spares the caller a getattr:
- * *stx_valid says whether it came that way (not for the instance root or
- * a path ending in "." or ".."). stx and stx_valid NULL: ceph_walk. */
+/* ceph_walk, with the fields want (CEPH_STATX_*; the mode always) of the
+ * inode walked to asked of the lookup that found it, which spares the
+ * caller a getattr: *stx_valid says whether they came that way (not for
+ * the instance root or a path ending in "." or ".."). Asking fewer fields
+ * asks fewer caps of the MDS. stx and stx_valid NULL: ceph_walk. */
 int ceph_walk_stat(struct ceph_instance *ci, const struct ls_cred *cred,
-                   const char *path, int follow, struct Inode **out,
-                   struct ceph_statx *stx, bool *stx_valid);
+                   const char *path, int follow, unsigned want,
+                   struct Inode **out, struct ceph_statx *stx,
+                   bool *stx_valid);
 
 /* The last component of a path, for the calls that create, remove or rename
  * a name. */

@@ -72,15 +72,25 @@ static int ceph_open_flags(int flags)
     return f;
 }
 
+/* What opening an inode needs to know of it. */
+#define OPEN_WANT                                                              \
+    (CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID | CEPH_STATX_INO)
+
 /* O_PATH: a reference on the inode and nothing more, whatever its type and
  * its permissions, as Linux's O_PATH; the service lets only fstat, fstatfs,
- * dup and close reach it. Takes over the reference on in. */
+ * dup and close reach it. Takes over the reference on in; known as for
+ * open_inode. */
 static int open_path_only(struct ls_instance *inst, const struct ls_cred *cred,
-                          struct Inode *in, int flags, struct ls_file **out)
+                          struct Inode *in, const struct ceph_statx *known,
+                          int flags, struct ls_file **out)
 {
     struct ceph_instance *ci = ceph_inst(inst);
     struct ceph_statx stx;
-    int r = ceph_ll_getattr(ci->client->cmount, in, &stx, CEPH_STATX_MODE, 0,
+    int r = 0;
+    if (known)
+        stx = *known;
+    else
+        r = ceph_ll_getattr(ci->client->cmount, in, &stx, CEPH_STATX_MODE, 0,
                             cred->ceph_perm);
     if (r == 0 && (flags & O_DIRECTORY) && !S_ISDIR(stx.stx_mode))
         r = -ENOTDIR;
@@ -95,18 +105,22 @@ static int open_path_only(struct ls_instance *inst, const struct ls_cred *cred,
     return 0;
 }
 
-/* Opens an inode that exists; takes over the reference on in. */
+/* Opens an inode that exists; takes over the reference on in. known: its
+ * OPEN_WANT fields as the lookup that found it brought them, or NULL to
+ * ask for them. */
 static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
-                      struct Inode *in, int flags, struct ls_file **out)
+                      struct Inode *in, const struct ceph_statx *known,
+                      int flags, struct ls_file **out)
 {
     struct ceph_instance *ci = ceph_inst(inst);
     struct ceph_mount_info *cm = ci->client->cmount;
     struct ceph_statx stx;
     struct ceph_file *cf = NULL;
-    int r = ceph_ll_getattr(cm, in, &stx,
-                            CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID |
-                                CEPH_STATX_INO,
-                            0, cred->ceph_perm);
+    int r = 0;
+    if (known)
+        stx = *known;
+    else
+        r = ceph_ll_getattr(cm, in, &stx, OPEN_WANT, 0, cred->ceph_perm);
     if (r < 0)
         goto fail;
     int accmode = flags & O_ACCMODE;
@@ -164,15 +178,15 @@ static int open_create(struct ls_instance *inst, const struct ls_cred *cred,
     struct ceph_mount_info *cm = ci->client->cmount;
     struct Inode *in;
     struct ceph_statx stx;
-    int r = ceph_ll_lookup(cm, l->dir, l->name, &in, &stx, CEPH_STATX_MODE,
-                           0, cred->ceph_perm);
+    int r = ceph_ll_lookup(cm, l->dir, l->name, &in, &stx, OPEN_WANT, 0,
+                           cred->ceph_perm);
     if (r == 0) {
         ceph_inode_put(ci, l->dir);
         if (flags & O_EXCL) {
             ceph_ll_put(cm, in);
             return -EEXIST;
         }
-        return open_inode(inst, cred, in, flags, out);
+        return open_inode(inst, cred, in, &stx, flags, out);
     }
     if (r != -ENOENT) {
         ceph_inode_put(ci, l->dir);
@@ -223,12 +237,16 @@ int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,
         return open_create(inst, cred, path, &l, flags, mode, out);
     }
     struct Inode *in;
-    int r = ceph_walk(ci, cred, path, !(flags & O_NOFOLLOW), &in);
+    struct ceph_statx stx;
+    bool have_stx;
+    int r = ceph_walk_stat(ci, cred, path, !(flags & O_NOFOLLOW), OPEN_WANT,
+                           &in, &stx, &have_stx);
     if (r < 0)
         return r;
+    const struct ceph_statx *known = have_stx ? &stx : NULL;
     if (flags & O_PATH)
-        return open_path_only(inst, cred, in, flags, out);
-    return open_inode(inst, cred, in, flags, out);
+        return open_path_only(inst, cred, in, known, flags, out);
+    return open_inode(inst, cred, in, known, flags, out);
 }
 
 void ceph_file_close(struct ls_file *f)

@@ -43,6 +43,7 @@ struct walk {
     /* Where the last component's stat goes, asked of its lookup (NULL: not
      * wanted), and whether the inode walked to came with it. */
     struct ceph_statx *last_stx;
+    unsigned last_want;
     bool last_stx_valid;
     struct Inode *inline_stack[INLINE_DEPTH];
 };
@@ -213,7 +214,7 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
         bool whole = last && w->last_stx;
         struct ceph_statx *stx = whole ? w->last_stx : &own;
         int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], name, &in, stx,
-                               whole ? CEPH_WANT_STAT : CEPH_STATX_MODE, 0,
+                               whole ? w->last_want : CEPH_STATX_MODE, 0,
                                w->cred->ceph_perm);
         if (last && mode == WALK_CREATE &&
             (r == -ENOENT || (r == 0 && !S_ISLNK(stx->stx_mode)))) {
@@ -252,15 +253,16 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
 
 static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
                 const char *path, enum walk_mode mode, struct Inode **out,
-                struct ceph_last *last, struct ceph_statx *last_stx,
-                bool *last_stx_valid)
+                struct ceph_last *last, unsigned last_want,
+                struct ceph_statx *last_stx, bool *last_stx_valid)
 {
     if (cred->ceph_perm == NULL)
         return -EINVAL;
     if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return -ENAMETOOLONG;
     struct walk w = {.ci = ci, .cred = cred, .depth = 1,
-                     .cap = INLINE_DEPTH, .p = path, .last_stx = last_stx};
+                     .cap = INLINE_DEPTH, .p = path, .last_stx = last_stx,
+                     .last_want = last_want | CEPH_STATX_MODE};
     w.stack = w.inline_stack;
     w.stack[0] = ci->root;
     int r = walk_run(&w, mode, out, last);
@@ -271,17 +273,17 @@ static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
 }
 
 int ceph_walk_stat(struct ceph_instance *ci, const struct ls_cred *cred,
-                   const char *path, int follow, struct Inode **out,
-                   struct ceph_statx *stx, bool *stx_valid)
+                   const char *path, int follow, unsigned want,
+                   struct Inode **out, struct ceph_statx *stx, bool *stx_valid)
 {
     return walk(ci, cred, path, follow ? WALK_FOLLOW : WALK_NOFOLLOW, out,
-                NULL, stx, stx_valid);
+                NULL, want, stx, stx_valid);
 }
 
 int ceph_walk(struct ceph_instance *ci, const struct ls_cred *cred,
               const char *path, int follow, struct Inode **out)
 {
-    return ceph_walk_stat(ci, cred, path, follow, out, NULL, NULL);
+    return ceph_walk_stat(ci, cred, path, follow, 0, out, NULL, NULL);
 }
 
 int ceph_walk_parent(struct ceph_instance *ci, const struct ls_cred *cred,
@@ -289,5 +291,5 @@ int ceph_walk_parent(struct ceph_instance *ci, const struct ls_cred *cred,
                      struct ceph_last *last)
 {
     return walk(ci, cred, path, follow_last ? WALK_CREATE : WALK_PARENT,
-                &last->dir, last, NULL, NULL);
+                &last->dir, last, 0, NULL, NULL);
 }
