@@ -6,6 +6,9 @@
  *   local         libc on a host directory
  *   danaus-local  the danaus_* API on a mount of danausd's local backend
  *   libcephfs     libcephfs linked into this program, a mount of its own
+ *   handoff       the same, each call run by a thread on another cpu that
+ *                 the caller hands it to by spinning (bench_fs_handoff.c):
+ *                 the floor of any design serving calls from another cpu
  *   danaus        the danaus_* API on a mount of danausd's Ceph backend
  *   preload       libc on that mount: this program links libdanaus.so, whose
  *                 exported open, read, stat ... stand in front of libc's as
@@ -63,6 +66,8 @@ static void usage(void)
         "  --fuse-door DIR       libc, DIR inside a danausd FUSE door mount\n"
         "                        (needs DANAUS_SERVICE unset)\n"
         "  --libcephfs DIR       libcephfs linked in; DIR is a CephFS path\n"
+        "  --handoff DIR         the same, each call run on another cpu by a\n"
+        "                        spinning thread (one client thread only)\n"
         "  --ceph-conf PATH      the cluster's ceph.conf (for --libcephfs)\n"
         "  --ceph-fuse DIR       libc, DIR inside a ceph-fuse mount\n"
         "  --ceph-fuse-pid PID   the ceph-fuse process of that mount\n"
@@ -157,6 +162,8 @@ static void parse(int argc, char **argv, struct options *o)
             o->dir[SYS_FUSE_DOOR] = v;
         else if (!strcmp(k, "--libcephfs"))
             o->dir[SYS_LIBCEPHFS] = v;
+        else if (!strcmp(k, "--handoff"))
+            o->dir[SYS_HANDOFF] = v;
         else if (!strcmp(k, "--ceph-conf"))
             o->ceph_conf = v;
         else if (!strcmp(k, "--ceph-fuse"))
@@ -195,8 +202,13 @@ static void parse(int argc, char **argv, struct options *o)
         else
             usage();
     }
-    if (o->dir[SYS_LIBCEPHFS] && !o->ceph_conf) {
-        fprintf(stderr, "danaus-bench: --libcephfs needs --ceph-conf\n");
+    if ((o->dir[SYS_LIBCEPHFS] || o->dir[SYS_HANDOFF]) && !o->ceph_conf) {
+        fprintf(stderr, "danaus-bench: --libcephfs and --handoff need "
+                "--ceph-conf\n");
+        exit(2);
+    }
+    if (o->dir[SYS_HANDOFF] && o->p.threads > 1) {
+        fprintf(stderr, "danaus-bench: --handoff takes one client thread\n");
         exit(2);
     }
     if (o->dir[SYS_FUSE_DOOR] && getenv("DANAUS_SERVICE")) {
@@ -248,12 +260,22 @@ int main(int argc, char **argv)
     for (int sys = 0; sys < SYS_COUNT; sys++) {
         if (!o.dir[sys])
             continue;
-        struct bench_fs fs;
-        if (sys == SYS_LIBCEPHFS) {
-            int rc = bench_fs_cephfs_mount(&fs, system_names[sys], o.ceph_conf);
+        struct bench_fs fs, cephfs;
+        if (sys == SYS_LIBCEPHFS || sys == SYS_HANDOFF) {
+            int rc = bench_fs_cephfs_mount(&cephfs, system_names[sys],
+                                           o.ceph_conf);
             if (rc < 0) {
                 fprintf(stderr, "danaus-bench: libcephfs mount of %s: %s\n",
                         o.ceph_conf, strerror(-rc));
+                all_ok = false;
+                continue;
+            }
+            fs = cephfs;
+            if (sys == SYS_HANDOFF &&
+                (rc = bench_fs_handoff_start(&fs, system_names[sys],
+                                             &cephfs)) < 0) {
+                fprintf(stderr, "danaus-bench: handoff: %s\n", strerror(-rc));
+                bench_fs_cephfs_unmount(&cephfs);
                 all_ok = false;
                 continue;
             }
@@ -263,8 +285,10 @@ int main(int argc, char **argv)
             bench_fs_libc(&fs, system_names[sys]);
         }
         all_ok = run_system(&o, sys, &fs, &res) && all_ok;
-        if (sys == SYS_LIBCEPHFS)
-            bench_fs_cephfs_unmount(&fs);
+        if (sys == SYS_HANDOFF)
+            bench_fs_handoff_stop(&fs);
+        if (sys == SYS_LIBCEPHFS || sys == SYS_HANDOFF)
+            bench_fs_cephfs_unmount(&cephfs);
     }
 
     printf("danaus-bench: %d ops per batch (create, unlink: %d; 1 MiB ops: "

@@ -5,8 +5,9 @@ add_executable(danaus-bench
   ${CMAKE_CURRENT_LIST_DIR}/danaus_bench.c
   ${CMAKE_CURRENT_LIST_DIR}/bench_fs_posix.c
   ${CMAKE_CURRENT_LIST_DIR}/bench_fs_cephfs.c
+  ${CMAKE_CURRENT_LIST_DIR}/bench_fs_handoff.c
   ${CMAKE_CURRENT_LIST_DIR}/csw.c
   ${CMAKE_CURRENT_LIST_DIR}/workloads.c
   ${CMAKE_CURRENT_LIST_DIR}/report.c)
 target_include_directories(danaus-bench PRIVATE ${CEPHFS_INCLUDE_DIR})
-target_link_libraries(danaus-bench PRIVATE danaus ${CEPHFS_LIBRARY} m)
+target_link_libraries(danaus-bench PRIVATE danaus danaus_ipc ${CEPHFS_LIBRARY} m)

@@ -13,6 +13,7 @@ const char *const system_names[SYS_COUNT] = {
     [SYS_LOCAL] = "local",
     [SYS_DANAUS_LOCAL] = "danaus-local",
     [SYS_LIBCEPHFS] = "libcephfs",
+    [SYS_HANDOFF] = "handoff",
     [SYS_DANAUS] = "danaus",
     [SYS_PRELOAD] = "preload",
     [SYS_CEPH_FUSE] = "ceph-fuse",

@@ -15,6 +15,7 @@ enum system_id {
     SYS_LOCAL,
     SYS_DANAUS_LOCAL,
     SYS_LIBCEPHFS,
+    SYS_HANDOFF, /* libcephfs, each call run by a thread on another cpu */
     SYS_DANAUS,
     SYS_PRELOAD,
     SYS_CEPH_FUSE,

@@ -1,8 +1,9 @@
 #!/bin/bash
 # run-core.sh - the core data-path benchmark, side by side in one run:
-# Danaus (Ceph and local backends), libcephfs linked in, ceph-fuse, danausd's
-# FUSE door, and the host file system, all on one Ceph cluster. Builds
-# nothing.
+# Danaus (Ceph and local backends), libcephfs linked in (and the same with
+# each call handed to a thread on another cpu: the floor of a service),
+# ceph-fuse, danausd's FUSE door, and the host file system, all on one Ceph
+# cluster. Builds nothing.
 #
 #   bench/run-core.sh [OUTDIR [BUILD_DIR]]
 #
@@ -102,7 +103,8 @@ trap 'exit 130' INT TERM
 source "$repo/bench/lib.sh"
 
 # Writes core-rounds.md to stdout: the issue's table (one row per op, one
-# column per stack), each cell the median over the rounds (from median_csv's
+# column per stack; "libcephfs on another cpu" is danaus-bench's handoff
+# row, the floor of any design that serves calls from another cpu), each cell the median over the rounds (from median_csv's
 # CSVs of the first run, CORE, and of the FUSE clients' run, DOOR) with the
 # lowest and highest round beside it (from the rounds' CSVs); then the
 # ratios of the medians to libcephfs linked in, and the context switches
@@ -146,14 +148,14 @@ rounds_table() { # ROUNDS CORE DOOR ROUND_CSV...
         END {
             nops = split("stat open+close pread-4k pread-4k-rand pread-4k-seq pwrite-4k pwrite-4k-rand pwrite-4k-seq create unlink seq-read-1m seq-write-1m", ops, " ")
             split("stat|open+close|pread 4 KiB, offset 0|pread 4 KiB, random offsets in 16 MiB|pread 4 KiB, consecutive offsets|pwrite 4 KiB, offset 0|pwrite 4 KiB, random offsets in 16 MiB|pwrite 4 KiB, consecutive offsets|create|unlink|1 MiB sequential read (MB/s)|1 MiB sequential write (MB/s)", label, "|")
-            nsys = split("preload danaus libcephfs ceph-fuse fuse-door danaus-local local", sys, " ")
+            nsys = split("preload danaus libcephfs handoff ceph-fuse fuse-door danaus-local local", sys, " ")
             if (rounds == 1)
                 print "One round, us per op unless MB/s:"
             else
                 print "Medians of " rounds " rounds (lowest-highest), us per op unless MB/s:"
             print ""
-            print "| op | preload (Ceph) | danaus API (Ceph) | libcephfs in-process | ceph-fuse | FUSE door | API, local backend | host ext4 |"
-            print "|---|---|---|---|---|---|---|---|"
+            print "| op | preload (Ceph) | danaus API (Ceph) | libcephfs in-process | libcephfs on another cpu | ceph-fuse | FUSE door | API, local backend | host ext4 |"
+            print "|---|---|---|---|---|---|---|---|---|"
             for (i = 1; i <= nops; i++) {
                 line = "| " label[i]
                 for (j = 1; j <= nsys; j++) line = line " | " cell(ops[i], sys[j])
@@ -162,11 +164,11 @@ rounds_table() { # ROUNDS CORE DOOR ROUND_CSV...
             print ""
             print "Ratios of the medians to libcephfs in-process (time per op; for the MB/s rows, throughput), and context switches per op (medians):"
             print ""
-            print "| op | preload / libcephfs | API / libcephfs | switches per op, preload | API | libcephfs |"
-            print "|---|---|---|---|---|---|"
+            print "| op | preload / libcephfs | API / libcephfs | on another cpu / libcephfs | switches per op, preload | API | libcephfs |"
+            print "|---|---|---|---|---|---|---|"
             for (i = 1; i <= nops; i++) {
                 op = ops[i]
-                printf "| %s | %s | %s | %s | %s | %s |\n", label[i], ratio(op, "preload"), ratio(op, "danaus"),
+                printf "| %s | %s | %s | %s | %s | %s | %s |\n", label[i], ratio(op, "preload"), ratio(op, "danaus"), ratio(op, "handoff"),
                     sprintf("%.3f", csw[op SUBSEP "preload"]),
                     sprintf("%.3f", csw[op SUBSEP "danaus"]),
                     sprintf("%.3f", csw[op SUBSEP "libcephfs"])
@@ -190,7 +192,7 @@ wait_until 60 fuse_up || die "ceph-fuse did not mount in 60 s"
 
 # Each system works in a directory of its own at the top of the file system.
 top=/danaus-bench-$$
-mkdir -p "$work/fuse$top"/{danaus,libcephfs,fuse} "$work/danaus-local" "$work/local" "$work/run" "$work/mnt"
+mkdir -p "$work/fuse$top"/{danaus,libcephfs,handoff,fuse} "$work/danaus-local" "$work/local" "$work/run" "$work/mnt"
 
 start_danausd() {
     "$danausd_bin" -c "$1" 2>"$work/danausd.log" &
@@ -249,6 +251,7 @@ for round in $(seq "$rounds"); do
         --local "$work/local/run$round" \
         --danaus-local "$work/mnt/local/run$round" \
         --libcephfs "$top/libcephfs/run$round" --ceph-conf "$bench_conf" \
+        --handoff "$top/handoff/run$round" \
         --danaus "$work/mnt/ceph/run$round" \
         --preload "$work/mnt/ceph/preload$round" \
         --danausd-pid "$danausd_pid" \
