@@ -37,9 +37,10 @@ int bench_fs_cephfs_mount(struct bench_fs *fs, const char *name,
                           const char *conf_path);
 void bench_fs_cephfs_unmount(struct bench_fs *fs);
 
-/* inner's calls, each run by a thread of its own on another cpu than the
- * caller's (bench_fs_handoff.c). 0 or -errno (-ENXIO: only one cpu);
- * bench_fs_handoff_stop ends the thread. One caller thread at a time. */
+/* inner's calls, each handed to a spinning thread of its own, which runs
+ * on another cpu than the spinning caller (bench_fs_handoff.c). 0 or
+ * -errno (-ENXIO: only one cpu); bench_fs_handoff_stop ends the thread.
+ * One caller thread at a time. */
 int bench_fs_handoff_start(struct bench_fs *fs, const char *name,
                            const struct bench_fs *inner);
 void bench_fs_handoff_stop(struct bench_fs *fs);
