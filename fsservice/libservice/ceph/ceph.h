@@ -34,8 +34,9 @@ struct cephfs_client {
     pthread_cond_t space_cond;
     bool space_stop, space_started;
     pthread_t space_thread;
-    /* ceph_write_through: no object cache, and attribute changes flushed
-     * to the MDS before they are answered (ceph_setattr). */
+    /* ceph_write_through: an object cache that holds no dirty data, and
+     * attribute changes flushed to the MDS before they are answered
+     * (ceph_setattr). */
     bool write_through;
     /* Read delegations (deleg.c): whether files may be cached, where their
      * changes are announced, and the recalled delegations the returner

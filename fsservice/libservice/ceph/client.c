@@ -70,6 +70,18 @@ static int quiet_logging(struct ceph_mount_info *cm, char *err, size_t errlen)
     return 0;
 }
 
+/* Writes that return once the cluster has them, with reads still cached:
+ * an object cache allowed no dirty bytes writes each write through and
+ * waits for it (Ceph's ObjectCacher::_wait_for_write, "write-thru"). With
+ * the cache off instead (client_oc false) every read went to the OSD too:
+ * a shell reading a 100-byte file took 16 ms, 1.7 ms cached. */
+static int write_through(struct ceph_mount_info *cm, char *err, size_t errlen)
+{
+    if (set_option(cm, "client_oc_target_dirty", "0", err, errlen) < 0)
+        return -1;
+    return set_option(cm, "client_oc_max_dirty", "0", err, errlen);
+}
+
 static uint64_t monotonic_ns(void)
 {
     struct timespec ts;
@@ -169,8 +181,7 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
         set_option(cl->cmount, "client_cache_size", o->cache_size, err,
                    errlen) < 0 ||
         set_option(cl->cmount, "client_oc_size", o->oc_size, err, errlen) < 0 ||
-        (o->write_through &&
-         set_option(cl->cmount, "client_oc", "false", err, errlen) < 0) ||
+        (o->write_through && write_through(cl->cmount, err, errlen) < 0) ||
         (!o->keep_debug_levels && quiet_logging(cl->cmount, err, errlen) < 0))
         goto fail;
     r = ceph_init(cl->cmount);
