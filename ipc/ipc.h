@@ -122,6 +122,13 @@ struct ipc_slot {
      * answered in this slot (written before done): the client keeps it to
      * restore the offset on a restarted service. */
     int64_t pos;
+    /* Where a write to an O_APPEND file is about to land: the file's size
+     * just before the backend writes, published as append_at, then
+     * append_seq = seq. If the service dies during that write, the client
+     * asks the next service whether its bytes are there (libfs/resume.c):
+     * a write not noted here was not made. Read by the client only. */
+    int64_t append_at;
+    _Atomic uint32_t append_seq;
     /* Where each side runs while a request is in flight, as cpu + 1 (0:
      * not known), so that neither spins for a peer that needs its cpu
      * (wait.c), and so that a long call runs on its client's cpu

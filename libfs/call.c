@@ -263,9 +263,10 @@ int64_t call_send(struct call *c)
         }
         bool begun = atomic_load_explicit(&s->begun,
                                           memory_order_acquire) == seq;
-        int64_t moved = resume_call(c, begun);
+        int64_t done;
+        int64_t moved = resume_call(c, begun, &done);
         if (moved != 0) {
-            result = moved == RESUME_DONE ? 0 : moved;
+            result = moved == RESUME_DONE ? done : moved;
             break;
         }
         begun_before |= begun;

@@ -114,13 +114,104 @@ static const struct service *resume_keeping(const struct service *dead)
     return now;
 }
 
-int64_t resume_call(struct call *c, bool begun)
+static uint64_t reopen(const struct service *now, const char *path,
+                       int flags, uint64_t ino, int64_t pos, uint32_t *mount);
+
+/* The stat of the file handle names on mount: 0, or -1. */
+static int stat_on(uint32_t mount, uint64_t handle, struct danaus_stat *st)
+{
+    struct call q;
+    if (call_begin(&q, DANAUS_CALL_STAT, mount, handle) < 0 ||
+        pack_str(&q.pack, "") < 0)
+        return -1;
+    q.desc.arg[0] = AT_EMPTY_PATH;
+    if (call_send(&q) < 0)
+        return -1;
+    memcpy(st, call_out(&q), sizeof *st);
+    return 0;
+}
+
+/* Whether the file of descriptor fd, inode ino, holds bytes at off: read
+ * through an open of its own on now, as fd may be open for writing only
+ * (and a file this process may not read is not read). */
+static bool holds_at(const struct service *now, int fd, uint64_t ino,
+                     int64_t off, const void *bytes, uint32_t n)
+{
+    char path[DANAUS_PATH_MAX];
+    uint32_t mount;
+    if (fdtable_path(fd, path, sizeof path) < 0)
+        return false;
+    uint64_t handle = reopen(now, path, O_RDONLY, ino, 0, &mount);
+    if (handle == 0 || handle == FDTABLE_LOST)
+        return false;
+    struct call q;
+    bool same = false;
+    if (call_begin(&q, DANAUS_CALL_PREAD, mount, handle) == 0 &&
+        n <= call_capacity(&q)) {
+        q.desc.arg[0] = n;
+        q.desc.arg[1] = off;
+        same = call_send(&q) == n && memcmp(call_out(&q), bytes, n) == 0;
+    }
+    struct fd_info opened = {handle, mount, now->epoch};
+    call_close(&opened);
+    return same;
+}
+
+/* Settles c, an append that a dead service had begun (was: its slot
+ * there), with the next service, where the file is open as handle on
+ * mount: RESUME_DONE (*done: its bytes) when the file holds them where the
+ * dead one said they would land, 0 when it was not made (the file still
+ * ends there, or the write was never noted), -EIO when that cannot be
+ * told. */
+static int64_t settle_append(const struct call *c, const struct service *now,
+                             const struct ipc_slot *was, uint32_t seq,
+                             uint32_t mount, uint64_t handle, int64_t *done)
+{
+    /* acquire: pairs with note_append's release, so append_at is its. */
+    if (atomic_load_explicit(&was->append_seq, memory_order_acquire) != seq)
+        return 0;
+    int64_t at = was->append_at;
+    uint32_t n = c->pack.len;
+    struct danaus_stat st;
+    if (stat_on(mount, handle, &st) < 0)
+        return -EIO;
+    if (st.size == at)
+        return 0;
+    if (st.size < at + (int64_t)n ||
+        !holds_at(now, c->fd, st.ino, at, c->pack.buf, n))
+        return -EIO;
+    if (c->desc.call == DANAUS_CALL_WRITE) {
+        struct call q;
+        if (call_begin(&q, DANAUS_CALL_LSEEK, mount, handle) < 0)
+            return -EIO;
+        q.desc.arg[0] = at + n;
+        q.desc.arg[1] = SEEK_SET;
+        if (call_send(&q) < 0)
+            return -EIO;
+        fdtable_note_pos(c->fd, at + n);
+    }
+    *done = n;
+    return RESUME_DONE;
+}
+
+static bool is_append(const struct call *c)
+{
+    return (c->desc.call == DANAUS_CALL_WRITE ||
+            c->desc.call == DANAUS_CALL_PWRITE) &&
+           (fdtable_flags(c->fd) & O_APPEND);
+}
+
+int64_t resume_call(struct call *c, bool begun, int64_t *done)
 {
     uint32_t id = c->desc.call;
     /* The old service's open files died with it. */
-    if (id == DANAUS_CALL_CLOSE)
+    if (id == DANAUS_CALL_CLOSE) {
+        *done = 0;
         return RESUME_DONE;
+    }
     const struct service *dead = c->svc;
+    const struct ipc_slot *was = ipc_slot(&dead->area, c->thread->slot);
+    uint32_t seq = c->thread->seq;
     const struct service *now = resume_keeping(dead);
     uint32_t mount;
     uint64_t handle = 0;
@@ -132,9 +223,6 @@ int64_t resume_call(struct call *c, bool begun)
             struct fd_info info;
             if (!resume_fd_info(c->fd, id, &now, &info))
                 return -errno;
-            if (begun && id == DANAUS_CALL_WRITE &&
-                (fdtable_flags(c->fd) & O_APPEND))
-                return -EIO;
             mount = info.mount;
             handle = info.handle;
         } else if (c->desc.handle ||
@@ -150,6 +238,18 @@ int64_t resume_call(struct call *c, bool begun)
             successors == RESUME_SUCCESSORS_MAX)
             return -errno;
         now = resume_keeping(now);
+    }
+    if (begun && c->fd >= 0 && is_append(c)) {
+        bool was_keeping = keeping_paused;
+        keeping_paused = true;
+        int64_t settled = settle_append(c, now, was, seq, mount, handle,
+                                        done);
+        keeping_paused = was_keeping;
+        if (settled != 0)
+            return settled;
+        t = thread_get(now);
+        if (!t)
+            return -errno;
     }
     const unsigned char *request = c->pack.buf;
     if (begun && answers_over_request(id)) {

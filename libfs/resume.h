@@ -15,8 +15,12 @@
  *    when it never started (the slot's begun word, ipc.h), or when doing
  *    it twice changes nothing; a call that changes the namespace and may
  *    have been done is settled by its outcome (mkdir answering EEXIST was
- *    ours, and so on); an append write that may have been done fails with
- *    EIO, since doing it twice would add the data twice.
+ *    ours, and so on); an append write that may have been done is settled
+ *    by the file: the dead service said where it would land (ipc.h
+ *    append_at), and the write was made if the file now holds its bytes
+ *    there, not made if the file still ends there (it is sent again), and
+ *    fails with EIO otherwise, since doing it twice would add the data
+ *    twice.
  *  - a service that keeps written data in its memory (hello flag
  *    DANAUS_HELLO_CACHES_WRITES) may have lost a descriptor's writes not
  *    yet fsync'd: the next fsync on it reports EIO, once.
@@ -34,7 +38,7 @@
 
 #include <stdbool.h>
 
-/* resume_call's answer for a call with nothing left to do (result 0). */
+/* resume_call's answer for a call with nothing left to do. */
 #define RESUME_DONE 1
 /* Services resume_call follows that die in turn before the call is sent
  * again, the request still being in the first one's slot; below CONNS. */
@@ -60,9 +64,9 @@ bool resume_fd_info(int fd, uint32_t id, const struct service **svc,
 void resume_keep_request(const struct call *c);
 
 /* c's service died before answering (begun: it had started on it). Moves
- * c to the new service: 0 to send it again, RESUME_DONE, or -errno to
- * fail the call with. */
-int64_t resume_call(struct call *c, bool begun);
+ * c to the new service: 0 to send it again, RESUME_DONE with the call's
+ * result in *done, or -errno to fail the call with. */
+int64_t resume_call(struct call *c, bool begun, int64_t *done);
 
 /* The answer to report for a call sent again after its first try had
  * begun: an outcome that shows the first try's effect counts as success. */

@@ -165,13 +165,30 @@ static int64_t read_at(struct request *r, off_t off)
     return got;
 }
 
+/* Before an append: tells the client where it lands (ipc.h append_at), so
+ * that a client whose service dies meanwhile can learn from the next one
+ * whether the write was made. 0, or the error that stops the write. */
+static int note_append(struct request *r)
+{
+    struct danaus_stat st;
+    int rc = ops_of(r->of)->fstat(r->of->file, &r->c->cred, &st);
+    if (rc < 0)
+        return rc;
+    r->slot->append_at = st.size;
+    /* release: append_at is there before the client can see append_seq. */
+    atomic_store_explicit(&r->slot->append_seq, r->d->seq,
+                          memory_order_release);
+    return 0;
+}
+
 /* Writes the input bytes at off, or at the end for O_APPEND (as Linux does
  * even for pwrite); *end gets the offset after the write. A large write's
  * input comes in pieces (ipc_await_input): each is written as it lands, so
  * that the client's copy into the slot and the backend's out of it
  * overlap. A client that stops sending holds its thread INPUT_WAIT_NS at
  * most; the write then ends short, with what came. An append waits for
- * all of its input, so that it lands in one piece. */
+ * all of its input, so that it lands in one piece, and says where first
+ * (note_append). */
 static int64_t write_at(struct request *r, off_t off, off_t *end)
 {
     if (!writable(r->of))
@@ -180,9 +197,12 @@ static int64_t write_at(struct request *r, off_t off, off_t *end)
     if (append)
         off = -1;
     const struct ls_ops *ops = ops_of(r->of);
-    if (r->in_len <= IPC_INPUT_FIRST)
-        return ops->pwrite(r->of->file, &r->c->cred, r->in, r->in_len, off,
-                           end);
+    if (r->in_len <= IPC_INPUT_FIRST) {
+        int rc = append ? note_append(r) : 0;
+        return rc < 0 ? rc
+                      : ops->pwrite(r->of->file, &r->c->cred, r->in,
+                                    r->in_len, off, end);
+    }
     uint64_t give_up = ipc_now_ns() + INPUT_WAIT_NS;
     uint32_t done = 0;
     while (done < r->in_len) {
@@ -191,6 +211,9 @@ static int64_t write_at(struct request *r, off_t off, off_t *end)
                                          r->in_len, give_up);
         if (ready <= done)
             break;
+        int rc = append ? note_append(r) : 0;
+        if (rc < 0)
+            return rc;
         size_t want = ready - done;
         ssize_t k = ops->pwrite(r->of->file, &r->c->cred, r->in + done, want,
                                 append ? -1 : off + done, end);

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 6 /* 6: the slot's bytes_ready word (ipc.h) */
+#define DANAUS_WIRE_VERSION 7 /* 7: the slot's append_at (ipc.h) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */

@@ -42,6 +42,9 @@
 
 static const char *danausd, *danausd_stuck;
 static struct site site;
+/* What the parent does while no service runs, besides restart_under's
+ * own (NULL: nothing more). */
+static void (*meanwhile)(void);
 static struct daemon first, second;
 static int to_child[2], to_parent[2];
 
@@ -51,6 +54,7 @@ static int cleanup(void **state)
     daemon_kill(&first);
     daemon_kill(&second);
     site_remove(&site);
+    meanwhile = NULL;
     return 0;
 }
 
@@ -100,6 +104,8 @@ static void restart_under(struct daemon *dead, const char *exe)
         assert_int_equal(rename(from, to), 0);
     else
         unlink(from);
+    if (meanwhile)
+        meanwhile();
     assert_int_equal(write(to_child[1], &c, 1), 1);
     usleep(OUTAGE_MS * 1000);
     assert_int_equal(daemon_start(&second, exe, &site, "second", 10000), 0);
@@ -415,6 +421,101 @@ static void test_open_in_flight_beside_open_files(void **state)
     restart_under_client("openflight", client_open_in_flight);
 }
 
+/* ---- an append in flight: made once, or EIO ---- */
+
+static int log_fd;
+static const char *append_bytes;
+static ssize_t appended;
+
+static void *blocked_append(void *arg)
+{
+    (void)arg;
+    appended = danaus_write(log_fd, append_bytes, strlen(append_bytes));
+    err_of_blocked = appended >= 0 ? 0 : errno;
+    return NULL;
+}
+
+/* "first\n" appended to the log, then append_bytes, in flight while the
+ * service is replaced; want: the log after, or NULL when the append must
+ * fail with EIO. */
+static int append_in_flight(const char *want)
+{
+    site_use(&site);
+    log_fd = danaus_open(MOUNTPOINT "/log", O_WRONLY | O_APPEND | O_CREAT,
+                         0644);
+    CHILD_CHECK(log_fd >= 0 && danaus_write(log_fd, "first\n", 6) == 6,
+                "first: %s", strerror(errno));
+    block_then_restart(blocked_append);
+    if (!want) {
+        CHILD_CHECK(appended == -1 && err_of_blocked == EIO,
+                    "the append overtaken: %zd, %s", appended,
+                    strerror(err_of_blocked));
+        return 0;
+    }
+    CHILD_CHECK(appended == (ssize_t)strlen(append_bytes),
+                "the append in flight: %zd, %s", appended,
+                strerror(err_of_blocked));
+    off_t pos = danaus_lseek(log_fd, 0, SEEK_CUR);
+    CHILD_CHECK(pos == (off_t)strlen(want), "offset after: %lld",
+                (long long)pos);
+    expect_contents(MOUNTPOINT "/log", want);
+    return 0;
+}
+
+static int client_append_not_made(void)
+{
+    append_bytes = "stuck-before\n";
+    return append_in_flight("first\nstuck-before\n");
+}
+
+static int client_append_made(void)
+{
+    append_bytes = "stuck-after\n";
+    return append_in_flight("first\nstuck-after\n");
+}
+
+static int client_append_overtaken(void)
+{
+    append_bytes = "stuck-before\n";
+    return append_in_flight(NULL);
+}
+
+/* Another host process appends to the log while no service runs. */
+static void append_other(void)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/host/log", site.dir);
+    int fd = open(path, O_WRONLY | O_APPEND);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "other\n", 6), 6);
+    close(fd);
+}
+
+/* The dead service had not written the append (it blocked before): the
+ * next one makes it, once. */
+static void test_append_not_made_is_sent_again(void **state)
+{
+    (void)state;
+    restart_under_client("appendnot", client_append_not_made);
+}
+
+/* The dead service had written it (and blocked after): it is not made
+ * again, and the write returns its bytes. */
+static void test_append_made_counts_once(void **state)
+{
+    (void)state;
+    restart_under_client("appendmade", client_append_made);
+}
+
+/* Not made, but another writer appended meanwhile: whether it was made
+ * cannot be told from the file, and sending it again could add it twice. */
+static void test_append_overtaken_is_eio(void **state)
+{
+    (void)state;
+    meanwhile = append_other;
+    restart_under_client("appendother", client_append_overtaken);
+}
+
 /* ---- no service comes back: ENOTCONN after the restart wait ---- */
 
 #define SHORT_WAIT_MS 500
@@ -471,6 +572,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_call_in_flight_done_once, cleanup),
         cmocka_unit_test_teardown(test_open_in_flight_beside_open_files,
                                   cleanup),
+        cmocka_unit_test_teardown(test_append_not_made_is_sent_again,
+                                  cleanup),
+        cmocka_unit_test_teardown(test_append_made_counts_once, cleanup),
+        cmocka_unit_test_teardown(test_append_overtaken_is_eio, cleanup),
         cmocka_unit_test_teardown(test_no_successor_is_enotconn, cleanup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /*
- * stuck_shim.c - the blocking mkdir and open of danausd_stuck
+ * stuck_shim.c - the blocking mkdir, open and writes of danausd_stuck
  * (stuck_shim.h).
  *
  * Built without the forced include, so local_instance_new here is the real
@@ -17,6 +17,8 @@ struct ls_instance *stuck_local_instance_new(const char *root, char *err,
 static struct ls_ops stuck_ops;
 static int (*local_ops_open)(struct ls_instance *, const struct ls_cred *,
                              const char *, int, mode_t, struct ls_file **);
+static ssize_t (*local_ops_pwrite)(struct ls_file *, const struct ls_cred *,
+                                   const void *, size_t, off_t, off_t *);
 
 static _Noreturn void block_forever(void)
 {
@@ -41,6 +43,21 @@ static int open_stuck_or_real(struct ls_instance *inst,
     return local_ops_open(inst, cred, path, flags, mode, out);
 }
 
+/* Writes of bytes that begin "stuck-before" never return and write
+ * nothing; of "stuck-after", never return once written; others do. */
+static ssize_t pwrite_stuck_or_real(struct ls_file *f,
+                                    const struct ls_cred *cred,
+                                    const void *buf, size_t n, off_t off,
+                                    off_t *end)
+{
+    if (n >= 12 && memcmp(buf, "stuck-before", 12) == 0)
+        block_forever();
+    ssize_t r = local_ops_pwrite(f, cred, buf, n, off, end);
+    if (n >= 11 && memcmp(buf, "stuck-after", 11) == 0)
+        block_forever();
+    return r;
+}
+
 struct ls_instance *stuck_local_instance_new(const char *root, char *err,
                                              size_t errlen)
 {
@@ -51,8 +68,10 @@ struct ls_instance *stuck_local_instance_new(const char *root, char *err,
          * operations still get the instance they expect. */
         stuck_ops = *inst->ops;
         local_ops_open = inst->ops->open;
+        local_ops_pwrite = inst->ops->pwrite;
         stuck_ops.mkdir = mkdir_forever;
         stuck_ops.open = open_stuck_or_real;
+        stuck_ops.pwrite = pwrite_stuck_or_real;
         inst->ops = &stuck_ops;
     }
     return inst;
