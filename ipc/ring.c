@@ -233,10 +233,9 @@ enum ipc_woke ipc_wait_work(const struct ipc_segment *seg,
      * work_seq moved; between bumps, pause on that one cache line (and the
      * watched slot's posted word). A service thread with one client comes
      * here after every answer, so the spin must not cost a scan of the
-     * whole queue. */
-    /* spin_ns 0 (a client waiting on this thread's cpu, workers.c): not
-     * one spin step, whose yield on one cpu is a system call for nothing
-     * before the sleep below looks at the queue anyway. */
+     * whole queue. spin_ns 0 (a client waiting on this thread's cpu,
+     * workers.c): not one spin step, whose yield on one cpu is a system
+     * call for nothing before the sleep below looks at the queue anyway. */
     for (bool spinning = spin_ns > 0; spinning && woke == IPC_WOKE_NONE;) {
         seen = atomic_load_explicit(&q->work_seq, memory_order_acquire);
         if (ipc_queue_pending(q) && any_cell(seg, q, true)) {

@@ -117,15 +117,23 @@ static const struct service *resume_keeping(const struct service *dead)
 static uint64_t reopen(const struct service *now, const char *path,
                        int flags, uint64_t ino, int64_t pos, uint32_t *mount);
 
+/* Begins q, a seek of the file handle names on mount to pos: 0, or -1. */
+static int begin_seek(struct call *q, uint32_t mount, uint64_t handle,
+                      int64_t pos)
+{
+    if (call_begin(q, DANAUS_CALL_LSEEK, mount, handle) < 0)
+        return -1;
+    q->desc.arg[0] = pos;
+    q->desc.arg[1] = SEEK_SET;
+    return 0;
+}
+
 /* The stat of the file handle names on mount: 0, or -1. */
 static int stat_on(uint32_t mount, uint64_t handle, struct danaus_stat *st)
 {
     struct call q;
     if (call_begin(&q, DANAUS_CALL_STAT, mount, handle) < 0 ||
-        pack_str(&q.pack, "") < 0)
-        return -1;
-    q.desc.arg[0] = AT_EMPTY_PATH;
-    if (call_send(&q) < 0)
+        pack_str(&q.pack, "") < 0 || call_send(&q) < 0)
         return -1;
     memcpy(st, call_out(&q), sizeof *st);
     return 0;
@@ -182,11 +190,7 @@ static int64_t settle_append(const struct call *c, const struct service *now,
         return -EIO;
     if (c->desc.call == DANAUS_CALL_WRITE) {
         struct call q;
-        if (call_begin(&q, DANAUS_CALL_LSEEK, mount, handle) < 0)
-            return -EIO;
-        q.desc.arg[0] = at + n;
-        q.desc.arg[1] = SEEK_SET;
-        if (call_send(&q) < 0)
+        if (begin_seek(&q, mount, handle, at + n) < 0 || call_send(&q) < 0)
             return -EIO;
         fdtable_note_pos(c->fd, at + n);
     }
@@ -323,12 +327,9 @@ static uint64_t reopen(const struct service *now, const char *path,
         return FDTABLE_LOST;
     }
     if (pos != 0 && !(flags & O_PATH) &&
-        call_begin(&c, DANAUS_CALL_LSEEK, *mount, (uint64_t)handle) == 0) {
-        c.desc.arg[0] = pos;
-        c.desc.arg[1] = SEEK_SET;
-        if (call_send(&c) < 0)
-            return service_gone(now) ? 0 : FDTABLE_LOST;
-    }
+        begin_seek(&c, *mount, (uint64_t)handle, pos) == 0 &&
+        call_send(&c) < 0)
+        return service_gone(now) ? 0 : FDTABLE_LOST;
     return (uint64_t)handle;
 }
 
