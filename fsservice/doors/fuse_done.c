@@ -14,6 +14,7 @@
 struct done_rec {
     uint64_t unique;
     int64_t result;
+    int64_t at;
     uint32_t op;
 };
 
@@ -55,21 +56,23 @@ void fuse_done_free(struct fuse_done *d)
 }
 
 void fuse_done_note(struct fuse_done *d, uint64_t unique,
-                    enum fuse_done_op op, int64_t result)
+                    enum fuse_done_op op, int64_t result, int64_t at)
 {
     struct done_rec *r = slot(d, unique);
     r->op = op;
     r->result = result;
+    r->at = at;
     __atomic_store_n(&r->unique, unique, __ATOMIC_RELEASE);
 }
 
 bool fuse_done_find(const struct fuse_done *d, uint64_t unique,
-                    enum fuse_done_op op, int64_t *result)
+                    enum fuse_done_op op, int64_t *result, int64_t *at)
 {
     const struct done_rec *r = slot(d, unique);
     if (__atomic_load_n(&r->unique, __ATOMIC_ACQUIRE) != unique ||
         r->op != op)
         return false;
     *result = r->result;
+    *at = r->at;
     return true;
 }

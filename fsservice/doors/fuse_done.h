@@ -14,7 +14,9 @@
  * finish) is run again, and the error its own first run would cause
  * (EEXIST, ENOENT) taken for success (fuse_ops.c). An open or opendir
  * notes the handle it gave, so that a resent one is answered with that
- * handle rather than leave it held for good. The notes are a ring: only
+ * handle rather than leave it held for good. A write to an O_APPEND file
+ * notes where the file ended before it, so that a resent one is settled
+ * by the file (fuse_ops.c). The notes are a ring: only
  * the last FUSE_DONE_NOTES requests are remembered, far more than the
  * kernel can have in flight.
  */
@@ -41,6 +43,7 @@ enum fuse_done_op {
     DONE_RENAME,
     DONE_OPEN,    /* result: the handle given */
     DONE_OPENDIR, /* likewise */
+    DONE_APPEND,  /* result: bytes written; at: the file's end before */
 };
 
 struct fuse_done {
@@ -54,12 +57,14 @@ int fuse_done_adopt(struct fuse_done *d, int fd);
 int fuse_done_fd(const struct fuse_done *d);
 void fuse_done_free(struct fuse_done *d);
 
-/* Request `unique` (op) ended with result (0, a handle, or -errno). */
+/* Request `unique` (op) ended with result (0, a handle, a count or
+ * -errno), or began (FUSE_DONE_BEGUN); at: where, for an append. */
 void fuse_done_note(struct fuse_done *d, uint64_t unique,
-                    enum fuse_done_op op, int64_t result);
+                    enum fuse_done_op op, int64_t result, int64_t at);
 
-/* Whether request `unique` (op) was done: true with its *result. */
+/* Whether request `unique` (op) was noted: true with its *result and
+ * *at. */
 bool fuse_done_find(const struct fuse_done *d, uint64_t unique,
-                    enum fuse_done_op op, int64_t *result);
+                    enum fuse_done_op op, int64_t *result, int64_t *at);
 
 #endif

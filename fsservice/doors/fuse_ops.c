@@ -95,21 +95,28 @@ static void reply_status(fuse_req_t req, int rc)
 /* What a service that died before answering the request c runs had done
  * of it (fuse_done.h): nothing, begun it (the backend call may have
  * happened: a SIGKILL lets a system call in progress finish), or done it,
- * with its result in *result. */
+ * with its result in *result; *at gets the note's offset (appends). */
 enum earlier { EARLIER_NONE, EARLIER_BEGUN, EARLIER_DONE };
 
-static enum earlier earlier_result(struct ctx *c, enum fuse_done_op op,
-                                   int64_t *result)
+static enum earlier earlier_noted(struct ctx *c, enum fuse_done_op op,
+                                  int64_t *result, int64_t *at)
 {
     bool resent;
     uint64_t unique = fuse_loop_request(&resent);
     int64_t noted;
-    if (!resent || !fuse_done_find(&c->ex->done, unique, op, &noted))
+    if (!resent || !fuse_done_find(&c->ex->done, unique, op, &noted, at))
         return EARLIER_NONE;
     if (noted == FUSE_DONE_BEGUN)
         return EARLIER_BEGUN;
     *result = noted;
     return EARLIER_DONE;
+}
+
+static enum earlier earlier_result(struct ctx *c, enum fuse_done_op op,
+                                   int64_t *result)
+{
+    int64_t at;
+    return earlier_noted(c, op, result, &at);
 }
 
 static enum earlier earlier_run(struct ctx *c, enum fuse_done_op op,
@@ -138,12 +145,18 @@ static bool opened_before(struct ctx *c, enum fuse_done_op op,
 }
 
 /* Notes the request c runs as begun (FUSE_DONE_BEGUN) or done with
- * result, before it is answered. */
-static void note_done(struct ctx *c, enum fuse_done_op op, int64_t result)
+ * result, before it is answered; at: where, for an append. */
+static void note_at(struct ctx *c, enum fuse_done_op op, int64_t result,
+                    int64_t at)
 {
     bool resent;
     uint64_t unique = fuse_loop_request(&resent);
-    fuse_done_note(&c->ex->done, unique, op, result);
+    fuse_done_note(&c->ex->done, unique, op, result, at);
+}
+
+static void note_done(struct ctx *c, enum fuse_done_op op, int64_t result)
+{
+    note_at(c, op, result, 0);
 }
 
 /* A request run again after its service died while running it fails with
@@ -166,21 +179,14 @@ static int child_path(struct ctx *c, fuse_ino_t parent, const char *name,
     return fuse_node_child_path(&c->ex->nodes, parent, name, path, PATH_MAX);
 }
 
-/* The backend file of the handle in fi into *out. A handle given before
- * the service restarted (fuse_keeper.h) has no file in this process yet:
- * it is opened again by its node's path, with the flags of its first open
- * but O_TRUNC, and must still be the same inode. It is opened with the
- * service's own rights: the kernel checked the first open, and a file
- * since made read-only, or created so, stays writable through it as on
- * any file system. A file unlinked (or replaced) meanwhile gets EIO, on
- * that handle only. 0 or -errno. */
-static int file_of(struct ctx *c, const struct fuse_file_info *fi,
-                   struct ls_file **out)
+/* Opens handle h's file (or directory) again by its node's path, as
+ * flags, with the service's own rights: the kernel checked the first
+ * open, and a file since made read-only, or created so, stays writable
+ * through it as on any file system. 0, or -EIO when the path no longer
+ * names h's inode (unlinked or replaced meanwhile). */
+static int reopen(struct ctx *c, const struct fuse_handle *h, int flags,
+                  struct ls_file **out)
 {
-    struct fuse_handle h;
-    int rc = fuse_handles_get(&c->ex->handles, fi->fh, &h, out);
-    if (rc < 0 || *out)
-        return rc;
     const struct ls_cred *self =
         fuse_cred_of(c->ex->creds, getpid(), geteuid(), getegid());
     if (!self)
@@ -188,20 +194,38 @@ static int file_of(struct ctx *c, const struct fuse_file_info *fi,
     char path[PATH_MAX];
     struct ls_file *file = NULL;
     struct danaus_stat d;
-    rc = path_of(c, h.node, path);
+    int rc = path_of(c, h->node, path);
     if (rc == 0)
-        rc = c->inst->ops->open(c->inst, self, path,
-                                h.dir ? O_RDONLY | O_DIRECTORY
-                                      : h.flags & ~O_TRUNC,
-                                0, &file);
-    if (rc == 0 && !h.dir &&
-        ((rc = c->inst->ops->fstat(file, self, &d)) == 0 && d.ino != h.ino))
+        rc = c->inst->ops->open(c->inst, self, path, flags, 0, &file);
+    if (rc == 0 && !h->dir &&
+        ((rc = c->inst->ops->fstat(file, self, &d)) == 0 && d.ino != h->ino))
         rc = -ESTALE;
     if (rc < 0) {
         if (file)
             c->inst->ops->close(file);
         return -EIO;
     }
+    *out = file;
+    return 0;
+}
+
+/* The backend file of the handle in fi into *out. A handle given before
+ * the service restarted (fuse_keeper.h) has no file in this process yet:
+ * it is opened again (reopen), with the flags of its first open but
+ * O_TRUNC; a file unlinked or replaced meanwhile gets EIO, on that handle
+ * only. 0 or -errno. */
+static int file_of(struct ctx *c, const struct fuse_file_info *fi,
+                   struct ls_file **out)
+{
+    struct fuse_handle h;
+    struct ls_file *file;
+    int rc = fuse_handles_get(&c->ex->handles, fi->fh, &h, out);
+    if (rc < 0 || *out)
+        return rc;
+    rc = reopen(c, &h, h.dir ? O_RDONLY | O_DIRECTORY : h.flags & ~O_TRUNC,
+                &file);
+    if (rc < 0)
+        return rc;
     *out = fuse_handles_set(&c->ex->handles, fi->fh, file);
     if (*out != file)
         c->inst->ops->close(file);
@@ -709,6 +733,61 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     free(buf);
 }
 
+/* Whether the append of buf that the dead service noted at `at` is in
+ * handle fh's file, of size size_now: its size, or -EIO when the file does
+ * not end with it there (another writer appended since: made or not
+ * cannot be told). Read back through a file of its own, for the handle
+ * may be write-only. */
+static ssize_t append_made(struct ctx *c, uint64_t fh, const char *buf,
+                           size_t size, int64_t at, int64_t size_now)
+{
+    struct fuse_handle h;
+    struct ls_file *reader, *held;
+    if (size_now < at || (uint64_t)(size_now - at) != size)
+        return -EIO;
+    ssize_t n = fuse_handles_get(&c->ex->handles, fh, &h, &held);
+    if (n == 0)
+        n = reopen(c, &h, O_RDONLY, &reader);
+    if (n < 0)
+        return n;
+    char *there = malloc(size ? size : 1);
+    n = !there ? -ENOMEM
+               : c->inst->ops->pread(reader, c->cred, there, size, at);
+    if (n >= 0)
+        n = (size_t)n == size && memcmp(there, buf, size) == 0 ? n : -EIO;
+    free(there);
+    c->inst->ops->close(reader);
+    return n;
+}
+
+/* A write to an O_APPEND file lands at the backend's end when it runs. A
+ * resent one that the dead service had begun is settled by the file, as
+ * the preload's are (libfs/resume.c): the note says where the file ended
+ * before it; still ending there, it was never made and is made now; ending
+ * with its bytes there, it was made, and is answered. */
+static ssize_t append(struct ctx *c, uint64_t fh, struct ls_file *file,
+                      const char *buf, size_t size)
+{
+    int64_t result = 0, at = 0;
+    enum earlier e = earlier_noted(c, DONE_APPEND, &result, &at);
+    if (e == EARLIER_DONE)
+        return result;
+    struct danaus_stat d;
+    int rc = c->inst->ops->fstat(file, c->cred, &d);
+    if (rc < 0)
+        return rc;
+    ssize_t n;
+    if (e == EARLIER_BEGUN && d.size != at) {
+        n = append_made(c, fh, buf, size, at, d.size);
+    } else {
+        off_t end;
+        note_at(c, DONE_APPEND, FUSE_DONE_BEGUN, d.size);
+        n = c->inst->ops->pwrite(file, c->cred, buf, size, -1, &end);
+    }
+    note_at(c, DONE_APPEND, n, d.size);
+    return n;
+}
+
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
                      size_t size, off_t off, struct fuse_file_info *fi)
 {
@@ -719,8 +798,9 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
     if (n == 0) {
         fuse_handles_writing(&c.ex->handles, fi->fh);
         pace(&c, false, size);
-        n = c.inst->ops->pwrite(file, c.cred, buf, size,
-                                (fi->flags & O_APPEND) ? -1 : off, &end);
+        n = (fi->flags & O_APPEND)
+                ? append(&c, fi->fh, file, buf, size)
+                : c.inst->ops->pwrite(file, c.cred, buf, size, off, &end);
         paced(&c);
     }
     if (n < 0) {

@@ -14,7 +14,9 @@
 #    restart cost;
 #  - a request the dead service had taken and never answered (a mkdir stuck
 #    in danausd_stuck's backend, local only) is sent again to the next
-#    service and done;
+#    service and done; of appends so taken, one the dead service had made
+#    is not made again, one it had not is made once, and one another
+#    writer overtook fails with EIO;
 #  - a file unlinked while open gets EIO after a restart, on that
 #    descriptor only; a read-only file written through its creating
 #    descriptor (by another user) writes on;
@@ -127,17 +129,45 @@ if [ "$backend" = local ]; then
     service_stop
     config "fuse_keep 20"
     DANAUS_STUCK_ROOT=$site/backing start "$stuck" || exit 1
+    for log in made unmade overtaken; do
+        printf 'first\n' > "$mnt/$log.log"
+    done
     plain mkdir "$mnt/late" &
     mk=$!
+    # Appends through O_APPEND descriptors: one the backend has made when
+    # its thread blocks, two it has not; a client of the backend itself
+    # (the backing directory) appends to the third before the crash.
+    plain sh -c "printf 'stuck-after\n' >> '$mnt/made.log'" &
+    made=$!
+    plain sh -c "printf 'stuck-before\n' >> '$mnt/unmade.log'" &
+    unmade=$!
+    plain sh -c "printf 'stuck-before\n' >> '$mnt/overtaken.log'" \
+        2> "$site/overtaken.err" &
+    overtaken=$!
     sleep 0.5
-    expect "mkdir waits in the stuck backend" yes \
-        "$(kill -0 $mk 2>/dev/null && echo yes)"
+    expect "mkdir and three appends wait in the stuck backend" "yes yes yes yes" \
+        "$(for p in $mk $made $unmade $overtaken; do
+               kill -0 $p 2>/dev/null && echo yes; done | paste -sd' ')"
+    printf 'other\n' >> "$site/backing/overtaken.log"
     crash
     start "$danausd" || exit 1
     wait $mk
     rc=$?
     expect "the taken mkdir is done by the next service" "0 yes" \
         "$rc $([ -d "$site/backing/late" ] && echo yes)"
+    wait $made
+    rc=$?
+    expect "an append the dead service made is not made again" \
+        "0 first|stuck-after" "$rc $(paste -sd'|' "$site/backing/made.log")"
+    wait $unmade
+    rc=$?
+    expect "an append the dead service had not made is made once" \
+        "0 first|stuck-before" "$rc $(paste -sd'|' "$site/backing/unmade.log")"
+    wait $overtaken
+    rc=$?
+    expect "an append overtaken by another writer fails with EIO, not twice" \
+        "1 yes first|other" \
+        "$rc $(grep -q 'I/O error' "$site/overtaken.err" && echo yes) $(paste -sd'|' "$site/backing/overtaken.log")"
 fi
 
 # A file unlinked while open: EIO on its descriptor after the restart, the
