@@ -81,7 +81,7 @@ if [ -z "$no_build" ]; then
     say "[2] building in $build"
     cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     cmake --build "$build" -j"$(nproc)" --target danausd danaus danaus_engine \
-        danaus-bench tenant-load >/dev/null
+        danaus-bench tenant-load switch-floor >/dev/null
 fi
 
 # The lighttpd step's Debian image comes from Debian's mirror, which the

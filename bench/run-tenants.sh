@@ -74,7 +74,9 @@
 # and, alone, a client and its service on one core: a danausd started under
 # taskset -c 0 ("known at start"), one started on both CPUs and moved to
 # CPU 0 with taskset -a -p ("taken away later"), against the two-core case
-# (a danausd on CPU 1, the client on CPU 0); and CPU oversubscription: the
+# (a danausd on CPU 1, the client on CPU 0), with the floor under them
+# (switch-floor: a round trip between two processes doing nothing else,
+# once a round, switch-floor.txt); and CPU oversubscription: the
 # victim in a 2-CPU pool next to 2 CPU-bound containers, against the same
 # on the host's ext4 with 2 CPU-bound processes.
 #
@@ -122,8 +124,9 @@ danaus=$build/engine/danaus
 danausd_bin=$build/fsservice/danausd
 libdanaus=$build/libfs/libdanaus.so
 load=$build/bench/tenant-load
-for f in "$danaus" "$danausd_bin" "$libdanaus" "$load"; do
-    [ -e "$f" ] || die "$f not found: build danaus_engine, danausd, danaus and tenant-load in $build"
+switch_floor=$build/bench/switch-floor
+for f in "$danaus" "$danausd_bin" "$libdanaus" "$load" "$switch_floor"; do
+    [ -e "$f" ] || die "$f not found: build danaus_engine, danausd, danaus, tenant-load and switch-floor in $build"
 done
 for c in ceph-fuse unionfs-fuse db_bench taskset gnuplot; do
     command -v "$c" >/dev/null || die "$c not found (deploy/install-deps.sh)"
@@ -201,6 +204,7 @@ cp -a "$image" "$ceph_top/unionfs/image"
 
 results=$outdir/tenants.csv
 echo "part,stack,round,tenant,workload,neighbour,ops_s,mb_s,p50_us,p99_us,stat_p99_us,mds_cpu,osd_cpu" >"$results"
+: >"$outdir/switch-floor.txt"
 
 # ---- launching one tenant's workload ----
 
@@ -536,7 +540,9 @@ for round in $(seq "$rounds"); do
         say "round $round/$rounds: client and service on one core"
         samecore_run "two cores (service on CPU 1)" sa1
         samecore_run "one core (known at start)" onecore
-        samecore_run "one core (taken away later)" late ;;
+        samecore_run "one core (taken away later)" late
+        say "round $round/$rounds: the hand-off floor (switch-floor)"
+        "$switch_floor" | sed "s/^/round $round: /" >>"$outdir/switch-floor.txt" ;;
     esac
     case " $parts " in *" scale "*)
         for wl in $scale_workloads; do
@@ -682,6 +688,10 @@ ratio_table() { # PART TENANT [cluster]
         echo
         echo "== Client and service thread on one core (victim alone) =="
         awk -F, '$1 == "samecore" {printf "  %-32s %10.0f ops/s  p50 %7.1f us  p99 %7.1f us\n", $2, $7, $9, $10}' "$summary"
+        if [ -s "$outdir/switch-floor.txt" ]; then
+            echo "The floor: a round trip between two processes doing nothing else (bench/switch_floor.c), us:"
+            sed 's/^/  /' "$outdir/switch-floor.txt"
+        fi
         echo
         echo "== CPU oversubscription: victim in a 2-CPU pool (or on ext4) next to 2 CPU-bound processes =="
         ratio_table oversub victim
