@@ -7,6 +7,7 @@
  */
 #include "fsservice/libservice/libservice.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,8 +21,11 @@ static int (*local_ops_open)(struct ls_instance *, const struct ls_cred *,
 static ssize_t (*local_ops_pwrite)(struct ls_file *, const struct ls_cred *,
                                    const void *, size_t, off_t, off_t *);
 
-static _Noreturn void block_forever(void)
+/* Says so on stderr first (the service's log), so that a test knows
+ * when a request has reached the backend. */
+static _Noreturn void block_forever(const char *what)
 {
+    fprintf(stderr, "danausd_stuck: %s blocks for good\n", what);
     for (;;)
         pause();
 }
@@ -30,7 +34,7 @@ static int mkdir_forever(struct ls_instance *inst, const struct ls_cred *cred,
                          const char *path, mode_t mode)
 {
     (void)inst, (void)cred, (void)path, (void)mode;
-    block_forever();
+    block_forever("a mkdir");
 }
 
 /* Opens of "stuck-open..." never return either; other opens do. */
@@ -39,7 +43,7 @@ static int open_stuck_or_real(struct ls_instance *inst,
                               int flags, mode_t mode, struct ls_file **out)
 {
     if (strncmp(path, "stuck-open", 10) == 0)
-        block_forever();
+        block_forever("an open");
     return local_ops_open(inst, cred, path, flags, mode, out);
 }
 
@@ -51,10 +55,10 @@ static ssize_t pwrite_stuck_or_real(struct ls_file *f,
                                     off_t *end)
 {
     if (n >= 12 && memcmp(buf, "stuck-before", 12) == 0)
-        block_forever();
+        block_forever("a write, before writing");
     ssize_t r = local_ops_pwrite(f, cred, buf, n, off, end);
     if (n >= 11 && memcmp(buf, "stuck-after", 11) == 0)
-        block_forever();
+        block_forever("a write, after writing");
     return r;
 }
 
