@@ -91,6 +91,15 @@ lost_writes() {
     fi
 }
 
+# program_errors KILLS: the file program's errors, with its clock (ms);
+# if there are any, when the service was killed (KILLS, ms since the
+# epoch) and the services' log, which chasing one needs.
+program_errors() {
+    grep '^error' "$site/ops.out" || return 0
+    echo "killed at (ms since the epoch):$1; the services' log:"
+    tail -n 60 "$site/danausd.log"
+}
+
 # Three kills under load; the pause is the time from the kill to the first
 # stat answered through the mount.
 head -c 4194304 /dev/urandom > "$site/big.src"
@@ -103,10 +112,11 @@ ops=$!
  exec timeout 60 env -u LD_PRELOAD python3 "$load" reader "$mnt/big" "$sum" 0.05) \
     > "$site/reader.out" 2>&1 &
 reader=$!
-pauses=
+pauses= kills=
 for k in 1 2 3; do
     sleep 1
     t0=$(now_ms)
+    kills="$kills $t0"
     crash
     start "$danausd" || exit 1
     plain stat "$mnt/work" > /dev/null
@@ -116,7 +126,7 @@ wait $ops
 wait $reader
 expect "three kills: the file program saw no error" "errors 0" \
     "$(tail -1 "$site/ops.out" | cut -d' ' -f3-4)"
-grep '^error' "$site/ops.out"
+program_errors "$kills"
 lost_writes
 expect "three kills: one descriptor read every byte" "read 4194304 sum OK" \
     "$(cat "$site/reader.out")"
@@ -208,11 +218,12 @@ plain python3 "$load" ops "$mnt/work" 3 > "$site/ops.out" 2>&1 &
 ops=$!
 sleep 1
 first=$(cat "$site/run/$service.pid")
+killed=$(now_ms)
 crash
 wait $ops
 expect "restart on: the file program saw no error" "errors 0" \
     "$(tail -1 "$site/ops.out" | cut -d' ' -f3-4)"
-grep '^error' "$site/ops.out"
+program_errors " $killed"
 lost_writes
 next=$(cat "$site/run/$service.pid")
 expect "restart on: the keeper started the next danausd" "yes" \

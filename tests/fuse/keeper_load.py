@@ -65,7 +65,8 @@ def ops(directory, seconds):
             n += 1
         except OSError as e:
             errors += 1
-            print('error', n, e, flush=True)
+            # With the wall-clock time (ms), to place it among the kills.
+            print('error', n, 'at', int(time.time() * 1000), e, flush=True)
     print('ops', n, 'errors', errors, 'lost', lost, flush=True)
 
 
