@@ -781,10 +781,11 @@ static ssize_t append(struct ctx *c, uint64_t fh, struct ls_file *file,
         n = append_made(c, fh, buf, size, at, d.size);
     } else {
         off_t end;
-        note_at(c, DONE_APPEND, FUSE_DONE_BEGUN, d.size);
+        at = d.size;
+        note_at(c, DONE_APPEND, FUSE_DONE_BEGUN, at);
         n = c->inst->ops->pwrite(file, c->cred, buf, size, -1, &end);
     }
-    note_at(c, DONE_APPEND, n, d.size);
+    note_at(c, DONE_APPEND, n, at);
     return n;
 }
 

@@ -154,12 +154,12 @@ if [ "$backend" = local ]; then
     plain sh -c "printf 'stuck-before\n' >> '$mnt/overtaken.log'" \
         2> "$site/overtaken.err" &
     overtaken=$!
+    blocked() { grep -c '^danausd_stuck: .* blocks for good' "$site/danausd.log"; }
     tries=0
-    until [ "$(grep -c '^danausd_stuck: .* blocks for good' "$site/danausd.log")" -ge 4 ] ||
-          [ $tries -gt 300 ]
+    until [ "$(blocked)" -ge 4 ] || [ $tries -gt 300 ]
     do tries=$((tries + 1)); sleep 0.1; done
     expect "mkdir and three appends wait in the stuck backend" "4 yes yes yes yes" \
-        "$(grep -c '^danausd_stuck: .* blocks for good' "$site/danausd.log") $(
+        "$(blocked) $(
            for p in $mk $made $unmade $overtaken; do
                kill -0 $p 2>/dev/null && echo yes; done | paste -sd' ')"
     printf 'other\n' >> "$site/backing/overtaken.log"
