@@ -216,6 +216,8 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     }
     if (strcmp(k, "rundir") == 0)
         return set_string(p, &cfg->rundir, k, v);
+    if (strcmp(k, "door_dir") == 0)
+        return set_string(p, &cfg->door_dir, k, v);
     if (strcmp(k, "owner") == 0)
         return parse_owner(p, v, cfg);
     if (strcmp(k, "queue_cells") == 0) {
@@ -403,6 +405,8 @@ int config_parse(const char *name, const char *text, struct config *cfg,
     }
     if (rc == 0 && !cfg->rundir && !(cfg->rundir = strdup(DANAUS_DEFAULT_RUNDIR)))
         rc = fail(&p, "out of memory");
+    if (rc == 0 && !cfg->door_dir && !(cfg->door_dir = strdup(cfg->rundir)))
+        rc = fail(&p, "out of memory");
     if (rc < 0)
         config_free(cfg);
     return rc;
@@ -440,6 +444,7 @@ void config_free(struct config *cfg)
 {
     free(cfg->service);
     free(cfg->rundir);
+    free(cfg->door_dir);
     free(cfg->backend_pressure_dir);
     free(cfg->ceph_conf);
     free(cfg->ceph_client_id);

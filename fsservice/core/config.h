@@ -27,8 +27,9 @@ struct config_mount {
 };
 
 struct config {
-    char *service;              /* name: socket is <rundir>/<service>.sock */
-    char *rundir;
+    char *service;              /* name: socket is <door_dir>/<service>.sock */
+    char *rundir;               /* the pid file and the keeper's socket */
+    char *door_dir;             /* the door's socket; default: rundir */
     uid_t owner_uid;            /* who may attach; -1: the service's uid */
     gid_t owner_gid;
     uint32_t queue_cells, slots, slot_buffer;

@@ -102,7 +102,7 @@ int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
     d->svc = svc;
     d->listen_fd = d->epoll_fd = d->stop_fd = -1;
     const struct config *cfg = &svc->cfg;
-    int n = snprintf(d->path, sizeof d->path, "%s/%s.sock", cfg->rundir,
+    int n = snprintf(d->path, sizeof d->path, "%s/%s.sock", cfg->door_dir,
                      cfg->service);
     /* The socket is made under a name of its own, then renamed over the
      * path (SOCKET_NEW): clients that start while a dead service's socket
@@ -113,11 +113,11 @@ int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
         snprintf(fresh, sizeof fresh, "%s%s", d->path, SOCKET_NEW) >=
             (int)sizeof fresh) {
         snprintf(err, errlen, "socket path %s/%s.sock is too long",
-                 cfg->rundir, cfg->service);
+                 cfg->door_dir, cfg->service);
         return -1;
     }
-    if (mkdir(cfg->rundir, 0755) < 0 && errno != EEXIST)
-        return fail(err, errlen, "cannot create", cfg->rundir);
+    if (mkdir(cfg->door_dir, 0755) < 0 && errno != EEXIST)
+        return fail(err, errlen, "cannot create", cfg->door_dir);
     if (claim_socket_path(d->path, err, errlen) < 0)
         return -1;
     if (unlink(fresh) < 0 && errno != ENOENT)
