@@ -23,6 +23,8 @@
 #define V2_ROOT "/sys/fs/cgroup"
 #define V1_CPUSET "/sys/fs/cgroup/cpuset"
 #define V1_MEMORY "/sys/fs/cgroup/memory"
+#define V1_PIDS "/sys/fs/cgroup/pids"
+#define V1_DEVICES "/sys/fs/cgroup/devices"
 
 static int read_file(const char *path, char *buf, size_t size)
 {
@@ -150,11 +152,11 @@ static int v2_parent(void)
 {
     char dir[CG_DIR];
     dir_of(V2_ROOT, NULL, dir, sizeof dir);
-    if (set(V2_ROOT, "cgroup.subtree_control", "+cpuset +memory") < 0)
+    if (set(V2_ROOT, "cgroup.subtree_control", "+cpuset +memory +pids") < 0)
         return -1;
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
         return fail_errno("cannot create %s", dir);
-    return set(dir, "cgroup.subtree_control", "+cpuset +memory");
+    return set(dir, "cgroup.subtree_control", "+cpuset +memory +pids");
 }
 
 static int mems_of(const char *parent, char *buf, size_t size)
@@ -174,7 +176,8 @@ static int create_dir(const char *dir)
     return 0;
 }
 
-static int create_v2(const char *pool, const char *cpus, const char *mem)
+static int create_v2(const char *pool, const char *cpus, const char *mem,
+                     const char *pids)
 {
     char dir[CG_DIR], parent[CG_DIR], mems[256];
     dir_of(V2_ROOT, pool, dir, sizeof dir);
@@ -185,29 +188,44 @@ static int create_v2(const char *pool, const char *cpus, const char *mem)
     if (set(dir, "cpuset.cpus", cpus) < 0 ||
         set(dir, "cpuset.mems", mems) < 0 ||
         set(dir, "memory.max", mem) < 0 ||
-        set(dir, "memory.swap.max", "0") < 0)
+        set(dir, "memory.swap.max", "0") < 0 || set(dir, "pids.max", pids) < 0)
         return -1;
     return 0;
 }
 
-static int create_v1(const char *pool, const char *cpus, const char *mem)
+/* The engine's directory in a v1 hierarchy, made if missing. */
+static int v1_scope(const char *h)
 {
-    char cdir[CG_DIR], mdir[CG_DIR], parent[CG_DIR];
+    char dir[CG_DIR];
+    dir_of(h, NULL, dir, sizeof dir);
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", dir);
+    return 0;
+}
+
+static int create_v1(const char *pool, const char *cpus, const char *mem,
+                     const char *pids)
+{
+    char cdir[CG_DIR], mdir[CG_DIR], pdir[CG_DIR], ddir[CG_DIR];
+    char parent[CG_DIR];
     char mems[256];
     dir_of(V1_CPUSET, pool, cdir, sizeof cdir);
     dir_of(V1_MEMORY, pool, mdir, sizeof mdir);
     dir_of(V1_CPUSET, NULL, parent, sizeof parent);
     if (v1_cpuset_parent() < 0 || mems_of(parent, mems, sizeof mems) < 0)
         return -1;
-    char mparent[CG_DIR];
-    dir_of(V1_MEMORY, NULL, mparent, sizeof mparent);
-    if (mkdir(mparent, 0755) < 0 && errno != EEXIST)
-        return fail_errno("cannot create %s", mparent);
-    if (create_dir(cdir) < 0 || create_dir(mdir) < 0)
+    dir_of(V1_PIDS, pool, pdir, sizeof pdir);
+    dir_of(V1_DEVICES, pool, ddir, sizeof ddir);
+    if (v1_scope(V1_MEMORY) < 0 || v1_scope(V1_PIDS) < 0 ||
+        v1_scope(V1_DEVICES) < 0)
+        return -1;
+    if (create_dir(cdir) < 0 || create_dir(mdir) < 0 || create_dir(pdir) < 0 ||
+        create_dir(ddir) < 0)
         return -1;
     if (set(cdir, "cpuset.cpus", cpus) < 0 ||
         set(cdir, "cpuset.mems", mems) < 0 ||
-        set(mdir, "memory.limit_in_bytes", mem) < 0)
+        set(mdir, "memory.limit_in_bytes", mem) < 0 ||
+        set(pdir, "pids.max", pids) < 0)
         return -1;
     /* With swap on, a process over the limit would swap instead of being
      * killed; the memsw limit (where the kernel keeps it) counts both. */
@@ -219,14 +237,20 @@ static int create_v1(const char *pool, const char *cpus, const char *mem)
     return 0;
 }
 
-int cgroup_create(const char *pool, const char *cpus, uint64_t memory)
+int cgroup_create(const char *pool, const char *cpus, uint64_t memory,
+                  long pids)
 {
-    char mem[32];
+    char mem[32], max[32];
     snprintf(mem, sizeof mem, "%llu", (unsigned long long)memory);
+    snprintf(max, sizeof max, "%ld", pids);
     if (!is_v2() && (access(V1_CPUSET "/cpuset.cpus", F_OK) < 0 ||
-                     access(V1_MEMORY "/memory.limit_in_bytes", F_OK) < 0))
-        return fail("no cgroup hierarchy with cpuset and memory controllers");
-    int rc = is_v2() ? create_v2(pool, cpus, mem) : create_v1(pool, cpus, mem);
+                     access(V1_MEMORY "/memory.limit_in_bytes", F_OK) < 0 ||
+                     access(V1_PIDS "/cgroup.procs", F_OK) < 0 ||
+                     access(V1_DEVICES "/devices.allow", F_OK) < 0))
+        return fail("no cgroup hierarchy with cpuset, memory, pids and "
+                    "devices controllers");
+    int rc = is_v2() ? create_v2(pool, cpus, mem, max)
+                     : create_v1(pool, cpus, mem, max);
     if (rc < 0) {
         char *saved = strdup(fail_message() ? fail_message() : "");
         cgroup_remove(pool);
@@ -329,10 +353,90 @@ int cgroup_remove(const char *pool)
     }
     dir_of(V1_CPUSET, pool, dir, sizeof dir);
     int rc = empty_and_remove(dir);
-    dir_of(V1_MEMORY, pool, dir, sizeof dir);
-    if (empty_and_remove(dir) < 0)
-        rc = -1;
+    static const char *const others[] = {V1_MEMORY, V1_PIDS, V1_DEVICES};
+    for (int i = 0; i < 3; i++) {
+        dir_of(others[i], pool, dir, sizeof dir);
+        if (empty_and_remove(dir) < 0)
+            rc = -1;
+    }
     remove_scope_if_empty(V1_CPUSET);
-    remove_scope_if_empty(V1_MEMORY);
+    for (int i = 0; i < 3; i++)
+        remove_scope_if_empty(others[i]);
     return rc;
+}
+
+/* ---- a container's own groups (v1: pids and devices) ---- */
+
+/* What a container may open, as runc's default: null, zero, full,
+ * random, urandom, tty, ptmx and the pseudo-terminals; mknod of any node
+ * (opening it is what counts; CAP_MKNOD is not kept anyway). */
+static const char *const devices_allowed[] = {
+    "c *:* m",   "b *:* m",   "c 1:3 rwm",   "c 1:5 rwm", "c 1:7 rwm",
+    "c 1:8 rwm", "c 1:9 rwm", "c 5:0 rwm",   "c 5:2 rwm", "c 136:* rwm",
+};
+
+static void container_dir(const char *h, const char *pool, const char *name,
+                          char *out, size_t size)
+{
+    char dir[CG_DIR];
+    dir_of(h, pool, dir, sizeof dir);
+    snprintf(out, size, "%s/%s", dir, name);
+}
+
+int cgroup_container_create(const char *pool, const char *name, long pids)
+{
+    char dir[CG_DIR + 64], max[32];
+    snprintf(max, sizeof max, "%ld", pids);
+    if (is_v2()) /* the pool's group holds danausd: no children there */
+        return 0;
+    container_dir(V1_PIDS, pool, name, dir, sizeof dir);
+    if (create_dir(dir) < 0 || set(dir, "pids.max", max) < 0)
+        return -1;
+    container_dir(V1_DEVICES, pool, name, dir, sizeof dir);
+    if (create_dir(dir) < 0 || set(dir, "devices.deny", "a") < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof devices_allowed / sizeof *devices_allowed;
+         i++)
+        if (set(dir, "devices.allow", devices_allowed[i]) < 0)
+            return -1;
+    return 0;
+}
+
+int cgroup_container_enter(const char *pool, const char *name)
+{
+    char dir[CG_DIR + 64];
+    if (cgroup_enter(pool) < 0)
+        return -1;
+    if (is_v2())
+        return 0;
+    container_dir(V1_PIDS, pool, name, dir, sizeof dir);
+    if (set(dir, "cgroup.procs", "0") < 0)
+        return -1;
+    container_dir(V1_DEVICES, pool, name, dir, sizeof dir);
+    return set(dir, "cgroup.procs", "0");
+}
+
+void cgroup_container_remove(const char *pool, const char *name)
+{
+    char dir[CG_DIR + 64];
+    if (is_v2())
+        return;
+    container_dir(V1_PIDS, pool, name, dir, sizeof dir);
+    empty_and_remove(dir);
+    container_dir(V1_DEVICES, pool, name, dir, sizeof dir);
+    empty_and_remove(dir);
+    fail_clear();
+}
+
+long cgroup_container_pids_max(const char *pool, const char *name)
+{
+    char dir[CG_DIR + 64], path[CG_FILE], text[32];
+    if (is_v2())
+        dir_of(V2_ROOT, pool, dir, sizeof dir);
+    else
+        container_dir(V1_PIDS, pool, name, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/pids.max", dir);
+    if (read_file(path, text, sizeof text) < 0)
+        return -1;
+    return strcmp(text, "max") == 0 ? 0 : strtol(text, NULL, 10);
 }

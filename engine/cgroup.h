@@ -4,7 +4,12 @@
  * cgroup v2 is used when the unified hierarchy at /sys/fs/cgroup offers
  * both the cpuset and memory controllers; otherwise the v1 hierarchies
  * /sys/fs/cgroup/cpuset and /sys/fs/cgroup/memory (as on these machines).
- * Pools live under a "danaus" group in each: danaus/POOL.
+ * Pools live under a "danaus" group in each: danaus/POOL. On v1 each
+ * container also has groups of its own under its pool's in the pids and
+ * devices hierarchies: its task limit, and the devices it may open. On v2
+ * the pool's group holds danausd, and a group with processes can have no
+ * children with controllers: the pool's task limit is the only one, and
+ * devices are left to the capabilities and nodev mounts (confine.h).
  */
 #ifndef ENGINE_CGROUP_H
 #define ENGINE_CGROUP_H
@@ -12,10 +17,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Makes danaus/POOL with cpuset cpus and the memory limit (swap counted in
- * the limit where the kernel accounts it). 0, or -1 (fail.h) with nothing
- * left behind. */
-int cgroup_create(const char *pool, const char *cpus, uint64_t memory);
+/* Makes danaus/POOL with cpuset cpus, the memory limit (swap counted in
+ * the limit where the kernel accounts it) and at most pids tasks. 0, or
+ * -1 (fail.h) with nothing left behind. */
+int cgroup_create(const char *pool, const char *cpus, uint64_t memory,
+                  long pids);
 /* Moves the calling process into the pool's cgroup; 0 or -1 (fail.h). */
 int cgroup_enter(const char *pool);
 /* Kills whatever still runs in the pool's cgroup and removes it; 0 or -1. */
@@ -29,6 +35,14 @@ uint64_t cgroup_memory_used(const char *pool);
 /* How many processes the pool's memory limit has killed, or -1 if the
  * kernel does not say. */
 long long cgroup_oom_kills(const char *pool);
+/* A container's groups: made by the engine before it starts, entered by
+ * its first process (and by exec's, with the pool's), removed after it
+ * ends. 0 or -1 (fail.h); remove fails quietly. */
+int cgroup_container_create(const char *pool, const char *name, long pids);
+int cgroup_container_enter(const char *pool, const char *name);
+void cgroup_container_remove(const char *pool, const char *name);
+/* The task limit a container runs under (0: none), -1 if unknown. */
+long cgroup_container_pids_max(const char *pool, const char *name);
 /* "v1" or "v2", and the directory that holds the memory controller's
  * files of the pool (for tests and `pool ls`). */
 const char *cgroup_kind(void);

@@ -4,8 +4,10 @@
  * run: the pool's danausd mounts a new union instance for the container
  * (the image's layers below, a private writable branch in the backend on
  * top) through its FUSE door at containers/NAME/root; a child in new
- * mount, PID and UTS namespaces joins the pool's cgroup and IPC namespace,
- * pivots into that root and execs the command with libdanaus.so preloaded;
+ * mount, PID, UTS and network namespaces joins the pool's cgroups (and its
+ * own, with a cgroup namespace) and IPC namespace, pivots into that root,
+ * takes the limits of confine.h and execs the command with libdanaus.so
+ * preloaded (docs/confinement.md has the order of steps);
  * before that it asks danausd to show programs of its mount namespace the
  * root instance at "/" (the view), so they reach it over shared memory.
  * exec runs a further command in a running container's namespaces.
@@ -15,6 +17,7 @@
  */
 #include "container.h"
 #include "cgroup.h"
+#include "confine.h"
 #include "door_client.h"
 #include "fail.h"
 #include "format.h"
@@ -82,6 +85,17 @@ static void child_env(const struct container *c)
         putenv(c->o->env[i]);
 }
 
+/* The container's limits on what it asks of the kernel (confine.h): the
+ * filter while this process may still install one without no_new_privs,
+ * then the capabilities, before become's setuid. 0 or -1 (fail.h). */
+static int confine(const struct run_options *o)
+{
+    return (!o->new_privileges && confine_no_new_privs() < 0) ||
+                   confine_syscalls() < 0 || confine_caps() < 0
+               ? -1
+               : 0;
+}
+
 /* -w (made if missing, as docker does) and -u, once inside the container.
  * 0 or -1 (fail.h). */
 static int become(const struct run_options *o)
@@ -101,12 +115,14 @@ static int container_main(void *arg)
 {
     struct container *c = arg;
     int report_fd = (int)record_num(&c->rec, "report_fd", -1);
-    char ipc[STATE_PATH_MAX], run[STATE_PATH_MAX];
+    char ipc[STATE_PATH_MAX], door[STATE_PATH_MAX];
     state_path(ipc, "pools/%s/ipc", c->o->pool);
-    state_path(run, "pools/%s/run", c->o->pool);
-    const int nbinds = 2 + c->o->nvolumes, nkernel = nbinds + 2;
+    service_door_dir(c->o->pool, door, sizeof door);
+    const int nbinds = 2 + c->o->nvolumes, nkernel = nbinds + 3;
     struct ns_bind binds[nbinds];
-    binds[0] = (struct ns_bind){run, RUNDIR_INSIDE, 0, NULL};
+    /* Of the service's run directory only the door: its keeper's socket
+     * and pid file stay the host's. */
+    binds[0] = (struct ns_bind){door, RUNDIR_INSIDE, 1, NULL};
     binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1, NULL};
     for (int i = 0; i < c->o->nvolumes; i++)
         binds[2 + i] = c->o->volumes[i];
@@ -115,24 +131,30 @@ static int container_main(void *arg)
     const char *kernel[nkernel];
     kernel[0] = "/proc";
     kernel[1] = "/dev";
+    kernel[2] = "/sys";
     char served[c->o->nvolumes + 1][2 * STATE_PATH_MAX];
     for (int i = 0; i < nbinds; i++) {
         const struct ns_bind *b = &binds[i];
-        kernel[i + 2] = b->inside;
+        kernel[i + 3] = b->inside;
         if (b->volume) { /* wire.h DANAUS_DOOR_VIEW: "PATH=MOUNTPOINT" */
             snprintf(served[i - 2], sizeof served[0], "%s=%s", b->inside,
                      b->host);
-            kernel[i + 2] = served[i - 2];
+            kernel[i + 3] = served[i - 2];
         }
     }
     int err = 0;
     /* Before anything in the container can connect: this process's new
-     * mount namespace is what the service recognises its clients by. */
-    if (cgroup_enter(c->o->pool) < 0 || ns_ipc_enter(ipc) < 0 ||
+     * mount namespace is what the service recognises its clients by. The
+     * cgroup namespace comes after the groups are joined: the container
+     * sees its own group as the root. */
+    if (cgroup_container_enter(c->o->pool, c->name) < 0 ||
+        unshare(CLONE_NEWCGROUP) < 0 || ns_ipc_enter(ipc) < 0 ||
+        (!c->o->host_network && ns_loopback_up() < 0) ||
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkernel) < 0 ||
         ns_enter_root(c->root, binds, nbinds, c->o->read_only) < 0 ||
-        (c->o->tty && tty_attach(&c->tty) < 0) || become(c->o) < 0) {
+        (c->o->tty && tty_attach(&c->tty) < 0) || confine(c->o) < 0 ||
+        become(c->o) < 0) {
         err = errno ? errno : EINVAL;
         dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
                                                   : strerror(err));
@@ -202,6 +224,7 @@ static void unmake(struct container *c)
     unmount_volumes(c->o->pool, c->name, 1);
     door_mount_remove(c->o->pool, c->root);
     store_branch_remove(c->o->pool, c->name);
+    cgroup_container_remove(c->o->pool, c->name);
     state_path(dir, "containers/%s", c->name);
     remove_tree(dir);
 }
@@ -233,6 +256,7 @@ static void finish(struct container *c, int code)
         door_mount_remove(c->o->pool, c->root);
     else
         umount2(c->root, MNT_DETACH); /* its danausd is gone */
+    cgroup_container_remove(c->o->pool, c->name);
     state_unlock();
 }
 
@@ -248,8 +272,10 @@ static pid_t start(struct container *c, int *err)
         return fail_errno("pipe");
     record_set(&c->rec, "report_fd", "%d", p[1]);
     static char stack[256 * 1024] __attribute__((aligned(16)));
-    pid_t pid = clone(container_main, stack + sizeof stack,
-                      CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | SIGCHLD, c);
+    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS |
+                (c->o->host_network ? 0 : CLONE_NEWNET);
+    pid_t pid = clone(container_main, stack + sizeof stack, flags | SIGCHLD,
+                      c);
     close(p[1]);
     if (pid < 0) {
         close(p[0]);
@@ -313,6 +339,9 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "command", "%s", cmd);
     record_set(&c->rec, "detached", "%d", o->detach);
     record_set(&c->rec, "read_only", "%d", o->read_only);
+    record_set(&c->rec, "network", "%s", o->host_network ? "host" : "none");
+    record_set(&c->rec, "no_new_privileges", "%d", !o->new_privileges);
+    record_set(&c->rec, "pids_limit", "%ld", o->pids_limit);
     /* The danausd that serves its root: one restarted since does not. */
     if (save(c) < 0)
         return -1;
@@ -324,7 +353,8 @@ static int prepare(struct container *c, struct record *pool)
         snprintf(lower + strlen(lower), sizeof lower - strlen(lower),
                  "%s%.3000s/images/%s/%d", i == layers - 1 ? "" : ":",
                  backend, o->image, i);
-    if (store_branch_create(o->pool, c->name) < 0 ||
+    if (cgroup_container_create(o->pool, c->name, o->pids_limit) < 0 ||
+        store_branch_create(o->pool, c->name) < 0 ||
         door_mount_add(o->pool, c->root, record_get(pool, "backend_kind"),
                        writable, lower, o->read_only) < 0)
         return -1;
@@ -581,6 +611,7 @@ int container_remove(const char *name, int force)
                             "branch of '%s' is removed when it is back\n",
                     pool, name);
     }
+    cgroup_container_remove(pool, name);
     if (rc == 0 && remove_tree(dir) < 0)
         rc = fail_errno("cannot remove %s", dir);
     record_free(&rec);
@@ -612,14 +643,15 @@ int container_logs(const char *name)
 
 /* ---- exec ---- */
 
-/* Joins the namespaces of the container's pid 1, all opened before any
- * is joined (the mount namespace brings the container's /proc); the PID
- * namespace applies to children. */
-static int join_container(pid_t pid, const char *pool)
+/* Joins the groups and namespaces of the container's pid 1, all opened
+ * before any is joined (the mount namespace brings the container's
+ * /proc); the PID namespace applies to children. */
+static int join_container(pid_t pid, const char *pool, const char *name)
 {
-    static const char *const kinds[] = {"ipc", "uts", "pid", "mnt"};
+    static const char *const kinds[] = {"ipc", "uts",    "net",
+                                        "pid", "cgroup", "mnt"};
     enum { N = sizeof kinds / sizeof kinds[0] };
-    int fds[N], rc = cgroup_enter(pool);
+    int fds[N], rc = cgroup_container_enter(pool, name);
     for (int i = 0; i < N; i++) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, kinds[i]);
@@ -641,11 +673,13 @@ int container_exec(const char *name, char **argv)
     if (query_container(name, &rec) < 0)
         return 125;
     int up = running(&rec);
-    const struct run_options o = {.pool = record_get(&rec, "pool")};
+    const struct run_options o = {
+        .pool = record_get(&rec, "pool"),
+        .new_privileges = !record_num(&rec, "no_new_privileges", 1)};
     struct container c = {.o = &o};
     snprintf(c.name, sizeof c.name, "%s", name);
     pid_t pid = (pid_t)record_num(&rec, "pid", 0);
-    if (!up || join_container(pid, o.pool) < 0) {
+    if (!up || join_container(pid, o.pool, name) < 0) {
         if (!up)
             fail("container '%s' is not running", name);
         record_free(&rec);
@@ -656,6 +690,10 @@ int container_exec(const char *name, char **argv)
     if (child == 0) {
         child_env(&c);
         close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+        if (confine(&o) < 0) {
+            dprintf(2, "danaus: %s\n", fail_message());
+            _exit(126);
+        }
         if (chdir("/") == 0)
             execvp(argv[0], argv);
         dprintf(2, "danaus: %s: %s\n", argv[0], strerror(errno));

@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#define RUN_PIDS_DEFAULT 2048 /* podman's */
+
 struct run_options {
     const char *pool, *image, *name;
     char **env; /* VAR=VALUE, nenv of them */
@@ -22,6 +24,9 @@ struct run_options {
     uid_t uid; /* -u UID[:GID], when has_user */
     gid_t gid;
     int has_user;
+    int host_network;   /* --network host: the host's, not its own */
+    int new_privileges; /* --security-opt no-new-privileges=false */
+    long pids_limit;    /* --pids-limit */
     char **argv; /* the command, NULL-ended */
 };
 

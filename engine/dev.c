@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const devices[] = {"null",   "zero",    "full",
-                                      "random", "urandom", "tty"};
+static const char *const devices[DEV_COUNT] = {"null",   "zero",    "full",
+                                               "random", "urandom", "tty"};
 
 static const char *const links[][2] = {
     {"fd", "/proc/self/fd"},       {"stdin", "/proc/self/fd/0"},
@@ -20,54 +20,66 @@ static const char *const links[][2] = {
     {"ptmx", "pts/ptmx"},
 };
 
-static int bind_device(const char *dev, const char *name)
+int dev_take(int trees[DEV_COUNT])
 {
-    char host[64], target[STATE_PATH_MAX];
-    snprintf(host, sizeof host, "/dev/%s", name);
-    snprintf(target, sizeof target, "%.4000s/%s", dev, name);
+    for (int i = 0; i < DEV_COUNT; i++) {
+        char host[64];
+        snprintf(host, sizeof host, "/dev/%s", devices[i]);
+        trees[i] = open_tree(AT_FDCWD, host, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (trees[i] < 0)
+            return fail_errno("cannot take %s for the container", host);
+    }
+    return 0;
+}
+
+static int place_device(int tree, const char *name)
+{
+    char target[64];
+    snprintf(target, sizeof target, "/dev/%s", name);
     int fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)
         return fail_errno("cannot make %s", target);
     close(fd);
-    if (mount(host, target, NULL, MS_BIND, NULL) < 0)
-        return fail_errno("cannot bind %s in the container", host);
+    if (move_mount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return fail_errno("cannot bind the host's %s in the container",
+                          target);
     return 0;
 }
 
-static int mount_in(const char *dev, const char *name, const char *type,
-                    unsigned long flags, const char *options)
+static int mount_in(const char *name, const char *type, unsigned long flags,
+                    const char *options)
 {
-    char target[STATE_PATH_MAX];
-    snprintf(target, sizeof target, "%.4000s/%s", dev, name);
+    char target[64];
+    snprintf(target, sizeof target, "/dev/%s", name);
     if (mkdir(target, 0755) < 0 ||
         mount(type, target, type, flags, options) < 0)
-        return fail_errno("cannot mount %s at /dev/%s in the container", type,
-                          name);
+        return fail_errno("cannot mount %s at %s in the container", type,
+                          target);
     return 0;
 }
 
-int dev_mount(const char *root)
+int dev_mount(const int trees[DEV_COUNT])
 {
-    char dev[STATE_PATH_MAX];
-    snprintf(dev, sizeof dev, "%.4000s/dev", root);
-    if (make_dirs(dev, 0755) < 0 ||
-        mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_STRICTATIME,
+    /* nodev: a node made here (or planted) opens nothing; the devices
+     * bound below are mounts of their own and keep the host's flags. */
+    if (make_dirs("/dev", 0755) < 0 ||
+        mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC |
+                                            MS_STRICTATIME,
               "mode=755,size=65536k") < 0)
         return fail_errno("cannot mount /dev in the container");
-    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++)
-        if (bind_device(dev, devices[i]) < 0)
+    for (int i = 0; i < DEV_COUNT; i++)
+        if (place_device(trees[i], devices[i]) < 0)
             return -1;
-    if (mount_in(dev, "pts", "devpts", MS_NOSUID | MS_NOEXEC,
+    if (mount_in("pts", "devpts", MS_NOSUID | MS_NOEXEC,
                  "newinstance,ptmxmode=0666,mode=0620,gid=5") < 0 ||
-        mount_in(dev, "shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+        mount_in("shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
                  "mode=1777,size=65536k") < 0)
         return -1;
     for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
-        char path[STATE_PATH_MAX];
-        snprintf(path, sizeof path, "%.4000s/%s", dev, links[i][0]);
+        char path[64];
+        snprintf(path, sizeof path, "/dev/%s", links[i][0]);
         if (symlink(links[i][1], path) < 0)
-            return fail_errno("cannot make /dev/%s in the container",
-                              links[i][0]);
+            return fail_errno("cannot make %s in the container", path);
     }
     return 0;
 }

@@ -3,11 +3,13 @@
  */
 #include "door_client.h"
 #include "fail.h"
+#include "service.h"
 #include "state.h"
 
 #include <danaus/wire.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -20,8 +22,9 @@ static int exchange(const char *pool, uint32_t op, const char *const *strings,
                     int n, void *reply, size_t size)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    char path[STATE_PATH_MAX];
-    state_path(path, "pools/%s/run/%s.sock", pool, pool);
+    char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + NAME_MAX_LEN + 8];
+    service_door_dir(pool, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s.sock", dir, pool);
     if (strlen(path) >= sizeof sa.sun_path)
         return fail("pool %s: socket path %s is too long", pool, path);
     strcpy(sa.sun_path, path);

@@ -14,10 +14,10 @@
 
 void helper_client_env(const char *pool, int preload)
 {
-    char run[STATE_PATH_MAX];
-    state_path(run, "pools/%s/run", pool);
+    char door[STATE_PATH_MAX];
+    service_door_dir(pool, door, sizeof door);
     setenv("DANAUS_SERVICE", pool, 1);
-    setenv("DANAUS_RUNDIR", run, 1);
+    setenv("DANAUS_RUNDIR", door, 1);
     if (preload)
         setenv("LD_PRELOAD", service_library(), 1);
 }

@@ -6,12 +6,14 @@
  *                              --backend local:DIR|ceph:CONF:DIR [--cache SIZE]
  *                              [--write-through] [--backend-ops N]
  *                              [--backend-write-rate SIZE]
- *                              [--backend-latency-target MS]
+ *                              [--backend-latency-target MS] [--pids-limit N]
  *   danaus pool ls | pool rm NAME
  *   danaus image import NAME PATH | image ls | image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
  *              [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]...
- *              [-w DIR] [-u UID[:GID]] -- CMD...
+ *              [-w DIR] [-u UID[:GID]] [--network none|host]
+ *              [--pids-limit N] [--security-opt no-new-privileges=false]
+ *              -- CMD...
  *   danaus exec NAME [--] CMD... | ps [-a] [-q] [--format T] | inspect NAME
  *   danaus stop NAME | rm [-f] NAME | logs NAME | stats [NAME...]
  *
@@ -21,6 +23,7 @@
  */
 #include "container.h"
 #include "fail.h"
+#include "hostpath.h"
 #include "inspect.h"
 #include "image.h"
 #include "pool.h"
@@ -30,7 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #define DEFAULT_STATE "/var/lib/danaus"
 
@@ -42,13 +45,14 @@ static int usage(void)
             "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
             "              [--write-through] [--backend-ops N] "
             "[--backend-write-rate SIZE]\n"
-            "              [--backend-latency-target MS]\n"
+            "              [--backend-latency-target MS] [--pids-limit N]\n"
             "  pool ls | pool rm NAME\n"
             "  image import NAME PATH | image ls | image rm NAME\n"
             "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
             "[-w DIR]\n"
-            "      [-u UID[:GID]] -- CMD [ARGS...]\n"
+            "      [-u UID[:GID]] [--network none|host] [--pids-limit N]\n"
+            "      [--security-opt no-new-privileges=false] -- CMD [ARGS...]\n"
             "  exec NAME [--] CMD [ARGS...]\n"
             "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME | stop NAME |\n"
             "  rm [-f] NAME | logs NAME | stats [NAME...]\n");
@@ -79,6 +83,8 @@ static int pool_command(int argc, char **argv)
                                 ? &o.backend_write_rate
                             : strcmp(argv[i], "--backend-latency-target") == 0
                                 ? &o.backend_latency_target
+                            : strcmp(argv[i], "--pids-limit") == 0
+                                ? &o.pids_limit
                                 : NULL;
         if (!slot)
             return fail("pool create: unknown option '%s'", argv[i]);
@@ -107,7 +113,6 @@ static int parse_volume(char *text, struct ns_bind *b)
 {
     char *inside = strchr(text, ':');
     char *mode = inside ? strchr(inside + 1, ':') : NULL;
-    struct stat st;
     if (inside)
         *inside++ = '\0';
     if (mode)
@@ -115,7 +120,7 @@ static int parse_volume(char *text, struct ns_bind *b)
     int volume = !strchr(text, '/');
     if (inside && volume && state_check_name("volume", text) < 0)
         return -1;
-    if (!inside || (!volume && (text[0] != '/' || stat(text, &st) < 0)))
+    if (!inside || (!volume && text[0] != '/'))
         return fail("run: -v %s: expected HOSTDIR:DIR[:ro] with an existing "
                     "absolute HOSTDIR, or VOLUME:DIR[:ro]", text);
     if (!state_plain_path(inside) || strcmp(inside, "/") == 0)
@@ -124,6 +129,18 @@ static int parse_volume(char *text, struct ns_bind *b)
     if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
         return fail("run: -v %s:%s:%s: expected ro or rw", text, inside,
                     mode);
+    /* Checked here for the message; the container's first process walks
+     * the path again by the same rule and binds what it finds then. */
+    int fd = volume ? -1 : hostpath_open(text);
+    if (!volume && fd < 0) {
+        char *why = strdup(fail_message());
+        fail_clear();
+        fail("run: -v %s", why ? why : text);
+        free(why);
+        return -1;
+    }
+    if (fd >= 0)
+        close(fd);
     *b = (struct ns_bind){text, inside, mode && strcmp(mode, "ro") == 0,
                           volume ? text : NULL};
     return 0;
@@ -145,6 +162,42 @@ static int parse_user(const char *text, struct run_options *o)
     return 0;
 }
 
+/* --network none|host: a network namespace of the container's own with
+ * only its loopback (the default), or the host's. */
+static int parse_network(const char *text, struct run_options *o)
+{
+    if (strcmp(text, "none") != 0 && strcmp(text, "host") != 0)
+        return fail("run: --network '%s': expected none or host", text);
+    o->host_network = strcmp(text, "host") == 0;
+    return 0;
+}
+
+/* --pids-limit N: the container's tasks (its pool's limit holds too). */
+static int parse_pids_limit(const char *text, struct run_options *o)
+{
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (end == text || *end || n < 1 || n > POOL_PIDS_MAX)
+        return fail("run: --pids-limit '%s': expected a number of tasks, 1 "
+                    "to %d", text, POOL_PIDS_MAX);
+    o->pids_limit = n;
+    return 0;
+}
+
+/* --security-opt no-new-privileges[=true|false] (true by default). */
+static int parse_security(const char *text, struct run_options *o)
+{
+    if (strcmp(text, "no-new-privileges") == 0 ||
+        strcmp(text, "no-new-privileges=true") == 0)
+        o->new_privileges = 0;
+    else if (strcmp(text, "no-new-privileges=false") == 0)
+        o->new_privileges = 1;
+    else
+        return fail("run: --security-opt '%s': expected "
+                    "no-new-privileges[=true|false]", text);
+    return 0;
+}
+
 /* One option with a value into o. 0 or -1 (fail.h). */
 static int run_option(const char *opt, char *value, struct run_options *o)
 {
@@ -162,6 +215,12 @@ static int run_option(const char *opt, char *value, struct run_options *o)
         return parse_user(value, o);
     else if (strcmp(opt, "-v") == 0)
         return parse_volume(value, &o->volumes[o->nvolumes++]);
+    else if (strcmp(opt, "--network") == 0)
+        return parse_network(value, o);
+    else if (strcmp(opt, "--security-opt") == 0)
+        return parse_security(value, o);
+    else if (strcmp(opt, "--pids-limit") == 0)
+        return parse_pids_limit(value, o);
     else if (strcmp(opt, "-e") == 0 && (!strchr(value, '=') || *value == '='))
         return fail("run: -e '%s': expected VAR=VALUE", value);
     else if (strcmp(opt, "-e") == 0)
@@ -175,7 +234,7 @@ static int run_option(const char *opt, char *value, struct run_options *o)
 /* Returns the exit status; 125 for bad options. */
 static int run_command(int argc, char **argv)
 {
-    struct run_options o = {0};
+    struct run_options o = {.pids_limit = RUN_PIDS_DEFAULT};
     int interactive;
     o.env = calloc((size_t)argc + 1, sizeof *o.env);
     o.volumes = calloc((size_t)argc + 1, sizeof *o.volumes);

@@ -1,17 +1,22 @@
 /*
- * ns.c - IPC namespace handles and a container's root (ns.h).
+ * ns.c - IPC namespace handles, a container's root and its loopback
+ * (ns.h).
  */
 #include "ns.h"
 #include "dev.h"
 #include "fail.h"
+#include "hostpath.h"
 #include "state.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -65,53 +70,168 @@ void ns_ipc_release(const char *handle)
     unlink(handle);
 }
 
-/* mkdir -p for a path inside the container (in its writable branch). */
-static int make_target(const char *path, int is_file)
+#define MAX_LINKS 40
+
+/* Makes the directory a dangling symbolic link at path leads to. */
+static int make_link_target(const char *path, int links);
+
+/* mkdir -p inside the container (in its writable branch), after
+ * pivot_root: a component that is a symbolic link to a missing directory
+ * gets that directory made where the link leads, inside the container. */
+static int make_dirs_inside(const char *path, int links)
 {
-    if (is_file) {
-        char dir[STATE_PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        if (make_dirs(dir, 0755) < 0)
+    char buf[STATE_PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p && *p != '/')
+            continue;
+        char end = *p;
+        *p = '\0';
+        struct stat st;
+        if (mkdir(buf, 0755) < 0 &&
+            (errno != EEXIST ||
+             (stat(buf, &st) < 0 && make_link_target(buf, links) < 0)))
             return -1;
-        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0)
-            return -1;
-        close(fd);
-        return 0;
+        if (!end)
+            return 0;
+        *p = end;
     }
-    return make_dirs(path, 0755);
 }
 
-static int bind_inside(const char *root, const struct ns_bind *b)
+static int make_link_target(const char *path, int links)
 {
-    char target[STATE_PATH_MAX];
-    struct stat st;
-    snprintf(target, sizeof target, "%s%s", root, b->inside);
-    if (stat(b->host, &st) < 0)
-        return fail_errno("cannot bind %s", b->host);
-    if (make_target(target, !S_ISDIR(st.st_mode)) < 0)
-        return fail_errno("cannot make %s inside the container", b->inside);
-    if (mount(b->host, target, NULL, MS_BIND | MS_REC, NULL) < 0)
-        return fail_errno("cannot bind %s on %s", b->host, b->inside);
-    if (b->readonly &&
-        mount(NULL, target, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) < 0)
-        return fail_errno("cannot make %s read-only", b->inside);
+    char target[STATE_PATH_MAX], where[2 * STATE_PATH_MAX];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n < 0)
+        return -1;
+    if (links >= MAX_LINKS) {
+        errno = ELOOP;
+        return -1;
+    }
+    target[n] = '\0';
+    if (target[0] == '/') {
+        snprintf(where, sizeof where, "%s", target);
+    } else {
+        int dir = (int)(strrchr(path, '/') - path);
+        snprintf(where, sizeof where, "%.*s/%s", dir, path, target);
+    }
+    return make_dirs_inside(where, links + 1);
+}
+
+/* A bind's mount point inside the container: a directory, or an empty
+ * file for a file's bind. */
+static int make_target(const char *path, int is_file)
+{
+    if (!is_file)
+        return make_dirs_inside(path, 0);
+    char dir[STATE_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    if (dir[0] && make_dirs_inside(dir, 0) < 0)
+        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    close(fd);
     return 0;
 }
 
-/* Makes the mount at "/" read-only in this namespace, keeping its other
- * per-mount flags (a bind remount replaces them all). */
-static int root_read_only(void)
+/* A detached copy of the bind's host tree, with the bind's flags: taken
+ * while the host's root is still this process's. -1 (fail.h). */
+static int take_tree(const struct ns_bind *b, int *is_dir)
+{
+    int src = hostpath_open(b->host);
+    struct stat st;
+    if (src < 0 || fstat(src, &st) < 0)
+        return src < 0 ? -1 : fail_errno("cannot bind %s", b->host);
+    *is_dir = S_ISDIR(st.st_mode);
+    int tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+                                      AT_EMPTY_PATH | AT_RECURSIVE);
+    close(src);
+    if (tree < 0)
+        return fail_errno("cannot bind %s", b->host);
+    /* No setuid program or device node of the host's works through it. */
+    struct mount_attr attr = {
+        .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                    (b->readonly ? MOUNT_ATTR_RDONLY : 0)};
+    if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+                      sizeof attr) < 0) {
+        close(tree);
+        return fail_errno("cannot set the flags of %s's bind", b->host);
+    }
+    return tree;
+}
+
+static int place_tree(int tree, int is_dir, const struct ns_bind *b)
+{
+    if (make_target(b->inside, !is_dir) < 0)
+        return fail_errno("cannot make %s inside the container", b->inside);
+    if (move_mount(tree, "", AT_FDCWD, b->inside,
+                   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS) < 0)
+        return fail_errno("cannot bind %s on %s", b->host, b->inside);
+    return 0;
+}
+
+/* The parts of /proc that reach past the container (the kernel's tunables,
+ * its memory, keys and timers) are read-only or hidden, as runc does. */
+static const char *const proc_read_only[] = {
+    "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"};
+static const char *const masked[] = {
+    "/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug",
+    "/proc/latency_stats", "/proc/acpi", "/proc/scsi", "/sys/firmware"};
+
+#define KERNEL_FS_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+static int read_only_in_place(const char *path)
+{
+    if (access(path, F_OK) < 0)
+        return 0;
+    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+        mount(NULL, path, NULL,
+              MS_BIND | MS_REMOUNT | MS_RDONLY | KERNEL_FS_FLAGS, NULL) < 0)
+        return fail_errno("cannot make %s read-only", path);
+    return 0;
+}
+
+static int mask(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return 0;
+    int rc = S_ISDIR(st.st_mode)
+                 ? mount("tmpfs", path, "tmpfs", MS_RDONLY | KERNEL_FS_FLAGS,
+                         "size=0")
+                 : mount("/dev/null", path, NULL, MS_BIND, NULL);
+    return rc < 0 ? fail_errno("cannot hide %s", path) : 0;
+}
+
+static int mount_kernel_fs(void)
+{
+    if (make_dirs("/proc", 0555) < 0 ||
+        mount("proc", "/proc", "proc", KERNEL_FS_FLAGS, NULL) < 0)
+        return fail_errno("cannot mount /proc in the container");
+    if (make_dirs("/sys", 0555) < 0 ||
+        mount("sysfs", "/sys", "sysfs", MS_RDONLY | KERNEL_FS_FLAGS, NULL) < 0)
+        return fail_errno("cannot mount /sys in the container");
+    for (size_t i = 0; i < sizeof proc_read_only / sizeof *proc_read_only; i++)
+        if (read_only_in_place(proc_read_only[i]) < 0)
+            return -1;
+    for (size_t i = 0; i < sizeof masked / sizeof *masked; i++)
+        if (mask(masked[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* Remounts "/" nodev (and read-only), keeping its other per-mount flags
+ * (a bind remount replaces them all). */
+static int root_flags(int read_only)
 {
     struct statvfs sv;
     if (statvfs("/", &sv) < 0)
         return -1;
-    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+    unsigned long flags = MS_REMOUNT | MS_BIND | MS_NODEV;
+    flags |= read_only || sv.f_flag & ST_RDONLY ? MS_RDONLY : 0;
     flags |= sv.f_flag & ST_NOSUID ? MS_NOSUID : 0;
-    flags |= sv.f_flag & ST_NODEV ? MS_NODEV : 0;
     flags |= sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0;
     return mount(NULL, "/", NULL, flags, NULL);
 }
@@ -122,17 +242,15 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
     /* Nothing we mount from here on may propagate back to the host. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         return fail_errno("cannot make the mounts private");
+    /* What the container gets of the host is taken now; after pivot_root
+     * every path is the container's, so an image's symbolic link can only
+     * lead somewhere inside it. */
+    int trees[nbinds + 1], is_dir[nbinds + 1], devices[DEV_COUNT];
     for (int i = 0; i < nbinds; i++)
-        if (bind_inside(root, &binds[i]) < 0)
+        if ((trees[i] = take_tree(&binds[i], &is_dir[i])) < 0)
             return -1;
-    if (dev_mount(root) < 0)
+    if (dev_take(devices) < 0)
         return -1;
-    char proc[STATE_PATH_MAX];
-    snprintf(proc, sizeof proc, "%s/proc", root);
-    if (make_dirs(proc, 0555) < 0 ||
-        mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-              NULL) < 0)
-        return fail_errno("cannot mount /proc in the container");
     /* pivot_root(".", ".") stacks the old root on top of the new one; the
      * detach below then uncovers the new root (pivot_root(2), NOTES). */
     if (chdir(root) < 0)
@@ -143,8 +261,30 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
         return fail_errno("cannot detach the host's root");
     if (chdir("/") < 0)
         return fail_errno("chdir /");
+    if (dev_mount(devices) < 0 || mount_kernel_fs() < 0)
+        return -1;
+    for (int i = 0; i < nbinds; i++)
+        if (place_tree(trees[i], is_dir[i], &binds[i]) < 0)
+            return -1;
     /* Last: the mount points above are made in the root. */
-    if (read_only && root_read_only() < 0)
-        return fail_errno("cannot make the container's root read-only");
+    if (root_flags(read_only) < 0)
+        return fail_errno("cannot set the container's root's flags");
     return 0;
+}
+
+int ns_loopback_up(void)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct ifreq ifr = {.ifr_name = "lo"};
+    int rc = s < 0 ? -1 : ioctl(s, SIOCGIFFLAGS, &ifr);
+    if (rc == 0) {
+        ifr.ifr_flags |= IFF_UP;
+        rc = ioctl(s, SIOCSIFFLAGS, &ifr);
+    }
+    int err = errno;
+    if (s >= 0)
+        close(s);
+    errno = err;
+    return rc < 0 ? fail_errno("cannot bring up the container's loopback")
+                  : 0;
 }

@@ -2,8 +2,9 @@
  * ns.h - namespaces: a pool's private IPC namespace, kept alive by a bind
  * mount of its nsfs file in the state directory (so a restarted danausd and
  * every container of the pool join the same one, and the pool's SysV
- * shared-memory segment is invisible outside it), and the mount namespace
- * setup that turns a container's root file system into its "/".
+ * shared-memory segment is invisible outside it), the mount namespace
+ * setup that turns a container's root file system into its "/", and the
+ * loopback of a container's own network namespace.
  */
 #ifndef ENGINE_NS_H
 #define ENGINE_NS_H
@@ -31,11 +32,17 @@ struct ns_bind {
 
 /*
  * In a child that has a new mount namespace: makes every mount private,
- * mounts /dev (dev.h), proc and the binds inside root, pivots into root and
- * detaches the old root; read_only then makes the root read-only (the
- * binds keep their own mode). 0 or -1 (fail.h).
+ * takes detached copies of the binds' host trees (resolved by hostpath.h's
+ * rule; nosuid, nodev, and read-only where asked), pivots into root and detaches the old root;
+ * then, with every path the container's own, mounts /dev (dev.h), /proc
+ * and /sys (their kernel-wide parts read-only or hidden) and places the
+ * binds. The root ends nodev, and read-only with read_only (the binds keep
+ * their own mode). 0 or -1 (fail.h).
  */
 int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
                   int read_only);
+
+/* In a new network namespace: brings up its loopback. 0 or -1 (fail.h). */
+int ns_loopback_up(void);
 
 #endif

@@ -140,8 +140,9 @@ static bool parse_count(const char *text, unsigned long long max,
 
 /* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
  * (bytes per second, below 4G) and --backend-latency-target MS (1 to
- * 60000): what danausd.conf can hold. */
-static int parse_backend_limits(const struct pool_options *o,
+ * 60000): what danausd.conf can hold; and --pids-limit N, the pool's
+ * tasks, its danausd's threads and every container's together. */
+static int parse_limits(const struct pool_options *o,
                                 struct record *rec)
 {
     unsigned long long n;
@@ -162,6 +163,11 @@ static int parse_backend_limits(const struct pool_options *o,
         record_set(rec, "backend_write_rate", "%llu",
                    (unsigned long long)rate);
     }
+    if (o->pids_limit && !parse_count(o->pids_limit, POOL_PIDS_MAX, &n))
+        return fail("pids-limit %s: expected a number of tasks, 1 to %d",
+                    o->pids_limit, POOL_PIDS_MAX);
+    record_set(rec, "pids_limit", "%llu",
+               o->pids_limit ? n : (unsigned long long)POOL_PIDS_DEFAULT);
     if (o->backend_latency_target) {
         if (!parse_count(o->backend_latency_target, 60000, &n))
             return fail("backend-latency-target %s: expected a number of "
@@ -209,7 +215,7 @@ static int parse_options(const char *name, const struct pool_options *o,
         record_set(rec, "cache", "%llu", (unsigned long long)cache);
     if (o->write_through)
         record_set(rec, "write_through", "on");
-    return parse_backend_limits(o, rec);
+    return parse_limits(o, rec);
 }
 
 /* Unmakes whatever part of the pool exists; keeps the first error. */
@@ -247,7 +253,9 @@ int pool_create(const char *name, const struct pool_options *o)
         fail_errno("cannot create %s", dir);
     } else if (mkdir(sub, 0700) == 0 &&
                cgroup_create(name, record_get(&rec, "cpus"),
-                             (uint64_t)record_num(&rec, "memory", 0)) == 0 &&
+                             (uint64_t)record_num(&rec, "memory", 0),
+                             (long)record_num(&rec, "pids_limit",
+                                              POOL_PIDS_DEFAULT)) == 0 &&
                service_start(name, &rec, 1, SERVICE_START_TIMEOUT_S) == 0) {
         query_pool_path(name, sub);
         rc = record_save(sub, &rec) < 0 ? fail_errno("cannot save %s", sub)
@@ -341,7 +349,9 @@ static int restart(const char *name, struct record *rec)
                     "restarting it\n", name, record_num(rec, "pid", 0));
     int ok = (cgroup_exists(name) ||
               cgroup_create(name, record_get(rec, "cpus"),
-                            (uint64_t)record_num(rec, "memory", 0)) == 0) &&
+                            (uint64_t)record_num(rec, "memory", 0),
+                            (long)record_num(rec, "pids_limit",
+                                             POOL_PIDS_DEFAULT)) == 0) &&
              service_start(name, rec, !ns_ipc_pinned(ipc),
                            SERVICE_RESTART_TIMEOUT_S) == 0;
     if (ok) {

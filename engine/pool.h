@@ -18,7 +18,13 @@ struct pool_options {
     /* Ceph backends: writes reach the OSDs before they are answered, so a
      * killed danausd loses none (ceph_write_through in danausd.conf). */
     int write_through;
+    /* The pool's task limit (all its containers and its danausd), or
+     * NULL: POOL_PIDS_DEFAULT. */
+    const char *pids_limit;
 };
+
+#define POOL_PIDS_DEFAULT 16384
+#define POOL_PIDS_MAX 4194304
 
 int pool_create(const char *name, const struct pool_options *o);
 int pool_list(void);

@@ -60,9 +60,15 @@ void service_store_mount(const char *pool, char *out, size_t size)
     snprintf(out, size, "%s/pools/%s/store", state_root(), pool);
 }
 
+void service_door_dir(const char *pool, char *out, size_t size)
+{
+    snprintf(out, size, "%s/pools/%s/door", state_root(), pool);
+}
+
 static int write_config(const char *pool, const struct record *rec)
 {
     char path[STATE_PATH_MAX], run[STATE_PATH_MAX], store[STATE_PATH_MAX];
+    char door[STATE_PATH_MAX];
     char pressure[STATE_PATH_MAX];
     /* Where the pools meet to hold back for one another (pressure.h):
      * only root enters the state directory. */
@@ -71,6 +77,7 @@ static int write_config(const char *pool, const struct record *rec)
         return fail_errno("cannot make %s", pressure);
     state_path(path, "pools/%s/danausd.conf", pool);
     state_path(run, "pools/%s/run", pool);
+    service_door_dir(pool, door, sizeof door);
     service_store_mount(pool, store, sizeof store);
     FILE *f = fopen(path, "we");
     if (!f)
@@ -82,6 +89,8 @@ static int write_config(const char *pool, const struct record *rec)
      * state directory, which only root can enter. */
     fprintf(f, "service %s\nrundir %s\ncpus %s\nfuse_allow_other on\n", pool,
             run, record_get(rec, "cpus"));
+    /* Containers get the door's directory, nothing else of the rundir. */
+    fprintf(f, "door_dir %s\n", door);
     /* A crash costs the containers a pause, not their roots: the keeper
      * holds the FUSE mounts and starts the next danausd, which takes them
      * over (fsservice/doors/fuse_keeper.h). */

@@ -16,6 +16,9 @@ const char *service_library(void);
 /* Where the pool's backend root is mounted in its danausd (the path
  * clients name; no host directory backs it). */
 void service_store_mount(const char *pool, char *out, size_t size);
+/* The directory that holds only the pool's door socket (containers get
+ * it at /run/danaus). */
+void service_door_dir(const char *pool, char *out, size_t size);
 
 /*
  * Writes the pool's danausd.conf from its record and starts danausd in the

@@ -28,3 +28,10 @@ if(TARGET danaus_backend_ceph)
   set_tests_properties(engine_images_ceph PROPERTIES LABELS "engine;ceph"
     FIXTURES_REQUIRED ceph TIMEOUT 900 RUN_SERIAL TRUE)
 endif()
+# A hostile tenant against the container's confinement
+# (tests/engine/confinement.sh, with the static attacker.c it builds).
+add_test(NAME engine_confinement
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/confinement.sh
+    $<TARGET_FILE:danaus_engine>)
+set_tests_properties(engine_confinement PROPERTIES LABELS engine
+  TIMEOUT 300 RUN_SERIAL TRUE)

@@ -112,7 +112,7 @@ fill_cache "$cache" || exit 1
 "$danaus" image import deb "$deb" || exit 1
 check "a Debian container runs Debian" "$(tar -xOf "$deb" ./etc/debian_version)" "$("$danaus" run --rm --pool p --image deb -- cat /etc/debian_version)"
 port=$((20000 + $$ % 20000))
-"$danaus" run -d --pool p --image deb --name web -- sh -c "mkdir -p /srv/www && echo served-by-danaus >/srv/www/index.html && printf 'server.document-root = \"/srv/www\"\nserver.port = $port\nserver.bind = \"127.0.0.1\"\n' >/etc/lighttpd/test.conf && exec lighttpd -D -f /etc/lighttpd/test.conf" >/dev/null
+"$danaus" run -d --pool p --image deb --name web --network host -- sh -c "mkdir -p /srv/www && echo served-by-danaus >/srv/www/index.html && printf 'server.document-root = \"/srv/www\"\nserver.port = $port\nserver.bind = \"127.0.0.1\"\n' >/etc/lighttpd/test.conf && exec lighttpd -D -f /etc/lighttpd/test.conf" >/dev/null
 body=
 for i in $(seq 50); do body=$(curl -s "http://127.0.0.1:$port/index.html") && [ -n "$body" ] && break; sleep 0.2; done
 check "lighttpd in a container serves a file" served-by-danaus "$body"

@@ -1,0 +1,114 @@
+/*
+ * attacker.c - a tenant's hostile program, run inside a container by
+ * tests/engine/confinement.sh. Built static, so it reaches its root
+ * through the FUSE door like any static or Go program. Each verb tries
+ * one escape and prints "ok" or the errno's name (EPERM, EROFS, ...),
+ * which is what the test asserts.
+ *
+ *   attacker handle PATH        open_by_handle_at of PATH's own handle
+ *                               (the "shocker" escape's primitive)
+ *   attacker mount TYPE DIR     mount(TYPE, DIR), e.g. cgroup or proc
+ *   attacker write FILE TEXT    open FILE for writing (O_CREAT) and write
+ *   attacker open FILE          open FILE read-write (a device node)
+ *   attacker mknod PATH         make a character device 10:229 (/dev/fuse)
+ *   attacker connect IP PORT    a TCP connection
+ *   attacker fork N             fork N sleeping children: how many forked
+ *   attacker unshare            a new user namespace
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static int report(int rc)
+{
+    printf("%s\n", rc < 0 ? strerrorname_np(errno) : "ok");
+    return 0;
+}
+
+static int handle(const char *path)
+{
+    struct file_handle *h = malloc(sizeof *h + MAX_HANDLE_SZ);
+    int mount_id;
+    h->handle_bytes = MAX_HANDLE_SZ;
+    int dir = open(path, O_RDONLY | O_DIRECTORY);
+    if (dir < 0 || name_to_handle_at(AT_FDCWD, path, h, &mount_id, 0) < 0)
+        return report(-1);
+    int fd = open_by_handle_at(dir, h, O_RDONLY);
+    return report(fd);
+}
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return report(-1);
+    return report(write(fd, text, strlen(text)) < 0 ? -1 : 0);
+}
+
+static int connect_to(const char *ip, const char *port)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)atoi(port))};
+    inet_pton(AF_INET, ip, &sa.sin_addr);
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    return report(s < 0 ? -1 : connect(s, (struct sockaddr *)&sa, sizeof sa));
+}
+
+/* Forks until n children or the first failure; prints the count and the
+ * failure's errno, then ends them all. */
+static int fork_many(int n)
+{
+    pid_t *kids = calloc((size_t)n, sizeof *kids);
+    int made = 0, err = 0;
+    for (; made < n; made++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            pause();
+            _exit(0);
+        }
+        if (pid < 0) {
+            err = errno;
+            break;
+        }
+        kids[made] = pid;
+    }
+    printf("%d %s\n", made, err ? strerrorname_np(err) : "ok");
+    for (int i = 0; i < made; i++)
+        kill(kids[i], SIGKILL);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *verb = argc > 1 ? argv[1] : "";
+    if (strcmp(verb, "handle") == 0 && argc == 3)
+        return handle(argv[2]);
+    if (strcmp(verb, "mount") == 0 && argc == 4)
+        return report(mount(argv[2], argv[3], argv[2], 0, NULL));
+    if (strcmp(verb, "write") == 0 && argc == 4)
+        return write_file(argv[2], argv[3]);
+    if (strcmp(verb, "open") == 0 && argc == 3)
+        return report(open(argv[2], O_RDWR));
+    if (strcmp(verb, "mknod") == 0 && argc == 3)
+        return report(mknod(argv[2], S_IFCHR | 0666, makedev(10, 229)));
+    if (strcmp(verb, "connect") == 0 && argc == 4)
+        return connect_to(argv[2], argv[3]);
+    if (strcmp(verb, "fork") == 0 && argc == 3)
+        return fork_many(atoi(argv[2]));
+    if (strcmp(verb, "unshare") == 0 && argc == 2)
+        return report(unshare(CLONE_NEWUSER));
+    fprintf(stderr, "usage: see attacker.c\n");
+    return 2;
+}
