@@ -27,12 +27,10 @@ if [ "$1" = fill-cache ]; then fill_cache "$2"; exit; fi
 danaus=$1 backend=$2 cache=$3
 work=$(mktemp -d /tmp/danaus-images-test.XXXXXX)
 export DANAUS_STATE=$work/state
-failures=0
 . "$(dirname "$0")/checks.sh"
 podman_() { podman --root "$work/podman/root" --runroot "$work/podman/run" --storage-driver vfs "$@"; }
 cleanup() {
-    for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
-    for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
+    remove_containers_and_pools
     podman_ system reset -f >/dev/null 2>&1
     [ "$backend" = ceph ] && { rm -rf "$work/cephroot$dir"; umount "$work/cephroot"; }
     rm -rf "$work"
