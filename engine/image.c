@@ -82,19 +82,35 @@ static int has_member(const char *list, const char *name)
     return 0;
 }
 
-/* docker save: manifest.json names the layer archives. */
+/* A layer that docker (25 on) keeps as blobs/sha256/HEX: its name is its
+ * digest, in *digest; NULL for older names (HEX/layer.tar, podman's). */
+static const char *digest_in_name(const char *name, char *digest, size_t size)
+{
+    const char *hex = strncmp(name, "blobs/sha256/", 13) == 0 ? name + 13 : "";
+    snprintf(digest, size, "sha256:%s", hex);
+    return manifest_digest_ok(digest) ? digest : NULL;
+}
+
+/* docker save: manifest.json names the layer archives. Each is unpacked
+ * alone from the archive, then read as a member (files.h). */
 static int import_docker(const char *src, const char *dir)
 {
-    char x[STATE_PATH_MAX], path[STATE_PATH_MAX], to[STATE_PATH_MAX];
+    char x[STATE_PATH_MAX], to[STATE_PATH_MAX];
     snprintf(x, sizeof x, "%.4000s/x", dir);
     if (mkdir(x, 0700) < 0)
         return fail_errno("cannot create %s", x);
+    int xfd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (xfd < 0) {
+        fail_errno("cannot open %s", x);
+        remove_tree(x);
+        return -1;
+    }
     char *const get[] = {"tar", "-xf", (char *)src, "-C", x,
                          "manifest.json", NULL};
-    if (tar("docker archive", get) < 0)
-        return -1;
-    snprintf(path, sizeof path, "%.4000s/manifest.json", x);
-    char *text = file_read_small(path);
+    struct member manifest = {"docker archive", "manifest.json", NULL, -1};
+    char *text = tar("docker archive", get) < 0
+                     ? NULL
+                     : file_read_member(xfd, &manifest);
     char *layers[MANIFEST_MAX_LAYERS];
     int n = text ? manifest_layers(text, layers) : -1;
     free(text);
@@ -107,15 +123,18 @@ static int import_docker(const char *src, const char *dir)
         }
         char *const one[] = {"tar", "-xf", (char *)src, "-C", x, layers[i],
                              NULL};
-        snprintf(path, sizeof path, "%.3000s/%.1000s", x, layers[i]);
+        char what[64], digest[80];
+        snprintf(what, sizeof what, "docker archive layer %d", i + 1);
         snprintf(to, sizeof to, "%.4000s/layer-%d.tar", dir, i);
-        if (tar("docker archive", one) < 0)
-            rc = -1;
-        else if (rename(path, to) < 0)
-            rc = fail_errno("cannot keep layer %s", layers[i]);
+        struct member m = {what, layers[i],
+                           digest_in_name(layers[i], digest, sizeof digest),
+                           -1};
+        rc = tar("docker archive", one) < 0 ? -1
+                                             : file_copy_member(xfd, &m, to);
     }
     for (int i = 0; i < n; i++)
         free(layers[i]);
+    close(xfd);
     remove_tree(x);
     return rc < 0 ? -1 : n;
 }

@@ -96,7 +96,7 @@ check "the kinds are recognised" "docker-save oci-archive oci-layout" "$("$danau
 # Broken sources: one line naming what is wrong.
 cp -r "$work/ocidir" "$work/evil"
 sed -i 's/"digest":"sha256:[0-9a-f]*"/"digest":"sha256:..\/..\/etc"/' "$work/evil/index.json"
-expect_error "an OCI digest leaving blobs/" 1 "bad or too many digests" "$danaus" image import evil "$work/evil"
+expect_error "an OCI digest leaving blobs/" 1 "a bad digest or size" "$danaus" image import evil "$work/evil"
 python3 -c "
 import io, tarfile
 with tarfile.open('$work/clash.tar', 'w') as t:
