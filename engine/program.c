@@ -11,9 +11,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Whether a line only notes what GNU tar did to a name ("tar: Removing
+ * leading `../' from member names"), which --warning=none does not quiet:
+ * the refusal follows it. */
+static int is_tar_notice(const char *line)
+{
+    return strncmp(line, "tar: Removing leading ", 22) == 0;
+}
+
 /* Reads fd to its end, keeping the first non-empty line in first (the
  * cause: GNU tar, for one, ends with "Exiting with failure status due to
- * previous errors", which names nothing) and counting the others. */
+ * previous errors", which names nothing), but for tar's notices, and
+ * counting the others. */
 static int keep_first_line(int fd, char *first, size_t size)
 {
     char buf[4096];
@@ -27,7 +36,7 @@ static int keep_first_line(int fd, char *first, size_t size)
         char *nl;
         while ((nl = strchr(buf, '\n'))) {
             *nl = '\0';
-            if (*buf && !*first)
+            if (*buf && !*first && !is_tar_notice(buf))
                 snprintf(first, size, "%.*s", (int)size - 1, buf);
             else if (*buf)
                 others++;
