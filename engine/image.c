@@ -82,19 +82,35 @@ static int has_member(const char *list, const char *name)
     return 0;
 }
 
-/* docker save: manifest.json names the layer archives. */
+/* A layer that docker (25 on) keeps as blobs/sha256/HEX: its name is its
+ * digest, in *digest; NULL for older names (HEX/layer.tar, podman's). */
+static const char *digest_in_name(const char *name, char *digest, size_t size)
+{
+    const char *hex = strncmp(name, "blobs/sha256/", 13) == 0 ? name + 13 : "";
+    snprintf(digest, size, "sha256:%s", hex);
+    return manifest_digest_ok(digest) ? digest : NULL;
+}
+
+/* docker save: manifest.json names the layer archives. Each is unpacked
+ * alone from the archive, then read as a member (files.h). */
 static int import_docker(const char *src, const char *dir)
 {
-    char x[STATE_PATH_MAX], path[STATE_PATH_MAX], to[STATE_PATH_MAX];
+    char x[STATE_PATH_MAX], to[STATE_PATH_MAX];
     snprintf(x, sizeof x, "%.4000s/x", dir);
     if (mkdir(x, 0700) < 0)
         return fail_errno("cannot create %s", x);
+    int xfd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (xfd < 0) {
+        fail_errno("cannot open %s", x);
+        remove_tree(x);
+        return -1;
+    }
     char *const get[] = {"tar", "-xf", (char *)src, "-C", x,
                          "manifest.json", NULL};
-    if (tar("docker archive", get) < 0)
-        return -1;
-    snprintf(path, sizeof path, "%.4000s/manifest.json", x);
-    char *text = file_read_small(path);
+    struct member manifest = {"docker archive", "manifest.json", NULL, -1};
+    char *text = tar("docker archive", get) < 0
+                     ? NULL
+                     : file_read_member(xfd, &manifest);
     char *layers[MANIFEST_MAX_LAYERS];
     int n = text ? manifest_layers(text, layers) : -1;
     free(text);
@@ -107,15 +123,18 @@ static int import_docker(const char *src, const char *dir)
         }
         char *const one[] = {"tar", "-xf", (char *)src, "-C", x, layers[i],
                              NULL};
-        snprintf(path, sizeof path, "%.3000s/%.1000s", x, layers[i]);
+        char what[64], digest[80];
+        snprintf(what, sizeof what, "docker archive layer %d", i + 1);
         snprintf(to, sizeof to, "%.4000s/layer-%d.tar", dir, i);
-        if (tar("docker archive", one) < 0)
-            rc = -1;
-        else if (rename(path, to) < 0)
-            rc = fail_errno("cannot keep layer %s", layers[i]);
+        struct member m = {what, layers[i],
+                           digest_in_name(layers[i], digest, sizeof digest),
+                           -1};
+        rc = tar("docker archive", one) < 0 ? -1
+                                             : file_copy_member(xfd, &m, to);
     }
     for (int i = 0; i < n; i++)
         free(layers[i]);
+    close(xfd);
     remove_tree(x);
     return rc < 0 ? -1 : n;
 }
@@ -203,7 +222,85 @@ static int import_layers(const char *src, const char *dir, const char **kind)
     return file_copy(src, layer) < 0 ? -1 : 1;
 }
 
-int image_import(const char *name, const char *path)
+/* A layer's uncompressed size may be at most this many times its own (far
+ * above what file systems compress to), at least the floor (a small layer
+ * of zeros), at most the cap; --max-layer-size sets a size instead. */
+#define EXPANSION_RATIO 100
+#define EXPANSION_FLOOR (64ull << 20)
+#define EXPANSION_CAP (16ull << 30)
+
+/* The program that decompresses a layer, by the first bytes of the
+ * formats GNU tar recognises when it reads one; NULL for a plain tar. */
+static const char *decompressor(const unsigned char *b, size_t n)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *program;
+    } formats[] = {
+        {"\x1f\x8b", 2, "gzip"},   {"\x1f\x9d", 2, "gzip"}, /* compress */
+        {"BZh", 3, "bzip2"},       {"LZIP", 4, "lzip"},
+        {"\x89LZO", 4, "lzop"},    {"\xfd" "7zXZ", 5, "xz"},
+        {"\x28\xb5\x2f\xfd", 4, "zstd"}, {"\x5d\0\0", 3, "lzma"},
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (n >= formats[i].len &&
+            memcmp(b, formats[i].magic, formats[i].len) == 0)
+            return formats[i].program;
+    return NULL;
+}
+
+struct expansion {
+    const char *what;
+    unsigned long long limit, total;
+};
+
+/* Counts the decompressed bytes, refusing past the limit. */
+static int count_until_limit(int fd, void *arg)
+{
+    struct expansion *e = arg;
+    static char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        if ((e->total += (unsigned long long)n) > e->limit)
+            return fail("%s: unpacks to more than %llu MiB (the "
+                        "decompression limit; --max-layer-size SIZE sets "
+                        "another)", e->what, e->limit >> 20);
+    return n < 0 ? fail_errno("%s: cannot decompress", e->what) : 0;
+}
+
+/* Layer i (dir/layer-i.tar) must not unpack to more than max bytes (0:
+ * the default limit): a gzip bomb is stopped here, before it reaches a
+ * pool's backend. 0 or -1 (fail.h). */
+static int check_expansion(const char *dir, int i, unsigned long long max)
+{
+    char layer[STATE_PATH_MAX], what[32];
+    snprintf(layer, sizeof layer, "%.4000s/layer-%d.tar", dir, i);
+    snprintf(what, sizeof what, "layer %d", i + 1);
+    unsigned char head[8];
+    int fd = open(layer, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    ssize_t n = fd < 0 || fstat(fd, &st) < 0 ? -1 : read(fd, head, sizeof head);
+    if (fd >= 0)
+        close(fd);
+    if (n < 0)
+        return fail_errno("cannot read %s", layer);
+    const char *program = decompressor(head, (size_t)n);
+    if (!program)
+        return 0;
+    struct expansion e = {what, max, 0};
+    if (!max) {
+        e.limit = (unsigned long long)st.st_size * EXPANSION_RATIO;
+        e.limit = e.limit < EXPANSION_FLOOR ? EXPANSION_FLOOR
+                  : e.limit > EXPANSION_CAP ? EXPANSION_CAP
+                                            : e.limit;
+    }
+    char *const argv[] = {(char *)program, "-dc", layer, NULL};
+    return program_read(what, argv, count_until_limit, &e);
+}
+
+int image_import(const char *name, const char *path,
+                 unsigned long long max_layer_size)
 {
     char dir[STATE_PATH_MAX], tmp[STATE_PATH_MAX], rec_path[STATE_PATH_MAX];
     if (state_check_name("image", name) < 0)
@@ -217,6 +314,9 @@ int image_import(const char *name, const char *path)
         return fail_errno("cannot create %s", tmp);
     const char *kind = "";
     int n = import_layers(path, tmp, &kind);
+    for (int i = 0; i < n; i++)
+        if (check_expansion(tmp, i, max_layer_size) < 0)
+            n = -1;
     struct record rec = {0};
     int rc = -1;
     if (n > 0) {

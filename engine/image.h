@@ -8,7 +8,10 @@
 #ifndef ENGINE_IMAGE_H
 #define ENGINE_IMAGE_H
 
-int image_import(const char *name, const char *path);
+/* max_layer_size: the most a layer may unpack to, in bytes; 0 for the
+ * default limit (image.c). */
+int image_import(const char *name, const char *path,
+                 unsigned long long max_layer_size);
 int image_list(void);
 int image_remove(const char *name);
 

@@ -8,7 +8,8 @@
  *                              [--backend-write-rate SIZE]
  *                              [--backend-latency-target MS] [--pids-limit N]
  *   danaus pool ls | pool rm NAME
- *   danaus image import NAME PATH | image ls | image rm NAME
+ *   danaus image import [--max-layer-size SIZE] NAME PATH | image ls |
+ *   image rm NAME
  *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
  *              [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]...
  *              [-w DIR] [-u UID[:GID]] [--network none|host]
@@ -27,6 +28,7 @@
 #include "inspect.h"
 #include "image.h"
 #include "pool.h"
+#include "size.h"
 #include "state.h"
 #include "stats.h"
 
@@ -47,7 +49,8 @@ static int usage(void)
             "[--backend-write-rate SIZE]\n"
             "              [--backend-latency-target MS] [--pids-limit N]\n"
             "  pool ls | pool rm NAME\n"
-            "  image import NAME PATH | image ls | image rm NAME\n"
+            "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
+            "image rm NAME\n"
             "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
             "[-w DIR]\n"
@@ -97,13 +100,20 @@ static int pool_command(int argc, char **argv)
 
 static int image_command(int argc, char **argv)
 {
+    uint64_t max = 0;
+    if (argc == 5 && strcmp(argv[0], "import") == 0 &&
+        strcmp(argv[1], "--max-layer-size") == 0)
+        return size_parse("max-layer-size", argv[2], &max) < 0 ? -1
+               : max == 0 ? fail("max-layer-size 0: a layer needs some room")
+                          : image_import(argv[3], argv[4], max);
     if (argc == 3 && strcmp(argv[0], "import") == 0)
-        return image_import(argv[1], argv[2]);
+        return image_import(argv[1], argv[2], 0);
     if (argc == 1 && strcmp(argv[0], "ls") == 0)
         return image_list();
     if (argc == 2 && strcmp(argv[0], "rm") == 0)
         return image_remove(argv[1]);
-    return fail("image: expected import NAME PATH, ls or rm NAME");
+    return fail("image: expected import [--max-layer-size SIZE] NAME PATH, "
+                "ls or rm NAME");
 }
 
 /* -v HOSTDIR:DIR[:ro|:rw]: an existing absolute host path, bound at a

@@ -1,12 +1,14 @@
 /*
  * manifest.c - the layer lists of image manifests (manifest.h): the
- * "Layers" of docker's manifest.json, the "digest"s of an OCI index's or
- * manifest's descriptors. Not a general JSON parser: it finds the key,
- * then reads the array after it, undoing the escapes a path may carry.
+ * "Layers" of docker's manifest.json, the "digest" and "size" of an OCI
+ * index's or manifest's descriptors. Not a general JSON parser: it finds
+ * the key, then reads the array after it, undoing the escapes a path may
+ * carry.
  */
 #include "manifest.h"
 #include "fail.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,19 +78,48 @@ int manifest_layers(const char *text, char **layers)
     return n;
 }
 
-/* A digest names a blob file: ALGORITHM:HEX, nothing that leaves blobs/. */
-static int digest_ok(const char *d)
+int manifest_digest_ok(const char *d)
 {
-    const char *colon = strchr(d, ':');
-    if (!colon || colon == d || !colon[1])
+    size_t hex = strncmp(d, "sha256:", 7) == 0   ? 64
+                 : strncmp(d, "sha512:", 7) == 0 ? 128
+                                                 : 0;
+    if (!hex || strlen(d + 7) != hex)
         return 0;
-    for (const char *p = d; *p; p++)
-        if (p != colon && !((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+    for (const char *p = d + 7; *p; p++)
+        if (!((*p >= 'a' && *p <= 'f') || (*p >= '0' && *p <= '9')))
             return 0;
     return 1;
 }
 
-int manifest_digests(const char *text, const char *key, char **digests)
+static void free_descriptors(struct descriptor *d, int n)
+{
+    while (n)
+        free(d[--n].digest);
+}
+
+/* After "key": in a descriptor, at v: its value, taken when the key is
+ * "digest" or "size"; returns where the value ends (for another key, v),
+ * or NULL when the value is malformed. */
+static const char *descriptor_value(const char *key, const char *v,
+                                    struct descriptor *d)
+{
+    if (strcmp(key, "digest") == 0) {
+        if (*v != '"' || d->digest)
+            return NULL;
+        d->digest = read_string(v + 1, &v);
+        return d->digest && manifest_digest_ok(d->digest) ? v : NULL;
+    }
+    if (strcmp(key, "size") == 0) {
+        char *end;
+        errno = 0;
+        d->size = strtoll(v, &end, 10);
+        return end == v || errno || d->size < 0 ? NULL : end;
+    }
+    return v;
+}
+
+int manifest_descriptors(const char *text, const char *key,
+                         struct descriptor *out)
 {
     char quoted[64];
     snprintf(quoted, sizeof quoted, "\"%s\"", key);
@@ -98,37 +129,41 @@ int manifest_digests(const char *text, const char *key, char **digests)
     p = skip_space(p + strlen(quoted));
     if (*p != ':' || *(p = skip_space(p + 1)) != '[')
         return fail("OCI manifest: \"%s\" is not a list", key);
-    int n = 0, depth = 0, want = 0;
+    int n = 0, depth = 0, bad = 0;
+    struct descriptor d = {NULL, -1};
     for (p++; *p && !(depth == 0 && *p == ']'); p++) {
-        if (*p == '{' || *p == '[')
+        if (*p == '{' || *p == '[') {
             depth++;
-        else if (*p == '}' || *p == ']')
-            depth--;
-        else if (*p == '"') {
-            char *s = read_string(p + 1, &p);
-            if (!s)
-                break;
-            p--;
-            if (want && n < MANIFEST_MAX_LAYERS && digest_ok(s)) {
-                digests[n++] = s;
-                s = NULL;
-            } else if (want) {
-                free(s);
-                while (n)
-                    free(digests[--n]);
-                return fail("OCI manifest: bad or too many digests in "
-                            "\"%s\"", key);
+        } else if (*p == '}' || *p == ']') {
+            if (--depth == 0) {
+                bad = !d.digest || d.size < 0 || n == MANIFEST_MAX_LAYERS;
+                if (bad)
+                    break;
+                out[n++] = d;
+                d.digest = NULL;
+                d.size = -1;
             }
-            want = depth == 1 && s && strcmp(s, "digest") == 0 &&
-                   *skip_space(p + 1) == ':';
-            if (want)
-                p = skip_space(p + 1);
+        } else if (*p == '"') {
+            char *s = read_string(p + 1, &p);
+            const char *after = s ? skip_space(p) : NULL;
+            if (s && depth == 1 && *after == ':')
+                after = descriptor_value(s, skip_space(after + 1), &d);
             free(s);
+            if (!after) {
+                bad = 1;
+                break;
+            }
+            p = after - 1;
         }
     }
+    free(d.digest);
+    if (bad) {
+        free_descriptors(out, n);
+        return fail("OCI manifest: a bad digest or size, or too many, in "
+                    "\"%s\"", key);
+    }
     if (*p != ']' || n == 0) {
-        while (n)
-            free(digests[--n]);
+        free_descriptors(out, n);
         return fail("OCI manifest: malformed or empty \"%s\"", key);
     }
     return n;

@@ -14,9 +14,20 @@
  * or -1 (fail.h). */
 int manifest_layers(const char *text, char **layers);
 
-/* The "digest" of every descriptor in the list under key ("manifests",
- * "layers") in order, as malloc'ed strings ALGORITHM:HEX; their count, or
- * -1 (fail.h). */
-int manifest_digests(const char *text, const char *key, char **digests);
+/* Whether a digest is sha256:HEX or sha512:HEX, the algorithms OCI
+ * registers (and import checks): it then names a file in blobs/, nothing
+ * that leaves it. */
+int manifest_digest_ok(const char *digest);
+
+/* A descriptor: the blob's digest (malloc'ed, ALGORITHM:HEX) and size. */
+struct descriptor {
+    char *digest;
+    long long size;
+};
+
+/* Every descriptor in the list under key ("manifests", "layers") in
+ * order, each with a digest and a size; their count, or -1 (fail.h). */
+int manifest_descriptors(const char *text, const char *key,
+                         struct descriptor *out);
 
 #endif

@@ -1,5 +1,7 @@
 /*
- * oci.c - layers out of an OCI image layout (oci.h).
+ * oci.c - layers out of an OCI image layout (oci.h). Every file is read
+ * as an archive member (files.h): index.json, and each blob checked
+ * against the digest and size its descriptor gives.
  */
 #include "oci.h"
 #include "fail.h"
@@ -7,61 +9,75 @@
 #include "manifest.h"
 #include "state.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* The blob a digest names, read whole (manifests are small). */
-static char *read_blob(const char *layout, const char *digest)
+/* blobs/ALGORITHM/HEX, the member a descriptor names. */
+static void blob_name(const struct descriptor *d, char *out, size_t size)
 {
-    char path[STATE_PATH_MAX];
-    snprintf(path, sizeof path, "%.3900s/blobs/%s", layout, digest);
-    *strrchr(path, ':') = '/';
-    return file_read_small(path);
+    snprintf(out, size, "blobs/%s", d->digest);
+    *strrchr(out, ':') = '/';
 }
 
-static void free_all(char **s, int n)
+/* A manifest's blob, read whole (manifests are small). */
+static char *read_blob(int layout, const struct descriptor *d)
+{
+    char name[512];
+    blob_name(d, name, sizeof name);
+    struct member m = {"OCI manifest", name, d->digest, d->size};
+    return file_read_member(layout, &m);
+}
+
+static void free_all(struct descriptor *d, int n)
 {
     while (n)
-        free(s[--n]);
+        free(d[--n].digest);
 }
 
-/* The layer digests of the first image: index.json's first manifest, or
- * the first manifest of the index it names (a multi-platform image). */
-static int layer_digests(const char *layout, char **layers)
+/* The layer descriptors of the first image: index.json's first manifest,
+ * or the first manifest of the index it names (a multi-platform image). */
+static int layer_descriptors(int layout, struct descriptor *layers)
 {
-    char path[STATE_PATH_MAX], *manifests[MANIFEST_MAX_LAYERS];
-    snprintf(path, sizeof path, "%.4000s/index.json", layout);
-    char *text = file_read_small(path);
+    struct descriptor manifests[MANIFEST_MAX_LAYERS];
+    struct member index = {"OCI layout", "index.json", NULL, -1};
+    char *text = file_read_member(layout, &index);
     for (int hop = 0; text && hop < 2; hop++) {
-        int n = manifest_digests(text, "manifests", manifests);
+        int n = manifest_descriptors(text, "manifests", manifests);
         free(text);
         if (n < 0)
             return -1;
-        text = read_blob(layout, manifests[0]);
+        text = read_blob(layout, &manifests[0]);
         free_all(manifests, n);
         if (text && !strstr(text, "\"manifests\""))
             break;
     }
     if (!text)
         return -1;
-    int n = manifest_digests(text, "layers", layers);
+    int n = manifest_descriptors(text, "layers", layers);
     free(text);
     return n;
 }
 
-int oci_import(const char *layout, const char *dir)
+int oci_import(const char *path, const char *dir)
 {
-    char *layers[MANIFEST_MAX_LAYERS];
-    int n = layer_digests(layout, layers);
+    int layout = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (layout < 0)
+        return fail_errno("OCI layout %s", path);
+    struct descriptor layers[MANIFEST_MAX_LAYERS];
+    int n = layer_descriptors(layout, layers);
     int rc = n < 0 ? -1 : 0;
     for (int i = 0; i < n && rc == 0; i++) {
-        char from[STATE_PATH_MAX], to[STATE_PATH_MAX];
-        snprintf(from, sizeof from, "%.3900s/blobs/%s", layout, layers[i]);
-        *strrchr(from, ':') = '/';
+        char name[512], what[32], to[STATE_PATH_MAX];
+        blob_name(&layers[i], name, sizeof name);
+        snprintf(what, sizeof what, "OCI layer %d", i + 1);
         snprintf(to, sizeof to, "%.4000s/layer-%d.tar", dir, i);
-        rc = file_copy(from, to);
+        struct member m = {what, name, layers[i].digest, layers[i].size};
+        rc = file_copy_member(layout, &m, to);
     }
     free_all(layers, n < 0 ? 0 : n);
+    close(layout);
     return rc < 0 ? -1 : n;
 }

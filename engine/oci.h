@@ -7,8 +7,8 @@
 #ifndef ENGINE_OCI_H
 #define ENGINE_OCI_H
 
-/* Copies the layers of the first image of the layout at layout into
+/* Copies the layers of the first image of the layout at path into
  * dir/layer-N.tar; their count, or -1 (fail.h). */
-int oci_import(const char *layout, const char *dir);
+int oci_import(const char *path, const char *dir);
 
 #endif

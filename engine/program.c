@@ -5,14 +5,24 @@
 #include "fail.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Whether a line only notes what GNU tar did to a name ("tar: Removing
+ * leading `../' from member names"), which --warning=none does not quiet:
+ * the refusal follows it. */
+static int is_tar_notice(const char *line)
+{
+    return strncmp(line, "tar: Removing leading ", 22) == 0;
+}
+
 /* Reads fd to its end, keeping the first non-empty line in first (the
  * cause: GNU tar, for one, ends with "Exiting with failure status due to
- * previous errors", which names nothing) and counting the others. */
+ * previous errors", which names nothing), but for tar's notices, and
+ * counting the others. */
 static int keep_first_line(int fd, char *first, size_t size)
 {
     char buf[4096];
@@ -26,7 +36,7 @@ static int keep_first_line(int fd, char *first, size_t size)
         char *nl;
         while ((nl = strchr(buf, '\n'))) {
             *nl = '\0';
-            if (*buf && !*first)
+            if (*buf && !*first && !is_tar_notice(buf))
                 snprintf(first, size, "%.*s", (int)size - 1, buf);
             else if (*buf)
                 others++;
@@ -39,15 +49,20 @@ static int keep_first_line(int fd, char *first, size_t size)
     return others;
 }
 
-int program_run(const char *what, char *const argv[], int out_fd,
-                int (*setup)(void *), void *arg)
+/* Starts argv with stdout on out_fd (-1: /dev/null) and stderr on a
+ * pipe, whose read end goes to *err_fd; its pid, or -1 (fail.h). */
+static pid_t start(char *const argv[], int out_fd, int (*setup)(void *),
+                   void *arg, int *err_fd)
 {
     int err[2];
     if (pipe2(err, O_CLOEXEC) < 0)
         return fail_errno("pipe");
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        close(err[0]);
+        close(err[1]);
         return fail_errno("fork");
+    }
     if (pid == 0) {
         int out = out_fd >= 0 ? out_fd : open("/dev/null", O_WRONLY);
         dup2(out, 1);
@@ -61,9 +76,18 @@ int program_run(const char *what, char *const argv[], int out_fd,
         _exit(127);
     }
     close(err[1]);
+    *err_fd = err[0];
+    return pid;
+}
+
+/* Reads the program's stderr to its end and waits for it; 0 when it
+ * exited 0, else -1 (fail.h) with its first line. */
+static int finish(const char *what, char *const argv[], pid_t pid,
+                  int err_fd)
+{
     char first[1024];
-    int others = keep_first_line(err[0], first, sizeof first);
-    close(err[0]);
+    int others = keep_first_line(err_fd, first, sizeof first);
+    close(err_fd);
     int status;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -72,4 +96,30 @@ int program_run(const char *what, char *const argv[], int out_fd,
         return fail("%s: %s failed with no message", what, argv[0]);
     return fail("%s: %s failed: %s%s", what, argv[0], first,
                 others ? " (and more errors)" : "");
+}
+
+int program_run(const char *what, char *const argv[], int out_fd,
+                int (*setup)(void *), void *arg)
+{
+    int err_fd;
+    pid_t pid = start(argv, out_fd, setup, arg, &err_fd);
+    return pid < 0 ? -1 : finish(what, argv, pid, err_fd);
+}
+
+int program_read(const char *what, char *const argv[],
+                 int (*consume)(int fd, void *arg), void *arg)
+{
+    int out[2], err_fd;
+    if (pipe2(out, O_CLOEXEC) < 0)
+        return fail_errno("pipe");
+    pid_t pid = start(argv, out[1], NULL, NULL, &err_fd);
+    close(out[1]);
+    int rc = pid < 0 ? -1 : consume(out[0], arg);
+    close(out[0]);
+    if (pid < 0)
+        return -1;
+    if (rc < 0)
+        kill(pid, SIGKILL);
+    /* A consumer's refusal is the reason, not the kill it caused. */
+    return finish(what, argv, pid, err_fd) < 0 || rc < 0 ? -1 : 0;
 }

@@ -14,4 +14,12 @@
 int program_run(const char *what, char *const argv[], int out_fd,
                 int (*setup)(void *), void *arg);
 
+/*
+ * Runs argv with its stdout on a pipe that consume reads (from the fd it
+ * is given, until it returns); when consume returns -1 (fail.h, its
+ * message then the error) the program is killed. 0, or -1 (fail.h).
+ */
+int program_read(const char *what, char *const argv[],
+                 int (*consume)(int fd, void *arg), void *arg);
+
 #endif

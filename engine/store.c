@@ -1,6 +1,11 @@
 /*
  * store.c - image layers and writable branches in a pool's backend
  * (store.h).
+ *
+ * The backend's images/, containers/ and volumes/ are 0700, root's: the
+ * files under them (an image's setuid programs and device nodes, whatever
+ * a container makes) then reach host users only through a container's
+ * view, which danausd serves; danausd opens the branches as root.
  */
 #include "store.h"
 #include "fail.h"
@@ -25,6 +30,17 @@ static void store_path(const char *pool, char *out, size_t size,
     snprintf(out, size, "%.4000s/%s/%s", store, kind, name);
 }
 
+/* STORE/kind made or made private again (a pool made before stays
+ * open to host users until then). */
+static int private_kind_dir(const char *pool, const char *kind)
+{
+    char store[STATE_PATH_MAX], dir[STATE_PATH_MAX];
+    service_store_mount(pool, store, sizeof store);
+    snprintf(dir, sizeof dir, "%.4000s/%s", store, kind);
+    char *const install[] = {"install", "-d", "-m", "0700", dir, NULL};
+    return helper_run(pool, install);
+}
+
 int store_publish(const char *pool, const char *image, int nlayers)
 {
     char mark[STATE_PATH_MAX], dst[STATE_PATH_MAX], layer[STATE_PATH_MAX];
@@ -34,7 +50,8 @@ int store_publish(const char *pool, const char *image, int nlayers)
     char top[STATE_PATH_MAX];
     store_path(pool, top, sizeof top, "images", image);
     char *const clear[] = {"rm", "-rf", top, NULL};
-    int rc = helper_run(pool, clear);
+    int rc = private_kind_dir(pool, "images") < 0 ? -1
+                                                   : helper_run(pool, clear);
     for (int i = 0; i < nlayers && rc == 0; i++) {
         snprintf(dst, sizeof dst, "%.4000s/%d", top, i);
         state_path(layer, "images/%s/layer-%d.tar", image, i);
@@ -92,8 +109,10 @@ int store_branch_create(const char *pool, const char *container)
     char dir[STATE_PATH_MAX];
     store_path(pool, dir, sizeof dir, "containers", container);
     char *const mk[] = {"mkdir", "-p", dir, NULL};
-    return store_branch_remove(pool, container) < 0 ? -1
-                                                    : helper_run(pool, mk);
+    return store_branch_remove(pool, container) < 0 ||
+                   private_kind_dir(pool, "containers") < 0
+               ? -1
+               : helper_run(pool, mk);
 }
 
 int store_volume_create(const char *pool, const char *name)
@@ -101,7 +120,7 @@ int store_volume_create(const char *pool, const char *name)
     char dir[STATE_PATH_MAX];
     store_path(pool, dir, sizeof dir, "volumes", name);
     char *const mk[] = {"mkdir", "-p", dir, NULL};
-    return helper_run(pool, mk);
+    return private_kind_dir(pool, "volumes") < 0 ? -1 : helper_run(pool, mk);
 }
 
 int store_branch_defer(const char *pool, const char *container)

@@ -1,5 +1,6 @@
 # Sourced by the engine tests: check and expect_error count failures in
-# $failures (the test sets it to 0 and exits non-zero if it is not).
+# $failures (the test exits non-zero if it is not 0 at the end).
+failures=0
 check() { # check WHAT EXPECTED ACTUAL
     if [ "$2" = "$3" ]; then echo "ok   $1"; else
         echo "FAIL $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
@@ -11,4 +12,9 @@ expect_error() {
     check "$what: exit code" "$code" "$rc"
     case "$out" in *"$part"*) check "$what: message" 1 "$(echo "$out" | wc -l)" ;;
         *) check "$what: message names it" "$part" "$out" ;; esac
+}
+# remove_containers_and_pools: what the test made with $danaus.
+remove_containers_and_pools() {
+    for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
+    for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
 }

@@ -8,13 +8,11 @@ set -u
 danaus=$1
 work=$(mktemp -d /tmp/danaus-confinement-test.XXXXXX)
 export DANAUS_STATE=$work/state
-failures=0
 . "$(dirname "$0")/checks.sh"
 listener=
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
-    for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
-    for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
+    remove_containers_and_pools
     rm -rf "$work"
 }
 trap cleanup EXIT

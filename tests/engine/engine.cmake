@@ -35,3 +35,10 @@ add_test(NAME engine_confinement
     $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_confinement PROPERTIES LABELS engine
   TIMEOUT 300 RUN_SERIAL TRUE)
+# Images and containers as an attacker writes them (issue 34): import
+# refuses what it cannot trust; host users get nothing from the backend.
+add_test(NAME engine_hostile_images
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/hostile_images.sh
+    $<TARGET_FILE:danaus_engine>)
+set_tests_properties(engine_hostile_images PROPERTIES LABELS engine
+  TIMEOUT 300 RUN_SERIAL TRUE)

@@ -7,12 +7,10 @@ danaus=$1
 backend=$2
 work=$(mktemp -d /tmp/danaus-engine-test.XXXXXX)
 export DANAUS_STATE=$work/state
-failures=0
 
 . "$(dirname "$0")/checks.sh"
 cleanup() {
-    for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
-    for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
+    remove_containers_and_pools
     umount -l "$work"/state/pools/*/store 2>/dev/null
     rm -rf "$work"
 }
