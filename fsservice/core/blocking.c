@@ -7,7 +7,10 @@
  * space or attributes (on Ceph each is a round trip to the MDS, hundreds of
  * microseconds to seconds). What stays is what a cache answers: stat,
  * access, small reads and writes, lookups, directory reads, opens that
- * create nothing. A wrong guess costs little either way: a cheap request
+ * create nothing. On a local directory the host's kernel answers the name
+ * space and attributes from its caches as quickly as a stat, so there only
+ * syncs, locks, truncates and bulk transfers count (call_short_in_kernel).
+ * A wrong guess costs little either way: a cheap request
  * counted long costs one wake-up of a parked thread; a long one counted
  * cheap is what the stall watch is for.
  */
@@ -43,6 +46,18 @@ bool call_may_block(const struct danaus_desc *d)
         return (d->arg[0] & (O_CREAT | O_TRUNC)) != 0;
     default:
         return true;
+    }
+}
+
+bool call_short_in_kernel(const struct danaus_desc *d)
+{
+    switch (d->call) {
+    case DANAUS_CALL_FSYNC:
+    case DANAUS_CALL_LOCK:
+    case DANAUS_CALL_TRUNCATE:
+        return false;
+    default:
+        return !call_is_bulk_transfer(d);
     }
 }
 

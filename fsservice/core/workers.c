@@ -303,6 +303,17 @@ static void count_pressure(struct service *svc, const struct client *c,
         pressure_count(&svc->pressure, cost.op, cost.bytes, ran_ns);
 }
 
+/* Whether mount's instance keeps its name space in the host's kernel
+ * (libservice.h). */
+static bool kernel_name_space(struct service *svc, uint32_t mount)
+{
+    rcu_read_lock();
+    struct ls_instance *inst = fstable_get(&svc->fs, mount);
+    bool kernel = inst && inst->kernel_name_space;
+    rcu_read_unlock();
+    return kernel;
+}
+
 /* Runs the request bell b names, if it checks out (client.h). A crew's
  * thread (crew set) marks the slot as its own and hands the queue on before
  * a request that may keep it long; rec times the request against its
@@ -323,6 +334,8 @@ static void serve_bell(struct service *svc, struct crew *crew,
         note_client(crew, b.client);
         long_call = admit_ns > 0 ||
                     (call_may_block(&d) &&
+                     !(call_short_in_kernel(&d) &&
+                       kernel_name_space(svc, d.mount)) &&
                      (!call_is_bulk_transfer(&d) ||
                       !runs_beside(crew, slot, call_is_write(&d))));
         if (long_call) {

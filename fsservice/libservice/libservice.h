@@ -55,6 +55,11 @@ struct ls_instance {
      * the FUSE door serves the engine's own setup). Set by its owner before
      * it is served. */
     bool read_only;
+    /* Its name space and attributes are the host kernel's (a local
+     * directory, or a union of them): a call on them keeps a thread about
+     * as long as a system call, not a server's round trip (blocking.h).
+     * Set by the backend, or the union, when the instance is made. */
+    bool kernel_name_space;
 };
 
 /* Where an absolute symlink target leads in the instance: past the mount

@@ -77,6 +77,9 @@ struct ls_instance *stuck_local_instance_new(const char *root, char *err,
         stuck_ops.open = open_stuck_or_real;
         stuck_ops.pwrite = pwrite_stuck_or_real;
         inst->ops = &stuck_ops;
+        /* It stands for a server that never answers, whose calls the
+         * service hands its queue on for (blocking.h). */
+        inst->kernel_name_space = false;
     }
     return inst;
 }

@@ -9,8 +9,8 @@
  * open of names beginning "stuck-open" and its writes of bytes beginning
  * "stuck-before" (blocked before writing) or "stuck-after" (after), for
  * ones that block their thread until the process ends, as a libcephfs call
- * to an MDS that never answers does. The production danausd has no trace
- * of it.
+ * to an MDS that never answers does (so its name space is not the
+ * kernel's: libservice.h). The production danausd has no trace of it.
  */
 #ifndef DANAUS_STUCK_SHIM_H
 #define DANAUS_STUCK_SHIM_H

@@ -890,6 +890,7 @@ struct ls_instance *local_instance_new(const char *root_dir, char *err,
         return NULL;
     }
     li->base.ops = &local_ops;
+    li->base.kernel_name_space = true;
     li->root_fd = root_fd;
     li->switch_creds = local_cred_can_switch();
     return &li->base;
