@@ -2,8 +2,8 @@
  * workers.c - service threads: take a request, run it, answer it.
  *
  * A thread spins on its queue for SPIN_NS after its last request before it
- * sleeps: a futex wake costs about 40 us on these machines, a spinning
- * hand-off under 1 us (ARCHITECTURE.md), so a busy client should find its
+ * sleeps: a futex wake costs far more than a spinning hand-off
+ * (bench/ipc_roundtrip.c measures both), so a busy client should find its
  * service thread awake. Unless the client it just answered waits on this
  * thread's own cpu (ipc_slot_client_here): that client needs the cpu to
  * send its next request, so the thread sleeps at once (ipc/wait.c).
