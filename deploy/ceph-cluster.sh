@@ -9,8 +9,14 @@
 #
 # Everything lives in DIR: ceph.conf, keyring, mon/mgr/osd/mds data, logs,
 # pid files, admin sockets. One mon (a), one mgr (x), one memstore OSD (0),
-# one MDS (a) and one CephFS "cephfs" over pools of size 1; auth is none.
+# one MDS (a) and one CephFS "cephfs" over pools of size 1.
 # Daemons are plain background processes (no systemd).
+#
+# Auth is cephx, so a client is only what its key allows (Danaus gives each
+# pool a client restricted to its directory). Every daemon has its keyring
+# in its data directory; DIR/keyring holds client.admin, and the conf's
+# [client] section names it, so a client given only the conf (ceph,
+# ceph-fuse, libcephfs) is the admin.
 #
 # A start after a stop recreates the cluster from nothing: the memstore OSD
 # keeps its objects in memory only, so there is no data worth reusing.
@@ -107,15 +113,14 @@ stop_cluster() {
 write_conf() {
     local fsid=$1
     cat >"$conf" <<EOF
-# Written by deploy/ceph-cluster.sh: a loopback test cluster, auth none.
+# Written by deploy/ceph-cluster.sh: a loopback test cluster, auth cephx.
 [global]
 fsid = $fsid
 mon host = [v2:127.0.0.1:3300,v1:127.0.0.1:6789]
 public addr = 127.0.0.1
-auth cluster required = none
-auth service required = none
-auth client required = none
-keyring = $dir/keyring
+auth cluster required = cephx
+auth service required = cephx
+auth client required = cephx
 run dir = $dir/run
 pid file = $dir/run/\$name.pid
 admin socket = $dir/run/\$name.asok
@@ -139,6 +144,16 @@ mgr initial modules =
 # 'wrong fsid' on this single-node layout.
 osd crush update on start = false
 osd class update on start = false
+[mon]
+keyring = $dir/mon/\$id/keyring
+[mgr]
+keyring = $dir/mgr/\$id/keyring
+[osd]
+keyring = $dir/osd/\$id/keyring
+[mds]
+keyring = $dir/mds/\$id/keyring
+[client]
+keyring = $dir/keyring
 EOF
 }
 
@@ -169,31 +184,52 @@ pgs_active() {
     echo "$s" | grep -Eq '^([0-9]+) pgs: \1 active'
 }
 
+# A new key for daemon $1 in its data directory, registered with caps $2...
+add_key() {
+    local name=$1 keyring
+    shift
+    keyring=$dir/${name%%.*}/${name#*.}/keyring
+    ceph-authtool --create-keyring "$keyring" --gen-key -n "$name" >/dev/null \
+        && cli auth add "$name" "$@" -i "$keyring" >/dev/null 2>&1 \
+        || die "cannot create the key of $name"
+}
+
 create_cluster() {
     local fsid osd_uuid
     deadline=$((SECONDS + START_TIMEOUT))
-    rm -rf "${dir:?}"/{mon,mgr,osd,mds,log,run,keyring,monmap,ceph.conf}
+    rm -rf "${dir:?}"/{mon,mgr,osd,mds,log,run,keyring,mon.keyring,monmap,ceph.conf}
     mkdir -p "$dir"/{mon/a,mgr/x,osd/0,mds/a,log,run}
     fsid=$(uuidgen)
     osd_uuid=$(uuidgen)
     write_conf "$fsid"
 
     say "creating mon.a"
-    ceph-authtool --create-keyring "$dir/keyring" --gen-key -n mon. \
+    # The mon starts knowing its own key and the admin's; the admin then
+    # registers the other daemons' keys.
+    ceph-authtool --create-keyring "$dir/mon.keyring" --gen-key -n mon. \
         --cap mon 'allow *' >/dev/null
+    ceph-authtool --create-keyring "$dir/keyring" --gen-key -n client.admin \
+        --cap mon 'allow *' --cap osd 'allow *' --cap mds 'allow *' \
+        --cap mgr 'allow *' >/dev/null
+    ceph-authtool "$dir/mon.keyring" --import-keyring "$dir/keyring" >/dev/null
     monmaptool --create --fsid "$fsid" \
         --addv a '[v2:127.0.0.1:3300,v1:127.0.0.1:6789]' "$dir/monmap" >/dev/null
     ceph-mon -c "$conf" -i a --mkfs --monmap "$dir/monmap" \
-        --keyring "$dir/keyring" >"$dir/log/mon.a.out" 2>&1 \
+        --keyring "$dir/mon.keyring" >"$dir/log/mon.a.out" 2>&1 \
         || die "mon.a mkfs failed; see $dir/log/mon.a.out"
     spawn mon.a ceph-mon a
     wait_for "mon.a to answer" "$dir/log/mon.a.log" cli mon stat
 
     say "starting mgr.x"
+    cli auth get-or-create mgr.x mon 'allow profile mgr' osd 'allow *' \
+        mds 'allow *' -o "$dir/mgr/x/keyring" >/dev/null 2>&1 \
+        || die "cannot create the key of mgr.x"
     spawn mgr.x ceph-mgr x
 
     say "creating osd.0 (memstore)"
     [ "$(cli osd create "$osd_uuid")" = 0 ] || die "ceph osd create did not give id 0"
+    # mkfs asks the mon for its config, with this key.
+    add_key osd.0 osd 'allow *' mon 'allow profile osd' mgr 'allow profile osd'
     ceph-osd -c "$conf" -i 0 --mkfs --osd-uuid "$osd_uuid" \
         >"$dir/log/osd.0.out" 2>&1 \
         || die "osd.0 mkfs failed; see $dir/log/osd.0.out and $dir/log/osd.0.log"
@@ -209,6 +245,8 @@ create_cluster() {
     cli fs new cephfs cephfs_metadata cephfs_data >/dev/null 2>&1 || die "ceph fs new failed"
 
     say "starting mds.a"
+    add_key mds.a mds 'allow *' osd 'allow rwx' mon 'allow profile mds' \
+        mgr 'allow profile mds'
     spawn mds.a ceph-mds a
     wait_for "mds.a to become active" "$dir/log/mds.a.log" mds_active
     wait_for "placement groups to become active" "$dir/log/osd.0.log" pgs_active

@@ -72,7 +72,7 @@ const char *cgroup_kind(void)
 /* The engine's own directory in each hierarchy: "danaus-" and a hash of
  * its state directory, so that engines with different state directories
  * (two operators, or tests side by side) never meet on a pool's name. */
-static const char *scope(void)
+const char *cgroup_scope(void)
 {
     static char name[32];
     if (!name[0]) {
@@ -87,7 +87,7 @@ static const char *scope(void)
 /* The pool's directory in hierarchy h (v2: the only one). */
 static void dir_of(const char *h, const char *pool, char *out, size_t size)
 {
-    snprintf(out, size, "%s/%s%s%s", h, scope(), pool ? "/" : "",
+    snprintf(out, size, "%s/%s%s%s", h, cgroup_scope(), pool ? "/" : "",
              pool ? pool : "");
 }
 

@@ -47,5 +47,9 @@ long cgroup_container_pids_max(const char *pool, const char *name);
  * files of the pool (for tests and `pool ls`). */
 const char *cgroup_kind(void);
 void cgroup_memory_dir(const char *pool, char *out, size_t size);
+/* "danaus-" and a hash of the state directory: names what this engine
+ * makes outside it (its cgroups, its pools' Ceph clients) apart from
+ * another engine's. */
+const char *cgroup_scope(void);
 
 #endif

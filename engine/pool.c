@@ -8,6 +8,7 @@
  * all. The record is what says that a pool exists.
  */
 #include "pool.h"
+#include "ceph_id.h"
 #include "cgroup.h"
 #include "cpulist.h"
 #include "fail.h"
@@ -230,6 +231,7 @@ static void unmake(const char *name, struct record *rec)
     /* A danausd that died leaves its FUSE door's mount behind. */
     umount2(store, MNT_DETACH);
     cgroup_remove(name);
+    ceph_id_remove(name, rec);
     ns_ipc_release(ipc);
     remove_tree(dir);
 }
@@ -251,7 +253,7 @@ int pool_create(const char *name, const struct pool_options *o)
     int rc = -1;
     if (mkdir(dir, 0700) < 0) {
         fail_errno("cannot create %s", dir);
-    } else if (mkdir(sub, 0700) == 0 &&
+    } else if (mkdir(sub, 0700) == 0 && ceph_id_create(name, &rec) == 0 &&
                cgroup_create(name, record_get(&rec, "cpus"),
                              (uint64_t)record_num(&rec, "memory", 0),
                              (long)record_num(&rec, "pids_limit",

@@ -6,6 +6,7 @@
  * pools/NAME/danausd.log, where "ready" says that clients can attach.
  */
 #include "service.h"
+#include "ceph_id.h"
 #include "cgroup.h"
 #include "fail.h"
 #include "ns.h"
@@ -98,6 +99,15 @@ static int write_config(const char *pool, const struct record *rec)
     const char *kind = record_get(rec, "backend_kind");
     if (strcmp(kind, "ceph") == 0) {
         fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));
+        /* The pool's own client sees its directory only, so it mounts
+         * there (pools made before pools had one use the conf's). */
+        if (record_get(rec, "ceph_id")) {
+            char keyring[STATE_PATH_MAX];
+            ceph_id_keyring(pool, keyring, sizeof keyring);
+            fprintf(f, "ceph_client_id %s\nceph_keyring %s\nceph_root %s\n",
+                    record_get(rec, "ceph_id"), keyring,
+                    record_get(rec, "backend_dir"));
+        }
         if (record_get(rec, "cache"))
             fprintf(f, "ceph_oc_size %s\n", record_get(rec, "cache"));
         if (record_get(rec, "write_through"))

@@ -331,6 +331,13 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return set_string(p, &cfg->ceph_client_id, k, v);
     if (strcmp(k, "ceph_fs_name") == 0)
         return set_string(p, &cfg->ceph_fs_name, k, v);
+    if (strcmp(k, "ceph_keyring") == 0)
+        return set_string(p, &cfg->ceph_keyring, k, v);
+    if (strcmp(k, "ceph_root") == 0) {
+        if (v[0] != '/')
+            return fail(p, "ceph_root '%s' must be an absolute path", v);
+        return set_string(p, &cfg->ceph_root, k, v);
+    }
     if (strcmp(k, "ceph_cache_size") == 0 || strcmp(k, "ceph_oc_size") == 0) {
         uint64_t size;
         if (parse_size(v, UINT64_MAX, &size) < 0)
@@ -449,6 +456,8 @@ void config_free(struct config *cfg)
     free(cfg->ceph_conf);
     free(cfg->ceph_client_id);
     free(cfg->ceph_fs_name);
+    free(cfg->ceph_keyring);
+    free(cfg->ceph_root);
     free(cfg->ceph_cache_size);
     free(cfg->ceph_oc_size);
     for (int i = 0; i < cfg->nmounts; i++) {

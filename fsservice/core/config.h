@@ -56,6 +56,7 @@ struct config {
     cpu_set_t cpus;             /* 'cpus LIST': the service's cpus... */
     int cpus_line;              /* ...set on this line; 0: not set */
     char *ceph_conf, *ceph_client_id, *ceph_fs_name;
+    char *ceph_keyring, *ceph_root;
     char *ceph_cache_size, *ceph_oc_size;
     int ceph_log_keep;          /* ceph_client_log keep: the conf's debug
                                    levels; quiet (default): 0/0 */

@@ -203,6 +203,11 @@ struct cephfs_client_options {
     const char *conf_path;   /* ceph.conf */
     const char *client_id;   /* cephx id, NULL for "admin" */
     const char *fs_name;     /* NULL: the default file system */
+    const char *keyring;     /* the id's key, NULL: the conf's keyring */
+    /* The directory the client mounts, NULL for "/": a client whose caps
+     * allow one path only may mount nothing above it. Every instance's
+     * root lies at or below it. */
+    const char *root;
     const char *cache_size;  /* client_cache_size (inodes), NULL: default */
     const char *oc_size;     /* client_oc_size (bytes), NULL: default */
     /* Names this client's Ceph session across restarts: a session the
@@ -223,7 +228,8 @@ void cephfs_client_free(struct cephfs_client *);
  * to sink: read delegations (deleg.c). Before serving; 0 or -errno. */
 int cephfs_client_enable_cache(struct cephfs_client *,
                                const struct ls_change_sink *sink);
-/* root is a directory in CephFS, created if absent. */
+/* root is a directory in CephFS, created if absent, named from the top of
+ * the file system (not from the client's mount root). */
 struct ls_instance *cephfs_instance_new(struct cephfs_client *,
                                         const char *root, char *err,
                                         size_t errlen);

@@ -61,6 +61,49 @@ check "the pool with a target keeps its note there, the other none" "b" \
 if [ "$backend" = ceph ]; then
     check "pool create --write-through reaches the service" 1 \
         "$(grep -cx 'ceph_write_through on' "$DANAUS_STATE/pools/b/danausd.conf")"
+    # Whoever takes over pool a's danausd has its Ceph identity (the one
+    # its danausd.conf mounts as, the conf's own if it names none): that
+    # reaches pool a's directory and nothing of pool b's.
+    a_id=$(sed -n 's/^ceph_client_id //p' "$DANAUS_STATE/pools/a/danausd.conf")
+    a_key=$(sed -n 's/^ceph_keyring //p' "$DANAUS_STATE/pools/a/danausd.conf")
+    # (no pid file: the conf's names one per client name, which another
+    # ceph-fuse of that name holds)
+    as_a() { # as_a DIR FILE: FILE read from a mount of DIR as pool a
+        mkdir -p "$work/as-a"
+        if out=$(ceph-fuse -c "$conf" --pid-file= ${a_id:+--id "$a_id"} \
+            ${a_key:+--keyring "$a_key"} -r "$1" "$work/as-a" 2>&1); then
+            cat "$work/as-a/$2" 2>&1
+            umount "$work/as-a"
+        else
+            echo "$out" | grep -o 'Operation not permitted'
+        fi
+    }
+    # The OSDs give a file's data to whoever may use its pool and names
+    # its first object (inode number in hex, ".00000000"), with no MDS.
+    rados_as_a() { # rados_as_a FILE: FILE's data read from RADOS as pool a
+        layout=$(python3 -c 'import os, sys
+print(os.getxattr(sys.argv[1], "ceph.file.layout").decode())' "$1")
+        object=$(printf '%x.00000000' "$(stat -c %i "$1")")
+        ns=$(echo "$layout" | sed -n 's/.*pool_namespace=\([^ ]*\).*/\1/p')
+        rados -c "$conf" ${a_id:+--id "$a_id"} ${a_key:+--keyring "$a_key"} \
+            -p "$(echo "$layout" | sed 's/.*pool=\([^ ]*\).*/\1/')" \
+            -N "$ns" get "$object" - 2>"$work/rados.err" ||
+            grep -o 'Operation not permitted' "$work/rados.err"
+    }
+    # (written through: the OSDs have the data before the reads)
+    printf of-a | dd of="$work/cephroot$dir/mine" conv=fsync 2>/dev/null
+    printf of-b | dd of="$work/cephroot$dir-b/secret" conv=fsync 2>/dev/null
+    check "pool a's Ceph identity reads its own directory" of-a "$(as_a "$dir" mine)"
+    check "pool a's Ceph identity cannot mount pool b's directory" \
+        "Operation not permitted" "$(as_a "$dir-b" secret)"
+    check "pool a's Ceph identity cannot mount the top to reach it" \
+        "Operation not permitted" "$(as_a / "${dir#/}-b/secret")"
+    check "pool a's Ceph identity reads its own files' objects" of-a \
+        "$(rados_as_a "$work/cephroot$dir/mine")"
+    check "pool a's Ceph identity cannot read pool b's files' objects" \
+        "Operation not permitted" "$(rados_as_a "$work/cephroot$dir-b/secret")"
+    check "pool a's key is the engine's alone" 600 \
+        "$(stat -c %a "${a_key:-$work/none}" 2>&1)"
 fi
 
 # The image is seen; writes go to the container's own branch only.
@@ -334,6 +377,10 @@ fi
 
 # pool rm leaves no cgroup, namespace pin or mount.
 "$danaus" pool rm a
+if [ "$backend" = ceph ]; then
+    check "pool rm deletes the pool's Ceph client" 0 \
+        "$(ceph -c "$conf" auth ls 2>/dev/null | grep -c "^client.$a_id\$")"
+fi
 check "pool rm removes the cgroups, and the engine's directory with the last" "" "$(ls -d /sys/fs/cgroup/memory$scope /sys/fs/cgroup/cpuset$scope /sys/fs/cgroup$scope 2>/dev/null)"
 # (the Ceph variant's own ceph-fuse mount, made above to create the
 # backend directories, is the test's, not the engine's)
@@ -365,7 +412,7 @@ expect_error "missing backend directory" 1 "is not a directory" "$danaus" pool c
 expect_error "backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend "local:$work/../../../etc"
 expect_error "host root as backend" 1 "cannot be a pool's backend" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/
 expect_error "ceph backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x/../..
-expect_error "unreachable backend" 1 "danausd did not start" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x
+expect_error "unreachable backend" 1 "pool c: cannot mount the Ceph file system of /etc/hosts" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x
 check "failed creates leave no pool" "" "$(ls "$DANAUS_STATE/pools" | xargs)"
 [ "$backend" = ceph ] && { rm -rf "$work/cephroot$dir" "$work/cephroot$dir-b"; umount "$work/cephroot"; }
 

@@ -31,6 +31,9 @@ static void parses_a_full_configuration(void **state)
         "ceph_oc_size 64M\n"
         "ceph_client_log keep\n"
         "ceph_write_through on\n"
+        "ceph_client_id tenant-a\n"
+        "ceph_keyring /etc/ceph/tenant-a.keyring\n"
+        "ceph_root /tenants/a\n"
         "backend_ops_per_second 250\n"
         "backend_write_bytes_per_second 8M\n"
         "backend_pressure_dir /var/lib/danaus/pressure\n"
@@ -58,6 +61,9 @@ static void parses_a_full_configuration(void **state)
     assert_string_equal(cfg.ceph_oc_size, "67108864");
     assert_int_equal(cfg.ceph_log_keep, 1);
     assert_int_equal(cfg.ceph_write_through, 1);
+    assert_string_equal(cfg.ceph_client_id, "tenant-a");
+    assert_string_equal(cfg.ceph_keyring, "/etc/ceph/tenant-a.keyring");
+    assert_string_equal(cfg.ceph_root, "/tenants/a");
     assert_int_equal(cfg.backend_ops_per_second, 250);
     assert_int_equal(cfg.backend_write_bytes_per_second, 8 << 20);
     assert_string_equal(cfg.backend_pressure_dir, "/var/lib/danaus/pressure");
@@ -124,6 +130,8 @@ static void refuses_with_line_and_problem(void **state)
         {"service s\nbackend_write_bytes_per_second 4G\n",
          "t:2: backend_write_bytes_per_second must be a number from 0 to "
          "4294967295, not '4G'"},
+        {"service s\nceph_root tenants/a\n",
+         "t:2: ceph_root 'tenants/a' must be an absolute path"},
         {"service s\nbackend_pressure_dir pressure\n",
          "t:2: backend_pressure_dir 'pressure' must be an absolute path"},
         {"service s\nbackend_latency_target_ms 0\n",

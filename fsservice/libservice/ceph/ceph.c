@@ -564,7 +564,7 @@ static const struct ls_ops ceph_ops = {
 
 /*
  * Finds (creating with mode 0755 as the mount's own credentials, root) each
- * directory of root, from the top of the file system. "." and ".." are
+ * directory of root, from the client's mount root. "." and ".." are
  * refused: the root must be named plainly.
  */
 static int open_root(struct ceph_mount_info *cm, const char *root,
@@ -621,13 +621,21 @@ struct ls_instance *cephfs_instance_new(struct cephfs_client *cl,
                                         const char *root, char *err,
                                         size_t errlen)
 {
+    /* The client sees the file system from its mount root down. */
+    size_t len = strlen(cl->root);
+    if (strncmp(root, cl->root, len) != 0 ||
+        (root[len] != '\0' && root[len] != '/')) {
+        snprintf(err, errlen, "ceph: %s is outside the mounted %s", root,
+                 cl->root);
+        return NULL;
+    }
     struct ceph_instance *ci = calloc(1, sizeof(*ci));
     if (ci == NULL) {
         snprintf(err, errlen, "ceph: out of memory");
         return NULL;
     }
     struct ceph_statx stx;
-    int r = open_root(cl->cmount, root, &ci->root, &stx);
+    int r = open_root(cl->cmount, root + len, &ci->root, &stx);
     if (r < 0) {
         snprintf(err, errlen, "ceph: cannot use %s as a root: %s", root,
                  strerror(-r));

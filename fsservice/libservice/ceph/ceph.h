@@ -24,6 +24,9 @@
 
 struct cephfs_client {
     struct ceph_mount_info *cmount;
+    /* The directory mounted (ceph_root), without a trailing '/': "" for
+     * the top of the file system. */
+    char root[PATH_MAX];
     /* st_dev reported for every file of this client: a constant made from
      * the file system id, so all files of one mount share it. */
     uint64_t dev;

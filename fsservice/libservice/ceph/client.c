@@ -181,6 +181,7 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
         set_option(cl->cmount, "client_cache_size", o->cache_size, err,
                    errlen) < 0 ||
         set_option(cl->cmount, "client_oc_size", o->oc_size, err, errlen) < 0 ||
+        set_option(cl->cmount, "keyring", o->keyring, err, errlen) < 0 ||
         (o->write_through && write_through(cl->cmount, err, errlen) < 0) ||
         (!o->keep_debug_levels && quiet_logging(cl->cmount, err, errlen) < 0))
         goto fail;
@@ -199,9 +200,19 @@ struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *o,
     }
     if (o->uuid != NULL)
         reset_predecessor(cl->cmount, o->uuid);
-    r = ceph_mount(cl->cmount, "/");
+    const char *root = o->root ? o->root : "/";
+    size_t len = strlen(root);
+    while (len > 0 && root[len - 1] == '/')
+        len--;
+    if (len >= sizeof cl->root) {
+        snprintf(err, errlen, "ceph: root %s is too long", root);
+        goto fail;
+    }
+    memcpy(cl->root, root, len);
+    r = ceph_mount(cl->cmount, root);
     if (r < 0) {
-        snprintf(err, errlen, "ceph: mount failed: %s", strerror(-r));
+        snprintf(err, errlen, "ceph: mount of %s as client.%s failed: %s",
+                 root, o->client_id ? o->client_id : "admin", strerror(-r));
         goto fail;
     }
     int64_t cid = ceph_get_fs_cid(cl->cmount);
