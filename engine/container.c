@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -194,9 +195,12 @@ static int root_served(const char *name, const struct record *rec)
     char root[STATE_PATH_MAX], above[STATE_PATH_MAX];
     state_path(root, "containers/%s/root", name);
     state_path(above, "containers/%s", name);
+    /* statfs first: the kernel always asks a FUSE mount's service for it,
+     * where a stat may be answered from attributes it caches. */
     struct stat st, up;
-    return alive && stat(root, &st) == 0 && stat(above, &up) == 0 &&
-           st.st_dev != up.st_dev;
+    struct statfs sfs;
+    return alive && statfs(root, &sfs) == 0 && stat(root, &st) == 0 &&
+           stat(above, &up) == 0 && st.st_dev != up.st_dev;
 }
 
 /* Takes away the mounts of a container's volumes (the service's, or the

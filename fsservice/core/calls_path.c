@@ -44,11 +44,12 @@ static int path_call(struct request *r, int nstrings,
 }
 
 /* The AT_ flags argument, of which only the given bits are allowed. */
-static int at_flags(int64_t arg, int allowed, int *out)
+static int at_flags(struct request *r, int64_t arg, int allowed, int *out)
 {
     if (arg & ~(int64_t)allowed)
         return -EINVAL;
     *out = (int)arg;
+    r->at_flags = *out;
     return 0;
 }
 
@@ -64,7 +65,7 @@ int64_t call_stat(struct request *r)
     if (r->of)
         return FILE_OPS(r)->fstat(r->of->file, &r->c->cred, st);
     if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r->d->arg[0], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        (rc = at_flags(r, r->d->arg[0], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
     return inst->ops->stat(inst, &r->c->cred, r->path, at, st);
 }
@@ -77,7 +78,8 @@ int64_t call_access(struct request *r)
         return rc;
     if (r->d->arg[0] & ~(int64_t)(R_OK | W_OK | X_OK))
         return -EINVAL;
-    if ((rc = at_flags(r->d->arg[1], AT_EACCESS | AT_FLAGS_NOFOLLOW, &at)) < 0)
+    if ((rc = at_flags(r, r->d->arg[1], AT_EACCESS | AT_FLAGS_NOFOLLOW,
+                       &at)) < 0)
         return rc;
     return inst->ops->access(inst, &r->c->cred, r->path, (int)r->d->arg[0],
                              at);
@@ -196,7 +198,7 @@ int64_t call_chmod(struct request *r)
     if (r->of)
         return FILE_OPS(r)->fchmod(r->of->file, &r->c->cred, mode);
     if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        (rc = at_flags(r, r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
     return inst->ops->chmod(inst, &r->c->cred, r->path, mode, at);
 }
@@ -226,7 +228,7 @@ int64_t call_chown(struct request *r)
     if (r->of)
         return FILE_OPS(r)->fchown(r->of->file, &r->c->cred, uid, gid);
     if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r->d->arg[2], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        (rc = at_flags(r, r->d->arg[2], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
     return inst->ops->chown(inst, &r->c->cred, r->path, uid, gid, at);
 }
@@ -250,7 +252,7 @@ int64_t call_utimens(struct request *r)
     if (r->of)
         return FILE_OPS(r)->futimens(r->of->file, &r->c->cred, ts);
     if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(a[4], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        (rc = at_flags(r, a[4], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
     return inst->ops->utimens(inst, &r->c->cred, r->path, ts, at);
 }
@@ -315,7 +317,7 @@ int64_t call_getxattr(struct request *r)
         return FILE_OPS(r)->fgetxattr(r->of->file, &r->c->cred, r->path2,
                                       r->out, size);
     if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        (rc = at_flags(r, r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
     return inst->ops->getxattr(inst, &r->c->cred, r->path, r->path2, r->out,
                                size, at);
@@ -337,7 +339,7 @@ int64_t call_setxattr(struct request *r)
         return FILE_OPS(r)->fsetxattr(r->of->file, &r->c->cred, r->path2,
                                       value, (size_t)size, xflags);
     if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r->d->arg[2], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        (rc = at_flags(r, r->d->arg[2], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
     return inst->ops->setxattr(inst, &r->c->cred, r->path, r->path2, value,
                                (size_t)size, xflags, at);
@@ -354,7 +356,7 @@ int64_t call_listxattr(struct request *r)
         return FILE_OPS(r)->flistxattr(r->of->file, &r->c->cred,
                                        (char *)r->out, size);
     if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        (rc = at_flags(r, r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
     return inst->ops->listxattr(inst, &r->c->cred, r->path, (char *)r->out,
                                 size, at);
@@ -369,7 +371,7 @@ int64_t call_removexattr(struct request *r)
     if (r->of)
         return FILE_OPS(r)->fremovexattr(r->of->file, &r->c->cred, r->path2);
     if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        (rc = at_flags(r, r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
     return inst->ops->removexattr(inst, &r->c->cred, r->path, r->path2, at);
 }

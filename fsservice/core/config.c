@@ -263,6 +263,8 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return parse_u32(p, k, v, 0, 1024, &cfg->stalled_threads_per_queue);
     if (strcmp(k, "fuse_keep") == 0)
         return parse_u32(p, k, v, 0, 86400, &cfg->fuse_keep_s);
+    if (strcmp(k, "fuse_cache_timeout_ms") == 0)
+        return parse_u32(p, k, v, 0, 3600000, &cfg->fuse_cache_timeout_ms);
     if (strcmp(k, "request_deadline_ms") == 0)
         return parse_u32(p, k, v, 0, 86400000, &cfg->request_deadline_ms);
     if (strcmp(k, "backend_ops_per_second") == 0)
@@ -364,6 +366,7 @@ static void set_defaults(struct config *cfg)
     cfg->read_cache_blocks = 4096;
     cfg->threads_per_queue = 4;
     cfg->fuse_keep_s = 30;
+    cfg->fuse_cache_timeout_ms = 1000;
     cfg->stalled_threads_per_queue = 32;
     cfg->fuse = 1;
 }

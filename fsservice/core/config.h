@@ -65,6 +65,10 @@ struct config {
     int fuse;                   /* FUSE door: on (default) or off */
     int fuse_direct_io;         /* FUSE door bypasses the page cache */
     int fuse_revalidate;        /* FUSE reads re-check size and mtime */
+    /* how long the kernel may keep FUSE names and attributes (the door
+     * invalidates what Danaus changes; this bounds what others change);
+     * 0: nothing cached but data pages */
+    uint32_t fuse_cache_timeout_ms;
     int fuse_allow_other;       /* FUSE mounts open to every user, not just
                                    the owner */
     uint32_t fuse_keep_s;       /* a dead service's FUSE mounts wait this

@@ -10,7 +10,7 @@
  *
  * The handle names its instance: a request whose mount field disagrees
  * with the handle's fails with EBADF, so nothing downstream (a backend, the
- * FUSE door's data_changed hook) ever meets a file of one instance under
+ * FUSE door's changed hook) ever meets a file of one instance under
  * another's index. A mount named by index alone (path calls) must be in the
  * client's view (client_sees), else it does not exist for this client:
  * EINVAL, as for a removed mount.
@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <urcu.h>
 
@@ -108,6 +109,64 @@ bool request_exec_busy(struct request *r)
            r->svc->exec_busy(r->svc->fuse, r->d->mount, r->path, &r->c->cred);
 }
 
+/* Tells the service's listener (service.h) what the call r ran changed. */
+static void tell_changed(struct request *r)
+{
+    struct service *svc = r->svc;
+    uint32_t mount = r->of ? r->of->mount : r->d->mount;
+    struct ls_file *file = r->of ? r->of->file : NULL;
+    const char *path = r->of ? NULL : r->path, *path2 = NULL;
+    int flags = (int)r->d->arg[0];
+    enum service_change what;
+    switch (r->d->call) {
+    case DANAUS_CALL_OPEN:
+        if (flags & O_CREAT)
+            svc->changed(svc->fuse, mount, CHANGED_MADE, path, NULL, NULL,
+                         &r->c->cred);
+        if (!(flags & O_TRUNC))
+            return;
+        what = CHANGED_DATA;
+        break;
+    case DANAUS_CALL_WRITE:
+    case DANAUS_CALL_PWRITE:
+    case DANAUS_CALL_TRUNCATE:
+        what = CHANGED_DATA;
+        break;
+    case DANAUS_CALL_CHMOD:
+    case DANAUS_CALL_CHOWN:
+    case DANAUS_CALL_UTIMENS:
+    case DANAUS_CALL_SETXATTR:
+    case DANAUS_CALL_REMOVEXATTR:
+        what = path && (r->at_flags & AT_SYMLINK_NOFOLLOW)
+                   ? CHANGED_ATTRS_NOFOLLOW
+                   : CHANGED_ATTRS;
+        break;
+    case DANAUS_CALL_MKDIR:
+    case DANAUS_CALL_MKNOD:
+        what = CHANGED_MADE;
+        break;
+    case DANAUS_CALL_SYMLINK: /* its second string is the link */
+        what = CHANGED_MADE;
+        path = r->path2;
+        break;
+    case DANAUS_CALL_UNLINK:
+    case DANAUS_CALL_RMDIR:
+        what = CHANGED_REMOVED;
+        break;
+    case DANAUS_CALL_RENAME:
+        what = flags & RENAME_EXCHANGE ? CHANGED_EXCHANGED : CHANGED_RENAMED;
+        path2 = r->path2;
+        break;
+    case DANAUS_CALL_LINK:
+        what = CHANGED_LINKED;
+        path2 = r->path2;
+        break;
+    default:
+        return;
+    }
+    svc->changed(svc->fuse, mount, what, path, path2, file, &r->c->cred);
+}
+
 int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
                  const struct danaus_desc *d)
 {
@@ -133,6 +192,7 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
     r.in_len = d->buf_len;
     r.in_used = 0;
     r.of = NULL;
+    r.at_flags = 0;
 
     enum needs needs = calls[d->call].needs;
     if (needs == NEEDS_HANDLE || (needs == PATH_OR_HANDLE && d->handle)) {
@@ -149,11 +209,8 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
     int64_t rc = calls[d->call].writes && request_read_only(&r)
                      ? -EROFS
                      : calls[d->call].fn(&r);
-    if (rc >= 0 && svc->data_changed &&
-        (d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE ||
-         d->call == DANAUS_CALL_TRUNCATE))
-        svc->data_changed(svc->fuse, r.of ? r.of->mount : d->mount,
-                               r.of ? r.of->file : NULL, r.path, &c->cred);
+    if (rc >= 0 && svc->changed)
+        tell_changed(&r);
     if (r.of)
         open_file_put(r.of);
     return rc;

@@ -31,6 +31,7 @@ struct request {
                                call that moves it */
     uint32_t *cache_gen_out; /* the slot's cache_gen (ipc.h) */
     struct ipc_slot *slot;   /* for ipc_publish_bytes */
+    int at_flags;            /* a path call's AT_ flags, once checked */
     char path[DANAUS_PATH_MAX];
     char path2[DANAUS_PATH_MAX]; /* second string: rename target, xattr name */
 };

@@ -18,6 +18,23 @@
 
 struct fuse_door;
 
+/* What a call of the preload door changed, for service.changed: a file's
+ * data (and so its size and times) or attributes (mode, owner, times,
+ * extended attributes), named by path (following a symbolic link, or
+ * not: ATTRS_NOFOLLOW) or, for calls on an open file, by file; or names:
+ * path made (or opened with O_CREAT), path removed, path renamed to path2
+ * or swapped with it, path2 made a link to path. */
+enum service_change {
+    CHANGED_DATA,
+    CHANGED_ATTRS,
+    CHANGED_ATTRS_NOFOLLOW,
+    CHANGED_MADE,
+    CHANGED_REMOVED,
+    CHANGED_RENAMED,
+    CHANGED_EXCHANGED,
+    CHANGED_LINKED,
+};
+
 struct service {
     struct config cfg;
     struct ipc_segment seg;     /* the doorbell queues */
@@ -31,12 +48,14 @@ struct service {
     struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
     struct union_branches *union_branches; /* NULL when no union */
     struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */
-    /* Told after the preload door changed a file's data (write, truncate)
-     * so that a door caching its pages can drop them; set by the FUSE
-     * door, which core never calls by name. NULL when nobody listens. */
-    void (*data_changed)(struct fuse_door *door, uint32_t mount,
-                         struct ls_file *file, const char *path,
-                         const struct ls_cred *cred);
+    /* Told after every change the preload door made (what, below), so
+     * that a door whose kernel caches names, attributes or pages drops
+     * what the change made stale; set by the FUSE door, which core never
+     * calls by name. NULL when nobody listens. */
+    void (*changed)(struct fuse_door *door, uint32_t mount,
+                    enum service_change what, const char *path,
+                    const char *path2, struct ls_file *file,
+                    const struct ls_cred *cred);
     /* Whether a file (a path of mount `mount`) is a program running from
      * the FUSE door: the kernel refuses to write it (ETXTBSY) through its
      * own paths, and the preload door asks before it opens for writing or

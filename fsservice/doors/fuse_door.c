@@ -2,11 +2,12 @@
  * fuse_door.c - the FUSE door's life: preparing mount points (creating
  * them, detaching a stale mount a crashed service left), mounting each
  * instance with its own libfuse3 loop thread, or taking over a mount a
- * dead service left with its keeper (fuse_keeper.h), invalidating cached
- * pages after preload writes, and unmounting at exit.
+ * dead service left with its keeper (fuse_keeper.h), passing the preload
+ * door's changes on (fuse_inval.h), and unmounting at exit.
  */
 #include "fuse_door.h"
 #include "fuse_export.h"
+#include "fuse_inval.h"
 #include "fuse_keeper.h"
 #include "fuse_mountpoint.h"
 
@@ -114,8 +115,8 @@ static struct fuse_session *new_session(struct fuse_export *ex,
      * are opened through this door (libservice.h, ls_ops.open). The
      * kernel opens them without asking the door, so it must check their
      * permissions itself (default_permissions, on the attributes the door
-     * gives, which it never caches); the backends check everything else
-     * again. */
+     * gives, which a chmod or chown through either door invalidates); the
+     * backends check everything else again. */
     char opts[256];
     snprintf(opts, sizeof opts, "fsname=danaus:%s,subtype=danaus%s",
              svc->cfg.service,
@@ -382,6 +383,7 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->creds = &d->creds;
     ex->direct_io = svc->cfg.fuse_direct_io;
     ex->revalidate = svc->cfg.fuse_revalidate;
+    ex->timeout = svc->cfg.fuse_cache_timeout_ms / 1000.0;
     ex->admission = &svc->admission;
     ex->pressure = &svc->pressure;
     ex->stats = &svc->stats;
@@ -444,7 +446,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
             export_stop(&d->exports[i]);
         }
     pthread_mutex_unlock(&d->exports_lock);
-    svc->data_changed = fuse_door_data_changed;
+    svc->changed = fuse_door_changed;
     svc->exec_busy = fuse_door_exec_busy;
     return 0;
 }
@@ -593,26 +595,16 @@ void fuse_door_stop(struct fuse_door *d)
     free(d);
 }
 
-void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
-                            struct ls_file *file, const char *path,
-                            const struct ls_cred *cred)
+void fuse_door_changed(struct fuse_door *d, uint32_t mount,
+                       enum service_change what, const char *path,
+                       const char *path2, struct ls_file *file,
+                       const struct ls_cred *cred)
 {
-    if (mount >= (uint32_t)d->nexports)
+    if (mount >= (uint32_t)__atomic_load_n(&d->nexports, __ATOMIC_ACQUIRE))
         return;
     struct fuse_export *ex = &d->exports[mount];
-    if (!ex->looping || atomic_load(&ex->handles.nopen) == 0)
-        return;
-    struct danaus_stat st;
-    int rc = file ? ex->inst->ops->fstat(file, cred, &st)
-                  : ex->inst->ops->stat(ex->inst, cred, path, 0, &st);
-    if (rc < 0)
-        return;
-    uint64_t node;
-    /* Outside the lock: the kernel may call back into FUSE (a dirty page
-     * of a shared mapping is written before it is dropped). The node stays
-     * while its file is open, which the kernel's page cache needs. */
-    if (fuse_handles_find(&ex->handles, st.ino, false, &node))
-        fuse_lowlevel_notify_inval_inode(ex->se, node, 0, 0);
+    if (ex->looping)
+        fuse_inval_changed(ex, what, path, path2, file, cred);
 }
 
 bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,

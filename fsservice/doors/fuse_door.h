@@ -4,20 +4,25 @@
  * (execve, the loader mapping libraries, mmap, static binaries, programs
  * started without the preload) reaches the same instances.
  *
- * Consistency with the preload path (the choice, and the option):
- *  - names and attributes are never cached by the kernel (timeouts 0), so
- *    a change through either door is seen at once by a lookup or stat
- *    through the other;
+ * Consistency with the preload path (the choice, and the options):
+ *  - the kernel keeps names, names found missing and attributes for
+ *    fuse_cache_timeout_ms (default 1000), and data pages across opens;
+ *    every change made through the preload door drops what it makes
+ *    stale before the preload call returns (fuse_inval.h), so either
+ *    door sees the other's changes at once. Changes made to the backend
+ *    outside this service (the host writing into a local backend's
+ *    directory, another Ceph client) are seen once the timeout has run
+ *    out, as with ceph-fuse or NFS: the kernel then fetches attributes
+ *    again and drops the pages of a file whose size or mtime changed
+ *    (auto_inval_data). fuse_cache_timeout_ms 0 caches no names nor
+ *    attributes and drops the pages at each open;
  *  - FUSE writes reach the instance before write() returns (no writeback
- *    cache); data pages are cached by the kernel, which mmap (MAP_SHARED
- *    and the loader's MAP_PRIVATE) needs. Each open drops them
- *    (keep_cache off), and a write or truncate through the preload path
- *    drops the cached pages of that file while it is open through FUSE
- *    (fuse_door_data_changed), before the preload call returns. Cached
- *    reads are served from the page cache without asking the service;
- *    config "fuse_revalidate on" makes every read re-check size and mtime
- *    first (auto_inval_data), for files that writers outside this service
- *    (other Ceph clients) overwrite while they are open through FUSE.
+ *    cache), and mmap (MAP_SHARED and the loader's MAP_PRIVATE) maps the
+ *    cached pages. With the timeout 0, cached reads are served from the
+ *    page cache without asking the service; config "fuse_revalidate on"
+ *    then makes every read re-check size and mtime first, for files that
+ *    writers outside this service overwrite while they are open through
+ *    FUSE.
  *  - config "fuse_direct_io on" bypasses the page cache instead: nothing
  *    to invalidate, every read reaches the service, but MAP_SHARED maps of
  *    FUSE files fail (ENODEV) with libfuse 3.14.
@@ -77,12 +82,12 @@ void fuse_door_farewell(struct fuse_door *d);
 /* Unmounts every FUSE mount and joins its threads. */
 void fuse_door_stop(struct fuse_door *d);
 
-/* The preload path changed the data of a file of mount `mount` (through
- * open file `file`, or by `path` when file is NULL): drop the kernel's
- * cached pages of it if it is open through FUSE. */
-void fuse_door_data_changed(struct fuse_door *d, uint32_t mount,
-                            struct ls_file *file, const char *path,
-                            const struct ls_cred *cred);
+/* The preload door changed mount `mount` (service.h's changed hook):
+ * drops what the kernel caches that the change made stale. */
+void fuse_door_changed(struct fuse_door *d, uint32_t mount,
+                       enum service_change what, const char *path,
+                       const char *path2, struct ls_file *file,
+                       const struct ls_cred *cred);
 
 /* Whether the file at path (of mount `mount`) is open through FUSE for
  * execve (a running program). */

@@ -37,6 +37,9 @@ struct fuse_export {
     struct fuse_cred_cache *creds;
     int direct_io;           /* config fuse_direct_io */
     int revalidate;          /* config fuse_revalidate */
+    /* How long the kernel may keep names, negative names and attributes
+     * (config fuse_cache_timeout_ms), in seconds; 0: not at all. */
+    double timeout;
     /* The pool's share of its backend, which the door's calls take from
      * as the preload's do (the service's). */
     struct admission *admission;

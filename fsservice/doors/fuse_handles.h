@@ -10,8 +10,8 @@
  * opens each again by its node's path the first time the kernel uses the
  * handle, and checks that the path still names the same inode.
  *
- * Open files are also found by inode (fuse_door_data_changed drops their
- * cached pages) and by node (the attributes of an unlinked file).
+ * Open files are also found by inode (a program running from the door,
+ * fuse_door_exec_busy) and by node (the attributes of an unlinked file).
  */
 #ifndef DANAUS_FUSE_HANDLES_H
 #define DANAUS_FUSE_HANDLES_H

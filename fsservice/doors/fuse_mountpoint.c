@@ -6,14 +6,16 @@
 
 #include <errno.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* statfs, which the kernel always asks the service: a stat may be
+ * answered from attributes the kernel still caches. */
 bool fuse_mountpoint_stale(const char *mp)
 {
-    struct stat st;
-    return stat(mp, &st) < 0 && errno == ENOTCONN;
+    struct statfs st;
+    return statfs(mp, &st) < 0 && errno == ENOTCONN;
 }
 
 int fuse_mountpoint_detach(const char *mp)

@@ -4,7 +4,8 @@
  * The records in the area are the table; what this process keeps beside
  * them is derived from them and rebuilt on adoption: an index from
  * (parent, name) to id for lookups, each node's count of named children,
- * and the free ids. A path costs one index probe per component; a rename
+ * chains of the nodes of each inode (hashed by inode number), and the
+ * free ids. A path costs one index probe per component; a rename
  * moves one record, whatever lies below it.
  */
 #include "fuse_nodes.h"
@@ -17,6 +18,7 @@
 
 #define ROOT_ID 1 /* fuse_lowlevel.h's FUSE_ROOT_ID */
 #define MAX_NODES (1ull << 24)
+#define INO_BUCKET_BITS 14
 
 enum { NODE_FREE, NODE_NAMED, NODE_DETACHED };
 
@@ -24,14 +26,50 @@ struct node_rec {
     uint64_t parent;     /* the directory it is named in (NAMED) */
     uint64_t lookups;    /* the kernel's */
     uint64_t generation; /* how often the id was given out */
+    uint64_t ino;        /* the instance's inode it was last found to be */
     uint8_t state;
     uint8_t namelen;
     char name[NAME_MAX + 1];
 };
 
+/* What this process keeps per id beside its record. */
+struct node_mem {
+    uint32_t children; /* named nodes whose parent it is */
+    uint64_t same_ino; /* the next node of its inode's chain; 0: none */
+};
+
 static struct node_rec *rec(const struct fuse_nodes *t, uint64_t id)
 {
     return record_area_at(&t->area, id);
+}
+
+static uint64_t *ino_chain(const struct fuse_nodes *t, uint64_t ino)
+{
+    return &t->ino_chains[(ino * 0x9e3779b97f4a7c15u) >>
+                          (64 - INO_BUCKET_BITS)];
+}
+
+/* Puts id on its inode's chain (nodes of no known inode are on none). */
+static void ino_link(struct fuse_nodes *t, uint64_t id)
+{
+    uint64_t ino = rec(t, id)->ino;
+    if (!ino)
+        return;
+    uint64_t *head = ino_chain(t, ino);
+    t->mem[id].same_ino = *head;
+    *head = id;
+}
+
+static void ino_unlink(struct fuse_nodes *t, uint64_t id)
+{
+    uint64_t ino = rec(t, id)->ino;
+    if (!ino)
+        return;
+    for (uint64_t *p = ino_chain(t, ino); *p; p = &t->mem[*p].same_ino)
+        if (*p == id) {
+            *p = t->mem[id].same_ino;
+            return;
+        }
 }
 
 static bool in_use(const struct fuse_nodes *t, uint64_t id)
@@ -132,13 +170,12 @@ static void index_remove(struct fuse_nodes *t, uint64_t id)
     }
 }
 
-/* Makes the area and the children counts hold ids below count. */
+/* Makes the area and what is kept beside it hold ids below count. */
 static int room_for(struct fuse_nodes *t, uint64_t count)
 {
-    void *children = t->children;
-    int rc = record_area_make_room(&t->area, count, &children,
-                                   sizeof *t->children);
-    t->children = children;
+    void *mem = t->mem;
+    int rc = record_area_make_room(&t->area, count, &mem, sizeof *t->mem);
+    t->mem = mem;
     return rc;
 }
 
@@ -157,17 +194,18 @@ static uint64_t make_named(struct fuse_nodes *t, uint64_t parent,
     r->parent = parent;
     r->lookups = 0;
     r->generation++;
+    r->ino = 0;
     r->namelen = (uint8_t)len;
     memcpy(r->name, name, len);
     r->name[len] = '\0';
-    t->children[id] = 0;
+    t->mem[id].children = 0;
     r->state = NODE_NAMED;
     if (index_add(t, id) < 0) {
         r->state = NODE_FREE;
         free_ids_push(&t->free, id);
         return 0;
     }
-    t->children[parent]++;
+    t->mem[parent].children++;
     return id;
 }
 
@@ -177,14 +215,15 @@ static void release_unused(struct fuse_nodes *t, uint64_t id)
 {
     while (id != ROOT_ID && in_use(t, id)) {
         struct node_rec *r = rec(t, id);
-        if (r->lookups || t->children[id])
+        if (r->lookups || t->mem[id].children)
             return;
         bool named = r->state == NODE_NAMED;
         uint64_t parent = r->parent;
         if (named) {
             index_remove(t, id);
-            t->children[parent]--;
+            t->mem[parent].children--;
         }
+        ino_unlink(t, id);
         r->state = NODE_FREE;
         free_ids_push(&t->free, id);
         if (!named)
@@ -200,7 +239,7 @@ static void detach(struct fuse_nodes *t, uint64_t id)
     if (r->state != NODE_NAMED || id == ROOT_ID)
         return;
     index_remove(t, id);
-    t->children[r->parent]--;
+    t->mem[r->parent].children--;
     r->state = NODE_DETACHED;
     release_unused(t, r->parent);
     release_unused(t, id);
@@ -233,8 +272,9 @@ static int init_derived(struct fuse_nodes *t)
 {
     t->index_size = 1024;
     t->index = calloc(t->index_size, sizeof *t->index);
-    t->children = calloc(t->area.count, sizeof *t->children);
-    return t->index && t->children ? 0 : -ENOMEM;
+    t->mem = calloc(t->area.count, sizeof *t->mem);
+    t->ino_chains = calloc(1u << INO_BUCKET_BITS, sizeof *t->ino_chains);
+    return t->index && t->mem && t->ino_chains ? 0 : -ENOMEM;
 }
 
 /* The table over a new area (fd < 0) or the one in fd: 0 or -errno. */
@@ -299,11 +339,13 @@ int fuse_nodes_adopt(struct fuse_nodes *t, int fd)
             (!sound_name(t, r) || index_add(t, id) < 0))
             r->state = NODE_DETACHED;
         if (r->state == NODE_NAMED)
-            t->children[r->parent]++;
+            t->mem[r->parent].children++;
     }
     for (uint64_t id = ROOT_ID + 1; id < t->top; id++)
         if (rec(t, id)->state == NODE_FREE)
             free_ids_push(&t->free, id);
+        else
+            ino_link(t, id);
     for (uint64_t id = ROOT_ID + 1; id < t->top; id++)
         release_unused(t, id);
     return 0;
@@ -318,11 +360,13 @@ void fuse_nodes_free(struct fuse_nodes *t)
 {
     record_area_free(&t->area);
     free(t->index);
-    free(t->children);
+    free(t->mem);
+    free(t->ino_chains);
     free_ids_clear(&t->free);
     pthread_mutex_destroy(&t->lock);
     t->index = NULL;
-    t->children = NULL;
+    t->mem = NULL;
+    t->ino_chains = NULL;
 }
 
 /* Under the lock. A chain of parents longer than a path can be, or one
@@ -379,16 +423,59 @@ int fuse_node_child_path(struct fuse_nodes *t, uint64_t id, const char *name,
 }
 
 uint64_t fuse_nodes_lookup(struct fuse_nodes *t, const char *path,
-                           uint64_t *generation)
+                           uint64_t ino, uint64_t *generation)
 {
     pthread_mutex_lock(&t->lock);
     uint64_t id = walk(t, path, true);
+    /* Another inode under the name now (replaced behind the door's back):
+     * a node of its own, so that the kernel mixes nothing of the two. */
+    if (id && id != ROOT_ID && rec(t, id)->ino && rec(t, id)->ino != ino) {
+        detach(t, id);
+        id = walk(t, path, true);
+    }
     if (id) {
-        rec(t, id)->lookups++;
-        *generation = rec(t, id)->generation;
+        struct node_rec *r = rec(t, id);
+        if (r->ino != ino) {
+            ino_unlink(t, id);
+            r->ino = ino;
+            ino_link(t, id);
+        }
+        r->lookups++;
+        *generation = r->generation;
     }
     pthread_mutex_unlock(&t->lock);
     return id;
+}
+
+uint64_t fuse_nodes_find(struct fuse_nodes *t, const char *path,
+                         uint64_t *ino)
+{
+    pthread_mutex_lock(&t->lock);
+    uint64_t id = walk(t, path, false);
+    *ino = id ? rec(t, id)->ino : 0;
+    pthread_mutex_unlock(&t->lock);
+    return id;
+}
+
+uint64_t fuse_nodes_ino(struct fuse_nodes *t, uint64_t id)
+{
+    pthread_mutex_lock(&t->lock);
+    uint64_t ino = in_use(t, id) ? rec(t, id)->ino : 0;
+    pthread_mutex_unlock(&t->lock);
+    return ino;
+}
+
+size_t fuse_nodes_of_ino(struct fuse_nodes *t, uint64_t ino, uint64_t except,
+                         uint64_t *ids, size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&t->lock);
+    for (uint64_t id = ino ? *ino_chain(t, ino) : 0; id && n < max;
+         id = t->mem[id].same_ino)
+        if (id != except && rec(t, id)->ino == ino)
+            ids[n++] = id;
+    pthread_mutex_unlock(&t->lock);
+    return n;
 }
 
 void fuse_nodes_forget(struct fuse_nodes *t, uint64_t id, uint64_t n)
@@ -454,7 +541,7 @@ void fuse_nodes_rename(struct fuse_nodes *t, const char *from,
     struct node_rec *r = rec(t, id);
     uint64_t old_parent = r->parent;
     index_remove(t, id);
-    t->children[old_parent]--;
+    t->mem[old_parent].children--;
     r->parent = parent;
     r->namelen = (uint8_t)len;
     memcpy(r->name, base, len + 1);
@@ -462,10 +549,20 @@ void fuse_nodes_rename(struct fuse_nodes *t, const char *from,
         r->state = NODE_DETACHED;
         release_unused(t, parent);
     } else {
-        t->children[parent]++;
+        t->mem[parent].children++;
     }
     release_unused(t, old_parent);
     release_unused(t, id);
 out:
     pthread_mutex_unlock(&t->lock);
+}
+
+void fuse_nodes_exchange(struct fuse_nodes *t, const char *a, const char *b)
+{
+    /* Through a third name, so that neither set of nodes is taken for the
+     * other's. */
+    static const char swap[] = "\001danaus-exchange";
+    fuse_nodes_rename(t, a, swap);
+    fuse_nodes_rename(t, b, a);
+    fuse_nodes_rename(t, swap, b);
 }

@@ -30,7 +30,8 @@ struct fuse_nodes {
     pthread_mutex_t lock;
     struct record_area area;
     uint64_t top;        /* one past the highest id in use */
-    uint32_t *children;  /* per id: named nodes whose parent it is */
+    struct node_mem *mem; /* per id: what is derived from the records */
+    uint64_t *ino_chains; /* by inode number's hash: a chain's first id */
     uint64_t *index;     /* open addressing by (parent, name): ids, 0 free */
     size_t index_size;   /* a power of two */
     size_t named;        /* nodes in the index */
@@ -58,11 +59,26 @@ int fuse_node_path(struct fuse_nodes *t, uint64_t id, char *out, size_t size);
 int fuse_node_child_path(struct fuse_nodes *t, uint64_t id, const char *name,
                          char *out, size_t size);
 
-/* The node at path, made if there is none, with one more lookup: its id,
- * or 0 when out of memory. *generation gets the id's generation, which
- * changes each time the id is used again. */
+/* The node at path, of the instance's inode ino, with one more lookup:
+ * made if there is none, or if the node there was of another inode (which
+ * loses its name). Its id, or 0 when out of memory. *generation gets the
+ * id's generation, which changes each time the id is used again. */
 uint64_t fuse_nodes_lookup(struct fuse_nodes *t, const char *path,
-                           uint64_t *generation);
+                           uint64_t ino, uint64_t *generation);
+
+/* The node at path, or 0 when the kernel holds none there (nor below);
+ * *ino gets its inode (0: not known). */
+uint64_t fuse_nodes_find(struct fuse_nodes *t, const char *path,
+                         uint64_t *ino);
+
+/* Node id's inode (0: not known). */
+uint64_t fuse_nodes_ino(struct fuse_nodes *t, uint64_t id);
+
+/* Up to max ids of the nodes of inode ino but except (its names, hard
+ * links, and those that lost their names while the kernel still holds
+ * them) into ids: how many. */
+size_t fuse_nodes_of_ino(struct fuse_nodes *t, uint64_t ino, uint64_t except,
+                         uint64_t *ids, size_t max);
 
 /* The kernel forgets n lookups of node id. */
 void fuse_nodes_forget(struct fuse_nodes *t, uint64_t id, uint64_t n);
@@ -71,6 +87,10 @@ void fuse_nodes_forget(struct fuse_nodes *t, uint64_t id, uint64_t n);
  * name, the node at from and every node below it move. */
 void fuse_nodes_rename(struct fuse_nodes *t, const char *from,
                        const char *to);
+
+/* After the instance swapped a and b (RENAME_EXCHANGE): the nodes at
+ * each and below move to the other. */
+void fuse_nodes_exchange(struct fuse_nodes *t, const char *a, const char *b);
 
 /* After the instance removed path: its node (if any) loses its name. */
 void fuse_nodes_unlinked(struct fuse_nodes *t, const char *path);

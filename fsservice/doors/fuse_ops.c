@@ -11,10 +11,13 @@
  * come from the exported instance unchanged, so inode numbers, sizes,
  * times and modes read through FUSE are those the preload path reads: a
  * union's own answer (the st_ino a copy-up keeps,
- * libservice/union/origin.c), not its branches'. Nothing is cached by the
- * kernel but data pages: every entry and attribute is valid for 0 s.
+ * libservice/union/origin.c), not its branches'. The kernel keeps names
+ * (and names found missing) and attributes for the export's timeout, and
+ * data pages across opens: what the kernel does not learn from its own
+ * requests, fuse_inval.c tells it.
  */
 #include "fuse_export.h"
+#include "fuse_inval.h"
 #include "ipc/ipc.h"
 
 #include <dirent.h>
@@ -294,29 +297,44 @@ static void reply_attrs(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
     if (rc < 0)
         fuse_reply_err(c->req, -rc);
     else
-        fuse_reply_attr(c->req, &st, 0);
+        fuse_reply_attr(c->req, &st, c->ex->timeout);
 }
 
-/* Replies the entry at path (made or found just now): its node, with one
- * lookup more, and its attributes. */
-static void reply_entry(struct ctx *c, const char *path)
+/* The entry of path, of attributes d, for the kernel: its node, with one
+ * lookup more (forget it when the kernel does not get it), or e->ino 0
+ * when out of memory. */
+static void entry_of(struct ctx *c, const char *path,
+                     const struct danaus_stat *d, struct fuse_entry_param *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ino = fuse_nodes_lookup(&c->ex->nodes, path, d->ino, &e->generation);
+    e->entry_timeout = c->ex->timeout;
+    e->attr_timeout = c->ex->timeout;
+    to_stat(d, &e->attr);
+}
+
+/* Replies the entry at path (made or found just now); with negative, a
+ * missing one as a name the kernel may remember as missing. */
+static void reply_entry(struct ctx *c, const char *path, bool negative)
 {
     struct fuse_entry_param e;
-    memset(&e, 0, sizeof e);
     struct danaus_stat d;
     int rc = c->inst->ops->stat(c->inst, c->cred, path, AT_SYMLINK_NOFOLLOW,
                                 &d);
+    if (rc == -ENOENT && negative && c->ex->timeout > 0) {
+        memset(&e, 0, sizeof e);
+        e.entry_timeout = c->ex->timeout;
+        fuse_reply_entry(c->req, &e);
+        return;
+    }
     if (rc < 0) {
         fuse_reply_err(c->req, -rc);
         return;
     }
-    e.ino = fuse_nodes_lookup(&c->ex->nodes, path, &e.generation);
-    if (!e.ino) {
+    entry_of(c, path, &d, &e);
+    if (!e.ino)
         fuse_reply_err(c->req, ENOMEM);
-        return;
-    }
-    to_stat(&d, &e.attr);
-    if (fuse_reply_entry(c->req, &e) != 0)
+    else if (fuse_reply_entry(c->req, &e) != 0)
         fuse_nodes_forget(&c->ex->nodes, e.ino, 1);
 }
 
@@ -328,7 +346,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
-        reply_entry(&c, path);
+        reply_entry(&c, path, true);
 }
 
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -422,6 +440,9 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
                               FUSE_SET_ATTR_MTIME_NOW)))
         rc = set_one(&c, path, file, FUSE_SET_ATTR_ATIME, attr, to_set);
     reply_attrs(&c, ino, file, rc);
+    if (rc == 0)
+        fuse_inval_inode(c.ex, fuse_nodes_ino(&c.ex->nodes, ino), ino,
+                         (to_set & FUSE_SET_ATTR_SIZE) != 0);
 }
 
 static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
@@ -478,7 +499,7 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
-        reply_entry(&c, path);
+        reply_entry(&c, path, false);
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -516,11 +537,15 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
                  : c.inst->ops->unlink(c.inst, c.cred, path);
         paced(&c);
         rc = again(e, rc, ENOENT);
-        if (rc == 0)
-            fuse_nodes_unlinked(&c.ex->nodes, path);
         note_done(&c, op, rc);
     }
+    uint64_t ino = 0;
+    uint64_t node = rc == 0 ? fuse_nodes_find(&c.ex->nodes, path, &ino) : 0;
+    if (rc == 0)
+        fuse_nodes_unlinked(&c.ex->nodes, path);
     reply_status(req, rc);
+    /* The file's other names lost a link. */
+    fuse_inval_inode(c.ex, ino, node, false);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -554,18 +579,20 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
                    ENOENT);
         paced(&c);
     }
+    uint64_t replaced_ino = 0;
+    uint64_t replaced = rc == 0 ? fuse_nodes_find(&c.ex->nodes, to,
+                                                  &replaced_ino)
+                                : 0;
     if (rc == 0 && (flags & RENAME_EXCHANGE)) {
-        /* Through a third name, so that neither set of nodes is taken for
-         * the other's. */
-        static const char swap[] = "\001danaus-exchange";
-        fuse_nodes_rename(&c.ex->nodes, from, swap);
-        fuse_nodes_rename(&c.ex->nodes, to, from);
-        fuse_nodes_rename(&c.ex->nodes, swap, to);
+        fuse_nodes_exchange(&c.ex->nodes, from, to);
     } else if (rc == 0) {
         fuse_nodes_rename(&c.ex->nodes, from, to);
     }
     note_done(&c, DONE_RENAME, rc);
     reply_status(req, rc);
+    /* A file replaced keeps its other names, which lost a link. */
+    if (!(flags & RENAME_EXCHANGE))
+        fuse_inval_inode(c.ex, replaced_ino, replaced, false);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
@@ -585,10 +612,15 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
         paced(&c);
         note_done(&c, DONE_LINK, rc);
     }
-    if (rc < 0)
+    if (rc < 0) {
         fuse_reply_err(req, -rc);
-    else
-        reply_entry(&c, path);
+        return;
+    }
+    reply_entry(&c, path, false);
+    /* The file's other names gained a link. */
+    uint64_t file_ino;
+    uint64_t node = fuse_nodes_find(&c.ex->nodes, path, &file_ino);
+    fuse_inval_inode(c.ex, file_ino, node, false);
 }
 
 /* The kernel's mark on the open of a program it is about to run
@@ -621,9 +653,11 @@ static int hand_over(struct ctx *c, uint64_t node, struct ls_file *file,
         return rc;
     }
     /* Appends land where the backend says the end is, which the kernel's
-     * cached size may not know: such files bypass the page cache. */
+     * cached size may not know: such files bypass the page cache. Cached
+     * pages are kept across opens while names and attributes are cached:
+     * what changes them, fuse_inval.c drops. */
     fi->direct_io = c->ex->direct_io || (flags & O_APPEND);
-    fi->keep_cache = 0;
+    fi->keep_cache = c->ex->timeout > 0;
     return 0;
 }
 
@@ -672,8 +706,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
     int flags = (fi->flags & (BACKEND_OPEN_FLAGS | O_EXCL)) | O_CREAT;
     struct ls_file *file = NULL;
     struct danaus_stat d;
-    struct fuse_entry_param e;
-    memset(&e, 0, sizeof e);
+    struct fuse_entry_param e = {.ino = 0};
     int rc = child_path(&c, parent, name, path);
     enum earlier before =
         rc < 0 ? EARLIER_NONE : earlier_run(&c, DONE_CREATE, &rc);
@@ -695,9 +728,10 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
     }
     if (rc == 0)
         rc = c.inst->ops->fstat(file, c.cred, &d);
-    if (rc == 0 && !(e.ino = fuse_nodes_lookup(&c.ex->nodes, path,
-                                               &e.generation)))
-        rc = -ENOMEM;
+    if (rc == 0) {
+        entry_of(&c, path, &d, &e);
+        rc = e.ino ? 0 : -ENOMEM;
+    }
     if (rc < 0 && file)
         c.inst->ops->close(file);
     if (rc == 0)
@@ -708,7 +742,6 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
         fuse_reply_err(req, -rc);
         return;
     }
-    to_stat(&d, &e.attr);
     if (fuse_reply_create(req, &e, fi) != 0) {
         take_back(&c, fi);
         fuse_nodes_forget(&c.ex->nodes, e.ino, 1);
@@ -1041,14 +1074,15 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
     struct fuse_export *ex = userdata;
-    /* Only on request: with attributes never cached, auto_inval_data makes
-     * the kernel ask the service for them before every cached read (43x
-     * ceph-fuse's time for a 4 KiB read, measured). The doors stay
-     * coherent without it (FUSE writes update the pages, preload writes
-     * and truncates drop them, every open drops them); what it adds is
-     * noticing a same-size overwrite by a writer outside this service (an
-     * other Ceph client) on a file held open through FUSE. */
-    if (ex->revalidate)
+    /* With attributes cached, auto_inval_data drops a file's pages when
+     * the attributes the kernel fetches again after their timeout show a
+     * change made outside this service (the host, an other Ceph client),
+     * which bounds how long those pages stay stale. With attributes never
+     * cached it makes the kernel ask the service before every cached
+     * read, so only on request (fuse_revalidate): the doors stay coherent
+     * without it (FUSE writes update the pages, preload changes drop
+     * them, fuse_inval.c, and every open drops them). */
+    if (ex->revalidate || ex->timeout > 0)
         conn->want |= conn->capable & FUSE_CAP_AUTO_INVAL_DATA;
     else
         conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;

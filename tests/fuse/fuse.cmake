@@ -21,6 +21,12 @@ if(TARGET danaus_backend_ceph)
     LABELS "fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
 endif()
 
+# The kernel's caches of a FUSE mount stay coherent with the preload door.
+add_test(NAME fuse_cache_local COMMAND
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-cache.sh $<TARGET_FILE:danausd>
+  $<TARGET_FILE:danaus>)
+set_tests_properties(fuse_cache_local PROPERTIES LABELS fuse TIMEOUT 120)
+
 # FUSE mounts outlive their service (fsservice/doors/fuse_keeper.h): plain
 # programs on the mount while danausd is killed and started again.
 set(DANAUS_KEEPER_TEST ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-keeper.sh

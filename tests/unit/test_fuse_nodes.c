@@ -38,7 +38,7 @@ static int teardown(void **state)
 static uint64_t lookup(const char *path)
 {
     uint64_t generation;
-    return fuse_nodes_lookup(&t, path, &generation);
+    return fuse_nodes_lookup(&t, path, 0, &generation);
 }
 
 static void assert_path(uint64_t id, const char *want)
@@ -115,16 +115,49 @@ static void forget_frees_unused_directories(void **state)
 {
     (void)state;
     uint64_t generation;
-    uint64_t leaf = fuse_nodes_lookup(&t, "a/b/c", &generation);
+    uint64_t leaf = fuse_nodes_lookup(&t, "a/b/c", 0, &generation);
     assert_int_equal(generation, 1);
     fuse_nodes_forget(&t, leaf, 1);
     assert_stale(leaf);
     /* a and a/b were held only by c: gone with it, so the same path takes
      * the same three ids again, each with a new generation. */
-    uint64_t again = fuse_nodes_lookup(&t, "a/b/c", &generation);
+    uint64_t again = fuse_nodes_lookup(&t, "a/b/c", 0, &generation);
     assert_int_equal(again, leaf);
     assert_int_equal(generation, 2);
     assert_path(again, "a/b/c");
+}
+
+static void nodes_are_found_by_inode(void **state)
+{
+    (void)state;
+    uint64_t g, ino, ids[4];
+    uint64_t a = fuse_nodes_lookup(&t, "d/a", 7, &g);
+    uint64_t b = fuse_nodes_lookup(&t, "e/b", 7, &g);
+    uint64_t c = fuse_nodes_lookup(&t, "d/c", 8, &g);
+    assert_int_equal(fuse_nodes_of_ino(&t, 7, 0, ids, 4), 2);
+    assert_true((ids[0] == a && ids[1] == b) || (ids[0] == b && ids[1] == a));
+    assert_int_equal(fuse_nodes_of_ino(&t, 7, a, ids, 4), 1);
+    assert_int_equal(ids[0], b);
+    assert_int_equal(fuse_nodes_find(&t, "d/c", &ino), c);
+    assert_int_equal(ino, 8);
+    assert_int_equal(fuse_nodes_find(&t, "d/none", &ino), 0);
+    /* Another inode under a's name: a new node; a keeps its inode, not
+     * its name, until the kernel forgets it. */
+    uint64_t a2 = fuse_nodes_lookup(&t, "d/a", 9, &g);
+    assert_int_not_equal(a2, a);
+    assert_stale(a);
+    assert_int_equal(fuse_nodes_of_ino(&t, 7, 0, ids, 4), 2);
+    fuse_nodes_forget(&t, a, 1);
+    assert_int_equal(fuse_nodes_of_ino(&t, 7, 0, ids, 4), 1);
+    assert_int_equal(ids[0], b);
+    /* Kept in the area for a successor. */
+    int fd = dup(fuse_nodes_fd(&t));
+    fuse_nodes_free(&t);
+    assert_int_equal(fuse_nodes_adopt(&t, fd), 0);
+    assert_int_equal(fuse_nodes_of_ino(&t, 7, 0, ids, 4), 1);
+    assert_int_equal(ids[0], b);
+    assert_int_equal(fuse_nodes_of_ino(&t, 9, 0, ids, 4), 1);
+    assert_int_equal(ids[0], a2);
 }
 
 static void many_nodes_grow_the_table(void **state)
@@ -197,6 +230,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(lookups_share_a_node, setup, teardown),
         cmocka_unit_test_setup_teardown(rename_moves_the_subtree, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(nodes_are_found_by_inode, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(unlink_detaches_until_forget, setup,
                                         teardown),

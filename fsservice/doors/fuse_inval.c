@@ -1,0 +1,126 @@
+/*
+ * fuse_inval.c - what a change makes stale in the kernel's caches of a
+ * FUSE export, and the notifications that drop it (fuse_inval.h).
+ */
+#include "fuse_inval.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+
+/* Names of one inode the kernel holds, dropped at once; more than this
+ * (a file linked under many names) keep their attributes until they time
+ * out. */
+#define MAX_NAMES 16
+
+static void inval_node(struct fuse_export *ex, uint64_t node, bool data)
+{
+    fuse_lowlevel_notify_inval_inode(ex->se, node, data ? 0 : -1, 0);
+}
+
+void fuse_inval_inode(struct fuse_export *ex, uint64_t ino, uint64_t except,
+                      bool data)
+{
+    uint64_t ids[MAX_NAMES];
+    size_t n = fuse_nodes_of_ino(&ex->nodes, ino, except, ids, MAX_NAMES);
+    for (size_t i = 0; i < n; i++)
+        inval_node(ex, ids[i], data);
+}
+
+/* The file changed: named by file, else by path, following a symbolic
+ * link or not (lchown). Only a call that followed the link is followed
+ * again: reading a link sets its access time. */
+static void inval_file(struct fuse_export *ex, const char *path,
+                       struct ls_file *file, const struct ls_cred *cred,
+                       bool data, bool follow)
+{
+    struct danaus_stat st;
+    if (file) {
+        if (file->ino)
+            st.ino = file->ino;
+        else if (ex->inst->ops->fstat(file, cred, &st) < 0)
+            return;
+        fuse_inval_inode(ex, st.ino, 0, data);
+        return;
+    }
+    uint64_t ino_here;
+    uint64_t here = fuse_nodes_find(&ex->nodes, path, &ino_here);
+    if (ex->inst->ops->stat(ex->inst, cred, path,
+                            follow ? 0 : AT_SYMLINK_NOFOLLOW, &st) < 0)
+        st.ino = 0;
+    if (here && ino_here != st.ino)
+        inval_node(ex, here, data);
+    if (st.ino)
+        fuse_inval_inode(ex, st.ino, 0, data);
+}
+
+/* The kernel's entry for path, positive or negative, and its directory's
+ * attributes (times, link count). */
+static void inval_name(struct fuse_export *ex, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t len = slash ? (size_t)(slash - path) : 0;
+    char dir[PATH_MAX];
+    uint64_t ino;
+    if (len >= sizeof dir)
+        return;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    uint64_t parent = fuse_nodes_find(&ex->nodes, dir, &ino);
+    if (!parent)
+        return;
+    fuse_lowlevel_notify_inval_entry(ex->se, parent, name, strlen(name));
+    inval_node(ex, parent, false);
+}
+
+/* path and path2 changed names: the nodes follow, the kernel's entries of
+ * both go, and the inodes' attributes (a time, a link count) too. */
+static void renamed(struct fuse_export *ex, const char *path,
+                    const char *path2, bool exchanged)
+{
+    uint64_t ino, ino2;
+    fuse_nodes_find(&ex->nodes, path, &ino);
+    fuse_nodes_find(&ex->nodes, path2, &ino2);
+    if (exchanged)
+        fuse_nodes_exchange(&ex->nodes, path, path2);
+    else
+        fuse_nodes_rename(&ex->nodes, path, path2);
+    inval_name(ex, path);
+    inval_name(ex, path2);
+    fuse_inval_inode(ex, ino, 0, false);
+    fuse_inval_inode(ex, ino2, 0, false);
+}
+
+void fuse_inval_changed(struct fuse_export *ex, enum service_change what,
+                        const char *path, const char *path2,
+                        struct ls_file *file, const struct ls_cred *cred)
+{
+    uint64_t ino;
+    switch (what) {
+    case CHANGED_DATA:
+    case CHANGED_ATTRS:
+    case CHANGED_ATTRS_NOFOLLOW:
+        inval_file(ex, path, file, cred, what == CHANGED_DATA,
+                   what != CHANGED_ATTRS_NOFOLLOW);
+        break;
+    case CHANGED_MADE:
+        inval_name(ex, path);
+        break;
+    case CHANGED_REMOVED:
+        fuse_nodes_find(&ex->nodes, path, &ino);
+        fuse_nodes_unlinked(&ex->nodes, path);
+        inval_name(ex, path);
+        fuse_inval_inode(ex, ino, 0, false);
+        break;
+    case CHANGED_RENAMED:
+    case CHANGED_EXCHANGED:
+        renamed(ex, path, path2, what == CHANGED_EXCHANGED);
+        break;
+    case CHANGED_LINKED:
+        fuse_nodes_find(&ex->nodes, path, &ino);
+        inval_name(ex, path2);
+        fuse_inval_inode(ex, ino, 0, false);
+        break;
+    }
+}

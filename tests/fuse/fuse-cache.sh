@@ -1,0 +1,128 @@
+#!/bin/sh
+# fuse-cache.sh - the FUSE door's caches stay coherent (issue 36): the
+# kernel keeps names, missing names, attributes and pages of a FUSE mount
+# (fuse_cache_timeout_ms, here 60 s, so that only the service's
+# invalidations can make a change visible), and each change made through
+# the preload door is seen at once, without waiting, by static busybox
+# through FUSE, which has cached what the change makes stale; and each
+# change made through FUSE is seen by the preload.
+#
+#   fuse-cache.sh DANAUSD LIBDANAUS
+#
+# Local backend. Prints "ok"/"FAIL" per check; exit 0 when all passed.
+set -u
+
+if [ $# -ne 2 ]; then
+    echo "usage: fuse-cache.sh DANAUSD LIBDANAUS" >&2
+    exit 2
+fi
+danausd=$(realpath "$1") lib=$(realpath "$2")
+
+site=$(mktemp -d /tmp/danaus-fcache-XXXXXX) || exit 1
+mnt=$site/mnt
+service="fcache-$$"
+mkdir "$site/run" "$site/backing" || exit 1
+cat > "$site/danausd.conf" <<CONF
+service $service
+rundir $site/run
+fuse_keep 0
+fuse_cache_timeout_ms 60000
+mount $mnt local $site/backing
+CONF
+
+bb=/usr/bin/busybox
+# Static busybox through FUSE, and a preloaded program, each bounded.
+plain() { timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$bb" "$@"; }
+pre() {
+    timeout 30 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
+        DANAUS_RUNDIR="$site/run" "$@"
+}
+
+. "$(dirname "$0")/../lib.sh"
+daemon=
+cleanup() {
+    [ -n "$daemon" ] && service_stop
+    grep -q " $mnt fuse" /proc/mounts && umount -l "$mnt"
+    rm -rf "$site"
+}
+trap cleanup EXIT
+service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
+    exit 1
+
+# Each check makes its own files, has busybox read them (the kernel then
+# caches the name, or its absence, the attributes and the pages), changes
+# them and reads again at once.
+prime() { for f; do plain cat "$f" > /dev/null 2>&1; plain stat "$f" > /dev/null 2>&1; done; }
+made() { for f; do pre sh -c "echo 0123456789 > $f"; done; }
+
+prime "$mnt/new"
+pre sh -c "echo made > $mnt/new"
+expect "preload create: a missing name busybox looked up is found" "made" \
+    "$(plain cat "$mnt/new" 2>&1)"
+prime "$mnt/d"
+pre mkdir "$mnt/d"
+expect "preload mkdir: seen by busybox" "dir" \
+    "$(plain sh -c "test -d $mnt/d && echo dir" 2>&1)"
+made "$mnt/r1"
+prime "$mnt/r1" "$mnt/d/r2"
+pre mv "$mnt/r1" "$mnt/d/r2"
+expect "preload rename: old name gone, new name found by busybox" \
+    "gone|0123456789" \
+    "$(plain sh -c "test -e $mnt/r1 || echo gone; cat $mnt/d/r2" 2>&1 |
+       paste -sd'|')"
+made "$mnt/u"
+prime "$mnt/u"
+pre rm "$mnt/u"
+expect "preload unlink: gone for busybox" "gone" \
+    "$(plain sh -c "test -e $mnt/u || echo gone" 2>&1)"
+prime "$mnt/sym"
+pre ln -s target "$mnt/sym"
+expect "preload symlink: busybox reads it" "target" \
+    "$(plain readlink "$mnt/sym" 2>&1)"
+
+made "$mnt/a1" "$mnt/a2" "$mnt/a3" "$mnt/a4" "$mnt/a5"
+prime "$mnt/a1" "$mnt/a2" "$mnt/a3" "$mnt/a4" "$mnt/a5"
+pre chmod 600 "$mnt/a1"
+expect "preload chmod: busybox stat sees the mode" "600" \
+    "$(plain stat -c %a "$mnt/a1" 2>&1)"
+TZ=UTC0 pre touch -d '2001-02-03 04:05:06' "$mnt/a2"
+expect "preload utimens: busybox stat sees the mtime" "981173106" \
+    "$(plain stat -c %Y "$mnt/a2" 2>&1)"
+pre sh -c "printf abc | dd of=$mnt/a3 conv=notrunc 2>/dev/null"
+expect "preload same-size write: busybox reads the new bytes" "abc3456789" \
+    "$(plain cat "$mnt/a3" 2>&1)"
+pre sh -c "echo more >> $mnt/a4"
+expect "preload append: busybox reads the longer file" "0123456789|more" \
+    "$(plain cat "$mnt/a4" 2>&1 | paste -sd'|')"
+pre truncate -s 3 "$mnt/a5"
+expect "preload truncate: busybox reads 3 bytes" "012" \
+    "$(plain cat "$mnt/a5" 2>&1)"
+
+# Hard links are separate nodes: a change through one name reaches the
+# other's cached attributes.
+made "$mnt/h1" "$mnt/k1" "$mnt/m1"
+plain ln "$mnt/k1" "$mnt/k2"
+plain ln "$mnt/m1" "$mnt/m2"
+prime "$mnt/h1" "$mnt/k1" "$mnt/m1"
+plain ln "$mnt/h1" "$mnt/h2"
+expect "FUSE link: the first name's link count" "2" \
+    "$(plain stat -c %h "$mnt/h1" 2>&1)"
+plain chmod 600 "$mnt/k2"
+expect "FUSE chmod through one name: seen through the other" "600" \
+    "$(plain stat -c %a "$mnt/k1" 2>&1)"
+pre rm "$mnt/m2"
+expect "preload unlink of a link: the other name's link count" "1" \
+    "$(plain stat -c %h "$mnt/m1" 2>&1)"
+
+# The other way: busybox changes through FUSE, the preload sees.
+plain sh -c "echo by busybox > $mnt/g; mv $mnt/g $mnt/h; chmod 604 $mnt/h"
+expect "FUSE create, rename, chmod: seen by the preload" \
+    "gone|604|by busybox" \
+    "$(pre sh -c "test -e $mnt/g || echo gone; stat -c %a $mnt/h; cat $mnt/h" |
+       paste -sd'|')"
+plain rm "$mnt/h"
+expect "FUSE unlink: gone for the preload" "gone" \
+    "$(pre sh -c "test -e $mnt/h || echo gone")"
+
+echo "$failures failures"
+[ $failures -eq 0 ]
