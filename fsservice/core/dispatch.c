@@ -69,6 +69,7 @@ static const struct {
     [DANAUS_CALL_REMOVEXATTR] = {call_removexattr, PATH_OR_HANDLE, WRITES},
     [DANAUS_CALL_LOCK] = {call_lock, NEEDS_HANDLE},
     [DANAUS_CALL_MKNOD] = {call_mknod, NEEDS_NOTHING, WRITES},
+    [DANAUS_CALL_FALLOCATE] = {call_fallocate, NEEDS_HANDLE, WRITES},
 };
 
 int request_string(struct request *r, char *out, size_t cap)
@@ -151,7 +152,7 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
                      : calls[d->call].fn(&r);
     if (rc >= 0 && svc->data_changed &&
         (d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE ||
-         d->call == DANAUS_CALL_TRUNCATE))
+         d->call == DANAUS_CALL_TRUNCATE || d->call == DANAUS_CALL_FALLOCATE))
         svc->data_changed(svc->fuse, r.of ? r.of->mount : d->mount,
                                r.of ? r.of->file : NULL, r.path, &c->cred);
     if (r.of)
