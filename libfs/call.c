@@ -233,6 +233,7 @@ static void note_success(const struct call *c)
         break;
     case DANAUS_CALL_PWRITE:
     case DANAUS_CALL_TRUNCATE:
+    case DANAUS_CALL_FALLOCATE:
         fdtable_note_written(c->fd);
         break;
     case DANAUS_CALL_FSYNC:

@@ -205,6 +205,15 @@ static bool is_append(const struct call *c)
            (fdtable_flags(c->fd) & O_APPEND);
 }
 
+/* A collapse or insert moves the file's data: done twice, it would lose
+ * or duplicate some. */
+static bool shifts(const struct call *c)
+{
+    return c->desc.call == DANAUS_CALL_FALLOCATE &&
+           (c->desc.arg[0] & (FALLOC_FL_COLLAPSE_RANGE |
+                              FALLOC_FL_INSERT_RANGE));
+}
+
 int64_t resume_call(struct call *c, bool begun, int64_t *done)
 {
     uint32_t id = c->desc.call;
@@ -243,6 +252,8 @@ int64_t resume_call(struct call *c, bool begun, int64_t *done)
             return -errno;
         now = resume_keeping(now);
     }
+    if (begun && shifts(c))
+        return -EIO;
     if (begun && c->fd >= 0 && is_append(c)) {
         bool was_keeping = keeping_paused;
         keeping_paused = true;

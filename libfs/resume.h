@@ -20,7 +20,7 @@
  *    append_at), and the write was made if the file now holds its bytes
  *    there, not made if the file still ends there (it is sent again), and
  *    fails with EIO otherwise, since doing it twice would add the data
- *    twice.
+ *    twice; so does a fallocate that collapses or inserts a range.
  *  - a service that keeps written data in its memory (hello flag
  *    DANAUS_HELLO_CACHES_WRITES) may have lost a descriptor's writes not
  *    yet fsync'd: the next fsync on it reports EIO, once.

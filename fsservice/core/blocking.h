@@ -20,7 +20,7 @@
 bool call_may_block(const struct danaus_desc *d);
 /* Of those, the ones that stay short on an instance whose name space the
  * host's kernel keeps (ls_instance.kernel_name_space): everything but
- * syncs, locks, truncates and bulk transfers. */
+ * syncs, locks, truncates, fallocates and bulk transfers. */
 bool call_short_in_kernel(const struct danaus_desc *d);
 /* Of those, the bulk reads and writes: long for their copies, which the
  * client overlaps with its own when it runs beside (calls_fd.c's

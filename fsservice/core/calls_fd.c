@@ -1,6 +1,6 @@
 /*
  * calls_fd.c - handlers of the calls on open files: open, close, dup, the
- * data calls, seeking and directory reading.
+ * data calls, space (fallocate), seeking and directory reading.
  *
  * The file offset lives in the service-side open file (openfile.h): read,
  * write, lseek and getdents hold its pos_lock for the call, so descriptors
@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/falloc.h>
 #include <unistd.h>
 
 /* Flags a client may pass to open. */
@@ -336,6 +337,49 @@ int64_t call_lseek(struct request *r)
 int64_t call_fsync(struct request *r)
 {
     return ops_of(r->of)->fsync(r->of->file, &r->c->cred, r->d->arg[0] != 0);
+}
+
+/* The modes of linux/falloc.h, checked as the kernel's vfs_fallocate does
+ * (EOPNOTSUPP for what no file system takes): at most one operation bit,
+ * PUNCH_HOLE only with KEEP_SIZE, the range moves never with it. Newer
+ * bits, unknown to the union's partial copies, are refused the same way. */
+static int fallocate_mode_check(int64_t mode)
+{
+    const int64_t keep = FALLOC_FL_KEEP_SIZE;
+    switch (mode & ~keep) {
+    case 0:
+    case FALLOC_FL_ZERO_RANGE:
+    case FALLOC_FL_UNSHARE_RANGE:
+        return 0;
+    case FALLOC_FL_PUNCH_HOLE:
+        return mode & keep ? 0 : -EOPNOTSUPP;
+    case FALLOC_FL_COLLAPSE_RANGE:
+    case FALLOC_FL_INSERT_RANGE:
+        return mode & keep ? -EOPNOTSUPP : 0;
+    default:
+        return -EOPNOTSUPP;
+    }
+}
+
+/* fallocate(2)'s checks in its order (measured on this kernel): the range,
+ * the mode, a descriptor open for writing, a regular file, the range's end;
+ * the backend checks the rest (alignment of a collapse, its size limit). */
+int64_t call_fallocate(struct request *r)
+{
+    int64_t mode = r->d->arg[0], off = r->d->arg[1], len = r->d->arg[2];
+    if (off < 0 || len <= 0)
+        return -EINVAL;
+    int rc = fallocate_mode_check(mode);
+    if (rc < 0)
+        return rc;
+    if (!writable(r->of))
+        return -EBADF;
+    if (r->of->file->is_dir)
+        return -EISDIR;
+    if (off > INT64_MAX - len)
+        return -EFBIG;
+    return ops_of(r->of)->fallocate(r->of->file, &r->c->cred, (int)mode, off,
+                                    len);
 }
 
 int64_t call_getdents(struct request *r)

@@ -70,6 +70,7 @@ static const struct {
     [DANAUS_CALL_REMOVEXATTR] = {call_removexattr, PATH_OR_HANDLE, WRITES},
     [DANAUS_CALL_LOCK] = {call_lock, NEEDS_HANDLE},
     [DANAUS_CALL_MKNOD] = {call_mknod, NEEDS_NOTHING, WRITES},
+    [DANAUS_CALL_FALLOCATE] = {call_fallocate, NEEDS_HANDLE, WRITES},
 };
 
 int request_string(struct request *r, char *out, size_t cap)
@@ -130,6 +131,7 @@ static void tell_changed(struct request *r)
     case DANAUS_CALL_WRITE:
     case DANAUS_CALL_PWRITE:
     case DANAUS_CALL_TRUNCATE:
+    case DANAUS_CALL_FALLOCATE:
         what = CHANGED_DATA;
         break;
     case DANAUS_CALL_CHMOD:

@@ -58,6 +58,7 @@ int64_t call_pread(struct request *r);
 int64_t call_pwrite(struct request *r);
 int64_t call_lseek(struct request *r);
 int64_t call_fsync(struct request *r);
+int64_t call_fallocate(struct request *r);
 int64_t call_getdents(struct request *r);
 int64_t call_getfl(struct request *r);
 int64_t call_setfl(struct request *r);

@@ -845,31 +845,20 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
     }
 }
 
-/* Mode 0 only, as the preload's fallocate (libfs/api/fdctl.c): a file
- * shorter than off + len gets a zero as the range's last byte, which
- * extends it with zeros; the kernel has checked the descriptor. */
+/* The kernel has checked the descriptor and the mode (it sends only
+ * KEEP_SIZE, PUNCH_HOLE and ZERO_RANGE) and drops its cached pages of a
+ * punched or zeroed range itself. */
 static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
                          off_t len, struct fuse_file_info *fi)
 {
     BEGIN(req, c);
-    if (mode != 0) {
-        fuse_reply_err(req, EOPNOTSUPP);
-        return;
-    }
-    struct danaus_stat d;
     struct ls_file *file;
     int rc = file_of(&c, fi, &file);
-    if (rc == 0)
-        rc = c.inst->ops->fstat(file, c.cred, &d);
-    if (rc == 0 && d.size < off + len) {
-        static const char zero;
-        off_t end;
+    if (rc == 0) {
         fuse_handles_writing(&c.ex->handles, fi->fh);
         pace(&c, true, 0);
-        ssize_t n = c.inst->ops->pwrite(file, c.cred, &zero, 1,
-                                        off + len - 1, &end);
+        rc = c.inst->ops->fallocate(file, c.cred, mode, off, len);
         paced(&c);
-        rc = n < 0 ? (int)n : 0;
     }
     reply_status(req, rc);
 }

@@ -104,6 +104,11 @@ struct ls_ops {
                       const void *buf, size_t n, off_t off, off_t *end);
     int (*fsync)(struct ls_file *, const struct ls_cred *, int datasync);
     int (*ftruncate)(struct ls_file *, const struct ls_cred *, off_t len);
+    /* fallocate(2) on a file open for writing, whose mode, offset and len
+     * the caller has checked as the kernel's VFS does; a mode the storage
+     * lacks gets its own answer (EOPNOTSUPP). */
+    int (*fallocate)(struct ls_file *, const struct ls_cred *, int mode,
+                     off_t off, off_t len);
     int (*fstat)(struct ls_file *, const struct ls_cred *,
                  struct danaus_stat *out);
     int (*fchmod)(struct ls_file *, const struct ls_cred *, mode_t mode);

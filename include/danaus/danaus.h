@@ -87,11 +87,12 @@ int danaus_flock(int fd, int operation);
 int danaus_lockf(int fd, int cmd, off_t len);
 /* FIONREAD, FIOCLEX, FIONCLEX and FIONBIO; other requests fail with ENOTTY. */
 int danaus_ioctl(int fd, unsigned long request, ...);
-/* Mode 0 only (EOPNOTSUPP otherwise): a file shorter than offset + len is
- * extended with zeros. The service reserves no space ahead. Not on an
- * O_APPEND descriptor (EBADF), as glibc's posix_fallocate fallback. */
+/* fallocate(2): the modes the backend has (on a local directory, the host
+ * file system's; EOPNOTSUPP for the others). */
 int danaus_fallocate(int fd, int mode, off_t offset, off_t len);
-/* These two return the error number instead of setting errno. */
+/* These two return the error number instead of setting errno.
+ * posix_fallocate extends the file by writing where the backend has no
+ * mode 0, as glibc does (not on an O_APPEND descriptor: EBADF). */
 int danaus_posix_fallocate(int fd, off_t offset, off_t len);
 int danaus_posix_fadvise(int fd, off_t offset, off_t len, int advice);
 

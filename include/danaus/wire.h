@@ -97,6 +97,8 @@ enum danaus_call {
                                 a danaus_lock out (type F_UNLCK: none) */
     DANAUS_CALL_MKNOD,       /* path; arg0 mode (type and permission bits),
                                 arg1 device number */
+    DANAUS_CALL_FALLOCATE,   /* handle; arg0 mode (FALLOC_FL_ bits), arg1
+                                offset, arg2 len */
     DANAUS_CALL_COUNT
 };
 

@@ -2,13 +2,8 @@
  * fdctl.c - the danaus_* calls that control a descriptor rather than
  * move its data: ioctl, and the space and advice calls (fallocate,
  * posix_fallocate, posix_fadvise).
- *
- * The service has no FALLOCATE call; mode 0 is emulated the way glibc's own
- * posix_fallocate fallback does it on file systems without fallocate: by
- * writing, so a shorter file reaches offset + len with zeros. No space is
- * reserved ahead, and the size check and the write are not atomic against
- * another writer of that last byte (as with glibc's fallback).
  */
+#include "libfs/call.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
 #include "libfs/sys.h"
@@ -79,62 +74,47 @@ DANAUS_EXPORT int danaus_ioctl(int fd, unsigned long request, ...)
     return rc;
 }
 
-/* fallocate's checks, in the kernel's order, then mode 0 by writing. */
-static int allocate(int fd, int mode, off_t offset, off_t len)
+/* The service checks and answers as fallocate(2) (calls_fd.c). */
+DANAUS_EXPORT int danaus_fallocate(int fd, int mode, off_t offset, off_t len)
 {
-    if (offset < 0 || len <= 0) {
-        errno = EINVAL;
+    struct call c;
+    if (call_begin_fd(&c, DANAUS_CALL_FALLOCATE, fd, false) < 0)
         return -1;
-    }
+    c.desc.arg[0] = mode;
+    c.desc.arg[1] = offset;
+    c.desc.arg[2] = len;
+    return call_send(&c) < 0 ? -1 : 0;
+}
+
+/* Where the backend has no mode 0 (EOPNOTSUPP), glibc's own fallback:
+ * a file shorter than offset + len gets a zero as the range's last byte.
+ * Not on an O_APPEND descriptor, where the write would land at the end
+ * (glibc's fallback refuses it the same way). */
+static int extend_by_writing(int fd, off_t offset, off_t len)
+{
     int flags = danaus_fcntl(fd, F_GETFL);
     if (flags < 0)
         return -1;
-    /* Not writable; or O_APPEND, where a positioned write would land at
-     * the end instead (glibc's fallback refuses it the same way). */
-    if ((flags & O_ACCMODE) == O_RDONLY || (flags & O_APPEND)) {
+    if (flags & O_APPEND) {
         errno = EBADF;
         return -1;
     }
     struct stat st;
     if (danaus_fstat(fd, &st) < 0)
         return -1;
-    if (S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        errno = ENODEV;
-        return -1;
-    }
-    if (offset > INT64_MAX - len) {
-        errno = EFBIG;
-        return -1;
-    }
-    if (mode != 0) {
-        errno = EOPNOTSUPP;
-        return -1;
-    }
     if (st.st_size >= offset + len)
         return 0;
-    /* A zero as the range's last byte extends the file with zeros. */
     static const unsigned char zero;
     return danaus_pwrite(fd, &zero, 1, offset + len - 1) == 1 ? 0 : -1;
-}
-
-DANAUS_EXPORT int danaus_fallocate(int fd, int mode, off_t offset, off_t len)
-{
-    struct fd_info info;
-    if (!fdtable_lookup(fd, &info)) {
-        errno = EBADF;
-        return -1;
-    }
-    return allocate(fd, mode, offset, len);
 }
 
 DANAUS_EXPORT int danaus_posix_fallocate(int fd, off_t offset, off_t len)
 {
     int saved = errno;
-    int rc = danaus_fallocate(fd, 0, offset, len) < 0 ? errno : 0;
+    int rc = danaus_fallocate(fd, 0, offset, len);
+    if (rc < 0 && errno == EOPNOTSUPP)
+        rc = extend_by_writing(fd, offset, len);
+    rc = rc < 0 ? errno : 0;
     errno = saved;
     return rc;
 }

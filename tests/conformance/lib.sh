@@ -36,3 +36,13 @@ site_make() {
         esac
     } > "$site/danausd.conf"
 }
+
+# plain COMMAND...: runs COMMAND without the preload (through the FUSE door
+# on the mount); pre COMMAND...: under the preload, as a client of
+# $service whose library is $lib. Bounded: a broken door must fail the
+# test, not hang it.
+plain() { timeout 20 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$@"; }
+pre() {
+    timeout 20 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
+        DANAUS_RUNDIR="$site/run" "$@"
+}

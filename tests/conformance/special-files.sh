@@ -27,12 +27,6 @@ if [ "$backend" = local ]; then
         >> "$site/danausd.conf"
 fi
 
-plain() { timeout 20 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$@"; }
-pre() {
-    timeout 20 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
-        DANAUS_RUNDIR="$site/run" "$@"
-}
-
 daemon=
 cleanup() {
     plain rm -rf "$mnt"/* 2>/dev/null

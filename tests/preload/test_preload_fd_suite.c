@@ -405,17 +405,6 @@ static int danaus_only(void)
     errno = 0;
     check(ioctl(fd, FIGETBSZ, &bsz) == -1 && errno == ENOTTY,
           "other ioctls: ENOTTY");
-    errno = 0;
-    check(fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 10) == -1 &&
-              errno == EOPNOTSUPP,
-          "fallocate modes other than 0: EOPNOTSUPP");
-    /* Emulated by a positioned write, which O_APPEND would send to the end
-     * instead: refused, as glibc's own posix_fallocate fallback does. */
-    int ap = open(f, O_WRONLY | O_APPEND);
-    errno = 0;
-    check(fallocate(ap, 0, 0, 100) == -1 && errno == EBADF,
-          "fallocate on O_APPEND: EBADF");
-    close(ap);
     check(ioctl(fd, FIOCLEX) == 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC,
           "FIOCLEX");
     int on = 1;

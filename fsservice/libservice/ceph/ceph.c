@@ -529,6 +529,7 @@ static const struct ls_ops ceph_ops = {
     .pwrite = ceph_file_pwrite,
     .fsync = ceph_file_fsync,
     .ftruncate = ceph_file_ftruncate,
+    .fallocate = ceph_file_fallocate,
     .fstat = ceph_file_fstat,
     .fchmod = ceph_file_fchmod,
     .fchown = ceph_file_fchown,

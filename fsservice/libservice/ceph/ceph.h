@@ -217,6 +217,8 @@ int ceph_file_fsync(struct ls_file *f, const struct ls_cred *cred,
                     int datasync);
 int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
                         off_t len);
+int ceph_file_fallocate(struct ls_file *f, const struct ls_cred *cred,
+                        int mode, off_t off, off_t len);
 int ceph_file_fstat(struct ls_file *f, const struct ls_cred *cred,
                     struct danaus_stat *out);
 int ceph_file_fchmod(struct ls_file *f, const struct ls_cred *cred,

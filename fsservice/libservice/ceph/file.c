@@ -384,6 +384,22 @@ int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
                         ceph_mount_perms(cm));
 }
 
+/*
+ * libcephfs.h documents mode 0, FALLOC_FL_KEEP_SIZE and FALLOC_FL_PUNCH_HOLE
+ * (with KEEP_SIZE); other modes get libcephfs's own error. As with
+ * ftruncate, the write permission was checked at open; the set-id bits go
+ * as the kernel's fallocate drops them (file_modified).
+ */
+int ceph_file_fallocate(struct ls_file *f, const struct ls_cred *cred,
+                        int mode, off_t off, off_t len)
+{
+    struct ceph_mount_info *cm = fclient(f)->cmount;
+    int r = ceph_kill_privs(fclient(f), cfile(f)->in, cred);
+    if (r < 0)
+        return r;
+    return ceph_ll_fallocate(cm, cfile(f)->fh, mode, off, len);
+}
+
 int ceph_file_fstat(struct ls_file *f, const struct ls_cred *cred,
                     struct danaus_stat *out)
 {

@@ -378,6 +378,16 @@ static int local_ftruncate(struct ls_file *file, const struct ls_cred *cred,
     return neg_errno(ftruncate(lfile(file)->fd, len));
 }
 
+/* The host's file system decides which modes it has. */
+static int local_fallocate(struct ls_file *file, const struct ls_cred *cred,
+                           int mode, off_t off, off_t len)
+{
+    int rc = enter_file(file, cred);
+    if (rc < 0)
+        return rc;
+    return neg_errno(fallocate(lfile(file)->fd, mode, off, len));
+}
+
 static int local_fstat(struct ls_file *file, const struct ls_cred *cred,
                        struct danaus_stat *out)
 {
@@ -831,6 +841,7 @@ static const struct ls_ops local_ops = {
     .pwrite = local_pwrite,
     .fsync = local_fsync,
     .ftruncate = local_ftruncate,
+    .fallocate = local_fallocate,
     .fstat = local_fstat,
     .fchmod = local_fchmod,
     .fchown = local_fchown,

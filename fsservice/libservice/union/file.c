@@ -8,8 +8,8 @@
  * copy-up by another open does not redirect it, as with overlayfs before
  * Linux 4.19). Attribute changes through a descriptor of a lower file copy
  * it up by the path it was opened under. A partial copy (partial.c) in the
- * top branch is read, written and truncated through partial.c, which
- * merges it with its origin.
+ * top branch is read, written, truncated and fallocated through
+ * partial.c, which merges it with its origin.
  *
  * An open directory wraps the directory of its topmost branch (for fstat
  * and the attribute calls) and lists the merge (dir.c).
@@ -198,6 +198,17 @@ int union_ftruncate(struct ls_file *file, const struct ls_cred *cred,
         return union_partial_truncate(union_of(file->inst), f->part, f->lower,
                                       cred, len);
     return lower_ops(f)->ftruncate(f->lower, cred, len);
+}
+
+/* A file open for writing is open in the top branch (union_open). */
+int union_fallocate(struct ls_file *file, const struct ls_cred *cred,
+                    int mode, off_t off, off_t len)
+{
+    struct union_file *f = ufile(file);
+    if (f->part)
+        return union_partial_fallocate(union_of(file->inst), f->part,
+                                       f->lower, cred, mode, off, len);
+    return lower_ops(f)->fallocate(f->lower, cred, mode, off, len);
 }
 
 int union_fstat(struct ls_file *file, const struct ls_cred *cred,

@@ -181,6 +181,10 @@ ssize_t union_partial_write(struct union_instance *u, struct union_partial *p,
 int union_partial_truncate(struct union_instance *u, struct union_partial *p,
                            struct ls_file *upper, const struct ls_cred *cred,
                            off_t len);
+/* fallocate of the file open as `upper`, the map kept in step. */
+int union_partial_fallocate(struct union_instance *u, struct union_partial *p,
+                            struct ls_file *upper, const struct ls_cred *cred,
+                            int mode, off_t off, off_t len);
 /* Copies the lower bytes in and drops the record. */
 int union_partial_merge(struct union_instance *u, struct union_partial *p);
 /* st_blocks of a partial file: at least its origin's, so du and stat do
@@ -272,6 +276,8 @@ ssize_t union_pwrite(struct ls_file *, const struct ls_cred *,
                      const void *buf, size_t n, off_t off, off_t *end);
 int union_fsync(struct ls_file *, const struct ls_cred *, int datasync);
 int union_ftruncate(struct ls_file *, const struct ls_cred *, off_t len);
+int union_fallocate(struct ls_file *, const struct ls_cred *, int mode,
+                    off_t off, off_t len);
 int union_fstat(struct ls_file *, const struct ls_cred *,
                 struct danaus_stat *out);
 int union_fchmod(struct ls_file *, const struct ls_cred *, mode_t mode);

@@ -7,7 +7,9 @@
  * (branch and path, which stay valid: lower branches never change) and the
  * extent map of the ranges written since (extent_map.h). Reads merge the
  * two files by the map; writes go to the upper file and extend the map
- * (by whole granules when they grow a copied range: GRANULE).
+ * (by whole granules when they grow a copied range: GRANULE); a range
+ * punched or zeroed by fallocate joins the map as a write does, and a
+ * collapse or insert, which moves the data, merges the file first.
  * Metadata changes (chmod, chown, times, xattrs) act on the upper file and
  * copy no data. The record travels with the inode, so renames and hard
  * links of a partial file keep it. Opens of one upper inode share one
@@ -39,6 +41,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -397,6 +400,25 @@ ssize_t union_partial_read(struct union_instance *u, struct union_partial *p,
     return done > 0 ? (ssize_t)done : rc;
 }
 
+/* m is p's map with fresh added, rc what extent_map_add answered: the
+ * map stored, or the file merged when nothing is left below or the map
+ * cannot grow (too many extents, or too big for the xattr). 0 or -errno.
+ * The caller holds p's lock alone. */
+static int keep_map(struct union_instance *u, struct union_partial *p,
+                    const struct extent_map *m, int rc,
+                    const struct extent *fresh)
+{
+    if (rc == 1 && extent_map_complete(m)) {
+        p->map = *m;
+        return merge(u, p, NULL);
+    }
+    if (rc == 1 && (rc = store_map(u, p, m)) == 0)
+        p->map = *m;
+    else if (rc < 0)
+        rc = merge(u, p, fresh);
+    return rc;
+}
+
 ssize_t union_partial_write(struct union_instance *u, struct union_partial *p,
                             struct ls_file *upper, const struct ls_cred *cred,
                             const void *buf, size_t n, off_t off, off_t *end)
@@ -423,15 +445,7 @@ ssize_t union_partial_write(struct union_instance *u, struct union_partial *p,
             if (rc == 0)
                 rc = 1;
         }
-        if (rc == 1 && extent_map_complete(&m)) {
-            p->map = m;
-            rc = merge(u, p, NULL);
-        } else if (rc == 1 && (rc = store_map(u, p, &m)) == 0) {
-            p->map = m;
-        } else if (rc < 0) {
-            /* Too many extents, or a map too big for the xattr. */
-            rc = merge(u, p, &fresh);
-        }
+        rc = keep_map(u, p, &m, rc, &fresh);
         if (rc < 0)
             w = rc; /* not acknowledged: reads may still see the old bytes */
     }
@@ -450,6 +464,33 @@ int union_partial_truncate(struct union_instance *u, struct union_partial *p,
     int rc = ops->ftruncate(upper, cred, len);
     if (rc == 0)
         rc = cut_to(u, p, (uint64_t)len);
+    pthread_rwlock_unlock(&p->lock);
+    return rc;
+}
+
+/* Modes that make a range read zeros, and modes that move the data. */
+#define ZEROES (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)
+#define SHIFTS (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE)
+
+/* Zeroing a range makes it the upper file's: the map sends its reads
+ * above, stored after the upper file has the zeros, so the lower bytes
+ * never show there again. Moving data is done on a merged file: the map
+ * cannot follow a shift. Other modes change no byte. */
+int union_partial_fallocate(struct union_instance *u, struct union_partial *p,
+                            struct ls_file *upper, const struct ls_cred *cred,
+                            int mode, off_t off, off_t len)
+{
+    const struct ls_ops *ops = upper->inst->ops;
+    pthread_rwlock_wrlock(&p->lock);
+    int rc = !p->whole && (mode & SHIFTS) ? merge(u, p, NULL) : 0;
+    if (rc == 0)
+        rc = ops->fallocate(upper, cred, mode, off, len);
+    if (rc == 0 && !p->whole && (mode & ZEROES)) {
+        struct extent fresh = {.off = (uint64_t)off, .len = (uint64_t)len};
+        struct extent_map m = p->map;
+        rc = keep_map(u, p, &m, extent_map_add(&m, fresh.off, fresh.len),
+                      &fresh);
+    }
     pthread_rwlock_unlock(&p->lock);
     return rc;
 }

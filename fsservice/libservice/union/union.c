@@ -170,6 +170,7 @@ static const struct ls_ops union_ops = {
     .pwrite = union_pwrite,
     .fsync = union_fsync,
     .ftruncate = union_ftruncate,
+    .fallocate = union_fallocate,
     .fstat = union_fstat,
     .fchmod = union_fchmod,
     .fchown = union_fchown,
