@@ -183,7 +183,8 @@ say "importing it into the engine and into podman"
 "$danaus" --state "$state" image import wl "$work/image.tar" >/dev/null
 podman_ import -q "$work/image.tar" localhost/wl:bench >/dev/null
 
-# The systems, in the order of a round: name and function.
+# The systems, in the order of a round; run_system runs a command in a new
+# root of one of them.
 systems=("danaus (local)" "podman (overlayfs)" "ext4")
 run_system() { # NAME CMD...
     local s=$1
@@ -200,13 +201,18 @@ run_system() { # NAME CMD...
     ceph-fuse) in_chroot "$work/fuse$top/root" "$@" ;;
     esac
 }
+# The host's /dev/null is bound over the image's node, which a file system
+# mounted nodev (FUSE's default, so ceph-fuse) cannot open. The steps' build
+# and clone are removed after each run, as a new container would not have
+# them.
 # shellcheck disable=SC2016 # $1 belongs to the inner sh
 in_chroot() { # ROOT CMD...
-    local r=$1
+    local r=$1 rc=0
     shift
     unshare --mount sh -c 'mount --bind /dev/null "$1/dev/null" && shift && exec chroot "$@"' \
-        sh "$r" "$r" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root "$@"
+        sh "$r" "$r" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root "$@" || rc=$?
     rm -rf "$r/b" "$r/g"
+    return "$rc"
 }
 
 mkdir -p "$work/local"
