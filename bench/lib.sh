@@ -138,6 +138,19 @@ remove_engine_state() { # [pools]
     done
 }
 
+# podman with a storage root of its own under $work (kernel overlayfs), so
+# that a run's images and containers are the run's alone.
+podman_() {
+    podman --root "$work/podman/root" --runroot "$work/podman/run" \
+        --storage-driver overlay "$@"
+}
+
+# Removes every container and image of that storage.
+remove_podman_state() {
+    podman_ rm -af -t 0 >/dev/null 2>&1
+    podman_ system reset -f >/dev/null 2>&1
+}
+
 # Writes to stdout a wide CSV for bench/plot.sh from a long one without a
 # header row on stdin: a row per distinct value of the awk expression ROW,
 # a column per distinct value of SERIES, cells the sum of VALUE over the

@@ -9,12 +9,12 @@
 #                    [--only NAMES]
 #
 #   --fast    a quick look: one round or batch each, short runs, fewer sizes
-#             (about 15 min instead of about 94)
+#             (about 19 min instead of about 103)
 #   --out     where results go (default bench/results)
 #   --build   the build tree (default build); it is configured and built
 #   --no-build  use the build tree as it is (the `bench` target's way)
 #   --only    a comma-separated subset of core,union,containers,lighttpd,
-#             tenants
+#             workloads,tenants
 #
 # Needs root (cgroups, namespaces, mounts), as the scripts it runs do.
 set -euo pipefail
@@ -27,7 +27,7 @@ repo=$(dirname "$here")
 fast=""
 out=$repo/bench/results
 build=$repo/build
-only=core,union,containers,lighttpd,tenants
+only=core,union,containers,lighttpd,workloads,tenants
 no_build=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -52,6 +52,7 @@ add_step core 14 2
 add_step union 3 2
 add_step containers 8 2
 add_step lighttpd 4 2
+add_step workloads 9 4
 add_step tenants 67 9
 
 if [ -n "$fast" ]; then
@@ -90,6 +91,11 @@ case ",$only," in *,lighttpd,*)
     say "the Debian image of the lighttpd step (mmdebstrap, cached)"
     "$repo/tests/engine/images.sh" fill-cache "$build/engine-image-cache" >&2 ||
         die "no Debian image for the lighttpd step" ;;
+esac
+case ",$only," in *,workloads,*)
+    say "the Debian image of the workloads step (mmdebstrap, cached)"
+    "$repo/bench/run-workloads.sh" --fill-cache "$build" ||
+        die "no Debian image for the workloads step" ;;
 esac
 
 # The namespace: its own loopback, so its Ceph cluster's ports are its own.

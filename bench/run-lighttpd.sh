@@ -54,17 +54,11 @@ state=$work/state
 cluster_dir=""
 setup_fuse_pid=""
 top=""
-podman_() {
-    podman --root "$work/podman/root" --runroot "$work/podman/run" \
-        --storage-driver overlay "$@"
-}
-
 cleanup() {
     local rc=$?
     set +e
     remove_engine_state pools
-    podman_ rm -af -t 0 >/dev/null 2>&1
-    podman_ system reset -f >/dev/null 2>&1
+    remove_podman_state
     if [ -n "$setup_fuse_pid" ]; then
         [ -n "$top" ] && rm -rf "${work:?}/fuse/${top#/}"
         unmount_fuse_at "$work/fuse" "$setup_fuse_pid"
