@@ -286,6 +286,16 @@ static int attrs_of(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
     return rc;
 }
 
+/* How long the kernel may keep attributes of mode. Not at all for a
+ * setuid or setgid file: a write or truncate by a process without
+ * CAP_FSETID clears those bits in the backend (the kernel leaves that to
+ * the service, FUSE_CAP_HANDLE_KILLPRIV), which the kernel would not see
+ * until the timeout. */
+static double attr_timeout(const struct ctx *c, mode_t mode)
+{
+    return mode & (S_ISUID | S_ISGID) ? 0 : c->ex->timeout;
+}
+
 /* Replies node ino's attributes (through file when not NULL), or rc when
  * the call already failed. */
 static void reply_attrs(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
@@ -297,7 +307,7 @@ static void reply_attrs(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
     if (rc < 0)
         fuse_reply_err(c->req, -rc);
     else
-        fuse_reply_attr(c->req, &st, c->ex->timeout);
+        fuse_reply_attr(c->req, &st, attr_timeout(c, st.st_mode));
 }
 
 /* The entry of path, of attributes d, for the kernel: its node, with one
@@ -309,7 +319,7 @@ static void entry_of(struct ctx *c, const char *path,
     memset(e, 0, sizeof *e);
     e->ino = fuse_nodes_lookup(&c->ex->nodes, path, d->ino, &e->generation);
     e->entry_timeout = c->ex->timeout;
-    e->attr_timeout = c->ex->timeout;
+    e->attr_timeout = attr_timeout(c, d->mode);
     to_stat(d, &e->attr);
 }
 
