@@ -46,16 +46,20 @@ bool route_path(int dirfd, const char *path)
     if (!route_enabled() || !usermem_string(path, DANAUS_PATH_MAX) ||
         identity_changed())
         return false;
-    if (path[0] != '/' && dirfd != AT_FDCWD && route_fd(dirfd))
-        return true;
+    bool from_danaus_dir =
+        path[0] != '/' && dirfd != AT_FDCWD && route_fd(dirfd);
     const struct mount_table *mounts = service_mounts();
     if (!mounts)
-        return false;
+        return from_danaus_dir;
     /* Resolution failures (a dirfd that is not a directory, a path too
-     * long) are the kernel's to report, with its own errno. */
+     * long) are the kernel's to report, with its own errno; from a Danaus
+     * directory they are Danaus's, but for a name that leads into what
+     * the kernel keeps in the view (a container's /proc, its binds):
+     * that is the kernel's, by its absolute path (route_kernel_path). */
     int saved = errno;
     struct resolved_path where;
-    bool ours = path_resolve(mounts, dirfd, path, &where) == 0;
+    bool ours = path_resolve(mounts, dirfd, path, &where) == 0 ||
+                (from_danaus_dir && errno != EXDEV);
     errno = saved;
     return ours;
 }
@@ -73,16 +77,18 @@ const char *route_kernel_path(int dirfd, const char *path,
                         char buf[DANAUS_PATH_MAX])
 {
     char joined[2 * DANAUS_PATH_MAX];
-    if (!route_enabled() || dirfd != AT_FDCWD ||
-        !usermem_string(path, DANAUS_PATH_MAX) || path[0] == '/' ||
-        path[0] == '\0')
+    if (!route_enabled() || !usermem_string(path, DANAUS_PATH_MAX) ||
+        path[0] == '/' || path[0] == '\0')
         return path;
     /* A path too long to join stays as it is: the kernel reports it. */
     if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return path;
     int saved = errno;
     const char *out = path;
-    if (cwd_get(joined, DANAUS_PATH_MAX) == 1) {
+    int based = dirfd == AT_FDCWD
+                    ? cwd_get(joined, DANAUS_PATH_MAX)
+                    : fdtable_path(dirfd, joined, DANAUS_PATH_MAX) == 0;
+    if (based == 1) {
         size_t n = strlen(joined);
         joined[n] = '/';
         strcpy(joined + n + 1, path);

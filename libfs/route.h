@@ -43,11 +43,12 @@ bool route_fd(int fd);
 bool route_at(int dirfd, const char *path, int flags);
 
 /* The path to hand the kernel for a call Danaus does not serve; every
- * interposer passes its kernel-bound paths through it. While a Danaus cwd is
- * set, the kernel's own current directory is not the application's, so a
- * relative path from AT_FDCWD that leads out of the mount ("../x" at the
- * mount root) is made absolute in buf (normalized as route_path saw it).
- * Any other path is returned as it is. Keeps errno. */
+ * interposer passes its kernel-bound paths through it. A relative path
+ * from a Danaus directory (the cwd, or a Danaus dirfd: the kernel knows
+ * neither as the application's) that leads out of Danaus ("../x" at the
+ * mount root, a container's "proc" from "/") is made absolute in buf
+ * (normalized as route_path saw it). Any other path is returned as it
+ * is. Keeps errno. */
 const char *route_kernel_path(int dirfd, const char *path,
                               char buf[DANAUS_PATH_MAX]);
 

@@ -156,11 +156,11 @@ expect_error "-w relative" 125 "expected a plain absolute path" "$danaus" run --
 dimg=$work/dimg
 mkdir -p "$dimg/usr/bin" "$dimg/bin" "$dimg/etc"
 cp /bin/dash "$dimg/bin/sh"
-for p in tail cat touch mkdir rm chmod readlink sleep; do
+for p in tail cat touch mkdir rm chmod readlink sleep find tar; do
     cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
 for lib in $(ldd /bin/dash /usr/bin/tail /usr/bin/cat /usr/bin/touch \
              /usr/bin/mkdir /usr/bin/rm /usr/bin/chmod /usr/bin/readlink \
-             /usr/bin/sleep |
+             /usr/bin/sleep /usr/bin/find /usr/bin/tar |
              grep -o '/[^ ]*' | sort -u); do
     mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
 echo from-the-image >"$dimg/etc/motd"
@@ -178,6 +178,13 @@ motd_fd() {
         esac
     done | sort -u | xargs
 }
+# Names a Danaus directory holds that the kernel serves in the container
+# (/proc, /dev, /sys, the binds) are the kernel's also when a program
+# reaches them from the directory's descriptor, as find and tar do.
+check "find -xdev walks / past the kernel's mounts" "/proc 0" \
+    "$("$danaus" run --rm --pool a --image dyn -- sh -c 'find / -xdev -maxdepth 1 -name proc; echo $?' 2>&1 | xargs)"
+check "tar reads the bound library from its directory" 0 \
+    "$("$danaus" run --rm --pool a --image dyn -- sh -c 'tar cf /dev/null /usr/lib/danaus 2>/dev/null; echo $?')"
 "$danaus" run --pool a --image dyn --name f1 -d -- tail -f /etc/motd >/dev/null
 "$danaus" run --pool a --image dyn --name f2 -e LD_PRELOAD= -d -- tail -f /etc/motd >/dev/null
 sleep 0.5
