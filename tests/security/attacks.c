@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -742,6 +743,95 @@ static void test_descriptor_exhaustion(void **state)
     close(ready[1]);
 }
 
+/* ---- an answer rewritten while the service still reads it (issue 35,
+ * 1): getdents' records ---- */
+
+#define DENTS 1000
+
+struct zeroer {
+    _Atomic uint16_t *reclen; /* the first record's, in the slot buffer */
+    _Atomic bool stop;
+};
+
+static void *zero_reclen(void *arg)
+{
+    struct zeroer *z = arg;
+    while (!atomic_load_explicit(&z->stop, memory_order_relaxed))
+        atomic_store_explicit(z->reclen, 0, memory_order_relaxed);
+    return NULL;
+}
+
+/* A directory of DENTS entries (about 60 KiB of records), read over and
+ * over while a second thread writes 0 into the first record's d_reclen in
+ * the slot buffer the answer lands in: the service must walk only its own
+ * copy of the records. Every read is answered, with the whole directory. */
+static int zero_dirent_lengths(void *arg)
+{
+    (void)arg;
+    become(NOBODY);
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "attacker: slot");
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    char dir[64], name[160];
+    snprintf(dir, sizeof dir, "dents-%d", (int)getpid());
+    struct danaus_desc d = {.call = DANAUS_CALL_MKDIR, .mount = mount};
+    d.arg[0] = 0755;
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, dir, (uint32_t)strlen(dir) + 1,
+                         10000) == 0,
+                "attacker: mkdir %s", dir);
+    for (int i = 0; i < DENTS; i++) {
+        snprintf(name, sizeof name, "%s/entry-with-a-long-name-%06d", dir, i);
+        CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, name,
+                             (uint32_t)strlen(name) + 1, 10000) == 0,
+                    "attacker: mkdir %s", name);
+    }
+    int64_t h = raw_open(&r, (uint32_t)slot, mount, dir,
+                         O_RDONLY | O_DIRECTORY);
+    CHILD_CHECK(h > 0, "attacker: open %s: %lld", dir, (long long)h);
+    struct ipc_slot *s = ipc_slot(&r.area, (uint32_t)slot);
+    struct zeroer z = {(_Atomic uint16_t *)(s->buf +
+                                            offsetof(struct danaus_dirent,
+                                                     d_reclen)),
+                       false};
+    pthread_t t;
+    CHILD_CHECK(pthread_create(&t, NULL, zero_reclen, &z) == 0, "thread");
+    uint64_t end = seconds_from_now(2);
+    int reads = 0;
+    while (ipc_now_ns() < end) {
+        d = (struct danaus_desc){.call = DANAUS_CALL_LSEEK, .mount = mount,
+                                 .handle = (uint64_t)h};
+        d.arg[1] = SEEK_SET;
+        CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000) == 0,
+                    "attacker: rewind");
+        int64_t total = 0, n;
+        do {
+            d = (struct danaus_desc){.call = DANAUS_CALL_GETDENTS,
+                                     .mount = mount, .handle = (uint64_t)h};
+            d.arg[0] = 128 << 10;
+            n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000);
+            CHILD_CHECK(n >= 0, "attacker: getdents after %d reads: %s",
+                        reads, strerror((int)-n));
+            total += n;
+        } while (n > 0);
+        CHILD_CHECK(total > DENTS * 40, "attacker: only %lld bytes listed",
+                    (long long)total);
+        reads++;
+    }
+    atomic_store(&z.stop, true);
+    pthread_join(t, NULL);
+    CHILD_CHECK(reads > 10, "attacker: only %d listings", reads);
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_getdents_answer_rewritten(void **state)
+{
+    (void)state;
+    start("dents", "owner 65534:65534\n");
+    with_checkers(zero_dirent_lengths, NULL, 2, 0);
+}
+
 /* ---- fuzzer: random descriptors, buffers, bells and cells ---- */
 
 static int fuzz(void *arg)
@@ -1138,6 +1228,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_work_counter_spin, stop),
         cmocka_unit_test_teardown(test_floods, stop),
         cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),
+        cmocka_unit_test_teardown(test_getdents_answer_rewritten, stop),
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),

@@ -448,13 +448,19 @@ static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
     if (result <= 0)
         return result;
 
+    /* buf is the service's own (core/calls_fd.c): nobody rewrites it
+     * under the walk. Bounded all the same: a record never ends past the
+     * answer nor is shorter than its header. */
     size_t at = 0, last = 0;
-    while (at < (size_t)result) {
+    while (at + offsetof(struct danaus_dirent, d_name) <= (size_t)result) {
         uint16_t reclen;
         memcpy(&reclen, (char *)buf + at + offsetof(struct danaus_dirent,
                                                     d_reclen),
                sizeof reclen);
         last = at;
+        if (reclen < offsetof(struct danaus_dirent, d_name) ||
+            reclen > (size_t)result - at)
+            break;
         at += reclen;
     }
     int64_t cookie;
