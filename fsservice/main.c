@@ -20,6 +20,7 @@
 #include "fsservice/core/workers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -201,17 +202,37 @@ static rlim_t raise_nofile(void)
 
 /* <rundir>/<service>.pid, written once ready: how a supervisor finds a
  * service the keeper restarted (fsservice/doors/fuse_keeper.h). Its path
- * goes to path, for the clean stop to remove. */
+ * goes to path, for the clean stop to remove. Whoever may write the rundir
+ * (a container, when it is bound there) may plant names in it: the pid is
+ * written into a file this call creates under a name nobody could guess
+ * (O_CREAT | O_EXCL, which never follows a symlink), mode 0644, then
+ * renamed over path, which replaces whatever path was without opening
+ * it. */
 static void write_pid_file(const struct config *cfg, char *path, size_t size)
 {
     snprintf(path, size, "%s/%s.pid", cfg->rundir, cfg->service);
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    FILE *f = fopen(tmp, "we");
-    if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 ||
-        rename(tmp, path) < 0)
-        fprintf(stderr, "danausd: cannot write %s: %s\n", path,
-                strerror(errno));
+    char tmp[PATH_MAX + 16], line[32];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int n = snprintf(line, sizeof line, "%d\n", (int)getpid());
+    int fd = mkostemp(tmp, O_CLOEXEC | O_NOFOLLOW);
+    int rc = fd < 0 || fchmod(fd, 0644) < 0 ||
+                     write(fd, line, (size_t)n) != n
+                 ? -1
+                 : 0;
+    int e = errno;
+    if (fd >= 0 && close(fd) < 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc == 0 && rename(tmp, path) < 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc < 0) {
+        if (fd >= 0)
+            unlink(tmp);
+        fprintf(stderr, "danausd: cannot write %s: %s\n", path, strerror(e));
+    }
 }
 
 int main(int argc, char **argv)
@@ -247,8 +268,12 @@ int main(int argc, char **argv)
     svc.argv = argv;
     svc.euid = geteuid();
     svc.egid = getegid();
-    /* Modes arrive with the client's umask already applied (libfs). */
-    umask(0);
+    /* The service's own files (socket, pid file, Ceph's admin socket and
+     * log) are never writable by others, whatever umask it was started
+     * with. Modes of the clients' files arrive with the client's umask
+     * already applied (libfs): the local backend creates them from
+     * threads with a umask of their own, 0 (local.c). */
+    umask(umask(022) | 022);
 
     /* Signals are taken by sigwait below; threads inherit the mask. */
     sigset_t sigs;

@@ -832,6 +832,114 @@ static void test_getdents_answer_rewritten(void **state)
     with_checkers(zero_dirent_lengths, NULL, 2, 0);
 }
 
+/* ---- the pid file (issue 35, 5) ---- */
+
+/* The Umask line of /proc/PID/status, or -1. */
+static int umask_of(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    int mask = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", (unsigned *)&mask) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return mask;
+}
+
+/* A file (0666) and a directory (0777) for everyone, as a client whose
+ * umask is 0 makes them. */
+static int make_open_modes(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    struct danaus_desc d = {.call = DANAUS_CALL_OPEN, .mount = a};
+    d.arg[0] = O_CREAT | O_WRONLY;
+    d.arg[1] = 0666;
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, "open-file", 10, 5000) > 0,
+                "create");
+    d = (struct danaus_desc){.call = DANAUS_CALL_MKDIR, .mount = a};
+    d.arg[0] = 0777;
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, "open-dir", 9, 5000) == 0,
+                "mkdir");
+    return 0;
+}
+
+/* Whoever may write the rundir plants <service>.pid.new and
+ * <service>.pid as symlinks to files of someone else's (a host file, for
+ * a container whose rundir is bound in): the next start of the service
+ * (the keeper restarts it after a crash) truncates and writes neither,
+ * and its pid file is a file of its own, mode 0644; nor does the
+ * service's process umask leave its other files writable by others. */
+static void test_pid_file_planted(void **state)
+{
+    (void)state;
+    start("pidfile", "");
+    assert_int_equal(daemon_stop(&daemon_), 0);
+    char victim[2][PATH_MAX], link[2][PATH_MAX + 64];
+    for (int i = 0; i < 2; i++) {
+        snprintf(victim[i], sizeof victim[i], "%s/victim-%d", site.dir, i);
+        FILE *f = fopen(victim[i], "w");
+        assert_non_null(f);
+        fputs("precious\n", f);
+        fclose(f);
+        assert_int_equal(chmod(victim[i], 0600), 0);
+        snprintf(link[i], sizeof link[i], "%s/%s.pid%s", site.rundir,
+                 site.service, i ? "" : ".new");
+        unlink(link[i]);
+        assert_int_equal(symlink(victim[i], link[i]), 0);
+    }
+    assert_int_equal(daemon_start(&daemon_, danausd, &site, "danausd",
+                                  30000), 0);
+    /* The pid file is written once ready: wait for it to be a file. */
+    struct stat st;
+    for (int i = 0; i < 500; i++) {
+        if (lstat(link[1], &st) == 0 && S_ISREG(st.st_mode))
+            break;
+        usleep(10000);
+    }
+    char text[64];
+    FILE *f;
+    for (int i = 0; i < 2; i++) {
+        f = fopen(victim[i], "r");
+        assert_non_null(f);
+        text[0] = '\0';
+        assert_non_null(fgets(text, sizeof text, f));
+        fclose(f);
+        assert_string_equal(text, "precious\n");
+        assert_int_equal(stat(victim[i], &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+    }
+    assert_int_equal(lstat(link[1], &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 07777, 0644);
+    assert_int_equal(st.st_uid, 0);
+    f = fopen(link[1], "r");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof text, f));
+    fclose(f);
+    assert_int_equal(atoi(text), daemon_.pid);
+    int mask = umask_of(daemon_.pid);
+    assert_true(mask >= 0 && (mask & 022) == 022);
+    /* Its clients' modes still reach the kernel unmasked (they come with
+     * the client's umask applied). */
+    assert_int_equal(reap(spawn(make_open_modes, NULL), 30), 0);
+    if (!ceph_conf) {
+        char p[PATH_MAX + 64];
+        snprintf(p, sizeof p, "%s/open-file", host_a);
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0666);
+        snprintf(p, sizeof p, "%s/open-dir", host_a);
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0777);
+    }
+}
+
 /* ---- fuzzer: random descriptors, buffers, bells and cells ---- */
 
 static int fuzz(void *arg)
@@ -1229,6 +1337,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_floods, stop),
         cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),
         cmocka_unit_test_teardown(test_getdents_answer_rewritten, stop),
+        cmocka_unit_test_teardown(test_pid_file_planted, stop),
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
