@@ -12,6 +12,14 @@
  * door detaches the client: it leaves the client table, and its area, open
  * files and locks go with its last reference.
  *
+ * Views fail closed: a client's view is that of the mount namespace of the
+ * process that connected (views.h), found through a pidfd of that process
+ * (the socket's SO_PEERPIDFD, taken by the kernel at connect; before Linux
+ * 6.5, pidfd_open of its SO_PEERCRED pid at accept). A hello whose
+ * namespace cannot be identified (that process has exited, or may not be
+ * looked at) is refused with ESRCH or EACCES, never served with every
+ * mount.
+ *
  * Limits, so that one client cannot deny the others: a client's view is
  * fixed at hello (client.h), a process holds at most TICKETS_PER_PID
  * unclaimed tickets, and when the service runs out of descriptors the
@@ -35,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/pidfd.h>
 #include <sys/random.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -43,6 +52,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <urcu.h>
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* asm-generic/socket.h, Linux 6.5 */
+#endif
 
 #define MAX_CLIENTS 4096
 #define HELLO_MAX (sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES)
@@ -54,6 +67,8 @@
 
 struct conn {
     int fd;
+    int pidfd;             /* the peer, pinned at accept: only where the
+                              kernel has no SO_PEERPIDFD, else -1 */
     struct client *client; /* after hello */
     uint64_t held_until;   /* a held hello: answered by then (ms), or 0 */
     struct conn *next;
@@ -145,6 +160,19 @@ int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
     }
     d->bound = 1;
 
+    /* Whether the kernel gives a socket's peer as a pidfd (peer_ns). */
+    int pair[2], probe;
+    socklen_t plen = sizeof probe;
+    d->peer_pidfd = -1;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0) {
+        if (getsockopt(pair[0], SOL_SOCKET, SO_PEERPIDFD, &probe, &plen) == 0) {
+            d->peer_pidfd = 1;
+            close(probe);
+        }
+        close(pair[0]);
+        close(pair[1]);
+    }
+
     d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     d->stop_fd = eventfd(0, EFD_CLOEXEC);
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
@@ -191,6 +219,39 @@ static int peer_cred(struct door *d, int fd, struct ls_cred *cred, pid_t *pid)
     cred->ngroups = n < DANAUS_MAX_GROUPS ? n : DANAUS_MAX_GROUPS;
     memcpy(cred->groups, groups, (size_t)cred->ngroups * sizeof(gid_t));
     return 0;
+}
+
+static uint64_t time_ms(void);
+
+/* An open descriptor of the mount namespace of the process that connected
+ * c (views_pidfd_ns), or -errno: -ESRCH once that process is gone. */
+static int peer_ns(struct door *d, struct conn *c)
+{
+    int pidfd;
+    socklen_t len = sizeof pidfd;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0) {
+        fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+        int ns = views_pidfd_ns(pidfd);
+        close(pidfd);
+        return ns;
+    }
+    /* A peer that has exited has no pidfd (EINVAL before Linux 6.9). */
+    if (errno != ENOPROTOOPT)
+        return errno == EINVAL ? -ESRCH : -errno;
+    return c->pidfd >= 0 ? views_pidfd_ns(c->pidfd) : -ESRCH;
+}
+
+/* A hello refused because the caller's namespace is not known: said in the
+ * log at most once a second (a client may ask for it in a loop). */
+static void say_refused(struct door *d, pid_t pid, int err)
+{
+    uint64_t now = time_ms();
+    if (now - d->refused_said < 1000)
+        return;
+    d->refused_said = now;
+    fprintf(stderr, "danausd: %s: hello of pid %d refused: its mount "
+            "namespace cannot be identified (%s)\n", d->svc->cfg.service,
+            (int)pid, strerror(err));
 }
 
 /* The client may name exactly the mounts its hello lists (count entries,
@@ -263,14 +324,32 @@ static void hello(struct door *d, struct conn *c)
     struct ls_cred cred;
     pid_t pid = 0;
     int rc = c->client ? -EPROTO : peer_cred(d, c->fd, &cred, &pid);
+    /* The view first (views fail closed): the caller's namespace must be
+     * known, and then has a view (its entries) or none (the host's). */
+    long view = 0;
+    if (rc == 0) {
+        int ns = peer_ns(d, c);
+        view = ns < 0 ? ns
+                      : views_hello(&d->views, ns, r->mounts,
+                                    HELLO_MAX - sizeof *r, &r->nmounts);
+        if (ns >= 0)
+            close(ns);
+        if (view < 0 && view != -ENOENT) {
+            rc = (int)view;
+            if (rc != -EMFILE && rc != -ENFILE)
+                say_refused(d, pid, -rc);
+        }
+    }
+    bool short_of_fds = rc == -EMFILE || rc == -ENFILE;
     if (rc == 0 && d->nclients >= MAX_CLIENTS)
         rc = -EMFILE;
     if (rc == 0) {
         c->client = client_new(&d->svc->clients, pid, &cred);
         rc = c->client ? 0 : errno ? -errno : -ENOMEM;
-        if ((rc == -EMFILE || rc == -ENFILE) && hold_hello(d, c))
-            return;
+        short_of_fds = rc == -EMFILE || rc == -ENFILE;
     }
+    if (short_of_fds && hold_hello(d, c))
+        return;
     release_hello(d, c);
     /* Made on the client's own copy: a UserPerm keeps a pointer to the
      * groups array it was given (fsservice/libservice/ceph/client.c). */
@@ -280,34 +359,31 @@ static void hello(struct door *d, struct conn *c)
         c->client = NULL;
     }
     size_t len = sizeof *r;
-    if (rc == 0) {
-        const struct ipc_geometry *g = &d->svc->clients.geo;
-        d->nclients++;
-        r->client_id = c->client->id;
-        r->client_index = c->client->index;
-        r->nqueues = g->nqueues;
-        r->ncells = g->ncells;
-        r->nslots = g->nslots;
-        r->slot_buf = g->slot_buf;
-        r->cache_blocks = g->cache_blocks;
-        r->flags = service_caches_writes(d->svc) ? DANAUS_HELLO_CACHES_WRITES
-                                                 : 0;
-        memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
-        long view = views_hello(&d->views, pid, r->mounts,
-                                HELLO_MAX - sizeof *r, &r->nmounts);
-        if (view >= 0) {
-            view_from_entries(c->client, r->mounts, r->nmounts);
-            len += (size_t)view;
-        } else {
-            c->client->sees_all = true;
-            len += fstable_list(&d->svc->fs, r->mounts,
-                                HELLO_MAX - sizeof *r, &r->nmounts);
-        }
-    }
-    r->error = -rc;
     if (rc < 0) {
+        memset(r, 0, sizeof *r);
+        r->error = -rc;
         send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         return;
+    }
+    const struct ipc_geometry *g = &d->svc->clients.geo;
+    d->nclients++;
+    r->client_id = c->client->id;
+    r->client_index = c->client->index;
+    r->nqueues = g->nqueues;
+    r->ncells = g->ncells;
+    r->nslots = g->nslots;
+    r->slot_buf = g->slot_buf;
+    r->cache_blocks = g->cache_blocks;
+    r->flags = service_caches_writes(d->svc) ? DANAUS_HELLO_CACHES_WRITES : 0;
+    memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
+    if (view >= 0) {
+        view_from_entries(c->client, r->mounts, r->nmounts);
+        len += (size_t)view;
+    } else {
+        /* A namespace known to have no view: the host's table. */
+        c->client->sees_all = true;
+        len += fstable_list(&d->svc->fs, r->mounts, HELLO_MAX - sizeof *r,
+                            &r->nmounts);
     }
     int fds[2] = {d->svc->seg.fd, c->client->area.fd};
     send_with_fds(c->fd, buf, len, fds, 2);
@@ -608,12 +684,8 @@ static int apply_view(struct door *d, const struct danaus_door_msg *m,
 static void set_view(struct door *d, struct conn *c,
                      const struct danaus_door_msg *m, size_t len)
 {
-    struct ucred uc;
-    socklen_t clen = sizeof uc;
     int rc = may_change_mounts(d, c->fd);
-    if (rc == 0 && getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &clen) < 0)
-        rc = -errno;
-    int ns_fd = rc == 0 ? views_open_ns(uc.pid) : rc;
+    int ns_fd = rc == 0 ? peer_ns(d, c) : rc;
     rc = ns_fd < 0 ? ns_fd : apply_view(d, m, len, ns_fd);
     if (rc < 0 && ns_fd >= 0)
         close(ns_fd);
@@ -736,6 +808,8 @@ static void drop(struct door *d, struct conn *c)
 {
     epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
+    if (c->pidfd >= 0)
+        close(c->pidfd);
     release_hello(d, c);
     if (c->client) {
         client_detach(&d->svc->clients, c->client);
@@ -777,6 +851,15 @@ static void accept_one(struct door *d)
         return;
     }
     c->fd = fd;
+    c->pidfd = -1;
+    /* A kernel without SO_PEERPIDFD: the peer is pinned now, by the pid
+     * it connected with (the narrowest window there is without it). */
+    if (d->peer_pidfd < 0) {
+        struct ucred uc;
+        socklen_t len = sizeof uc;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0)
+            c->pidfd = pidfd_open(uc.pid, 0);
+    }
     c->next = d->conns;
     d->conns = c;
 }

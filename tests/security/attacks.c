@@ -1320,6 +1320,61 @@ static void test_two_containers(void **state)
     }
 }
 
+/* ---- a hello from a process that did not connect (issue 35, 2) ---- */
+
+/* In a container's mount namespace with the view of MOUNT_A: connects,
+ * forks and exits; the child, once its parent is gone, says hello on the
+ * inherited connection. The namespace of the process that connected can
+ * no longer be identified: the hello must be refused, never answered with
+ * the host's every mount. The child writes what its hello got (0 or
+ * -errno) and whether MOUNT_B was listed to the pipe. */
+static int orphan_hello(void *arg)
+{
+    int *out = arg;
+    CHILD_CHECK(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+    struct raw setup;
+    CHILD_CHECK(raw_attach(&setup, sock) == 0, "attach for view");
+    struct danaus_door_reply reply;
+    int err = raw_door(&setup, DANAUS_DOOR_VIEW, 1, 0, MOUNT_A,
+                       sizeof MOUNT_A, &reply);
+    CHILD_CHECK(err == 0, "view: %s", strerror(err));
+    raw_detach(&setup);
+    become(NOBODY);
+    struct raw r;
+    CHILD_CHECK(raw_connect(&r, sock) == 0, "connect");
+    pid_t parent = getpid();
+    pid_t child = fork();
+    CHILD_CHECK(child >= 0, "fork");
+    if (child > 0)
+        _exit(0);
+    for (int i = 0; i < 1000 && getppid() == parent; i++)
+        usleep(5000);
+    int32_t got[2] = {getppid() == parent ? -EBUSY : raw_hello(&r), 0};
+    if (got[0] == 0)
+        got[1] = raw_mount(&r, MOUNT_B) != UINT32_MAX;
+    CHILD_CHECK(write(out[1], got, sizeof got) == sizeof got, "pipe");
+    _exit(0);
+}
+
+static void test_orphan_hello(void **state)
+{
+    (void)state;
+    start("orphan", "owner 65534:65534\n");
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    assert_int_equal(reap(spawn(orphan_hello, out), 30), 0);
+    close(out[1]);
+    int32_t got[2] = {1, 1};
+    assert_int_equal(read(out[0], got, sizeof got), sizeof got);
+    close(out[0]);
+    /* Not served: neither the host's table nor anything else. */
+    assert_int_equal(got[1], 0);
+    assert_int_equal(got[0], -ESRCH);
+    /* Whoever connects and says hello itself is served as before. */
+    struct checker late = {9, NOBODY, 0.3, MOUNT_A};
+    assert_int_equal(reap(spawn(checker_main, &late), 30), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -1341,6 +1396,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
+        cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_fuzzer, stop),
     };
     if (getenv("DANAUS_SECURITY_FILTER"))
