@@ -310,6 +310,16 @@ int main(int argc, char **argv)
     lock_table_init(&svc.locks, svc.cfg.client_locks);
     if (client_registry_init(&svc.clients, &geo, svc.cfg.slots) < 0)
         return die("cannot start service threads");
+    /* Fair shares (shares.h): the owner and root each keep a reserve; the
+     * door sets the bounds of what it gives out. */
+    svc.clients.shares.owner =
+        svc.cfg.owner_uid != (uid_t)-1 ? svc.cfg.owner_uid : svc.euid;
+    uint32_t uid_slots = svc.cfg.uid_slots;
+    if (!uid_slots)
+        uid_slots = svc.cfg.slots / 2 > geo.nslots ? svc.cfg.slots / 2
+                                                    : geo.nslots;
+    shares_bound(&svc.clients.shares, SHARE_SLOTS, svc.cfg.slots, uid_slots,
+                 svc.cfg.slots / 16 ? svc.cfg.slots / 16 : 1);
     svc.clients.locks = &svc.locks;
     readcache_init(&svc.readcache);
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,

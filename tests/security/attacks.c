@@ -28,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1375,6 +1377,246 @@ static void test_orphan_hello(void **state)
     assert_int_equal(reap(spawn(checker_main, &late), 30), 0);
 }
 
+/* ---- one uid takes all it can (issue 35, 3 and 4) ---- */
+
+#define HONEST_UID 4242
+#define HOG_UID 4243
+#define HOG2_UID 4244
+#define HOG_ATTACH_TRIES 64   /* per process */
+#define HOG_PROCESSES 100
+#define HOG_SILENT 300        /* connections that never say hello */
+
+struct hog_report {
+    int clients, slots, tickets;
+    int silent, silent_open; /* hello-less connections made; still open
+                                6 s later */
+};
+
+/* Reads exactly n bytes from fd within timeout_ms: 0, or -1. */
+static int read_within(int fd, void *buf, size_t n, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, timeout_ms) != 1)
+        return -1;
+    return read(fd, buf, n) == (ssize_t)n ? 0 : -1;
+}
+
+/* One process of a hog: attaches until refused, takes every slot and
+ * ticket each attachment can get, says what it got, and holds it all. */
+static int hog_process(int out)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    static struct raw r[HOG_ATTACH_TRIES];
+    struct hog_report got = {0};
+    for (int i = 0; i < HOG_ATTACH_TRIES; i++) {
+        if (raw_attach(&r[i], sock) != 0) {
+            raw_detach(&r[i]);
+            break;
+        }
+        got.clients++;
+        while (raw_slot(&r[i]) >= 0)
+            got.slots++;
+        struct danaus_door_reply reply;
+        while (raw_door(&r[i], DANAUS_DOOR_TICKET, DANAUS_TICKET_ALL, 0, NULL,
+                        0, &reply) == 0)
+            got.tickets++;
+    }
+    CHILD_CHECK(write(out, &got, sizeof got) == sizeof got, "report");
+    for (;;)
+        pause();
+}
+
+/* Connections that never say hello, as many as HOG_SILENT: how many were
+ * made, and how many the service still holds open 6 s later. */
+static void hog_silent(struct hog_report *t)
+{
+    static int fd[HOG_SILENT];
+    for (t->silent = 0; t->silent < HOG_SILENT; t->silent++) {
+        struct raw r;
+        if (raw_connect(&r, sock) < 0) {
+            raw_detach(&r);
+            break;
+        }
+        fd[t->silent] = r.door;
+    }
+    usleep(6000000);
+    t->silent_open = 0;
+    for (int i = 0; i < t->silent; i++) {
+        struct pollfd p = {.fd = fd[i], .events = POLLIN};
+        char byte;
+        bool hung_up = poll(&p, 1, 0) == 1 &&
+                       ((p.revents & (POLLHUP | POLLERR)) ||
+                        recv(fd[i], &byte, 1, MSG_DONTWAIT) == 0);
+        t->silent_open += !hung_up;
+        close(fd[i]);
+    }
+}
+
+struct hog_arg {
+    uid_t uid;
+    int out; /* the report goes here; then it holds until killed */
+    bool silent; /* and makes connections that never say hello */
+};
+
+/* A uid that takes everything it can: processes of HOG_ATTACH_TRIES
+ * hellos each, until a new one gets no attachment at all. */
+static int uid_hog(void *arg)
+{
+    struct hog_arg *a = arg;
+    become(a->uid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int p[2];
+    CHILD_CHECK(pipe(p) == 0, "pipe");
+    struct hog_report total = {0};
+    for (int k = 0; k < HOG_PROCESSES; k++) {
+        pid_t pid = fork();
+        CHILD_CHECK(pid >= 0, "fork");
+        if (pid == 0)
+            _exit(hog_process(p[1]));
+        struct hog_report got;
+        CHILD_CHECK(read_within(p[0], &got, sizeof got, 60000) == 0,
+                    "hog process report");
+        total.clients += got.clients;
+        total.slots += got.slots;
+        total.tickets += got.tickets;
+        if (got.clients == 0)
+            break;
+    }
+    if (a->silent)
+        hog_silent(&total);
+    CHILD_CHECK(write(a->out, &total, sizeof total) == sizeof total,
+                "report");
+    for (;;)
+        pause();
+}
+
+struct honest {
+    uid_t uid;
+    int out; /* gets a struct honest_report */
+};
+
+struct honest_report {
+    int errors, stats;
+    double attach_ms, p50_us, p99_us;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Attaches, takes a slot and stats MOUNT_A's root 2,000 times: the errors,
+ * the time the attach took and the stats' latency. */
+static int honest_main(void *arg)
+{
+    struct honest *h = arg;
+    if (h->uid)
+        become(h->uid);
+    enum { N = 2000 };
+    static double us[N];
+    struct honest_report rep = {0};
+    struct raw r;
+    uint64_t t0 = ipc_now_ns();
+    int rc = raw_attach(&r, sock);
+    rep.attach_ms = (double)(ipc_now_ns() - t0) / 1e6;
+    int slot = rc == 0 ? raw_slot(&r) : rc;
+    if (slot < 0) {
+        fprintf(stderr, "honest uid %d: %s: %s\n", (int)h->uid,
+                rc ? "attach" : "slot", strerror(-slot));
+        rep.errors = 1;
+    }
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    for (int i = 0; slot >= 0 && i < N; i++) {
+        struct danaus_desc d = {.call = DANAUS_CALL_STAT, .mount = mount};
+        uint64_t t = ipc_now_ns();
+        int64_t n = raw_call(&r, (uint32_t)slot, &d, ".", 2, 10000);
+        us[rep.stats++] = (double)(ipc_now_ns() - t) / 1e3;
+        rep.errors += n != 0;
+    }
+    if (rep.stats) {
+        qsort(us, (size_t)rep.stats, sizeof us[0], cmp_double);
+        rep.p50_us = us[rep.stats / 2];
+        rep.p99_us = us[rep.stats * 99 / 100];
+    }
+    CHILD_CHECK(write(h->out, &rep, sizeof rep) == sizeof rep, "report");
+    return rep.errors ? 1 : 0;
+}
+
+/* Runs honest_main as uid; its report, printed under label. */
+static struct honest_report honest_run(uid_t uid, const char *label)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    struct honest h = {uid, p[1]};
+    pid_t pid = spawn(honest_main, &h);
+    struct honest_report rep = {.errors = -1};
+    int got = read_within(p[0], &rep, sizeof rep, 60000);
+    int rc = reap(pid, 30);
+    close(p[0]);
+    close(p[1]);
+    printf("  %-28s uid %5d: attach %.2f ms, %d stats, %d errors, "
+           "p50 %.1f us, p99 %.1f us\n",
+           label, (int)uid, rep.attach_ms, rep.stats, rep.errors, rep.p50_us,
+           rep.p99_us);
+    assert_int_equal(got, 0);
+    assert_int_equal(rc, 0);
+    return rep;
+}
+
+static pid_t hog_start(uid_t uid, bool silent, struct hog_report *rep)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    static struct hog_arg a;
+    a = (struct hog_arg){uid, p[1], silent};
+    pid_t pid = spawn(uid_hog, &a);
+    assert_int_equal(read_within(p[0], rep, sizeof *rep, 120000), 0);
+    close(p[0]);
+    close(p[1]);
+    printf("  hog uid %d holds %d clients, %d slots, %d tickets; %d silent "
+           "connections, %d still open after 6 s\n",
+           (int)uid, rep->clients, rep->slots, rep->tickets, rep->silent,
+           rep->silent_open);
+    return pid;
+}
+
+/* One uid takes every attachment, slot and ticket it can get and makes
+ * connections that never say hello: another uid, root and the owner are
+ * still served, with no error, and the hello-less connections are
+ * dropped. Then a second uid takes what is left: root and the owner still
+ * get in (their reserves). */
+static void test_one_uid_takes_all(void **state)
+{
+    (void)state;
+    start("shares", "owner 65534:65534\nread_cache_blocks 0\n");
+    /* Every uid may reach the socket, as the tenant's uids of a container
+     * whose rundir is bound in may. */
+    assert_int_equal(chmod(sock, 0666), 0);
+    honest_run(HONEST_UID, "another uid, before");
+    honest_run(0, "root, before");
+    struct hog_report first, second;
+    pid_t hog1 = hog_start(HOG_UID, true, &first);
+    struct honest_report other = honest_run(HONEST_UID, "another uid, beside it");
+    honest_run(0, "root, beside it");
+    honest_run(NOBODY, "the owner, beside it");
+    /* Its shares (uid_clients 256, uid_slots 128, 1024 tickets, 64
+     * hello-less connections, each dropped after 3 s). */
+    assert_true(first.clients > 0 && first.clients <= 256);
+    assert_true(first.slots > 0 && first.slots <= 128);
+    assert_true(first.tickets > 0 && first.tickets <= 1024);
+    assert_true(first.silent > 0);
+    assert_int_equal(first.silent_open, 0);
+    assert_int_equal(other.errors, 0);
+    pid_t hog2 = hog_start(HOG2_UID, false, &second);
+    honest_run(0, "root, beside two");
+    honest_run(NOBODY, "the owner, beside two");
+    kill(hog1, SIGKILL);
+    kill(hog2, SIGKILL);
+    assert_int_equal(reap(hog1, 30), 128 + SIGKILL);
+    assert_int_equal(reap(hog2, 30), 128 + SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -1397,6 +1639,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
+        cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
         cmocka_unit_test_teardown(test_fuzzer, stop),
     };
     if (getenv("DANAUS_SECURITY_FILTER"))
