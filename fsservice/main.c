@@ -20,6 +20,7 @@
 #include "fsservice/core/workers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -203,17 +204,37 @@ static rlim_t raise_nofile(void)
 
 /* <rundir>/<service>.pid, written once ready: how a supervisor finds a
  * service the keeper restarted (fsservice/doors/fuse_keeper.h). Its path
- * goes to path, for the clean stop to remove. */
+ * goes to path, for the clean stop to remove. Whoever may write the rundir
+ * (a container, when it is bound there) may plant names in it: the pid is
+ * written into a file this call creates under a name nobody could guess
+ * (O_CREAT | O_EXCL, which never follows a symlink), mode 0644, then
+ * renamed over path, which replaces whatever path was without opening
+ * it. */
 static void write_pid_file(const struct config *cfg, char *path, size_t size)
 {
     snprintf(path, size, "%s/%s.pid", cfg->rundir, cfg->service);
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    FILE *f = fopen(tmp, "we");
-    if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 ||
-        rename(tmp, path) < 0)
-        fprintf(stderr, "danausd: cannot write %s: %s\n", path,
-                strerror(errno));
+    char tmp[PATH_MAX + 16], line[32];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int n = snprintf(line, sizeof line, "%d\n", (int)getpid());
+    int fd = mkostemp(tmp, O_CLOEXEC | O_NOFOLLOW);
+    int rc = fd < 0 || fchmod(fd, 0644) < 0 ||
+                     write(fd, line, (size_t)n) != n
+                 ? -1
+                 : 0;
+    int e = errno;
+    if (fd >= 0 && close(fd) < 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc == 0 && rename(tmp, path) < 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc < 0) {
+        if (fd >= 0)
+            unlink(tmp);
+        fprintf(stderr, "danausd: cannot write %s: %s\n", path, strerror(e));
+    }
 }
 
 int main(int argc, char **argv)
@@ -249,8 +270,12 @@ int main(int argc, char **argv)
     svc.argv = argv;
     svc.euid = geteuid();
     svc.egid = getegid();
-    /* Modes arrive with the client's umask already applied (libfs). */
-    umask(0);
+    /* The service's own files (socket, pid file, Ceph's admin socket and
+     * log) are never writable by others, whatever umask it was started
+     * with. Modes of the clients' files arrive with the client's umask
+     * already applied (libfs): the local backend creates them from
+     * threads with a umask of their own, 0 (local.c). */
+    umask(umask(022) | 022);
 
     /* Signals are taken by sigwait below; threads inherit the mask. */
     sigset_t sigs;
@@ -287,6 +312,16 @@ int main(int argc, char **argv)
     lock_table_init(&svc.locks, svc.cfg.client_locks);
     if (client_registry_init(&svc.clients, &geo, svc.cfg.slots) < 0)
         return die("cannot start service threads");
+    /* Fair shares (shares.h): the owner and root each keep a reserve; the
+     * door sets the bounds of what it gives out. */
+    svc.clients.shares.owner =
+        svc.cfg.owner_uid != (uid_t)-1 ? svc.cfg.owner_uid : svc.euid;
+    uint32_t uid_slots = svc.cfg.uid_slots;
+    if (!uid_slots)
+        uid_slots = svc.cfg.slots / 2 > geo.nslots ? svc.cfg.slots / 2
+                                                    : geo.nslots;
+    shares_bound(&svc.clients.shares, SHARE_SLOTS, svc.cfg.slots, uid_slots,
+                 svc.cfg.slots / 16 ? svc.cfg.slots / 16 : 1);
     svc.clients.locks = &svc.locks;
     readcache_init(&svc.readcache);
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,

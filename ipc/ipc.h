@@ -61,7 +61,9 @@
  *
  * The service reads every shared field as hostile: indices are bounded
  * before use and no loop waits on a value that only a client can change
- * without a bound on time.
+ * without a bound on time. It reads each at most once per use, into its
+ * own memory, and never reads back what it wrote there (docs/trust.md
+ * lists every such read).
  */
 #ifndef DANAUS_IPC_H
 #define DANAUS_IPC_H

@@ -215,9 +215,14 @@ static int say_hello(struct service *s, int door)
         if (fds[i] >= 0)
             sys_close(fds[i]);
     /* A service that hung up before answering died meanwhile (see
-     * connect_first); any other failure is a reply we cannot use. */
+     * connect_first); a refusal says why (its error: ESRCH, EUSERS, ...);
+     * any other failure is a reply we cannot use. */
     if (rc < 0)
-        errno = n == 0 ? ECONNRESET : n < 0 ? errno : EPROTO;
+        errno = n == 0 ? ECONNRESET
+                : n < 0 ? errno
+                : (size_t)n >= sizeof *reply && reply->error > 0
+                    ? reply->error
+                    : EPROTO;
     return rc;
 }
 

@@ -12,6 +12,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <time.h>
+
+#define SLOT_WAIT_MS 5000
+#define SLOT_NAP_MAX_NS 10000000L /* asks again at most every 10 ms */
 
 static __thread struct thread_state state;
 static __thread bool has_slot;
@@ -35,10 +39,33 @@ static void make_key(void)
     key_made = pthread_key_create(&exit_key, give_back_slot) == 0;
 }
 
+/* SLOT_GET, asked again while it answers EAGAIN, for SLOT_WAIT_MS: slots
+ * come back as threads end, their own process's or others'. The door is
+ * free between two asks, so this process's other threads can give theirs
+ * back meanwhile. */
+static int ask_slot(uint32_t *slot)
+{
+    struct timespec nap = {0, 100000}, start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        int err = service_door(DANAUS_DOOR_SLOT_GET, 0, slot);
+        if (err != EAGAIN)
+            return err;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long waited_ms = (now.tv_sec - start.tv_sec) * 1000 +
+                         (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (waited_ms >= SLOT_WAIT_MS)
+            return err;
+        nanosleep(&nap, NULL);
+        if (nap.tv_nsec < SLOT_NAP_MAX_NS / 2)
+            nap.tv_nsec *= 2;
+    }
+}
+
 static int take_slot(const struct service *svc)
 {
     uint32_t slot;
-    int err = service_door(DANAUS_DOOR_SLOT_GET, 0, &slot);
+    int err = ask_slot(&slot);
     if (err == 0 && slot >= svc->area.nslots)
         err = EPROTO;
     if (err) {

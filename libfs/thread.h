@@ -18,7 +18,10 @@ struct thread_state {
 };
 
 /* This thread's state with a slot, its queue refreshed from the cpu it runs
- * on; NULL with errno set (ENOTCONN, or the service's SLOT_GET error). */
+ * on; NULL with errno set (ENOTCONN, or the service's SLOT_GET error). A
+ * thread that finds no slot free (EAGAIN: its process's, or its uid's
+ * share, taken) waits for one up to SLOT_WAIT_MS, asking again now and
+ * then, before its call fails with EAGAIN. */
 struct thread_state *thread_get(const struct service *svc);
 
 /* In a forked child: the calling thread's slot is its parent's; forget it

@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/falloc.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* Flags a client may pass to open. */
@@ -382,6 +384,10 @@ int64_t call_fallocate(struct request *r)
                                     len);
 }
 
+/* The records are built in the service's own memory and copied out once:
+ * a backend that reads what it wrote (local.c walks d_reclen to find the
+ * cookie) must never read the client's buffer, which another of its
+ * threads may rewrite meanwhile (request.h). */
 int64_t call_getdents(struct request *r)
 {
     if (!r->of->file->is_dir)
@@ -389,12 +395,20 @@ int64_t call_getdents(struct request *r)
     int64_t n = count_arg(r);
     if (n < 0)
         return n;
+    void *own = malloc(n ? (size_t)n : 1);
+    if (!own)
+        return -ENOMEM;
     pthread_mutex_lock(&r->of->pos_lock);
-    n = ops_of(r->of)->getdents(r->of->file, &r->c->cred, r->out, (size_t)n,
-                                &r->of->pos);
+    int64_t got = ops_of(r->of)->getdents(r->of->file, &r->c->cred, own,
+                                          (size_t)n, &r->of->pos);
     *r->pos_out = r->of->pos;
     pthread_mutex_unlock(&r->of->pos_lock);
-    return n;
+    if (got > n)
+        got = -EIO; /* a backend that says it wrote more than it was given */
+    if (got > 0)
+        memcpy(r->out, own, (size_t)got);
+    free(own);
+    return got;
 }
 
 int64_t call_getfl(struct request *r)

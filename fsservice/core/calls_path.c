@@ -5,12 +5,21 @@
  * Each handler reads its strings in the order wire.h gives, checks the
  * numeric arguments, and calls the instance's libservice. Results and
  * outputs are the backend's, unchanged.
+ *
+ * Read once (request.h): an answer that the service or a backend reads
+ * again after writing it (stat and statfs, which the union and this file
+ * amend; listxattr, which the union filters in place) is built in the
+ * service's own memory and copied out once; an xattr's value is copied in
+ * once before any backend looks at it. Answers nobody reads back (readlink,
+ * getxattr) go straight into the slot.
  */
 #include "request.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
@@ -58,16 +67,20 @@ static int at_flags(struct request *r, int64_t arg, int allowed, int *out)
 int64_t call_stat(struct request *r)
 {
     struct ls_instance *inst;
-    struct danaus_stat *st = (struct danaus_stat *)r->out;
+    struct danaus_stat st;
     int at, rc = strings(r, 1);
     if (rc < 0)
         return rc;
     if (r->of)
-        return FILE_OPS(r)->fstat(r->of->file, &r->c->cred, st);
-    if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r, r->d->arg[0], AT_FLAGS_NOFOLLOW, &at)) < 0)
+        rc = FILE_OPS(r)->fstat(r->of->file, &r->c->cred, &st);
+    else if ((rc = instance(r, &inst)) < 0 ||
+             (rc = at_flags(r, r->d->arg[0], AT_FLAGS_NOFOLLOW, &at)) < 0)
         return rc;
-    return inst->ops->stat(inst, &r->c->cred, r->path, at, st);
+    else
+        rc = inst->ops->stat(inst, &r->c->cred, r->path, at, &st);
+    if (rc == 0)
+        memcpy(r->out, &st, sizeof st);
+    return rc;
 }
 
 int64_t call_access(struct request *r)
@@ -283,16 +296,18 @@ int64_t call_truncate(struct request *r)
 int64_t call_statfs(struct request *r)
 {
     struct ls_instance *inst;
-    struct danaus_statfs *out = (struct danaus_statfs *)r->out;
+    struct danaus_statfs out;
     int rc = strings(r, 1);
     if (rc < 0)
         return rc;
     if (r->of)
-        rc = FILE_OPS(r)->fstatfs(r->of->file, &r->c->cred, out);
+        rc = FILE_OPS(r)->fstatfs(r->of->file, &r->c->cred, &out);
     else if ((rc = instance(r, &inst)) == 0)
-        rc = inst->ops->statfs(inst, &r->c->cred, r->path, out);
+        rc = inst->ops->statfs(inst, &r->c->cred, r->path, &out);
     if (rc == 0 && request_read_only(r))
-        out->flags |= ST_RDONLY;
+        out.flags |= ST_RDONLY;
+    if (rc == 0)
+        memcpy(r->out, &out, sizeof out);
     return rc;
 }
 
@@ -334,32 +349,45 @@ int64_t call_setxattr(struct request *r)
         (r->d->arg[1] & ~(int64_t)(XATTR_CREATE | XATTR_REPLACE)))
         return -EINVAL;
     int xflags = (int)r->d->arg[1];
-    const void *value = r->in + r->in_used;
+    /* A backend may look at a value more than once (libcephfs parses an
+     * ACL, then sends it): it gets the service's copy. */
+    void *value = malloc(size ? (size_t)size : 1);
+    if (!value)
+        return -ENOMEM;
+    memcpy(value, r->in + r->in_used, (size_t)size);
     if (r->of)
-        return FILE_OPS(r)->fsetxattr(r->of->file, &r->c->cred, r->path2,
-                                      value, (size_t)size, xflags);
-    if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r, r->d->arg[2], AT_FLAGS_NOFOLLOW, &at)) < 0)
-        return rc;
-    return inst->ops->setxattr(inst, &r->c->cred, r->path, r->path2, value,
-                               (size_t)size, xflags, at);
+        rc = FILE_OPS(r)->fsetxattr(r->of->file, &r->c->cred, r->path2, value,
+                                    (size_t)size, xflags);
+    else if ((rc = instance(r, &inst)) == 0 &&
+             (rc = at_flags(r, r->d->arg[2], AT_FLAGS_NOFOLLOW, &at)) == 0)
+        rc = inst->ops->setxattr(inst, &r->c->cred, r->path, r->path2, value,
+                                 (size_t)size, xflags, at);
+    free(value);
+    return rc;
 }
 
+/* The union filters the names in place: they are listed into the
+ * service's memory (none at all when only the size is asked for). */
 int64_t call_listxattr(struct request *r)
 {
     struct ls_instance *inst;
     size_t size = xattr_size(r);
-    int at, rc = strings(r, 1);
+    int at;
+    int64_t rc = strings(r, 1);
     if (rc < 0)
         return rc;
+    char *own = NULL;
+    if (size && !(own = malloc(size)))
+        return -ENOMEM;
     if (r->of)
-        return FILE_OPS(r)->flistxattr(r->of->file, &r->c->cred,
-                                       (char *)r->out, size);
-    if ((rc = instance(r, &inst)) < 0 ||
-        (rc = at_flags(r, r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) < 0)
-        return rc;
-    return inst->ops->listxattr(inst, &r->c->cred, r->path, (char *)r->out,
-                                size, at);
+        rc = FILE_OPS(r)->flistxattr(r->of->file, &r->c->cred, own, size);
+    else if ((rc = instance(r, &inst)) == 0 &&
+             (rc = at_flags(r, r->d->arg[1], AT_FLAGS_NOFOLLOW, &at)) == 0)
+        rc = inst->ops->listxattr(inst, &r->c->cred, r->path, own, size, at);
+    if (rc > 0 && own)
+        memcpy(r->out, own, (size_t)rc < size ? (size_t)rc : size);
+    free(own);
+    return rc;
 }
 
 int64_t call_removexattr(struct request *r)

@@ -20,7 +20,8 @@ int client_registry_init(struct client_registry *r,
 {
     memset(r, 0, sizeof *r);
     r->geo = *geo;
-    r->slots_left = total_slots;
+    shares_init(&r->shares, 0);
+    shares_bound(&r->shares, SHARE_SLOTS, total_slots, total_slots, 0);
     r->handles_per_client = HANDLES_MAX;
     r->table = calloc(IPC_MAX_CLIENTS, sizeof *r->table);
     return r->table ? 0 : -ENOMEM;
@@ -30,6 +31,7 @@ void client_registry_free(struct client_registry *r)
 {
     free(r->table);
     r->table = NULL;
+    shares_free(&r->shares);
 }
 
 static void client_free(struct client *c)
@@ -102,8 +104,8 @@ void client_detach(struct client_registry *r, struct client *c)
 {
     rcu_assign_pointer(r->table[c->index], NULL);
     synchronize_rcu();
-    r->slots_left += c->nslots;
-    c->nslots = 0;
+    for (; c->nslots > 0; c->nslots--)
+        share_give(&r->shares, SHARE_SLOTS, c->cred.uid);
     client_put(c);
 }
 
@@ -121,12 +123,13 @@ bool client_sees(const struct client *c, uint32_t i)
 
 int slot_assign(struct client_registry *r, struct client *c)
 {
-    if (r->slots_left == 0)
-        return -EAGAIN;
     for (uint32_t i = 0; i < c->area.nslots; i++) {
         struct client_slot *cs = &c->slots[i];
         if (atomic_load(&cs->owned) || atomic_load(&cs->running))
             continue;
+        int rc = share_take(&r->shares, SHARE_SLOTS, c->cred.uid);
+        if (rc < 0)
+            return rc == -ENOMEM ? rc : -EAGAIN;
         /* A fresh slot answers nothing yet: the client numbers its requests
          * from 1. */
         struct ipc_slot *s = ipc_slot(&c->area, i);
@@ -137,7 +140,6 @@ int slot_assign(struct client_registry *r, struct client *c)
         atomic_store(&cs->taken, 0);
         atomic_store(&cs->owned, true);
         c->nslots++;
-        r->slots_left--;
         return (int)i;
     }
     return -EAGAIN;
@@ -149,7 +151,7 @@ int slot_release(struct client_registry *r, struct client *c, uint32_t slot)
         return -EINVAL;
     atomic_store(&c->slots[slot].owned, false);
     c->nslots--;
-    r->slots_left++;
+    share_give(&r->shares, SHARE_SLOTS, c->cred.uid);
     return 0;
 }
 

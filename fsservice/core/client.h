@@ -16,9 +16,10 @@
  * its mount view (the instances its hello listed: every live one for a
  * client of the service's own mount namespace, the view's for a container)
  * is checked on every request that names a mount by index; it holds at most
- * its area's slots (config client_slots) and handles_per_client handles (a
- * quarter of the service's descriptors), so one client cannot starve the
- * others of either.
+ * its area's slots (config client_slots), its uid's share of the service's
+ * slots (shares.h: config uid_slots, with a reserve kept for root and the
+ * owner), and handles_per_client handles (a quarter of the service's
+ * descriptors), so neither one client nor one uid can starve the others.
  *
  * Lifetime: the door holds one reference and publishes the client in the
  * table (RCU); a service thread takes another for each request. When the
@@ -31,6 +32,7 @@
 #include "handles.h"
 #include "locks.h"
 #include "readcache.h"
+#include "shares.h"
 #include "fsservice/libservice/libservice.h"
 
 #include "ipc/ipc.h"
@@ -67,14 +69,15 @@ struct client_registry {
     struct client *_Atomic *table; /* IPC_MAX_CLIENTS entries, RCU */
     uint32_t next_id;
     _Atomic uint32_t nindex;  /* table entries ever used */
-    uint32_t slots_left;      /* of the service-wide budget (config slots) */
+    struct shares shares;     /* per uid: slots here; the door's others */
     uint32_t handles_per_client;
     struct lock_table *locks; /* the service's record locks, or NULL */
     struct readcache *readcache; /* the service's, or NULL */
 };
 
 /* geo: the geometry of client areas (nslots per client). total_slots:
- * slots of all clients at once. */
+ * slots of all clients at once (no per-uid bound until shares_bound sets
+ * one, nor a reserve). */
 int client_registry_init(struct client_registry *r,
                          const struct ipc_geometry *geo, uint32_t total_slots);
 void client_registry_free(struct client_registry *r);
@@ -85,7 +88,7 @@ void client_registry_free(struct client_registry *r);
 struct client *client_new(struct client_registry *r, pid_t pid,
                           const struct ls_cred *cred);
 /* Door thread: the client leaves the table; drops the door's reference
- * after a grace period. Its slots go back to the budget. */
+ * after a grace period. Its slots go back to its uid's share. */
 void client_detach(struct client_registry *r, struct client *c);
 /* One more reference on c, for a service thread that keeps it past a
  * request (workers.c); the last client_put frees it. */
@@ -97,7 +100,8 @@ void client_put(struct client *c);
 void client_view_add(struct client *c, uint32_t i);
 bool client_sees(const struct client *c, uint32_t i);
 
-/* Door thread only: a slot of c's area (its index), or -EAGAIN. */
+/* Door thread only: a slot of c's area (its index), or -EAGAIN when its
+ * area holds none free or its uid has its share (shares.h). */
 int slot_assign(struct client_registry *r, struct client *c);
 int slot_release(struct client_registry *r, struct client *c, uint32_t slot);
 

@@ -231,6 +231,10 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return parse_u32(p, k, v, 1, 1u << 16, &cfg->slots);
     if (strcmp(k, "client_slots") == 0)
         return parse_u32(p, k, v, 1, 1u << 16, &cfg->client_slots);
+    if (strcmp(k, "uid_slots") == 0)
+        return parse_u32(p, k, v, 1, 1u << 16, &cfg->uid_slots);
+    if (strcmp(k, "uid_clients") == 0)
+        return parse_u32(p, k, v, 1, 4096, &cfg->uid_clients);
     if (strcmp(k, "nice") == 0) {
         char *end;
         long n = strtol(v, &end, 10);
@@ -360,6 +364,7 @@ static void set_defaults(struct config *cfg)
     cfg->queue_cells = 256;
     cfg->slots = 256;
     cfg->client_slots = 64;
+    cfg->uid_clients = 256;
     cfg->client_locks = 4096;
     cfg->nice = -10;
     cfg->slot_buffer = 256u << 10;

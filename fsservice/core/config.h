@@ -34,6 +34,10 @@ struct config {
     gid_t owner_gid;
     uint32_t queue_cells, slots, slot_buffer;
     uint32_t client_slots;      /* slots one client may hold at once */
+    uint32_t uid_slots;         /* ... one uid, all its clients together;
+                                   0: half of slots, at least client_slots
+                                   (shares.h) */
+    uint32_t uid_clients;       /* clients one uid may attach at once */
     uint32_t read_cache_blocks; /* 4 KiB blocks of each client's read cache
                                    (ipc.h), a power of two; 0: none */
     uint32_t client_locks;      /* record locks one client may hold */

@@ -3,10 +3,15 @@
  * outputs go. Shared by dispatch.c (decoding, the call table) and the
  * handlers in calls_fd.c and calls_path.c.
  *
- * Strings are copied out of shared memory into private buffers before they
- * are checked, so a client rewriting its buffer meanwhile changes nothing.
- * Bulk data (write payloads, read results) moves directly between the slot
- * buffer and the backend: a client racing its own data only hurts itself.
+ * Read once (docs/trust.md): the service reads each byte of a client's
+ * buffer at most once, into its own memory, and decides only on that copy.
+ * Strings are copied out before they are checked, so a client rewriting its
+ * buffer meanwhile changes nothing. Bulk data moves directly between the
+ * slot buffer and the backend only where nobody reads it back: a write's
+ * payload goes to the backend once, a read's answer is written and never
+ * looked at again. An answer that anyone reads after writing it (getdents'
+ * records, stat, statfs, listxattr) is built in the service's memory and
+ * copied out once (calls_fd.c, calls_path.c).
  */
 #ifndef DANAUS_REQUEST_H
 #define DANAUS_REQUEST_H

@@ -268,13 +268,12 @@ static bool queue_shared(struct crew *crew)
 /* Whether a bulk transfer of slot's client runs where this thread is,
  * beside the client: the queue serves that client alone, and for a write,
  * this thread runs on another cpu than the client, and the cpus other than
- * the client's are free for it (placement_others_free). A write's data
+ * the client's are free for it (placement_others_free). mark: the slot's
+ * client_cpu, read once per request (a hint, bounded where used). A write's data
  * goes on to its backend, whose threads (Ceph's messenger, and here the
  * cluster's daemons) want those cpus; a read of cached data does not. */
-static bool runs_beside(struct crew *crew, const struct ipc_slot *slot,
-                        bool writing)
+static bool runs_beside(struct crew *crew, uint32_t mark, bool writing)
 {
-    uint32_t mark = ipc_slot_client_mark(slot);
     return !queue_shared(crew) &&
            (!writing || (ipc_peer_elsewhere(mark) &&
                          placement_others_free(&crew->cpus, mark)));
@@ -327,6 +326,9 @@ static void serve_bell(struct service *svc, struct crew *crew,
     if (!c)
         return;
     struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
+    /* The one read of the request's client_cpu hint (read once,
+     * request.h): every decision below uses this copy. */
+    uint32_t mark = ipc_slot_client_mark(slot);
     uint64_t admit_ns = admission_charge(&svc->admission, &d,
                                          c->area.slot_buf);
     bool long_call = false;
@@ -337,13 +339,12 @@ static void serve_bell(struct service *svc, struct crew *crew,
                      !(call_short_in_kernel(&d) &&
                        kernel_name_space(svc, d.mount)) &&
                      (!call_is_bulk_transfer(&d) ||
-                      !runs_beside(crew, slot, call_is_write(&d))));
+                      !runs_beside(crew, mark, call_is_write(&d))));
         if (long_call) {
             atomic_fetch_add(&crew->in_long, 1);
             hand_off_queue(crew);
             await_input_here(slot, &d);
-            placement_follow(&place, &crew->cpus,
-                             ipc_slot_client_mark(slot));
+            placement_follow(&place, &crew->cpus, mark);
         }
         /* After the move: a client whose cpu the call now runs on must not
          * spin for it. */
@@ -372,10 +373,9 @@ static void serve_bell(struct service *svc, struct crew *crew,
     }
     if (crew) {
         atomic_fetch_sub(&crew->in_call, 1);
-        client_here = ipc_slot_client_here(slot) &&
-                      (long_call || !placement_step_aside(
-                                        &crew->cpus,
-                                        ipc_slot_client_mark(slot)));
+        client_here = mark != 0 && mark == ipc_cpu_mark() &&
+                      (long_call ||
+                       !placement_step_aside(&crew->cpus, mark));
         atomic_fetch_add(&crew->served, 1);
         remember_answered(c, b, &d);
     }
@@ -491,7 +491,9 @@ static enum ipc_woke wait_for_work(struct crew *crew, struct ipc_queue *q,
     struct ipc_slot *slot = ipc_slot(&answered.c->area, answered.slot);
     struct ipc_watch watch = {slot, answered.posted,
                               answered.bulk_write &&
-                                      runs_beside(crew, slot, true)
+                                      runs_beside(crew,
+                                                  ipc_slot_client_mark(slot),
+                                                  true)
                                   ? IPC_WATCHING_PIECES
                                   : IPC_WATCHING};
     enum ipc_woke woke = ipc_wait_work(&svc->seg, q, &watch, spin, 0);

@@ -12,9 +12,25 @@
  * door detaches the client: it leaves the client table, and its area, open
  * files and locks go with its last reference.
  *
+ * Views fail closed: a client's view is that of the mount namespace of the
+ * process that connected (views.h), found through a pidfd of that process
+ * (the socket's SO_PEERPIDFD, taken by the kernel at connect; before Linux
+ * 6.5, pidfd_open of its SO_PEERCRED pid at accept). A hello whose
+ * namespace cannot be identified (that process has exited, or may not be
+ * looked at) is refused with ESRCH or EACCES, never served with every
+ * mount.
+ *
+ * Fair shares, so that neither one client nor one uid can deny the others
+ * (core/shares.h: per uid, with a reserve kept for root and the owner):
+ * connections without a hello (PENDING_*: one over the bound is closed at
+ * accept, and one that has not said hello NO_HELLO_MS after its accept is
+ * dropped), attachments (CLIENT_*, and PID_CLIENTS per process: a hello
+ * past them is refused with EUSERS, EMFILE or EAGAIN), slots (client.h)
+ * and unclaimed tickets (TICKET_*, and TICKETS_PER_PID per process:
+ * EAGAIN).
+ *
  * Limits, so that one client cannot deny the others: a client's view is
- * fixed at hello (client.h), a process holds at most TICKETS_PER_PID
- * unclaimed tickets, and when the service runs out of descriptors the
+ * fixed at hello (client.h), and when the service runs out of descriptors the
  * door stops accepting for ACCEPT_PAUSE_MS instead of spinning on a
  * listening socket it cannot accept from (the pending connection waits in
  * the backlog; clients already attached notice nothing). A hello accepted
@@ -35,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/pidfd.h>
 #include <sys/random.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -44,17 +61,35 @@
 #include <unistd.h>
 #include <urcu.h>
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* asm-generic/socket.h, Linux 6.5 */
+#endif
+
 #define MAX_CLIENTS 4096
+#define CLIENT_RESERVE 32 /* for root, and as many for the owner */
+#define PID_CLIENTS 16
 #define HELLO_MAX (sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES)
 
 #define MAX_TICKETS 8192
+#define UID_TICKETS 1024
+#define TICKET_RESERVE 64
 #define TICKETS_PER_PID 32
+
+#define MAX_PENDING 1024
+#define UID_PENDING 64
+#define PENDING_RESERVE 16
+#define NO_HELLO_MS 3000
 #define ACCEPT_PAUSE_MS 100
 #define HELLO_HOLD_MS 5000
 
 struct conn {
     int fd;
+    int pidfd;             /* the peer, pinned at accept: only where the
+                              kernel has no SO_PEERPIDFD, else -1 */
     struct client *client; /* after hello */
+    uid_t uid;             /* the peer's, SO_PEERCRED at accept */
+    bool pending;          /* holds a SHARE_PENDING: no hello yet */
+    uint64_t hello_by;     /* dropped unless attached by then (ms) */
     uint64_t held_until;   /* a held hello: answered by then (ms), or 0 */
     struct conn *next;
 };
@@ -145,6 +180,19 @@ int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
     }
     d->bound = 1;
 
+    /* Whether the kernel gives a socket's peer as a pidfd (peer_ns). */
+    int pair[2], probe;
+    socklen_t plen = sizeof probe;
+    d->peer_pidfd = -1;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0) {
+        if (getsockopt(pair[0], SOL_SOCKET, SO_PEERPIDFD, &probe, &plen) == 0) {
+            d->peer_pidfd = 1;
+            close(probe);
+        }
+        close(pair[0]);
+        close(pair[1]);
+    }
+
     d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     d->stop_fd = eventfd(0, EFD_CLOEXEC);
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
@@ -191,6 +239,39 @@ static int peer_cred(struct door *d, int fd, struct ls_cred *cred, pid_t *pid)
     cred->ngroups = n < DANAUS_MAX_GROUPS ? n : DANAUS_MAX_GROUPS;
     memcpy(cred->groups, groups, (size_t)cred->ngroups * sizeof(gid_t));
     return 0;
+}
+
+static uint64_t time_ms(void);
+
+/* An open descriptor of the mount namespace of the process that connected
+ * c (views_pidfd_ns), or -errno: -ESRCH once that process is gone. */
+static int peer_ns(struct door *d, struct conn *c)
+{
+    int pidfd;
+    socklen_t len = sizeof pidfd;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0) {
+        fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+        int ns = views_pidfd_ns(pidfd);
+        close(pidfd);
+        return ns;
+    }
+    /* A peer that has exited has no pidfd (EINVAL before Linux 6.9). */
+    if (errno != ENOPROTOOPT)
+        return errno == EINVAL ? -ESRCH : -errno;
+    return c->pidfd >= 0 ? views_pidfd_ns(c->pidfd) : -ESRCH;
+}
+
+/* A hello refused because the caller's namespace is not known: said in the
+ * log at most once a second (a client may ask for it in a loop). */
+static void say_refused(struct door *d, pid_t pid, int err)
+{
+    uint64_t now = time_ms();
+    if (now - d->refused_said < 1000)
+        return;
+    d->refused_said = now;
+    fprintf(stderr, "danausd: %s: hello of pid %d refused: its mount "
+            "namespace cannot be identified (%s)\n", d->svc->cfg.service,
+            (int)pid, strerror(err));
 }
 
 /* The client may name exactly the mounts its hello lists (count entries,
@@ -255,6 +336,15 @@ static void release_hello(struct door *d, struct conn *c)
     }
 }
 
+/* Clients attached by process pid. */
+static int clients_of(struct door *d, pid_t pid)
+{
+    int n = 0;
+    for (struct conn *c = d->conns; c; c = c->next)
+        n += c->client && c->client->pid == pid;
+    return n;
+}
+
 static void hello(struct door *d, struct conn *c)
 {
     static char buf[HELLO_MAX];
@@ -263,14 +353,37 @@ static void hello(struct door *d, struct conn *c)
     struct ls_cred cred;
     pid_t pid = 0;
     int rc = c->client ? -EPROTO : peer_cred(d, c->fd, &cred, &pid);
-    if (rc == 0 && d->nclients >= MAX_CLIENTS)
+    /* The view first (views fail closed): the caller's namespace must be
+     * known, and then has a view (its entries) or none (the host's). */
+    long view = 0;
+    if (rc == 0) {
+        int ns = peer_ns(d, c);
+        view = ns < 0 ? ns
+                      : views_hello(&d->views, ns, r->mounts,
+                                    HELLO_MAX - sizeof *r, &r->nmounts);
+        if (ns >= 0)
+            close(ns);
+        if (view < 0 && view != -ENOENT) {
+            rc = (int)view;
+            if (rc != -EMFILE && rc != -ENFILE)
+                say_refused(d, pid, -rc);
+        }
+    }
+    bool short_of_fds = rc == -EMFILE || rc == -ENFILE;
+    struct shares *shares = &d->svc->clients.shares;
+    if (rc == 0 && clients_of(d, pid) >= PID_CLIENTS)
         rc = -EMFILE;
+    if (rc == 0)
+        rc = share_take(shares, SHARE_CLIENTS, cred.uid);
     if (rc == 0) {
         c->client = client_new(&d->svc->clients, pid, &cred);
         rc = c->client ? 0 : errno ? -errno : -ENOMEM;
-        if ((rc == -EMFILE || rc == -ENFILE) && hold_hello(d, c))
-            return;
+        short_of_fds = rc == -EMFILE || rc == -ENFILE;
+        if (rc < 0)
+            share_give(shares, SHARE_CLIENTS, cred.uid);
     }
+    if (short_of_fds && hold_hello(d, c))
+        return;
     release_hello(d, c);
     /* Made on the client's own copy: a UserPerm keeps a pointer to the
      * groups array it was given (fsservice/libservice/ceph/client.c). */
@@ -278,36 +391,38 @@ static void hello(struct door *d, struct conn *c)
         (rc = cephfs_cred_init(d->svc->ceph, &c->client->cred)) < 0) {
         client_detach(&d->svc->clients, c->client);
         c->client = NULL;
+        share_give(shares, SHARE_CLIENTS, cred.uid);
     }
     size_t len = sizeof *r;
-    if (rc == 0) {
-        const struct ipc_geometry *g = &d->svc->clients.geo;
-        d->nclients++;
-        r->client_id = c->client->id;
-        r->client_index = c->client->index;
-        r->nqueues = g->nqueues;
-        r->ncells = g->ncells;
-        r->nslots = g->nslots;
-        r->slot_buf = g->slot_buf;
-        r->cache_blocks = g->cache_blocks;
-        r->flags = service_caches_writes(d->svc) ? DANAUS_HELLO_CACHES_WRITES
-                                                 : 0;
-        memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
-        long view = views_hello(&d->views, pid, r->mounts,
-                                HELLO_MAX - sizeof *r, &r->nmounts);
-        if (view >= 0) {
-            view_from_entries(c->client, r->mounts, r->nmounts);
-            len += (size_t)view;
-        } else {
-            c->client->sees_all = true;
-            len += fstable_list(&d->svc->fs, r->mounts,
-                                HELLO_MAX - sizeof *r, &r->nmounts);
-        }
-    }
-    r->error = -rc;
     if (rc < 0) {
+        memset(r, 0, sizeof *r);
+        r->error = -rc;
         send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         return;
+    }
+    const struct ipc_geometry *g = &d->svc->clients.geo;
+    d->nclients++;
+    if (c->pending) {
+        share_give(shares, SHARE_PENDING, c->uid);
+        c->pending = false;
+    }
+    r->client_id = c->client->id;
+    r->client_index = c->client->index;
+    r->nqueues = g->nqueues;
+    r->ncells = g->ncells;
+    r->nslots = g->nslots;
+    r->slot_buf = g->slot_buf;
+    r->cache_blocks = g->cache_blocks;
+    r->flags = service_caches_writes(d->svc) ? DANAUS_HELLO_CACHES_WRITES : 0;
+    memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
+    if (view >= 0) {
+        view_from_entries(c->client, r->mounts, r->nmounts);
+        len += (size_t)view;
+    } else {
+        /* A namespace known to have no view: the host's table. */
+        c->client->sees_all = true;
+        len += fstable_list(&d->svc->fs, r->mounts, HELLO_MAX - sizeof *r,
+                            &r->nmounts);
     }
     int fds[2] = {d->svc->seg.fd, c->client->area.fd};
     send_with_fds(c->fd, buf, len, fds, 2);
@@ -329,6 +444,13 @@ static void free_ticket(struct ticket *t)
     free(t);
 }
 
+/* A ticket given out leaves: its uid's share gets it back. */
+static void drop_ticket(struct door *d, struct ticket *t)
+{
+    share_give(&d->svc->clients.shares, SHARE_TICKETS, t->uid);
+    free_ticket(t);
+}
+
 /* Drops tickets nobody claimed in time. */
 static void expire_tickets(struct door *d)
 {
@@ -341,7 +463,7 @@ static void expire_tickets(struct door *d)
         }
         *p = t->next;
         d->ntickets--;
-        free_ticket(t);
+        drop_ticket(d, t);
     }
 }
 
@@ -360,16 +482,20 @@ static void make_ticket(struct door *d, struct conn *c,
     int mine = 0;
     for (struct ticket *t = d->tickets; t; t = t->next)
         mine += t->pid == c->client->pid;
-    if (d->ntickets >= MAX_TICKETS || mine >= TICKETS_PER_PID) {
+    uid_t uid = c->client->cred.uid;
+    if (mine >= TICKETS_PER_PID ||
+        share_take(&d->svc->clients.shares, SHARE_TICKETS, uid) < 0) {
         reply_token(c->fd, EAGAIN, 0);
         return;
     }
     struct ticket *t = calloc(1, sizeof *t);
     if (!t || handle_table_init(&t->table) < 0) {
         free(t);
+        share_give(&d->svc->clients.shares, SHARE_TICKETS, uid);
         reply_token(c->fd, ENOMEM, 0);
         return;
     }
+    t->uid = uid;
     int rc = handle_table_copy(&t->table, &c->client->handles,
                                all ? NULL : m->handles, all ? 0 : n);
     /* A token that cannot be guessed: only the process it was given to
@@ -378,12 +504,11 @@ static void make_ticket(struct door *d, struct conn *c,
                         sizeof t->token || t->token == 0))
         rc = -EAGAIN;
     if (rc < 0) {
-        free_ticket(t);
+        drop_ticket(d, t);
         reply_token(c->fd, -rc, 0);
         return;
     }
     t->pid = c->client->pid;
-    t->uid = c->client->cred.uid;
     t->expires = time(NULL) + DANAUS_TICKET_TTL_S;
     t->next = d->tickets;
     d->tickets = t;
@@ -427,7 +552,7 @@ static void adopt_ticket(struct door *d, struct conn *c,
         if (rc == 0) {
             *p = t->next;
             d->ntickets--;
-            free_ticket(t);
+            drop_ticket(d, t);
         }
         reply(c->fd, -rc, 0);
         return;
@@ -608,12 +733,8 @@ static int apply_view(struct door *d, const struct danaus_door_msg *m,
 static void set_view(struct door *d, struct conn *c,
                      const struct danaus_door_msg *m, size_t len)
 {
-    struct ucred uc;
-    socklen_t clen = sizeof uc;
     int rc = may_change_mounts(d, c->fd);
-    if (rc == 0 && getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &clen) < 0)
-        rc = -errno;
-    int ns_fd = rc == 0 ? views_open_ns(uc.pid) : rc;
+    int ns_fd = rc == 0 ? peer_ns(d, c) : rc;
     rc = ns_fd < 0 ? ns_fd : apply_view(d, m, len, ns_fd);
     if (rc < 0 && ns_fd >= 0)
         close(ns_fd);
@@ -736,9 +857,16 @@ static void drop(struct door *d, struct conn *c)
 {
     epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
+    if (c->pidfd >= 0)
+        close(c->pidfd);
     release_hello(d, c);
+    struct shares *shares = &d->svc->clients.shares;
+    if (c->pending)
+        share_give(shares, SHARE_PENDING, c->uid);
     if (c->client) {
+        uid_t uid = c->client->cred.uid;
         client_detach(&d->svc->clients, c->client);
+        share_give(shares, SHARE_CLIENTS, uid);
         d->nclients--;
     }
     for (struct conn **p = &d->conns; *p; p = &(*p)->next)
@@ -769,16 +897,48 @@ static void accept_one(struct door *d)
             listen_poll(d, false);
         return;
     }
+    /* A uid's connections without a hello past its share are closed at
+     * once: the client sees the door hang up. */
+    struct ucred uc;
+    socklen_t len = sizeof uc;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0 ||
+        share_take(&d->svc->clients.shares, SHARE_PENDING, uc.uid) < 0) {
+        close(fd);
+        return;
+    }
     struct conn *c = calloc(1, sizeof *c);
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
     if (!c || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
         free(c);
         close(fd);
+        share_give(&d->svc->clients.shares, SHARE_PENDING, uc.uid);
         return;
     }
     c->fd = fd;
+    c->pidfd = -1;
+    c->uid = uc.uid;
+    c->pending = true;
+    c->hello_by = time_ms() + NO_HELLO_MS;
+    /* A kernel without SO_PEERPIDFD: the peer is pinned now, by the pid
+     * it connected with (the narrowest window there is without it). */
+    if (d->peer_pidfd < 0)
+        c->pidfd = pidfd_open(uc.pid, 0);
     c->next = d->conns;
     d->conns = c;
+}
+
+/* Drops the connections that did not say hello in time (a held hello has
+ * its own bound, HELLO_HOLD_MS). */
+static void drop_silent(struct door *d)
+{
+    if (!d->svc->clients.shares.used[SHARE_PENDING])
+        return;
+    uint64_t now = time_ms();
+    for (struct conn *c = d->conns, *next; c; c = next) {
+        next = c->next;
+        if (c->pending && !c->held_until && now >= c->hello_by)
+            drop(d, c);
+    }
 }
 
 static void serve(struct door *d, struct conn *c)
@@ -810,9 +970,11 @@ static void *door_main(void *arg)
         struct epoll_event ev[32];
         /* Wake now and then while tickets wait, to expire them, and while
          * accepting is paused or hellos are held. */
-        int timeout = d->accept_paused || d->nheld ? ACCEPT_PAUSE_MS
-                      : d->tickets                 ? 1000
-                                                   : -1;
+        int timeout =
+            d->accept_paused || d->nheld ? ACCEPT_PAUSE_MS
+            : d->svc->clients.shares.used[SHARE_PENDING] ? NO_HELLO_MS / 4
+            : d->tickets                                 ? 1000
+                                                         : -1;
         int n = epoll_wait(d->epoll_fd, ev, 32, timeout);
         for (int i = 0; i < n; i++) {
             void *p = ev[i].data.ptr;
@@ -824,6 +986,7 @@ static void *door_main(void *arg)
                 serve(d, p);
         }
         expire_tickets(d);
+        drop_silent(d);
         for (struct conn *c = d->conns; c && d->nheld; c = c->next)
             if (c->held_until)
                 hello(d, c);
@@ -834,6 +997,12 @@ static void *door_main(void *arg)
 
 int door_start(struct door *d)
 {
+    struct shares *s = &d->svc->clients.shares;
+    uint32_t uid_clients = d->svc->cfg.uid_clients ? d->svc->cfg.uid_clients
+                                                   : MAX_CLIENTS;
+    shares_bound(s, SHARE_CLIENTS, MAX_CLIENTS, uid_clients, CLIENT_RESERVE);
+    shares_bound(s, SHARE_TICKETS, MAX_TICKETS, UID_TICKETS, TICKET_RESERVE);
+    shares_bound(s, SHARE_PENDING, MAX_PENDING, UID_PENDING, PENDING_RESERVE);
     return -pthread_create(&d->thread, NULL, door_main, d);
 }
 
@@ -847,7 +1016,7 @@ void door_stop(struct door *d)
     while (d->tickets) {
         struct ticket *t = d->tickets;
         d->tickets = t->next;
-        free_ticket(t);
+        drop_ticket(d, t);
     }
     d->ntickets = 0;
     views_destroy(&d->views);

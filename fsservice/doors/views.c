@@ -5,6 +5,15 @@
  * /proc/PID/ns/mnt (namespaces(7): two processes are in the same namespace
  * exactly when these are equal). Inode numbers of nsfs are reused once a
  * namespace is gone, which is why a view holds its namespace open.
+ *
+ * Whose namespace: the connecting process's, through a pidfd of it (the
+ * socket's SO_PEERPIDFD, door.c), never through a pid number, which the
+ * process may leave and another take (connect, fork, exit: the child's
+ * hello once named a pid nobody had, whose namespace could not be read,
+ * and got every mount). From Linux 6.11 the pidfd gives the namespace
+ * itself (PIDFD_GET_MNT_NAMESPACE); before, /proc/PID/ns/mnt is opened
+ * and then the pidfd must still refer to a live process, so that PID was
+ * its pid throughout.
  */
 #include "views.h"
 #include "fsservice/core/fstable.h"
@@ -15,8 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef PIDFD_GET_MNT_NAMESPACE
+#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3) /* linux/pidfd.h, 6.11 */
+#endif
 
 struct view {
     dev_t dev;
@@ -29,12 +44,51 @@ struct view {
     struct view *next;
 };
 
-int views_open_ns(pid_t pid)
+/* The pid of the process pidfd refers to (its fdinfo's Pid line): > 0,
+ * or -ESRCH once it has exited, or -errno. */
+static pid_t pidfd_pid(int pidfd)
 {
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -EIO;
+    buf[n] = '\0';
+    const char *line = strstr(buf, "\nPid:");
+    int pid;
+    if (!line || sscanf(line + 5, "%d", &pid) != 1)
+        return -EIO;
+    return pid > 0 ? pid : -ESRCH;
+}
+
+int views_pidfd_ns(int pidfd)
+{
+    int ns = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
+    if (ns >= 0) {
+        fcntl(ns, F_SETFD, FD_CLOEXEC);
+        return ns;
+    }
+    if (errno != ENOTTY && errno != EINVAL && errno != EOPNOTSUPP)
+        return -errno;
+    pid_t pid = pidfd_pid(pidfd);
+    if (pid < 0)
+        return pid;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
+    ns = open(path, O_RDONLY | O_CLOEXEC);
+    if (ns < 0)
+        return errno == ENOENT ? -ESRCH : -errno;
+    /* Alive now, so pid was its pid when the namespace was opened. */
+    if (pidfd_send_signal(pidfd, 0, NULL, 0) < 0) {
+        int e = errno;
+        close(ns);
+        return -e;
+    }
+    return ns;
 }
 
 static int ns_of(pid_t pid, struct stat *st)
@@ -114,13 +168,15 @@ int views_set(struct views *v, int ns_fd, uint32_t index,
     return 0;
 }
 
-long views_hello(struct views *v, pid_t pid, char *out, size_t cap,
+long views_hello(struct views *v, int ns_fd, char *out, size_t cap,
                  uint32_t *n)
 {
     struct stat st;
-    struct view *w = v->list && ns_of(pid, &st) == 0 ? find(v, &st) : NULL;
+    if (fstat(ns_fd, &st) < 0)
+        return -errno;
+    struct view *w = find(v, &st);
     if (!w)
-        return -1;
+        return -ENOENT;
     /* views_set checked that every entry fits. */
     size_t used = fstable_entry(out, cap, w->index, "/");
     for (uint32_t i = 0; i < w->n; i++)

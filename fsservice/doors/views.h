@@ -20,9 +20,13 @@ struct views {
     struct view *list;
 };
 
-/* An open descriptor of pid's mount namespace (/proc/PID/ns/mnt), or
- * -errno. */
-int views_open_ns(pid_t pid);
+/* An open descriptor of the mount namespace of the process pidfd refers
+ * to, or -errno: -ESRCH once that process has exited (never the namespace
+ * of another process that got its pid since), -EACCES when the service
+ * may not look at it. A view is keyed by the namespace of the process
+ * that connected, never of a pid read from it (views fail closed: a
+ * namespace that cannot be identified gets no view and no hello). */
+int views_pidfd_ns(int pidfd);
 
 /* Gives the mount namespace open as ns_fd the view: instance `index` at
  * "/", and n more absolute paths, each with the instance seen there (a
@@ -35,10 +39,11 @@ int views_open_ns(pid_t pid);
 int views_set(struct views *v, int ns_fd, uint32_t index,
               const char *const *paths, const uint32_t *indices, uint32_t n);
 
-/* Writes the hello entries (wire.h) of pid's view into out; returns the
- * byte count and the number of entries in *n, or -1 when pid's mount
- * namespace has no view (or cannot be read: the host table then). */
-long views_hello(struct views *v, pid_t pid, char *out, size_t cap,
+/* Writes the hello entries (wire.h) of the view of the mount namespace
+ * open as ns_fd into out; returns the byte count and the number of entries
+ * in *n, -ENOENT when that namespace has no view (the host table then),
+ * or another -errno when ns_fd cannot be looked at. */
+long views_hello(struct views *v, int ns_fd, char *out, size_t cap,
                  uint32_t *n);
 
 /* Ends the views whose root is instance `index` (its mount was removed). */

@@ -226,12 +226,15 @@ enum danaus_door_op {
  * execs anything) names, with the same rights as MOUNT_ADD, the host
  * mount point of its root and the paths inside the container that other
  * file systems cover (its /proc, bind mounts). The service identifies the
- * caller's mount namespace from its pid (SO_PEERCRED, /proc/PID/ns/mnt)
- * and from then on answers the hello of any client in that namespace
- * with the view: the root instance at "/" and the kernel's paths. The
- * service's own mount namespace cannot get a view. A view ends with
- * MOUNT_REMOVE of its mount (the service pins the namespace until then,
- * so its identity is not reused meanwhile).
+ * mount namespace of the process that connected (a pidfd of it, never a
+ * pid number: fsservice/doors/views.h) and from then on answers the hello
+ * of any client in that namespace with the view: the root instance at "/"
+ * and the kernel's paths. The service's own mount namespace cannot get a
+ * view. A view ends with MOUNT_REMOVE of its mount (the service pins the
+ * namespace until then, so its identity is not reused meanwhile). A hello
+ * (or VIEW) whose namespace cannot be identified, because the process
+ * that connected has exited (ESRCH) or may not be looked at (EACCES), is
+ * refused.
  */
 
 #define DANAUS_TICKET_ALL UINT32_MAX

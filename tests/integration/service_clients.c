@@ -284,6 +284,42 @@ static void test_threads_return_slots(void **state)
     assert_int_equal(run_in_child(threaded_client, &fix.site, 60000), 0);
 }
 
+/* More threads at once than the client's slots: a thread that finds none
+ * free waits until another's thread exits and gives its slot back (issue
+ * 35), instead of failing its call with EAGAIN. */
+#define SLOT_WAITERS 12
+
+static void *stat_then_linger(void *arg)
+{
+    int *err = arg;
+    struct stat st;
+    *err = danaus_stat(MOUNTPOINT, &st) == 0 ? 0 : errno;
+    usleep(200000); /* holds its slot meanwhile */
+    return NULL;
+}
+
+static int slot_waiters(void *arg)
+{
+    site_use(arg);
+    pthread_t tid[SLOT_WAITERS];
+    int err[SLOT_WAITERS];
+    for (int i = 0; i < SLOT_WAITERS; i++)
+        CHILD_CHECK(pthread_create(&tid[i], NULL, stat_then_linger,
+                                   &err[i]) == 0,
+                    "pthread_create");
+    for (int i = 0; i < SLOT_WAITERS; i++)
+        pthread_join(tid[i], NULL);
+    for (int i = 0; i < SLOT_WAITERS; i++)
+        CHILD_CHECK(err[i] == 0, "thread %d: stat: %s", i, strerror(err[i]));
+    return 0;
+}
+
+static void test_threads_wait_for_slots(void **state)
+{
+    start(&fix, "slotwait", "client_slots 4\n");
+    assert_int_equal(run_in_child(slot_waiters, &fix.site, 60000), 0);
+}
+
 /* ---- fork ---- */
 
 /* Writes, reads back and removes a file of its own: 0 if all was right. */
@@ -458,6 +494,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_credentials, stop),
         cmocka_unit_test_teardown(test_other_owner_cannot_attach, stop),
         cmocka_unit_test_teardown(test_threads_return_slots, stop),
+        cmocka_unit_test_teardown(test_threads_wait_for_slots, stop),
         cmocka_unit_test_teardown(test_fork_before_attach, stop),
         cmocka_unit_test_teardown(test_fork_child_opens_its_files, stop),
         cmocka_unit_test_teardown(test_fork_keeps_areas_apart, stop),

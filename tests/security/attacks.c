@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -27,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -742,6 +745,203 @@ static void test_descriptor_exhaustion(void **state)
     close(ready[1]);
 }
 
+/* ---- an answer rewritten while the service still reads it (issue 35,
+ * 1): getdents' records ---- */
+
+#define DENTS 1000
+
+struct zeroer {
+    _Atomic uint16_t *reclen; /* the first record's, in the slot buffer */
+    _Atomic bool stop;
+};
+
+static void *zero_reclen(void *arg)
+{
+    struct zeroer *z = arg;
+    while (!atomic_load_explicit(&z->stop, memory_order_relaxed))
+        atomic_store_explicit(z->reclen, 0, memory_order_relaxed);
+    return NULL;
+}
+
+/* A directory of DENTS entries (about 60 KiB of records), read over and
+ * over while a second thread writes 0 into the first record's d_reclen in
+ * the slot buffer the answer lands in: the service must walk only its own
+ * copy of the records. Every read is answered, with the whole directory. */
+static int zero_dirent_lengths(void *arg)
+{
+    (void)arg;
+    become(NOBODY);
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "attacker: slot");
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    char dir[64], name[160];
+    snprintf(dir, sizeof dir, "dents-%d", (int)getpid());
+    struct danaus_desc d = {.call = DANAUS_CALL_MKDIR, .mount = mount};
+    d.arg[0] = 0755;
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, dir, (uint32_t)strlen(dir) + 1,
+                         10000) == 0,
+                "attacker: mkdir %s", dir);
+    for (int i = 0; i < DENTS; i++) {
+        snprintf(name, sizeof name, "%s/entry-with-a-long-name-%06d", dir, i);
+        CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, name,
+                             (uint32_t)strlen(name) + 1, 10000) == 0,
+                    "attacker: mkdir %s", name);
+    }
+    int64_t h = raw_open(&r, (uint32_t)slot, mount, dir,
+                         O_RDONLY | O_DIRECTORY);
+    CHILD_CHECK(h > 0, "attacker: open %s: %lld", dir, (long long)h);
+    struct ipc_slot *s = ipc_slot(&r.area, (uint32_t)slot);
+    struct zeroer z = {(_Atomic uint16_t *)(s->buf +
+                                            offsetof(struct danaus_dirent,
+                                                     d_reclen)),
+                       false};
+    pthread_t t;
+    CHILD_CHECK(pthread_create(&t, NULL, zero_reclen, &z) == 0, "thread");
+    uint64_t end = seconds_from_now(2);
+    int reads = 0;
+    while (ipc_now_ns() < end) {
+        d = (struct danaus_desc){.call = DANAUS_CALL_LSEEK, .mount = mount,
+                                 .handle = (uint64_t)h};
+        d.arg[1] = SEEK_SET;
+        CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000) == 0,
+                    "attacker: rewind");
+        int64_t total = 0, n;
+        do {
+            d = (struct danaus_desc){.call = DANAUS_CALL_GETDENTS,
+                                     .mount = mount, .handle = (uint64_t)h};
+            d.arg[0] = 128 << 10;
+            n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000);
+            CHILD_CHECK(n >= 0, "attacker: getdents after %d reads: %s",
+                        reads, strerror((int)-n));
+            total += n;
+        } while (n > 0);
+        CHILD_CHECK(total > DENTS * 40, "attacker: only %lld bytes listed",
+                    (long long)total);
+        reads++;
+    }
+    atomic_store(&z.stop, true);
+    pthread_join(t, NULL);
+    CHILD_CHECK(reads > 10, "attacker: only %d listings", reads);
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_getdents_answer_rewritten(void **state)
+{
+    (void)state;
+    start("dents", "owner 65534:65534\n");
+    with_checkers(zero_dirent_lengths, NULL, 2, 0);
+}
+
+/* ---- the pid file (issue 35, 5) ---- */
+
+/* The Umask line of /proc/PID/status, or -1. */
+static int umask_of(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    int mask = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", (unsigned *)&mask) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return mask;
+}
+
+/* A file (0666) and a directory (0777) for everyone, as a client whose
+ * umask is 0 makes them. */
+static int make_open_modes(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    struct danaus_desc d = {.call = DANAUS_CALL_OPEN, .mount = a};
+    d.arg[0] = O_CREAT | O_WRONLY;
+    d.arg[1] = 0666;
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, "open-file", 10, 5000) > 0,
+                "create");
+    d = (struct danaus_desc){.call = DANAUS_CALL_MKDIR, .mount = a};
+    d.arg[0] = 0777;
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, "open-dir", 9, 5000) == 0,
+                "mkdir");
+    return 0;
+}
+
+/* Whoever may write the rundir plants <service>.pid.new and
+ * <service>.pid as symlinks to files of someone else's (a host file, for
+ * a container whose rundir is bound in): the next start of the service
+ * (the keeper restarts it after a crash) truncates and writes neither,
+ * and its pid file is a file of its own, mode 0644; nor does the
+ * service's process umask leave its other files writable by others. */
+static void test_pid_file_planted(void **state)
+{
+    (void)state;
+    start("pidfile", "");
+    assert_int_equal(daemon_stop(&daemon_), 0);
+    char victim[2][PATH_MAX], link[2][PATH_MAX + 64];
+    for (int i = 0; i < 2; i++) {
+        snprintf(victim[i], sizeof victim[i], "%s/victim-%d", site.dir, i);
+        FILE *f = fopen(victim[i], "w");
+        assert_non_null(f);
+        fputs("precious\n", f);
+        fclose(f);
+        assert_int_equal(chmod(victim[i], 0600), 0);
+        snprintf(link[i], sizeof link[i], "%s/%s.pid%s", site.rundir,
+                 site.service, i ? "" : ".new");
+        unlink(link[i]);
+        assert_int_equal(symlink(victim[i], link[i]), 0);
+    }
+    assert_int_equal(daemon_start(&daemon_, danausd, &site, "danausd",
+                                  30000), 0);
+    /* The pid file is written once ready: wait for it to be a file. */
+    struct stat st;
+    for (int i = 0; i < 500; i++) {
+        if (lstat(link[1], &st) == 0 && S_ISREG(st.st_mode))
+            break;
+        usleep(10000);
+    }
+    char text[64];
+    FILE *f;
+    for (int i = 0; i < 2; i++) {
+        f = fopen(victim[i], "r");
+        assert_non_null(f);
+        text[0] = '\0';
+        assert_non_null(fgets(text, sizeof text, f));
+        fclose(f);
+        assert_string_equal(text, "precious\n");
+        assert_int_equal(stat(victim[i], &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+    }
+    assert_int_equal(lstat(link[1], &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 07777, 0644);
+    assert_int_equal(st.st_uid, 0);
+    f = fopen(link[1], "r");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof text, f));
+    fclose(f);
+    assert_int_equal(atoi(text), daemon_.pid);
+    int mask = umask_of(daemon_.pid);
+    assert_true(mask >= 0 && (mask & 022) == 022);
+    /* Its clients' modes still reach the kernel unmasked (they come with
+     * the client's umask applied). */
+    assert_int_equal(reap(spawn(make_open_modes, NULL), 30), 0);
+    if (!ceph_conf) {
+        char p[PATH_MAX + 64];
+        snprintf(p, sizeof p, "%s/open-file", host_a);
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0666);
+        snprintf(p, sizeof p, "%s/open-dir", host_a);
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0777);
+    }
+}
+
 /* ---- fuzzer: random descriptors, buffers, bells and cells ---- */
 
 static int fuzz(void *arg)
@@ -1122,6 +1322,301 @@ static void test_two_containers(void **state)
     }
 }
 
+/* ---- a hello from a process that did not connect (issue 35, 2) ---- */
+
+/* In a container's mount namespace with the view of MOUNT_A: connects,
+ * forks and exits; the child, once its parent is gone, says hello on the
+ * inherited connection. The namespace of the process that connected can
+ * no longer be identified: the hello must be refused, never answered with
+ * the host's every mount. The child writes what its hello got (0 or
+ * -errno) and whether MOUNT_B was listed to the pipe. */
+static int orphan_hello(void *arg)
+{
+    int *out = arg;
+    CHILD_CHECK(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+    struct raw setup;
+    CHILD_CHECK(raw_attach(&setup, sock) == 0, "attach for view");
+    struct danaus_door_reply reply;
+    int err = raw_door(&setup, DANAUS_DOOR_VIEW, 1, 0, MOUNT_A,
+                       sizeof MOUNT_A, &reply);
+    CHILD_CHECK(err == 0, "view: %s", strerror(err));
+    raw_detach(&setup);
+    become(NOBODY);
+    struct raw r;
+    CHILD_CHECK(raw_connect(&r, sock) == 0, "connect");
+    pid_t parent = getpid();
+    pid_t child = fork();
+    CHILD_CHECK(child >= 0, "fork");
+    if (child > 0)
+        _exit(0);
+    for (int i = 0; i < 1000 && getppid() == parent; i++)
+        usleep(5000);
+    int32_t got[2] = {getppid() == parent ? -EBUSY : raw_hello(&r), 0};
+    if (got[0] == 0)
+        got[1] = raw_mount(&r, MOUNT_B) != UINT32_MAX;
+    CHILD_CHECK(write(out[1], got, sizeof got) == sizeof got, "pipe");
+    _exit(0);
+}
+
+static void test_orphan_hello(void **state)
+{
+    (void)state;
+    start("orphan", "owner 65534:65534\n");
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    assert_int_equal(reap(spawn(orphan_hello, out), 30), 0);
+    close(out[1]);
+    int32_t got[2] = {1, 1};
+    assert_int_equal(read(out[0], got, sizeof got), sizeof got);
+    close(out[0]);
+    /* Not served: neither the host's table nor anything else. */
+    assert_int_equal(got[1], 0);
+    assert_int_equal(got[0], -ESRCH);
+    /* Whoever connects and says hello itself is served as before. */
+    struct checker late = {9, NOBODY, 0.3, MOUNT_A};
+    assert_int_equal(reap(spawn(checker_main, &late), 30), 0);
+}
+
+/* ---- one uid takes all it can (issue 35, 3 and 4) ---- */
+
+#define HONEST_UID 4242
+#define HOG_UID 4243
+#define HOG2_UID 4244
+#define HOG_ATTACH_TRIES 64   /* per process */
+#define HOG_PROCESSES 100
+#define HOG_SILENT 300        /* connections that never say hello */
+
+struct hog_report {
+    int clients, slots, tickets;
+    int silent, silent_open; /* hello-less connections made; still open
+                                6 s later */
+};
+
+/* Reads exactly n bytes from fd within timeout_ms: 0, or -1. */
+static int read_within(int fd, void *buf, size_t n, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, timeout_ms) != 1)
+        return -1;
+    return read(fd, buf, n) == (ssize_t)n ? 0 : -1;
+}
+
+/* One process of a hog: attaches until refused, takes every slot and
+ * ticket each attachment can get, says what it got, and holds it all. */
+static int hog_process(int out)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    static struct raw r[HOG_ATTACH_TRIES];
+    struct hog_report got = {0};
+    for (int i = 0; i < HOG_ATTACH_TRIES; i++) {
+        if (raw_attach(&r[i], sock) != 0) {
+            raw_detach(&r[i]);
+            break;
+        }
+        got.clients++;
+        while (raw_slot(&r[i]) >= 0)
+            got.slots++;
+        struct danaus_door_reply reply;
+        while (raw_door(&r[i], DANAUS_DOOR_TICKET, DANAUS_TICKET_ALL, 0, NULL,
+                        0, &reply) == 0)
+            got.tickets++;
+    }
+    CHILD_CHECK(write(out, &got, sizeof got) == sizeof got, "report");
+    for (;;)
+        pause();
+}
+
+/* Connections that never say hello, as many as HOG_SILENT: how many were
+ * made, and how many the service still holds open 6 s later. */
+static void hog_silent(struct hog_report *t)
+{
+    static int fd[HOG_SILENT];
+    for (t->silent = 0; t->silent < HOG_SILENT; t->silent++) {
+        struct raw r;
+        if (raw_connect(&r, sock) < 0) {
+            raw_detach(&r);
+            break;
+        }
+        fd[t->silent] = r.door;
+    }
+    usleep(6000000);
+    t->silent_open = 0;
+    for (int i = 0; i < t->silent; i++) {
+        struct pollfd p = {.fd = fd[i], .events = POLLIN};
+        char byte;
+        bool hung_up = poll(&p, 1, 0) == 1 &&
+                       ((p.revents & (POLLHUP | POLLERR)) ||
+                        recv(fd[i], &byte, 1, MSG_DONTWAIT) == 0);
+        t->silent_open += !hung_up;
+        close(fd[i]);
+    }
+}
+
+struct hog_arg {
+    uid_t uid;
+    int out; /* the report goes here; then it holds until killed */
+    bool silent; /* and makes connections that never say hello */
+};
+
+/* A uid that takes everything it can: processes of HOG_ATTACH_TRIES
+ * hellos each, until a new one gets no attachment at all. */
+static int uid_hog(void *arg)
+{
+    struct hog_arg *a = arg;
+    become(a->uid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int p[2];
+    CHILD_CHECK(pipe(p) == 0, "pipe");
+    struct hog_report total = {0};
+    for (int k = 0; k < HOG_PROCESSES; k++) {
+        pid_t pid = fork();
+        CHILD_CHECK(pid >= 0, "fork");
+        if (pid == 0)
+            _exit(hog_process(p[1]));
+        struct hog_report got;
+        CHILD_CHECK(read_within(p[0], &got, sizeof got, 60000) == 0,
+                    "hog process report");
+        total.clients += got.clients;
+        total.slots += got.slots;
+        total.tickets += got.tickets;
+        if (got.clients == 0)
+            break;
+    }
+    if (a->silent)
+        hog_silent(&total);
+    CHILD_CHECK(write(a->out, &total, sizeof total) == sizeof total,
+                "report");
+    for (;;)
+        pause();
+}
+
+struct honest {
+    uid_t uid;
+    int out; /* gets a struct honest_report */
+};
+
+struct honest_report {
+    int errors, stats;
+    double attach_ms, p50_us, p99_us;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Attaches, takes a slot and stats MOUNT_A's root 2,000 times: the errors,
+ * the time the attach took and the stats' latency. */
+static int honest_main(void *arg)
+{
+    struct honest *h = arg;
+    if (h->uid)
+        become(h->uid);
+    enum { N = 2000 };
+    static double us[N];
+    struct honest_report rep = {0};
+    struct raw r;
+    uint64_t t0 = ipc_now_ns();
+    int rc = raw_attach(&r, sock);
+    rep.attach_ms = (double)(ipc_now_ns() - t0) / 1e6;
+    int slot = rc == 0 ? raw_slot(&r) : rc;
+    if (slot < 0) {
+        fprintf(stderr, "honest uid %d: %s: %s\n", (int)h->uid,
+                rc ? "attach" : "slot", strerror(-slot));
+        rep.errors = 1;
+    }
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    for (int i = 0; slot >= 0 && i < N; i++) {
+        struct danaus_desc d = {.call = DANAUS_CALL_STAT, .mount = mount};
+        uint64_t t = ipc_now_ns();
+        int64_t n = raw_call(&r, (uint32_t)slot, &d, ".", 2, 10000);
+        us[rep.stats++] = (double)(ipc_now_ns() - t) / 1e3;
+        rep.errors += n != 0;
+    }
+    if (rep.stats) {
+        qsort(us, (size_t)rep.stats, sizeof us[0], cmp_double);
+        rep.p50_us = us[rep.stats / 2];
+        rep.p99_us = us[rep.stats * 99 / 100];
+    }
+    CHILD_CHECK(write(h->out, &rep, sizeof rep) == sizeof rep, "report");
+    return rep.errors ? 1 : 0;
+}
+
+/* Runs honest_main as uid; its report, printed under label. */
+static struct honest_report honest_run(uid_t uid, const char *label)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    struct honest h = {uid, p[1]};
+    pid_t pid = spawn(honest_main, &h);
+    struct honest_report rep = {.errors = -1};
+    int got = read_within(p[0], &rep, sizeof rep, 60000);
+    int rc = reap(pid, 30);
+    close(p[0]);
+    close(p[1]);
+    printf("  %-28s uid %5d: attach %.2f ms, %d stats, %d errors, "
+           "p50 %.1f us, p99 %.1f us\n",
+           label, (int)uid, rep.attach_ms, rep.stats, rep.errors, rep.p50_us,
+           rep.p99_us);
+    assert_int_equal(got, 0);
+    assert_int_equal(rc, 0);
+    return rep;
+}
+
+static pid_t hog_start(uid_t uid, bool silent, struct hog_report *rep)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    static struct hog_arg a;
+    a = (struct hog_arg){uid, p[1], silent};
+    pid_t pid = spawn(uid_hog, &a);
+    assert_int_equal(read_within(p[0], rep, sizeof *rep, 120000), 0);
+    close(p[0]);
+    close(p[1]);
+    printf("  hog uid %d holds %d clients, %d slots, %d tickets; %d silent "
+           "connections, %d still open after 6 s\n",
+           (int)uid, rep->clients, rep->slots, rep->tickets, rep->silent,
+           rep->silent_open);
+    return pid;
+}
+
+/* One uid takes every attachment, slot and ticket it can get and makes
+ * connections that never say hello: another uid, root and the owner are
+ * still served, with no error, and the hello-less connections are
+ * dropped. Then a second uid takes what is left: root and the owner still
+ * get in (their reserves). */
+static void test_one_uid_takes_all(void **state)
+{
+    (void)state;
+    start("shares", "owner 65534:65534\nread_cache_blocks 0\n");
+    /* Every uid may reach the socket, as the tenant's uids of a container
+     * whose rundir is bound in may. */
+    assert_int_equal(chmod(sock, 0666), 0);
+    honest_run(HONEST_UID, "another uid, before");
+    honest_run(0, "root, before");
+    struct hog_report first, second;
+    pid_t hog1 = hog_start(HOG_UID, true, &first);
+    struct honest_report other = honest_run(HONEST_UID, "another uid, beside it");
+    honest_run(0, "root, beside it");
+    honest_run(NOBODY, "the owner, beside it");
+    /* Its shares (uid_clients 256, uid_slots 128, 1024 tickets, 64
+     * hello-less connections, each dropped after 3 s). */
+    assert_true(first.clients > 0 && first.clients <= 256);
+    assert_true(first.slots > 0 && first.slots <= 128);
+    assert_true(first.tickets > 0 && first.tickets <= 1024);
+    assert_true(first.silent > 0);
+    assert_int_equal(first.silent_open, 0);
+    assert_int_equal(other.errors, 0);
+    pid_t hog2 = hog_start(HOG2_UID, false, &second);
+    honest_run(0, "root, beside two");
+    honest_run(NOBODY, "the owner, beside two");
+    kill(hog1, SIGKILL);
+    kill(hog2, SIGKILL);
+    assert_int_equal(reap(hog1, 30), 128 + SIGKILL);
+    assert_int_equal(reap(hog2, 30), 128 + SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -1138,9 +1633,13 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_work_counter_spin, stop),
         cmocka_unit_test_teardown(test_floods, stop),
         cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),
+        cmocka_unit_test_teardown(test_getdents_answer_rewritten, stop),
+        cmocka_unit_test_teardown(test_pid_file_planted, stop),
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
+        cmocka_unit_test_teardown(test_orphan_hello, stop),
+        cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
         cmocka_unit_test_teardown(test_fuzzer, stop),
     };
     if (getenv("DANAUS_SECURITY_FILTER"))

@@ -14,9 +14,18 @@
  *   requests  a client with 8 threads of its own sending stats back to
  *             back (real work, as much as the service will take);
  *   writes    a client with 4 threads sending 256 KiB pwrites with fsync
- *             (long requests).
+ *             (long requests);
+ * and issue 35's attacks, from another uid (ATTACKER_UID; the socket is
+ * opened to every uid for them):
+ *   dents     a client listing a directory of 1,000 entries over and over
+ *             while a second thread zeroes the first record's d_reclen in
+ *             its slot;
+ *   hog       processes holding every attachment, slot and ticket the uid
+ *             can get, and one making connections that never say hello as
+ *             fast as the door closes them.
  * Every row gives the victim's calls per second, median and p99, and their
- * ratios to the row alone. Each flooder runs in its own process, the
+ * ratios to the row alone, and how long its attach took (a victim call
+ * that fails ends the run). Each flooder runs in its own process, the
  * victim in another. With FAIRNESS_PIN=1 the victim runs on the first cpu
  * and the flooder on the last (the service anywhere): otherwise, on a
  * machine with few cores, the flooder's threads also take the victim's
@@ -29,18 +38,26 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MOUNT "/fair"
 #define MAX_SAMPLES (4 << 20)
+#define ATTACKER_UID 4243
+#define DENTS 1000
 
 static char sock[600];
 static double seconds = 5;
@@ -74,6 +91,7 @@ static void attach(struct raw *r)
 
 struct samples {
     size_t n;
+    uint64_t attach_ns;
     uint64_t ns[MAX_SAMPLES];
 };
 
@@ -81,7 +99,9 @@ struct samples {
 static void victim(struct samples *s)
 {
     struct raw r;
+    uint64_t t = ipc_now_ns();
     attach(&r);
+    s->attach_ns = ipc_now_ns() - t;
     int slot = raw_slot(&r);
     uint32_t m = raw_mount(&r, MOUNT);
     int64_t h = raw_open(&r, (uint32_t)slot, m, "victim", O_CREAT | O_RDWR);
@@ -165,6 +185,103 @@ static void flood_requests(int threads, int call)
     pause();
 }
 
+/* ---- issue 35's attacks, as another uid ---- */
+
+static void become_attacker(void)
+{
+    if (setgroups(0, NULL) < 0 || setgid(ATTACKER_UID) < 0 ||
+        setuid(ATTACKER_UID) < 0) {
+        fprintf(stderr, "security_fairness: cannot become uid %d: %s\n",
+                ATTACKER_UID, strerror(errno));
+        _exit(1);
+    }
+}
+
+static void *zero_first_reclen(void *arg)
+{
+    _Atomic uint16_t *reclen = arg;
+    for (;;)
+        atomic_store_explicit(reclen, 0, memory_order_relaxed);
+    return NULL;
+}
+
+static void flood_dents(void)
+{
+    become_attacker();
+    struct raw r;
+    attach(&r);
+    int slot = raw_slot(&r);
+    uint32_t m = raw_mount(&r, MOUNT);
+    int64_t h = raw_open(&r, (uint32_t)slot, m, "dents",
+                         O_RDONLY | O_DIRECTORY);
+    if (slot < 0 || h <= 0)
+        _exit(1);
+    pthread_t t;
+    pthread_create(&t, NULL, zero_first_reclen,
+                   ipc_slot(&r.area, (uint32_t)slot)->buf +
+                       offsetof(struct danaus_dirent, d_reclen));
+    for (;;) {
+        struct danaus_desc d = {.call = DANAUS_CALL_LSEEK, .mount = m,
+                                .handle = (uint64_t)h};
+        d.arg[1] = SEEK_SET;
+        raw_call(&r, (uint32_t)slot, &d, NULL, 0, 10000);
+        int64_t n;
+        do {
+            d = (struct danaus_desc){.call = DANAUS_CALL_GETDENTS, .mount = m,
+                                     .handle = (uint64_t)h};
+            d.arg[0] = 128 << 10;
+            n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 10000);
+        } while (n > 0);
+    }
+}
+
+/* A process holding all the attachments it gets (16 per process), with
+ * every slot and ticket each can get. */
+static void hold_all(void)
+{
+    static struct raw r[64];
+    for (int i = 0; i < 64 && raw_attach(&r[i], sock) == 0; i++) {
+        while (raw_slot(&r[i]) >= 0)
+            ;
+        struct danaus_door_reply reply;
+        while (raw_door(&r[i], DANAUS_DOOR_TICKET, DANAUS_TICKET_ALL, 0, NULL,
+                        0, &reply) == 0)
+            ;
+    }
+    pause();
+}
+
+static void flood_hog(void)
+{
+    become_attacker();
+    for (int k = 0; k < 20; k++)
+        if (fork() == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            hold_all();
+            _exit(0);
+        }
+    usleep(500000); /* they hold it all */
+    /* Connections that never say hello, made again as soon as the door
+     * closes one. */
+    enum { SILENT = 300 };
+    static int fd[SILENT];
+    for (int i = 0; i < SILENT; i++)
+        fd[i] = -1;
+    for (;;)
+        for (int i = 0; i < SILENT; i++) {
+            if (fd[i] >= 0) {
+                struct pollfd p = {.fd = fd[i], .events = POLLIN};
+                if (poll(&p, 1, 0) == 0)
+                    continue;
+                close(fd[i]);
+            }
+            struct raw c;
+            fd[i] = raw_connect(&c, sock) == 0 ? c.door : -1;
+            if (fd[i] < 0 && c.door >= 0)
+                close(c.door);
+        }
+}
+
 /* ---- running and reporting ---- */
 
 static int cmp_u64(const void *a, const void *b)
@@ -219,6 +336,34 @@ static void requests(int call)
     flood_requests(call == DANAUS_CALL_STAT ? 8 : 4, call);
 }
 
+static void dents(int how)
+{
+    (void)how;
+    flood_dents();
+}
+
+static void hog(int how)
+{
+    (void)how;
+    flood_hog();
+}
+
+/* The directory the dents attack lists, made on the host. */
+static int make_dents(const char *dir)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/dents", dir);
+    if (mkdir(path, 0755) < 0)
+        return -1;
+    for (int i = 0; i < DENTS; i++) {
+        snprintf(path, sizeof path, "%s/dents/entry-with-a-long-name-%06d",
+                 dir, i);
+        if (mkdir(path, 0755) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argc > 3) {
@@ -240,6 +385,12 @@ int main(int argc, char **argv)
         return 1;
     }
     snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
+    /* The attacks' uid reaches the socket and the mount. */
+    if (chmod(site.dir, 0755) < 0 || chmod(site.rundir, 0755) < 0 ||
+        chmod(sock, 0666) < 0 || make_dents(site.dir) < 0) {
+        fprintf(stderr, "security_fairness: cannot open the site\n");
+        return 1;
+    }
     /* The victim's samples, written by its process. */
     struct samples *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE,
                              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -254,10 +405,13 @@ int main(int argc, char **argv)
         {"bells", bells, 0},
         {"requests", requests, DANAUS_CALL_STAT},
         {"writes", requests, DANAUS_CALL_PWRITE},
+        {"dents", dents, 0},
+        {"hog", hog, 0},
     };
     double base = 0, base99 = 0, base_rate = 0;
-    printf("%-10s %10s %10s %10s %10s %10s %10s\n", "beside", "calls/s",
-           "median_us", "p99_us", "rate_x", "median_x", "p99_x");
+    printf("%-10s %10s %10s %10s %10s %10s %10s %10s\n", "beside", "calls/s",
+           "median_us", "p99_us", "rate_x", "median_x", "p99_x",
+           "attach_ms");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         double median, p99;
         measure(rows[i].flooder, rows[i].how, s, &median, &p99);
@@ -267,9 +421,9 @@ int main(int argc, char **argv)
             base99 = p99;
             base_rate = rate;
         }
-        printf("%-10s %10.0f %10.2f %10.2f %10.2f %10.2f %10.2f\n",
+        printf("%-10s %10.0f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n",
                rows[i].name, rate, median, p99, rate / base_rate,
-               median / base, p99 / base99);
+               median / base, p99 / base99, (double)s->attach_ns / 1e6);
         fflush(stdout);
     }
     int rc = daemon_stop(&daemon_) == 0 ? 0 : 1;

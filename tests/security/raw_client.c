@@ -37,6 +37,12 @@ static int take_reply(struct raw *r, const struct danaus_hello_reply *h,
 
 int raw_attach(struct raw *r, const char *socket_path)
 {
+    int rc = raw_connect(r, socket_path);
+    return rc < 0 ? rc : raw_hello(r);
+}
+
+int raw_connect(struct raw *r, const char *socket_path)
+{
     memset(r, 0, sizeof *r);
     r->seg.fd = r->area.fd = -1;
     r->door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -44,6 +50,11 @@ int raw_attach(struct raw *r, const char *socket_path)
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", socket_path);
     if (r->door < 0 || connect(r->door, (struct sockaddr *)&sa, sizeof sa) < 0)
         return -errno;
+    return 0;
+}
+
+int raw_hello(struct raw *r)
+{
     struct danaus_door_msg m = {.op = DANAUS_DOOR_HELLO,
                                 .version = DANAUS_WIRE_VERSION};
     if (send(r->door, &m, sizeof m, MSG_NOSIGNAL) != sizeof m)

@@ -26,8 +26,12 @@ struct raw {
 };
 
 /* Connects to socket, says hello, maps what came with the reply: 0 or
- * -errno. */
+ * -errno (the reply's error, for a hello refused). */
 int raw_attach(struct raw *r, const char *socket_path);
+/* raw_attach in two steps: connect only, then (maybe in another process)
+ * say hello on the connection. */
+int raw_connect(struct raw *r, const char *socket_path);
+int raw_hello(struct raw *r);
 void raw_detach(struct raw *r);
 
 /* One door exchange; the reply's error (0 or an errno), or EPIPE. extra:

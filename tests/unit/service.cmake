@@ -27,3 +27,5 @@ danaus_unit_test(test_pressure
 danaus_unit_test(test_ceph_space
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ceph_space.c
                          ${PROJECT_SOURCE_DIR}/fsservice/libservice/ceph/space.c)
+danaus_unit_test(test_shares SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shares.c
+                 LIBS danaus_service)

@@ -477,14 +477,15 @@ ssize_t ceph_file_getdents(struct ls_file *f, const struct ls_cred *cred,
         /* ".." of the instance root is the root itself, as in a chroot. */
         if (cf->in == ci->root && strcmp(de.d_name, "..") == 0)
             d->d_ino = ci->root_ino;
-        d->d_off = ceph_telldir(cm, cf->dir);
+        int64_t off = ceph_telldir(cm, cf->dir);
+        d->d_off = off;
         d->d_reclen = (uint16_t)reclen;
         d->d_type = de.d_type;
         memcpy(d->d_name, de.d_name, namelen + 1);
         memset(d->d_name + namelen + 1, 0,
                reclen - offsetof(struct danaus_dirent, d_name) - namelen - 1);
         used += reclen;
-        *pos = d->d_off;
+        *pos = off; /* never read back from buf */
     }
     /* After a failed read, where Ceph's stream stands is not known. */
     cf->dir_pos = lost ? -1 : *pos;

@@ -26,8 +26,13 @@
  *    (measured: getxattr on the link of an O_NOFOLLOW fd reads the symlink's
  *    own xattrs, and chmod through it gives EOPNOTSUPP as lchmod does).
  *
- * Creation modes are applied minus the process umask; danausd runs with
- * umask 0 so the client's umask, applied by libfs, is the only one.
+ * Creation modes arrive with the client's umask applied (libfs), so they
+ * must reach the kernel unmasked; but a process umask of 0 would make
+ * every file the service creates for itself world-writable. So a thread
+ * that calls this backend gets a file-system context of its own
+ * (unshare(CLONE_FS): umask, current and root directory) with umask 0,
+ * once, on its first call; the process keeps its umask (danausd: at
+ * least 022).
  */
 #include "fsservice/libservice/libservice.h"
 #include "cred.h"
@@ -36,6 +41,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -75,8 +81,22 @@ static struct local_file *lfile(struct ls_file *file)
     return (struct local_file *)file;
 }
 
+/* The calling thread's umask is 0 (see the head comment). A thread that
+ * cannot have a context of its own (never seen) keeps the process's: its
+ * creations are masked more, never less. */
+static void thread_umask_zero(void)
+{
+    static __thread bool done;
+    if (done)
+        return;
+    done = true;
+    if (unshare(CLONE_FS) == 0)
+        umask(0);
+}
+
 static int enter(struct local_instance *li, const struct ls_cred *cred)
 {
+    thread_umask_zero();
     return li->switch_creds ? local_cred_enter(cred) : 0;
 }
 
@@ -458,13 +478,19 @@ static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
     if (result <= 0)
         return result;
 
+    /* buf is the service's own (core/calls_fd.c): nobody rewrites it
+     * under the walk. Bounded all the same: a record never ends past the
+     * answer nor is shorter than its header. */
     size_t at = 0, last = 0;
-    while (at < (size_t)result) {
+    while (at + offsetof(struct danaus_dirent, d_name) <= (size_t)result) {
         uint16_t reclen;
         memcpy(&reclen, (char *)buf + at + offsetof(struct danaus_dirent,
                                                     d_reclen),
                sizeof reclen);
         last = at;
+        if (reclen < offsetof(struct danaus_dirent, d_name) ||
+            reclen > (size_t)result - at)
+            break;
         at += reclen;
     }
     int64_t cookie;

@@ -59,6 +59,10 @@ ssize_t union_hide_private_xattrs(char *list, ssize_t len)
         return len;
     for (ssize_t at = 0; at < len;) {
         size_t n = strnlen(list + at, (size_t)(len - at)) + 1;
+        /* A last name without its NUL (never from a backend) is kept as it
+         * is rather than moved by a negative length. */
+        if (n > (size_t)(len - at))
+            break;
         if (union_is_private_xattr(list + at)) {
             memmove(list + at, list + at + n, (size_t)(len - at) - n);
             len -= (ssize_t)n;
