@@ -325,8 +325,14 @@ static int mount_volumes(struct container *c, struct record *pool)
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
-    int layers = query_image_layers(o->image);
-    if (layers < 0 || store_publish(o->pool, o->image, layers) < 0)
+    struct record image;
+    if (query_image(o->image, &image) < 0)
+        return -1;
+    int layers = (int)record_num(&image, "layers", 0);
+    char id[STATE_PATH_MAX];
+    snprintf(id, sizeof id, "%s", query_image_id(&image, o->image));
+    record_free(&image);
+    if (store_publish(o->pool, o->image, id, layers) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c->name);
@@ -356,7 +362,7 @@ static int prepare(struct container *c, struct record *pool)
     for (int i = layers - 1; i >= 0; i--)
         snprintf(lower + strlen(lower), sizeof lower - strlen(lower),
                  "%s%.3000s/images/%s/%d", i == layers - 1 ? "" : ":",
-                 backend, o->image, i);
+                 backend, id, i);
     if (cgroup_container_create(o->pool, c->name, o->pids_limit) < 0 ||
         store_branch_create(o->pool, c->name) < 0 ||
         door_mount_add(o->pool, c->root, record_get(pool, "backend_kind"),

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -319,9 +320,14 @@ int image_import(const char *name, const char *path,
             n = -1;
     struct record rec = {0};
     int rc = -1;
+    unsigned char r[8];
+    if (n > 0 && getrandom(r, sizeof r, 0) != sizeof r)
+        n = fail_errno("getrandom");
     if (n > 0) {
         char abs[STATE_PATH_MAX];
         record_set(&rec, "layers", "%d", n);
+        record_set(&rec, "id", "%s.%02x%02x%02x%02x%02x%02x%02x%02x", name,
+                   r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
         record_set(&rec, "kind", "%s", kind);
         record_set(&rec, "source", "%s",
                    realpath(path, abs) ? abs : path);
@@ -361,13 +367,18 @@ int image_list(void)
 
 int image_remove(const char *name)
 {
-    if (query_image_layers(name) < 0)
+    struct record rec;
+    if (query_image(name, &rec) < 0)
         return -1;
     char users[1024];
+    int rc = 0;
     if (query_container_users("image", name, users, sizeof users))
-        return fail("image '%s' is used by containers: %s (rm them first)",
-                    name, users);
-    if (store_unpublish_everywhere(name) < 0)
+        rc = fail("image '%s' is used by containers: %s (rm them first)",
+                  name, users);
+    else
+        rc = store_unpublish_everywhere(query_image_id(&rec, name));
+    record_free(&rec);
+    if (rc < 0)
         return -1;
     char dir[STATE_PATH_MAX];
     state_path(dir, "images/%s", name);

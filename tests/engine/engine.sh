@@ -293,6 +293,16 @@ expect_error "duplicate container" 125 "name 'dup' is taken" "$danaus" run --poo
 expect_error "pool with containers" 1 "pool 'a' still has containers: " "$danaus" pool rm a
 expect_error "image with containers" 1 "image 'bb' is used by containers: " "$danaus" image rm bb
 "$danaus" rm -f dup
+# An image removed and imported again under its name: a pool that ran the
+# old one runs the new one (issue 40).
+"$danaus" image import re "$img" && "$danaus" run --rm --pool a --image re -- true
+"$danaus" image rm re
+echo second-import >"$img/etc/motd"
+"$danaus" image import re "$img"
+out=$("$danaus" run --rm --pool a --image re -- cat /etc/motd 2>&1)
+check "an image imported again under a removed name runs in the same pool" "0 second-import" "$? $out"
+echo from-the-image >"$img/etc/motd"
+"$danaus" image rm re
 expect_error "overlapping cpus" 1 "cpus 1 already belong to pool 'a'" "$danaus" pool create c --cpus 1 --memory 64M --backend "$back_a"
 expect_error "nonexistent cpus" 1 "cpus 64 do not exist" "$danaus" pool create c --cpus 64 --memory 64M --backend "$back_a"
 expect_error "duplicate pool" 1 "pool 'a' already exists" "$danaus" pool create a --cpus 0 --memory 64M --backend "$back_a"
