@@ -22,6 +22,7 @@
 #include "fail.h"
 #include "format.h"
 #include "helper.h"
+#include "image_config.h"
 #include "ns.h"
 #include "query.h"
 #include "record.h"
@@ -29,6 +30,7 @@
 #include "state.h"
 #include "store.h"
 #include "tty.h"
+#include "user.h"
 
 #include <errno.h>
 #include <linux/close_range.h>
@@ -48,6 +50,7 @@
 #include <unistd.h>
 
 #define STOP_GRACE_S 5
+#define REPORT_MESSAGE_MAX 1024 /* (within PIPE_BUF: one write) */
 #define LIBRARY_INSIDE "/usr/lib/danaus/libdanaus.so"
 #define RUNDIR_INSIDE "/run/danaus"
 
@@ -57,6 +60,11 @@ struct container {
     char root[STATE_PATH_MAX];
     struct record rec;
     struct tty tty; /* -t */
+    sigset_t caller_mask; /* the engine's, for the command */
+    struct image_config image;
+    char **argv;         /* ENTRYPOINT and CMD, or what run overrode */
+    const char *workdir; /* -w, or the image's WORKDIR, or NULL */
+    const char *user;    /* -u, or the image's USER; root by default */
 };
 
 static int save(struct container *c)
@@ -69,21 +77,26 @@ static int save(struct container *c)
 
 /* ---- inside the new namespaces ---- */
 
-static void child_env(const struct container *c)
+/* The command's environment: the engine's few, the image's ENV over
+ * them, the library's, then -e over all; HOME, unless one of those set
+ * it, is home. */
+static void child_env(const struct container *c, const char *home)
 {
     const char *term = getenv("TERM");
     clearenv();
     setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
                    "/sbin:/bin", 1);
-    setenv("HOME", "/root", 1);
     setenv("HOSTNAME", c->name, 1);
     if (term)
         setenv("TERM", term, 1);
+    for (int i = 0; c->image.env && c->image.env[i]; i++)
+        putenv(c->image.env[i]);
     setenv("LD_PRELOAD", LIBRARY_INSIDE, 1);
     setenv("DANAUS_SERVICE", c->o->pool, 1);
     setenv("DANAUS_RUNDIR", RUNDIR_INSIDE, 1);
     for (int i = 0; i < c->o->nenv; i++)
         putenv(c->o->env[i]);
+    setenv("HOME", home, 0);
 }
 
 /* The container's limits on what it asks of the kernel (confine.h): the
@@ -97,21 +110,40 @@ static int confine(const struct run_options *o)
                : 0;
 }
 
-/* -w (made if missing, as docker does) and -u, once inside the container.
- * 0 or -1 (fail.h). */
-static int become(const struct run_options *o)
+/* Without -i (and -t) the container's stdin is /dev/null, as docker's. */
+static int stdin_null(void)
 {
-    if (o->workdir && (make_dirs(o->workdir, 0755) < 0 || chdir(o->workdir) < 0))
-        return fail_errno("-w %s", o->workdir);
-    if (o->has_user && (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 ||
-                        setuid(o->uid) < 0))
-        return fail_errno("-u %u:%u", (unsigned)o->uid, (unsigned)o->gid);
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || dup2(fd, 0) < 0)
+        return fail_errno("cannot open /dev/null for the container's stdin");
+    close(fd);
+    return 0;
+}
+
+/* The working directory (made if missing, as docker does) and the user,
+ * once inside the container; the user's home into u->home (podman's
+ * choice for a user without a passwd entry: the working directory).
+ * 0 or -1 (fail.h). */
+static int become(const struct container *c, struct user *u)
+{
+    const char *dir = c->workdir ? c->workdir : "/";
+    if (make_dirs(dir, 0755) < 0 || chdir(dir) < 0)
+        return fail_errno("working directory %s", dir);
+    if (user_resolve(c->user ? c->user : "0", u) < 0)
+        return -1;
+    if (!u->home[0])
+        snprintf(u->home, sizeof u->home, "%s", dir);
+    if (setgroups((size_t)u->ngroups, u->groups) < 0 || setgid(u->gid) < 0 ||
+        setuid(u->uid) < 0)
+        return fail_errno("user %s (%u:%u)", c->user ? c->user : "0",
+                          (unsigned)u->uid, (unsigned)u->gid);
     return 0;
 }
 
 /* The container's first process (pid 1 of its PID namespace). Reports a
- * failure to start as errno on report_fd (close-on-exec: a successful exec
- * closes it with nothing written). */
+ * failure to start on report_fd (close-on-exec: a successful exec closes
+ * it with nothing written): exec's errno, or -1 and the message of a step
+ * before it. */
 static int container_main(void *arg)
 {
     struct container *c = arg;
@@ -144,6 +176,8 @@ static int container_main(void *arg)
         }
     }
     int err = 0;
+    const char *message = "";
+    static struct user user; /* (large: not on the clone's stack) */
     /* Before anything in the container can connect: this process's new
      * mount namespace is what the service recognises its clients by. The
      * cgroup namespace comes after the groups are joined: the container
@@ -154,20 +188,25 @@ static int container_main(void *arg)
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkernel) < 0 ||
         ns_enter_root(c->root, binds, nbinds, c->o->read_only) < 0 ||
-        (c->o->tty && tty_attach(&c->tty) < 0) || confine(c->o) < 0 ||
-        become(c->o) < 0) {
-        err = errno ? errno : EINVAL;
-        dprintf(2, "danaus: %s\n", fail_message() ? fail_message()
-                                                  : strerror(err));
+        (c->o->tty ? tty_attach(&c->tty) < 0
+                   : !c->o->interactive && stdin_null() < 0) ||
+        confine(c->o) < 0 || become(c, &user) < 0) {
+        err = -1;
+        message = fail_message() ? fail_message() : "cannot start";
     } else {
-        child_env(c);
+        child_env(c, user.home);
         /* The container gets stdin, stdout and stderr, nothing else the
          * engine's caller had open (report_fd is close-on-exec already). */
         close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
-        execvp(c->o->argv[0], c->o->argv);
+        sigprocmask(SIG_SETMASK, &c->caller_mask, NULL);
+        execvp(c->argv[0], c->argv);
         err = errno;
     }
-    if (write(report_fd, &err, sizeof err) < 0)
+    char report[sizeof err + REPORT_MESSAGE_MAX];
+    memcpy(report, &err, sizeof err);
+    int len = snprintf(report + sizeof err, REPORT_MESSAGE_MAX, "%s", message);
+    len = len < REPORT_MESSAGE_MAX ? len : REPORT_MESSAGE_MAX - 1;
+    if (write(report_fd, report, sizeof err + (size_t)len) < 0)
         _exit(126);
     _exit(err == ENOENT ? 127 : 126);
 }
@@ -264,8 +303,9 @@ static void finish(struct container *c, int code)
     state_unlock();
 }
 
-/* Starts the container; returns its pid, or -1 with errno from the child
- * in *err (0: failed here, message in fail.h). */
+/* Starts the container; returns its pid, or -1 (fail.h) with in *err
+ * exec's errno in the child, -1 for a step before it, or 0 for a failure
+ * here. */
 static pid_t start(struct container *c, int *err)
 {
     int p[2];
@@ -281,18 +321,22 @@ static pid_t start(struct container *c, int *err)
     pid_t pid = clone(container_main, stack + sizeof stack, flags | SIGCHLD,
                       c);
     close(p[1]);
+    if (c->o->tty)
+        close(c->tty.sock[1]);
     if (pid < 0) {
         close(p[0]);
         return fail_errno("cannot create the container's namespaces");
     }
-    ssize_t n = read(p[0], err, sizeof *err);
+    char report[sizeof *err + REPORT_MESSAGE_MAX] = "";
+    ssize_t n = read(p[0], report, sizeof report - 1);
     close(p[0]);
-    if (n == sizeof *err) {
-        waitpid(pid, NULL, 0);
-        return -1;
-    }
-    *err = 0;
-    return pid;
+    if (n < (ssize_t)sizeof *err)
+        return pid;
+    waitpid(pid, NULL, 0);
+    memcpy(err, report, sizeof *err);
+    if (*err < 0)
+        return fail("%s", report + sizeof *err);
+    return fail("%s: %s", c->argv[0], strerror(*err));
 }
 
 /* Each -v VOLUME:DIR gets an instance of the volume's directory in the
@@ -325,8 +369,14 @@ static int mount_volumes(struct container *c, struct record *pool)
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
-    int layers = query_image_layers(o->image);
-    if (layers < 0 || store_publish(o->pool, o->image, layers) < 0)
+    struct record image;
+    if (query_image(o->image, &image) < 0)
+        return -1;
+    int layers = (int)record_num(&image, "layers", 0);
+    char id[STATE_PATH_MAX];
+    snprintf(id, sizeof id, "%s", query_image_id(&image, o->image));
+    record_free(&image);
+    if (store_publish(o->pool, o->image, id, layers) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c->name);
@@ -337,9 +387,9 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "image", "%s", o->image);
     record_set(&c->rec, "status", "created");
     char cmd[1024] = "";
-    for (int i = 0; o->argv[i]; i++)
+    for (int i = 0; c->argv[i]; i++)
         snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s",
-                 i ? " " : "", o->argv[i]);
+                 i ? " " : "", c->argv[i]);
     record_set(&c->rec, "command", "%s", cmd);
     record_set(&c->rec, "detached", "%d", o->detach);
     record_set(&c->rec, "read_only", "%d", o->read_only);
@@ -356,7 +406,7 @@ static int prepare(struct container *c, struct record *pool)
     for (int i = layers - 1; i >= 0; i--)
         snprintf(lower + strlen(lower), sizeof lower - strlen(lower),
                  "%s%.3000s/images/%s/%d", i == layers - 1 ? "" : ":",
-                 backend, o->image, i);
+                 backend, id, i);
     if (cgroup_container_create(o->pool, c->name, o->pids_limit) < 0 ||
         store_branch_create(o->pool, c->name) < 0 ||
         door_mount_add(o->pool, c->root, record_get(pool, "backend_kind"),
@@ -365,15 +415,86 @@ static int prepare(struct container *c, struct record *pool)
     return mount_volumes(c, pool);
 }
 
+/* The signals a foreground run passes to the container's pid 1, as docker
+ * run's --sig-proxy does; a pid 1 that takes no action on them (the PID
+ * namespace's init ignores what it does not handle) is killed after the
+ * grace period, so the engine never leaves its container running. */
+static const int proxied_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+static volatile sig_atomic_t proxy_target; /* pid 1, 0 once it has ended */
+static volatile sig_atomic_t proxy_forwarded;
+
+static void forward_signal(int sig)
+{
+    if (!proxy_target)
+        return;
+    kill(proxy_target, sig);
+    if (!proxy_forwarded++)
+        alarm(STOP_GRACE_S);
+}
+
+static void kill_after_grace(int sig)
+{
+    (void)sig;
+    if (proxy_target)
+        kill(proxy_target, SIGKILL);
+}
+
+/* The proxied signals and SIGALRM in set. */
+static void proxy_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGALRM);
+    for (size_t i = 0; i < sizeof proxied_signals / sizeof *proxied_signals;
+         i++)
+        sigaddset(set, proxied_signals[i]);
+}
+
+/* Waits for pid 1 to end; a foreground run meanwhile forwards signals.
+ * The proxied signals were blocked since before the container was made,
+ * so none is lost, nor taken by the engine's default action. */
+static int wait_container(struct container *c, pid_t pid, int proxy)
+{
+    sigset_t set;
+    proxy_set(&set);
+    if (proxy) {
+        struct sigaction sa = {.sa_handler = forward_signal};
+        sigemptyset(&sa.sa_mask);
+        for (size_t i = 0;
+             i < sizeof proxied_signals / sizeof *proxied_signals; i++)
+            sigaction(proxied_signals[i], &sa, NULL);
+        sa.sa_handler = kill_after_grace;
+        sigaction(SIGALRM, &sa, NULL);
+        proxy_target = pid;
+    }
+    sigprocmask(SIG_SETMASK, &c->caller_mask, NULL);
+    if (c->o->tty)
+        tty_relay(&c->tty, c->o->interactive);
+    /* Not reaped until the proxy is off: its pid cannot be reused then. */
+    siginfo_t info;
+    while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 &&
+           errno == EINTR)
+        ;
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    alarm(0);
+    proxy_target = 0;
+    sigprocmask(SIG_SETMASK, &c->caller_mask, NULL);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return exit_code(status);
+}
+
 /* Starts and waits: the foreground engine, or the detached monitor (which
  * tells the engine how the start went on tell_fd). */
 static int supervise(struct container *c, int tell_fd)
 {
     int err;
+    sigset_t set;
+    proxy_set(&set);
+    sigprocmask(SIG_BLOCK, &set, &c->caller_mask);
     pid_t pid = start(c, &err);
     if (pid < 0) {
-        if (err)
-            fail("%s: %s", c->o->argv[0], strerror(err));
+        sigprocmask(SIG_SETMASK, &c->caller_mask, NULL);
         int code = err == ENOENT ? 127 : err ? 126 : 125;
         if (tell_fd >= 0) {
             dprintf(tell_fd, "%d %s\n", code, fail_message());
@@ -390,13 +511,9 @@ static int supervise(struct container *c, int tell_fd)
         close(tell_fd);
     }
     state_unlock();
-    if (c->o->tty)
-        tty_relay(&c->tty);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    finish(c, exit_code(status));
-    return exit_code(status);
+    int code = wait_container(c, pid, tell_fd < 0);
+    finish(c, code);
+    return code;
 }
 
 /* -d: a monitor in its own session supervises; its output is the log. */
@@ -438,6 +555,46 @@ static int run_detached(struct container *c)
     return 0;
 }
 
+static int count(char *const *list)
+{
+    int n = 0;
+    while (list && list[n])
+        n++;
+    return n;
+}
+
+/* What the command is, where and as whom it runs: run's options over the
+ * image's settings, as docker's are: --entrypoint replaces ENTRYPOINT and
+ * drops CMD ("" for none), a command given replaces CMD. 0 or -1. */
+static int settle(struct container *c)
+{
+    const struct run_options *o = c->o;
+    struct record image;
+    if (query_image(o->image, &image) < 0)
+        return -1;
+    image_config_load(&image, &c->image);
+    record_free(&image);
+    char *given[] = {(char *)o->entrypoint, NULL};
+    char *const *entry = !o->entrypoint     ? c->image.entrypoint
+                         : o->entrypoint[0] ? given
+                                            : NULL;
+    char *const *cmd = o->argv[0]       ? o->argv
+                       : o->entrypoint ? NULL
+                                       : c->image.cmd;
+    int ne = count(entry), nc = count(cmd);
+    if (ne + nc == 0)
+        return fail("no command given: image '%s' has no ENTRYPOINT or CMD "
+                    "(danaus run ... -- CMD [ARGS...])", o->image);
+    c->argv = calloc((size_t)(ne + nc + 1), sizeof *c->argv);
+    if (!c->argv)
+        return fail_errno("calloc");
+    memcpy(c->argv, entry, (size_t)ne * sizeof *c->argv);
+    memcpy(c->argv + ne, cmd, (size_t)nc * sizeof *c->argv);
+    c->workdir = o->workdir ? o->workdir : c->image.workdir;
+    c->user = o->user ? o->user : c->image.user;
+    return 0;
+}
+
 int container_run(const struct run_options *o)
 {
     struct container c = {.o = o};
@@ -464,6 +621,12 @@ int container_run(const struct run_options *o)
         fail("container name '%s' is taken", c.name);
         return 125;
     }
+    if (settle(&c) < 0) {
+        free(c.argv);
+        image_config_free(&c.image);
+        record_free(&pool);
+        return 125;
+    }
     int code = 125;
     if (prepare(&c, &pool) == 0)
         code = o->detach ? run_detached(&c) : supervise(&c, -1);
@@ -475,6 +638,8 @@ int container_run(const struct run_options *o)
         fail("%s", saved);
         free(saved);
     }
+    free(c.argv);
+    image_config_free(&c.image);
     record_free(&c.rec);
     record_free(&pool);
     return code;
@@ -692,7 +857,7 @@ int container_exec(const char *name, char **argv)
     state_unlock();
     pid_t child = fork();
     if (child == 0) {
-        child_env(&c);
+        child_env(&c, "/root");
         close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
         if (confine(&o) < 0) {
             dprintf(2, "danaus: %s\n", fail_message());

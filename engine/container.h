@@ -17,17 +17,17 @@ struct run_options {
     int detach;
     int remove; /* --rm: the container goes when it exits */
     int tty;    /* -t: a pseudo-terminal (tty.h) */
+    int interactive; /* -i: the caller's stdin, else /dev/null */
     int read_only; /* --read-only: the root takes no change (EROFS) */
     struct ns_bind *volumes; /* -v HOSTDIR|VOLUME:DIR[:ro], nvolumes */
     int nvolumes;
-    const char *workdir; /* -w DIR, or NULL */
-    uid_t uid; /* -u UID[:GID], when has_user */
-    gid_t gid;
-    int has_user;
+    const char *workdir; /* -w DIR, or NULL: the image's */
+    const char *user;    /* -u USER[:GROUP] (user.h), or NULL: the image's */
+    const char *entrypoint; /* --entrypoint CMD ("": none), or NULL */
     int host_network;   /* --network host: the host's, not its own */
     int new_privileges; /* --security-opt no-new-privileges=false */
     long pids_limit;    /* --pids-limit */
-    char **argv; /* the command, NULL-ended */
+    char **argv; /* the command, NULL-ended; empty: the image's CMD */
 };
 
 /* Returns the exit status to leave with: the container's (foreground), 0

@@ -14,6 +14,8 @@
 #include "image.h"
 #include "fail.h"
 #include "files.h"
+#include "image_config.h"
+#include "json.h"
 #include "manifest.h"
 #include "oci.h"
 #include "program.h"
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,9 +94,46 @@ static const char *digest_in_name(const char *name, char *digest, size_t size)
     return manifest_digest_ok(digest) ? digest : NULL;
 }
 
-/* docker save: manifest.json names the layer archives. Each is unpacked
- * alone from the archive, then read as a member (files.h). */
-static int import_docker(const char *src, const char *dir)
+/* manifest.json's first image's "Config", the member holding its
+ * configuration: malloc'ed in *name, NULL when absent. 0 or -1 (fail.h). */
+static int docker_config_name(const char *text, char **name)
+{
+    *name = NULL;
+    struct json *top = json_parse("manifest.json", text, strlen(text));
+    const struct json *config = NULL;
+    int rc = !top ? -1
+             : top->type != JSON_ARRAY
+                 ? fail("manifest.json: not a list of images")
+                 : json_get("manifest.json", top->first, "Config", &config);
+    if (rc == 0 && config && config->type != JSON_STRING)
+        rc = fail("manifest.json: \"Config\" is not a string");
+    else if (rc == 0 && config &&
+             (config->text[0] == '/' || strstr(config->text, "..")))
+        rc = fail("manifest.json: config path '%s' leaves the archive",
+                  config->text);
+    else if (rc == 0 && config)
+        *name = strdup(config->text);
+    json_free(top);
+    return rc;
+}
+
+/* The image configuration that member name of the archive holds, unpacked
+ * alone into x (xfd): malloc'ed, or NULL (fail.h). */
+static char *docker_config(const char *src, const char *x, int xfd,
+                           const char *name)
+{
+    char *const one[] = {"tar", "-xf", (char *)src, "-C", (char *)x,
+                         (char *)name, NULL};
+    char digest[80];
+    struct member m = {"docker archive config", name,
+                       digest_in_name(name, digest, sizeof digest), -1};
+    return tar("docker archive", one) < 0 ? NULL : file_read_member(xfd, &m);
+}
+
+/* docker save: manifest.json names the layer archives and the
+ * configuration. Each is unpacked alone from the archive, then read as a
+ * member (files.h). */
+static int import_docker(const char *src, const char *dir, char **config)
 {
     char x[STATE_PATH_MAX], to[STATE_PATH_MAX];
     snprintf(x, sizeof x, "%.4000s/x", dir);
@@ -111,10 +151,18 @@ static int import_docker(const char *src, const char *dir)
     char *text = tar("docker archive", get) < 0
                      ? NULL
                      : file_read_member(xfd, &manifest);
-    char *layers[MANIFEST_MAX_LAYERS];
+    char *layers[MANIFEST_MAX_LAYERS], *config_name = NULL;
     int n = text ? manifest_layers(text, layers) : -1;
+    if (n >= 0 && docker_config_name(text, &config_name) < 0) {
+        while (n)
+            free(layers[--n]);
+        n = -1;
+    }
     free(text);
     int rc = n < 0 ? -1 : 0;
+    if (config_name && !(*config = docker_config(src, x, xfd, config_name)))
+        rc = -1;
+    free(config_name);
     for (int i = 0; i < n && rc == 0; i++) {
         if (layers[i][0] == '/' || strstr(layers[i], "..")) {
             rc = fail("manifest.json: layer path '%s' leaves the archive",
@@ -140,14 +188,15 @@ static int import_docker(const char *src, const char *dir)
 }
 
 /* podman save --format oci-archive: an OCI layout in a tar archive. */
-static int import_oci_archive(const char *src, const char *dir)
+static int import_oci_archive(const char *src, const char *dir,
+                              char **config)
 {
     char x[STATE_PATH_MAX];
     snprintf(x, sizeof x, "%.4000s/x", dir);
     if (mkdir(x, 0700) < 0)
         return fail_errno("cannot create %s", x);
     char *const all[] = {"tar", "-xf", (char *)src, "-C", x, NULL};
-    int n = tar("oci archive", all) < 0 ? -1 : oci_import(x, dir);
+    int n = tar("oci archive", all) < 0 ? -1 : oci_import(x, dir, config);
     remove_tree(x);
     return n;
 }
@@ -178,8 +227,10 @@ static void say_sockets(const char *src)
                 first_socket);
 }
 
-/* Fills dir with the layers of src; returns their count or -1. */
-static int import_layers(const char *src, const char *dir, const char **kind)
+/* Fills dir with the layers of src; returns their count or -1. An image
+ * configuration found in *config (malloc'ed; NULL for none). */
+static int import_layers(const char *src, const char *dir, const char **kind,
+                         char **config)
 {
     struct stat st;
     char layer[STATE_PATH_MAX];
@@ -190,7 +241,7 @@ static int import_layers(const char *src, const char *dir, const char **kind)
     snprintf(layout, sizeof layout, "%.4000s/oci-layout", src);
     if (S_ISDIR(st.st_mode) && access(layout, F_OK) == 0) {
         *kind = "oci-layout";
-        return oci_import(src, dir);
+        return oci_import(src, dir, config);
     }
     if (S_ISDIR(st.st_mode)) {
         *kind = "directory";
@@ -212,11 +263,11 @@ static int import_layers(const char *src, const char *dir, const char **kind)
     free(list);
     if (docker) {
         *kind = "docker-save";
-        return import_docker(src, dir);
+        return import_docker(src, dir, config);
     }
     if (oci) {
         *kind = "oci-archive";
-        return import_oci_archive(src, dir);
+        return import_oci_archive(src, dir, config);
     }
     *kind = "rootfs-tarball";
     return file_copy(src, layer) < 0 ? -1 : 1;
@@ -313,20 +364,28 @@ int image_import(const char *name, const char *path,
     if (mkdir(tmp, 0700) < 0)
         return fail_errno("cannot create %s", tmp);
     const char *kind = "";
-    int n = import_layers(path, tmp, &kind);
+    char *config = NULL;
+    int n = import_layers(path, tmp, &kind, &config);
     for (int i = 0; i < n; i++)
         if (check_expansion(tmp, i, max_layer_size) < 0)
             n = -1;
     struct record rec = {0};
     int rc = -1;
+    unsigned char r[8];
+    if (n > 0 && getrandom(r, sizeof r, 0) != sizeof r)
+        n = fail_errno("getrandom");
     if (n > 0) {
         char abs[STATE_PATH_MAX];
         record_set(&rec, "layers", "%d", n);
+        record_set(&rec, "id", "%s.%02x%02x%02x%02x%02x%02x%02x%02x", name,
+                   r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
         record_set(&rec, "kind", "%s", kind);
         record_set(&rec, "source", "%s",
                    realpath(path, abs) ? abs : path);
         snprintf(rec_path, sizeof rec_path, "%.4000s/image", tmp);
-        if (record_save(rec_path, &rec) < 0)
+        if (config && image_config_import(config, strlen(config), &rec) < 0)
+            rc = -1;
+        else if (record_save(rec_path, &rec) < 0)
             fail_errno("cannot save %s", rec_path);
         else if (rename(tmp, dir) < 0)
             fail_errno("cannot create %s", dir);
@@ -334,6 +393,7 @@ int image_import(const char *name, const char *path,
             rc = 0;
     }
     record_free(&rec);
+    free(config);
     if (rc < 0)
         remove_tree(tmp);
     return rc;
@@ -361,13 +421,18 @@ int image_list(void)
 
 int image_remove(const char *name)
 {
-    if (query_image_layers(name) < 0)
+    struct record rec;
+    if (query_image(name, &rec) < 0)
         return -1;
     char users[1024];
+    int rc = 0;
     if (query_container_users("image", name, users, sizeof users))
-        return fail("image '%s' is used by containers: %s (rm them first)",
-                    name, users);
-    if (store_unpublish_everywhere(name) < 0)
+        rc = fail("image '%s' is used by containers: %s (rm them first)",
+                  name, users);
+    else
+        rc = store_unpublish_everywhere(query_image_id(&rec, name));
+    record_free(&rec);
+    if (rc < 0)
         return -1;
     char dir[STATE_PATH_MAX];
     state_path(dir, "images/%s", name);

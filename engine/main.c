@@ -10,11 +10,13 @@
  *   danaus pool ls | pool rm NAME
  *   danaus image import [--max-layer-size SIZE] NAME PATH | image ls |
  *   image rm NAME
- *   danaus run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]
- *              [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]...
- *              [-w DIR] [-u UID[:GID]] [--network none|host]
- *              [--pids-limit N] [--security-opt no-new-privileges=false]
- *              -- CMD...
+ *   danaus run --pool P --image I [--name N] [-e VAR[=VALUE]]... [-d]
+ *              [--rm] [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]...
+ *              [-w DIR] [-u USER[:GROUP]] [--entrypoint CMD]
+ *              [--network none|host] [--pids-limit N]
+ *              [--security-opt no-new-privileges=false] [-- CMD...]
+ *   (or run --pool P [OPTIONS] IMAGE [CMD...], docker's order; without
+ *   CMD the image's ENTRYPOINT and CMD run)
  *   danaus exec NAME [--] CMD... | ps [-a] [-q] [--format T] | inspect NAME
  *   danaus stop NAME | rm [-f] NAME | logs NAME | stats [NAME...]
  *
@@ -25,6 +27,7 @@
 #include "container.h"
 #include "fail.h"
 #include "hostpath.h"
+#include "image_config.h"
 #include "inspect.h"
 #include "image.h"
 #include "pool.h"
@@ -51,11 +54,14 @@ static int usage(void)
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
-            "  run --pool P --image I [--name N] [-e VAR=VALUE]... [-d] [--rm]\n"
+            "  run --pool P --image I [--name N] [-e VAR[=VALUE]]... [-d] "
+            "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
             "[-w DIR]\n"
-            "      [-u UID[:GID]] [--network none|host] [--pids-limit N]\n"
-            "      [--security-opt no-new-privileges=false] -- CMD [ARGS...]\n"
+            "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host]\n"
+            "      [--pids-limit N] [--security-opt no-new-privileges=false]\n"
+            "      [-- CMD [ARGS...]]   (or run --pool P [OPTIONS] IMAGE "
+            "[CMD...])\n"
             "  exec NAME [--] CMD [ARGS...]\n"
             "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME | stop NAME |\n"
             "  rm [-f] NAME | logs NAME | stats [NAME...]\n");
@@ -156,19 +162,20 @@ static int parse_volume(char *text, struct ns_bind *b)
     return 0;
 }
 
-/* -u UID[:GID], numbers (the image's /etc/passwd is not read). */
-static int parse_user(const char *text, struct run_options *o)
+/* -e VAR=VALUE, or -e VAR: the caller's VAR, left out when it has none
+ * (as docker and podman do). 0 or -1 (fail.h). */
+static int parse_env(char *text, struct run_options *o)
 {
-    char *end;
-    unsigned long uid = strtoul(text, &end, 10), gid = uid;
-    if (end != text && *end == ':')
-        gid = strtoul(end + 1, &end, 10);
-    if (end == text || *end || uid > 0x7fffffff || gid > 0x7fffffff ||
-        !(text[0] >= '0' && text[0] <= '9'))
-        return fail("run: -u '%s': expected UID[:GID] as numbers", text);
-    o->uid = (uid_t)uid;
-    o->gid = (gid_t)gid;
-    o->has_user = 1;
+    if (image_config_env_ok(text)) {
+        o->env[o->nenv++] = text;
+        return 0;
+    }
+    if (!*text || strchr(text, '='))
+        return fail("run: -e '%s': expected VAR=VALUE or VAR", text);
+    const char *value = getenv(text);
+    if (value && asprintf(&o->env[o->nenv], "%s=%s", text, value) < 0)
+        return fail_errno("asprintf");
+    o->nenv += value != NULL;
     return 0;
 }
 
@@ -221,8 +228,13 @@ static int run_option(const char *opt, char *value, struct run_options *o)
         return fail("run: -w '%s': expected a plain absolute path", value);
     else if (strcmp(opt, "-w") == 0)
         o->workdir = value;
+    else if (strcmp(opt, "-u") == 0 && !image_config_user_ok(value))
+        return fail("run: -u '%s': expected USER[:GROUP], each a name or a "
+                    "number", value);
     else if (strcmp(opt, "-u") == 0)
-        return parse_user(value, o);
+        o->user = value;
+    else if (strcmp(opt, "--entrypoint") == 0)
+        o->entrypoint = value;
     else if (strcmp(opt, "-v") == 0)
         return parse_volume(value, &o->volumes[o->nvolumes++]);
     else if (strcmp(opt, "--network") == 0)
@@ -231,10 +243,8 @@ static int run_option(const char *opt, char *value, struct run_options *o)
         return parse_security(value, o);
     else if (strcmp(opt, "--pids-limit") == 0)
         return parse_pids_limit(value, o);
-    else if (strcmp(opt, "-e") == 0 && (!strchr(value, '=') || *value == '='))
-        return fail("run: -e '%s': expected VAR=VALUE", value);
     else if (strcmp(opt, "-e") == 0)
-        o->env[o->nenv++] = value;
+        return parse_env(value, o);
     else
         return fail("run: unknown option '%s' (the command follows --)",
                     opt);
@@ -245,21 +255,26 @@ static int run_option(const char *opt, char *value, struct run_options *o)
 static int run_command(int argc, char **argv)
 {
     struct run_options o = {.pids_limit = RUN_PIDS_DEFAULT};
-    int interactive;
     o.env = calloc((size_t)argc + 1, sizeof *o.env);
     o.volumes = calloc((size_t)argc + 1, sizeof *o.volumes);
     int i;
     for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        /* -i: the container has the caller's stdin anyway. */
+        if (argv[i][0] != '-' && !o.image) { /* docker's run ... IMAGE CMD */
+            o.image = argv[i];
+            break;
+        }
         int *flag = strcmp(argv[i], "-d") == 0     ? &o.detach
                     : strcmp(argv[i], "--rm") == 0 ? &o.remove
                     : strcmp(argv[i], "--read-only") == 0 ? &o.read_only
                     : strcmp(argv[i], "-t") == 0   ? &o.tty
-                    : strcmp(argv[i], "-it") == 0  ? &o.tty
-                    : strcmp(argv[i], "-i") == 0   ? &interactive
+                    : strcmp(argv[i], "-i") == 0   ? &o.interactive
                                                    : NULL;
-        if (flag) {
-            *flag = 1;
+        if (flag || strcmp(argv[i], "-it") == 0 ||
+            strcmp(argv[i], "-ti") == 0) {
+            if (flag)
+                *flag = 1;
+            else
+                o.tty = o.interactive = 1;
             continue;
         }
         if (i + 1 == argc) {
@@ -278,11 +293,8 @@ static int run_command(int argc, char **argv)
         fail("run needs --pool and --image");
         return 125;
     }
-    if (i + 1 >= argc) {
-        fail("run: no command given (danaus run ... -- CMD [ARGS...])");
-        return 125;
-    }
-    o.argv = argv + i + 1;
+    /* After IMAGE or "--": the command, or none (the image's). */
+    o.argv = argv + (i < argc ? i + 1 : i);
     return container_run(&o);
 }
 

@@ -6,6 +6,7 @@
 #include "oci.h"
 #include "fail.h"
 #include "files.h"
+#include "json.h"
 #include "manifest.h"
 #include "state.h"
 
@@ -37,9 +38,38 @@ static void free_all(struct descriptor *d, int n)
         free(d[--n].digest);
 }
 
-/* The layer descriptors of the first image: index.json's first manifest,
- * or the first manifest of the index it names (a multi-platform image). */
-static int layer_descriptors(int layout, struct descriptor *layers)
+/* The image configuration the manifest's "config" descriptor names,
+ * malloc'ed, in *config; NULL when it names none. 0 or -1 (fail.h). */
+static int read_config(int layout, const char *manifest, char **config)
+{
+    *config = NULL;
+    struct json *top = json_parse("OCI manifest", manifest, strlen(manifest));
+    const struct json *d, *digest = NULL, *size = NULL;
+    int rc = !top || json_get("OCI manifest", top, "config", &d) < 0 ||
+                     json_get("OCI manifest", d, "digest", &digest) < 0 ||
+                     json_get("OCI manifest", d, "size", &size) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0 && d) {
+        char *end = NULL;
+        struct descriptor c = {
+            digest && digest->type == JSON_STRING ? digest->text : NULL,
+            size && size->type == JSON_NUMBER ? strtoll(size->text, &end, 10)
+                                              : -1};
+        if (!c.digest || !manifest_digest_ok(c.digest) || c.size < 0 || *end)
+            rc = fail("OCI manifest: a bad digest or size in \"config\"");
+        else if (!(*config = read_blob(layout, &c)))
+            rc = -1;
+    }
+    json_free(top);
+    return rc;
+}
+
+/* The layer descriptors of the first image (index.json's first manifest,
+ * or the first manifest of the index it names: a multi-platform image),
+ * and its configuration in *config. */
+static int layer_descriptors(int layout, struct descriptor *layers,
+                             char **config)
 {
     struct descriptor manifests[MANIFEST_MAX_LAYERS];
     struct member index = {"OCI layout", "index.json", NULL, -1};
@@ -57,17 +87,21 @@ static int layer_descriptors(int layout, struct descriptor *layers)
     if (!text)
         return -1;
     int n = manifest_descriptors(text, "layers", layers);
+    if (n >= 0 && read_config(layout, text, config) < 0) {
+        free_all(layers, n);
+        n = -1;
+    }
     free(text);
     return n;
 }
 
-int oci_import(const char *path, const char *dir)
+int oci_import(const char *path, const char *dir, char **config)
 {
     int layout = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (layout < 0)
         return fail_errno("OCI layout %s", path);
     struct descriptor layers[MANIFEST_MAX_LAYERS];
-    int n = layer_descriptors(layout, layers);
+    int n = layer_descriptors(layout, layers, config);
     int rc = n < 0 ? -1 : 0;
     for (int i = 0; i < n && rc == 0; i++) {
         char name[512], what[32], to[STATE_PATH_MAX];

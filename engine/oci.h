@@ -8,7 +8,9 @@
 #define ENGINE_OCI_H
 
 /* Copies the layers of the first image of the layout at path into
- * dir/layer-N.tar; their count, or -1 (fail.h). */
-int oci_import(const char *path, const char *dir);
+ * dir/layer-N.tar; their count, or -1 (fail.h). Its configuration (the
+ * manifest's "config" blob, checked against its digest) in *config,
+ * malloc'ed, or NULL; the caller frees it, failure or not. */
+int oci_import(const char *path, const char *dir, char **config);
 
 #endif

@@ -49,14 +49,20 @@ int query_container(const char *name, struct record *rec)
     return load("container", name, query_container_path, rec);
 }
 
-int query_image_layers(const char *name)
+int query_image(const char *name, struct record *rec)
 {
-    struct record rec;
-    if (load("image", name, query_image_path, &rec) < 0)
+    if (load("image", name, query_image_path, rec) < 0)
         return -1;
-    int n = (int)record_num(&rec, "layers", 0);
-    record_free(&rec);
-    return n > 0 ? n : fail("image '%s': broken record", name);
+    if (record_num(rec, "layers", 0) > 0)
+        return 0;
+    record_free(rec);
+    return fail("image '%s': broken record", name);
+}
+
+const char *query_image_id(const struct record *rec, const char *name)
+{
+    const char *id = record_get(rec, "id");
+    return id ? id : name;
 }
 
 int query_container_users(const char *field, const char *value, char *out,

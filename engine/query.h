@@ -19,8 +19,13 @@ void query_container_path(const char *name, char *out);
  * unknown one is an error (fail.h). 0 or -1. */
 int query_pool(const char *name, struct record *rec);
 int query_container(const char *name, struct record *rec);
-/* The number of layers of an existing image, or -1 (fail.h: unknown). */
-int query_image_layers(const char *name);
+/* Load the record of an existing image with at least one layer; 0 or -1
+ * (fail.h: unknown, or a broken record). */
+int query_image(const char *name, struct record *rec);
+/* What an image's layers are published under in a pool's backend: its
+ * import's id (a new one each import), or its name for an image imported
+ * before images had ids. */
+const char *query_image_id(const struct record *rec, const char *name);
 /* Containers (any state) whose record has field = value (e.g. "pool",
  * "image"), listed as "a, b" in out; their count. */
 int query_container_users(const char *field, const char *value, char *out,

@@ -7,7 +7,7 @@
  *   lock                       serialises engine commands
  *   pools/NAME/pool            record: cpus, memory, backend, danausd pid
  *   pools/NAME/{danausd.conf,danausd.log,run/,ipc,images/}
- *   images/NAME/image          record: layer count, source
+ *   images/NAME/image          record: layer count, id, source
  *   images/NAME/layer-N.tar    layers, bottom first
  *   containers/NAME/container  record: pool, image, pid, status
  *   containers/NAME/{root,log}

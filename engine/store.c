@@ -41,14 +41,15 @@ static int private_kind_dir(const char *pool, const char *kind)
     return helper_run(pool, install);
 }
 
-int store_publish(const char *pool, const char *image, int nlayers)
+int store_publish(const char *pool, const char *image, const char *id,
+                  int nlayers)
 {
     char mark[STATE_PATH_MAX], dst[STATE_PATH_MAX], layer[STATE_PATH_MAX];
-    state_path(mark, "pools/%s/images/%s", pool, image);
+    state_path(mark, "pools/%s/images/%s", pool, id);
     if (access(mark, F_OK) == 0)
         return 0;
     char top[STATE_PATH_MAX];
-    store_path(pool, top, sizeof top, "images", image);
+    store_path(pool, top, sizeof top, "images", id);
     char *const clear[] = {"rm", "-rf", top, NULL};
     int rc = private_kind_dir(pool, "images") < 0 ? -1
                                                    : helper_run(pool, clear);
@@ -72,16 +73,16 @@ int store_publish(const char *pool, const char *image, int nlayers)
     return rc;
 }
 
-int store_unpublish_everywhere(const char *image)
+int store_unpublish_everywhere(const char *id)
 {
     int n, rc = 0;
     char **pools = state_list("pools", &n);
     for (int i = 0; i < n; i++) {
         char mark[STATE_PATH_MAX], top[STATE_PATH_MAX];
-        state_path(mark, "pools/%s/images/%s", pools[i], image);
+        state_path(mark, "pools/%s/images/%s", pools[i], id);
         if (access(mark, F_OK) < 0)
             continue;
-        store_path(pools[i], top, sizeof top, "images", image);
+        store_path(pools[i], top, sizeof top, "images", id);
         char *const rm[] = {"rm", "-rf", top, NULL};
         if (helper_run(pools[i], rm) < 0)
             rc = -1;

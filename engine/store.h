@@ -2,8 +2,13 @@
  * store.h - what the engine keeps in a pool's backend, written through the
  * pool's danausd (helper.h) so it is the same for every backend:
  *
- *   BACKEND/images/IMAGE/N   layer N of an image, unpacked once per pool
- *                            (marked by pools/POOL/images/IMAGE)
+ *   BACKEND/images/ID/N      layer N of an image, unpacked once per pool
+ *                            (marked by pools/POOL/images/ID); ID is the
+ *                            import's (query_image_id), never reused: a
+ *                            pool's danausd keeps the branch instances of
+ *                            read-only directories it has served, by path,
+ *                            so an image imported again under the same
+ *                            name needs a path of its own
  *   BACKEND/containers/NAME  a container's private writable branch
  *                            (pools/POOL/stale/NAME: one to remove later)
  */
@@ -12,10 +17,12 @@
 
 #include <stddef.h>
 
-/* Unpacks the image's layers into the pool's backend unless done before. */
-int store_publish(const char *pool, const char *image, int nlayers);
-/* Removes the image's copies from every pool that has one. */
-int store_unpublish_everywhere(const char *image);
+/* Unpacks the layers of the image (published as id) into the pool's
+ * backend unless done before. */
+int store_publish(const char *pool, const char *image, const char *id,
+                  int nlayers);
+/* Removes the copies published as id from every pool that has one. */
+int store_unpublish_everywhere(const char *id);
 /* A new, empty branch (whatever an earlier container of that name left is
  * removed first). */
 int store_branch_create(const char *pool, const char *container);

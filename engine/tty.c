@@ -8,32 +8,87 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <termios.h>
 #include <unistd.h>
 
 int tty_open(struct tty *t)
 {
-    t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (t->master < 0 || grantpt(t->master) < 0 || unlockpt(t->master) < 0)
-        return fail_errno("cannot open a pseudo-terminal");
-    const char *name = ptsname(t->master);
-    t->slave = name ? open(name, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
-    if (t->slave < 0)
-        return fail_errno("cannot open the pseudo-terminal's slave");
-    struct winsize ws;
-    if (ioctl(0, TIOCGWINSZ, &ws) == 0)
-        ioctl(t->master, TIOCSWINSZ, &ws);
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, t->sock) < 0)
+        return fail_errno("cannot make the terminal's socket");
     return 0;
 }
 
-int tty_attach(const struct tty *t)
+/* A message of one byte with room for one descriptor (SCM_RIGHTS). */
+struct fd_message {
+    char data;
+    struct iovec iov;
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(sizeof(int))];
+    } u;
+    struct msghdr msg;
+};
+
+static void fd_message_init(struct fd_message *m)
 {
-    if (setsid() < 0 || ioctl(t->slave, TIOCSCTTY, 0) < 0)
+    memset(m, 0, sizeof *m);
+    m->iov = (struct iovec){&m->data, 1};
+    m->msg = (struct msghdr){.msg_iov = &m->iov, .msg_iovlen = 1,
+                             .msg_control = m->u.space,
+                             .msg_controllen = sizeof m->u.space};
+}
+
+static int send_fd(int sock, int fd)
+{
+    struct fd_message m;
+    fd_message_init(&m);
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m.msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+    return sendmsg(sock, &m.msg, 0) == 1 ? 0 : -1;
+}
+
+static int receive_fd(int sock)
+{
+    struct fd_message m;
+    fd_message_init(&m);
+    struct cmsghdr *cm;
+    int fd = -1;
+    if (recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC) == 1 &&
+        (cm = CMSG_FIRSTHDR(&m.msg)) && cm->cmsg_type == SCM_RIGHTS &&
+        cm->cmsg_len == CMSG_LEN(sizeof(int)))
+        memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+    return fd;
+}
+
+int tty_attach(struct tty *t)
+{
+    /* /dev/ptmx is the container's own devpts instance (dev.c); the slave
+     * is opened from the master, not by a path. */
+    int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    int slave = master < 0 || unlockpt(master) < 0
+                    ? -1
+                    : ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+    if (slave < 0)
+        return fail_errno("cannot open a pseudo-terminal in the container");
+    struct winsize ws;
+    if (ioctl(0, TIOCGWINSZ, &ws) == 0)
+        ioctl(master, TIOCSWINSZ, &ws);
+    if (send_fd(t->sock[1], master) < 0)
+        return fail_errno("cannot pass the terminal to the engine");
+    close(master);
+    close(t->sock[1]);
+    if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
         return fail_errno("cannot make the pseudo-terminal the container's");
     for (int fd = 0; fd < 3; fd++)
-        if (dup2(t->slave, fd) < 0)
+        if (dup2(slave, fd) < 0)
             return fail_errno("dup2");
+    close(slave);
     return 0;
 }
 
@@ -48,31 +103,34 @@ static int pass(int fd, int out)
     return n > 0;
 }
 
-void tty_relay(struct tty *t)
+void tty_relay(struct tty *t, int interactive)
 {
+    int master = receive_fd(t->sock[0]);
+    close(t->sock[0]);
+    if (master < 0)
+        return;
     struct termios saved, raw;
-    int restore = tcgetattr(0, &saved) == 0;
+    int restore = interactive && tcgetattr(0, &saved) == 0;
     if (restore) {
         raw = saved;
         cfmakeraw(&raw);
         tcsetattr(0, TCSANOW, &raw);
     }
-    /* Only the container holds the slave now: EIO on the master when its
-     * last process has closed it. */
-    close(t->slave);
-    struct pollfd p[2] = {{t->master, POLLIN, 0}, {0, POLLIN, 0}};
+    /* Only the container holds the slave: EIO on the master when its last
+     * process has closed it. */
+    struct pollfd p[2] = {{master, POLLIN, 0}, {interactive ? 0 : -1, POLLIN, 0}};
     for (;;) {
         if (poll(p, p[1].fd < 0 ? 1 : 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (p[0].revents && !pass(t->master, 1))
+        if (p[0].revents && !pass(master, 1))
             break;
-        if (p[1].fd >= 0 && p[1].revents && !pass(0, t->master))
+        if (p[1].fd >= 0 && p[1].revents && !pass(0, master))
             p[1].fd = -1; /* our stdin ended; the container's output goes on */
     }
     if (restore)
         tcsetattr(0, TCSANOW, &saved);
-    close(t->master);
+    close(master);
 }

@@ -20,7 +20,7 @@ trap cleanup EXIT
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo ls mkdir rm sleep hostname grep dd true pwd id tr; do ln -s busybox "$img/bin/$c"; done
+for c in sh cat echo ls mkdir rm sleep hostname grep dd true pwd id tr tty; do ln -s busybox "$img/bin/$c"; done
 echo from-the-image >"$img/etc/motd"
 "$danaus" image import bb "$img" || exit 1
 
@@ -139,14 +139,35 @@ check "--rm removes the container when it exits" absent "$(ls -d "$DANAUS_STATE/
 check "-u UID:GID runs the command as them" "1000:1001" "$("$danaus" run --rm --pool a --image bb -u 1000:1001 -- sh -c 'echo $(id -u):$(id -g)' 2>&1)"
 # -t: an interactive shell on a pseudo-terminal (script gives the engine one).
 out=$( (sleep 1; printf 'echo $((6*7)); [ -t 0 ] && echo on-a-tty\n'; sleep 1; printf 'exit 5\n') |
-    timeout 30 script -qec "$danaus run --rm -t --pool a --image bb -- sh" /dev/null | tr -d '\r')
+    timeout 30 script -qec "$danaus run --rm -it --pool a --image bb -- sh" /dev/null | tr -d '\r')
 check "-t gives an interactive shell a terminal" "42 on-a-tty" "$(echo "$out" | grep -x -e 42 -e on-a-tty | xargs)"
 check "-t passes the shell's exit status" 5 "$(timeout 30 script -qec "$danaus run --rm -t --pool a --image bb -- sh -c 'exit 5'" /dev/null >/dev/null; echo $?)"
+out=$(timeout 30 script -qec "$danaus run --rm -t --pool a --image bb -- sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo both-on-it'" /dev/null </dev/null | tr -d '\r')
+check "-t: stdin and stdout are the container's own /dev/pts/0" "/dev/pts/0
+both-on-it" "$out"
+check "without -i the container's stdin is /dev/null" "|in" "$(echo in | "$danaus" run --rm --pool a --image bb -- cat)|$(echo in | "$danaus" run --rm -i --pool a --image bb -- cat)"
+# SIGTERM to a foreground run goes to the container's pid 1 (docker's
+# --sig-proxy); a pid 1 without a handler is killed after the grace period.
+# Either way the run ends with its container and --rm removes it.
+"$danaus" run --rm --pool a --image bb --name sig1 -- sh -c 'trap "echo trapped; exit 3" TERM; echo ready; while :; do sleep 1; done' >"$work/sig1" &
+run=$!
+for i in $(seq 50); do grep -q ready "$work/sig1" && break; sleep 0.1; done
+kill -TERM $run; wait $run
+check "SIGTERM reaches a container that traps it; its status is the run's" "3 ready trapped" "$? $(xargs <"$work/sig1")"
+"$danaus" run --rm --pool a --image bb --name sig2 -- sleep 100 &
+run=$!
+for i in $(seq 50); do "$danaus" ps -q | grep -qx sig2 && break; sleep 0.1; done
+kill -TERM $run; wait $run
+check "a container that ignores SIGTERM is killed after the grace period" 137 $?
+check "--rm removes containers whose run was signalled" "" "$("$danaus" ps -a -q | grep -x -e sig1 -e sig2)"
+check "their roots are not left mounted" 0 "$(grep -c -e "containers/sig1/" -e "containers/sig2/" /proc/mounts)"
 expect_error "-t with -d" 125 "-t with -d is not supported" "$danaus" run -d -t --pool a --image bb -- true
 expect_error "-v with a relative host path" 125 "existing absolute HOSTDIR" "$danaus" run --pool a --image bb -v rel/vol:/x -- true
 expect_error "-v leaving its target" 125 "DIR must be absolute" "$danaus" run --pool a --image bb -v "$work/vol:/x/../etc" -- true
 expect_error "-v with a bad mode" 125 "expected ro or rw" "$danaus" run --pool a --image bb -v "$work/vol:/x:rx" -- true
-expect_error "-u not a number" 125 "expected UID[:GID] as numbers" "$danaus" run --pool a --image bb -u root -- true
+expect_error "-u with two groups" 125 "expected USER[:GROUP], each a name or a number" "$danaus" run --pool a --image bb -u root:a:b -- true
+expect_error "-u a name the container lacks" 126 "unable to find user app: no matching entries in the container's /etc/passwd" "$danaus" run --pool a --image bb -u app -- true
+expect_error "-e without a name" 125 "expected VAR=VALUE or VAR" "$danaus" run --pool a --image bb -e =x -- true
 expect_error "-w relative" 125 "expected a plain absolute path" "$danaus" run --pool a --image bb -w tmp -- true
 
 # Programs in a container reach its root over shared memory, not FUSE: a
@@ -294,12 +315,22 @@ expect_error "unknown pool" 125 "unknown pool 'nope'" "$danaus" run --pool nope 
 expect_error "unknown image" 125 "unknown image 'nope'" "$danaus" run --pool a --image nope -- true
 expect_error "missing command" 127 "nosuchcmd: No such file" "$danaus" run --pool a --image bb -- nosuchcmd
 check "a failed run leaves no container" "" "$(ls "$DANAUS_STATE/containers")"
-expect_error "no command" 125 "no command given" "$danaus" run --pool a --image bb
+expect_error "no command" 125 "no command given: image 'bb' has no ENTRYPOINT or CMD" "$danaus" run --pool a --image bb
 "$danaus" run --pool a --image bb --name dup -d -- sleep 100 >/dev/null
 expect_error "duplicate container" 125 "name 'dup' is taken" "$danaus" run --pool a --image bb --name dup -- true
 expect_error "pool with containers" 1 "pool 'a' still has containers: " "$danaus" pool rm a
 expect_error "image with containers" 1 "image 'bb' is used by containers: " "$danaus" image rm bb
 "$danaus" rm -f dup
+# An image removed and imported again under its name: a pool that ran the
+# old one runs the new one (issue 40).
+"$danaus" image import re "$img" && "$danaus" run --rm --pool a --image re -- true
+"$danaus" image rm re
+echo second-import >"$img/etc/motd"
+"$danaus" image import re "$img"
+out=$("$danaus" run --rm --pool a --image re -- cat /etc/motd 2>&1)
+check "an image imported again under a removed name runs in the same pool" "0 second-import" "$? $out"
+echo from-the-image >"$img/etc/motd"
+"$danaus" image rm re
 expect_error "overlapping cpus" 1 "cpus 1 already belong to pool 'a'" "$danaus" pool create c --cpus 1 --memory 64M --backend "$back_a"
 expect_error "nonexistent cpus" 1 "cpus 64 do not exist" "$danaus" pool create c --cpus 64 --memory 64M --backend "$back_a"
 expect_error "duplicate pool" 1 "pool 'a' already exists" "$danaus" pool create a --cpus 0 --memory 64M --backend "$back_a"

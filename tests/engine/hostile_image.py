@@ -6,7 +6,8 @@ to DIR. VARIANT: good (as the tools write it); layer-link, manifest-link,
 blob-link, index-link (that file a symlink to the host's copy: host.tar, or
 a manifest or index naming it); blobs-link (blobs/sha256 a symlink to a
 host directory); digest (host.tar's bytes under bb.tar's digest); size (a
-declared size one byte too large)."""
+declared size one byte too large); config (a docker archive whose image
+configuration is the text of $HOSTILE_CONFIG)."""
 import hashlib
 import json
 import os
@@ -45,7 +46,8 @@ def desc(b, media_type):
 
 def docker():
     name = 'blobs/sha256/' + sha(layer) if variant == 'digest' else 'l.tar'
-    put(os.path.join(d, 'c.json'), b'{}')
+    put(os.path.join(d, 'c.json'), os.environ['HOSTILE_CONFIG'].encode()
+        if variant == 'config' else b'{}')
     if variant == 'layer-link':
         os.symlink(os.path.join(work, 'host.tar'), os.path.join(d, name))
     else:

@@ -44,7 +44,7 @@ rm "$t/bin/suidcat" "$t/etc/secret" "$t/dev/null2"
 "$danaus" run --pool p --image suid --name w -v vol:/vol -- sh -c \
     'cp /bin/suidcat /made && chmod 4755 /made && cp /bin/suidcat /vol/made && chmod 4755 /vol/made'
 check "a container makes setuid files" 0 $?
-layer=$work/back/images/suid/0
+layer=$(echo $work/back/images/suid.*/0)
 check "the container still sees the image's setuid program" 4755 \
     "$("$danaus" run --rm --pool p --image suid -- stat -c %a /bin/suidcat)"
 check "a host user cannot run the image's setuid-root program in the backend" \
@@ -100,6 +100,28 @@ hostile docker digest
 expect_error "docker archive: blobs/sha256/HEX holding other bytes" 1 \
     "docker archive layer 1: member blobs/sha256/$good does not match its digest (its sha256 is $bad)" \
     "$danaus" image import "$name" "$image"
+# Image configurations as an attacker writes them (issue 40): strict JSON,
+# each run setting checked at import.
+bad_config() { # bad_config WHAT CONFIG MESSAGE-PART
+    HOSTILE_CONFIG=$2 hostile docker config
+    expect_error "image config: $1" 1 "$3" "$danaus" image import "$name" "$image"
+}
+bad_config "a trailing comma" '{"config":{"Cmd":["sh",]}}' "image config: not valid JSON: an unknown value at byte 23"
+bad_config "a key twice" '{"config":{"User":"0","User":"app"}}' 'image config: "User" appears twice'
+bad_config "NUL in a string" '{"config":{"Cmd":["sh\u0000x"]}}' 'image config: not valid JSON: \u0000 in a string'
+bad_config "nesting" "$(python3 -c "print('[' * 100 + ']' * 100)")" "image config: not valid JSON: nesting too deep"
+bad_config "Cmd not a list" '{"config":{"Cmd":"sh"}}' 'image config: "Cmd" is not a list'
+bad_config "Env without NAME=" '{"config":{"Env":["=x"]}}' "image config: \"Env\" entry '=x' is not NAME=VALUE"
+bad_config "WorkingDir leaving the root" '{"config":{"WorkingDir":"/app/../../etc"}}' "image config: \"WorkingDir\" '/app/../../etc' is not a plain absolute path"
+bad_config "User with a newline" '{"config":{"User":"a\nb"}}' "is not USER[:GROUP]"
+check "a refused image leaves nothing" "" "$(ls "$DANAUS_STATE/images" | grep evil-docker-config)"
+# -u NAME reads the container's /etc/passwd: a FIFO there (which would
+# block a reader) is refused.
+cp -a "$t" "$work/fifo-root" && mkfifo "$work/fifo-root/etc/passwd"
+tar -C "$work/fifo-root" --numeric-owner -cf "$work/fifo.tar" .
+"$danaus" image import user-fifo "$work/fifo.tar" || exit 1
+expect_error "a FIFO for /etc/passwd" 126 "the container's /etc/passwd is not a regular file" timeout 20 "$danaus" run --rm --pool p --image user-fifo -u app -- sh -c true
+"$danaus" image rm user-fifo
 for kind in oci-layout oci-archive; do
     hostile $kind good
     "$danaus" image import $kind-good "$image"

@@ -73,7 +73,7 @@ suid regular file 4755 1 0:0
 content" "$(echo "$out" | head -n 8)"
 # (CephFS reports st_blocks from the size, holes or not: local only)
 [ "$backend" = local ] && check "a sparse file stays sparse" yes "$([ "$(echo "$out" | tail -n 1)" -lt 1024 ] && echo yes)"
-[ "$backend" = local ] && check "xattrs survive" v1 "$(python3 -c "import os; print(os.getxattr('$work/back/images/special/0/data/a', 'user.danaus').decode())")"
+[ "$backend" = local ] && check "xattrs survive" v1 "$(python3 -c "import os; print(os.getxattr('$(echo $work/back/images/special.*/0/data/a)', 'user.danaus').decode())")"
 out=$("$danaus" run --rm --pool p --image special -- sh -c 'cd /dev; echo *; head -c 3 /dev/zero | wc -c; echo x >/dev/null && echo null-ok')
 check "the container's /dev is the runtime's, not the image's (no sda)" "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero
 3
@@ -92,6 +92,44 @@ for f in docker:docker.tar ocia:oci.tar ocid:ocidir; do
     check "a container of ${f#*:} sees the image" from-the-image "$("$danaus" run --rm --pool p --image "${f%%:*}" -- cat /etc/motd)"
 done
 check "the kinds are recognised" "docker-save oci-archive oci-layout" "$("$danaus" image ls | awk '$1 ~ /^(docker|ocia|ocid)$/ {print $3}' | xargs)"
+
+# A Containerfile's ENTRYPOINT, CMD, ENV, WORKDIR and USER (issue 40), run
+# as podman runs them (seen with podman 4.3 here), with docker's overrides.
+ctx=$work/ctx
+mkdir -p "$ctx/root/bin" "$ctx/root/etc"
+cp /bin/busybox "$ctx/root/bin/"
+for c in sh id pwd echo; do ln -s busybox "$ctx/root/bin/$c"; done
+printf 'root:x:0:0:root:/root:/bin/sh\napp:x:1000:1000:app:/home/app:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$ctx/root/etc/passwd"
+printf 'root:x:0:\napp:x:1000:\nstaff:x:50:app\nnogroup:x:65534:\n' >"$ctx/root/etc/group"
+cat >"$ctx/Containerfile" <<'EOF'
+FROM scratch
+COPY root/ /
+ENV G=hi PATH=/usr/bin:/bin
+WORKDIR /app
+USER app
+ENTRYPOINT ["/bin/sh", "-c"]
+CMD ["echo G=$G pwd=$(pwd) id=$(id -u):$(id -g) groups=$(id -G) home=$HOME"]
+EOF
+podman_ build -q -t localhost/cfg:t "$ctx" >/dev/null || exit 1
+podman_ save -q -o "$work/cfg-docker.tar" localhost/cfg:t || exit 1
+podman_ save -q --format oci-archive -o "$work/cfg-oci.tar" localhost/cfg:t || exit 1
+for f in cfgd:cfg-docker.tar cfgo:cfg-oci.tar; do
+    "$danaus" image import "${f%%:*}" "$work/${f#*:}" || exit 1
+    check "${f#*:}: run with no command runs ENTRYPOINT and CMD with ENV, WORKDIR and USER" \
+        "G=hi pwd=/app id=1000:1000 groups=1000 50 home=/home/app" "$("$danaus" run --rm --pool p --image "${f%%:*}" 2>&1)"
+done
+run_cfg() { "$danaus" run --rm --pool p --image cfgd "$@" 2>&1; }
+check "-u NAME: its passwd entry's ids and home, /etc/group's groups" "G=hi pwd=/app id=65534:65534 groups=65534 home=/nonexistent" "$(run_cfg -u nobody)"
+check "-u UID without an entry: group 0, home the working directory" "G=hi pwd=/app id=1234:0 groups=0 home=/app" "$(run_cfg -u 1234)"
+check "-u NAME:GROUP: that group alone" "G=hi pwd=/app id=1000:50 groups=50 home=/home/app" "$(run_cfg -u app:staff)"
+check "-u 0: root's home from passwd" "G=hi pwd=/app id=0:0 groups=0 home=/root" "$(run_cfg -u 0)"
+expect_error "-u an unknown name" 126 "unable to find user nosuch: no matching entries in the container's /etc/passwd" "$danaus" run --rm --pool p --image cfgd -u nosuch
+expect_error "-u an unknown group" 126 "unable to find group nosuch: no matching entries in the container's /etc/group" "$danaus" run --rm --pool p --image cfgd -u app:nosuch
+check "a command replaces CMD; -e VAR passes the caller's, -e over ENV" "X=from-the-caller Y=unset G=over" "$(X=from-the-caller run_cfg -e X -e Y -e G=over -- 'echo X=$X Y=${Y-unset} G=$G')"
+check "--entrypoint replaces ENTRYPOINT and drops CMD" "|a b" "$(run_cfg --entrypoint /bin/echo)|$(run_cfg --entrypoint /bin/echo -- a b)"
+check "--entrypoint '' runs the command alone" hi "$(run_cfg --entrypoint '' -- echo hi)"
+check "-w over WORKDIR; HOME from -e over passwd's" "/tmp /x" "$(run_cfg -w /tmp -e HOME=/x -- 'echo $(pwd) $HOME')"
+check "docker's order: run [OPTIONS] IMAGE [COMMAND]" positional "$("$danaus" run --rm --pool p cfgd 'echo positional' 2>&1)"
 
 # Broken sources: one line naming what is wrong.
 cp -r "$work/ocidir" "$work/evil"
