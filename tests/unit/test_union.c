@@ -423,6 +423,31 @@ static void test_unlink_rmdir_whiteouts(void **state)
                      -ENOENT);
 }
 
+/* A thread's lookups in one directory reuse the walk to it (lookup.c's
+ * memo); each change below must make the next lookup walk again, or it
+ * answers from the directory as it was. */
+static void test_walks_remembered_see_changes(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    /* Removed and made again, opaque: the lower file is gone. */
+    assert_string_equal(readf(f, "deep/er/f"), "deep file");
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "deep/er/f"), 0);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "deep/er"), 0);
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "deep/er", 0755), 0);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "deep/er/f", 0, &st),
+                     -ENOENT);
+    writef(f, "deep/er/f", O_CREAT, "upper f");
+    assert_string_equal(readf(f, "deep/er/f"), "upper f");
+    /* A user's walk, then its directory closed to the user. */
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "d/b", 0, &st), 0);
+    assert_int_equal(f->ops->chmod(f->u, &root_cred, "d", 0700, 0), 0);
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "d/b", 0, &st), -EACCES);
+    /* Another caller does not borrow the walk of the one before. */
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &st), 0);
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "d/a", 0, &st), -EACCES);
+}
+
 static void test_readdir_stable(void **state)
 {
     struct fixture *f = *state;
@@ -585,6 +610,8 @@ int main(void)
                                         setup_closed, teardown),
         cmocka_unit_test_setup_teardown(test_unlink_rmdir_whiteouts, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_walks_remembered_see_changes,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_readdir_stable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rename, setup, teardown),
         cmocka_unit_test_setup_teardown(test_links, setup, teardown),

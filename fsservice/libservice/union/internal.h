@@ -59,6 +59,7 @@ struct union_instance {
     int nlistings;
     int listings_on; /* from the end of union_instance_new on */
     struct union_impure_cache impure; /* origin.c */
+    uint64_t id; /* unique in the process: what a walk memo names */
 };
 
 /* FNV-1a: for the tables of names and paths. */
@@ -105,6 +106,13 @@ struct union_node {
     union_mask dirs;            /* a directory: the branches merged into it */
     union_mask parent_dirs;     /* the branches merged into its parent */
 };
+
+/* After a call that may have changed an upper branch or an attribute (a
+ * name made, removed or copied up, a mode, an owner, an xattr): no thread
+ * reuses the walks it remembers (lookup.c). */
+void union_changed(void);
+/* An id for a new union, never given before in this process. */
+uint64_t union_new_id(void);
 
 /* Resolves path through the union. 0 with out->branch >= 0 when found;
  * with UNION_MAY_BE_ABSENT also 0 and branch -1 when only the last

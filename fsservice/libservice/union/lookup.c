@@ -18,11 +18,22 @@
  * (whatever the top branch holds is never hidden, and its symlinks resolve
  * the same way inside it as through the union when they lead to entries of
  * the top branch). Callers that need the merge masks do not ask for it.
+ *
+ * Memo: a thread keeps the walk to the directory of its last lookup, and
+ * the next lookup of a name in that same directory starts there (find,
+ * ls -l, tar and make look up one directory's names one after another).
+ * It counts only for the same union and the same caller (the walk checked
+ * that caller's search permission on every directory), for a path of
+ * plain components (no ".", "..", empty ones or symlinks followed), and
+ * while no union has changed since (union_changed: every call that may
+ * change an upper branch or an attribute, after it).
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -138,6 +149,102 @@ static void walk_reset(struct walk *w, union_mask root)
     w->depth = 0;
 }
 
+/* What a walk's directories depend on changed: bumped after the change,
+ * read before a walk, so a walk that saw part of a change is stale. */
+static _Atomic uint64_t generation;
+static _Atomic uint64_t last_id;
+
+void union_changed(void)
+{
+    atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+}
+
+uint64_t union_new_id(void)
+{
+    return atomic_fetch_add_explicit(&last_id, 1, memory_order_relaxed) + 1;
+}
+
+struct walk_memo {
+    uint64_t union_id, generation;
+    uid_t uid;
+    gid_t gid;
+    int ngroups;
+    gid_t groups[DANAUS_MAX_GROUPS];
+    size_t dir_len; /* the path's text up to its last '/' */
+    char dir[DANAUS_PATH_MAX];
+    struct walk w;
+};
+
+static void walk_copy(struct walk *to, const struct walk *from)
+{
+    strcpy(to->path, from->path);
+    memcpy(to->len, from->len, (size_t)(from->depth + 1) * sizeof *to->len);
+    memcpy(to->dirs, from->dirs, (size_t)(from->depth + 1) * sizeof *to->dirs);
+    to->depth = from->depth;
+}
+
+/* Whether path's components are all plain names, and it has a directory
+ * part: its length (up to the last '/') in *dir_len. */
+static bool memo_path(const char *path, size_t *dir_len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || union_path_has_reserved(path))
+        return false;
+    for (const char *c = path;; c++) {
+        size_t n = strcspn(c, "/");
+        if (n == 0 || (n == 1 && c[0] == '.') ||
+            (n == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+        c += n;
+        if (!*c)
+            break;
+    }
+    *dir_len = (size_t)(slash - path);
+    return true;
+}
+
+static _Thread_local struct walk_memo memo;
+
+static bool memo_fits(const struct walk_memo *m, const struct union_instance *u,
+                      const struct ls_cred *cred, uint64_t gen,
+                      const char *path, size_t dir_len)
+{
+    return m->union_id == u->id && m->generation == gen &&
+           m->dir_len == dir_len && memcmp(m->dir, path, dir_len) == 0 &&
+           m->uid == cred->uid && m->gid == cred->gid &&
+           m->ngroups == cred->ngroups &&
+           memcmp(m->groups, cred->groups,
+                  (size_t)cred->ngroups * sizeof *cred->groups) == 0;
+}
+
+/* Whether the memo knows path's directory is not in the top branch: the
+ * fast path's stat there would only fail. */
+static bool memo_skips_top(const struct union_instance *u,
+                           const struct ls_cred *cred, const char *path)
+{
+    size_t dir_len;
+    uint64_t gen = atomic_load_explicit(&generation, memory_order_acquire);
+    return memo_path(path, &dir_len) &&
+           memo_fits(&memo, u, cred, gen, path, dir_len) &&
+           !(memo.w.dirs[memo.w.depth] & 1u);
+}
+
+static void memo_keep(struct walk_memo *m, const struct union_instance *u,
+                      const struct ls_cred *cred, uint64_t gen,
+                      const char *path, size_t dir_len, const struct walk *w)
+{
+    m->union_id = u->id;
+    m->generation = gen;
+    m->uid = cred->uid;
+    m->gid = cred->gid;
+    m->ngroups = cred->ngroups;
+    memcpy(m->groups, cred->groups,
+           (size_t)cred->ngroups * sizeof *cred->groups);
+    m->dir_len = dir_len;
+    memcpy(m->dir, path, dir_len);
+    walk_copy(&m->w, w);
+}
+
 /* Rewrites the rest of the walk as target, then "/" + rest if any rest. */
 static int splice_link(char *todo, const char *target, const char *rest)
 {
@@ -166,6 +273,13 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
     int links = 0;
 
     char *p = todo;
+    uint64_t gen = atomic_load_explicit(&generation, memory_order_acquire);
+    size_t dir_len = 0;
+    bool memo_ok = memo_path(path, &dir_len);
+    if (memo_ok && memo_fits(&memo, u, cred, gen, path, dir_len)) {
+        walk_copy(&w, &memo.w);
+        p = todo + dir_len + 1;
+    }
     for (;;) {
         while (*p == '/')
             p++;
@@ -195,6 +309,8 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
         if (union_is_reserved_name(name))
             return -ENOENT;
 
+        if (last && memo_ok && links == 0)
+            memo_keep(&memo, u, cred, gen, path, dir_len, &w);
         char child[DANAUS_PATH_MAX];
         int rc = union_join(child, w.path, name);
         if (rc < 0)
@@ -271,7 +387,7 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
                  const char *path, int flags, struct union_node *out)
 {
     if ((flags & UNION_FAST) && !union_path_has_reserved(path) &&
-        strlen(path) < sizeof out->path) {
+        strlen(path) < sizeof out->path && !memo_skips_top(u, cred, path)) {
         struct ls_instance *top = union_branch_inst(u, 0);
         int at = (flags & UNION_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
         if (top->ops->stat(top, cred, path, at, &out->st) == 0 &&

@@ -162,9 +162,180 @@ static void union_destroy(struct ls_instance *inst)
     free(u);
 }
 
+/* ---- calls that may change what a walk found (lookup.c's memo) ----
+ *
+ * Each runs the call, then marks the unions changed: a name made,
+ * removed or copied up (a write, an attribute change or an open for
+ * writing copies the file and its directories up first), a mode, an
+ * owner or an xattr (opaque marks, ACLs) that a walk's directories or
+ * its permission checks depend on. A write to a file already open for
+ * writing changes none of them. */
+
+static int changing_open(struct ls_instance *inst, const struct ls_cred *cred,
+                         const char *path, int flags, mode_t mode,
+                         struct ls_file **out)
+{
+    int rc = union_open(inst, cred, path, flags, mode, out);
+    if ((flags & (O_ACCMODE | O_CREAT | O_TRUNC)) != O_RDONLY)
+        union_changed();
+    return rc;
+}
+
+static int changing_fchmod(struct ls_file *f, const struct ls_cred *cred,
+                           mode_t mode)
+{
+    int rc = union_fchmod(f, cred, mode);
+    union_changed();
+    return rc;
+}
+
+static int changing_fchown(struct ls_file *f, const struct ls_cred *cred,
+                           uid_t uid, gid_t gid)
+{
+    int rc = union_fchown(f, cred, uid, gid);
+    union_changed();
+    return rc;
+}
+
+static int changing_futimens(struct ls_file *f, const struct ls_cred *cred,
+                             const struct timespec ts[2])
+{
+    int rc = union_futimens(f, cred, ts);
+    union_changed();
+    return rc;
+}
+
+static int changing_fsetxattr(struct ls_file *f, const struct ls_cred *cred,
+                              const char *name, const void *value,
+                              size_t size, int xflags)
+{
+    int rc = union_fsetxattr(f, cred, name, value, size, xflags);
+    union_changed();
+    return rc;
+}
+
+static int changing_fremovexattr(struct ls_file *f,
+                                 const struct ls_cred *cred, const char *name)
+{
+    int rc = union_fremovexattr(f, cred, name);
+    union_changed();
+    return rc;
+}
+
+static int changing_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
+                          const char *path, mode_t mode)
+{
+    int rc = union_mkdir(inst, cred, path, mode);
+    union_changed();
+    return rc;
+}
+
+static int changing_mknod(struct ls_instance *inst, const struct ls_cred *cred,
+                          const char *path, mode_t mode, dev_t dev)
+{
+    int rc = union_mknod(inst, cred, path, mode, dev);
+    union_changed();
+    return rc;
+}
+
+static int changing_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
+                          const char *path)
+{
+    int rc = union_rmdir(inst, cred, path);
+    union_changed();
+    return rc;
+}
+
+static int changing_unlink(struct ls_instance *inst,
+                           const struct ls_cred *cred, const char *path)
+{
+    int rc = union_unlink(inst, cred, path);
+    union_changed();
+    return rc;
+}
+
+static int changing_rename(struct ls_instance *inst,
+                           const struct ls_cred *cred, const char *from,
+                           const char *to, unsigned flags)
+{
+    int rc = union_rename(inst, cred, from, to, flags);
+    union_changed();
+    return rc;
+}
+
+static int changing_link(struct ls_instance *inst, const struct ls_cred *cred,
+                         const char *existing, const char *newpath)
+{
+    int rc = union_link(inst, cred, existing, newpath);
+    union_changed();
+    return rc;
+}
+
+static int changing_symlink(struct ls_instance *inst,
+                            const struct ls_cred *cred, const char *target,
+                            const char *linkpath)
+{
+    int rc = union_symlink(inst, cred, target, linkpath);
+    union_changed();
+    return rc;
+}
+
+static int changing_chmod(struct ls_instance *inst, const struct ls_cred *cred,
+                          const char *path, mode_t mode, int at)
+{
+    int rc = union_chmod(inst, cred, path, mode, at);
+    union_changed();
+    return rc;
+}
+
+static int changing_chown(struct ls_instance *inst, const struct ls_cred *cred,
+                          const char *path, uid_t uid, gid_t gid, int at)
+{
+    int rc = union_chown(inst, cred, path, uid, gid, at);
+    union_changed();
+    return rc;
+}
+
+static int changing_utimens(struct ls_instance *inst,
+                            const struct ls_cred *cred, const char *path,
+                            const struct timespec ts[2], int at)
+{
+    int rc = union_utimens(inst, cred, path, ts, at);
+    union_changed();
+    return rc;
+}
+
+static int changing_truncate(struct ls_instance *inst,
+                             const struct ls_cred *cred, const char *path,
+                             off_t len)
+{
+    int rc = union_truncate(inst, cred, path, len);
+    union_changed();
+    return rc;
+}
+
+static int changing_setxattr(struct ls_instance *inst,
+                             const struct ls_cred *cred, const char *path,
+                             const char *name, const void *value, size_t size,
+                             int xflags, int at)
+{
+    int rc = union_setxattr(inst, cred, path, name, value, size, xflags, at);
+    union_changed();
+    return rc;
+}
+
+static int changing_removexattr(struct ls_instance *inst,
+                                const struct ls_cred *cred, const char *path,
+                                const char *name, int at)
+{
+    int rc = union_removexattr(inst, cred, path, name, at);
+    union_changed();
+    return rc;
+}
+
 static const struct ls_ops union_ops = {
     .name = "union",
-    .open = union_open,
+    .open = changing_open,
     .close = union_close,
     .pread = union_pread,
     .pwrite = union_pwrite,
@@ -172,35 +343,35 @@ static const struct ls_ops union_ops = {
     .ftruncate = union_ftruncate,
     .fallocate = union_fallocate,
     .fstat = union_fstat,
-    .fchmod = union_fchmod,
-    .fchown = union_fchown,
-    .futimens = union_futimens,
+    .fchmod = changing_fchmod,
+    .fchown = changing_fchown,
+    .futimens = changing_futimens,
     .fstatfs = union_fstatfs,
     .getdents = union_getdents,
     .fgetxattr = union_fgetxattr,
-    .fsetxattr = union_fsetxattr,
+    .fsetxattr = changing_fsetxattr,
     .flistxattr = union_flistxattr,
-    .fremovexattr = union_fremovexattr,
+    .fremovexattr = changing_fremovexattr,
     .cache_hold = union_cache_hold,
     .stat = union_stat,
     .access = union_access,
-    .mkdir = union_mkdir,
-    .mknod = union_mknod,
-    .rmdir = union_rmdir,
-    .unlink = union_unlink,
-    .rename = union_rename,
-    .link = union_link,
-    .symlink = union_symlink,
+    .mkdir = changing_mkdir,
+    .mknod = changing_mknod,
+    .rmdir = changing_rmdir,
+    .unlink = changing_unlink,
+    .rename = changing_rename,
+    .link = changing_link,
+    .symlink = changing_symlink,
     .readlink = union_readlink,
-    .chmod = union_chmod,
-    .chown = union_chown,
-    .utimens = union_utimens,
-    .truncate = union_truncate,
+    .chmod = changing_chmod,
+    .chown = changing_chown,
+    .utimens = changing_utimens,
+    .truncate = changing_truncate,
     .statfs = union_statfs,
     .getxattr = union_getxattr,
-    .setxattr = union_setxattr,
+    .setxattr = changing_setxattr,
     .listxattr = union_listxattr,
-    .removexattr = union_removexattr,
+    .removexattr = changing_removexattr,
     .destroy = union_destroy,
 };
 
@@ -226,6 +397,7 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
         return NULL;
     }
     u->base.ops = &union_ops;
+    u->id = union_new_id();
     u->base.kernel_name_space = true;
     for (int b = 0; b < nbranches; b++)
         u->base.kernel_name_space &= branches[b].inst->kernel_name_space;
