@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-all.sh - reproduces every figure of README's Performance section from
+# run-all.sh - reproduces every figure of docs/performance.md from
 # a fresh clone in one command: installs the dependencies, builds, and runs
 # every bench script in a network namespace of its own (each starts its own
 # Ceph cluster on Ceph's default ports), writing tables, CSV and PNG plots

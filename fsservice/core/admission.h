@@ -6,7 +6,7 @@
  * queue, its OSDs write every pool's data through one queue each. A
  * tenant whose load fills those queues slows every other tenant's calls
  * that must wait on them (fsyncs, creates, flushed writes), however well
- * their clients are kept apart (README, issue 15). The operator bounds a
+ * their clients are kept apart (docs/performance.md, issue 15). The operator bounds a
  * pool's load on the backend with two token buckets (config
  * backend_ops_per_second, backend_write_bytes_per_second): a call that
  * changes the name space or syncs costs an op, a write its bytes. A call

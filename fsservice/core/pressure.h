@@ -5,7 +5,7 @@
  * A pool's rate on its backend (admission.h) is a number the operator
  * picks, and the right one depends on what the other pools do: next to a
  * file server at 1,850 ops/s a pool of fsyncs kept 6% of its rate, and 90%
- * once the file server's pool was held to 100 ops/s (README, issue 15),
+ * once the file server's pool was held to 100 ops/s (docs/performance.md, issue 15),
  * which that pool then was whether the fsyncs ran or not. Here a pool can
  * say how slow its backend calls may get instead
  * (backend_latency_target_ms), and the others hold back only while it
@@ -29,7 +29,7 @@
  * in its last window holds back for the other: pools that each held back
  * for the other's misses pushed the heavier one to the floor, pools that
  * held back for neither left the lighter one as starved as without
- * targets (README, issue 15). Calls through the FUSE door count and are
+ * targets (docs/performance.md, issue 15). Calls through the FUSE door count and are
  * held as the preload's (fsservice/doors/fuse_ops.c), once they are done:
  * one still running in the backend is not seen as a miss.
  */

@@ -13,7 +13,7 @@
 # mtimes, see below), db_bench finds every key, every acknowledged record
 # reads back. On Ceph the service runs
 # with ceph_write_through on: tar does not fsync, and the default object
-# cache would lose its unflushed files with the service (README, Faults).
+# cache would lose its unflushed files with the service (docs/recovery.md).
 # Prints the longest pause a record write saw across the kills.
 set -u
 

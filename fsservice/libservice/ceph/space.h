@@ -10,7 +10,7 @@
  * cache in one second. Taken at its word, the late figure let a memstore
  * OSD fill to 100%, past its full ratio, and then the MDS could not write
  * its journal: unlinks got their early replies, and the rmdir after them
- * and every mkdir waited for good (README, Faults). So a write gets only
+ * and every mkdir waited for good (docs/recovery.md). So a write gets only
  * the room the cluster last said was left, less what this client wrote in
  * the last SPACE_WINDOW_S seconds, and ENOSPC once that is none. Bytes
  * the cluster's figure already counts are counted twice until they leave
