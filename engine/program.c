@@ -101,7 +101,7 @@ static int finish(const char *what, char *const argv[], pid_t pid,
 int program_run(const char *what, char *const argv[], int out_fd,
                 int (*setup)(void *), void *arg)
 {
-    int err_fd;
+    int err_fd = -1;
     pid_t pid = start(argv, out_fd, setup, arg, &err_fd);
     return pid < 0 ? -1 : finish(what, argv, pid, err_fd);
 }
@@ -109,7 +109,7 @@ int program_run(const char *what, char *const argv[], int out_fd,
 int program_read(const char *what, char *const argv[],
                  int (*consume)(int fd, void *arg), void *arg)
 {
-    int out[2], err_fd;
+    int out[2], err_fd = -1;
     if (pipe2(out, O_CLOEXEC) < 0)
         return fail_errno("pipe");
     pid_t pid = start(argv, out[1], NULL, NULL, &err_fd);

@@ -153,7 +153,7 @@ int user_resolve(const char *spec, struct user *u)
     snprintf(user, sizeof user, "%.*s",
              (int)(colon ? (size_t)(colon - spec) : strlen(spec)), spec);
     memset(u, 0, sizeof *u);
-    unsigned uid;
+    unsigned uid = 0;
     int numeric = parse_id(user, &uid) == 0;
     int found = find_passwd(numeric ? NULL : user, uid, u, who, sizeof who);
     if (found < 0)
