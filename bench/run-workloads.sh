@@ -111,6 +111,9 @@ build=$(cd "$build" && pwd -P)
 # podman's storage, so that every system but Ceph writes to the same disk.
 work=$(mktemp -d /tmp/danaus-workloads-bench.XXXXXX)
 state=$work/state
+# The Ceph pool has an engine of its own: a pool owns its cpus, and each
+# system gets both.
+ceph_state=$work/state-ceph
 fuse_pid=""
 top=""
 
@@ -118,6 +121,7 @@ cleanup() {
     local rc=$?
     set +e
     remove_engine_state pools
+    state=$ceph_state remove_engine_state pools
     remove_podman_state
     if [ -n "$fuse_pid" ]; then
         [ -n "$top" ] && rm -rf "${work:?}/fuse/${top#/}"
@@ -191,7 +195,7 @@ run_system() { # NAME CMD...
     shift
     case $s in
     "danaus (local)") "$danaus" --state "$state" run --rm --pool wll --image wl -- "$@" ;;
-    "danaus (ceph)") "$danaus" --state "$state" run --rm --pool wlc --image wl -- "$@" ;;
+    "danaus (ceph)") "$danaus" --state "$ceph_state" run --rm --pool wlc --image wl -- "$@" ;;
     "podman (overlayfs)")
         # runc and explicit limits: crun refuses this machine's cgroup
         # hybrid mode, and neither may raise nofile/nproc here.
@@ -227,7 +231,8 @@ if [ -n "$ceph" ]; then
     mkdir -p "$work/fuse$top/pool" "$work/fuse$top/root"
     say "unpacking the image into ceph-fuse for its chroot"
     tar -C "$work/fuse$top/root" --numeric-owner -xpf "$work/image.tar"
-    "$danaus" --state "$state" pool create wlc --cpus "0-$(($(nproc) - 1))" \
+    "$danaus" --state "$ceph_state" image import wl "$work/image.tar" >/dev/null
+    "$danaus" --state "$ceph_state" pool create wlc --cpus "0-$(($(nproc) - 1))" \
         --memory 8G --backend "ceph:$bench_conf:$top/pool"
     systems+=("danaus (ceph)" ceph-fuse)
 fi
