@@ -151,7 +151,8 @@ static int container_main(void *arg)
     char ipc[STATE_PATH_MAX], door[STATE_PATH_MAX];
     state_path(ipc, "pools/%s/ipc", c->o->pool);
     service_door_dir(c->o->pool, door, sizeof door);
-    const int nbinds = 2 + c->o->nvolumes, nkernel = nbinds + 3;
+    const int nbinds = 2 + c->o->nvolumes,
+              nkernel = nbinds + 3 + NS_SCRATCH_DIRS;
     struct ns_bind binds[nbinds];
     /* Of the service's run directory only the door: its keeper's socket
      * and pid file stay the host's. */
@@ -175,6 +176,9 @@ static int container_main(void *arg)
             kernel[i + 3] = served[i - 2];
         }
     }
+    int nkept = nbinds + 3;
+    for (int i = 0; c->o->read_only && i < NS_SCRATCH_DIRS; i++)
+        kernel[nkept++] = ns_scratch_dirs[i];
     int err = 0;
     const char *message = "";
     static struct user user; /* (large: not on the clone's stack) */
@@ -186,7 +190,7 @@ static int container_main(void *arg)
         unshare(CLONE_NEWCGROUP) < 0 || ns_ipc_enter(ipc) < 0 ||
         (!c->o->host_network && ns_loopback_up() < 0) ||
         sethostname(c->name, strlen(c->name)) < 0 ||
-        door_view(c->o->pool, c->root, kernel, nkernel) < 0 ||
+        door_view(c->o->pool, c->root, kernel, nkept) < 0 ||
         ns_enter_root(c->root, binds, nbinds, c->o->read_only) < 0 ||
         (c->o->tty ? tty_attach(&c->tty) < 0
                    : !c->o->interactive && stdin_null() < 0) ||

@@ -42,9 +42,11 @@
 
 #define DEFAULT_STATE "/var/lib/danaus"
 
-static int usage(void)
+/* The usage on out: stdout for --help (exit 0), stderr for a missing
+ * command (exit 2). */
+static int usage(FILE *out)
 {
-    fprintf(stderr,
+    fprintf(out,
             "usage: danaus [--state DIR] COMMAND\n"
             "  pool create NAME --cpus LIST --memory SIZE "
             "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
@@ -65,7 +67,7 @@ static int usage(void)
             "  exec NAME [--] CMD [ARGS...]\n"
             "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME | stop NAME |\n"
             "  rm [-f] NAME | logs NAME | stats [NAME...]\n");
-    return 2;
+    return out == stdout ? 0 : 2;
 }
 
 static int pool_command(int argc, char **argv)
@@ -351,9 +353,10 @@ int main(int argc, char **argv)
         state = argv[i + 1];
         i += 2;
     }
-    if (i == argc || strcmp(argv[i], "--help") == 0 ||
-        strcmp(argv[i], "-h") == 0)
-        return usage();
+    if (i == argc)
+        return usage(stderr);
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+        return usage(stdout);
     if (state_open(state && *state ? state : DEFAULT_STATE) < 0 ||
         state_lock() < 0) {
         fprintf(stderr, "danaus: %s\n", fail_message());

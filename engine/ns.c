@@ -222,6 +222,24 @@ static int mount_kernel_fs(void)
     return 0;
 }
 
+const char *const ns_scratch_dirs[NS_SCRATCH_DIRS] = {"/tmp", "/var/tmp",
+                                                      "/run"};
+
+/* A read-only root keeps writable scratch directories, tmpfs charged to
+ * the container's memory, as podman's --read-only-tmpfs does. */
+static int mount_scratch(void)
+{
+    for (int i = 0; i < NS_SCRATCH_DIRS; i++) {
+        const char *dir = ns_scratch_dirs[i];
+        const char *mode = strcmp(dir, "/run") == 0 ? "mode=755" : "mode=1777";
+        if (make_dirs_inside(dir, 0) < 0 ||
+            mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, mode) < 0)
+            return fail_errno("cannot mount a tmpfs at %s in the container",
+                              dir);
+    }
+    return 0;
+}
+
 /* Remounts "/" nodev (and read-only), keeping its other per-mount flags
  * (a bind remount replaces them all). */
 static int root_flags(int read_only)
@@ -261,7 +279,8 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
         return fail_errno("cannot detach the host's root");
     if (chdir("/") < 0)
         return fail_errno("chdir /");
-    if (dev_mount(devices) < 0 || mount_kernel_fs() < 0)
+    if (dev_mount(devices) < 0 || mount_kernel_fs() < 0 ||
+        (read_only && mount_scratch() < 0))
         return -1;
     for (int i = 0; i < nbinds; i++)
         if (place_tree(trees[i], is_dir[i], &binds[i]) < 0)

@@ -223,10 +223,13 @@ out=$("$danaus" run --rm --read-only --pool a --image dyn -v "$work/vol:/mnt/v" 
     cat /etc/motd >/dev/null && echo reads
     touch /new; mkdir /d; rm /etc/motd; chmod 600 /etc/motd
     LD_PRELOAD= touch /kernel
+    echo t >/tmp/t && echo t >/var/tmp/t && echo t >/run/t && echo scratch-writable
     echo w >/mnt/v/rw && echo volume-writable' 2>&1)
 check "--read-only: reads work" 1 "$(echo "$out" | grep -cx reads)"
 check "--read-only: 5 changes refused with EROFS" 5 "$(echo "$out" | grep -c 'Read-only file system')"
 check "--read-only: a -v directory stays writable" "1 w" "$(echo "$out" | grep -cx volume-writable) $(cat "$work/vol/rw")"
+check "--read-only: /tmp, /var/tmp and /run are writable tmpfs, as podman's" 1 "$(echo "$out" | grep -cx scratch-writable)"
+check "--help prints the usage and exits 0" "0 1" "$("$danaus" --help >/dev/null 2>&1; echo $?) $("$danaus" --help 2>/dev/null | grep -c '^usage: danaus')"
 
 # -v VOLUME:DIR: a directory of the pool's backend, served by the pool's
 # danausd to the preload (a Danaus descriptor, not a kernel file) and kept
