@@ -354,13 +354,14 @@ int cgroup_remove(const char *pool)
     dir_of(V1_CPUSET, pool, dir, sizeof dir);
     int rc = empty_and_remove(dir);
     static const char *const others[] = {V1_MEMORY, V1_PIDS, V1_DEVICES};
-    for (int i = 0; i < 3; i++) {
+    enum { NOTHERS = sizeof others / sizeof *others };
+    for (int i = 0; i < NOTHERS; i++) {
         dir_of(others[i], pool, dir, sizeof dir);
         if (empty_and_remove(dir) < 0)
             rc = -1;
     }
     remove_scope_if_empty(V1_CPUSET);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NOTHERS; i++)
         remove_scope_if_empty(others[i]);
     return rc;
 }
@@ -421,11 +422,14 @@ void cgroup_container_remove(const char *pool, const char *name)
     char dir[CG_DIR + 64];
     if (is_v2())
         return;
+    /* Quietly: a caller's own failure, recorded before, stays its message. */
+    int quiet = fail_message() == NULL;
     container_dir(V1_PIDS, pool, name, dir, sizeof dir);
     empty_and_remove(dir);
     container_dir(V1_DEVICES, pool, name, dir, sizeof dir);
     empty_and_remove(dir);
-    fail_clear();
+    if (quiet)
+        fail_clear();
 }
 
 long cgroup_container_pids_max(const char *pool, const char *name)
