@@ -15,7 +15,8 @@
 
 #define MAX_LINKS 40 /* as the kernel's own walk */
 
-/* Moves the first component of *rest into name; 0 when none is left. */
+/* Moves the first component of *rest into name: 1, 0 when none is left,
+ * -1 (ENAMETOOLONG) for one longer than a name can be. */
 static int next_component(char **rest, char *name)
 {
     char *p = *rest;
@@ -24,17 +25,20 @@ static int next_component(char **rest, char *name)
     size_t len = strcspn(p, "/");
     if (len == 0)
         return 0;
-    if (len > NAME_MAX)
-        len = NAME_MAX; /* openat then says ENOENT or ENAMETOOLONG */
+    if (len > NAME_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     memcpy(name, p, len);
     name[len] = '\0';
     *rest = p + strcspn(p, "/");
     return 1;
 }
 
-/* Replaces what is left to walk with target followed by rest. */
+/* Replaces what is left to walk with target followed by rest (which may
+ * lie in walk: it is joined in a buffer of its own first). */
 static int join_rest(char *walk, size_t size, const char *target,
-                  const char *rest)
+                     const char *rest)
 {
     char joined[2 * PATH_MAX];
     int n = snprintf(joined, sizeof joined, "%s/%s", target, rest);
@@ -53,8 +57,9 @@ int hostpath_open(const char *path)
     char walk[2 * PATH_MAX], name[NAME_MAX + 1];
     snprintf(walk, sizeof walk, "%s", path);
     char *rest = walk;
-    int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), links = 0;
-    while (dir >= 0 && next_component(&rest, name)) {
+    int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int links = 0, more = 0;
+    while (dir >= 0 && (more = next_component(&rest, name)) > 0) {
         int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0) {
@@ -86,9 +91,7 @@ int hostpath_open(const char *path)
             return fail_errno("%s", path);
         }
         target[n] = '\0';
-        char tail[2 * PATH_MAX];
-        snprintf(tail, sizeof tail, "%s", rest);
-        if (join_rest(walk, sizeof walk, target, tail) < 0) {
+        if (join_rest(walk, sizeof walk, target, rest) < 0) {
             close(dir);
             return fail_errno("%s", path);
         }
@@ -97,6 +100,10 @@ int hostpath_open(const char *path)
             close(dir);
             dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         }
+    }
+    if (dir >= 0 && more < 0) {
+        close(dir);
+        dir = -1;
     }
     if (dir < 0)
         return fail_errno("%s", path);
