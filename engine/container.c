@@ -65,6 +65,8 @@ struct container {
     char **argv;         /* ENTRYPOINT and CMD, or what run overrode */
     const char *workdir; /* -w, or the image's WORKDIR, or NULL */
     const char *user;    /* -u, or the image's USER; root by default */
+    char image_id[STATE_PATH_MAX]; /* the import's id: its layers' names */
+    int layers;
 };
 
 static int save(struct container *c)
@@ -373,13 +375,8 @@ static int mount_volumes(struct container *c, struct record *pool)
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
-    struct record image;
-    if (query_image(o->image, &image) < 0)
-        return -1;
-    int layers = (int)record_num(&image, "layers", 0);
-    char id[STATE_PATH_MAX];
-    snprintf(id, sizeof id, "%s", query_image_id(&image, o->image));
-    record_free(&image);
+    const char *id = c->image_id;
+    int layers = c->layers;
     if (store_publish(o->pool, o->image, id, layers) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
@@ -567,8 +564,9 @@ static int count(char *const *list)
     return n;
 }
 
-/* What the command is, where and as whom it runs: run's options over the
- * image's settings, as docker's are: --entrypoint replaces ENTRYPOINT and
+/* The image's record, read once: its layers and their id, and what the
+ * command is, where and as whom it runs: run's options over the image's
+ * settings, as docker's are: --entrypoint replaces ENTRYPOINT and
  * drops CMD ("" for none), a command given replaces CMD. 0 or -1. */
 static int settle(struct container *c)
 {
@@ -577,6 +575,9 @@ static int settle(struct container *c)
     if (query_image(o->image, &image) < 0)
         return -1;
     image_config_load(&image, &c->image);
+    c->layers = (int)record_num(&image, "layers", 0);
+    snprintf(c->image_id, sizeof c->image_id, "%s",
+             query_image_id(&image, o->image));
     record_free(&image);
     char *given[] = {(char *)o->entrypoint, NULL};
     char *const *entry = !o->entrypoint     ? c->image.entrypoint
