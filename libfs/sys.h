@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
@@ -90,6 +91,26 @@ static inline int sys_fcntl(int fd, int cmd, long arg)
 static inline char *sys_getcwd(char *buf, size_t size)
 {
     return syscall(SYS_getcwd, buf, size) < 0 ? NULL : buf;
+}
+
+static inline int sys_chdir(const char *path)
+{
+    return (int)syscall(SYS_chdir, path);
+}
+
+static inline int sys_mkdir(const char *path, mode_t mode)
+{
+    return (int)syscall(SYS_mkdir, path, mode);
+}
+
+static inline int sys_rmdir(const char *path)
+{
+    return (int)syscall(SYS_rmdir, path);
+}
+
+static inline int sys_statfs(const char *path, struct statfs *fs)
+{
+    return (int)syscall(SYS_statfs, path, fs);
 }
 
 #endif

@@ -17,15 +17,13 @@
 #include "libfs/export.h"
 #include "libfs/real.h"
 #include "libfs/route.h"
+#include "libfs/sys.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define FUSE_SUPER_MAGIC 0x65735546
@@ -36,10 +34,8 @@ static bool kernel_cwd_is(const struct stat *st)
 {
     struct statfs fs;
     struct stat here;
-    return syscall(SYS_statfs, ".", &fs) == 0 &&
-           fs.f_type == FUSE_SUPER_MAGIC &&
-           syscall(SYS_newfstatat, AT_FDCWD, ".", &here, 0) == 0 &&
-           here.st_ino == st->st_ino;
+    return sys_statfs(".", &fs) == 0 && fs.f_type == FUSE_SUPER_MAGIC &&
+           sys_lstat(".", &here) == 0 && here.st_ino == st->st_ino;
 }
 
 /* Leaves the kernel's current directory in one made and removed here. */
@@ -49,9 +45,9 @@ static void kernel_cwd_nowhere(void)
     for (int i = 0; i < 8; i++) {
         snprintf(dir, sizeof dir, "/tmp/.danaus-nowhere-%d-%d", (int)getpid(),
                  i);
-        if (syscall(SYS_mkdir, dir, 0700) == 0) {
-            syscall(SYS_chdir, dir);
-            syscall(SYS_rmdir, dir);
+        if (sys_mkdir(dir, 0700) == 0) {
+            sys_chdir(dir);
+            sys_rmdir(dir);
             return;
         }
     }
@@ -65,7 +61,7 @@ static void kernel_cwd_follow(void)
     struct stat st;
     int saved = errno;
     if (cwd_get(cur, sizeof cur) > 0 && danaus_stat(cur, &st) == 0 &&
-        (syscall(SYS_chdir, cur) < 0 || !kernel_cwd_is(&st)))
+        (sys_chdir(cur) < 0 || !kernel_cwd_is(&st)))
         kernel_cwd_nowhere();
     errno = saved;
 }
