@@ -41,6 +41,8 @@
 #include <unistd.h>
 
 #define DEFAULT_STATE "/var/lib/danaus"
+#define STOP_TIMEOUT_MAX 3600 /* seconds */
+#define LOGS_TAIL_MAX 1000000 /* lines */
 
 /* The usage on out: stdout for --help (exit 0), stderr for a missing
  * command (exit 2). */
@@ -65,8 +67,9 @@ static int usage(FILE *out)
             "      [-- CMD [ARGS...]]   (or run --pool P [OPTIONS] IMAGE "
             "[CMD...])\n"
             "  exec NAME [--] CMD [ARGS...]\n"
-            "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME | stop NAME |\n"
-            "  rm [-f] NAME | logs NAME | stats [NAME...]\n");
+            "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME |\n"
+            "  stop [-t SECONDS] NAME | rm [-f] NAME |\n"
+            "  logs [-f] [--tail N] NAME | stats [NAME...] | version\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -299,6 +302,49 @@ static int run_command(int argc, char **argv)
     return container_run(&o);
 }
 
+static int version(void)
+{
+    printf("danaus %s\n", DANAUS_VERSION);
+    return 0;
+}
+
+/* stop [-t SECONDS] NAME */
+static int stop_command(int argc, char **argv)
+{
+    unsigned long long grace = 0;
+    int timed = argc == 3 && strcmp(argv[0], "-t") == 0;
+    if (timed && !count_parse(argv[1], STOP_TIMEOUT_MAX, &grace) &&
+        strcmp(argv[1], "0") != 0)
+        return fail("stop: -t '%s': expected seconds, 0 to %d", argv[1],
+                    STOP_TIMEOUT_MAX);
+    if (argc != 1 && !timed)
+        return fail("stop: expected [-t SECONDS] NAME");
+    return container_stop(argv[argc - 1], timed ? (int)grace : -1);
+}
+
+/* logs [-f] [--tail N] NAME */
+static int logs_command(int argc, char **argv)
+{
+    int follow = 0;
+    long tail = -1;
+    int i = 0;
+    for (; i < argc - 1; i++) {
+        unsigned long long n = 0;
+        if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--follow") == 0)
+            follow = 1;
+        else if (strcmp(argv[i], "--tail") == 0 && i + 2 < argc &&
+                 (count_parse(argv[i + 1], LOGS_TAIL_MAX, &n) ||
+                  strcmp(argv[i + 1], "0") == 0))
+            tail = (long)n, i++;
+        else
+            return fail("logs: '%s': expected [-f] [--tail N (0 to %d)] NAME",
+                        argv[i], LOGS_TAIL_MAX);
+    }
+    if (i != argc - 1)
+        return fail("logs: expected [-f] [--tail N] NAME");
+    return container_logs(argv[i], follow, tail);
+}
+
 static int command(int argc, char **argv)
 {
     const char *cmd = argv[0];
@@ -333,14 +379,14 @@ static int command(int argc, char **argv)
         return stats_show(argv + 1, argc - 1);
     if (strcmp(cmd, "inspect") == 0 && argc == 2)
         return inspect_container(argv[1]);
-    if (strcmp(cmd, "stop") == 0 && argc == 2)
-        return container_stop(argv[1]);
+    if (strcmp(cmd, "stop") == 0)
+        return stop_command(argc - 1, argv + 1);
     if (strcmp(cmd, "rm") == 0 && argc == 2)
         return container_remove(argv[1], 0);
     if (strcmp(cmd, "rm") == 0 && argc == 3 && strcmp(argv[1], "-f") == 0)
         return container_remove(argv[2], 1);
-    if (strcmp(cmd, "logs") == 0 && argc == 2)
-        return container_logs(argv[1]);
+    if (strcmp(cmd, "logs") == 0)
+        return logs_command(argc - 1, argv + 1);
     return fail("unknown command '%s' (see danaus --help)", cmd);
 }
 
@@ -356,6 +402,8 @@ int main(int argc, char **argv)
         return usage(stderr);
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
         return usage(stdout);
+    if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "version") == 0)
+        return version();
     if (state_open(state && *state ? state : DEFAULT_STATE) < 0 ||
         state_lock() < 0) {
         fprintf(stderr, "danaus: %s\n", fail_message());

@@ -266,6 +266,21 @@ check "run -d prints the name and returns" dt "$out"
 sleep 0.3
 check "a detached container's output is in its log" to-the-log "$("$danaus" logs dt)"
 "$danaus" rm -f dt
+"$danaus" run --pool a --image bb --name lg -d -- sh -c 'seq 5; sleep 1.5; echo six; trap "sleep 6; echo seven; exit 3" TERM; while :; do sleep 0.1; done' >/dev/null
+sleep 0.5
+check "logs --tail N prints the last N lines" "4 5" "$(echo $("$danaus" logs --tail 2 lg))"
+check "logs --tail 0 prints nothing" "" "$("$danaus" logs --tail 0 lg)"
+"$danaus" logs -f --tail 1 lg > "$work/follow" &
+follower=$!
+sleep 2
+"$danaus" stop -t 10 lg
+wait $follower
+check "logs -f follows the log until the container ends" "5 six seven" "$(echo $(cat "$work/follow"))"
+check "stop -t waits longer than the default grace (5 s)" "exited(3)" "$("$danaus" ps -a | awk '$1=="lg" {print $4}')"
+"$danaus" rm lg
+expect_error "stop -t not a number" 1 "expected seconds, 0 to 3600" "$danaus" stop -t x lg
+expect_error "logs --tail not a number" 1 "expected [-f] [--tail N (0 to 1000000)] NAME" "$danaus" logs --tail -3 lg
+check "--version names the release" 1 "$("$danaus" --version | grep -cx 'danaus [0-9]*\.[0-9]*\.[0-9]*')"
 
 # Cores and cgroup: the container's processes and the pool's service.
 "$danaus" run --pool a --image bb --name d1 -d -- sleep 100 >/dev/null
