@@ -15,7 +15,7 @@
  *              [-w DIR] [-u USER[:GROUP]] [--entrypoint CMD]
  *              [--network none|host] [--pids-limit N]
  *              [--security-opt no-new-privileges=false] [-- CMD...]
- *   (or run --pool P [OPTIONS] IMAGE [CMD...], docker's order; without
+ *   (or run [--pool P] [OPTIONS] IMAGE [CMD...], docker's order; without
  *   CMD the image's ENTRYPOINT and CMD run)
  *   danaus exec NAME [--] CMD... | ps [-a] [-q] [--format T] | inspect NAME
  *   danaus stop NAME | rm [-f] NAME | logs NAME | stats [NAME...]
@@ -58,13 +58,13 @@ static int usage(FILE *out)
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
-            "  run --pool P --image I [--name N] [-e VAR[=VALUE]]... [-d] "
+            "  run [--pool P] --image I [--name N] [-e VAR[=VALUE]]... [-d] "
             "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
             "[-w DIR]\n"
             "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host]\n"
             "      [--pids-limit N] [--security-opt no-new-privileges=false]\n"
-            "      [-- CMD [ARGS...]]   (or run --pool P [OPTIONS] IMAGE "
+            "      [-- CMD [ARGS...]]   (or run [--pool P] [OPTIONS] IMAGE "
             "[CMD...])\n"
             "  exec NAME [--] CMD [ARGS...]\n"
             "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME |\n"
@@ -255,6 +255,18 @@ static int run_option(const char *opt, char *value, struct run_options *o)
     return 0;
 }
 
+/* The name of the one pool there is, or NULL when there are none or
+ * several (a default pool, as docker's default network). Kept until the
+ * command ends. */
+static const char *only_pool(void)
+{
+    int n;
+    char **pools = state_list("pools", &n);
+    char *name = pools && n == 1 ? strdup(pools[0]) : NULL;
+    state_list_free(pools, n);
+    return name;
+}
+
 /* Returns the exit status; 125 for bad options. */
 static int run_command(int argc, char **argv)
 {
@@ -293,8 +305,12 @@ static int run_command(int argc, char **argv)
         fail("run: -t with -d is not supported (danaus logs has no terminal)");
         return 125;
     }
-    if (!o.pool || !o.image) {
-        fail("run needs --pool and --image");
+    if (!o.image) {
+        fail("run needs an image (--image I, or IMAGE after the options)");
+        return 125;
+    }
+    if (!o.pool && !(o.pool = only_pool())) {
+        fail("run needs --pool when there is not exactly one pool");
         return 125;
     }
     /* After IMAGE or "--": the command, or none (the image's). */

@@ -169,6 +169,7 @@ expect_error "-u with two groups" 125 "expected USER[:GROUP], each a name or a n
 expect_error "-u a name the container lacks" 126 "unable to find user app: no matching entries in the container's /etc/passwd" "$danaus" run --pool a --image bb -u app -- true
 expect_error "-e without a name" 125 "expected VAR=VALUE or VAR" "$danaus" run --pool a --image bb -e =x -- true
 expect_error "-w a directory the container lacks (podman's refusal)" 126 "workdir /missing does not exist in the container" "$danaus" run --pool a --image bb -w /missing -- true
+expect_error "run without --pool when there are two" 125 "run needs --pool when there is not exactly one pool" "$danaus" run --image bb -- true
 expect_error "-w relative" 125 "expected a plain absolute path" "$danaus" run --pool a --image bb -w tmp -- true
 
 # Programs in a container reach its root over shared memory, not FUSE: a
