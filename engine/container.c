@@ -753,6 +753,46 @@ int container_stop(const char *name, int grace_s)
     return 0;
 }
 
+int container_kill(const char *name, int sig)
+{
+    struct record rec;
+    if (query_container(name, &rec) < 0)
+        return -1;
+    int rc = 0;
+    if (!running(&rec))
+        rc = fail("container '%s' is not running", name);
+    else if (kill((pid_t)record_num(&rec, "pid", 0), sig) < 0)
+        rc = fail_errno("cannot signal container '%s'", name);
+    record_free(&rec);
+    return rc;
+}
+
+int container_wait(const char *name)
+{
+    char path[STATE_PATH_MAX];
+    struct record rec;
+    if (query_container(name, &rec) < 0)
+        return -1;
+    record_free(&rec);
+    query_container_path(name, path);
+    /* Without the state lock, so that stop and rm go on meanwhile. */
+    state_unlock();
+    long long code = -1;
+    for (;;) {
+        if (record_load(path, &rec) < 0)
+            break; /* removed: its exit is gone with it */
+        int up = running(&rec);
+        code = record_num(&rec, "exit", -1);
+        record_free(&rec);
+        if (!up)
+            break;
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    state_lock();
+    printf("%lld\n", code);
+    return 0;
+}
+
 int container_remove(const char *name, int force)
 {
     struct record rec;

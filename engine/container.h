@@ -40,6 +40,12 @@ int container_list(int all, int quiet, const char *format);
 /* SIGTERM, then SIGKILL after grace_s seconds (< 0: the default, 5). */
 int container_stop(const char *name, int grace_s);
 int container_remove(const char *name, int force);
+/* Sends sig to the container's pid 1 (which, as any PID namespace's
+ * init, gets only the signals it handles, and SIGKILL). */
+int container_kill(const char *name, int sig);
+/* Waits until the container has ended and prints its exit status (-1
+ * when it was removed meanwhile or never recorded one). */
+int container_wait(const char *name);
 /* A detached container's output: the last tail lines (< 0: all); with
  * follow, then what it writes until it ends. */
 int container_logs(const char *name, int follow, long tail);

@@ -37,6 +37,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -69,7 +70,8 @@ static int usage(FILE *out)
             "  exec NAME [--] CMD [ARGS...]\n"
             "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME |\n"
             "  stop [-t SECONDS] NAME | rm [-f] NAME |\n"
-            "  logs [-f] [--tail N] NAME | stats [NAME...] | version\n");
+            "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
+            "  stats [NAME...] | version\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -338,6 +340,37 @@ static int stop_command(int argc, char **argv)
     return container_stop(argv[argc - 1], timed ? (int)grace : -1);
 }
 
+/* The number of the signal abbreviated name ("TERM"), or -1. */
+static int signal_number(const char *name)
+{
+    for (int sig = 1; sig < SIGRTMIN; sig++) {
+        const char *abbrev = sigabbrev_np(sig);
+        if (abbrev && strcmp(abbrev, name) == 0)
+            return sig;
+    }
+    return -1;
+}
+
+/* kill [-s SIGNAL] NAME: SIGKILL by default, as docker's; SIGNAL a name
+ * (TERM, SIGTERM) or a number. */
+static int kill_command(int argc, char **argv)
+{
+    int sig = SIGKILL;
+    if (argc == 3 && strcmp(argv[0], "-s") == 0) {
+        const char *s = argv[1];
+        unsigned long long n;
+        if (strncmp(s, "SIG", 3) == 0)
+            s += 3;
+        if (count_parse(s, SIGRTMAX, &n))
+            sig = (int)n;
+        else if ((sig = signal_number(s)) < 0)
+            return fail("kill: -s '%s': not a signal", argv[1]);
+    } else if (argc != 1) {
+        return fail("kill: expected [-s SIGNAL] NAME");
+    }
+    return container_kill(argv[argc - 1], sig);
+}
+
 /* logs [-f] [--tail N] NAME */
 static int logs_command(int argc, char **argv)
 {
@@ -403,6 +436,10 @@ static int command(int argc, char **argv)
         return container_remove(argv[2], 1);
     if (strcmp(cmd, "logs") == 0)
         return logs_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "kill") == 0)
+        return kill_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "wait") == 0 && argc == 2)
+        return container_wait(argv[1]);
     return fail("unknown command '%s' (see danaus --help)", cmd);
 }
 

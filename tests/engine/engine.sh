@@ -281,6 +281,19 @@ check "stop -t waits longer than the default grace (5 s)" "exited(3)" "$("$danau
 "$danaus" rm lg
 expect_error "stop -t not a number" 1 "expected seconds, 0 to 3600" "$danaus" stop -t x lg
 expect_error "logs --tail not a number" 1 "expected [-f] [--tail N (0 to 1000000)] NAME" "$danaus" logs --tail -3 lg
+"$danaus" run --pool a --image bb --name kw -d -- sh -c 'trap "echo got-usr1" USR1; while :; do sleep 0.1; done' >/dev/null
+sleep 0.5
+"$danaus" kill -s USR1 kw
+sleep 0.5
+check "kill -s sends the signal to the container's pid 1" got-usr1 "$("$danaus" logs kw)"
+"$danaus" kill kw
+check "kill sends SIGKILL by default; wait prints the exit status" 137 "$("$danaus" wait kw)"
+expect_error "kill of a container that is not running" 1 "container 'kw' is not running" "$danaus" kill kw
+expect_error "kill -s with an unknown signal" 1 "-s 'NOPE': not a signal" "$danaus" kill -s NOPE kw
+"$danaus" rm kw
+"$danaus" run --pool a --image bb --name wt -d -- sh -c 'sleep 1; exit 3' >/dev/null
+check "wait waits for a container's own exit" 3 "$("$danaus" wait wt)"
+"$danaus" rm wt
 check "--version names the release" 1 "$("$danaus" --version | grep -cx 'danaus [0-9]*\.[0-9]*\.[0-9]*')"
 
 # Cores and cgroup: the container's processes and the pool's service.
