@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <linux/close_range.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,8 +27,8 @@
 
 #define STOP_GRACE_S 10
 
-/* The engine run from its build tree uses the danausd and libdanaus.so
- * built beside it; an installed engine, the installed ones. */
+/* The engine (or danaus-runtime) run from its build tree uses the danausd
+ * and libdanaus.so built beside it; an installed one, the installed ones. */
 static int running_from_build_tree(void)
 {
     char self[4096];
@@ -35,7 +36,8 @@ static int running_from_build_tree(void)
     if (n < 0)
         return 0;
     self[n] = 0;
-    return strcmp(self, ENGINE_BUILD_PATH) == 0;
+    return strcmp(self, ENGINE_BUILD_PATH) == 0 ||
+           strcmp(self, RUNTIME_BUILD_PATH) == 0;
 }
 
 const char *service_danausd(void)
@@ -195,6 +197,9 @@ static void become_service(const char *pool, int first, int log_fd,
         pid_t self = getpid();
         if (write(report_fd, &self, sizeof self) != sizeof self)
             _exit(127);
+        /* Nothing else its starter had open: danaus-runtime's caller
+         * (conmon) waits for the end of pipes it gave the runtime. */
+        close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
         execl(service_danausd(), "danausd", "-c", conf, (char *)NULL);
         fail_errno("cannot run %s", service_danausd());
     }

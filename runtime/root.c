@@ -1,0 +1,255 @@
+/*
+ * root.c - a runc container's root from a Danaus pool (root.h).
+ *
+ * The engine's own code does the work: pool.c makes the default pool and
+ * restarts a dead danausd, store.c makes and removes the writable branch
+ * through the pool's danausd, door_client.c adds the union and the view.
+ * The runtime only decides what goes where.
+ */
+#include "root.h"
+#include "cpulist.h"
+#include "door_client.h"
+#include "fail.h"
+#include "pool.h"
+#include "query.h"
+#include "record.h"
+#include "service.h"
+#include "state.h"
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define ID_MAX_LEN 128
+
+int root_check_id(const char *id)
+{
+    size_t len = strlen(id);
+    if (len == 0 || len > ID_MAX_LEN || id[0] == '.' || id[0] == '-')
+        return fail("container id '%s': use 1 to %d letters, digits, '_', "
+                    "'+', '.' or '-', not starting with '.' or '-'", id,
+                    ID_MAX_LEN);
+    for (const char *p = id; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || *p == '_' || *p == '+' ||
+              *p == '.' || *p == '-'))
+            return fail("container id '%s': character '%c' is not allowed",
+                        id, *p);
+    return 0;
+}
+
+void root_dir(const char *id, char *out)
+{
+    state_path(out, "runtime/%s", id);
+}
+
+/* The default pool, made on first use. 0, or -1 (fail.h). */
+static int default_pool(void)
+{
+    struct record rec;
+    if (query_pool(ROOT_DEFAULT_POOL, &rec) == 0) {
+        record_free(&rec);
+        return 0;
+    }
+    fail_clear();
+    char backend[STATE_PATH_MAX], spec[STATE_PATH_MAX + 8], cpus[256];
+    cpu_set_t set;
+    if (cpulist_online(&set) < 0)
+        return -1;
+    cpulist_format(&set, cpus, sizeof cpus);
+    state_path(backend, "backends/%s", ROOT_DEFAULT_POOL);
+    if (make_dirs(backend, 0700) < 0)
+        return fail_errno("cannot create %s", backend);
+    snprintf(spec, sizeof spec, "local:%.4000s", backend);
+    struct pool_options o = {
+        .cpus = cpus, .memory = ROOT_DEFAULT_MEMORY, .backend = spec};
+    return pool_create(ROOT_DEFAULT_POOL, &o);
+}
+
+/* root_remove with the state lock held. */
+static int remove_locked(const char *id)
+{
+    char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + 8];
+    struct record rec, pool;
+    root_dir(id, dir);
+    snprintf(path, sizeof path, "%s/record", dir);
+    if (record_load(path, &rec) < 0) {
+        if (errno != ENOENT)
+            return fail_errno("cannot read %s", path);
+        return remove_tree(dir) < 0 && errno != ENOENT
+                   ? fail_errno("cannot remove %s", dir)
+                   : 0;
+    }
+    const char *name = record_get(&rec, "pool");
+    const char *branch = record_get(&rec, "branch");
+    int known = name && query_pool(name, &pool) == 0;
+    int live = known && service_alive(&pool);
+    if (known)
+        record_free(&pool);
+    fail_clear();
+    int rc = 0;
+    snprintf(path, sizeof path, "%s/root", dir);
+    if (live) {
+        rc = door_mount_remove(name, path) < 0 ||
+                     (branch && store_branch_remove(name, branch) < 0)
+                 ? -1
+                 : 0;
+    } else {
+        /* The dead door's mount goes now; the branch when the pool's
+         * danausd is back (store_sweep), unless the pool is gone. */
+        umount2(path, MNT_DETACH);
+        if (known && branch)
+            rc = store_branch_defer(name, branch);
+    }
+    record_free(&rec);
+    if (rc == 0 && remove_tree(dir) < 0)
+        rc = fail_errno("cannot remove %s", dir);
+    return rc;
+}
+
+int root_remove(const char *id)
+{
+    if (state_lock() < 0)
+        return -1;
+    pool_check_all();
+    int rc = remove_locked(id);
+    state_unlock();
+    return rc;
+}
+
+int root_pool(const char *id, char *pool)
+{
+    char path[STATE_PATH_MAX + 8];
+    struct record rec;
+    root_dir(id, path);
+    strcat(path, "/record");
+    if (record_load(path, &rec) < 0)
+        return fail_errno("container %s is not one of danaus-runtime's", id);
+    const char *name = record_get(&rec, "pool");
+    int rc = name ? 0 : fail("%s names no pool", path);
+    if (name)
+        snprintf(pool, NAME_MAX_LEN + 1, "%s", name);
+    record_free(&rec);
+    return rc;
+}
+
+/* Makes what root_make promises, the lock held; the pool's record in
+ * prec. */
+static int make_locked(const char *id, struct bundle *b, const char *pool,
+                       const struct record *prec, const char **paths,
+                       int *npaths)
+{
+    char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + 8];
+    char writable[STATE_PATH_MAX + 200], door[STATE_PATH_MAX];
+    char branch[8 + ID_MAX_LEN];
+    if (strcmp(record_get(prec, "backend_kind"), "local") != 0)
+        return fail("pool %s has a Ceph backend: danaus-runtime serves the "
+                    "root podman prepares, a host directory, from local "
+                    "pools only", pool);
+    state_path(path, "runtime");
+    if (mkdir(path, 0700) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", path);
+    root_dir(id, dir);
+    if (mkdir(dir, 0700) < 0)
+        return errno == EEXIST ? fail("container %s exists", id)
+                               : fail_errno("cannot create %s", dir);
+    snprintf(branch, sizeof branch, "oci-%s", id);
+    struct record rec = {0};
+    record_set(&rec, "pool", "%s", pool);
+    record_set(&rec, "branch", "%s", branch);
+    snprintf(path, sizeof path, "%s/record", dir);
+    int rc = record_save(path, &rec) < 0 ? fail_errno("cannot save %s", path)
+                                         : 0;
+    record_free(&rec);
+    if (rc < 0) {
+        remove_tree(dir);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/root", dir);
+    snprintf(writable, sizeof writable, "%.3800s/containers/%s",
+             record_get(prec, "backend_dir"), branch);
+    service_door_dir(pool, door, sizeof door);
+    if (mkdir(path, 0700) < 0)
+        rc = fail_errno("cannot create %s", path);
+    else if (store_branch_create(pool, branch) < 0 ||
+             door_mount_add(pool, path, "local", writable, b->root,
+                            b->read_only) < 0 ||
+             bundle_write(b, dir, path, pool, door, service_library(), paths,
+                          npaths) < 0)
+        rc = -1;
+    if (rc < 0) {
+        char *why = strdup(fail_message() ? fail_message() : "");
+        fail_clear();
+        remove_locked(id);
+        fail_clear();
+        fail("%s", why ? why : "out of memory");
+        free(why);
+    }
+    return rc;
+}
+
+int root_make(const char *id, struct bundle *b, char *pool,
+              const char **paths, int *npaths)
+{
+    snprintf(pool, NAME_MAX_LEN + 1, "%s",
+             b->pool ? b->pool : ROOT_DEFAULT_POOL);
+    if (b->pool && state_check_name("pool", b->pool) < 0)
+        return -1;
+    if (state_lock() < 0)
+        return -1;
+    pool_check_all();
+    struct record prec;
+    int rc = -1;
+    if ((b->pool || default_pool() == 0) && query_pool(pool, &prec) == 0) {
+        rc = make_locked(id, b, pool, &prec, paths, npaths);
+        record_free(&prec);
+    }
+    state_unlock();
+    return rc;
+}
+
+int root_view(const char *id, const char *pool, pid_t pid,
+              const char **paths, int npaths)
+{
+    char root[STATE_PATH_MAX + 8], ns[64];
+    root_dir(id, root);
+    strcat(root, "/root");
+    snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)pid);
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return fail_errno("pipe");
+    int ns_fd = open(ns, O_RDONLY | O_CLOEXEC);
+    if (ns_fd < 0) {
+        close(p[0]);
+        close(p[1]);
+        return fail_errno("cannot open %s", ns);
+    }
+    /* A child enters the container's namespace; this process stays. */
+    pid_t child = fork();
+    if (child == 0) {
+        close(p[0]);
+        if (door_view_in(pool, ns_fd, root, paths, npaths) < 0 &&
+            write(p[1], fail_message(), strlen(fail_message())) < 0)
+            _exit(2);
+        _exit(0);
+    }
+    close(ns_fd);
+    close(p[1]);
+    char why[1024] = "";
+    ssize_t n = child < 0 ? 0 : read(p[0], why, sizeof why - 1);
+    close(p[0]);
+    int status = 0;
+    if (child < 0)
+        return fail_errno("fork");
+    waitpid(child, &status, 0);
+    if (n > 0)
+        return fail("%s", why);
+    return status == 0 ? 0 : fail("pool %s: the view's process failed", pool);
+}
