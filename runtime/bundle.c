@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define CONFIG_MAX (16 << 20) /* a config.json larger is refused */
@@ -85,8 +86,11 @@ int bundle_read(const char *dir, struct bundle *b)
     struct json *notes = member(b->config, "annotations", JSON_OBJECT, &bad);
     struct json *pool = member(notes, BUNDLE_POOL_ANNOTATION, JSON_STRING,
                                &bad);
+    struct json *autoremove = member(notes, BUNDLE_AUTOREMOVE_ANNOTATION,
+                                     JSON_STRING, &bad);
     if (bad)
         return -1;
+    b->autoremove = autoremove && strcasecmp(autoremove->text, "true") == 0;
     if (!rpath || !rpath->text[0])
         return fail("%s: no root.path", path);
     b->read_only = ro && strcmp(ro->text, "true") == 0;

@@ -15,6 +15,7 @@
 #define BUNDLE_RUNDIR_INSIDE "/run/danaus"
 /* The annotation that names the pool (podman run --annotation). */
 #define BUNDLE_POOL_ANNOTATION "danaus.pool"
+#define BUNDLE_AUTOREMOVE_ANNOTATION "io.podman.annotations.autoremove"
 #define BUNDLE_PATHS_MAX 63 /* kernel paths of a view (wire.h) */
 
 struct bundle {
@@ -22,6 +23,7 @@ struct bundle {
     char *root;       /* root.path, absolute: the union's lower branch */
     int read_only;    /* root.readonly */
     const char *pool; /* the annotation, or NULL */
+    int autoremove;   /* podman run --rm (its annotation) */
 };
 
 /* Reads DIR/config.json. 0, or -1 (fail.h). */

@@ -12,7 +12,10 @@
  * process runc starts. Every other command (start, state, kill, ps,
  * features, ...) is runc's, run as it is. The engine's state directory is
  * --danaus-state (podman: --runtime-flag danaus-state=DIR), else
- * /var/lib/danaus; runc is DANAUS_RUNC, else runc on the PATH.
+ * /var/lib/danaus; create notes it under ROOT_POINTER_DIR for the later
+ * commands of that container, which podman runs without its runtime
+ * flags (its cleanup process). runc is DANAUS_RUNC, else runc on the
+ * PATH.
  */
 #include "bundle.h"
 #include "fail.h"
@@ -21,9 +24,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -180,7 +185,7 @@ static int create(struct runtime *rt, char **args, int n)
     const char *paths[BUNDLE_PATHS_MAX];
     int npaths = 0;
     if (root_check_id(id) < 0 || bundle_read(bundle_dir, &b) < 0 ||
-        root_make(id, &b, pool, paths, &npaths) < 0) {
+        root_make(id, &b, bundle_dir, pool, paths, &npaths) < 0) {
         bundle_free(&b);
         return -1;
     }
@@ -223,7 +228,7 @@ static int create(struct runtime *rt, char **args, int n)
     if (rc != 0) {
         char *why = fail_message() ? strdup(fail_message()) : NULL;
         fail_clear();
-        root_remove(id);
+        root_stop(id, 1);
         fail_clear();
         if (why)
             fail("%s", why);
@@ -270,7 +275,7 @@ static int delete(struct runtime *rt, char **args, int n)
         if (known)
             return rc;
     }
-    return root_remove(id) < 0 ? -1 : 0;
+    return root_stop(id, 0) < 0 ? -1 : 0;
 }
 
 static const char *const exec_valued[] = {
@@ -340,6 +345,55 @@ static int exec_in(struct runtime *rt, char **args, int n)
     return rc;
 }
 
+/* The container's id among a command's words (create's, delete's or
+ * exec's), or NULL. */
+static const char *command_id(const char *cmd, char **args, int n)
+{
+    const char *const *valued = strcmp(cmd, "create") == 0 ? create_valued
+                                : strcmp(cmd, "exec") == 0
+                                    ? exec_valued
+                                    : (const char *const[]){NULL};
+    int at = first_operand(args, n, valued);
+    return at < n && root_check_id(args[at]) == 0 ? args[at] : NULL;
+}
+
+/* Opens the state directory: the one noted for the container in
+ * ROOT_POINTER_DIR/ID, else --danaus-state, else the default; create
+ * notes it. 0; 1 when a later command finds no state directory (the
+ * container is runc's alone: none is made for it); -1 (fail.h). */
+static int open_state(struct runtime *rt, const char *cmd, char **args,
+                      int n)
+{
+    const char *id = command_id(cmd, args, n);
+    char pointer[STATE_PATH_MAX], noted[STATE_PATH_MAX] = "";
+    if (!id)
+        return fail("%s: expected a container id", cmd);
+    snprintf(pointer, sizeof pointer, "%s/%s", ROOT_POINTER_DIR, id);
+    const char *state = rt->state && *rt->state ? rt->state : DEFAULT_STATE;
+    FILE *f = fopen(pointer, "re");
+    if (f && fgets(noted, sizeof noted, f))
+        state = noted;
+    if (f)
+        fclose(f);
+    if (strcmp(cmd, "create") != 0 && access(state, F_OK) < 0)
+        return 1;
+    if (state_open(state) < 0)
+        return -1;
+    if (strcmp(cmd, "create") != 0 || noted[0])
+        return 0;
+    char tmp[STATE_PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.new", pointer);
+    if (mkdir(ROOT_POINTER_DIR, 0700) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", ROOT_POINTER_DIR);
+    f = fopen(tmp, "we");
+    char real[PATH_MAX];
+    if (f && realpath(state_root(), real))
+        fputs(real, f);
+    if (!f || fclose(f) != 0 || rename(tmp, pointer) < 0)
+        return fail_errno("cannot write %s", pointer);
+    return 0;
+}
+
 /* The global options: runc's are kept for runc, --danaus-state is ours.
  * Returns the index of the command. */
 static int globals(struct runtime *rt, int argc, char **argv)
@@ -397,7 +451,12 @@ int main(int argc, char **argv)
         fail("run: use create and start (podman and containerd do)");
         return report(&rt);
     }
-    if (!ours) {
+    char **args = argv + i + 1;
+    int n = argc - i - 1;
+    int opened = ours ? open_state(&rt, cmd, args, n) : 1;
+    if (opened < 0)
+        return report(&rt);
+    if (opened == 1) {
         /* start, state, kill, ps, features, --version, ...: runc's. */
         for (int k = i; k < argc; k++)
             rt.argv[rt.argc++] = argv[k];
@@ -406,10 +465,6 @@ int main(int argc, char **argv)
         fail_errno("cannot run %s", rt.runc);
         return report(&rt);
     }
-    if (state_open(rt.state && *rt.state ? rt.state : DEFAULT_STATE) < 0)
-        return report(&rt);
-    char **args = argv + i + 1;
-    int n = argc - i - 1;
     int rc = strcmp(cmd, "create") == 0 ? create(&rt, args, n)
              : strcmp(cmd, "delete") == 0 ? delete(&rt, args, n)
                                           : exec_in(&rt, args, n);

@@ -50,6 +50,34 @@ void root_dir(const char *id, char *out)
     state_path(out, "runtime/%s", id);
 }
 
+/* The online cpus no pool has (a pool's cpus are its own) into set.
+ * 0, or -1 (fail.h) when there are none. */
+static int free_cpus(cpu_set_t *set)
+{
+    if (cpulist_online(set) < 0)
+        return -1;
+    int n;
+    char **pools = state_list("pools", &n);
+    for (int i = 0; i < n; i++) {
+        struct record rec;
+        cpu_set_t theirs;
+        if (query_pool(pools[i], &rec) < 0)
+            continue;
+        if (cpulist_parse(record_get(&rec, "cpus"), &theirs) == 0)
+            for (int c = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &theirs))
+                    CPU_CLR(c, set);
+        record_free(&rec);
+    }
+    state_list_free(pools, n);
+    fail_clear();
+    if (CPU_COUNT(set) == 0)
+        return fail("every cpu belongs to a pool: make pool '%s' (danaus "
+                    "pool create), or name a pool with the annotation %s",
+                    ROOT_DEFAULT_POOL, BUNDLE_POOL_ANNOTATION);
+    return 0;
+}
+
 /* The default pool, made on first use. 0, or -1 (fail.h). */
 static int default_pool(void)
 {
@@ -61,7 +89,7 @@ static int default_pool(void)
     fail_clear();
     char backend[STATE_PATH_MAX], spec[STATE_PATH_MAX + 8], cpus[256];
     cpu_set_t set;
-    if (cpulist_online(&set) < 0)
+    if (free_cpus(&set) < 0)
         return -1;
     cpulist_format(&set, cpus, sizeof cpus);
     state_path(backend, "backends/%s", ROOT_DEFAULT_POOL);
@@ -73,8 +101,11 @@ static int default_pool(void)
     return pool_create(ROOT_DEFAULT_POOL, &o);
 }
 
-/* root_remove with the state lock held. */
-static int remove_locked(const char *id)
+/* The container's root unmounted, by its danausd (or the kernel, when
+ * that died); unless keep, its branch removed too (when the pool's
+ * danausd is back, if it is down: store_sweep) and the runtime's
+ * record with it. The lock held. 0, or -1 (fail.h). */
+static int release_locked(const char *id, int keep)
 {
     char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + 8];
     struct record rec, pool;
@@ -83,6 +114,8 @@ static int remove_locked(const char *id)
     if (record_load(path, &rec) < 0) {
         if (errno != ENOENT)
             return fail_errno("cannot read %s", path);
+        snprintf(path, sizeof path, "%s/%s", ROOT_POINTER_DIR, id);
+        unlink(path);
         return remove_tree(dir) < 0 && errno != ENOENT
                    ? fail_errno("cannot remove %s", dir)
                    : 0;
@@ -96,30 +129,73 @@ static int remove_locked(const char *id)
     fail_clear();
     int rc = 0;
     snprintf(path, sizeof path, "%s/root", dir);
-    if (live) {
-        rc = door_mount_remove(name, path) < 0 ||
-                     (branch && store_branch_remove(name, branch) < 0)
-                 ? -1
-                 : 0;
-    } else {
-        /* The dead door's mount goes now; the branch when the pool's
-         * danausd is back (store_sweep), unless the pool is gone. */
-        umount2(path, MNT_DETACH);
-        if (known && branch)
-            rc = store_branch_defer(name, branch);
+    if (live)
+        rc = door_mount_remove(name, path);
+    else
+        umount2(path, MNT_DETACH); /* the dead door's */
+    if (rc == 0 && keep) {
+        record_set(&rec, "stopped", "1");
+        snprintf(path, sizeof path, "%s/record", dir);
+        if (record_save(path, &rec) < 0)
+            rc = fail_errno("cannot save %s", path);
+    } else if (rc == 0 && branch) {
+        rc = live ? store_branch_remove(name, branch)
+             : known ? store_branch_defer(name, branch)
+                     : 0;
     }
     record_free(&rec);
-    if (rc == 0 && remove_tree(dir) < 0)
-        rc = fail_errno("cannot remove %s", dir);
+    if (rc == 0 && !keep) {
+        if (remove_tree(dir) < 0)
+            rc = fail_errno("cannot remove %s", dir);
+        snprintf(path, sizeof path, "%s/%s", ROOT_POINTER_DIR, id);
+        unlink(path);
+    }
     return rc;
 }
 
-int root_remove(const char *id)
+/* Removes the branches of stopped containers whose bundle is gone: podman
+ * removes a container's bundle directory with the container (podman rm),
+ * which the runtime is not told of. */
+static void sweep_locked(void)
 {
+    int n;
+    char **ids = state_list("runtime", &n);
+    for (int i = 0; i < n; i++) {
+        char path[STATE_PATH_MAX + 8];
+        struct record rec;
+        root_dir(ids[i], path);
+        strcat(path, "/record");
+        if (record_load(path, &rec) < 0)
+            continue;
+        const char *bundle = record_get(&rec, "bundle");
+        int gone = record_num(&rec, "stopped", 0) && bundle &&
+                   access(bundle, F_OK) < 0 && errno == ENOENT;
+        record_free(&rec);
+        if (gone && release_locked(ids[i], 0) < 0)
+            fprintf(stderr, "danaus-runtime: %s\n", fail_message());
+        fail_clear();
+    }
+    state_list_free(ids, n);
+}
+
+int root_stop(const char *id, int remove)
+{
+    char path[STATE_PATH_MAX + 8];
+    struct record rec;
     if (state_lock() < 0)
         return -1;
     pool_check_all();
-    int rc = remove_locked(id);
+    root_dir(id, path);
+    strcat(path, "/record");
+    int keep = !remove && record_load(path, &rec) == 0;
+    if (keep) {
+        const char *bundle = record_get(&rec, "bundle");
+        keep = !record_num(&rec, "autoremove", 0) && bundle &&
+               access(bundle, F_OK) == 0;
+        record_free(&rec);
+    }
+    int rc = release_locked(id, keep);
+    sweep_locked();
     state_unlock();
     return rc;
 }
@@ -141,10 +217,10 @@ int root_pool(const char *id, char *pool)
 }
 
 /* Makes what root_make promises, the lock held; the pool's record in
- * prec. */
-static int make_locked(const char *id, struct bundle *b, const char *pool,
-                       const struct record *prec, const char **paths,
-                       int *npaths)
+ * prec; reuse: the container ran before (stopped), its branch is kept. */
+static int make_locked(const char *id, struct bundle *b, const char *bundle,
+                       const char *pool, const struct record *prec,
+                       int reuse, const char **paths, int *npaths)
 {
     char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + 8];
     char writable[STATE_PATH_MAX + 200], door[STATE_PATH_MAX];
@@ -157,28 +233,32 @@ static int make_locked(const char *id, struct bundle *b, const char *pool,
     if (mkdir(path, 0700) < 0 && errno != EEXIST)
         return fail_errno("cannot create %s", path);
     root_dir(id, dir);
-    if (mkdir(dir, 0700) < 0)
+    if (!reuse && mkdir(dir, 0700) < 0)
         return errno == EEXIST ? fail("container %s exists", id)
                                : fail_errno("cannot create %s", dir);
     snprintf(branch, sizeof branch, "oci-%s", id);
     struct record rec = {0};
     record_set(&rec, "pool", "%s", pool);
     record_set(&rec, "branch", "%s", branch);
+    record_set(&rec, "bundle", "%s", bundle);
+    record_set(&rec, "autoremove", "%d", b->autoremove);
+    record_set(&rec, "stopped", "0");
     snprintf(path, sizeof path, "%s/record", dir);
     int rc = record_save(path, &rec) < 0 ? fail_errno("cannot save %s", path)
                                          : 0;
     record_free(&rec);
     if (rc < 0) {
-        remove_tree(dir);
+        if (!reuse)
+            remove_tree(dir);
         return -1;
     }
     snprintf(path, sizeof path, "%s/root", dir);
     snprintf(writable, sizeof writable, "%.3800s/containers/%s",
              record_get(prec, "backend_dir"), branch);
     service_door_dir(pool, door, sizeof door);
-    if (mkdir(path, 0700) < 0)
+    if (mkdir(path, 0700) < 0 && errno != EEXIST)
         rc = fail_errno("cannot create %s", path);
-    else if (store_branch_create(pool, branch) < 0 ||
+    else if ((!reuse && store_branch_create(pool, branch) < 0) ||
              door_mount_add(pool, path, "local", writable, b->root,
                             b->read_only) < 0 ||
              bundle_write(b, dir, path, pool, door, service_library(), paths,
@@ -187,7 +267,7 @@ static int make_locked(const char *id, struct bundle *b, const char *pool,
     if (rc < 0) {
         char *why = strdup(fail_message() ? fail_message() : "");
         fail_clear();
-        remove_locked(id);
+        release_locked(id, reuse);
         fail_clear();
         fail("%s", why ? why : "out of memory");
         free(why);
@@ -195,20 +275,37 @@ static int make_locked(const char *id, struct bundle *b, const char *pool,
     return rc;
 }
 
-int root_make(const char *id, struct bundle *b, char *pool,
-              const char **paths, int *npaths)
+int root_make(const char *id, struct bundle *b, const char *bundle,
+              char *pool, const char **paths, int *npaths)
 {
-    snprintf(pool, NAME_MAX_LEN + 1, "%s",
-             b->pool ? b->pool : ROOT_DEFAULT_POOL);
+    char path[STATE_PATH_MAX + 8];
+    struct record rec, prec;
     if (b->pool && state_check_name("pool", b->pool) < 0)
         return -1;
     if (state_lock() < 0)
         return -1;
     pool_check_all();
-    struct record prec;
-    int rc = -1;
-    if ((b->pool || default_pool() == 0) && query_pool(pool, &prec) == 0) {
-        rc = make_locked(id, b, pool, &prec, paths, npaths);
+    sweep_locked();
+    /* A container started again (podman start) keeps its pool and its
+     * branch. */
+    root_dir(id, path);
+    strcat(path, "/record");
+    int reuse = 0, rc = -1;
+    if (record_load(path, &rec) == 0) {
+        reuse = record_num(&rec, "stopped", 0) == 1;
+        snprintf(pool, NAME_MAX_LEN + 1, "%s",
+                 record_get(&rec, "pool") ? record_get(&rec, "pool") : "");
+        record_free(&rec);
+        if (!reuse)
+            fail("container %s exists", id);
+    } else {
+        snprintf(pool, NAME_MAX_LEN + 1, "%s",
+                 b->pool ? b->pool : ROOT_DEFAULT_POOL);
+    }
+    if ((reuse || !fail_message()) &&
+        (reuse || b->pool || default_pool() == 0) &&
+        query_pool(pool, &prec) == 0) {
+        rc = make_locked(id, b, bundle, pool, &prec, reuse, paths, npaths);
         record_free(&prec);
     }
     state_unlock();

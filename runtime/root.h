@@ -18,8 +18,8 @@
 #include <sys/types.h>
 
 /* The pool a container without the annotation gets, made on first use
- * with all online cpus, ROOT_DEFAULT_MEMORY and a local backend in the
- * state directory (backends/default). */
+ * with the online cpus no other pool has, ROOT_DEFAULT_MEMORY and a local
+ * backend in the state directory (backends/default). */
 #define ROOT_DEFAULT_POOL "default"
 #define ROOT_DEFAULT_MEMORY "1G"
 
@@ -32,12 +32,15 @@ void root_dir(const char *id, char *out);
  * Makes container id's root: chooses the pool (b->pool, or the default
  * one, made if missing), makes the writable branch and the union over
  * b->root, mounted at runtime/ID/root, and writes runtime/ID/config.json
- * for runc. paths gets the container's kernel paths (bundle_write), the
- * pool's name goes into pool. Takes the state lock meanwhile. 0, or -1
- * (fail.h) with nothing left behind.
+ * for runc. A container that ran before (podman start after it stopped)
+ * keeps its pool and its branch. paths gets the container's kernel paths
+ * (bundle_write), the pool's name goes into pool. bundle is the caller's
+ * bundle directory: the container is podman's as long as that exists.
+ * Takes the state lock meanwhile. 0, or -1 (fail.h) with nothing new
+ * left behind.
  */
-int root_make(const char *id, struct bundle *b, char *pool,
-              const char **paths, int *npaths);
+int root_make(const char *id, struct bundle *b, const char *bundle,
+              char *pool, const char **paths, int *npaths);
 /* Tells the pool's danausd that programs in the mount namespace of pid
  * (the container's first process, made by runc) see the root at "/".
  * 0, or -1 (fail.h). */
@@ -46,8 +49,15 @@ int root_view(const char *id, const char *pool, pid_t pid,
 /* The pool of container id (its record), into pool. 0, or -1 (fail.h:
  * not one of the runtime's). */
 int root_pool(const char *id, char *pool);
-/* Takes the root away: the union's mount, the writable branch (later, if
- * the pool's danausd is down), the runtime's directory. 0, or -1. */
-int root_remove(const char *id);
+/* The container stopped (runc deleted it): its root is unmounted. Its
+ * branch stays for a later start while the caller's bundle exists,
+ * unless remove or the container was to be removed on exit (podman run
+ * --rm); then it goes, and with it the runtime's record. Every stopped
+ * container whose bundle is gone (podman rm) goes too. 0, or -1. */
+int root_stop(const char *id, int remove);
+
+/* ROOT_POINTER_DIR/ID: the state directory of container id, for the
+ * commands podman runs without the runtime flags it was created with. */
+#define ROOT_POINTER_DIR "/run/danaus-runtime"
 
 #endif
