@@ -2,9 +2,9 @@
  * root.c - a runc container's root from a Danaus pool (root.h).
  *
  * The engine's own code does the work: pool.c makes the default pool and
- * restarts a dead danausd, store.c makes and removes the writable branch
- * through the pool's danausd, door_client.c adds the union and the view.
- * The runtime only decides what goes where.
+ * restarts a dead danausd, door_client.c adds the union and the view. The
+ * runtime decides what goes where, and makes and removes the writable
+ * branch itself: its pools are local, their backend a host directory.
  */
 #include "root.h"
 #include "cpulist.h"
@@ -15,7 +15,6 @@
 #include "record.h"
 #include "service.h"
 #include "state.h"
-#include "store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,8 +101,7 @@ static int default_pool(void)
 }
 
 /* The container's root unmounted, by its danausd (or the kernel, when
- * that died); unless keep, its branch removed too (when the pool's
- * danausd is back, if it is down: store_sweep) and the runtime's
+ * that died); unless keep, its branch removed too, and the runtime's
  * record with it. The lock held. 0, or -1 (fail.h). */
 static int release_locked(const char *id, int keep)
 {
@@ -121,7 +119,7 @@ static int release_locked(const char *id, int keep)
                    : 0;
     }
     const char *name = record_get(&rec, "pool");
-    const char *branch = record_get(&rec, "branch");
+    const char *writable = record_get(&rec, "writable");
     int known = name && query_pool(name, &pool) == 0;
     int live = known && service_alive(&pool);
     if (known)
@@ -138,10 +136,9 @@ static int release_locked(const char *id, int keep)
         snprintf(path, sizeof path, "%s/record", dir);
         if (record_save(path, &rec) < 0)
             rc = fail_errno("cannot save %s", path);
-    } else if (rc == 0 && branch) {
-        rc = live ? store_branch_remove(name, branch)
-             : known ? store_branch_defer(name, branch)
-                     : 0;
+    } else if (rc == 0 && writable && remove_tree(writable) < 0 &&
+               errno != ENOENT) {
+        rc = fail_errno("cannot remove %s", writable);
     }
     record_free(&rec);
     if (rc == 0 && !keep) {
@@ -216,6 +213,23 @@ int root_pool(const char *id, char *pool)
     return rc;
 }
 
+/* A new, empty writable branch at path in the pool's backend, a host
+ * directory: made here, as the pool's danausd would make it (as root),
+ * without the engine's helper processes (store.h) that a backend of
+ * another kind needs. containers/ stays root's and 0700 (store.c). 0, or
+ * -1 (fail.h). */
+static int branch_create(const struct record *prec, const char *path)
+{
+    char kind[STATE_PATH_MAX + 16];
+    snprintf(kind, sizeof kind, "%.4000s/containers",
+             record_get(prec, "backend_dir"));
+    if ((mkdir(kind, 0700) < 0 && errno != EEXIST) || chmod(kind, 0700) < 0)
+        return fail_errno("cannot create %s", kind);
+    if (remove_tree(path) < 0 && errno != ENOENT)
+        return fail_errno("cannot remove %s", path);
+    return mkdir(path, 0755) < 0 ? fail_errno("cannot create %s", path) : 0;
+}
+
 /* Makes what root_make promises, the lock held; the pool's record in
  * prec; reuse: the container ran before (stopped), its branch is kept. */
 static int make_locked(const char *id, struct bundle *b, const char *bundle,
@@ -239,7 +253,9 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
     snprintf(branch, sizeof branch, "oci-%s", id);
     struct record rec = {0};
     record_set(&rec, "pool", "%s", pool);
-    record_set(&rec, "branch", "%s", branch);
+    snprintf(writable, sizeof writable, "%.3800s/containers/%s",
+             record_get(prec, "backend_dir"), branch);
+    record_set(&rec, "writable", "%s", writable);
     record_set(&rec, "bundle", "%s", bundle);
     record_set(&rec, "autoremove", "%d", b->autoremove);
     record_set(&rec, "stopped", "0");
@@ -253,12 +269,10 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
         return -1;
     }
     snprintf(path, sizeof path, "%s/root", dir);
-    snprintf(writable, sizeof writable, "%.3800s/containers/%s",
-             record_get(prec, "backend_dir"), branch);
     service_door_dir(pool, door, sizeof door);
     if (mkdir(path, 0700) < 0 && errno != EEXIST)
         rc = fail_errno("cannot create %s", path);
-    else if ((!reuse && store_branch_create(pool, branch) < 0) ||
+    else if ((!reuse && branch_create(prec, writable) < 0) ||
              door_mount_add(pool, path, "local", writable, b->root,
                             b->read_only) < 0 ||
              bundle_write(b, dir, path, pool, door, service_library(), paths,

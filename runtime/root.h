@@ -3,7 +3,7 @@
  * from a pool of the engine. The runtime's record of a container lives in
  * the engine's state directory:
  *
- *   runtime/ID/record       the pool, the writable branch's name
+ *   runtime/ID/record       the pool, the writable branch, the bundle
  *   runtime/ID/config.json  the bundle runc is given (bundle.h)
  *   runtime/ID/root         the union's FUSE mount: the container's root
  *
