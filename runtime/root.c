@@ -181,7 +181,6 @@ int root_stop(const char *id, int remove)
     struct record rec;
     if (state_lock() < 0)
         return -1;
-    pool_check_all();
     root_dir(id, path);
     strcat(path, "/record");
     int keep = !remove && record_load(path, &rec) == 0;
