@@ -100,6 +100,9 @@ wait $pid
 out=$(run --rm --annotation danaus.pool=nope localhost/bb true 2>&1)
 check "an unknown pool is refused, naming it" "126 1" \
     "$? $(echo "$out" | grep -c "unknown pool 'nope'")"
+out=$(run --rm --annotation danaus.pool=../p localhost/bb true 2>&1)
+check "a pool annotation that is not a name is refused, naming it" "126 1" \
+    "$? $(echo "$out" | grep -c "pool name '../p'")"
 check "a refused create leaves nothing" "" "$(ls "$DANAUS_STATE/runtime")"
 
 # Dynamic programs take the shared-memory path: a file held open is a
