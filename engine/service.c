@@ -6,7 +6,6 @@
  * pools/NAME/danausd.log, where "ready" says that clients can attach.
  */
 #include "service.h"
-#include "ceph_id.h"
 #include "cgroup.h"
 #include "fail.h"
 #include "ns.h"
@@ -49,6 +48,14 @@ const char *service_danausd(void)
                                      : DANAUSD_INSTALL_PATH;
 }
 
+const char *service_engine(void)
+{
+    const char *p = getenv("DANAUS_ENGINE");
+    if (p && *p)
+        return p;
+    return running_from_build_tree() ? ENGINE_BUILD_PATH : ENGINE_INSTALL_PATH;
+}
+
 const char *service_library(void)
 {
     const char *p = getenv("DANAUS_LIBRARY");
@@ -66,6 +73,11 @@ void service_store_mount(const char *pool, char *out, size_t size)
 void service_door_dir(const char *pool, char *out, size_t size)
 {
     snprintf(out, size, "%s/pools/%s/door", state_root(), pool);
+}
+
+void service_ceph_keyring(const char *pool, char *out, size_t size)
+{
+    snprintf(out, size, "%s/pools/%s/ceph.keyring", state_root(), pool);
 }
 
 static int write_config(const char *pool, const struct record *rec)
@@ -105,7 +117,7 @@ static int write_config(const char *pool, const struct record *rec)
          * there (pools made before pools had one use the conf's). */
         if (record_get(rec, "ceph_id")) {
             char keyring[STATE_PATH_MAX];
-            ceph_id_keyring(pool, keyring, sizeof keyring);
+            service_ceph_keyring(pool, keyring, sizeof keyring);
             fprintf(f, "ceph_client_id %s\nceph_keyring %s\nceph_root %s\n",
                     record_get(rec, "ceph_id"), keyring,
                     record_get(rec, "backend_dir"));

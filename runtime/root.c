@@ -1,7 +1,7 @@
 /*
  * root.c - a runc container's root from a Danaus pool (root.h).
  *
- * The engine's own code does the work: pool.c makes the default pool and
+ * The engine does the work: its command makes the default pool and
  * restarts a dead danausd, door_client.c adds the union and the view. The
  * runtime decides what goes where, and makes and removes the writable
  * branch itself: its pools are local, their backend a host directory.
@@ -10,7 +10,7 @@
 #include "cpulist.h"
 #include "door_client.h"
 #include "fail.h"
-#include "pool.h"
+#include "program.h"
 #include "query.h"
 #include "record.h"
 #include "service.h"
@@ -77,27 +77,69 @@ static int free_cpus(cpu_set_t *set)
     return 0;
 }
 
-/* The default pool, made on first use. 0, or -1 (fail.h). */
-static int default_pool(void)
+/* Runs the engine's command on the state directory with args; its
+ * output to out_fd (-1: none). 0, or -1 (fail.h: what it said last). */
+static int engine_run(const char *const *args, int out_fd)
+{
+    const char *argv[16] = {service_engine(), "--state", state_root()};
+    int n = 3;
+    while (*args && n < 15)
+        argv[n++] = *args++;
+    argv[n] = NULL;
+    return program_run("danaus", (char *const *)argv, out_fd, NULL, NULL);
+}
+
+/* Whether pool has a record and its danausd runs. */
+static int pool_up(const char *pool, int *known)
 {
     struct record rec;
-    if (query_pool(ROOT_DEFAULT_POOL, &rec) == 0) {
+    *known = query_pool(pool, &rec) == 0;
+    int up = *known && service_alive(&rec);
+    if (*known)
         record_free(&rec);
+    return up;
+}
+
+/* The pool, with its danausd running. When it is not, the engine's own
+ * command does the work, once: pool create for the default pool (the
+ * online cpus no other pool has, ROOT_DEFAULT_MEMORY, a local backend in
+ * the state directory), else any command, since each first restarts the
+ * danausd of every pool whose service died. The runtime links none of
+ * the pool code, whose Ceph library takes longer to load than a
+ * container takes to start. The lock is not held (the engine takes it).
+ * 0, or -1 (fail.h). */
+static int pool_ready(const char *pool, int make)
+{
+    int known;
+    if (pool_up(pool, &known))
         return 0;
-    }
+    if (!known && !make)
+        return -1; /* query_pool's "unknown pool" */
     fail_clear();
-    char backend[STATE_PATH_MAX], spec[STATE_PATH_MAX + 8], cpus[256];
-    cpu_set_t set;
-    if (free_cpus(&set) < 0)
+    int rc;
+    if (!known) {
+        char backend[STATE_PATH_MAX], spec[STATE_PATH_MAX + 8], cpus[256];
+        cpu_set_t set;
+        if (free_cpus(&set) < 0)
+            return -1;
+        cpulist_format(&set, cpus, sizeof cpus);
+        state_path(backend, "backends/%s", pool);
+        if (make_dirs(backend, 0700) < 0)
+            return fail_errno("cannot create %s", backend);
+        snprintf(spec, sizeof spec, "local:%.4000s", backend);
+        const char *create[] = {"pool", "create", pool, "--cpus", cpus,
+                                "--memory", ROOT_DEFAULT_MEMORY,
+                                "--backend", spec, NULL};
+        rc = engine_run(create, 2);
+    } else {
+        const char *list[] = {"pool", "ls", NULL};
+        rc = engine_run(list, -1);
+    }
+    if (rc < 0)
         return -1;
-    cpulist_format(&set, cpus, sizeof cpus);
-    state_path(backend, "backends/%s", ROOT_DEFAULT_POOL);
-    if (make_dirs(backend, 0700) < 0)
-        return fail_errno("cannot create %s", backend);
-    snprintf(spec, sizeof spec, "local:%.4000s", backend);
-    struct pool_options o = {
-        .cpus = cpus, .memory = ROOT_DEFAULT_MEMORY, .backend = spec};
-    return pool_create(ROOT_DEFAULT_POOL, &o);
+    return pool_up(pool, &known) ? 0
+                                 : fail("pool %s: its danausd does not run "
+                                        "(see its danausd.log)", pool);
 }
 
 /* The container's root unmounted, by its danausd (or the kernel, when
@@ -295,29 +337,27 @@ int root_make(const char *id, struct bundle *b, const char *bundle,
     struct record rec, prec;
     if (b->pool && state_check_name("pool", b->pool) < 0)
         return -1;
-    if (state_lock() < 0)
-        return -1;
-    pool_check_all();
-    sweep_locked();
     /* A container started again (podman start) keeps its pool and its
      * branch. */
     root_dir(id, path);
     strcat(path, "/record");
-    int reuse = 0, rc = -1;
-    if (record_load(path, &rec) == 0) {
+    int reuse = 0, known = record_load(path, &rec) == 0;
+    if (known) {
         reuse = record_num(&rec, "stopped", 0) == 1;
         snprintf(pool, NAME_MAX_LEN + 1, "%s",
                  record_get(&rec, "pool") ? record_get(&rec, "pool") : "");
         record_free(&rec);
         if (!reuse)
-            fail("container %s exists", id);
+            return fail("container %s exists", id);
     } else {
         snprintf(pool, NAME_MAX_LEN + 1, "%s",
                  b->pool ? b->pool : ROOT_DEFAULT_POOL);
     }
-    if ((reuse || !fail_message()) &&
-        (reuse || b->pool || default_pool() == 0) &&
-        query_pool(pool, &prec) == 0) {
+    if (pool_ready(pool, !known && !b->pool) < 0 || state_lock() < 0)
+        return -1;
+    sweep_locked();
+    int rc = -1;
+    if (query_pool(pool, &prec) == 0) {
         rc = make_locked(id, b, bundle, pool, &prec, reuse, paths, npaths);
         record_free(&prec);
     }
