@@ -135,11 +135,15 @@ static int pool_ready(const char *pool, int make)
         const char *list[] = {"pool", "ls", NULL};
         rc = engine_run(list, -1);
     }
-    if (rc < 0)
-        return -1;
-    return pool_up(pool, &known) ? 0
-                                 : fail("pool %s: its danausd does not run "
-                                        "(see its danausd.log)", pool);
+    /* (Another create may have made or restarted it meanwhile: the
+     * engine's command then failed, and the pool is up.) */
+    if (pool_up(pool, &known)) {
+        fail_clear();
+        return 0;
+    }
+    return rc < 0 ? -1
+                  : fail("pool %s: its danausd does not run (see its "
+                         "danausd.log)", pool);
 }
 
 /* The container's root unmounted, by its danausd (or the kernel, when

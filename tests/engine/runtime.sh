@@ -61,6 +61,14 @@ mkdir -p "$work/back-p"
 
 # The root is the pool's union: a write lands in the default pool's
 # backend (made on first use), in the container's own branch.
+# Three first containers at once: one makes the default pool, the others
+# wait for it.
+for i in 1 2 3; do
+    run --rm localhost/bb sh -c "echo hi$i > /f; cat /f" >"$work/first$i" 2>&1 &
+done
+wait
+check "three first containers at once all run" "hi1 hi2 hi3" \
+    "$(cat "$work/first1" "$work/first2" "$work/first3" | xargs)"
 out=$(run --rm localhost/bb sh -c 'echo hi > /f; cat /f')
 check "podman run --rm prints what the container wrote" hi "$out"
 backend=$DANAUS_STATE/backends/default
