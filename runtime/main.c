@@ -184,9 +184,12 @@ static int create(struct runtime *rt, char **args, int n)
     struct bundle b;
     const char *paths[BUNDLE_PATHS_MAX];
     int npaths = 0;
+    /* root_make leaves nothing new behind when it fails (and touches no
+     * container of that id that runs). */
     if (root_check_id(id) < 0 || bundle_read(bundle_dir, &b) < 0 ||
         root_make(id, &b, bundle_dir, pool, paths, &npaths) < 0) {
         bundle_free(&b);
+        root_forget(id);
         return -1;
     }
     root_dir(id, dir);
@@ -194,6 +197,11 @@ static int create(struct runtime *rt, char **args, int n)
     /* runc's words: create, --bundle ours, --pid-file (ours if none),
      * then the caller's options and the id. */
     char **words = calloc((size_t)n + 6, sizeof *words);
+    if (!words) {
+        bundle_free(&b);
+        root_stop(id);
+        return fail("out of memory");
+    }
     int k = 0;
     words[k++] = "create";
     words[k++] = "--bundle";
@@ -226,9 +234,11 @@ static int create(struct runtime *rt, char **args, int n)
         }
     }
     if (rc != 0) {
+        /* As a delete: the branch stays while podman keeps the container
+         * (it may start it again), unless it goes with --rm. */
         char *why = fail_message() ? strdup(fail_message()) : NULL;
         fail_clear();
-        root_stop(id, 1);
+        root_stop(id);
         fail_clear();
         if (why)
             fail("%s", why);
@@ -275,7 +285,7 @@ static int delete(struct runtime *rt, char **args, int n)
         if (known)
             return rc;
     }
-    return root_stop(id, 0) < 0 ? -1 : 0;
+    return root_stop(id) < 0 ? -1 : 0;
 }
 
 static const char *const exec_valued[] = {

@@ -221,7 +221,7 @@ static void sweep_locked(void)
     state_list_free(ids, n);
 }
 
-int root_stop(const char *id, int remove)
+int root_stop(const char *id)
 {
     char path[STATE_PATH_MAX + 8];
     struct record rec;
@@ -229,7 +229,7 @@ int root_stop(const char *id, int remove)
         return -1;
     root_dir(id, path);
     strcat(path, "/record");
-    int keep = !remove && record_load(path, &rec) == 0;
+    int keep = record_load(path, &rec) == 0;
     if (keep) {
         const char *bundle = record_get(&rec, "bundle");
         keep = !record_num(&rec, "autoremove", 0) && bundle &&
@@ -240,6 +240,15 @@ int root_stop(const char *id, int remove)
     sweep_locked();
     state_unlock();
     return rc;
+}
+
+void root_forget(const char *id)
+{
+    char dir[STATE_PATH_MAX], pointer[STATE_PATH_MAX];
+    root_dir(id, dir);
+    snprintf(pointer, sizeof pointer, "%s/%s", ROOT_POINTER_DIR, id);
+    if (access(dir, F_OK) < 0 && errno == ENOENT)
+        unlink(pointer);
 }
 
 int root_pool(const char *id, char *pool)

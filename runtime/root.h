@@ -51,13 +51,16 @@ int root_view(const char *id, const char *pool, pid_t pid,
 int root_pool(const char *id, char *pool);
 /* The container stopped (runc deleted it): its root is unmounted. Its
  * branch stays for a later start while the caller's bundle exists,
- * unless remove or the container was to be removed on exit (podman run
- * --rm); then it goes, and with it the runtime's record. Every stopped
- * container whose bundle is gone (podman rm) goes too. 0, or -1. */
-int root_stop(const char *id, int remove);
+ * unless the container was to be removed on exit (podman run --rm); then
+ * it goes, and with it the runtime's record (and the note of
+ * ROOT_POINTER_DIR). Every stopped container whose bundle is gone
+ * (podman rm) goes too. 0, or -1. */
+int root_stop(const char *id);
 
 /* ROOT_POINTER_DIR/ID: the state directory of container id, for the
  * commands podman runs without the runtime flags it was created with. */
 #define ROOT_POINTER_DIR "/run/danaus-runtime"
+/* Removes ROOT_POINTER_DIR/ID unless the runtime has container id. */
+void root_forget(const char *id);
 
 #endif

@@ -111,7 +111,8 @@ check "an unknown pool is refused, naming it" "126 1" \
 out=$(run --rm --annotation danaus.pool=../p localhost/bb true 2>&1)
 check "a pool annotation that is not a name is refused, naming it" "126 1" \
     "$? $(echo "$out" | grep -c "pool name '../p'")"
-check "a refused create leaves nothing" "" "$(ls "$DANAUS_STATE/runtime")"
+check "a refused create leaves nothing, no note of the state directory" ":0" \
+    "$(ls "$DANAUS_STATE/runtime"):$(grep -lxF "$DANAUS_STATE" /run/danaus-runtime/* 2>/dev/null | wc -l)"
 
 # Dynamic programs take the shared-memory path: a file held open is a
 # Danaus descriptor (the library's placeholder, /dev/null opened O_PATH)
@@ -138,6 +139,12 @@ run -d --name s localhost/bb sh -c 'trap "echo stopping; exit 0" TERM; echo star
 sleep 0.5
 check "podman exec runs in the container's root" data "$(pm exec s cat /f)"
 check "podman logs shows its output" started "$(pm logs s)"
+# A create of an id the runtime has running is refused and changes nothing.
+sid=$(pm inspect -f '{{.Id}}' s)
+out=$("$runtime" --danaus-state "$DANAUS_STATE" create \
+    --bundle "$work/storage/overlay-containers/$sid/userdata" "$sid" 2>&1)
+check "a second create of a running container's id is refused, the container untouched" \
+    "1 1 data" "$? $(echo "$out" | grep -c "container $sid exists") $(pm exec s cat /f 2>&1)"
 pm stop -t 10 s >/dev/null
 check "podman stop: SIGTERM reaches it, it exits 0" "0
 started
