@@ -12,7 +12,8 @@
  * process runc starts. Every other command (start, state, kill, ps,
  * features, ...) is runc's, run as it is. The engine's state directory is
  * --danaus-state (podman: --runtime-flag danaus-state=DIR), else
- * /var/lib/danaus; create notes it under ROOT_POINTER_DIR for the later
+ * DANAUS_STATE (as for the engine; podman does not pass it on, containerd
+ * does), else /var/lib/danaus; create notes it under ROOT_POINTER_DIR for the later
  * commands of that container, which podman runs without its runtime
  * flags (its cleanup process). runc is DANAUS_RUNC, else runc on the
  * PATH.
@@ -368,7 +369,8 @@ static const char *command_id(const char *cmd, char **args, int n)
 }
 
 /* Opens the state directory: the one noted for the container in
- * ROOT_POINTER_DIR/ID, else --danaus-state, else the default; create
+ * ROOT_POINTER_DIR/ID, else --danaus-state, else DANAUS_STATE, else the
+ * default; create
  * notes it. 0; 1 when a later command finds no state directory (the
  * container is runc's alone: none is made for it); -1 (fail.h). */
 static int open_state(struct runtime *rt, const char *cmd, char **args,
@@ -379,7 +381,10 @@ static int open_state(struct runtime *rt, const char *cmd, char **args,
     if (!id)
         return fail("%s: expected a container id", cmd);
     snprintf(pointer, sizeof pointer, "%s/%s", ROOT_POINTER_DIR, id);
-    const char *state = rt->state && *rt->state ? rt->state : DEFAULT_STATE;
+    const char *env = getenv("DANAUS_STATE");
+    const char *state = rt->state && *rt->state ? rt->state
+                        : env && *env           ? env
+                                                : DEFAULT_STATE;
     FILE *f = fopen(pointer, "re");
     if (f && fgets(noted, sizeof noted, f))
         state = noted;

@@ -24,6 +24,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ID_MAX_LEN 128
@@ -166,6 +167,7 @@ static int release_locked(const char *id, int keep)
     }
     const char *name = record_get(&rec, "pool");
     const char *writable = record_get(&rec, "writable");
+    const char *lower = record_get(&rec, "lower");
     int known = name && query_pool(name, &pool) == 0;
     int live = known && service_alive(&pool);
     if (known)
@@ -177,6 +179,10 @@ static int release_locked(const char *id, int keep)
         rc = door_mount_remove(name, path);
     else
         umount2(path, MNT_DETACH); /* the dead door's */
+    if (rc == 0 && lower) {
+        umount2(lower, MNT_DETACH);
+        rmdir(lower);
+    }
     if (rc == 0 && keep) {
         record_set(&rec, "stopped", "1");
         snprintf(path, sizeof path, "%s/record", dir);
@@ -292,7 +298,7 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
 {
     char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + 8];
     char writable[STATE_PATH_MAX + 200], door[STATE_PATH_MAX];
-    char branch[8 + ID_MAX_LEN];
+    char branch[8 + ID_MAX_LEN], lower[STATE_PATH_MAX + 32];
     if (strcmp(record_get(prec, "backend_kind"), "local") != 0)
         return fail("pool %s has a Ceph backend: danaus-runtime serves the "
                     "root podman prepares, a host directory, from local "
@@ -313,6 +319,16 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
     record_set(&rec, "bundle", "%s", bundle);
     record_set(&rec, "autoremove", "%d", b->autoremove);
     record_set(&rec, "stopped", "0");
+    /* The caller's root reaches the union through a bind mount of the
+     * runtime's own, new at each create: the pool's danausd keeps what it
+     * served (branches.h), and so pins this mount, not the caller's, which
+     * the caller then unmounts (containerd's shim: EBUSY otherwise); and
+     * a root mounted again for a new start is never taken for the old. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(lower, sizeof lower, "%s/lower-%lld%09ld", dir,
+             (long long)now.tv_sec, now.tv_nsec);
+    record_set(&rec, "lower", "%s", lower);
     snprintf(path, sizeof path, "%s/record", dir);
     int rc = record_save(path, &rec) < 0 ? fail_errno("cannot save %s", path)
                                          : 0;
@@ -326,8 +342,11 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
     service_door_dir(pool, door, sizeof door);
     if (mkdir(path, 0700) < 0 && errno != EEXIST)
         rc = fail_errno("cannot create %s", path);
+    else if (mkdir(lower, 0700) < 0 ||
+             mount(b->root, lower, NULL, MS_BIND, NULL) < 0)
+        rc = fail_errno("cannot bind %s at %s", b->root, lower);
     else if ((!reuse && branch_create(prec, writable) < 0) ||
-             door_mount_add(pool, path, "local", writable, b->root,
+             door_mount_add(pool, path, "local", writable, lower,
                             b->read_only) < 0 ||
              bundle_write(b, dir, path, pool, door, service_library(), paths,
                           npaths) < 0)

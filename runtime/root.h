@@ -6,9 +6,10 @@
  *   runtime/ID/record       the pool, the writable branch, the bundle
  *   runtime/ID/config.json  the bundle runc is given (bundle.h)
  *   runtime/ID/root         the union's FUSE mount: the container's root
+ *   runtime/ID/lower-N      a bind mount of the root the caller prepared
  *
  * The union's writable branch is BACKEND/containers/oci-ID in the pool's
- * backend, its read-only branch the root the caller prepared.
+ * backend, its read-only branch the caller's root (through lower-N).
  */
 #ifndef RUNTIME_ROOT_H
 #define RUNTIME_ROOT_H
