@@ -101,6 +101,15 @@ check "rm removes the branch and the runtime's record" ":" "$(ls "$backend/conta
 check "rm leaves no root mounted, no note of the state directory" "0 0" \
     "$(grep -c "$DANAUS_STATE/runtime" /proc/mounts) $(ls /run/danaus-runtime | grep -c "$id")"
 
+# --read-only: the union is served read-only and runc remounts it so;
+# podman's tmpfs at /tmp stays writable. The command's exit code is
+# podman's.
+out=$(run --rm --read-only localhost/bb sh -c '{ echo x > /f; } 2>/dev/null || echo refused; echo y > /tmp/t && echo tmp-ok')
+check "podman run --read-only: the root refuses writes, /tmp takes them" "refused
+tmp-ok" "$out"
+run --rm localhost/bb sh -c 'exit 3'
+check "the command's exit code is podman run's" 3 "$?"
+
 # A pool named by annotation; an unknown one is refused.
 run --rm --annotation danaus.pool=p localhost/bb sh -c 'echo in-p > /f; ls /f >/dev/null; sleep 0.1' &
 pid=$!
