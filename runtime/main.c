@@ -35,7 +35,6 @@
 #include <unistd.h>
 
 #define DEFAULT_STATE "/var/lib/danaus"
-#define VERSION "0.1"
 
 struct runtime {
     const char *runc;
@@ -457,7 +456,7 @@ int main(int argc, char **argv)
     const char *cmd = i < argc ? argv[i] : "";
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-v") == 0) {
         printf("danaus-runtime version %s (the rest of the container is "
-               "runc's)\n", VERSION);
+               "runc's)\n", DANAUS_VERSION);
         fflush(stdout);
     }
     int ours = strcmp(cmd, "create") == 0 || strcmp(cmd, "delete") == 0 ||
