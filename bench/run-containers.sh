@@ -7,6 +7,7 @@
 # ceph-fuse and on kernel overlayfs. Builds nothing.
 #
 #   bench/run-containers.sh [OUTDIR [BUILD_DIR]]
+#   bench/run-containers.sh --podman [OUTDIR [BUILD_DIR]]
 #
 #   OUTDIR      where containers.txt (table and ratios), containers.csv and
 #               the logs go (default ./bench-results)
@@ -52,6 +53,16 @@
 # the union mount, `unshare --mount --pid --fork --uts`, the host's
 # /dev/null bound into the root, chroot, the command; no cgroup.
 #
+# --podman compares one container's start under podman instead, on the
+# local backend, no Ceph: `run --rm` of the image's CONTAINER_CMD through
+# the Danaus engine (a local pool), through podman with danaus-runtime
+# (the same pool, by annotation) and through podman with runc over its
+# own overlayfs storage (crun refuses this machine's cgroup hybrid mode).
+# RUNS (default 7) runs of each, the three interleaved, after a warm-up
+# run of each; podman.txt gives the medians and their ratios to podman
+# with runc, podman.csv every run. It starts a pool and podman storage of
+# its own under a temp dir and removes both on exit.
+#
 # What it starts (and stops on exit, also on error): the cluster (unless
 # CEPH_CONF), a ceph-fuse mount for setting up, the Danaus pools (danausd,
 # cgroups, IPC namespaces) and their containers, the peers' ceph-fuse,
@@ -63,6 +74,11 @@ die() { say "error: $*"; exit 1; }
 
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(dirname "$here")
+mode=ceph
+if [ "${1:-}" = --podman ]; then
+    mode=podman
+    shift
+fi
 outdir=${1:-./bench-results}
 build=${2:-${BUILD_DIR:-./build}}
 counts=${COUNTS:-1 4 16 64}
@@ -76,7 +92,7 @@ CONTAINER_CMD='cat /data/* > /dev/null; ls -R /bin > /dev/null'
 
 danaus=$build/engine/danaus
 [ -x "$danaus" ] || die "$danaus not found: build the target danaus_engine in $build"
-for c in ceph-fuse unionfs-fuse unshare chroot fusermount; do
+[ "$mode" = podman ] || for c in ceph-fuse unionfs-fuse unshare chroot fusermount; do
     command -v "$c" >/dev/null || die "$c not found"
 done
 busybox=/bin/busybox
@@ -87,6 +103,107 @@ outdir=$(cd "$outdir" && pwd -P)
 
 work=$(mktemp -d /tmp/danaus-containers-bench.XXXXXX)
 state=$work/state
+source "$repo/bench/lib.sh"
+
+# ---- --podman: one start under podman ----
+
+podman_cleanup() {
+    local rc=$?
+    set +e
+    remove_podman_state
+    remove_engine_state pools
+    # danaus-runtime's notes of which state directory a container is in
+    grep -lxF "$state" /run/danaus-runtime/* 2>/dev/null | xargs -r rm -f
+    local m
+    for m in $(awk -v w="$work/" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r); do
+        umount "$m" 2>/dev/null || umount -l "$m"
+    done
+    rm -rf "$work"
+    exit "$rc"
+}
+
+# One run of SYSTEM: its wall time in seconds, and its exit code, as
+# "SECONDS RC".
+podman_run_one() { # SYSTEM
+    local limits="--ulimit nofile=1024:1024 --ulimit nproc=4096:4096" rc=0
+    local t0=$EPOCHREALTIME
+    case $1 in
+    "danaus engine")
+        "$danaus" --state "$state" run --rm --pool bench --image bench \
+            -- sh -c "$CONTAINER_CMD" ;;
+    "podman + danaus-runtime")
+        # shellcheck disable=SC2086 # $limits is words
+        podman_ --runtime "$runtime" --runtime-flag "danaus-state=$state" \
+            run --rm --network none $limits --annotation danaus.pool=bench \
+            localhost/bench sh -c "$CONTAINER_CMD" ;;
+    "podman + runc")
+        # shellcheck disable=SC2086
+        podman_ --runtime "$(command -v runc)" run --rm --network none \
+            $limits localhost/bench sh -c "$CONTAINER_CMD" ;;
+    esac >>"$work/podman-runs.log" 2>&1 || rc=$?
+    local t1=$EPOCHREALTIME
+    awk -v a="$t0" -v b="$t1" -v rc="$rc" 'BEGIN {printf "%.3f %s\n", b - a, rc}'
+}
+
+podman_mode() {
+    runtime=$(realpath "$build/runtime/danaus-runtime")
+    local runs=${RUNS:-7} s r out
+    [ -x "$runtime" ] || die "$runtime not found: build the target danaus_runtime in $build"
+    for c in podman runc; do
+        command -v "$c" >/dev/null || die "$c not found"
+    done
+    trap podman_cleanup EXIT
+    say "making the image ($data_files data files of $data_kib KiB)"
+    local image=$work/image
+    mkdir -p "$image"/{bin,dev,data,tmp} "$work/backend"
+    cp "$busybox" "$image/bin/busybox"
+    for c in sh cat ls true; do ln -s busybox "$image/bin/$c"; done
+    for i in $(seq "$data_files"); do
+        head -c "$((data_kib * 1024))" /dev/urandom >"$image/data/file$i"
+    done
+    "$danaus" --state "$state" image import bench "$image" >/dev/null
+    tar -C "$image" -cf "$work/image.tar" .
+    podman_ import -q "$work/image.tar" localhost/bench >/dev/null
+    "$danaus" --state "$state" pool create bench --cpus "$pool_cpus" \
+        --memory "$pool_memory" --backend "local:$work/backend"
+    local systems=("danaus engine" "podman + danaus-runtime" "podman + runc")
+    echo "system,run,seconds,rc" >"$work/podman.csv"
+    for s in "${systems[@]}"; do
+        out=$(podman_run_one "$s")
+        [ "${out#* }" = 0 ] || die "the warm-up run of $s failed: $(tail -n 1 "$work/podman-runs.log")"
+    done
+    for r in $(seq "$runs"); do
+        for s in "${systems[@]}"; do
+            out=$(podman_run_one "$s")
+            echo "$s,$r,${out% *},${out#* }" >>"$work/podman.csv"
+            say "$s #$r: ${out% *} s (exit ${out#* })"
+        done
+    done
+    cp "$work/podman.csv" "$outdir/podman.csv"
+    {
+        echo "One container's start: run --rm of sh -c '$CONTAINER_CMD'"
+        echo "(busybox-static, $data_files x $data_kib KiB in /data), local backend; median of $runs runs"
+        echo "each, the systems interleaved, after one warm-up run of each."
+        echo
+        printf '%-26s %9s %6s %14s\n' system seconds failed "vs podman+runc"
+        tail -n +2 "$work/podman.csv" | sort -t, -k1,1 -k3,3n | awk -F, '
+            $1 != sys { if (sys != "") close_system(); sys = $1; n = 0; bad = 0 }
+            { t[++n] = $3; if ($4 != 0) bad++ }
+            function close_system() { med[sys] = t[int((n + 1) / 2)]; fails[sys] = bad; order[++k] = sys }
+            END {
+                close_system()
+                base = med["podman + runc"]
+                for (i = 1; i <= k; i++)
+                    printf "%-26s %9.3f %6d %13.2fx\n", order[i], med[order[i]], fails[order[i]], (base > 0 ? med[order[i]] / base : 0)
+            }'
+    } | tee "$outdir/podman.txt"
+    say "results in $outdir/podman.txt and $outdir/podman.csv"
+}
+
+if [ "$mode" = podman ]; then
+    podman_mode
+    exit 0
+fi
 cluster_dir=""
 setup_fuse_pid=""
 peer_fuse_pid=""
@@ -114,8 +231,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-source "$repo/bench/lib.sh"
 
 # VmHWM of a process, KiB (0 if it is gone).
 hwm_kib() {

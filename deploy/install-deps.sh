@@ -12,7 +12,7 @@ packages="
   fuse3 unionfs-fuse busybox-static python3-dev
   uuid-runtime procps
   python3 sqlite3 git tar rocksdb-tools libjemalloc2
-  podman skopeo crun runc mmdebstrap curl
+  podman skopeo crun runc containerd mmdebstrap curl
   gnuplot-nox
 "
 

@@ -15,6 +15,7 @@
 #include "cgroup.h"
 #include "fail.h"
 #include "program.h"
+#include "service.h"
 #include "state.h"
 
 #include <cephfs/libcephfs.h>
@@ -27,11 +28,6 @@
 #define CEPH_CONNECT_TIMEOUT "10" /* seconds for each ceph command */
 #define NS_XATTR "ceph.dir.layout.pool_namespace"
 #define NAME_SIZE 256 /* a namespace's or a RADOS pool's name */
-
-void ceph_id_keyring(const char *pool, char *out, size_t size)
-{
-    snprintf(out, size, "%s/pools/%s/ceph.keyring", state_root(), pool);
-}
 
 /* The directory's namespace in ns: the one it has (a directory used by an
  * earlier pool keeps its files readable), or else fresh, which is set. Its
@@ -103,7 +99,7 @@ int ceph_id_create(const char *pool, struct record *rec)
     snprintf(entity, sizeof entity, "client.%s", id);
     snprintf(mds, sizeof mds, "allow rw path=%s", dir);
     snprintf(osd, sizeof osd, "allow rw pool=%s namespace=%s", data, ns);
-    ceph_id_keyring(pool, keyring, sizeof keyring);
+    service_ceph_keyring(pool, keyring, sizeof keyring);
     int fd = open(keyring, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return fail_errno("cannot create %s", keyring);

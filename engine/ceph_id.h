@@ -19,7 +19,5 @@ int ceph_id_create(const char *pool, struct record *rec);
 /* Deletes the pool's client, if it has one; says on stderr when the
  * cluster refuses. */
 void ceph_id_remove(const char *pool, const struct record *rec);
-/* Where the pool's key is. */
-void ceph_id_keyring(const char *pool, char *out, size_t size);
 
 #endif

@@ -9,6 +9,7 @@
 #include <danaus/wire.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,13 @@
 #include <unistd.h>
 
 /* Sends op with the strings after the header and receives a reply of
- * size bytes (whose first field is its error). 0, or -1 (fail.h). */
-static int exchange(const char *pool, uint32_t op, const char *const *strings,
-                    int n, void *reply, size_t size)
+ * size bytes (whose first field is its error); with ns_fd >= 0, the
+ * caller enters that mount namespace between connect and send (the
+ * service looks at the peer's namespace when the message comes). 0, or
+ * -1 (fail.h). */
+static int exchange_in(const char *pool, int ns_fd, uint32_t op,
+                       const char *const *strings, int n, void *reply,
+                       size_t size)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + NAME_MAX_LEN + 8];
@@ -46,6 +51,8 @@ static int exchange(const char *pool, uint32_t op, const char *const *strings,
     int rc = 0;
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
         rc = fail_errno("pool %s: cannot reach danausd at %s", pool, path);
+    else if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNS) < 0)
+        rc = fail_errno("cannot enter the container's mount namespace");
     else if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len ||
              recv(fd, reply, size, 0) != (ssize_t)size)
         rc = fail_errno("pool %s: danausd did not answer", pool);
@@ -55,12 +62,26 @@ static int exchange(const char *pool, uint32_t op, const char *const *strings,
     return rc;
 }
 
+static int exchange(const char *pool, uint32_t op, const char *const *strings,
+                    int n, void *reply, size_t size)
+{
+    return exchange_in(pool, -1, op, strings, n, reply, size);
+}
+
 /* Sends op with the strings after the header; the reply's error or -1. */
+static int call_in(const char *pool, int ns_fd, uint32_t op,
+                   const char *const *strings, int n)
+{
+    struct danaus_door_reply r;
+    return exchange_in(pool, ns_fd, op, strings, n, &r, sizeof r) < 0
+               ? -1
+               : r.error;
+}
+
 static int call(const char *pool, uint32_t op, const char *const *strings,
                 int n)
 {
-    struct danaus_door_reply r;
-    return exchange(pool, op, strings, n, &r, sizeof r) < 0 ? -1 : r.error;
+    return call_in(pool, -1, op, strings, n);
 }
 
 int door_mount_add(const char *pool, const char *mountpoint,
@@ -90,8 +111,8 @@ int door_mount_remove(const char *pool, const char *mountpoint)
     return rc < 0 ? -1 : 0;
 }
 
-int door_view(const char *pool, const char *root, const char *const *kernel,
-              int nkernel)
+int door_view_in(const char *pool, int ns_fd, const char *root,
+                 const char *const *kernel, int nkernel)
 {
     const char *s[DANAUS_MAX_MOUNTS];
     if (nkernel + 1 > DANAUS_MAX_MOUNTS)
@@ -99,13 +120,19 @@ int door_view(const char *pool, const char *root, const char *const *kernel,
     s[0] = root;
     for (int i = 0; i < nkernel; i++)
         s[i + 1] = kernel[i];
-    int rc = call(pool, DANAUS_DOOR_VIEW, s, nkernel + 1);
+    int rc = call_in(pool, ns_fd, DANAUS_DOOR_VIEW, s, nkernel + 1);
     if (rc > 0) {
         errno = rc;
         return fail_errno("pool %s: danausd cannot give the container its "
                           "view of %s", pool, root);
     }
     return rc;
+}
+
+int door_view(const char *pool, const char *root, const char *const *kernel,
+              int nkernel)
+{
+    return door_view_in(pool, -1, root, kernel, nkernel);
 }
 
 int door_stats(const char *pool, const char *mountpoint,

@@ -25,5 +25,10 @@ int door_stats(const char *pool, const char *mountpoint,
  * paths (inside the container) are the kernel's. 0, or -1 (fail.h). */
 int door_view(const char *pool, const char *root, const char *const *kernel,
               int nkernel);
+/* The same for a container made by another runtime (runc): the caller
+ * connects, then enters the container's mount namespace ns_fd (and stays
+ * there: call it in a child process of its own). */
+int door_view_in(const char *pool, int ns_fd, const char *root,
+                 const char *const *kernel, int nkernel);
 
 #endif

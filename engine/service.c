@@ -6,7 +6,6 @@
  * pools/NAME/danausd.log, where "ready" says that clients can attach.
  */
 #include "service.h"
-#include "ceph_id.h"
 #include "cgroup.h"
 #include "fail.h"
 #include "ns.h"
@@ -14,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <linux/close_range.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,8 +26,8 @@
 
 #define STOP_GRACE_S 10
 
-/* The engine run from its build tree uses the danausd and libdanaus.so
- * built beside it; an installed engine, the installed ones. */
+/* The engine (or danaus-runtime) run from its build tree uses the danausd
+ * and libdanaus.so built beside it; an installed one, the installed ones. */
 static int running_from_build_tree(void)
 {
     char self[4096];
@@ -35,7 +35,8 @@ static int running_from_build_tree(void)
     if (n < 0)
         return 0;
     self[n] = 0;
-    return strcmp(self, ENGINE_BUILD_PATH) == 0;
+    return strcmp(self, ENGINE_BUILD_PATH) == 0 ||
+           strcmp(self, RUNTIME_BUILD_PATH) == 0;
 }
 
 const char *service_danausd(void)
@@ -45,6 +46,14 @@ const char *service_danausd(void)
         return p;
     return running_from_build_tree() ? DANAUSD_BUILD_PATH
                                      : DANAUSD_INSTALL_PATH;
+}
+
+const char *service_engine(void)
+{
+    const char *p = getenv("DANAUS_ENGINE");
+    if (p && *p)
+        return p;
+    return running_from_build_tree() ? ENGINE_BUILD_PATH : ENGINE_INSTALL_PATH;
 }
 
 const char *service_library(void)
@@ -64,6 +73,11 @@ void service_store_mount(const char *pool, char *out, size_t size)
 void service_door_dir(const char *pool, char *out, size_t size)
 {
     snprintf(out, size, "%s/pools/%s/door", state_root(), pool);
+}
+
+void service_ceph_keyring(const char *pool, char *out, size_t size)
+{
+    snprintf(out, size, "%s/pools/%s/ceph.keyring", state_root(), pool);
 }
 
 static int write_config(const char *pool, const struct record *rec)
@@ -103,7 +117,7 @@ static int write_config(const char *pool, const struct record *rec)
          * there (pools made before pools had one use the conf's). */
         if (record_get(rec, "ceph_id")) {
             char keyring[STATE_PATH_MAX];
-            ceph_id_keyring(pool, keyring, sizeof keyring);
+            service_ceph_keyring(pool, keyring, sizeof keyring);
             fprintf(f, "ceph_client_id %s\nceph_keyring %s\nceph_root %s\n",
                     record_get(rec, "ceph_id"), keyring,
                     record_get(rec, "backend_dir"));
@@ -195,6 +209,9 @@ static void become_service(const char *pool, int first, int log_fd,
         pid_t self = getpid();
         if (write(report_fd, &self, sizeof self) != sizeof self)
             _exit(127);
+        /* Nothing else its starter had open: danaus-runtime's caller
+         * (conmon) waits for the end of pipes it gave the runtime. */
+        close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
         execl(service_danausd(), "danausd", "-c", conf, (char *)NULL);
         fail_errno("cannot run %s", service_danausd());
     }

@@ -9,9 +9,12 @@
 
 #include <sys/types.h>
 
-/* The danausd and libdanaus.so the engine uses. */
+/* The danausd and libdanaus.so the engine uses, and the engine's own
+ * command (for danaus-runtime, which does not link the pool code and its
+ * Ceph library). */
 const char *service_danausd(void);
 const char *service_library(void);
+const char *service_engine(void);
 
 /* Where the pool's backend root is mounted in its danausd (the path
  * clients name; no host directory backs it). */
@@ -19,6 +22,8 @@ void service_store_mount(const char *pool, char *out, size_t size);
 /* The directory that holds only the pool's door socket (containers get
  * it at /run/danaus). */
 void service_door_dir(const char *pool, char *out, size_t size);
+/* Where a pool on Ceph keeps its client's key (ceph_id.h). */
+void service_ceph_keyring(const char *pool, char *out, size_t size);
 
 /*
  * Writes the pool's danausd.conf from its record and starts danausd in the

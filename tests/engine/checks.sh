@@ -18,3 +18,16 @@ remove_containers_and_pools() {
     for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
     for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
 }
+# kill_danausd_thrice PIDFILE: kill -9 of the danausd whose pid PIDFILE
+# holds, three times 0.7 s apart, each time waiting for the keeper's next
+# danausd to write its own there.
+kill_danausd_thrice() {
+    for k in 1 2 3; do
+        sleep 0.7
+        victim=$(cat "$1")
+        kill -9 "$victim"
+        tries=0
+        while [ "$(cat "$1")" = "$victim" ] && [ $tries -lt 100 ]; do
+            tries=$((tries + 1)); sleep 0.1; done
+    done
+}

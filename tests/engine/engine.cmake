@@ -42,3 +42,11 @@ add_test(NAME engine_hostile_images
     $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_hostile_images PROPERTIES LABELS engine
   TIMEOUT 300 RUN_SERIAL TRUE)
+# danaus-runtime under podman (tests/engine/runtime.sh): podman run, exec,
+# logs, stop, start, rm, pools by annotation, kills of the pool's danausd.
+# Skipped (77) without podman or runc.
+add_test(NAME engine_runtime
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/runtime.sh
+    $<TARGET_FILE:danaus_runtime> $<TARGET_FILE:danaus_engine>)
+set_tests_properties(engine_runtime PROPERTIES LABELS engine TIMEOUT 300
+  RUN_SERIAL TRUE SKIP_RETURN_CODE 77)

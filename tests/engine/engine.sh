@@ -385,14 +385,7 @@ work_loop='i=0; while [ $i -lt 150 ]; do echo line$i >> /w/log || exit 5; n=0; w
 # danausd says its pid in run/NAME.pid once ready.
 pidfile=$DANAUS_STATE/pools/b/run/b.pid
 first=$(cat "$pidfile")
-for k in 1 2 3; do
-    sleep 0.7
-    victim=$(cat "$pidfile")
-    kill -9 "$victim"
-    tries=0
-    while [ "$(cat "$pidfile")" = "$victim" ] && [ $tries -lt 100 ]; do
-        tries=$((tries + 1)); sleep 0.1; done
-done
+kill_danausd_thrice "$pidfile"
 # A bound on the wait, not on speed: survivor2's loop took 16-17 s here
 # with the kills, and 30-42 s while write-through pools read from the OSD.
 for c in survivor survivor2; do

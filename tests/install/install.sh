@@ -1,9 +1,9 @@
 #!/bin/sh
 # install.sh BUILD_DIR SOURCE_DIR - what a packager gets from
-# `cmake --install`: danausd, danaus, libdanaus.so, the headers and
-# danaus.pc land under the prefix, and the example program, built with
-# nothing but `pkg-config --cflags --libs danaus`, runs against the
-# installed danausd on the local backend.
+# `cmake --install`: danausd, danaus, danaus-runtime, libdanaus.so, the
+# headers and danaus.pc land under the prefix, and the example program,
+# built with nothing but `pkg-config --cflags --libs danaus`, runs against
+# the installed danausd on the local backend.
 set -eu
 build=$1 src=$2
 work=$(mktemp -d /tmp/danaus-install.XXXXXX)
@@ -13,7 +13,7 @@ prefix=$work/prefix
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(dirname "$(find "$prefix" -name libdanaus.so)")
-for f in sbin/danausd bin/danaus include/danaus/danaus.h include/danaus/wire.h; do
+for f in sbin/danausd bin/danaus bin/danaus-runtime include/danaus/danaus.h include/danaus/wire.h; do
     [ -e "$prefix/$f" ] || { echo "not installed: $f"; exit 1; }
 done
 export PKG_CONFIG_PATH=$libdir/pkgconfig
