@@ -178,6 +178,12 @@ check "an image's files keep their owners inside (FUSE door)" 1234:4321 \
     "$(in_container -- stat -c %u:%g /etc/owned)"
 check "... through the preload too" "1234:4321|0:0|7:8|1" \
     "$("$danaus" run --rm --pool cf --image dyn -- sh -c 'stat -c %u:%g /etc/owned; touch /f; stat -c %u:%g /f; chown 7:8 /f; stat -c %u:%g /f; grep -c danaus-area /proc/self/maps' | paste -sd'|')"
+check "a named volume is the pool's root's: 0 inside, for its files too" \
+    "0:0|0:0" \
+    "$(in_container -v uvol:/data -- sh -c 'stat -c %u:%g /data; touch /data/x; stat -c %u:%g /data/x' | paste -sd'|')"
+check "... BASE through the FUSE door, 0 (the pool's ids) in the backend" \
+    "$base:$base|0:0" \
+    "$(stat -c %u:%g "$DANAUS_STATE/pools/cf/store/volumes/uvol/x" "$work/back/volumes/uvol/x" | paste -sd'|')"
 mkdir -p "$work/hback"
 expect_error "--userns with a bad value" 1 "expected host or private" \
     "$danaus" pool create bad --cpus 1 --memory 256M --userns=maybe \
