@@ -126,15 +126,29 @@ static int stdin_null(void)
     return 0;
 }
 
-/* The working directory (made if missing, as docker does) and the user,
- * once inside the container; the user's home into u->home (podman's
- * choice for a user without a passwd entry: the working directory).
- * 0 or -1 (fail.h). */
+/* The working directory, as podman enters it: the image's WORKDIR is
+ * made if missing, a -w DIR the container lacks is refused. 0 or -1
+ * (fail.h). */
+static int enter_workdir(const struct container *c)
+{
+    const char *dir = c->workdir ? c->workdir : "/";
+    if (!c->o->workdir && make_dirs(dir, 0755) < 0)
+        return fail_errno("working directory %s", dir);
+    if (chdir(dir) == 0)
+        return 0;
+    if (errno == ENOENT && c->o->workdir)
+        return fail("workdir %s does not exist in the container", dir);
+    return fail_errno("working directory %s", dir);
+}
+
+/* The working directory and the user, once inside the container; the
+ * user's home into u->home (podman's choice for a user without a passwd
+ * entry: the working directory). 0 or -1 (fail.h). */
 static int become(const struct container *c, struct user *u)
 {
     const char *dir = c->workdir ? c->workdir : "/";
-    if (make_dirs(dir, 0755) < 0 || chdir(dir) < 0)
-        return fail_errno("working directory %s", dir);
+    if (enter_workdir(c) < 0)
+        return -1;
     if (user_resolve(c->user ? c->user : "0", u) < 0)
         return -1;
     if (!u->home[0])

@@ -201,9 +201,8 @@ static int parse_network(const char *text, struct run_options *o)
 /* --pids-limit N: the container's tasks (its pool's limit holds too). */
 static int parse_pids_limit(const char *text, struct run_options *o)
 {
-    char *end;
-    long n = strtol(text, &end, 10);
-    if (end == text || *end || n < 1 || n > POOL_PIDS_MAX)
+    unsigned long long n;
+    if (!count_parse(text, POOL_PIDS_MAX, &n))
         return fail("run: --pids-limit '%s': expected a number of tasks, 1 "
                     "to %d", text, POOL_PIDS_MAX);
     o->pids_limit = n;

@@ -129,17 +129,6 @@ static int check_cpus(const char *name, const cpu_set_t *want)
     return rc;
 }
 
-/* Whether text is a whole number from 1 to max, in *out. */
-static bool parse_count(const char *text, unsigned long long max,
-                        unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtoull(text, &end, 10);
-    return !errno && end != text && !*end && *out != 0 && *out <= max &&
-           text[0] != '-';
-}
-
 /* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
  * (bytes per second, below 4G) and --backend-latency-target MS (1 to
  * 60000): what danausd.conf can hold; and --pids-limit N, the pool's
@@ -149,7 +138,7 @@ static int parse_limits(const struct pool_options *o,
 {
     unsigned long long n;
     if (o->backend_ops) {
-        if (!parse_count(o->backend_ops, UINT32_MAX, &n))
+        if (!count_parse(o->backend_ops, UINT32_MAX, &n))
             return fail("backend-ops %s: expected a number of calls per "
                         "second, 1 to %u", o->backend_ops, UINT32_MAX);
         record_set(rec, "backend_ops", "%llu", n);
@@ -165,13 +154,13 @@ static int parse_limits(const struct pool_options *o,
         record_set(rec, "backend_write_rate", "%llu",
                    (unsigned long long)rate);
     }
-    if (o->pids_limit && !parse_count(o->pids_limit, POOL_PIDS_MAX, &n))
+    if (o->pids_limit && !count_parse(o->pids_limit, POOL_PIDS_MAX, &n))
         return fail("pids-limit %s: expected a number of tasks, 1 to %d",
                     o->pids_limit, POOL_PIDS_MAX);
     record_set(rec, "pids_limit", "%llu",
                o->pids_limit ? n : (unsigned long long)POOL_PIDS_DEFAULT);
     if (o->backend_latency_target) {
-        if (!parse_count(o->backend_latency_target, 60000, &n))
+        if (!count_parse(o->backend_latency_target, 60000, &n))
             return fail("backend-latency-target %s: expected a number of "
                         "milliseconds, 1 to 60000",
                         o->backend_latency_target);

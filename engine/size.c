@@ -1,5 +1,5 @@
 /*
- * size.c - byte sizes (size.h).
+ * size.c - sizes and counts on the command line (size.h).
  */
 #include "size.h"
 #include "fail.h"
@@ -33,6 +33,16 @@ int size_parse(const char *what, const char *text, uint64_t *bytes)
         return fail("%s '%s': out of range", what, text);
     *bytes = (uint64_t)n << shift;
     return 0;
+}
+
+bool count_parse(const char *text, unsigned long long max,
+                 unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(text, &end, 10);
+    return !errno && isdigit((unsigned char)text[0]) && !*end && *out != 0 &&
+           *out <= max;
 }
 
 uint64_t size_host_memory(void)

@@ -1,14 +1,19 @@
 /*
- * size.h - byte sizes on the command line: 512M, 2G, 65536 (K, M, G, T are
- * powers of 1024, as cgroup files and docker take them).
+ * size.h - numbers on the command line: byte sizes (512M, 2G, 65536; K, M,
+ * G, T are powers of 1024, as cgroup files and docker take them) and
+ * counts.
  */
 #ifndef ENGINE_SIZE_H
 #define ENGINE_SIZE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* 0, or -1 (fail.h) naming what, e.g. "memory". */
 int size_parse(const char *what, const char *text, uint64_t *bytes);
+/* Whether text is a whole number from 1 to max, into *out. */
+bool count_parse(const char *text, unsigned long long max,
+                 unsigned long long *out);
 /* The host's physical memory in bytes (MemTotal), 0 when unknown. */
 uint64_t size_host_memory(void);
 

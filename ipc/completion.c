@@ -6,9 +6,9 @@
  * a large write's input may too: the service writes what is there while
  * the client copies in the rest.
  *
- * Spinning first matters on this hardware: a futex sleep/wake round trip
- * costs about 40 us, a spinning one well under 1 us, and most requests are
- * answered within a few microseconds. But only while the service thread
+ * Spinning first matters: a futex sleep and wake costs tens of times a
+ * spinning round trip, and most requests are answered within a few
+ * microseconds. But only while the service thread
  * runs on another cpu (wait.c): the client spins while the thread that took
  * its request says it runs elsewhere, gives a request not yet taken a
  * short grace (a spinning service thread takes it within a microsecond),

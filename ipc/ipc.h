@@ -28,9 +28,8 @@
  * for more work, watches that slot's posted word too and says so in the
  * slot's watched word; a client that finds it set after posting rings no
  * bell (ipc_send), which spares a round trip two of its cache-line
- * transfers each way (p50 0.68-0.72 -> 0.54-0.63 us in bench/ipc_roundtrip
- * here). A request
- * found so is checked like one found by its bell. Setting watched itself
+ * transfers each way (bench/ipc_roundtrip measures it). A request found
+ * so is checked like one found by its bell. Setting watched itself
  * only keeps a client's own bells from being rung: its requests then wait
  * for a watcher or the sweep.
  *

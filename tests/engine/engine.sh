@@ -134,10 +134,10 @@ check "environment, pid 1, hostname, preload" "hi 1 c4
 base=$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/a/pool")
 mkdir -p "$work/vol" && echo from-the-host >"$work/vol/f" &&
     chown "$base:$base" "$work/vol"
-out=$("$danaus" run --rm --pool a --image bb --name v1 -v "$work/vol:/mnt/v" -v "$work/vol:/ro:ro" -w /work/here -- sh -c 'cat /mnt/v/f; echo from-the-container >/mnt/v/g; echo x >/ro/h 2>/dev/null || echo ro-refused; pwd')
-check "-v binds a host directory, :ro read-only; -w makes and enters DIR" "from-the-host
+out=$("$danaus" run --rm --pool a --image bb --name v1 -v "$work/vol:/mnt/v" -v "$work/vol:/ro:ro" -w /mnt/v -- sh -c 'cat f; echo from-the-container >/mnt/v/g; echo x >/ro/h 2>/dev/null || echo ro-refused; pwd')
+check "-v binds a host directory, :ro read-only; -w enters DIR" "from-the-host
 ro-refused
-/work/here" "$out"
+/mnt/v" "$out"
 check "a write to a -v directory reaches the host" from-the-container "$(cat "$work/vol/g")"
 check "--rm removes the container when it exits" absent "$(ls -d "$DANAUS_STATE/containers/v1" 2>/dev/null || echo absent)"
 check "-u UID:GID runs the command as them" "1000:1001" "$("$danaus" run --rm --pool a --image bb -u 1000:1001 -- sh -c 'echo $(id -u):$(id -g)' 2>&1)"
@@ -172,6 +172,7 @@ expect_error "-v with a bad mode" 125 "expected ro or rw" "$danaus" run --pool a
 expect_error "-u with two groups" 125 "expected USER[:GROUP], each a name or a number" "$danaus" run --pool a --image bb -u root:a:b -- true
 expect_error "-u a name the container lacks" 126 "unable to find user app: no matching entries in the container's /etc/passwd" "$danaus" run --pool a --image bb -u app -- true
 expect_error "-e without a name" 125 "expected VAR=VALUE or VAR" "$danaus" run --pool a --image bb -e =x -- true
+expect_error "-w a directory the container lacks (podman's refusal)" 126 "workdir /missing does not exist in the container" "$danaus" run --pool a --image bb -w /missing -- true
 expect_error "-w relative" 125 "expected a plain absolute path" "$danaus" run --pool a --image bb -w tmp -- true
 
 # Programs in a container reach its root over shared memory, not FUSE: a

@@ -217,16 +217,24 @@ static bool memo_fits(const struct walk_memo *m, const struct union_instance *u,
                   (size_t)cred->ngroups * sizeof *cred->groups) == 0;
 }
 
-/* Whether the memo knows path's directory is not in the top branch: the
- * fast path's stat there would only fail. */
-static bool memo_skips_top(const struct union_instance *u,
-                           const struct ls_cred *cred, const char *path)
-{
+/* What the memo offers one lookup, looked at once: the generation the
+ * lookup's walk belongs to, whether path may be memoized (dir_len, its
+ * directory's length) and whether the memo holds its directory's walk. */
+struct memo_look {
+    uint64_t gen;
     size_t dir_len;
-    uint64_t gen = atomic_load_explicit(&generation, memory_order_acquire);
-    return memo_path(path, &dir_len) &&
-           memo_fits(&memo, u, cred, gen, path, dir_len) &&
-           !(memo.w.dirs[memo.w.depth] & 1u);
+    bool usable, hit;
+};
+
+static struct memo_look memo_look(const struct union_instance *u,
+                                  const struct ls_cred *cred,
+                                  const char *path)
+{
+    struct memo_look l = {
+        .gen = atomic_load_explicit(&generation, memory_order_acquire)};
+    l.usable = memo_path(path, &l.dir_len);
+    l.hit = l.usable && memo_fits(&memo, u, cred, l.gen, path, l.dir_len);
+    return l;
 }
 
 static void memo_keep(struct walk_memo *m, const struct union_instance *u,
@@ -262,7 +270,8 @@ static int splice_link(char *todo, const char *target, const char *rest)
 }
 
 static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
-                       const char *path, int flags, struct union_node *out)
+                       const char *path, int flags,
+                       const struct memo_look *look, struct union_node *out)
 {
     static _Thread_local struct walk w;
     char todo[DANAUS_PATH_MAX];
@@ -273,12 +282,9 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
     int links = 0;
 
     char *p = todo;
-    uint64_t gen = atomic_load_explicit(&generation, memory_order_acquire);
-    size_t dir_len = 0;
-    bool memo_ok = memo_path(path, &dir_len);
-    if (memo_ok && memo_fits(&memo, u, cred, gen, path, dir_len)) {
+    if (look->hit) {
         walk_copy(&w, &memo.w);
-        p = todo + dir_len + 1;
+        p = todo + look->dir_len + 1;
     }
     for (;;) {
         while (*p == '/')
@@ -309,8 +315,8 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
         if (union_is_reserved_name(name))
             return -ENOENT;
 
-        if (last && memo_ok && links == 0)
-            memo_keep(&memo, u, cred, gen, path, dir_len, &w);
+        if (last && look->usable && links == 0)
+            memo_keep(&memo, u, cred, look->gen, path, look->dir_len, &w);
         char child[DANAUS_PATH_MAX];
         int rc = union_join(child, w.path, name);
         if (rc < 0)
@@ -386,8 +392,12 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
 int union_lookup(struct union_instance *u, const struct ls_cred *cred,
                  const char *path, int flags, struct union_node *out)
 {
+    struct memo_look look = memo_look(u, cred, path);
+    /* The memo may know path's directory is not in the top branch: the
+     * fast path's stat there would only fail. */
+    bool top_absent = look.hit && !(memo.w.dirs[memo.w.depth] & 1u);
     if ((flags & UNION_FAST) && !union_path_has_reserved(path) &&
-        strlen(path) < sizeof out->path && !memo_skips_top(u, cred, path)) {
+        strlen(path) < sizeof out->path && !top_absent) {
         struct ls_instance *top = union_branch_inst(u, 0);
         int at = (flags & UNION_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
         if (top->ops->stat(top, cred, path, at, &out->st) == 0 &&
@@ -399,7 +409,7 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
             return 0;
         }
     }
-    return lookup_slow(u, cred, path, flags, out);
+    return lookup_slow(u, cred, path, flags, &look, out);
 }
 
 int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
