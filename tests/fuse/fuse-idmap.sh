@@ -15,7 +15,8 @@
 #    200000 through FUSE; its chown through FUSE to 201005 stores 1005;
 #  - host uid 300000 is an "other" at both doors: it cannot read a 0640
 #    file of 1000 (EACCES from the service, on the preload path), reads a
-#    0604 one, and what it creates is 65534's in the backend.
+#    0604 one, and what it creates is 65534's in the backend (through
+#    FUSE, the pool's 65534: host 265534).
 # Exit 0 when every check passed.
 set -u
 
@@ -103,12 +104,14 @@ expect "FUSE door: an outsider cannot read 0640 of 1000" \
     "$(as 300000 no cat "$mnt/private" 2>&1 | sed 's/.*: //')"
 expect "FUSE door: an outsider reads what others may" open \
     "$(as 300000 no cat "$mnt/public" 2>&1)"
-as 300000 yes touch "$mnt/out-pre"
+as 300000 yes sh -c ": > $mnt/out-pre"
 expect "socket door: an outsider's file is 65534's" 65534:65534 \
     "$(owner "$back/out-pre")"
-as 300000 no touch "$mnt/out-fuse"
+as 300000 no sh -c ": > $mnt/out-fuse"
 expect "FUSE door: an outsider's file is 65534's" 65534:65534 \
     "$(owner "$back/out-fuse")"
+expect "... which the host sees as the pool's 65534, not the outsider" \
+    265534:265534 "$(owner "$mnt/out-fuse")"
 
 [ "$failures" -eq 0 ] && echo "all idmap checks passed"
 exit "$failures"
