@@ -193,6 +193,11 @@ expect_error "--userns with a bad value" 1 "expected host or private" \
 check "--userns=host: the host's ids, its root the host's" \
     "0 0 4294967295" \
     "$("$danaus" run --rm --pool hostns --image bb -- cat /proc/self/uid_map | xargs)"
+"$danaus" pool rm hostns
+"$danaus" pool create cf2 --cpus 1 --memory 256M --backend "local:$work/hback" ||
+    exit 1
+check "a second pool gets the next range, apart from the first" \
+    "$((base + 65536))" "$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/cf2/pool")"
 
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all confinement checks passed"
