@@ -758,11 +758,12 @@ int container_list(int all, int quiet, const char *format)
 /* SIGTERM to the container's pid 1 (which ignores it unless it handles
  * it: PID namespaces' init rule), SIGKILL after the grace period; killing
  * pid 1 ends every process of its namespace. */
-static void kill_container(const char *name, struct record *rec)
+static void kill_container(const char *name, struct record *rec,
+                           unsigned grace_s)
 {
     pid_t pid = (pid_t)record_num(rec, "pid", 0);
     kill(pid, SIGTERM);
-    for (int i = 0; i < STOP_GRACE_S * 20 && service_alive(rec); i++)
+    for (unsigned i = 0; i < grace_s * 20 && service_alive(rec); i++)
         nanosleep(&(struct timespec){0, 50000000}, NULL);
     if (service_alive(rec))
         kill(pid, SIGKILL);
@@ -782,14 +783,55 @@ static void kill_container(const char *name, struct record *rec)
     state_lock();
 }
 
-int container_stop(const char *name)
+int container_stop(const char *name, int grace_s)
 {
     struct record rec;
     if (query_container(name, &rec) < 0)
         return -1;
     if (running(&rec))
-        kill_container(name, &rec);
+        kill_container(name, &rec,
+                       grace_s < 0 ? STOP_GRACE_S : (unsigned)grace_s);
     record_free(&rec);
+    return 0;
+}
+
+int container_kill(const char *name, int sig)
+{
+    struct record rec;
+    if (query_container(name, &rec) < 0)
+        return -1;
+    int rc = 0;
+    if (!running(&rec))
+        rc = fail("container '%s' is not running", name);
+    else if (kill((pid_t)record_num(&rec, "pid", 0), sig) < 0)
+        rc = fail_errno("cannot signal container '%s'", name);
+    record_free(&rec);
+    return rc;
+}
+
+int container_wait(const char *name)
+{
+    char path[STATE_PATH_MAX];
+    struct record rec;
+    if (query_container(name, &rec) < 0)
+        return -1;
+    record_free(&rec);
+    query_container_path(name, path);
+    /* Without the state lock, so that stop and rm go on meanwhile. */
+    state_unlock();
+    long long code = -1;
+    for (;;) {
+        if (record_load(path, &rec) < 0)
+            break; /* removed: its exit is gone with it */
+        int up = running(&rec);
+        code = record_num(&rec, "exit", -1);
+        record_free(&rec);
+        if (!up)
+            break;
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    state_lock();
+    printf("%lld\n", code);
     return 0;
 }
 
@@ -804,7 +846,7 @@ int container_remove(const char *name, int force)
             return fail("container '%s' is running (stop it, or rm -f)",
                         name);
         }
-        kill_container(name, &rec);
+        kill_container(name, &rec, STOP_GRACE_S);
     }
     const char *pool = record_get(&rec, "pool");
     char root[STATE_PATH_MAX], dir[STATE_PATH_MAX];
@@ -848,7 +890,43 @@ int container_remove(const char *name, int force)
     return rc;
 }
 
-int container_logs(const char *name)
+/* Where the last tail lines of f begin (0: the whole file). */
+static long tail_start(FILE *f, long tail)
+{
+    long lines = 0, at = 0, pos = 0;
+    /* Offsets of the last tail + 1 line starts, in a ring. */
+    long *starts = calloc((size_t)tail + 1, sizeof *starts);
+    if (!starts)
+        return 0;
+    int ch, fresh = 1;
+    while ((ch = getc(f)) != EOF) {
+        if (fresh)
+            starts[lines++ % (tail + 1)] = pos;
+        fresh = ch == '\n';
+        pos++;
+    }
+    if (lines > tail)
+        at = starts[(lines - tail) % (tail + 1)];
+    free(starts);
+    return at;
+}
+
+/* Copies what f holds from where it is to stdout; whether any. */
+static int copy_out(FILE *f)
+{
+    char buf[8192];
+    size_t n;
+    int any = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        fwrite(buf, 1, n, stdout);
+        any = 1;
+    }
+    clearerr(f);
+    fflush(stdout);
+    return any;
+}
+
+int container_logs(const char *name, int follow, long tail)
 {
     struct record rec;
     if (query_container(name, &rec) < 0)
@@ -858,15 +936,33 @@ int container_logs(const char *name)
     if (!detached)
         return fail("container '%s' ran in the foreground: its output went "
                     "to the terminal", name);
-    char log[STATE_PATH_MAX];
+    char log[STATE_PATH_MAX], path[STATE_PATH_MAX];
     state_path(log, "containers/%s/log", name);
+    query_container_path(name, path);
     FILE *f = fopen(log, "re");
     if (!f)
         return 0;
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, stdout);
+    if (tail >= 0 && fseek(f, tail ? tail_start(f, tail) : 0,
+                           tail ? SEEK_SET : SEEK_END) < 0) {
+        fclose(f);
+        return fail_errno("cannot read %s", log);
+    }
+    copy_out(f);
+    /* -f: on until the container has ended and its last words are out;
+     * the state lock is not held meanwhile, so others may stop it. */
+    state_unlock();
+    while (follow) {
+        struct record now;
+        int ended = 1;
+        if (record_load(path, &now) == 0) {
+            ended = strcmp(record_get(&now, "status"), "running") != 0;
+            record_free(&now);
+        }
+        if (!copy_out(f) && ended)
+            break;
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    state_lock();
     fclose(f);
     return 0;
 }

@@ -37,9 +37,18 @@ int container_run(const struct run_options *o);
 /* ps: running containers (all: every one); quiet: names only (-q);
  * format: a row template (--format, format.h) or NULL. */
 int container_list(int all, int quiet, const char *format);
-int container_stop(const char *name);
+/* SIGTERM, then SIGKILL after grace_s seconds (< 0: the default, 5). */
+int container_stop(const char *name, int grace_s);
 int container_remove(const char *name, int force);
-int container_logs(const char *name);
+/* Sends sig to the container's pid 1 (which, as any PID namespace's
+ * init, gets only the signals it handles, and SIGKILL). */
+int container_kill(const char *name, int sig);
+/* Waits until the container has ended and prints its exit status (-1
+ * when it was removed meanwhile or never recorded one). */
+int container_wait(const char *name);
+/* A detached container's output: the last tail lines (< 0: all); with
+ * follow, then what it writes until it ends. */
+int container_logs(const char *name, int follow, long tail);
 /* Runs argv in the running container; its exit status, or 125 (fail.h),
  * 126/127 when argv cannot be run. */
 int container_exec(const char *name, char **argv);

@@ -16,7 +16,7 @@
  *              [-w DIR] [-u USER[:GROUP]] [--entrypoint CMD]
  *              [--network none|host] [--pids-limit N]
  *              [--security-opt no-new-privileges=false] [-- CMD...]
- *   (or run --pool P [OPTIONS] IMAGE [CMD...], docker's order; without
+ *   (or run [--pool P] [OPTIONS] IMAGE [CMD...], docker's order; without
  *   CMD the image's ENTRYPOINT and CMD run)
  *   danaus exec NAME [--] CMD... | ps [-a] [-q] [--format T] | inspect NAME
  *   danaus stop NAME | rm [-f] NAME | logs NAME | stats [NAME...]
@@ -38,10 +38,13 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #define DEFAULT_STATE "/var/lib/danaus"
+#define STOP_TIMEOUT_MAX 3600 /* seconds */
+#define LOGS_TAIL_MAX 1000000 /* lines */
 
 /* The usage on out: stdout for --help (exit 0), stderr for a missing
  * command (exit 2). */
@@ -58,17 +61,19 @@ static int usage(FILE *out)
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
-            "  run --pool P --image I [--name N] [-e VAR[=VALUE]]... [-d] "
+            "  run [--pool P] --image I [--name N] [-e VAR[=VALUE]]... [-d] "
             "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
             "[-w DIR]\n"
             "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host]\n"
             "      [--pids-limit N] [--security-opt no-new-privileges=false]\n"
-            "      [-- CMD [ARGS...]]   (or run --pool P [OPTIONS] IMAGE "
+            "      [-- CMD [ARGS...]]   (or run [--pool P] [OPTIONS] IMAGE "
             "[CMD...])\n"
             "  exec NAME [--] CMD [ARGS...]\n"
-            "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME | stop NAME |\n"
-            "  rm [-f] NAME | logs NAME | stats [NAME...]\n");
+            "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME |\n"
+            "  stop [-t SECONDS] NAME | rm [-f] NAME |\n"
+            "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
+            "  stats [NAME...] | version\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -259,6 +264,18 @@ static int run_option(const char *opt, char *value, struct run_options *o)
     return 0;
 }
 
+/* The name of the one pool there is, or NULL when there are none or
+ * several (a default pool, as docker's default network). Kept until the
+ * command ends. */
+static const char *only_pool(void)
+{
+    int n;
+    char **pools = state_list("pools", &n);
+    char *name = pools && n == 1 ? strdup(pools[0]) : NULL;
+    state_list_free(pools, n);
+    return name;
+}
+
 /* Returns the exit status; 125 for bad options. */
 static int run_command(int argc, char **argv)
 {
@@ -297,13 +314,91 @@ static int run_command(int argc, char **argv)
         fail("run: -t with -d is not supported (danaus logs has no terminal)");
         return 125;
     }
-    if (!o.pool || !o.image) {
-        fail("run needs --pool and --image");
+    if (!o.image) {
+        fail("run needs an image (--image I, or IMAGE after the options)");
+        return 125;
+    }
+    if (!o.pool && !(o.pool = only_pool())) {
+        fail("run needs --pool when there is not exactly one pool");
         return 125;
     }
     /* After IMAGE or "--": the command, or none (the image's). */
     o.argv = argv + (i < argc ? i + 1 : i);
     return container_run(&o);
+}
+
+static int version(void)
+{
+    printf("danaus %s\n", DANAUS_VERSION);
+    return 0;
+}
+
+/* stop [-t SECONDS] NAME */
+static int stop_command(int argc, char **argv)
+{
+    unsigned long long grace = 0;
+    int timed = argc == 3 && strcmp(argv[0], "-t") == 0;
+    if (timed && !count_parse(argv[1], STOP_TIMEOUT_MAX, &grace) &&
+        strcmp(argv[1], "0") != 0)
+        return fail("stop: -t '%s': expected seconds, 0 to %d", argv[1],
+                    STOP_TIMEOUT_MAX);
+    if (argc != 1 && !timed)
+        return fail("stop: expected [-t SECONDS] NAME");
+    return container_stop(argv[argc - 1], timed ? (int)grace : -1);
+}
+
+/* The number of the signal abbreviated name ("TERM"), or -1. */
+static int signal_number(const char *name)
+{
+    for (int sig = 1; sig < SIGRTMIN; sig++) {
+        const char *abbrev = sigabbrev_np(sig);
+        if (abbrev && strcmp(abbrev, name) == 0)
+            return sig;
+    }
+    return -1;
+}
+
+/* kill [-s SIGNAL] NAME: SIGKILL by default, as docker's; SIGNAL a name
+ * (TERM, SIGTERM) or a number. */
+static int kill_command(int argc, char **argv)
+{
+    int sig = SIGKILL;
+    if (argc == 3 && strcmp(argv[0], "-s") == 0) {
+        const char *s = argv[1];
+        unsigned long long n;
+        if (strncmp(s, "SIG", 3) == 0)
+            s += 3;
+        if (count_parse(s, SIGRTMAX, &n))
+            sig = (int)n;
+        else if ((sig = signal_number(s)) < 0)
+            return fail("kill: -s '%s': not a signal", argv[1]);
+    } else if (argc != 1) {
+        return fail("kill: expected [-s SIGNAL] NAME");
+    }
+    return container_kill(argv[argc - 1], sig);
+}
+
+/* logs [-f] [--tail N] NAME */
+static int logs_command(int argc, char **argv)
+{
+    int follow = 0;
+    long tail = -1;
+    int i = 0;
+    for (; i < argc - 1; i++) {
+        unsigned long long n = 0;
+        if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--follow") == 0)
+            follow = 1;
+        else if (strcmp(argv[i], "--tail") == 0 && i + 2 < argc &&
+                 (count_parse(argv[i + 1], LOGS_TAIL_MAX, &n) ||
+                  strcmp(argv[i + 1], "0") == 0))
+            tail = (long)n, i++;
+        else
+            return fail("logs: '%s': expected [-f] [--tail N (0 to %d)] NAME",
+                        argv[i], LOGS_TAIL_MAX);
+    }
+    if (i != argc - 1)
+        return fail("logs: expected [-f] [--tail N] NAME");
+    return container_logs(argv[i], follow, tail);
 }
 
 static int command(int argc, char **argv)
@@ -340,14 +435,18 @@ static int command(int argc, char **argv)
         return stats_show(argv + 1, argc - 1);
     if (strcmp(cmd, "inspect") == 0 && argc == 2)
         return inspect_container(argv[1]);
-    if (strcmp(cmd, "stop") == 0 && argc == 2)
-        return container_stop(argv[1]);
+    if (strcmp(cmd, "stop") == 0)
+        return stop_command(argc - 1, argv + 1);
     if (strcmp(cmd, "rm") == 0 && argc == 2)
         return container_remove(argv[1], 0);
     if (strcmp(cmd, "rm") == 0 && argc == 3 && strcmp(argv[1], "-f") == 0)
         return container_remove(argv[2], 1);
-    if (strcmp(cmd, "logs") == 0 && argc == 2)
-        return container_logs(argv[1]);
+    if (strcmp(cmd, "logs") == 0)
+        return logs_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "kill") == 0)
+        return kill_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "wait") == 0 && argc == 2)
+        return container_wait(argv[1]);
     return fail("unknown command '%s' (see danaus --help)", cmd);
 }
 
@@ -363,6 +462,8 @@ int main(int argc, char **argv)
         return usage(stderr);
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
         return usage(stdout);
+    if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "version") == 0)
+        return version();
     if (state_open(state && *state ? state : DEFAULT_STATE) < 0 ||
         state_lock() < 0) {
         fprintf(stderr, "danaus: %s\n", fail_message());

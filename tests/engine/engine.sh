@@ -173,6 +173,7 @@ expect_error "-u with two groups" 125 "expected USER[:GROUP], each a name or a n
 expect_error "-u a name the container lacks" 126 "unable to find user app: no matching entries in the container's /etc/passwd" "$danaus" run --pool a --image bb -u app -- true
 expect_error "-e without a name" 125 "expected VAR=VALUE or VAR" "$danaus" run --pool a --image bb -e =x -- true
 expect_error "-w a directory the container lacks (podman's refusal)" 126 "workdir /missing does not exist in the container" "$danaus" run --pool a --image bb -w /missing -- true
+expect_error "run without --pool when there are two" 125 "run needs --pool when there is not exactly one pool" "$danaus" run --image bb -- true
 expect_error "-w relative" 125 "expected a plain absolute path" "$danaus" run --pool a --image bb -w tmp -- true
 
 # Programs in a container reach its root over shared memory, not FUSE: a
@@ -270,6 +271,34 @@ check "run -d prints the name and returns" dt "$out"
 sleep 0.3
 check "a detached container's output is in its log" to-the-log "$("$danaus" logs dt)"
 "$danaus" rm -f dt
+"$danaus" run --pool a --image bb --name lg -d -- sh -c 'seq 5; sleep 1.5; echo six; trap "sleep 6; echo seven; exit 3" TERM; while :; do sleep 0.1; done' >/dev/null
+sleep 0.5
+check "logs --tail N prints the last N lines" "4 5" "$(echo $("$danaus" logs --tail 2 lg))"
+check "logs --tail 0 prints nothing" "" "$("$danaus" logs --tail 0 lg)"
+"$danaus" logs -f --tail 1 lg > "$work/follow" &
+follower=$!
+sleep 2
+"$danaus" stop -t 10 lg
+wait $follower
+check "logs -f follows the log until the container ends" "5 six seven" "$(echo $(cat "$work/follow"))"
+check "stop -t waits longer than the default grace (5 s)" "exited(3)" "$("$danaus" ps -a | awk '$1=="lg" {print $4}')"
+"$danaus" rm lg
+expect_error "stop -t not a number" 1 "expected seconds, 0 to 3600" "$danaus" stop -t x lg
+expect_error "logs --tail not a number" 1 "expected [-f] [--tail N (0 to 1000000)] NAME" "$danaus" logs --tail -3 lg
+"$danaus" run --pool a --image bb --name kw -d -- sh -c 'trap "echo got-usr1" USR1; while :; do sleep 0.1; done' >/dev/null
+sleep 0.5
+"$danaus" kill -s USR1 kw
+sleep 0.5
+check "kill -s sends the signal to the container's pid 1" got-usr1 "$("$danaus" logs kw)"
+"$danaus" kill kw
+check "kill sends SIGKILL by default; wait prints the exit status" 137 "$("$danaus" wait kw)"
+expect_error "kill of a container that is not running" 1 "container 'kw' is not running" "$danaus" kill kw
+expect_error "kill -s with an unknown signal" 1 "-s 'NOPE': not a signal" "$danaus" kill -s NOPE kw
+"$danaus" rm kw
+"$danaus" run --pool a --image bb --name wt -d -- sh -c 'sleep 1; exit 3' >/dev/null
+check "wait waits for a container's own exit" 3 "$("$danaus" wait wt)"
+"$danaus" rm wt
+check "--version names the release" 1 "$("$danaus" --version | grep -cx 'danaus [0-9]*\.[0-9]*\.[0-9]*')"
 
 # Cores and cgroup: the container's processes and the pool's service.
 "$danaus" run --pool a --image bb --name d1 -d -- sleep 100 >/dev/null

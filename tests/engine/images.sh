@@ -118,6 +118,8 @@ for f in cfgd:cfg-docker.tar cfgo:cfg-oci.tar; do
     check "${f#*:}: run with no command runs ENTRYPOINT and CMD with ENV, WORKDIR and USER" \
         "G=hi pwd=/app id=1000:1000 groups=1000 50 home=/home/app" "$("$danaus" run --rm --pool p --image "${f%%:*}" 2>&1)"
 done
+check "with one pool, run takes it without --pool (docker's IMAGE form)" \
+    "G=hi pwd=/app id=1000:1000 groups=1000 50 home=/home/app" "$("$danaus" run --rm cfgd 2>&1)"
 run_cfg() { "$danaus" run --rm --pool p --image cfgd "$@" 2>&1; }
 check "-u NAME: its passwd entry's ids and home, /etc/group's groups" "G=hi pwd=/app id=65534:65534 groups=65534 home=/nonexistent" "$(run_cfg -u nobody)"
 check "-u UID without an entry: group 0, home the working directory" "G=hi pwd=/app id=1234:0 groups=0 home=/app" "$(run_cfg -u 1234)"
@@ -128,7 +130,7 @@ expect_error "-u an unknown group" 126 "unable to find group nosuch: no matching
 check "a command replaces CMD; -e VAR passes the caller's, -e over ENV" "X=from-the-caller Y=unset G=over" "$(X=from-the-caller run_cfg -e X -e Y -e G=over -- 'echo X=$X Y=${Y-unset} G=$G')"
 check "--entrypoint replaces ENTRYPOINT and drops CMD" "|a b" "$(run_cfg --entrypoint /bin/echo)|$(run_cfg --entrypoint /bin/echo -- a b)"
 check "--entrypoint '' runs the command alone" hi "$(run_cfg --entrypoint '' -- echo hi)"
-check "-w over WORKDIR; HOME from -e over passwd's" "/tmp /x" "$(run_cfg -w /tmp -e HOME=/x -- 'echo $(pwd) $HOME')"
+check "-w over WORKDIR; HOME from -e over passwd's" "/etc /x" "$(run_cfg -w /etc -e HOME=/x -- 'echo $(pwd) $HOME')"
 check "docker's order: run [OPTIONS] IMAGE [COMMAND]" positional "$("$danaus" run --rm --pool p cfgd 'echo positional' 2>&1)"
 
 # Broken sources: one line naming what is wrong.
