@@ -31,6 +31,7 @@
 #include "store.h"
 #include "tty.h"
 #include "user.h"
+#include "userns.h"
 
 #include <errno.h>
 #include <linux/close_range.h>
@@ -42,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/mount.h>
@@ -67,6 +69,8 @@ struct container {
     const char *user;    /* -u, or the image's USER; root by default */
     char image_id[STATE_PATH_MAX]; /* the import's id: its layers' names */
     int layers;
+    uint32_t userns_base; /* the pool's (userns.h); 0: the host's ids */
+    int userns_sync[2];   /* the child asks the engine for its maps */
 };
 
 static int save(struct container *c)
@@ -156,6 +160,19 @@ static int become(const struct container *c, struct user *u)
     return 0;
 }
 
+/* Last of the container's setup as the host's root: the pool's user
+ * namespace (userns.h). Its terminal, opened by host root, becomes its
+ * root's first, so that it is not nobody's inside. 0 or -1 (fail.h). */
+static int enter_userns(struct container *c)
+{
+    close(c->userns_sync[0]);
+    if (c->o->tty && fchown(0, c->userns_base, (gid_t)-1) < 0)
+        return fail_errno("cannot give the terminal to the container's root");
+    int rc = userns_enter(c->userns_sync[1]);
+    close(c->userns_sync[1]);
+    return rc;
+}
+
 /* The container's first process (pid 1 of its PID namespace). Reports a
  * failure to start on report_fd (close-on-exec: a successful exec closes
  * it with nothing written): exec's errno, or -1 and the message of a step
@@ -207,10 +224,12 @@ static int container_main(void *arg)
         (!c->o->host_network && ns_loopback_up() < 0) ||
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkept) < 0 ||
-        ns_enter_root(c->root, binds, nbinds, c->o->read_only) < 0 ||
+        ns_enter_root(c->root, binds, nbinds, c->o->read_only,
+                      c->userns_base) < 0 ||
         (c->o->tty ? tty_attach(&c->tty) < 0
                    : !c->o->interactive && stdin_null() < 0) ||
-        confine(c->o) < 0 || become(c, &user) < 0) {
+        (c->userns_base && enter_userns(c) < 0) || confine(c->o) < 0 ||
+        become(c, &user) < 0) {
         err = -1;
         message = fail_message() ? fail_message() : "cannot start";
     } else {
@@ -334,6 +353,13 @@ static pid_t start(struct container *c, int *err)
         return -1;
     if (pipe2(p, O_CLOEXEC) < 0)
         return fail_errno("pipe");
+    if (c->userns_base &&
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+                   c->userns_sync) < 0) {
+        close(p[0]);
+        close(p[1]);
+        return fail_errno("socketpair");
+    }
     record_set(&c->rec, "report_fd", "%d", p[1]);
     static char stack[256 * 1024] __attribute__((aligned(16)));
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS |
@@ -343,9 +369,23 @@ static pid_t start(struct container *c, int *err)
     close(p[1]);
     if (c->o->tty)
         close(c->tty.sock[1]);
+    if (c->userns_base)
+        close(c->userns_sync[1]);
     if (pid < 0) {
         close(p[0]);
+        if (c->userns_base)
+            close(c->userns_sync[0]);
         return fail_errno("cannot create the container's namespaces");
+    }
+    if (c->userns_base) {
+        int rc = userns_map_child(pid, c->userns_sync[0], c->userns_base);
+        close(c->userns_sync[0]);
+        if (rc < 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            close(p[0]);
+            return -1;
+        }
     }
     char report[sizeof *err + REPORT_MESSAGE_MAX] = "";
     ssize_t n = read(p[0], report, sizeof report - 1);
@@ -411,6 +451,7 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "network", "%s", o->host_network ? "host" : "none");
     record_set(&c->rec, "no_new_privileges", "%d", !o->new_privileges);
     record_set(&c->rec, "pids_limit", "%ld", o->pids_limit);
+    record_set(&c->rec, "userns_base", "%u", c->userns_base);
     /* The danausd that serves its root: one restarted since does not. */
     if (save(c) < 0)
         return -1;
@@ -620,6 +661,7 @@ int container_run(const struct run_options *o)
     struct record pool;
     if (query_pool(o->pool, &pool) < 0)
         return 125;
+    c.userns_base = userns_base(&pool);
     if (o->name) {
         if (state_check_name("container", o->name) < 0)
             return 125;
@@ -929,9 +971,16 @@ int container_logs(const char *name, int follow, long tail)
 
 /* Joins the groups and namespaces of the container's pid 1, all opened
  * before any is joined (the mount namespace brings the container's
- * /proc); the PID namespace applies to children. */
-static int join_container(pid_t pid, const char *pool, const char *name)
+ * /proc); the PID namespace applies to children. Its user namespace
+ * (with a pool's, userns.h) is left open at *user, to be joined last, by
+ * the child: joining it gives up the host's rights the others need. */
+static int join_container(pid_t pid, const char *pool, const char *name,
+                          int *user)
 {
+    char own[64];
+    snprintf(own, sizeof own, "/proc/%d/ns/user", (int)pid);
+    if (user && (*user = open(own, O_RDONLY | O_CLOEXEC)) < 0)
+        return fail_errno("cannot open the container's user namespace");
     static const char *const kinds[] = {"ipc", "uts",    "net",
                                         "pid", "cgroup", "mnt"};
     enum { N = sizeof kinds / sizeof kinds[0] };
@@ -963,7 +1012,12 @@ int container_exec(const char *name, char **argv)
     struct container c = {.o = &o};
     snprintf(c.name, sizeof c.name, "%s", name);
     pid_t pid = (pid_t)record_num(&rec, "pid", 0);
-    if (!up || join_container(pid, o.pool, name) < 0) {
+    int user = -1;
+    if (!up || join_container(pid, o.pool, name,
+                              record_num(&rec, "userns_base", 0) ? &user
+                                                                 : NULL) < 0) {
+        if (user >= 0)
+            close(user);
         if (!up)
             fail("container '%s' is not running", name);
         record_free(&rec);
@@ -974,7 +1028,7 @@ int container_exec(const char *name, char **argv)
     if (child == 0) {
         child_env(&c, "/root");
         close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
-        if (confine(&o) < 0) {
+        if ((user >= 0 && userns_join(user) < 0) || confine(&o) < 0) {
             dprintf(2, "danaus: %s\n", fail_message());
             _exit(126);
         }
@@ -984,6 +1038,8 @@ int container_exec(const char *name, char **argv)
         _exit(errno == ENOENT ? 127 : 126);
     }
     record_free(&rec);
+    if (user >= 0)
+        close(user);
     if (child < 0)
         return fail_errno("fork"), 125;
     int status;

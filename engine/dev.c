@@ -58,20 +58,25 @@ static int mount_in(const char *name, const char *type, unsigned long flags,
     return 0;
 }
 
-int dev_mount(const int trees[DEV_COUNT])
+int dev_mount(const int trees[DEV_COUNT], unsigned root)
 {
     /* nodev: a node made here (or planted) opens nothing; the devices
      * bound below are mounts of their own and keep the host's flags. */
+    char dev_options[64], pts_options[96];
+    snprintf(dev_options, sizeof dev_options,
+             "mode=755,size=65536k,uid=%u,gid=%u", root, root);
+    /* The tty group, 5, is the container's: root + 5 on the host. */
+    snprintf(pts_options, sizeof pts_options,
+             "newinstance,ptmxmode=0666,mode=0620,gid=%u", root + 5);
     if (make_dirs("/dev", 0755) < 0 ||
         mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC |
                                             MS_STRICTATIME,
-              "mode=755,size=65536k") < 0)
+              dev_options) < 0)
         return fail_errno("cannot mount /dev in the container");
     for (int i = 0; i < DEV_COUNT; i++)
         if (place_device(trees[i], devices[i]) < 0)
             return -1;
-    if (mount_in("pts", "devpts", MS_NOSUID | MS_NOEXEC,
-                 "newinstance,ptmxmode=0666,mode=0620,gid=5") < 0 ||
+    if (mount_in("pts", "devpts", MS_NOSUID | MS_NOEXEC, pts_options) < 0 ||
         mount_in("shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
                  "mode=1777,size=65536k") < 0)
         return -1;

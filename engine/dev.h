@@ -14,7 +14,8 @@
  * host's device nodes, to be placed by dev_mount. 0 or -1 (fail.h). */
 int dev_take(int trees[DEV_COUNT]);
 /* After it: mounts /dev in the caller's (the container's) mount
- * namespace, with trees from dev_take. 0 or -1 (fail.h). */
-int dev_mount(const int trees[DEV_COUNT]);
+ * namespace, with trees from dev_take, owned by root, the host uid and
+ * gid of the container's root (userns.h). 0 or -1 (fail.h). */
+int dev_mount(const int trees[DEV_COUNT], unsigned root);
 
 #endif

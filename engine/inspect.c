@@ -57,6 +57,25 @@ static void status_field(int pid, const char *key, char *out, size_t size)
         fclose(f);
 }
 
+/* The first line of /proc/PID/WHICH (uid_map, gid_map) with its runs
+ * of blanks made one: "0 1048576 65536", or "" when unreadable. */
+static void id_map(int pid, const char *which, char *out, size_t size)
+{
+    char path[64], line[128] = "";
+    snprintf(path, sizeof path, "/proc/%d/%s", pid, which);
+    FILE *f = fopen(path, "re");
+    if (f && !fgets(line, sizeof line, f))
+        line[0] = '\0';
+    if (f)
+        fclose(f);
+    size_t n = 0;
+    for (char *w = strtok(line, " \t\n"); w && n < size;
+         w = strtok(NULL, " \t\n"))
+        n += (size_t)snprintf(out + n, size - n, "%s%s", n ? " " : "", w);
+    if (n == 0)
+        *out = '\0';
+}
+
 /* What the running container's pid 1 is held to: read from the kernel,
  * not from what the engine meant to set. */
 static void print_security(int pid)
@@ -87,7 +106,11 @@ static void print_security(int pid)
             sep = ", ";
         }
     }
-    printf("]},\n");
+    /* Its user namespace's maps: inside, on the host, how many. */
+    char uids[64], gids[64];
+    id_map(pid, "uid_map", uids, sizeof uids);
+    id_map(pid, "gid_map", gids, sizeof gids);
+    printf("], \"UidMap\": \"%s\", \"GidMap\": \"%s\"},\n", uids, gids);
 }
 
 int inspect_container(const char *name)

@@ -7,6 +7,7 @@
  *                              [--write-through] [--backend-ops N]
  *                              [--backend-write-rate SIZE]
  *                              [--backend-latency-target MS] [--pids-limit N]
+ *                              [--userns host|private]
  *   danaus pool ls | pool rm NAME
  *   danaus image import [--max-layer-size SIZE] NAME PATH | image ls |
  *   image rm NAME
@@ -56,6 +57,7 @@ static int usage(FILE *out)
             "              [--write-through] [--backend-ops N] "
             "[--backend-write-rate SIZE]\n"
             "              [--backend-latency-target MS] [--pids-limit N]\n"
+            "              [--userns host|private]\n"
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
@@ -89,6 +91,10 @@ static int pool_command(int argc, char **argv)
             o.write_through = 1;
             continue;
         }
+        if (strncmp(argv[i], "--userns=", 9) == 0) { /* docker's spelling */
+            o.userns = argv[i] + 9;
+            continue;
+        }
         const char **slot = strcmp(argv[i], "--cpus") == 0      ? &o.cpus
                             : strcmp(argv[i], "--memory") == 0  ? &o.memory
                             : strcmp(argv[i], "--backend") == 0 ? &o.backend
@@ -101,7 +107,8 @@ static int pool_command(int argc, char **argv)
                                 ? &o.backend_latency_target
                             : strcmp(argv[i], "--pids-limit") == 0
                                 ? &o.pids_limit
-                                : NULL;
+                            : strcmp(argv[i], "--userns") == 0 ? &o.userns
+                                                               : NULL;
         if (!slot)
             return fail("pool create: unknown option '%s'", argv[i]);
         if (i + 1 == argc)

@@ -227,13 +227,15 @@ const char *const ns_scratch_dirs[NS_SCRATCH_DIRS] = {"/tmp", "/var/tmp",
 
 /* A read-only root keeps writable scratch directories, tmpfs charged to
  * the container's memory, as podman's --read-only-tmpfs does. */
-static int mount_scratch(void)
+static int mount_scratch(unsigned root)
 {
     for (int i = 0; i < NS_SCRATCH_DIRS; i++) {
         const char *dir = ns_scratch_dirs[i];
-        const char *mode = strcmp(dir, "/run") == 0 ? "mode=755" : "mode=1777";
+        char options[64];
+        snprintf(options, sizeof options, "mode=%s,uid=%u,gid=%u",
+                 strcmp(dir, "/run") == 0 ? "755" : "1777", root, root);
         if (make_dirs_inside(dir, 0) < 0 ||
-            mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, mode) < 0)
+            mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, options) < 0)
             return fail_errno("cannot mount a tmpfs at %s in the container",
                               dir);
     }
@@ -255,7 +257,7 @@ static int root_flags(int read_only)
 }
 
 int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
-                  int read_only)
+                  int read_only, unsigned root_id)
 {
     /* Nothing we mount from here on may propagate back to the host. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -279,8 +281,8 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
         return fail_errno("cannot detach the host's root");
     if (chdir("/") < 0)
         return fail_errno("chdir /");
-    if (dev_mount(devices) < 0 || mount_kernel_fs() < 0 ||
-        (read_only && mount_scratch() < 0))
+    if (dev_mount(devices, root_id) < 0 || mount_kernel_fs() < 0 ||
+        (read_only && mount_scratch(root_id) < 0))
         return -1;
     for (int i = 0; i < nbinds; i++)
         if (place_tree(trees[i], is_dir[i], &binds[i]) < 0)

@@ -37,10 +37,12 @@ struct ns_bind {
  * then, with every path the container's own, mounts /dev (dev.h), /proc
  * and /sys (their kernel-wide parts read-only or hidden) and places the
  * binds. The root ends nodev, and read-only with read_only (the binds keep
- * their own mode; ns_scratch_dirs get a tmpfs each). 0 or -1 (fail.h).
+ * their own mode; ns_scratch_dirs get a tmpfs each). What it mounts is
+ * root_id's, the host uid and gid of the container's root (userns.h).
+ * 0 or -1 (fail.h).
  */
 int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
-                  int read_only);
+                  int read_only, unsigned root_id);
 
 /* The directories a read-only root keeps writable. */
 #define NS_SCRATCH_DIRS 3

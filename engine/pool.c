@@ -20,6 +20,7 @@
 #include "size.h"
 #include "store.h"
 #include "state.h"
+#include "userns.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -205,6 +206,12 @@ static int parse_options(const char *name, const struct pool_options *o,
         record_set(rec, "cache", "%llu", (unsigned long long)cache);
     if (o->write_through)
         record_set(rec, "write_through", "on");
+    if (o->userns && strcmp(o->userns, "host") &&
+        strcmp(o->userns, "private"))
+        return fail("--userns %s: expected host or private", o->userns);
+    if ((!o->userns || strcmp(o->userns, "host")) &&
+        userns_allocate(name, rec) < 0)
+        return -1;
     return parse_limits(o, rec);
 }
 

@@ -21,6 +21,10 @@ struct pool_options {
     /* The pool's task limit (all its containers and its danausd), or
      * NULL: POOL_PIDS_DEFAULT. */
     const char *pids_limit;
+    /* "host": the pool's containers share the host's uids and gids, their
+     * root is the host's (docker's --userns=host). NULL or "private": a
+     * user namespace of the pool's own (userns.h). */
+    const char *userns;
 };
 
 #define POOL_PIDS_DEFAULT 16384

@@ -10,6 +10,7 @@
 #include "fail.h"
 #include "ns.h"
 #include "state.h"
+#include "userns.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -110,6 +111,12 @@ static int write_config(const char *pool, const struct record *rec)
      * holds the FUSE mounts and starts the next danausd, which takes them
      * over (fsservice/doors/fuse_keeper.h). */
     fprintf(f, "restart on\n");
+    /* The pool's user namespace (userns.h): the doors map its host ids to
+     * the pool's, and its root owns the door's socket. */
+    uint32_t base = userns_base(rec);
+    if (base)
+        fprintf(f, "idmap 0:%u:%u\nowner %u:%u\n", base, USERNS_SIZE, base,
+                base);
     const char *kind = record_get(rec, "backend_kind");
     if (strcmp(kind, "ceph") == 0) {
         fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));

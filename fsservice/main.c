@@ -313,9 +313,11 @@ int main(int argc, char **argv)
     if (client_registry_init(&svc.clients, &geo, svc.cfg.slots) < 0)
         return die("cannot start service threads");
     /* Fair shares (shares.h): the owner and root each keep a reserve; the
-     * door sets the bounds of what it gives out. */
-    svc.clients.shares.owner =
-        svc.cfg.owner_uid != (uid_t)-1 ? svc.cfg.owner_uid : svc.euid;
+     * door sets the bounds of what it gives out. Shares count the ids
+     * the door maps clients to (idmap.h). */
+    svc.clients.shares.owner = idmap_in(
+        &svc.cfg.idmap,
+        svc.cfg.owner_uid != (uid_t)-1 ? svc.cfg.owner_uid : svc.euid);
     uint32_t uid_slots = svc.cfg.uid_slots;
     if (!uid_slots)
         uid_slots = svc.cfg.slots / 2 > geo.nslots ? svc.cfg.slots / 2

@@ -220,6 +220,10 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return set_string(p, &cfg->door_dir, k, v);
     if (strcmp(k, "owner") == 0)
         return parse_owner(p, v, cfg);
+    if (strcmp(k, "idmap") == 0)
+        return idmap_parse(v, &cfg->idmap) < 0
+                   ? fail(p, "idmap must be INSIDE:OUTSIDE:COUNT, not '%s'", v)
+                   : 0;
     if (strcmp(k, "queue_cells") == 0) {
         if (parse_u32(p, k, v, 2, 65536, &cfg->queue_cells) < 0)
             return -1;

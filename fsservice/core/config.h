@@ -9,6 +9,8 @@
 #ifndef DANAUS_CONFIG_H
 #define DANAUS_CONFIG_H
 
+#include "idmap.h"
+
 #include <danaus/wire.h>
 #include <sched.h>
 #include <stddef.h>
@@ -32,6 +34,8 @@ struct config {
     char *door_dir;             /* the door's socket; default: rundir */
     uid_t owner_uid;            /* who may attach; -1: the service's uid */
     gid_t owner_gid;
+    struct idmap idmap;         /* the pool's user namespace (idmap.h);
+                                   count 0: ids are the host's */
     uint32_t queue_cells, slots, slot_buffer;
     uint32_t client_slots;      /* slots one client may hold at once */
     uint32_t uid_slots;         /* ... one uid, all its clients together;

@@ -238,6 +238,7 @@ static int peer_cred(struct door *d, int fd, struct ls_cred *cred, pid_t *pid)
     int n = (int)(len / sizeof(gid_t));
     cred->ngroups = n < DANAUS_MAX_GROUPS ? n : DANAUS_MAX_GROUPS;
     memcpy(cred->groups, groups, (size_t)cred->ngroups * sizeof(gid_t));
+    idmap_cred_in(&d->svc->cfg.idmap, cred);
     return 0;
 }
 

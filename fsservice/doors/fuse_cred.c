@@ -132,6 +132,7 @@ const struct ls_cred *fuse_cred_of(struct fuse_cred_cache *c, pid_t tid,
     want.uid = uid;
     want.gid = gid;
     read_groups(tid, &want);
+    idmap_cred_in(c->idmap, &want);
     const struct ls_cred *cred = identity(c, &want);
     if (cred)
         last = (struct last_requester){c, tid, uid, gid, now.tv_sec, cred};

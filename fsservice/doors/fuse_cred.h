@@ -15,6 +15,7 @@
 #ifndef DANAUS_FUSE_CRED_H
 #define DANAUS_FUSE_CRED_H
 
+#include "fsservice/core/idmap.h"
 #include "fsservice/libservice/libservice.h"
 
 #include <pthread.h>
@@ -29,6 +30,7 @@ struct fuse_cred_cache {
     struct cephfs_client *ceph;   /* UserPerms are made when set */
     bool everyone;                /* fuse_allow_other */
     uid_t owner, self;            /* else only these and root */
+    const struct idmap *idmap;    /* host ids to the pool's (idmap.h) */
 };
 
 void fuse_cred_cache_init(struct fuse_cred_cache *c, struct cephfs_client *ceph);
@@ -36,7 +38,8 @@ void fuse_cred_cache_init(struct fuse_cred_cache *c, struct cephfs_client *ceph)
 void fuse_cred_cache_free(struct fuse_cred_cache *c);
 
 /* The credentials of a FUSE request from thread tid as uid and gid (what
- * the kernel says of the requester), or NULL when out of memory. */
+ * the kernel says of the requester, host ids), in the pool's ids, or NULL
+ * when out of memory. */
 const struct ls_cred *fuse_cred_of(struct fuse_cred_cache *c, pid_t tid,
                                    uid_t uid, gid_t gid);
 

@@ -411,6 +411,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     fuse_cred_cache_init(&d->creds, svc->ceph);
     d->creds.everyone = svc->cfg.fuse_allow_other;
     d->creds.self = geteuid();
+    d->creds.idmap = &svc->cfg.idmap;
     d->creds.owner = svc->cfg.owner_uid == (uid_t)-1 ? d->creds.self
                                                      : svc->cfg.owner_uid;
     d->keeper.fd = -1;

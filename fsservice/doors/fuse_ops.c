@@ -235,15 +235,18 @@ static int file_of(struct ctx *c, const struct fuse_file_info *fi,
     return *out ? 0 : -EBADF;
 }
 
-static void to_stat(const struct danaus_stat *d, struct stat *st)
+/* d as the kernel takes it: owners as host ids (idmap.h). */
+static void to_stat(const struct ctx *c, const struct danaus_stat *d,
+                    struct stat *st)
 {
+    const struct idmap *m = c->ex->creds->idmap;
     memset(st, 0, sizeof *st);
     st->st_dev = d->dev;
     st->st_ino = d->ino;
     st->st_nlink = d->nlink;
     st->st_mode = d->mode;
-    st->st_uid = d->uid;
-    st->st_gid = d->gid;
+    st->st_uid = idmap_out(m, d->uid);
+    st->st_gid = idmap_out(m, d->gid);
     st->st_rdev = d->rdev;
     st->st_size = d->size;
     st->st_blksize = d->blksize;
@@ -282,7 +285,7 @@ static int attrs_of(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
         rc = fuse_handles_on_node(&c->ex->handles, ino, fstat_held, &call);
     }
     if (rc == 0)
-        to_stat(&d, st);
+        to_stat(c, &d, st);
     return rc;
 }
 
@@ -320,7 +323,7 @@ static void entry_of(struct ctx *c, const char *path,
     e->ino = fuse_nodes_lookup(&c->ex->nodes, path, d->ino, &e->generation);
     e->entry_timeout = c->ex->timeout;
     e->attr_timeout = attr_timeout(c, d->mode);
-    to_stat(d, &e->attr);
+    to_stat(c, d, &e->attr);
 }
 
 /* Replies the entry at path (made or found just now); with negative, a
@@ -394,8 +397,12 @@ static int change_one(struct ctx *c, const char *path, struct ls_file *f,
         return f ? ops->fchmod(f, c->cred, attr->st_mode)
                  : ops->chmod(c->inst, c->cred, path, attr->st_mode, 0);
     case FUSE_SET_ATTR_UID: {
-        uid_t uid = to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1;
-        gid_t gid = to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1;
+        /* The kernel names the new owner by host ids. */
+        const struct idmap *m = c->ex->creds->idmap;
+        uid_t uid = to_set & FUSE_SET_ATTR_UID ? idmap_in(m, attr->st_uid)
+                                               : (uid_t)-1;
+        gid_t gid = to_set & FUSE_SET_ATTR_GID ? idmap_in(m, attr->st_gid)
+                                               : (gid_t)-1;
         /* FUSE names the very inode to change: a symbolic link itself
          * when lchown reached us. */
         return f ? ops->fchown(f, c->cred, uid, gid)

@@ -10,10 +10,13 @@
  *   attacker mount TYPE DIR     mount(TYPE, DIR), e.g. cgroup or proc
  *   attacker write FILE TEXT    open FILE for writing (O_CREAT) and write
  *   attacker open FILE          open FILE read-write (a device node)
+ *   attacker read FILE          open FILE read-only (a host's secret)
  *   attacker mknod PATH         make a character device 10:229 (/dev/fuse)
  *   attacker connect IP PORT    a TCP connection
  *   attacker fork N             fork N sleeping children: how many forked
  *   attacker unshare            a new user namespace
+ *   attacker euid               the effective uid it runs with (made
+ *                               setuid, run from the host)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -101,6 +104,8 @@ int main(int argc, char **argv)
         return write_file(argv[2], argv[3]);
     if (strcmp(verb, "open") == 0 && argc == 3)
         return report(open(argv[2], O_RDWR));
+    if (strcmp(verb, "read") == 0 && argc == 3)
+        return report(open(argv[2], O_RDONLY));
     if (strcmp(verb, "mknod") == 0 && argc == 3)
         return report(mknod(argv[2], S_IFCHR | 0666, makedev(10, 229)));
     if (strcmp(verb, "connect") == 0 && argc == 4)
@@ -109,6 +114,8 @@ int main(int argc, char **argv)
         return fork_many(atoi(argv[2]));
     if (strcmp(verb, "unshare") == 0 && argc == 2)
         return report(unshare(CLONE_NEWUSER));
+    if (strcmp(verb, "euid") == 0 && argc == 2)
+        return printf("%u\n", (unsigned)geteuid()) < 0;
     fprintf(stderr, "usage: see attacker.c\n");
     return 2;
 }

@@ -3,6 +3,8 @@
 # 8 and 9): a process in a container tries the escapes of the issue with
 # tests/engine/attacker.c, an image's author plants symbolic links on the
 # engine's mount targets, and a host user plants one in a -v source.
+# Last, the pool's user namespace: the container's root is host uid BASE,
+# not root, and still owns its own files through both doors.
 # Usage: confinement.sh DANAUS. Needs root, /dev/fuse, busybox-static, cc.
 set -u
 danaus=$1
@@ -21,10 +23,22 @@ cc -static -O2 -o "$work/attacker" "$(dirname "$0")/attacker.c" || exit 1
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat ls grep sleep wc; do ln -s busybox "$img/bin/$c"; done
+for c in sh cat ls grep sleep wc stat touch chown chmod cp id; do
+    ln -s busybox "$img/bin/$c"; done
 cp "$work/attacker" "$img/bin/attacker"
 mknod "$img/xfuse" c 10 229 # an image's own copy of /dev/fuse
+echo layer >"$img/etc/owned" && chown 1234:4321 "$img/etc/owned"
 "$danaus" image import bb "$img" || exit 1
+# Dynamic programs, which reach the root over the preload.
+dimg=$work/dimg
+mkdir -p "$dimg/bin" "$dimg/usr/bin" "$dimg/etc"
+cp /bin/dash "$dimg/bin/sh"
+for p in stat touch chown grep; do cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
+for lib in $(ldd /bin/dash /usr/bin/stat /usr/bin/touch /usr/bin/chown \
+             /usr/bin/grep | grep -o '/[^ ]*' | sort -u); do
+    mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
+echo layer >"$dimg/etc/owned" && chown 1234:4321 "$dimg/etc/owned"
+"$danaus" image import dyn "$dimg" || exit 1
 mkdir -p "$work/back"
 "$danaus" pool create cf --cpus 0 --memory 256M --backend "local:$work/back" || exit 1
 in_container() { "$danaus" run --rm --pool cf --image bb "$@"; }
@@ -90,9 +104,10 @@ check "the container's device group allows only the runtime's devices" \
 check "exec runs under the same limits" "CapEff:	00000000800405fb Seccomp:	2" \
     "$("$danaus" exec dv grep -E '^(CapEff|Seccomp):' /proc/self/status | xargs -d '\n')"
 check "exec cannot open handles either" EPERM "$("$danaus" exec dv attacker handle /run/danaus)"
+base=$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/cf/pool")
 check "inspect shows the container's limits" \
     '  "Security": {"CapEff": "00000000800405fb", "CapBnd": "00000000800405fb", "NoNewPrivs": true, "Seccomp": "filter",
-    "Namespaces": ["mnt", "pid", "uts", "ipc", "net", "cgroup"]},
+    "Namespaces": ["mnt", "pid", "uts", "ipc", "net", "cgroup", "user"], "UidMap": "0 '$base' 65536", "GidMap": "0 '$base' 65536"},
   "Limits": {"Memory": 268435456, "PoolPids": 16384, "Pids": 2048},' \
     "$("$danaus" inspect dv | grep -A2 '"Security"')"
 "$danaus" rm -f dv
@@ -120,6 +135,69 @@ ln -s "$work/vol" "$work/rootlink"
 echo via-root >"$work/vol/f"
 check "-v through root's own symbolic link works" via-root \
     "$(in_container -v "$work/rootlink:/d" -- cat /d/f)"
+
+# 10. The pool's user namespace: container root is host uid BASE.
+check "the pool has a range of its own, away from /etc/subuid" 1 \
+    "$([ "${base:-0}" -ge 1048576 ] && echo 1)"
+check "the container's uid map is the pool's" "0 $base 65536" \
+    "$(in_container -- cat /proc/self/uid_map | xargs)"
+mkdir -p "$work/uvol" && chmod 0777 "$work/uvol"
+echo host-secret >"$work/uvol/secret" && chmod 0600 "$work/uvol/secret"
+in_container -v "$work/uvol:/v" -- sh -c 'echo x >/v/made'
+check "a file its root makes in a -v directory is host uid BASE's" \
+    "$base:$base" "$(stat -c %u:%g "$work/uvol/made")"
+check "its root cannot read a host root's 0600 file in a -v directory" \
+    "EACCES" "$(in_container -v "$work/uvol:/v" -- attacker read /v/secret)"
+check "... nor through /proc/1/root" "EACCES" \
+    "$(in_container -v "$work/uvol:/v" -- attacker read /proc/1/root/v/secret)"
+check "... though it holds CAP_DAC_OVERRIDE in its namespace" 1 \
+    "$(in_container -- grep -c '^CapEff:.*00000000800405fb' /proc/self/status)"
+check "host root's files in a -v directory show as nobody" "65534:65534" \
+    "$(in_container -v "$work/uvol:/v" -- stat -c %u:%g /v/secret)"
+"$danaus" run -d --name un --pool cf --image bb -- sleep 60 >/dev/null
+"$danaus" exec un sh -c 'cp /bin/attacker /suid && chmod 4755 /suid'
+root="$DANAUS_STATE/containers/un/root"
+pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/un/container")
+check "its first process is host uid BASE" "$base" "$(ps -o uid= -p "$pid" | xargs)"
+check "its setuid-root binary is host uid BASE's on the host" \
+    "$base 4755" "$(stat -c '%u %a' "$root/suid")"
+mkdir -p "$work/suidview" && mount --bind "$root" "$work/suidview" &&
+    mount -o remount,bind,suid "$work/suidview"
+check "run setuid by a host user it is euid BASE, not 0" "$base|4242" \
+    "$(for f in suid bin/attacker; do
+           setpriv --reuid 4242 --regid 4242 --clear-groups "$work/suidview/$f" euid
+       done | paste -sd'|')"
+umount "$work/suidview"
+check "exec runs in the same user namespace" "0 $base 65536|0" \
+    "$("$danaus" exec un sh -c 'cat /proc/self/uid_map | xargs; id -u' | paste -sd'|')"
+"$danaus" rm -f un
+check "its root owns, chowns and chmods its own files (FUSE door)" \
+    "0:0 644|7:8 600" \
+    "$(in_container -- sh -c 'touch /f; stat -c "%u:%g %a" /f; chown 7:8 /f; chmod 600 /f; stat -c "%u:%g %a" /f' | paste -sd'|')"
+check "an image's files keep their owners inside (FUSE door)" 1234:4321 \
+    "$(in_container -- stat -c %u:%g /etc/owned)"
+check "... through the preload too" "1234:4321|0:0|7:8|1" \
+    "$("$danaus" run --rm --pool cf --image dyn -- sh -c 'stat -c %u:%g /etc/owned; touch /f; stat -c %u:%g /f; chown 7:8 /f; stat -c %u:%g /f; grep -c danaus-area /proc/self/maps' | paste -sd'|')"
+check "a named volume is the pool's root's: 0 inside, for its files too" \
+    "0:0|0:0" \
+    "$(in_container -v uvol:/data -- sh -c 'stat -c %u:%g /data; touch /data/x; stat -c %u:%g /data/x' | paste -sd'|')"
+check "... BASE through the FUSE door, 0 (the pool's ids) in the backend" \
+    "$base:$base|0:0" \
+    "$(stat -c %u:%g "$DANAUS_STATE/pools/cf/store/volumes/uvol/x" "$work/back/volumes/uvol/x" | paste -sd'|')"
+mkdir -p "$work/hback"
+expect_error "--userns with a bad value" 1 "expected host or private" \
+    "$danaus" pool create bad --cpus 1 --memory 256M --userns=maybe \
+    --backend "local:$work/hback"
+"$danaus" pool create hostns --cpus 1 --memory 256M --userns=host \
+    --backend "local:$work/hback" || exit 1
+check "--userns=host: the host's ids, its root the host's" \
+    "0 0 4294967295" \
+    "$("$danaus" run --rm --pool hostns --image bb -- cat /proc/self/uid_map | xargs)"
+"$danaus" pool rm hostns
+"$danaus" pool create cf2 --cpus 1 --memory 256M --backend "local:$work/hback" ||
+    exit 1
+check "a second pool gets the next range, apart from the first" \
+    "$((base + 65536))" "$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/cf2/pool")"
 
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all confinement checks passed"

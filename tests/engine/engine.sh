@@ -128,8 +128,12 @@ out=$("$danaus" run --pool a --image bb --name c4 -e GREETING=hi -- sh -c 'echo 
 check "environment, pid 1, hostname, preload" "hi 1 c4
 /usr/lib/danaus/libdanaus.so" "$out"
 
-# Docker's conventions: --rm, -v HOSTDIR:DIR[:ro], -w, -u.
-mkdir -p "$work/vol" && echo from-the-host >"$work/vol/f"
+# Docker's conventions: --rm, -v HOSTDIR:DIR[:ro], -w, -u. The container's
+# root is the pool's host uid (engine/userns.h): the directory is given to
+# it, as to docker's remapped root.
+base=$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/a/pool")
+mkdir -p "$work/vol" && echo from-the-host >"$work/vol/f" &&
+    chown "$base:$base" "$work/vol"
 out=$("$danaus" run --rm --pool a --image bb --name v1 -v "$work/vol:/mnt/v" -v "$work/vol:/ro:ro" -w /mnt/v -- sh -c 'cat f; echo from-the-container >/mnt/v/g; echo x >/ro/h 2>/dev/null || echo ro-refused; pwd')
 check "-v binds a host directory, :ro read-only; -w enters DIR" "from-the-host
 ro-refused

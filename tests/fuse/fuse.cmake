@@ -40,3 +40,9 @@ if(TARGET danaus_backend_ceph)
   set_tests_properties(fuse_keeper_ceph PROPERTIES
     LABELS "fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
 endif()
+
+# A pool's id map at both doors (fsservice/core/idmap.h).
+add_test(NAME fuse_idmap_local COMMAND
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-idmap.sh $<TARGET_FILE:danausd>
+  $<TARGET_FILE:danaus>)
+set_tests_properties(fuse_idmap_local PROPERTIES LABELS fuse TIMEOUT 120)

@@ -29,3 +29,5 @@ danaus_unit_test(test_ceph_space
                          ${PROJECT_SOURCE_DIR}/fsservice/libservice/ceph/space.c)
 danaus_unit_test(test_shares SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shares.c
                  LIBS danaus_service)
+danaus_unit_test(test_idmap SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_idmap.c
+                 LIBS danaus_service)

@@ -18,6 +18,7 @@ static void parses_a_full_configuration(void **state)
         "service tenant-a\n"
         "rundir /tmp/run\n"
         "owner 1000:1001\n"
+        "idmap 0:100000:65536\n"
         "queue_cells 64\n"
         "slots 128\n"
         "slot_buffer 128K\n"
@@ -48,6 +49,9 @@ static void parses_a_full_configuration(void **state)
     assert_string_equal(cfg.rundir, "/tmp/run");
     assert_int_equal(cfg.owner_uid, 1000);
     assert_int_equal(cfg.owner_gid, 1001);
+    assert_int_equal(cfg.idmap.inside, 0);
+    assert_int_equal(cfg.idmap.outside, 100000);
+    assert_int_equal(cfg.idmap.count, 65536);
     assert_int_equal(cfg.queue_cells, 64);
     assert_int_equal(cfg.slots, 128);
     assert_int_equal(cfg.slot_buffer, 128 * 1024);
@@ -55,7 +59,7 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(cfg.client_locks, 100);
     assert_int_equal(cfg.nice, 0);
     assert_int_equal(cfg.core_group_level, 2);
-    assert_int_equal(cfg.cpus_line, 12);
+    assert_int_equal(cfg.cpus_line, 13);
     assert_int_equal(CPU_COUNT(&cfg.cpus), 3);
     assert_true(CPU_ISSET(0, &cfg.cpus) && CPU_ISSET(3, &cfg.cpus));
     assert_string_equal(cfg.ceph_oc_size, "67108864");
@@ -86,6 +90,7 @@ static void defaults_apply(void **state)
     assert_string_equal(cfg.rundir, "/run/danaus");
     assert_int_equal(cfg.fuse_revalidate, 0);
     assert_int_equal(cfg.owner_uid, (uid_t)-1);
+    assert_int_equal(cfg.idmap.count, 0);
     assert_int_equal(cfg.queue_cells, 256);
     assert_int_equal(cfg.client_locks, 4096);
     assert_int_equal(cfg.nice, -10);
@@ -144,6 +149,10 @@ static void refuses_with_line_and_problem(void **state)
          "t:2: slot_buffer must be a multiple of 4096"},
         {"service s\nowner root\n",
          "t:2: owner must be UID or UID:GID, not 'root'"},
+        {"service s\nidmap 0:100000\n",
+         "t:2: idmap must be INSIDE:OUTSIDE:COUNT, not '0:100000'"},
+        {"service s\nidmap 0:4294901760:65536\n",
+         "t:2: idmap must be INSIDE:OUTSIDE:COUNT, not '0:4294901760:65536'"},
         {"service s\nservice t\n", "t:2: service is set twice"},
         {"service a/b\n", "t:1: service name 'a/b' must not contain '/'"},
         {"service s\ncore_groups l9\n",

@@ -1,0 +1,137 @@
+/*
+ * userns.c - a pool's user namespace (userns.h): allocating its host id
+ * range, and entering it at the end of a container's setup.
+ */
+#include "userns.h"
+#include "fail.h"
+#include "query.h"
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIRST_BASE (USERNS_SIZE * 16)
+#define LAST_BASE 0x7fff0000u /* ids past 2^31 confuse too many tools */
+
+/* Whether [base, base + USERNS_SIZE) meets an entry "NAME:FIRST:COUNT" of
+ * the subordinate id file path (subuid(5)); a missing file has none. */
+static int meets_subordinate(const char *path, uint32_t base)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    char line[512];
+    int meets = 0;
+    while (!meets && fgets(line, sizeof line, f)) {
+        char *first = strchr(line, ':');
+        char *count = first ? strchr(first + 1, ':') : NULL;
+        if (!count)
+            continue;
+        unsigned long long a = strtoull(first + 1, NULL, 10),
+                           n = strtoull(count + 1, NULL, 10);
+        meets = a < (unsigned long long)base + USERNS_SIZE && base < a + n;
+    }
+    fclose(f);
+    return meets;
+}
+
+static int meets_pool(uint32_t base, char **pools, int n)
+{
+    for (int i = 0; i < n; i++) {
+        struct record rec;
+        if (query_pool(pools[i], &rec) < 0) {
+            fail_clear();
+            continue;
+        }
+        uint32_t other = userns_base(&rec);
+        record_free(&rec);
+        if (other && other < base + USERNS_SIZE && base < other + USERNS_SIZE)
+            return 1;
+    }
+    return 0;
+}
+
+int userns_allocate(const char *name, struct record *pool)
+{
+    int n;
+    char **pools = state_list("pools", &n);
+    uint32_t base = FIRST_BASE;
+    while (base <= LAST_BASE && (meets_subordinate("/etc/subuid", base) ||
+                                 meets_subordinate("/etc/subgid", base) ||
+                                 meets_pool(base, pools, n)))
+        base += USERNS_SIZE;
+    state_list_free(pools, n);
+    if (base > LAST_BASE)
+        return fail("pool %s: no free range of %u host ids for its user "
+                    "namespace", name, USERNS_SIZE);
+    record_set(pool, "userns_base", "%u", base);
+    return 0;
+}
+
+uint32_t userns_base(const struct record *pool)
+{
+    long long base = record_num(pool, "userns_base", 0);
+    return base > 0 && base <= LAST_BASE ? (uint32_t)base : 0;
+}
+
+static int write_map(pid_t pid, const char *which, uint32_t base)
+{
+    char path[64], map[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, which);
+    int len = snprintf(map, sizeof map, "0 %u %u\n", base, USERNS_SIZE);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    /* One write: the kernel takes a map whole, once. */
+    int rc = fd < 0 || write(fd, map, (size_t)len) != len ? -1 : 0;
+    if (rc < 0)
+        fail_errno("cannot write the container's %s", which);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+int userns_map_child(pid_t pid, int sync, uint32_t base)
+{
+    char asked;
+    ssize_t n;
+    while ((n = read(sync, &asked, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        return 0; /* it failed before: its report says why */
+    if (write_map(pid, "uid_map", base) < 0 ||
+        write_map(pid, "gid_map", base) < 0)
+        return -1;
+    return write(sync, "m", 1) == 1 ? 0
+                                    : fail_errno("cannot answer the container");
+}
+
+/* Root of the user namespace just entered, with no host groups. */
+static int become_root(void)
+{
+    if (setgroups(0, NULL) < 0 || setresgid(0, 0, 0) < 0 ||
+        setresuid(0, 0, 0) < 0)
+        return fail_errno("cannot become root of the pool's user namespace");
+    return 0;
+}
+
+int userns_enter(int sync)
+{
+    char done;
+    if (unshare(CLONE_NEWUSER) < 0)
+        return fail_errno("cannot create the container's user namespace");
+    if (write(sync, "u", 1) != 1 || read(sync, &done, 1) != 1)
+        return fail("the engine did not map the container's user namespace");
+    return become_root();
+}
+
+int userns_join(int fd)
+{
+    if (setns(fd, CLONE_NEWUSER) < 0)
+        return fail_errno("cannot join the container's user namespace");
+    return become_root();
+}

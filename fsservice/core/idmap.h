@@ -1,0 +1,43 @@
+/*
+ * idmap.h - a pool's user namespace, seen from its service: the ids a
+ * client has on the host mapped to the ids its pool stores, and back.
+ *
+ * A pool's containers run in a user namespace whose map is
+ * "INSIDE OUTSIDE COUNT" (user_namespaces(7)): pool id INSIDE + n is host
+ * id OUTSIDE + n. The backend holds pool ids (image layers keep their
+ * owners; 0 is the containers' root), so layers can be shared by pools.
+ * The kernel tells the doors host ids (SO_PEERCRED, SO_PEERGROUPS, the
+ * FUSE request's header, /proc/TID/status): each door maps them in before
+ * any permission check or ownership decision, and the FUSE door maps the
+ * owners of its replies out, so the kernel shows them right inside the
+ * container. Host root, which runs the service and the engine, is the
+ * pool's root; any other host id outside the range is IDMAP_OVERFLOW, an
+ * "other" to every file. A map of COUNT 0 is the identity (no
+ * `idmap` line in danausd.conf).
+ */
+#ifndef DANAUS_IDMAP_H
+#define DANAUS_IDMAP_H
+
+#include "fsservice/libservice/libservice.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define IDMAP_OVERFLOW 65534 /* the kernel's overflowuid and overflowgid */
+
+struct idmap {
+    uint32_t inside, outside, count;
+};
+
+/* Parses "INSIDE:OUTSIDE:COUNT" into m: 0, or -1 when text is not three
+ * numbers, COUNT is 0, or a range reaches (uint32_t)-1. */
+int idmap_parse(const char *text, struct idmap *m);
+
+/* The pool id of host id host. */
+uint32_t idmap_in(const struct idmap *m, uint32_t host);
+/* The host id of pool id id; IDMAP_OVERFLOW when it has none. */
+uint32_t idmap_out(const struct idmap *m, uint32_t id);
+/* cred's uid, gid and groups, from host ids to pool ids. */
+void idmap_cred_in(const struct idmap *m, struct ls_cred *cred);
+
+#endif
