@@ -1000,7 +1000,8 @@ static int join_container(pid_t pid, const char *pool, const char *name,
     return rc;
 }
 
-int container_exec(const char *name, char **argv)
+int container_exec(const char *name, const struct run_options *x,
+                   char **argv)
 {
     struct record rec;
     if (query_container(name, &rec) < 0)
@@ -1008,14 +1009,16 @@ int container_exec(const char *name, char **argv)
     int up = running(&rec);
     const struct run_options o = {
         .pool = record_get(&rec, "pool"),
-        .new_privileges = !record_num(&rec, "no_new_privileges", 1)};
-    struct container c = {.o = &o};
+        .new_privileges = !record_num(&rec, "no_new_privileges", 1),
+        .env = x->env, .nenv = x->nenv, .workdir = x->workdir,
+        .user = x->user, .tty = x->tty, .interactive = x->interactive};
+    struct container c = {.o = &o, .workdir = o.workdir, .user = o.user};
     snprintf(c.name, sizeof c.name, "%s", name);
     pid_t pid = (pid_t)record_num(&rec, "pid", 0);
+    uid_t base = (uid_t)record_num(&rec, "userns_base", 0);
     int user = -1;
-    if (!up || join_container(pid, o.pool, name,
-                              record_num(&rec, "userns_base", 0) ? &user
-                                                                 : NULL) < 0) {
+    if (!up || (o.tty && tty_open(&c.tty) < 0) ||
+        join_container(pid, o.pool, name, base ? &user : NULL) < 0) {
         if (user >= 0)
             close(user);
         if (!up)
@@ -1026,14 +1029,20 @@ int container_exec(const char *name, char **argv)
     state_unlock();
     pid_t child = fork();
     if (child == 0) {
-        child_env(&c, "/root");
-        close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
-        if ((user >= 0 && userns_join(user) < 0) || confine(&o) < 0) {
+        static struct user u; /* (large) */
+        /* As run's first process does, in the same order (container_main):
+         * the terminal, then the user namespace, confinement, the user. */
+        if ((o.tty ? tty_attach(&c.tty) < 0
+                   : !o.interactive && stdin_null() < 0) ||
+            (o.tty && base && fchown(0, base, (gid_t)-1) < 0) ||
+            (user >= 0 && userns_join(user) < 0) || confine(&o) < 0 ||
+            become(&c, &u) < 0) {
             dprintf(2, "danaus: %s\n", fail_message());
             _exit(126);
         }
-        if (chdir("/") == 0)
-            execvp(argv[0], argv);
+        child_env(&c, u.home);
+        close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+        execvp(argv[0], argv);
         dprintf(2, "danaus: %s: %s\n", argv[0], strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
     }
@@ -1042,6 +1051,10 @@ int container_exec(const char *name, char **argv)
         close(user);
     if (child < 0)
         return fail_errno("fork"), 125;
+    if (o.tty) {
+        close(c.tty.sock[1]);
+        tty_relay(&c.tty, o.interactive);
+    }
     int status;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;

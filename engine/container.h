@@ -49,8 +49,10 @@ int container_wait(const char *name);
 /* A detached container's output: the last tail lines (< 0: all); with
  * follow, then what it writes until it ends. */
 int container_logs(const char *name, int follow, long tail);
-/* Runs argv in the running container; its exit status, or 125 (fail.h),
+/* Runs argv in the running container with x's env, workdir, user,
+ * interactive and tty (the rest of x unused); its exit status, or 125 (fail.h),
  * 126/127 when argv cannot be run. */
-int container_exec(const char *name, char **argv);
+int container_exec(const char *name, const struct run_options *x,
+                   char **argv);
 
 #endif

@@ -69,7 +69,8 @@ static int usage(FILE *out)
             "      [--pids-limit N] [--security-opt no-new-privileges=false]\n"
             "      [-- CMD [ARGS...]]   (or run [--pool P] [OPTIONS] IMAGE "
             "[CMD...])\n"
-            "  exec NAME [--] CMD [ARGS...]\n"
+            "  exec [-e VAR[=VALUE]]... [-w DIR] [-u USER[:GROUP]] [-i] [-t] "
+            "NAME [--] CMD [ARGS...]\n"
             "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME |\n"
             "  stop [-t SECONDS] NAME | rm [-f] NAME |\n"
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
@@ -185,7 +186,7 @@ static int parse_env(char *text, struct run_options *o)
         return 0;
     }
     if (!*text || strchr(text, '='))
-        return fail("run: -e '%s': expected VAR=VALUE or VAR", text);
+        return fail("-e '%s': expected VAR=VALUE or VAR", text);
     const char *value = getenv(text);
     if (value && asprintf(&o->env[o->nenv], "%s=%s", text, value) < 0)
         return fail_errno("asprintf");
@@ -238,11 +239,11 @@ static int run_option(const char *opt, char *value, struct run_options *o)
     else if (strcmp(opt, "--name") == 0)
         o->name = value;
     else if (strcmp(opt, "-w") == 0 && !state_plain_path(value))
-        return fail("run: -w '%s': expected a plain absolute path", value);
+        return fail("-w '%s': expected a plain absolute path", value);
     else if (strcmp(opt, "-w") == 0)
         o->workdir = value;
     else if (strcmp(opt, "-u") == 0 && !image_config_user_ok(value))
-        return fail("run: -u '%s': expected USER[:GROUP], each a name or a "
+        return fail("-u '%s': expected USER[:GROUP], each a name or a "
                     "number", value);
     else if (strcmp(opt, "-u") == 0)
         o->user = value;
@@ -262,6 +263,41 @@ static int run_option(const char *opt, char *value, struct run_options *o)
         return fail("run: unknown option '%s' (the command follows --)",
                     opt);
     return 0;
+}
+
+/* exec [-e VAR[=VALUE]]... [-w DIR] [-u USER[:GROUP]] [-i] [-t] NAME
+ * [--] CMD [ARGS...], as docker's: -w a directory the container has, -u
+ * looked up in its /etc/passwd, stdin /dev/null without -i. */
+static int exec_command(int argc, char **argv)
+{
+    struct run_options o = {.env = calloc((size_t)argc + 1, sizeof(char *))};
+    if (!o.env)
+        return fail_errno("calloc"), 125;
+    int i = 0;
+    for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+        const char *f = argv[i];
+        if (strcmp(f, "-i") == 0 || strcmp(f, "-t") == 0 ||
+            strcmp(f, "-it") == 0 || strcmp(f, "-ti") == 0) {
+            o.interactive |= strchr(f, 'i') != NULL;
+            o.tty |= strchr(f, 't') != NULL;
+        } else if (strcmp(f, "-e") != 0 && strcmp(f, "-w") != 0 &&
+                   strcmp(f, "-u") != 0) {
+            return fail("exec: unknown option '%s' (-e, -w, -u, -i, -t)", f),
+                   125;
+        } else if (i + 1 == argc) {
+            return fail("exec: %s needs a value", f), 125;
+        } else if (run_option(f, argv[i + 1], &o) < 0) {
+            return 125;
+        } else {
+            i++;
+        }
+    }
+    if (i < argc && strcmp(argv[i], "--") == 0)
+        i++;
+    int skip = i + 1 < argc && strcmp(argv[i + 1], "--") == 0;
+    if (i + 1 + skip >= argc)
+        return fail("exec: expected [OPTIONS] NAME [--] CMD [ARGS...]"), 125;
+    return container_exec(argv[i], &o, argv + i + 1 + skip);
 }
 
 /* The name of the one pool there is, or NULL when there are none or
@@ -410,12 +446,8 @@ static int command(int argc, char **argv)
         return image_command(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return run_command(argc - 1, argv + 1);
-    if (strcmp(cmd, "exec") == 0) {
-        int skip = argc > 2 && strcmp(argv[2], "--") == 0;
-        if (argc < 3 + skip)
-            return fail("exec: expected NAME [--] CMD [ARGS...]"), 125;
-        return container_exec(argv[1], argv + 2 + skip);
-    }
+    if (strcmp(cmd, "exec") == 0)
+        return exec_command(argc - 1, argv + 1);
     if (strcmp(cmd, "ps") == 0) {
         int all = 0, quiet = 0;
         const char *format = NULL;

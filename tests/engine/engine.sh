@@ -313,6 +313,15 @@ expect_error "ps --format with an unknown field" 1 "'{{.Nope}}' is not a field" 
 expect_error "ps --format with an open placeholder" 1 "'{{.Names' is not a field" "$danaus" ps --format '{{.Names'
 check "inspect says the container runs, as JSON" "d1 running $pid" "$("$danaus" inspect d1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["Name"], j["State"]["Status"], j["State"]["Pid"])')"
 expect_error "inspect of an unknown container" 1 "unknown container 'nope'" "$danaus" inspect nope
+check "exec -e -w -u: environment, directory and user, as docker's" "1 /etc 1000:1001" \
+    "$("$danaus" exec -e A=1 -w /etc -u 1000:1001 d1 sh -c 'echo $A $(pwd) $(id -u):$(id -g)')"
+check "exec without -i gives no stdin; with -i the caller's" "|hi" \
+    "$(echo hi | "$danaus" exec d1 cat)|$(echo hi | "$danaus" exec -i d1 cat)"
+out=$(timeout 30 script -qec "$danaus exec -t d1 sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo both-on-it'" /dev/null </dev/null | tr -d '\r')
+check "exec -t runs the command on a terminal of the container's" "/dev/pts/0
+both-on-it" "$out"
+expect_error "exec -w a directory the container lacks" 126 "workdir /missing does not exist in the container" "$danaus" exec -w /missing d1 true
+expect_error "exec with an unknown option" 125 "exec: unknown option '-x'" "$danaus" exec -x d1 true
 expect_error "exec of a missing command" 127 "nosuchcmd: No such file" "$danaus" exec d1 nosuchcmd
 svc=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/a/pool")
 check "container runs on the pool's cpus" 1 "$(awk '/Cpus_allowed_list/ {print $2}' /proc/$pid/status)"
