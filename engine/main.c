@@ -7,6 +7,8 @@
  *                              [--write-through] [--backend-ops N]
  *                              [--backend-write-rate SIZE]
  *                              [--backend-latency-target MS] [--pids-limit N]
+ *                              [--backend-weight N] [--backend-reservation N]
+ *                              [--backend-fair-share on|off]
  *   danaus pool ls | pool rm NAME
  *   danaus image import [--max-layer-size SIZE] NAME PATH | image ls |
  *   image rm NAME
@@ -53,6 +55,8 @@ static int usage(FILE *out)
             "              [--write-through] [--backend-ops N] "
             "[--backend-write-rate SIZE]\n"
             "              [--backend-latency-target MS] [--pids-limit N]\n"
+            "              [--backend-weight N] [--backend-reservation N] "
+            "[--backend-fair-share on|off]\n"
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
@@ -96,6 +100,12 @@ static int pool_command(int argc, char **argv)
                                 ? &o.backend_latency_target
                             : strcmp(argv[i], "--pids-limit") == 0
                                 ? &o.pids_limit
+                            : strcmp(argv[i], "--backend-weight") == 0
+                                ? &o.backend_weight
+                            : strcmp(argv[i], "--backend-reservation") == 0
+                                ? &o.backend_reservation
+                            : strcmp(argv[i], "--backend-fair-share") == 0
+                                ? &o.backend_fair_share
                                 : NULL;
         if (!slot)
             return fail("pool create: unknown option '%s'", argv[i]);
