@@ -17,7 +17,11 @@
 #   START_DELAY    seconds between launching the tenants of a run and the
 #                  start of their timed parts, for their setups (default 4)
 #   WORKLOADS      tenant workloads (default "fileserver rocksdb seq noisy")
-#   STACKS         of the tenant matrix (default "danaus ceph-fuse unionfs")
+#   PAIRS          the matrix's rows as A/B words (e.g. "seq/fileserver
+#                  noisy/seq"), each workload of them also alone; default:
+#                  every pair of WORKLOADS
+#   STACKS         of the tenant matrix (default "danaus ceph-fuse unionfs";
+#                  also danaus-old, below)
 #   PARTS          of "matrix limit target victim scale" (default all five)
 #   LIMIT_WORKLOADS  A's workloads of part "limit" (default "seq noisy")
 #   LIMIT_NEIGHBOUR  B's workload there (default fileserver)
@@ -38,6 +42,9 @@
 #   danaus     a pool per tenant (cgroup cpuset = its CPU, memory 4G) with
 #              its own danausd over one Ceph cluster; the workload runs in a
 #              container of the pool, in a directory of its root
+#   danaus-old the same with the pools' fair share off (pool create
+#              --backend-fair-share off, the defaults before issue 37), in
+#              an engine state of their own
 #   ceph-fuse  one ceph-fuse mount serving both tenants; each workload
 #              pinned to its CPU with taskset
 #   unionfs    a unionfs-fuse -o cow per tenant (its container root, pinned
@@ -107,6 +114,7 @@ run_seconds=${RUN_SECONDS:-6}
 start_delay=${START_DELAY:-4}
 workloads=${WORKLOADS:-fileserver rocksdb seq noisy}
 stacks=${STACKS:-danaus ceph-fuse unionfs}
+pairs=${PAIRS:-}
 parts=${PARTS:-matrix limit target victim scale}
 limit_workloads=${LIMIT_WORKLOADS:-seq noisy}
 limit_neighbour=${LIMIT_NEIGHBOUR:-fileserver}
@@ -137,6 +145,7 @@ outdir=$(cd "$outdir" && pwd -P)
 
 work=$(mktemp -d /tmp/danaus-tenants-bench.XXXXXX)
 state=$work/state
+state_old=$work/state-old
 cluster_dir=""
 fuse_pid=""
 top=""
@@ -154,6 +163,7 @@ cleanup() {
         wait "$p" 2>/dev/null
     done
     remove_engine_state pools
+    state=$state_old remove_engine_state pools
     for p in "${service_pids[@]}"; do
         kill -TERM "$p" 2>/dev/null
         wait "$p" 2>/dev/null
@@ -200,6 +210,9 @@ mkdir -p "$image"/{dev,tmp,data}
 : >"$image/dev/null"
 image_add_programs "$image" "$load" "$(command -v db_bench)"
 "$danaus" --state "$state" image import load "$image" >/dev/null
+case " $stacks " in *" danaus-old "*)
+    "$danaus" --state "$state_old" image import load "$image" >/dev/null ;;
+esac
 cp -a "$image" "$ceph_top/unionfs/image"
 
 results=$outdir/tenants.csv
@@ -379,9 +392,12 @@ client_env() { # SERVICE
 matrix_run() { # STACK WORKLOAD NEIGHBOUR [LABEL]
     local stack=$1 wl=$2 nb=$3 a=a$round$RANDOM b=b$round$RANDOM
     local label=${4:-$1}
+    # The old defaults' pools, in their own engine state.
+    [ "$stack" = danaus-old ] &&
+        local state=$state_old pool_a=$pool_a_old pool_b=$pool_b_old
     begin_run
     case $stack in
-    danaus)
+    danaus | danaus-old)
         launch_container "$a" "$pool_a" "$wl"
         [ "$nb" = alone ] || launch_container "$b" "$pool_b" "$nb" ;;
     ceph-fuse)
@@ -396,7 +412,7 @@ matrix_run() { # STACK WORKLOAD NEIGHBOUR [LABEL]
     record matrix "$label" A "$nb" "$a"
     [ "$nb" = alone ] || record matrix "$label" B "$wl" "$b"
     case $stack in
-    danaus) remove_engine_state ;;
+    danaus | danaus-old) remove_engine_state ;;
     ceph-fuse) rm -rf "$ceph_top/shared/$a" "$ceph_top/shared/$b" ;;
     unionfs) rm -rf "$work/union/a/data/$a" "$work/union/b/data/$b" ;;
     esac
@@ -498,10 +514,15 @@ scale_run() { # LAYOUT WORKLOAD N
 }
 
 # Pool names are unique to the run: the cgroups are the host's.
-pool_a=ta$$ pool_b=tb$$ pool_c=tc$$
+pool_a=ta$$ pool_b=tb$$ pool_c=tc$$ pool_a_old=toa$$ pool_b_old=tob$$
 say "starting the pools ($pool_a on CPU 0, $pool_b on CPU 1)"
 danaus_pool "$pool_a" 0
 danaus_pool "$pool_b" 1
+case " $stacks " in *" danaus-old "*)
+    say "starting the pools at the old defaults ($pool_a_old, $pool_b_old)"
+    state=$state_old danaus_pool "$pool_a_old" 0 --backend-fair-share off
+    state=$state_old danaus_pool "$pool_b_old" 1 --backend-fair-share off ;;
+esac
 case " $stacks " in *" unionfs "*)
     say "mounting the unionfs-fuse roots"
     union_root a 0
@@ -518,15 +539,29 @@ case " $parts " in *" victim "*)
     taskset -a -p -c 0 "$late_pid" >/dev/null ;;
 esac
 
+# The matrix's cases, WORKLOAD:NEIGHBOUR: from PAIRS (each workload of
+# them alone first), or every pair of WORKLOADS.
+cases=()
+if [ -n "$pairs" ]; then
+    for wl in $(echo "$pairs" | tr ' /' '\n\n' | awk '!seen[$0]++'); do
+        cases+=("$wl:alone")
+    done
+    for p in $pairs; do cases+=("${p%/*}:${p#*/}"); done
+else
+    for wl in $workloads; do
+        for nb in alone $workloads; do
+            [ "$nb" = "$wl" ] || cases+=("$wl:$nb")
+        done
+    done
+fi
+
 for round in $(seq "$rounds"); do
     case " $parts " in *" matrix "*)
-        for wl in $workloads; do
-            for nb in alone $workloads; do
-                [ "$nb" = "$wl" ] && continue
-                for stack in $stacks; do
-                    say "round $round/$rounds: $stack: $wl next to $nb"
-                    matrix_run "$stack" "$wl" "$nb"
-                done
+        for c in "${cases[@]}"; do
+            wl=${c%:*} nb=${c#*:}
+            for stack in $stacks; do
+                say "round $round/$rounds: $stack: $wl next to $nb"
+                matrix_run "$stack" "$wl" "$nb"
             done
         done ;;
     esac
@@ -669,6 +704,23 @@ ratio_table() { # PART TENANT [cluster]
         }' "$summary"
 }
 
+# B's rows of the matrix against the same stack and workload alone (A's
+# alone row: every tenant runs alone as A).
+neighbour_table() {
+    awk -F, '
+        $1 == "matrix" && $3 == "A" && $5 == "alone" {alone[$2 SUBSEP $4] = $7}
+        $1 == "matrix" && $3 == "B" {rows[++n] = $0}
+        END {
+            printf "%-32s %-14s %-16s %10s %10s %6s\n", "stack", "neighbour B", "next to A", "ops/s", "alone", "kept"
+            for (i = 1; i <= n; i++) {
+                split(rows[i], f, ",")
+                k = f[2] SUBSEP f[4]
+                kept = (alone[k] > 0) ? sprintf("%5.0f%%", 100 * f[7] / alone[k]) : "-"
+                printf "%-32s %-14s %-16s %10.0f %10.0f %6s\n", f[2], f[4], f[5], f[7], alone[k], kept
+            }
+        }' "$summary"
+}
+
 {
     echo "Tenant isolation (bench/run-tenants.sh): medians of $rounds rounds, $run_seconds s timed per run,"
     echo "stacks interleaved in every round. kept: ops/s next to the neighbour / alone; p99 x: p99 growth."
@@ -677,6 +729,9 @@ ratio_table() { # PART TENANT [cluster]
         echo "== Tenant matrix: A on CPU 0 next to B on CPU 1 (A's rows; B's are in the CSV) =="
         echo "mds %, osd %: CPU the cluster's MDS and OSD used in the timed part, % of one CPU"
         ratio_table matrix A cluster
+        echo
+        echo "== The neighbour's own rate: B on CPU 1 next to A, against B's workload alone (as A) =="
+        neighbour_table
     fi
     if grep -q '^victim,' "$summary"; then
         echo
@@ -720,6 +775,19 @@ awk -F, -v OFS=, '
         line = "case"; for (j = 1; j <= ns; j++) line = line OFS st[j]; print line
         for (i = 1; i <= nx; i++) {line = "\"" xo[i] "\""; for (j = 1; j <= ns; j++) line = line OFS kept[xo[i], st[j]]; print line}
     }' "$summary" >"$outdir/tenants-kept.csv"
+# The neighbour's own rate kept next to A, per stack: x = B's workload /
+# A's.
+awk -F, -v OFS=, '
+    $1 == "matrix" && $3 == "A" && $5 == "alone" {alone[$2, $4] = $7}
+    $1 == "matrix" && $3 == "B" {
+        if (!($2 in s)) {s[$2]; st[++ns] = $2}
+        x = $4 " / " $5; if (!(x in xs)) {xs[x]; xo[++nx] = x}
+        kept[x, $2] = (alone[$2, $4] > 0) ? 100 * $7 / alone[$2, $4] : ""
+    }
+    END {
+        line = "case"; for (j = 1; j <= ns; j++) line = line OFS st[j]; print line
+        for (i = 1; i <= nx; i++) {line = "\"" xo[i] "\""; for (j = 1; j <= ns; j++) line = line OFS kept[xo[i], st[j]]; print line}
+    }' "$summary" >"$outdir/tenants-neighbour-kept.csv"
 # The victim's ops/s alone and next to its neighbour, per stack.
 pivot_csv '($1 == "oversub" ? $2 " (oversub)" : $2)' '($5 == "alone" ? "alone" : "next to the neighbour")' '$7' \
     '($1 == "victim" || $1 == "oversub") && $3 == "victim"' <"$summary" >"$outdir/tenants-victim.csv"
@@ -735,6 +803,8 @@ plot_if_any() { # KIND CSV ARGS...
 }
 plot_if_any bars "$outdir/tenants-kept.csv" \
     "Throughput kept next to a neighbour (workload / neighbour), % of alone" "% of alone"
+plot_if_any bars "$outdir/tenants-neighbour-kept.csv" \
+    "The neighbour's own throughput kept next to A (neighbour / A's workload), % of alone" "% of alone"
 plot_if_any bars "$outdir/tenants-victim.csv" \
     "Victim ops/s alone and next to a neighbour (writer; oversub: 2 CPU-bound processes)" "ops/s" log
 plot_if_any bars "$outdir/tenants-p99.csv" \
