@@ -90,6 +90,12 @@ bool fairshare_waiting(uint64_t calls, uint64_t slow, uint64_t oldest_ns,
     return (calls > 0 && slow * 10 >= calls) || oldest_ns > slow_ns;
 }
 
+uint64_t fairshare_smooth(uint64_t last, uint64_t rate)
+{
+    uint64_t s = last - last / FAIRSHARE_SMOOTH + rate / FAIRSHARE_SMOOTH;
+    return s < UINT32_MAX ? s : UINT32_MAX;
+}
+
 uint64_t fairshare_capacity(uint64_t last, uint64_t total)
 {
     uint64_t kept = last - last / FAIRSHARE_DECAY;
@@ -218,8 +224,11 @@ void fairshare_tick(struct fairshare *f, struct admission *a,
     uint64_t tokens = atomic_exchange(&f->tokens, 0);
     uint64_t held = atomic_load(&a->held);
     uint64_t oldest = deadlines_oldest_ns(ds, now_ns);
-    /* In whole ms, so that a window's tokens times 1,000 stay in 64 bits. */
-    f->note.used = tokens * 1000 / (span_ns / 1000000);
+    /* In whole ms, so that a window's tokens times 1,000 stay in 64 bits;
+     * smoothed, so that one window of writes a cache took at once does
+     * not count as the backend's capacity. */
+    uint64_t rate = tokens * 1000 / (span_ns / 1000000);
+    f->note.used = fairshare_smooth(f->note.used, rate);
     if (calls > 0 || oldest > 0)
         f->note.active_until_ns = now_ns + ACTIVE_HOLD_NS;
     if (fairshare_waiting(calls, slow, oldest, f->slow_ns,

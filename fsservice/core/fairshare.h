@@ -7,7 +7,8 @@
  * on the backend) and a limit (its fixed rates, admission.h). The pools
  * meet where pressure.h's notes are, in a directory of their own
  * (shares/), a note per pool: its weight, reservation, the tokens
- * (admission.h) it used in its last window, and until when it has been
+ * (admission.h) it used lately (a moving average over windows), and
+ * until when it has been
  * active and waiting. A pool waits while a tenth of its charged calls in
  * a window, or its oldest running request, take longer than its latency
  * target (FAIRSHARE_SLOW_MS unless the pool sets one), and is not held by
@@ -39,6 +40,7 @@
 
 #define FAIRSHARE_SLOW_MS 2     /* the default latency target */
 #define FAIRSHARE_DECAY 256     /* the capacity's decay per window */
+#define FAIRSHARE_SMOOTH 4      /* a window's weight in a pool's use: 1/4 */
 #define FAIRSHARE_MAX_POOLS 64  /* notes read per window, at most */
 #define FAIRSHARE_MAX_WEIGHT 10000
 /* A held pool keeps at least ten ops a second. */
@@ -49,7 +51,7 @@
 struct fairshare_note {
     uint64_t magic;
     uint64_t weight, reservation;
-    uint64_t used;             /* last window */
+    uint64_t used;             /* lately (fairshare_smooth) */
     uint64_t active_until_ns;  /* it has backend calls until then */
     uint64_t waiting_until_ns; /* it waits on the backend until then */
     uint64_t ceiling;          /* what it is held to now; 0: nothing */
@@ -106,6 +108,8 @@ void fairshare_tick(struct fairshare *f, struct admission *a,
  * held it (held: it had calls wait for them in the window). */
 bool fairshare_waiting(uint64_t calls, uint64_t slow, uint64_t oldest_ns,
                        uint64_t slow_ns, bool held);
+/* A pool's use after a window at rate, from its use before. */
+uint64_t fairshare_smooth(uint64_t last, uint64_t rate);
 /* The capacity after a window in which the active pools used total. */
 uint64_t fairshare_capacity(uint64_t last, uint64_t total);
 /* Fills share[i] for each of the n active pools from capacity. */
