@@ -243,12 +243,16 @@ void fairshare_tick(struct fairshare *f, struct admission *a,
         f->note.waiting_until_ns > now_ns,
     };
     size_t n = read_notes(f, pools, now_ns);
+    /* The capacity as this pool sees it: what the active pools use now,
+     * or what it used itself lately, if more. Another pool's past use is
+     * in units that pool's mix weighs, not this one's. */
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += pools[i].used;
-    f->capacity = fairshare_capacity(f->capacity, total);
+    f->capacity = fairshare_capacity(f->capacity, pools[0].used);
+    uint64_t capacity = total > f->capacity ? total : f->capacity;
     bool active = f->note.active_until_ns > now_ns;
-    f->note.ceiling = active ? fairshare_ceiling(pools, n, 0, f->capacity,
+    f->note.ceiling = active ? fairshare_ceiling(pools, n, 0, capacity,
                                                  f->note.ceiling)
                              : 0;
     f->note.paced = atomic_load(&a->paced);

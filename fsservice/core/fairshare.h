@@ -15,9 +15,11 @@
  * its own fixed rates.
  *
  * Every window each pool reads the notes of the active pools and divides
- * the backend's capacity among them: what they used together, at most,
- * lately (decaying by 1/FAIRSHARE_DECAY a window, so that a neighbour
- * held back does not shrink it at once). Shares go by water-filling: a
+ * the backend's capacity among them: what they use together now, or what
+ * the pool itself used at most lately, if more (decaying by
+ * 1/FAIRSHARE_DECAY a window, so that holding it back does not shrink its
+ * share at once; a busy pool next to a starved one keeps at least its
+ * weight's part of its own rate). Shares go by water-filling: a
  * waiting pool's reservation first, then the rest by weight, and a pool
  * that does not wait and uses less than its part keeps only what it uses,
  * the rest going to the others (an idle share flows to busy ones). A pool
@@ -69,7 +71,7 @@ struct fairshare {
     int note_fd;
     char name[NAME_MAX + 1];
     uint64_t slow_ns; /* the pool's latency target */
-    uint64_t capacity;
+    uint64_t capacity;    /* the most this pool used lately */
     uint64_t held_before; /* admission's held at the last window */
     struct fairshare_note note;
     /* This window, counted by the service threads. */
@@ -110,7 +112,7 @@ bool fairshare_waiting(uint64_t calls, uint64_t slow, uint64_t oldest_ns,
                        uint64_t slow_ns, bool held);
 /* A pool's use after a window at rate, from its use before. */
 uint64_t fairshare_smooth(uint64_t last, uint64_t rate);
-/* The capacity after a window in which the active pools used total. */
+/* The most used lately, after a window in which total was used. */
 uint64_t fairshare_capacity(uint64_t last, uint64_t total);
 /* Fills share[i] for each of the n active pools from capacity. */
 void fairshare_shares(const struct fairshare_pool *pools, size_t n,
