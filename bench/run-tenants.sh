@@ -57,7 +57,9 @@
 #              writes each with fsync.
 # Each matrix run also records the CPU the cluster's MDS and OSD used in
 # its timed part (columns mds_cpu, osd_cpu; from the pid files in the
-# cluster's run dir): every stack's tenants share them.
+# cluster's run dir): every stack's tenants share them; and, on the
+# Danaus stacks, how many calls of each pool waited for its fair share
+# (tenants-paced.txt).
 #
 # Part "limit" (issue 15): the Danaus stack of the matrix once more for
 # LIMIT_WORKLOADS, alone and next to LIMIT_NEIGHBOUR, with B's pool created
@@ -216,6 +218,7 @@ esac
 cp -a "$image" "$ceph_top/unionfs/image"
 
 results=$outdir/tenants.csv
+: >"$outdir/tenants-paced.txt"
 echo "part,stack,round,tenant,workload,neighbour,ops_s,mb_s,p50_us,p99_us,stat_p99_us,mds_cpu,osd_cpu" >"$results"
 : >"$outdir/switch-floor.txt"
 
@@ -387,6 +390,14 @@ client_env() { # SERVICE
     echo "LD_PRELOAD=$libdanaus DANAUS_SERVICE=$1 DANAUS_RUNDIR=$work/run"
 }
 
+# How many calls of POOL waited for its fair share so far (its note in
+# the engine's pressure/shares/, fsservice/core/fairshare.h; 0 without).
+paced_calls() { # POOL
+    local n
+    n=$(od -An -tu8 -j56 -N8 "$state/pressure/shares/$1" 2>/dev/null | tr -d ' ')
+    echo "${n:-0}"
+}
+
 # One run of the tenant matrix: WORKLOAD as A on CPU 0, NEIGHBOUR (or
 # "alone") as B on CPU 1, on STACK; recorded as LABEL (default STACK).
 matrix_run() { # STACK WORKLOAD NEIGHBOUR [LABEL]
@@ -395,6 +406,8 @@ matrix_run() { # STACK WORKLOAD NEIGHBOUR [LABEL]
     # The old defaults' pools, in their own engine state.
     [ "$stack" = danaus-old ] &&
         local state=$state_old pool_a=$pool_a_old pool_b=$pool_b_old
+    local paced_a paced_b
+    paced_a=$(paced_calls "$pool_a") paced_b=$(paced_calls "$pool_b")
     begin_run
     case $stack in
     danaus | danaus-old)
@@ -411,6 +424,10 @@ matrix_run() { # STACK WORKLOAD NEIGHBOUR [LABEL]
     end_run
     record matrix "$label" A "$nb" "$a"
     [ "$nb" = alone ] || record matrix "$label" B "$wl" "$b"
+    case $stack in danaus | danaus-old)
+        echo "$round $label $wl/$nb A $(($(paced_calls "$pool_a") - paced_a)) B $(($(paced_calls "$pool_b") - paced_b))" \
+            >>"$outdir/tenants-paced.txt" ;;
+    esac
     case $stack in
     danaus | danaus-old) remove_engine_state ;;
     ceph-fuse) rm -rf "$ceph_top/shared/$a" "$ceph_top/shared/$b" ;;
@@ -732,6 +749,11 @@ neighbour_table() {
         echo
         echo "== The neighbour's own rate: B on CPU 1 next to A, against B's workload alone (as A) =="
         neighbour_table
+        if [ -s "$outdir/tenants-paced.txt" ]; then
+            echo
+            echo "== Calls that waited for their pool's fair share, per run (round stack A/B pool count...) =="
+            cat "$outdir/tenants-paced.txt"
+        fi
     fi
     if grep -q '^victim,' "$summary"; then
         echo
