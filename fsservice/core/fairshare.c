@@ -223,13 +223,17 @@ void fairshare_tick(struct fairshare *f, struct admission *a,
     uint64_t slow = atomic_exchange(&f->slow_calls, 0);
     uint64_t tokens = atomic_exchange(&f->tokens, 0);
     uint64_t held = atomic_load(&a->held);
+    uint64_t paced = atomic_load(&a->paced);
     uint64_t oldest = deadlines_oldest_ns(ds, now_ns);
     /* In whole ms, so that a window's tokens times 1,000 stay in 64 bits;
      * smoothed, so that one window of writes a cache took at once does
      * not count as the backend's capacity. */
     uint64_t rate = tokens * 1000 / (span_ns / 1000000);
     f->note.used = fairshare_smooth(f->note.used, rate);
-    if (calls > 0 || oldest > 0)
+    /* A call waiting for the share is not running yet, but the pool is
+     * active: held below its use, it would otherwise look idle and let
+     * go. */
+    if (calls > 0 || oldest > 0 || paced != f->note.paced)
         f->note.active_until_ns = now_ns + ACTIVE_HOLD_NS;
     if (fairshare_waiting(calls, slow, oldest, f->slow_ns,
                           held != f->held_before))
@@ -255,7 +259,7 @@ void fairshare_tick(struct fairshare *f, struct admission *a,
     f->note.ceiling = active ? fairshare_ceiling(pools, n, 0, capacity,
                                                  f->note.ceiling)
                              : 0;
-    f->note.paced = atomic_load(&a->paced);
+    f->note.paced = paced;
     admission_set_share(a, f->note.ceiling);
     /* A note that cannot be written leaves the last one, which expires. */
     (void)!pwrite(f->note_fd, &f->note, sizeof f->note, 0);

@@ -37,7 +37,6 @@
 #include <cmocka.h>
 
 #define CYCLES 300
-#define CYCLES_HELD 2000 /* several windows' worth, alone */
 
 static const char *danausd;
 static char pressure_dir[600];
@@ -114,20 +113,33 @@ static struct fairshare_note note_of(const char *name)
 
 struct cycles {
     const struct site *site;
-    int n;
+    int n;       /* cycles; 0: until stop_fd reads end of file */
+    int stop_fd; /* non-blocking */
+    int done_fd; /* where the count goes at the end; -1: nowhere */
+    int parents_fd; /* the parent's end of stop_fd's pipe, closed here */
 };
 
-/* n cycles of create, 64 KiB written, fsync, unlink: calls the backend's
- * servers must answer, each charged to the pool. */
+/* Whether the parent closed the other end of stop_fd. */
+static bool told_to_stop(int stop_fd)
+{
+    char c;
+    return read(stop_fd, &c, 1) == 0;
+}
+
+/* c->n cycles of create, 64 KiB written, fsync, unlink: calls the
+ * backend's servers must answer, each charged to the pool. */
 static int cycles_child(void *arg)
 {
     const struct cycles *c = arg;
     const struct site *s = c->site;
     static char buf[64 << 10];
     char path[700];
+    if (c->parents_fd >= 0)
+        close(c->parents_fd);
     site_use(s);
     memset(buf, 'f', sizeof buf);
-    for (int i = 0; i < c->n; i++) {
+    int i;
+    for (i = 0; c->n ? i < c->n : !told_to_stop(c->stop_fd); i++) {
         snprintf(path, sizeof path, "%s/mnt/f%d", s->dir, i);
         int fd = danaus_open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
         CHILD_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
@@ -138,6 +150,9 @@ static int cycles_child(void *arg)
         CHILD_CHECK(danaus_unlink(path) == 0, "unlink: %s",
                     strerror(errno));
     }
+    if (c->done_fd >= 0)
+        CHILD_CHECK(write(c->done_fd, &i, sizeof i) == sizeof i,
+                    "write: %s", strerror(errno));
     return 0;
 }
 
@@ -178,7 +193,7 @@ static void test_lone_pool_never_paced(void **state)
 {
     (void)state;
     uint64_t t0 = monotonic_ns();
-    struct cycles a_cycles = {&sites[0], CYCLES};
+    struct cycles a_cycles = {&sites[0], CYCLES, -1, -1, -1};
     expect_exit_0(fork_child(cycles_child, &a_cycles), "pool a's cycles");
     sleep_ms(3 * 100); /* a window or two: the note's last word */
     struct fairshare_note a = note_of(sites[0].service);
@@ -207,8 +222,8 @@ static void test_two_pools_both_progress(void **state)
 {
     (void)state;
     uint64_t t0 = monotonic_ns();
-    struct cycles a_cycles = {&sites[0], CYCLES};
-    struct cycles b_cycles = {&sites[1], CYCLES};
+    struct cycles a_cycles = {&sites[0], CYCLES, -1, -1, -1};
+    struct cycles b_cycles = {&sites[1], CYCLES, -1, -1, -1};
     pid_t a = fork_child(cycles_child, &a_cycles);
     pid_t b = fork_child(cycles_child, &b_cycles);
     expect_exit_0(a, "pool a's cycles next to pool b's");
@@ -234,10 +249,10 @@ static void write_waiting_note(uint64_t until)
 /* Next to a pool of three times its weight that waits with nothing
  * used, pool a's cycles are held to its share (a quarter of the capacity,
  * less than it uses alone): its note shows a ceiling and paced calls,
- * and the cycles still finish. Once the other pool is gone, pool a,
- * alone again, is free at its next look. (Pool b's note must have
- * expired first: a pool next to another active one lets go a sixteenth
- * a window.) */
+ * and the cycles go on, held, until the test stops them. Once the other
+ * pool is gone, pool a, alone again, is free at its next look. (Pool
+ * b's note must have expired first: a pool next to another active one
+ * lets go a sixteenth a window.) */
 static void test_held_for_a_waiting_pool(void **state)
 {
     (void)state;
@@ -246,27 +261,46 @@ static void test_held_for_a_waiting_pool(void **state)
            now_ms() - t0 < 10000)
         sleep_ms(50);
     write_waiting_note(monotonic_ns() + 600 * 1000000000ull);
-    struct cycles a_cycles = {&sites[0], CYCLES_HELD};
+    int stop[2], done[2];
+    assert_int_equal(pipe(stop), 0);
+    assert_int_equal(pipe(done), 0);
+    assert_int_equal(fcntl(stop[0], F_SETFL, O_NONBLOCK), 0);
+    struct cycles a_cycles = {&sites[0], 0, stop[0], done[1], stop[1]};
     pid_t pid = fork_child(cycles_child, &a_cycles);
+    close(stop[0]);
+    close(done[1]);
+    /* Until some of its calls have waited for the share, and half a
+     * second after: the held cycles go on. */
+    struct fairshare_note a = {0};
     uint64_t held = 0;
-    while (held == 0 && running(pid)) {
-        held = note_of(sites[0].service).ceiling;
+    double paced_at = 0;
+    t0 = now_ms();
+    while (running(pid) && now_ms() - t0 < 30000 &&
+           (paced_at == 0 || now_ms() - paced_at < 500)) {
+        a = note_of(sites[0].service);
+        if (a.ceiling)
+            held = a.ceiling;
+        if (a.paced && paced_at == 0)
+            paced_at = now_ms();
         sleep_ms(20);
     }
+    close(stop[1]);
     expect_exit_0(pid, "pool a's cycles next to a waiting pool");
-    struct fairshare_note a = note_of(sites[0].service);
+    int cycles = 0;
+    assert_int_equal(read(done[0], &cycles, sizeof cycles), sizeof cycles);
+    close(done[0]);
     write_waiting_note(0);
     sleep_ms(3 * 100);
     struct fairshare_note after = note_of(sites[0].service);
     char path[700];
     snprintf(path, sizeof path, "%s/shares/waiting-pool", pressure_dir);
     assert_int_equal(unlink(path), 0);
-    if (held == 0 || a.paced == 0 || after.ceiling != 0)
+    if (held == 0 || a.paced == 0 || cycles == 0 || after.ceiling != 0)
         fail_msg("pool a next to a waiting pool: ceiling %llu, paced "
-                 "%llu (expected both above 0); after it left, ceiling "
-                 "%llu (expected 0)",
+                 "%llu, %d cycles (expected all above 0); after it left, "
+                 "ceiling %llu (expected 0)",
                  (unsigned long long)held, (unsigned long long)a.paced,
-                 (unsigned long long)after.ceiling);
+                 cycles, (unsigned long long)after.ceiling);
 }
 
 int main(int argc, char **argv)
