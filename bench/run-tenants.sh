@@ -36,6 +36,9 @@
 #   SCALE_WORKLOADS  (default "rocksdb fileserver")
 #   CEPH_CPUS      CPUs the cluster's daemons are pinned to when the script
 #                  starts it (default 1; "all" leaves them alone)
+#   PIN_RANKS      "RA RB": the directories of the pools on CPU 0 and CPU 1
+#                  go to these MDS ranks (ceph.dir.pin; a cluster with that
+#                  many active MDS, given as CEPH_CONF); default: no pins
 #
 # Two tenants, A on CPU 0 and B on CPU 1. Part "matrix" (issue 15): each
 # workload runs alone as A, and as A next to each other workload as B, on
@@ -346,6 +349,12 @@ end_run() {
 
 danaus_pool() { # NAME CPUS [POOL CREATE OPTIONS...]
     mkdir -p "$ceph_top/pools/$1"
+    if [ -n "${PIN_RANKS:-}" ] && [ "$2" != 0-1 ]; then
+        local ranks
+        read -ra ranks <<<"$PIN_RANKS"
+        python3 -c 'import os, sys; os.setxattr(sys.argv[1], "ceph.dir.pin", sys.argv[2].encode())' \
+            "$ceph_top/pools/$1" "${ranks[$2]}"
+    fi
     "$danaus" --state "$state" pool create "$1" --cpus "$2" --memory 4G \
         --backend "ceph:$bench_conf:$top/pools/$1" "${@:3}"
 }
