@@ -800,11 +800,19 @@ awk -F, -v OFS=, '
     $1 == "matrix" && $3 == "A" && $5 == "alone" {alone[$2, $4] = $7}
     $1 == "matrix" && $3 == "A" {
         if (!($2 in s)) {s[$2]; st[++ns] = $2}
-        if ($5 != "alone") {x = $4 " / " $5; if (!(x in xs)) {xs[x]; xo[++nx] = x}; kept[x, $2] = (alone[$2, $4] > 0) ? 100 * $7 / alone[$2, $4] : ""}
+        if ($5 != "alone") {x = $4 " / " $5; if (!(x in xs)) {xs[x]; xo[++nx] = x}; ops[x, $2] = $7; wl[x] = $4}
     }
+    # A workload alone may come after its rows (a failed first round).
     END {
         line = "case"; for (j = 1; j <= ns; j++) line = line OFS st[j]; print line
-        for (i = 1; i <= nx; i++) {line = "\"" xo[i] "\""; for (j = 1; j <= ns; j++) line = line OFS kept[xo[i], st[j]]; print line}
+        for (i = 1; i <= nx; i++) {
+            line = "\"" xo[i] "\""
+            for (j = 1; j <= ns; j++) {
+                a = alone[st[j], wl[xo[i]]]
+                line = line OFS ((a > 0 && (xo[i], st[j]) in ops) ? 100 * ops[xo[i], st[j]] / a : "")
+            }
+            print line
+        }
     }' "$summary" >"$outdir/tenants-kept.csv"
 # The neighbour's own rate kept next to A, per stack: x = B's workload /
 # A's.
@@ -813,11 +821,18 @@ awk -F, -v OFS=, '
     $1 == "matrix" && $3 == "B" {
         if (!($2 in s)) {s[$2]; st[++ns] = $2}
         x = $4 " / " $5; if (!(x in xs)) {xs[x]; xo[++nx] = x}
-        kept[x, $2] = (alone[$2, $4] > 0) ? 100 * $7 / alone[$2, $4] : ""
+        ops[x, $2] = $7; wl[x] = $4
     }
     END {
         line = "case"; for (j = 1; j <= ns; j++) line = line OFS st[j]; print line
-        for (i = 1; i <= nx; i++) {line = "\"" xo[i] "\""; for (j = 1; j <= ns; j++) line = line OFS kept[xo[i], st[j]]; print line}
+        for (i = 1; i <= nx; i++) {
+            line = "\"" xo[i] "\""
+            for (j = 1; j <= ns; j++) {
+                a = alone[st[j], wl[xo[i]]]
+                line = line OFS ((a > 0 && (xo[i], st[j]) in ops) ? 100 * ops[xo[i], st[j]] / a : "")
+            }
+            print line
+        }
     }' "$summary" >"$outdir/tenants-neighbour-kept.csv"
 # The victim's ops/s alone and next to its neighbour, per stack.
 pivot_csv '($1 == "oversub" ? $2 " (oversub)" : $2)' '($5 == "alone" ? "alone" : "next to the neighbour")' '$7' \
