@@ -17,7 +17,11 @@
 #   START_DELAY    seconds between launching the tenants of a run and the
 #                  start of their timed parts, for their setups (default 4)
 #   WORKLOADS      tenant workloads (default "fileserver rocksdb seq noisy")
-#   STACKS         of the tenant matrix (default "danaus ceph-fuse unionfs")
+#   PAIRS          the matrix's rows as A/B words (e.g. "seq/fileserver
+#                  noisy/seq"), each workload of them also alone; default:
+#                  every pair of WORKLOADS
+#   STACKS         of the tenant matrix (default "danaus ceph-fuse unionfs";
+#                  also danaus-old, below)
 #   PARTS          of "matrix limit target victim scale" (default all five)
 #   LIMIT_WORKLOADS  A's workloads of part "limit" (default "seq noisy")
 #   LIMIT_NEIGHBOUR  B's workload there (default fileserver)
@@ -32,12 +36,18 @@
 #   SCALE_WORKLOADS  (default "rocksdb fileserver")
 #   CEPH_CPUS      CPUs the cluster's daemons are pinned to when the script
 #                  starts it (default 1; "all" leaves them alone)
+#   PIN_RANKS      "RA RB": the directories of the pools on CPU 0 and CPU 1
+#                  go to these MDS ranks (ceph.dir.pin; a cluster with that
+#                  many active MDS, given as CEPH_CONF); default: no pins
 #
 # Two tenants, A on CPU 0 and B on CPU 1. Part "matrix" (issue 15): each
 # workload runs alone as A, and as A next to each other workload as B, on
 #   danaus     a pool per tenant (cgroup cpuset = its CPU, memory 4G) with
 #              its own danausd over one Ceph cluster; the workload runs in a
 #              container of the pool, in a directory of its root
+#   danaus-old the same with the pools' fair share off (pool create
+#              --backend-fair-share off, the defaults before issue 37), in
+#              an engine state of their own
 #   ceph-fuse  one ceph-fuse mount serving both tenants; each workload
 #              pinned to its CPU with taskset
 #   unionfs    a unionfs-fuse -o cow per tenant (its container root, pinned
@@ -50,7 +60,9 @@
 #              writes each with fsync.
 # Each matrix run also records the CPU the cluster's MDS and OSD used in
 # its timed part (columns mds_cpu, osd_cpu; from the pid files in the
-# cluster's run dir): every stack's tenants share them.
+# cluster's run dir): every stack's tenants share them; and, on the
+# Danaus stacks, how many calls of each pool waited for its fair share
+# (tenants-paced.txt).
 #
 # Part "limit" (issue 15): the Danaus stack of the matrix once more for
 # LIMIT_WORKLOADS, alone and next to LIMIT_NEIGHBOUR, with B's pool created
@@ -107,6 +119,7 @@ run_seconds=${RUN_SECONDS:-6}
 start_delay=${START_DELAY:-4}
 workloads=${WORKLOADS:-fileserver rocksdb seq noisy}
 stacks=${STACKS:-danaus ceph-fuse unionfs}
+pairs=${PAIRS:-}
 parts=${PARTS:-matrix limit target victim scale}
 limit_workloads=${LIMIT_WORKLOADS:-seq noisy}
 limit_neighbour=${LIMIT_NEIGHBOUR:-fileserver}
@@ -137,6 +150,7 @@ outdir=$(cd "$outdir" && pwd -P)
 
 work=$(mktemp -d /tmp/danaus-tenants-bench.XXXXXX)
 state=$work/state
+state_old=$work/state-old
 cluster_dir=""
 fuse_pid=""
 top=""
@@ -154,6 +168,7 @@ cleanup() {
         wait "$p" 2>/dev/null
     done
     remove_engine_state pools
+    state=$state_old remove_engine_state pools
     for p in "${service_pids[@]}"; do
         kill -TERM "$p" 2>/dev/null
         wait "$p" 2>/dev/null
@@ -200,9 +215,13 @@ mkdir -p "$image"/{dev,tmp,data}
 : >"$image/dev/null"
 image_add_programs "$image" "$load" "$(command -v db_bench)"
 "$danaus" --state "$state" image import load "$image" >/dev/null
+case " $stacks " in *" danaus-old "*)
+    "$danaus" --state "$state_old" image import load "$image" >/dev/null ;;
+esac
 cp -a "$image" "$ceph_top/unionfs/image"
 
 results=$outdir/tenants.csv
+: >"$outdir/tenants-paced.txt"
 echo "part,stack,round,tenant,workload,neighbour,ops_s,mb_s,p50_us,p99_us,stat_p99_us,mds_cpu,osd_cpu" >"$results"
 : >"$outdir/switch-floor.txt"
 
@@ -330,6 +349,12 @@ end_run() {
 
 danaus_pool() { # NAME CPUS [POOL CREATE OPTIONS...]
     mkdir -p "$ceph_top/pools/$1"
+    if [ -n "${PIN_RANKS:-}" ] && [ "$2" != 0-1 ]; then
+        local ranks
+        read -ra ranks <<<"$PIN_RANKS"
+        python3 -c 'import os, sys; os.setxattr(sys.argv[1], "ceph.dir.pin", sys.argv[2].encode())' \
+            "$ceph_top/pools/$1" "${ranks[$2]}"
+    fi
     "$danaus" --state "$state" pool create "$1" --cpus "$2" --memory 4G \
         --backend "ceph:$bench_conf:$top/pools/$1" "${@:3}"
 }
@@ -374,14 +399,27 @@ client_env() { # SERVICE
     echo "LD_PRELOAD=$libdanaus DANAUS_SERVICE=$1 DANAUS_RUNDIR=$work/run"
 }
 
+# How many calls of POOL waited for its fair share so far (its note in
+# the engine's pressure/shares/, fsservice/core/fairshare.h; 0 without).
+paced_calls() { # POOL
+    local n
+    n=$(od -An -tu8 -j56 -N8 "$state/pressure/shares/$1" 2>/dev/null | tr -d ' ')
+    echo "${n:-0}"
+}
+
 # One run of the tenant matrix: WORKLOAD as A on CPU 0, NEIGHBOUR (or
 # "alone") as B on CPU 1, on STACK; recorded as LABEL (default STACK).
 matrix_run() { # STACK WORKLOAD NEIGHBOUR [LABEL]
     local stack=$1 wl=$2 nb=$3 a=a$round$RANDOM b=b$round$RANDOM
     local label=${4:-$1}
+    # The old defaults' pools, in their own engine state.
+    [ "$stack" = danaus-old ] &&
+        local state=$state_old pool_a=$pool_a_old pool_b=$pool_b_old
+    local paced_a paced_b
+    paced_a=$(paced_calls "$pool_a") paced_b=$(paced_calls "$pool_b")
     begin_run
     case $stack in
-    danaus)
+    danaus | danaus-old)
         launch_container "$a" "$pool_a" "$wl"
         [ "$nb" = alone ] || launch_container "$b" "$pool_b" "$nb" ;;
     ceph-fuse)
@@ -395,8 +433,12 @@ matrix_run() { # STACK WORKLOAD NEIGHBOUR [LABEL]
     end_run
     record matrix "$label" A "$nb" "$a"
     [ "$nb" = alone ] || record matrix "$label" B "$wl" "$b"
+    case $stack in danaus | danaus-old)
+        echo "$round $label $wl/$nb A $(($(paced_calls "$pool_a") - paced_a)) B $(($(paced_calls "$pool_b") - paced_b))" \
+            >>"$outdir/tenants-paced.txt" ;;
+    esac
     case $stack in
-    danaus) remove_engine_state ;;
+    danaus | danaus-old) remove_engine_state ;;
     ceph-fuse) rm -rf "$ceph_top/shared/$a" "$ceph_top/shared/$b" ;;
     unionfs) rm -rf "$work/union/a/data/$a" "$work/union/b/data/$b" ;;
     esac
@@ -498,10 +540,15 @@ scale_run() { # LAYOUT WORKLOAD N
 }
 
 # Pool names are unique to the run: the cgroups are the host's.
-pool_a=ta$$ pool_b=tb$$ pool_c=tc$$
+pool_a=ta$$ pool_b=tb$$ pool_c=tc$$ pool_a_old=toa$$ pool_b_old=tob$$
 say "starting the pools ($pool_a on CPU 0, $pool_b on CPU 1)"
 danaus_pool "$pool_a" 0
 danaus_pool "$pool_b" 1
+case " $stacks " in *" danaus-old "*)
+    say "starting the pools at the old defaults ($pool_a_old, $pool_b_old)"
+    state=$state_old danaus_pool "$pool_a_old" 0 --backend-fair-share off
+    state=$state_old danaus_pool "$pool_b_old" 1 --backend-fair-share off ;;
+esac
 case " $stacks " in *" unionfs "*)
     say "mounting the unionfs-fuse roots"
     union_root a 0
@@ -518,15 +565,29 @@ case " $parts " in *" victim "*)
     taskset -a -p -c 0 "$late_pid" >/dev/null ;;
 esac
 
+# The matrix's cases, WORKLOAD:NEIGHBOUR: from PAIRS (each workload of
+# them alone first), or every pair of WORKLOADS.
+cases=()
+if [ -n "$pairs" ]; then
+    for wl in $(echo "$pairs" | tr ' /' '\n\n' | awk '!seen[$0]++'); do
+        cases+=("$wl:alone")
+    done
+    for p in $pairs; do cases+=("${p%/*}:${p#*/}"); done
+else
+    for wl in $workloads; do
+        for nb in alone $workloads; do
+            [ "$nb" = "$wl" ] || cases+=("$wl:$nb")
+        done
+    done
+fi
+
 for round in $(seq "$rounds"); do
     case " $parts " in *" matrix "*)
-        for wl in $workloads; do
-            for nb in alone $workloads; do
-                [ "$nb" = "$wl" ] && continue
-                for stack in $stacks; do
-                    say "round $round/$rounds: $stack: $wl next to $nb"
-                    matrix_run "$stack" "$wl" "$nb"
-                done
+        for c in "${cases[@]}"; do
+            wl=${c%:*} nb=${c#*:}
+            for stack in $stacks; do
+                say "round $round/$rounds: $stack: $wl next to $nb"
+                matrix_run "$stack" "$wl" "$nb"
             done
         done ;;
     esac
@@ -669,6 +730,23 @@ ratio_table() { # PART TENANT [cluster]
         }' "$summary"
 }
 
+# B's rows of the matrix against the same stack and workload alone (A's
+# alone row: every tenant runs alone as A).
+neighbour_table() {
+    awk -F, '
+        $1 == "matrix" && $3 == "A" && $5 == "alone" {alone[$2 SUBSEP $4] = $7}
+        $1 == "matrix" && $3 == "B" {rows[++n] = $0}
+        END {
+            printf "%-32s %-14s %-16s %10s %10s %6s\n", "stack", "neighbour B", "next to A", "ops/s", "alone", "kept"
+            for (i = 1; i <= n; i++) {
+                split(rows[i], f, ",")
+                k = f[2] SUBSEP f[4]
+                kept = (alone[k] > 0) ? sprintf("%5.0f%%", 100 * f[7] / alone[k]) : "-"
+                printf "%-32s %-14s %-16s %10.0f %10.0f %6s\n", f[2], f[4], f[5], f[7], alone[k], kept
+            }
+        }' "$summary"
+}
+
 {
     echo "Tenant isolation (bench/run-tenants.sh): medians of $rounds rounds, $run_seconds s timed per run,"
     echo "stacks interleaved in every round. kept: ops/s next to the neighbour / alone; p99 x: p99 growth."
@@ -677,6 +755,14 @@ ratio_table() { # PART TENANT [cluster]
         echo "== Tenant matrix: A on CPU 0 next to B on CPU 1 (A's rows; B's are in the CSV) =="
         echo "mds %, osd %: CPU the cluster's MDS and OSD used in the timed part, % of one CPU"
         ratio_table matrix A cluster
+        echo
+        echo "== The neighbour's own rate: B on CPU 1 next to A, against B's workload alone (as A) =="
+        neighbour_table
+        if [ -s "$outdir/tenants-paced.txt" ]; then
+            echo
+            echo "== Calls that waited for their pool's fair share, per run (round stack A/B pool count...) =="
+            cat "$outdir/tenants-paced.txt"
+        fi
     fi
     if grep -q '^victim,' "$summary"; then
         echo
@@ -714,12 +800,40 @@ awk -F, -v OFS=, '
     $1 == "matrix" && $3 == "A" && $5 == "alone" {alone[$2, $4] = $7}
     $1 == "matrix" && $3 == "A" {
         if (!($2 in s)) {s[$2]; st[++ns] = $2}
-        if ($5 != "alone") {x = $4 " / " $5; if (!(x in xs)) {xs[x]; xo[++nx] = x}; kept[x, $2] = (alone[$2, $4] > 0) ? 100 * $7 / alone[$2, $4] : ""}
+        if ($5 != "alone") {x = $4 " / " $5; if (!(x in xs)) {xs[x]; xo[++nx] = x}; ops[x, $2] = $7; wl[x] = $4}
+    }
+    # A workload alone may come after its rows (a failed first round).
+    END {
+        line = "case"; for (j = 1; j <= ns; j++) line = line OFS st[j]; print line
+        for (i = 1; i <= nx; i++) {
+            line = "\"" xo[i] "\""
+            for (j = 1; j <= ns; j++) {
+                a = alone[st[j], wl[xo[i]]]
+                line = line OFS ((a > 0 && (xo[i], st[j]) in ops) ? 100 * ops[xo[i], st[j]] / a : "")
+            }
+            print line
+        }
+    }' "$summary" >"$outdir/tenants-kept.csv"
+# The neighbour's own rate kept next to A, per stack: x = B's workload /
+# A's.
+awk -F, -v OFS=, '
+    $1 == "matrix" && $3 == "A" && $5 == "alone" {alone[$2, $4] = $7}
+    $1 == "matrix" && $3 == "B" {
+        if (!($2 in s)) {s[$2]; st[++ns] = $2}
+        x = $4 " / " $5; if (!(x in xs)) {xs[x]; xo[++nx] = x}
+        ops[x, $2] = $7; wl[x] = $4
     }
     END {
         line = "case"; for (j = 1; j <= ns; j++) line = line OFS st[j]; print line
-        for (i = 1; i <= nx; i++) {line = "\"" xo[i] "\""; for (j = 1; j <= ns; j++) line = line OFS kept[xo[i], st[j]]; print line}
-    }' "$summary" >"$outdir/tenants-kept.csv"
+        for (i = 1; i <= nx; i++) {
+            line = "\"" xo[i] "\""
+            for (j = 1; j <= ns; j++) {
+                a = alone[st[j], wl[xo[i]]]
+                line = line OFS ((a > 0 && (xo[i], st[j]) in ops) ? 100 * ops[xo[i], st[j]] / a : "")
+            }
+            print line
+        }
+    }' "$summary" >"$outdir/tenants-neighbour-kept.csv"
 # The victim's ops/s alone and next to its neighbour, per stack.
 pivot_csv '($1 == "oversub" ? $2 " (oversub)" : $2)' '($5 == "alone" ? "alone" : "next to the neighbour")' '$7' \
     '($1 == "victim" || $1 == "oversub") && $3 == "victim"' <"$summary" >"$outdir/tenants-victim.csv"
@@ -735,6 +849,8 @@ plot_if_any() { # KIND CSV ARGS...
 }
 plot_if_any bars "$outdir/tenants-kept.csv" \
     "Throughput kept next to a neighbour (workload / neighbour), % of alone" "% of alone"
+plot_if_any bars "$outdir/tenants-neighbour-kept.csv" \
+    "The neighbour's own throughput kept next to A (neighbour / A's workload), % of alone" "% of alone"
 plot_if_any bars "$outdir/tenants-victim.csv" \
     "Victim ops/s alone and next to a neighbour (writer; oversub: 2 CPU-bound processes)" "ops/s" log
 plot_if_any bars "$outdir/tenants-p99.csv" \

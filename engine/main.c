@@ -1,25 +1,7 @@
 /*
  * main.c - the `danaus` command: tenant pools, images and containers on
- * Danaus file-system services.
- *
- *   danaus [--state DIR] pool create NAME --cpus LIST --memory SIZE
- *                              --backend local:DIR|ceph:CONF:DIR [--cache SIZE]
- *                              [--write-through] [--backend-ops N]
- *                              [--backend-write-rate SIZE]
- *                              [--backend-latency-target MS] [--pids-limit N]
- *                              [--userns host|private]
- *   danaus pool ls | pool rm NAME
- *   danaus image import [--max-layer-size SIZE] NAME PATH | image ls |
- *   image rm NAME
- *   danaus run --pool P --image I [--name N] [-e VAR[=VALUE]]... [-d]
- *              [--rm] [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]...
- *              [-w DIR] [-u USER[:GROUP]] [--entrypoint CMD]
- *              [--network none|host] [--pids-limit N]
- *              [--security-opt no-new-privileges=false] [-- CMD...]
- *   (or run [--pool P] [OPTIONS] IMAGE [CMD...], docker's order; without
- *   CMD the image's ENTRYPOINT and CMD run)
- *   danaus exec NAME [--] CMD... | ps [-a] [-q] [--format T] | inspect NAME
- *   danaus stop NAME | rm [-f] NAME | logs NAME | stats [NAME...]
+ * Danaus file-system services. Its verbs and options are usage()'s below
+ * (and docs/engine.md's).
  *
  * Every command takes the state directory's lock, and first restarts the
  * danausd of any pool whose service died. Errors are one line on stderr
@@ -57,6 +39,8 @@ static int usage(FILE *out)
             "              [--write-through] [--backend-ops N] "
             "[--backend-write-rate SIZE]\n"
             "              [--backend-latency-target MS] [--pids-limit N]\n"
+            "              [--backend-weight N] [--backend-reservation N] "
+            "[--backend-fair-share on|off]\n"
             "              [--userns host|private]\n"
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
@@ -108,6 +92,12 @@ static int pool_command(int argc, char **argv)
                                 ? &o.backend_latency_target
                             : strcmp(argv[i], "--pids-limit") == 0
                                 ? &o.pids_limit
+                            : strcmp(argv[i], "--backend-weight") == 0
+                                ? &o.backend_weight
+                            : strcmp(argv[i], "--backend-reservation") == 0
+                                ? &o.backend_reservation
+                            : strcmp(argv[i], "--backend-fair-share") == 0
+                                ? &o.backend_fair_share
                             : strcmp(argv[i], "--userns") == 0 ? &o.userns
                                                                : NULL;
         if (!slot)

@@ -130,9 +130,11 @@ static int check_cpus(const char *name, const cpu_set_t *want)
 }
 
 /* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
- * (bytes per second, below 4G) and --backend-latency-target MS (1 to
- * 60000): what danausd.conf can hold; and --pids-limit N, the pool's
- * tasks, its danausd's threads and every container's together. */
+ * (bytes per second, below 4G), --backend-latency-target MS (1 to
+ * 60000), --backend-weight N, --backend-reservation N and
+ * --backend-fair-share on|off: what danausd.conf can hold; and
+ * --pids-limit N, the pool's tasks, its danausd's threads and every
+ * container's together. */
 static int parse_limits(const struct pool_options *o,
                                 struct record *rec)
 {
@@ -165,6 +167,25 @@ static int parse_limits(const struct pool_options *o,
                         "milliseconds, 1 to 60000",
                         o->backend_latency_target);
         record_set(rec, "backend_latency_target", "%llu", n);
+    }
+    if (o->backend_weight) {
+        if (!count_parse(o->backend_weight, 10000, &n))
+            return fail("backend-weight %s: expected a weight, 1 to 10000",
+                        o->backend_weight);
+        record_set(rec, "backend_weight", "%llu", n);
+    }
+    if (o->backend_reservation) {
+        if (!count_parse(o->backend_reservation, 1000000, &n))
+            return fail("backend-reservation %s: expected a number of calls "
+                        "per second, 1 to 1000000", o->backend_reservation);
+        record_set(rec, "backend_reservation", "%llu", n);
+    }
+    if (o->backend_fair_share) {
+        if (strcmp(o->backend_fair_share, "on") != 0 &&
+            strcmp(o->backend_fair_share, "off") != 0)
+            return fail("backend-fair-share %s: expected on or off",
+                        o->backend_fair_share);
+        record_set(rec, "backend_fair_share", "%s", o->backend_fair_share);
     }
     return 0;
 }

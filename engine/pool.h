@@ -15,6 +15,10 @@ struct pool_options {
     /* How slow the pool's backend calls may get, in ms, before the other
      * pools hold back (backend_latency_target_ms). NULL: none. */
     const char *backend_latency_target;
+    /* The pool's part of its backend next to the host's other pools
+     * (fairshare.h): its weight (NULL: its cpus), the ops per second it
+     * keeps while it waits (NULL: none), and "off" to take no part. */
+    const char *backend_weight, *backend_reservation, *backend_fair_share;
     /* Ceph backends: writes reach the OSDs before they are answered, so a
      * killed danausd loses none (ceph_write_through in danausd.conf). */
     int write_through;

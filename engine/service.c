@@ -144,6 +144,14 @@ static int write_config(const char *pool, const struct record *rec)
     if (record_get(rec, "backend_latency_target"))
         fprintf(f, "backend_latency_target_ms %s\n",
                 record_get(rec, "backend_latency_target"));
+    if (record_get(rec, "backend_weight"))
+        fprintf(f, "backend_weight %s\n", record_get(rec, "backend_weight"));
+    if (record_get(rec, "backend_reservation"))
+        fprintf(f, "backend_reservation_ops %s\n",
+                record_get(rec, "backend_reservation"));
+    if (record_get(rec, "backend_fair_share"))
+        fprintf(f, "backend_fair_share %s\n",
+                record_get(rec, "backend_fair_share"));
     fprintf(f, "mount %s %s %s\n", store, kind,
             record_get(rec, "backend_dir"));
     return fclose(f) == 0 ? 0 : fail_errno("cannot write %s", path);

@@ -328,10 +328,15 @@ int main(int argc, char **argv)
     readcache_init(&svc.readcache);
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,
                    svc.cfg.backend_write_bytes_per_second);
+    struct fairshare_config fair = {
+        svc.cfg.backend_fair_share, svc.cfg.backend_weight,
+        svc.cfg.backend_reservation_ops, svc.cfg.backend_latency_target_ms,
+    };
     int rc = pressure_init(&svc.pressure, svc.cfg.backend_pressure_dir,
                            svc.cfg.service, svc.cfg.backend_latency_target_ms,
                            svc.cfg.backend_ops_per_second,
-                           svc.cfg.backend_write_bytes_per_second);
+                           svc.cfg.backend_write_bytes_per_second, &fair,
+                           (uint32_t)CPU_COUNT(&cpus));
     if (rc < 0) {
         snprintf(err, sizeof err, "backend_pressure_dir %s: %s",
                  svc.cfg.backend_pressure_dir, strerror(-rc));

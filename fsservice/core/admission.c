@@ -100,6 +100,9 @@ void admission_init(struct admission *a, uint64_t ops_per_second,
     uint64_t now = ipc_now_ns();
     bucket_init(&a->ops, ops_per_second, now);
     bucket_init(&a->bytes, write_bytes_per_second, now);
+    bucket_init(&a->share, 0, now);
+    atomic_init(&a->paced, 0);
+    atomic_init(&a->held, 0);
 }
 
 struct admission_cost admission_cost_of(const struct danaus_desc *d,
@@ -115,16 +118,30 @@ struct admission_cost admission_cost_of(const struct danaus_desc *d,
     return cost;
 }
 
+uint64_t admission_tokens(struct admission_cost cost)
+{
+    return (cost.op ? ADMISSION_OP_TOKENS : 0) +
+           ((uint64_t)cost.bytes + ADMISSION_TOKEN_BYTES - 1) /
+               ADMISSION_TOKEN_BYTES;
+}
+
 uint64_t admission_charge_cost(struct admission *a,
                                struct admission_cost cost)
 {
     if (atomic_load_explicit(&a->ops.rate, memory_order_relaxed) == 0 &&
-        atomic_load_explicit(&a->bytes.rate, memory_order_relaxed) == 0)
+        atomic_load_explicit(&a->bytes.rate, memory_order_relaxed) == 0 &&
+        atomic_load_explicit(&a->share.rate, memory_order_relaxed) == 0)
         return 0;
     uint64_t now = ipc_now_ns();
     uint64_t wait_ops = cost.op ? bucket_take(&a->ops, 1, now) : 0;
     uint64_t wait_bytes = bucket_take(&a->bytes, cost.bytes, now);
-    return wait_ops > wait_bytes ? wait_ops : wait_bytes;
+    uint64_t wait = wait_ops > wait_bytes ? wait_ops : wait_bytes;
+    if (wait > 0)
+        atomic_fetch_add_explicit(&a->held, 1, memory_order_relaxed);
+    uint64_t wait_share = bucket_take(&a->share, admission_tokens(cost), now);
+    if (wait_share > 0)
+        atomic_fetch_add_explicit(&a->paced, 1, memory_order_relaxed);
+    return wait > wait_share ? wait : wait_share;
 }
 
 uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
@@ -139,6 +156,11 @@ void admission_set_rates(struct admission *a, uint64_t ops_per_second,
     uint64_t now = ipc_now_ns();
     bucket_set_rate(&a->ops, ops_per_second, now);
     bucket_set_rate(&a->bytes, write_bytes_per_second, now);
+}
+
+void admission_set_share(struct admission *a, uint64_t tokens_per_second)
+{
+    bucket_set_rate(&a->share, tokens_per_second, ipc_now_ns());
 }
 
 void admission_wait(uint64_t ns)

@@ -19,7 +19,10 @@
  * the slot buffer, so a client cannot run up the debt with requests that
  * the service refuses anyway. The FUSE door's calls take from the same
  * buckets (fsservice/doors/fuse_ops.c), each by the FUSE operation that
- * does what the charged request would.
+ * does what the charged request would. A third bucket, in tokens that
+ * weigh both kinds of load, holds the pool to its fair share of the
+ * backend while another pool waits for its own (fairshare.h); it has no
+ * rate, and costs nothing, while the pool is alone.
  */
 #ifndef DANAUS_ADMISSION_H
 #define DANAUS_ADMISSION_H
@@ -40,9 +43,20 @@ struct bucket {
     uint64_t at_ns;   /* when micro was last brought up to date */
 };
 
+/* The pool's fair share of the backend (fairshare.h) is counted in one
+ * unit for both kinds of load: a token is 4 KiB written, and a call that
+ * makes the servers answer weighs as much as 256 KiB written, so that a
+ * pool of creates and a pool of large writes compare. */
+#define ADMISSION_OP_TOKENS 64
+#define ADMISSION_TOKEN_BYTES 4096
+
 struct admission {
     struct bucket ops;   /* name-space changes and syncs */
     struct bucket bytes; /* bytes written */
+    struct bucket share; /* tokens: the pool's fair share; 0: none */
+    /* Calls that waited, since the start: for the fair share, and for the
+     * fixed rates (or a latency target's ceiling on them). */
+    _Atomic uint64_t paced, held;
 };
 
 /* rate 0: no limit. A bucket starts full: a burst of a tenth of a second's
@@ -69,6 +83,8 @@ struct admission_cost {
 };
 struct admission_cost admission_cost_of(const struct danaus_desc *d,
                                         uint32_t max_bytes);
+/* A call's weight in the share's tokens (ADMISSION_OP_TOKENS). */
+uint64_t admission_tokens(struct admission_cost cost);
 /* Charges a call of that cost to the pool's buckets: how many ns it must
  * wait before it runs. */
 uint64_t admission_charge_cost(struct admission *a,
@@ -79,6 +95,8 @@ uint64_t admission_charge(struct admission *a, const struct danaus_desc *d,
 /* New rates for the pool (pressure.h), as admission_init's. */
 void admission_set_rates(struct admission *a, uint64_t ops_per_second,
                          uint64_t write_bytes_per_second);
+/* The pool's fair share in tokens per second (fairshare.h); 0: none. */
+void admission_set_share(struct admission *a, uint64_t tokens_per_second);
 /* Waits ns (admission_charge's answer). */
 void admission_wait(uint64_t ns);
 

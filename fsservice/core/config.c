@@ -289,6 +289,10 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     }
     if (strcmp(k, "backend_latency_target_ms") == 0)
         return parse_u32(p, k, v, 1, 60000, &cfg->backend_latency_target_ms);
+    if (strcmp(k, "backend_weight") == 0)
+        return parse_u32(p, k, v, 1, 10000, &cfg->backend_weight);
+    if (strcmp(k, "backend_reservation_ops") == 0)
+        return parse_u32(p, k, v, 0, 1000000, &cfg->backend_reservation_ops);
     if (strcmp(k, "core_groups") == 0) {
         if (strcmp(v, "auto") == 0)
             cfg->core_group_level = 0;
@@ -321,6 +325,8 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
                 : strcmp(k, "restart") == 0          ? &cfg->restart
                 : strcmp(k, "ceph_write_through") == 0
                     ? &cfg->ceph_write_through
+                : strcmp(k, "backend_fair_share") == 0
+                    ? &cfg->backend_fair_share
                     : NULL;
     if (flag) {
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
@@ -378,6 +384,7 @@ static void set_defaults(struct config *cfg)
     cfg->fuse_cache_timeout_ms = 1000;
     cfg->stalled_threads_per_queue = 32;
     cfg->fuse = 1;
+    cfg->backend_fair_share = 1;
 }
 
 int config_parse(const char *name, const char *text, struct config *cfg,

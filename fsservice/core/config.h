@@ -60,6 +60,11 @@ struct config {
      * (0: none) */
     char *backend_pressure_dir;
     uint32_t backend_latency_target_ms;
+    /* there, the pools share the backend by weight (fairshare.h): on or
+     * off (default on), the weight (0: the service's cpus) and the ops per
+     * second the pool keeps while it waits on the backend */
+    int backend_fair_share;
+    uint32_t backend_weight, backend_reservation_ops;
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
     cpu_set_t cpus;             /* 'cpus LIST': the service's cpus... */
     int cpus_line;              /* ...set on this line; 0: not set */

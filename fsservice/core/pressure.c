@@ -31,7 +31,8 @@ static const uint64_t ms = 1000000;
 
 int pressure_init(struct pressure *p, const char *dir, const char *name,
                   uint32_t target_ms, uint64_t fixed_ops,
-                  uint64_t fixed_bytes)
+                  uint64_t fixed_bytes, const struct fairshare_config *fair,
+                  uint32_t cpus)
 {
     memset(p, 0, sizeof *p);
     p->dir_fd = -1;
@@ -58,11 +59,15 @@ int pressure_init(struct pressure *p, const char *dir, const char *name,
             return -err;
         }
     }
-    return 0;
+    int rc = fairshare_init(&p->share, p->dir_fd, name, fair, cpus);
+    if (rc < 0)
+        pressure_close(p);
+    return rc;
 }
 
 void pressure_close(struct pressure *p)
 {
+    fairshare_close(&p->share);
     if (p->note_fd >= 0) {
         unlinkat(p->dir_fd, p->name, 0);
         close(p->note_fd);
@@ -84,6 +89,8 @@ void pressure_count(struct pressure *p, bool op, uint64_t bytes,
     if (bytes)
         atomic_fetch_add_explicit(&p->bytes_charged, bytes,
                                   memory_order_relaxed);
+    fairshare_count(&p->share,
+                    (struct admission_cost){op, (uint32_t)bytes}, ns);
 }
 
 /* This pool's note for the window just ended. */
@@ -209,4 +216,5 @@ void pressure_tick(struct pressure *p, struct admission *a,
     p->ceiling = pressure_next(p->ceiling, used, read_notes(p, now_ns));
     admission_set_rates(a, lower(p->fixed_ops, p->ceiling.ops),
                         lower(p->fixed_bytes, p->ceiling.bytes));
+    fairshare_tick(&p->share, a, ds, now_ns, span);
 }

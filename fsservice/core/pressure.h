@@ -38,6 +38,7 @@
 
 #include "admission.h"
 #include "deadline.h"
+#include "fairshare.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -80,14 +81,17 @@ struct pressure {
     /* This window, counted by the service threads. */
     _Atomic uint64_t backend_calls, slow_calls; /* completed */
     _Atomic uint64_t ops_charged, bytes_charged;
+    struct fairshare share; /* the default between pools (fairshare.h) */
 };
 
 /* dir: backend_pressure_dir (NULL: the pool takes no part); name: the
- * service's; target_ms: backend_latency_target_ms (0: none). Returns 0 or
- * -errno (the directory or the note cannot be opened). */
+ * service's; target_ms: backend_latency_target_ms (0: none); fair: the
+ * pool's fair share (fairshare.h), cpus: how many the service has.
+ * Returns 0 or -errno (the directory or a note cannot be opened). */
 int pressure_init(struct pressure *p, const char *dir, const char *name,
                   uint32_t target_ms, uint64_t fixed_ops,
-                  uint64_t fixed_bytes);
+                  uint64_t fixed_bytes, const struct fairshare_config *fair,
+                  uint32_t cpus);
 void pressure_close(struct pressure *p);
 
 /* Whether the pool takes part (a backend_pressure_dir is set). */
@@ -102,7 +106,8 @@ void pressure_count(struct pressure *p, bool op, uint64_t bytes,
                     uint64_t ns);
 
 /* Once per window (called more often, it does nothing in between): writes
- * this pool's note, reads the others' and sets a's rates. ds: the pool's
+ * this pool's notes, reads the others' and sets a's rates and its fair
+ * share. ds: the pool's
  * running requests, whose oldest counts as a miss once it is older than
  * the target. */
 void pressure_tick(struct pressure *p, struct admission *a,

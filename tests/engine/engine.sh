@@ -44,20 +44,28 @@ expect_error "zero backend-ops" 1 "backend-ops 0: expected a number of calls per
 expect_error "backend-write-rate too large" 1 "backend-write-rate 5G: expected 1 to 4095M" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-write-rate 5G
 expect_error "latency target not a number" 1 "backend-latency-target 5ms: expected a number of milliseconds, 1 to 60000" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-latency-target 5ms
 "$danaus" pool create a --cpus 1 --memory 128M --backend "$back_a" || exit 1
+expect_error "zero backend-weight" 1 "backend-weight 0: expected a weight, 1 to 10000" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-weight 0
+expect_error "fair share neither on nor off" 1 "backend-fair-share no: expected on or off" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-fair-share no
 "$danaus" pool create b --cpus 0 --memory 256M --backend "$back_b" $durable \
     --backend-ops 1000000 --backend-write-rate 4000M \
-    --backend-latency-target 50 || exit 1
+    --backend-latency-target 50 --backend-weight 3 \
+    --backend-reservation 20 --backend-fair-share on || exit 1
 check "pool create's backend limits reach the service" \
     "backend_ops_per_second 1000000
 backend_write_bytes_per_second 4194304000
 backend_pressure_dir $DANAUS_STATE/pressure
-backend_latency_target_ms 50" \
+backend_latency_target_ms 50
+backend_weight 3
+backend_reservation_ops 20
+backend_fair_share on" \
     "$(grep '^backend_' "$DANAUS_STATE/pools/b/danausd.conf")"
 check "every pool meets the others in one directory only root enters" \
     "backend_pressure_dir $DANAUS_STATE/pressure 700" \
     "$(grep '^backend_pressure_dir' "$DANAUS_STATE/pools/a/danausd.conf") $(stat -c %a "$DANAUS_STATE/pressure")"
-check "the pool with a target keeps its note there, the other none" "b" \
-    "$(ls "$DANAUS_STATE/pressure")"
+check "the pool with a target keeps its note there, the other none" \
+    "b shares" "$(ls "$DANAUS_STATE/pressure" | tr '\n' ' ' | sed 's/ $//')"
+check "every pool keeps a note of its fair share, with its weight" \
+    "a b 3" "$(ls "$DANAUS_STATE/pressure/shares" | tr '\n' ' ')$(od -An -tu8 -j8 -N8 "$DANAUS_STATE/pressure/shares/b" | tr -d ' ')"
 if [ "$backend" = ceph ]; then
     check "pool create --write-through reaches the service" 1 \
         "$(grep -cx 'ceph_write_through on' "$DANAUS_STATE/pools/b/danausd.conf")"

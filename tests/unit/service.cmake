@@ -1,6 +1,7 @@
 # Unit tests of danausd's parts: configuration, handle table, request
 # validation, the FUSE door's tables, when a thread steps aside, the
-# pool's rate on its backend, and how the pools hold back for one another.
+# pool's rate on its backend, how the pools hold back for one another, and
+# their fair shares of it.
 danaus_unit_test(test_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
                  LIBS danaus_service)
 danaus_unit_test(test_handles SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_handles.c
@@ -21,6 +22,9 @@ danaus_unit_test(test_admission
                  LIBS danaus_service)
 danaus_unit_test(test_pressure
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pressure.c
+                 LIBS danaus_service)
+danaus_unit_test(test_fairshare
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_fairshare.c
                  LIBS danaus_service)
 
 # The room a Ceph client's writes have left; plain C, no libcephfs needed.

@@ -39,6 +39,9 @@ static void parses_a_full_configuration(void **state)
         "backend_write_bytes_per_second 8M\n"
         "backend_pressure_dir /var/lib/danaus/pressure\n"
         "backend_latency_target_ms 20\n"
+        "backend_fair_share off\n"
+        "backend_weight 8\n"
+        "backend_reservation_ops 50\n"
         "\n"
         "mount /mnt//danaus/a/ local /srv/a\n"
         "mount /mnt/danaus/b ceph /tenants/a\n";
@@ -72,6 +75,9 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(cfg.backend_write_bytes_per_second, 8 << 20);
     assert_string_equal(cfg.backend_pressure_dir, "/var/lib/danaus/pressure");
     assert_int_equal(cfg.backend_latency_target_ms, 20);
+    assert_int_equal(cfg.backend_fair_share, 0);
+    assert_int_equal(cfg.backend_weight, 8);
+    assert_int_equal(cfg.backend_reservation_ops, 50);
     assert_int_equal(cfg.nmounts, 2);
     assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
     assert_int_equal(cfg.mounts[0].backend, CONFIG_LOCAL);
@@ -98,6 +104,9 @@ static void defaults_apply(void **state)
     assert_int_equal(cfg.ceph_write_through, 0);
     assert_int_equal(cfg.core_group_level, 0);
     assert_int_equal(cfg.cpus_line, 0);
+    assert_int_equal(cfg.backend_fair_share, 1);
+    assert_int_equal(cfg.backend_weight, 0);
+    assert_int_equal(cfg.backend_reservation_ops, 0);
     config_free(&cfg);
 }
 
@@ -145,6 +154,10 @@ static void refuses_with_line_and_problem(void **state)
         {"service s\nbackend_latency_target_ms 5\nmount /a local /x\n",
          "t:0: backend_latency_target_ms needs a backend_pressure_dir where "
          "the other pools see it"},
+        {"service s\nbackend_weight 0\n",
+         "t:2: backend_weight must be a number from 1 to 10000, not '0'"},
+        {"service s\nbackend_fair_share maybe\n",
+         "t:2: backend_fair_share must be on or off, not 'maybe'"},
         {"service s\nslot_buffer 5000\n",
          "t:2: slot_buffer must be a multiple of 4096"},
         {"service s\nowner root\n",

@@ -115,8 +115,8 @@ static void open_pool(struct pressure *p, struct admission *a,
 {
     admission_init(a, 0, 0);
     deadlines_init(ds, 0, false);
-    assert_int_equal(pressure_init(p, dir, name, target_ms, 0, fixed_bytes),
-                     0);
+    assert_int_equal(
+        pressure_init(p, dir, name, target_ms, 0, fixed_bytes, NULL, 0), 0);
 }
 
 /* A pool with a target: no note of activity before it has calls; a
@@ -283,9 +283,10 @@ static void test_init_errors(void **state)
 {
     (void)state;
     struct pressure p;
-    assert_int_equal(pressure_init(&p, "/nonexistent/pressure", "a", 5, 0, 0),
-                     -ENOENT);
-    assert_int_equal(pressure_init(&p, NULL, "a", 0, 0, 0), 0);
+    assert_int_equal(
+        pressure_init(&p, "/nonexistent/pressure", "a", 5, 0, 0, NULL, 0),
+        -ENOENT);
+    assert_int_equal(pressure_init(&p, NULL, "a", 0, 0, 0, NULL, 0), 0);
     assert_int_equal(p.dir_fd, -1);
     pressure_close(&p);
 }
