@@ -22,6 +22,7 @@ int client_registry_init(struct client_registry *r,
     r->geo = *geo;
     shares_init(&r->shares, 0);
     shares_bound(&r->shares, SHARE_SLOTS, total_slots, total_slots, 0);
+    shares_bound(&r->shares, SHARE_HANDLES, UINT32_MAX, UINT32_MAX, 0);
     r->handles_per_client = HANDLES_MAX;
     r->table = calloc(IPC_MAX_CLIENTS, sizeof *r->table);
     return r->table ? 0 : -ENOMEM;
@@ -66,6 +67,8 @@ struct client *client_new(struct client_registry *r, pid_t pid,
         return NULL;
     }
     c->handles.limit = r->handles_per_client;
+    c->handles.shares = &r->shares;
+    c->handles.uid = cred->uid;
     atomic_init(&c->refs, 1);
     c->id = ++r->next_id;
     c->index = index;

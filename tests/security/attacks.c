@@ -43,6 +43,9 @@
 #define CLIENT_SLOTS 8
 #define CLIENT_LOCKS 64
 #define CHECK_SECONDS 3
+#define HONEST_UID 4242
+#define HOG_UID 4243
+#define HOG2_UID 4244
 
 static const char *danausd;
 static const char *ceph_conf; /* NULL: local backend */
@@ -559,14 +562,16 @@ static void test_work_counter_spin(void **state)
 
 /* ---- floods: slots, locks, handles, tickets ---- */
 
-/* Creates the file name and sets POSIX write locks on [2i, 2i] of it until
- * one is refused, which must be the client's limit: exactly CLIENT_LOCKS,
- * then ENOLCK. Keeps the file open and locked. */
-static void take_all_locks(struct raw *r, uint32_t slot, uint32_t mount,
-                           const char *name)
+/* Sets POSIX write locks on [2i, 2i] of name until one is refused: how
+ * many, and the refusal in *err. */
+static int lock_until_refused(struct raw *r, uint32_t slot, uint32_t mount,
+                              const char *name, int64_t *err)
 {
-    int64_t h = raw_open(r, slot, mount, name, O_RDWR | O_CREAT), err;
-    CHILD_CHECK(h > 0, "open %s: %lld", name, (long long)h);
+    int64_t h = raw_open(r, slot, mount, name, O_RDWR | O_CREAT);
+    if (h <= 0) {
+        *err = h;
+        return 0;
+    }
     int n = 0;
     for (;; n++) {
         struct danaus_desc d = {.call = DANAUS_CALL_LOCK, .mount = mount,
@@ -576,9 +581,19 @@ static void take_all_locks(struct raw *r, uint32_t slot, uint32_t mount,
         d.arg[2] = 2 * n;
         d.arg[3] = 1;
         d.arg[4] = DANAUS_LOCK_POSIX;
-        if ((err = raw_call(r, slot, &d, NULL, 0, 5000)) != 0)
-            break;
+        if ((*err = raw_call(r, slot, &d, NULL, 0, 5000)) != 0)
+            return n;
     }
+}
+
+/* Creates the file name and sets POSIX write locks on [2i, 2i] of it until
+ * one is refused, which must be the client's limit: exactly CLIENT_LOCKS,
+ * then ENOLCK. Keeps the file open and locked. */
+static void take_all_locks(struct raw *r, uint32_t slot, uint32_t mount,
+                           const char *name)
+{
+    int64_t err;
+    int n = lock_until_refused(r, slot, mount, name, &err);
     CHILD_CHECK(n == CLIENT_LOCKS && err == -ENOLCK,
                 "%s: %d locks, then %lld", name, n, (long long)err);
 }
@@ -648,21 +663,28 @@ static void test_floods(void **state)
 
 /* ---- descriptor exhaustion: the door must not spin ---- */
 
-/* Opens files until EMFILE (its own limit, or the service's), says so on
- * the pipe, and holds them until killed. */
+/* Opens files as uid until EMFILE (its own limit, its uid's, or the
+ * service's), says so on the pipe, and holds them until killed. */
+struct hog {
+    int ready;
+    uid_t uid;
+};
+
 static int hog(void *arg)
 {
-    int ready = *(int *)arg;
+    const struct hog *a = arg;
+    if (a->uid)
+        become(a->uid);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a failed test */
     struct raw r = attacker_attach();
     int slot = raw_slot(&r);
-    uint32_t a = raw_mount(&r, MOUNT_A);
+    uint32_t a_mount = raw_mount(&r, MOUNT_A);
     int64_t h;
-    while ((h = raw_open(&r, (uint32_t)slot, a, ".", O_RDONLY)) > 0)
+    while ((h = raw_open(&r, (uint32_t)slot, a_mount, ".", O_RDONLY)) > 0)
         ;
     CHILD_CHECK(h == -EMFILE || h == -ENFILE, "open flood ended with %lld",
                 (long long)h);
-    CHILD_CHECK(write(ready, "x", 1) == 1, "ready");
+    CHILD_CHECK(write(a->ready, "x", 1) == 1, "ready");
     for (;;)
         pause();
 }
@@ -714,12 +736,19 @@ static void test_descriptor_exhaustion(void **state)
     if (ceph_conf)
         skip();
     start("nofile", "");
+    assert_int_equal(chmod(sock, 0666), 0);
+    /* A client may hold a quarter of the descriptors and a uid half
+     * (root's reserve aside): two uids and root together take them all. */
     enum { HOGS = 5 };
+    static const uid_t uids[HOGS] = {HOG_UID, HOG_UID, HOG2_UID, HOG2_UID, 0};
     int ready[2];
     assert_int_equal(pipe(ready), 0);
     pid_t hogs[HOGS];
-    for (int i = 0; i < HOGS; i++)
-        hogs[i] = spawn(hog, &ready[1]);
+    static struct hog a[HOGS];
+    for (int i = 0; i < HOGS; i++) {
+        a[i] = (struct hog){ready[1], uids[i]};
+        hogs[i] = spawn(hog, &a[i]);
+    }
     char byte;
     for (int i = 0; i < HOGS; i++)
         assert_int_equal(read(ready[0], &byte, 1), 1);
@@ -1379,9 +1408,6 @@ static void test_orphan_hello(void **state)
 
 /* ---- one uid takes all it can (issue 35, 3 and 4) ---- */
 
-#define HONEST_UID 4242
-#define HOG_UID 4243
-#define HOG2_UID 4244
 #define HOG_ATTACH_TRIES 64   /* per process */
 #define HOG_PROCESSES 100
 #define HOG_SILENT 300        /* connections that never say hello */
@@ -1617,6 +1643,118 @@ static void test_one_uid_takes_all(void **state)
     assert_int_equal(reap(hog2, 30), 128 + SIGKILL);
 }
 
+/* ---- handles and record locks per uid (issue 35, second round) ---- */
+
+#define HOG_CLIENTS 8
+#define UID_LOCKS (4 * CLIENT_LOCKS) /* uid_locks' default */
+
+struct uid_hog_report {
+    int locks[HOG_CLIENTS], handles[HOG_CLIENTS];
+    int64_t lock_err, handle_err; /* how the last client's floods ended */
+};
+
+/* One process of HOG_UID with HOG_CLIENTS attachments: each takes every
+ * record lock it can, then each opens every handle it can; it reports
+ * what each got and holds it all until killed. */
+static int uid_lock_handle_hog(void *arg)
+{
+    int out = *(int *)arg;
+    become(HOG_UID);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* after become, which clears it */
+    static struct raw r[HOG_CLIENTS];
+    int slot[HOG_CLIENTS];
+    uint32_t a = 0;
+    static struct uid_hog_report got;
+    for (int i = 0; i < HOG_CLIENTS; i++) {
+        CHILD_CHECK(raw_attach(&r[i], sock) == 0, "hog attach %d", i);
+        CHILD_CHECK((slot[i] = raw_slot(&r[i])) >= 0, "hog slot %d", i);
+        a = raw_mount(&r[i], MOUNT_A);
+        char name[32];
+        snprintf(name, sizeof name, "hog-locks-%d", i);
+        got.locks[i] = lock_until_refused(&r[i], (uint32_t)slot[i], a, name,
+                                          &got.lock_err);
+    }
+    for (int i = 0; i < HOG_CLIENTS; i++) {
+        int64_t h;
+        while ((h = raw_open(&r[i], (uint32_t)slot[i], a, ".", O_RDONLY)) > 0)
+            got.handles[i]++;
+        got.handle_err = h;
+    }
+    CHILD_CHECK(write(out, &got, sizeof got) == sizeof got, "report");
+    for (;;)
+        pause();
+}
+
+/* A client of uid that needs its full share of record locks and 16
+ * handles: what a hog of another uid could not take from it. */
+static int lock_handle_checker(void *arg)
+{
+    uid_t uid = *(uid_t *)arg;
+    if (uid)
+        become(uid);
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "slot");
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    char name[32];
+    snprintf(name, sizeof name, "locks-of-%d", (int)uid);
+    take_all_locks(&r, (uint32_t)slot, a, name);
+    for (int i = 0; i < 16; i++) {
+        int64_t h = raw_open(&r, (uint32_t)slot, a, ".", O_RDONLY);
+        CHILD_CHECK(h > 0, "uid %d: handle %d: %lld", (int)uid, i,
+                    (long long)h);
+    }
+    return 0;
+}
+
+/* One uid's processes take every record lock and handle they can, through
+ * many attachments: its uid's bound stops them (ENOLCK, EMFILE), not the
+ * service's, and the owner, root and another uid still get their full
+ * share of locks and handles. Local backend: there each handle is one of
+ * the service's descriptors, the scarcer resource. */
+static void test_uid_takes_handles_and_locks(void **state)
+{
+    (void)state;
+    if (ceph_conf)
+        skip();
+    char extra[128];
+    snprintf(extra, sizeof extra,
+             "owner 65534:65534\nread_cache_blocks 0\nclient_locks %d\n",
+             CLIENT_LOCKS);
+    start("uid-handles", extra);
+    assert_int_equal(chmod(sock, 0666), 0);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t hog = spawn(uid_lock_handle_hog, &p[1]);
+    struct uid_hog_report got;
+    assert_int_equal(read_within(p[0], &got, sizeof got, 120000), 0);
+    close(p[0]);
+    close(p[1]);
+    int locks = 0, handles = 0;
+    for (int i = 0; i < HOG_CLIENTS; i++) {
+        printf("  hog client %d: %d locks, %d handles\n", i, got.locks[i],
+               got.handles[i]);
+        locks += got.locks[i];
+        handles += got.handles[i];
+    }
+    /* The uid's bound, reached by its clients together: the last ones got
+     * nothing. */
+    assert_int_equal(locks, UID_LOCKS);
+    assert_int_equal(got.locks[HOG_CLIENTS - 1], 0);
+    assert_int_equal(got.lock_err, -ENOLCK);
+    assert_true(got.handles[0] > 16);
+    assert_int_equal(got.handles[HOG_CLIENTS - 1], 0);
+    assert_int_equal(got.handle_err, -EMFILE);
+    static const uid_t others[] = {NOBODY, 0, HONEST_UID};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        uid_t uid = others[i];
+        assert_int_equal(reap(spawn(lock_handle_checker, &uid), 60), 0);
+    }
+    kill(hog, SIGKILL);
+    assert_int_equal(reap(hog, 30), 128 + SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -1640,6 +1778,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
+        cmocka_unit_test_teardown(test_uid_takes_handles_and_locks, stop),
         cmocka_unit_test_teardown(test_fuzzer, stop),
     };
     if (getenv("DANAUS_SECURITY_FILTER"))
