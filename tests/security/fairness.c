@@ -31,7 +31,8 @@
  * machine with few cores, the flooder's threads also take the victim's
  * cpu time, which is the kernel's sharing, not the service's.
  * FAIRNESS_CONFIG adds lines to the service's configuration (e.g. "nice 0"
- * to compare settings).
+ * to compare settings); FAIRNESS_ROWS names the rows to run besides
+ * "alone" (e.g. "dents,hog"; default: all).
  */
 #include "raw_client.h"
 #include "harness.h"
@@ -412,7 +413,10 @@ int main(int argc, char **argv)
     printf("%-10s %10s %10s %10s %10s %10s %10s %10s\n", "beside", "calls/s",
            "median_us", "p99_us", "rate_x", "median_x", "p99_x",
            "attach_ms");
+    const char *only = getenv("FAIRNESS_ROWS");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (i > 0 && only && !strstr(only, rows[i].name))
+            continue;
         double median, p99;
         measure(rows[i].flooder, rows[i].how, s, &median, &p99);
         double rate = (double)s->n / seconds;
