@@ -133,8 +133,14 @@ int slot_assign(struct client_registry *r, struct client *c)
         int rc = share_take(&r->shares, SHARE_SLOTS, c->cred.uid);
         if (rc < 0)
             return rc == -ENOMEM ? rc : -EAGAIN;
+        /* The slot's memory, before anyone touches it (ipc.h). */
+        if ((rc = ipc_area_grow(&c->area, i + 1)) < 0) {
+            share_give(&r->shares, SHARE_SLOTS, c->cred.uid);
+            return rc == -EINVAL ? -EAGAIN : -ENOMEM;
+        }
         /* A fresh slot answers nothing yet: the client numbers its requests
-         * from 1. */
+         * from 1. All of it is written before the door's reply gives it
+         * out, so the client never sees it half made. */
         struct ipc_slot *s = ipc_slot(&c->area, i);
         s->result = 0;
         atomic_store(&s->waiting, 0);
@@ -155,6 +161,10 @@ int slot_release(struct client_registry *r, struct client *c, uint32_t slot)
     atomic_store(&c->slots[slot].owned, false);
     c->nslots--;
     share_give(&r->shares, SHARE_SLOTS, c->cred.uid);
+    /* Its memory goes back, unless a late call still writes there
+     * (client_request_end; the slot is then given out again only after). */
+    if (!atomic_load(&c->slots[slot].running))
+        ipc_area_release_slot(&c->area, slot);
     return 0;
 }
 

@@ -774,6 +774,79 @@ static void test_descriptor_exhaustion(void **state)
     close(ready[1]);
 }
 
+/* ---- the area grows as threads attach (issue 35, second round) ---- */
+
+/* The size of r's area file, and the bytes it holds in memory. */
+static void area_file(const struct raw *r, uint64_t *size, uint64_t *bytes)
+{
+    struct stat st;
+    CHILD_CHECK(fstat(r->area.fd, &st) == 0, "fstat of the area");
+    *size = (uint64_t)st.st_size;
+    *bytes = (uint64_t)st.st_blocks * 512;
+}
+
+/* A client whose area holds memory for the slots it took and no more,
+ * which gives a slot's pages back with the slot; then it grows its area
+ * itself, scribbles over every byte of it, posts garbage in every slot,
+ * owned or not, rings for all of them, and tries to shrink the file under
+ * the service. */
+static int grow_and_scribble_area(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    const struct ipc_area *a = &r.area;
+    uint64_t size, bytes;
+    area_file(&r, &size, &bytes);
+    CHILD_CHECK(size == a->cache_size, "area of %llu bytes before any slot",
+                (unsigned long long)size);
+    int s0 = raw_slot(&r), s1 = raw_slot(&r);
+    CHILD_CHECK(s0 == 0 && s1 == 1, "slots %d, %d", s0, s1);
+    area_file(&r, &size, &bytes);
+    CHILD_CHECK(size == a->cache_size + 2 * a->slot_size,
+                "area of %llu bytes with two slots",
+                (unsigned long long)size);
+    /* Slot 1, touched whole, then given back: its memory goes. */
+    memset(ipc_slot(a, 1)->buf, 0xab, a->slot_buf);
+    uint64_t touched;
+    area_file(&r, &size, &touched);
+    struct danaus_door_reply reply;
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_SLOT_PUT, 1, 0, NULL, 0, &reply) ==
+                    0,
+                "slot put");
+    area_file(&r, &size, &bytes);
+    CHILD_CHECK(touched - bytes >= a->slot_buf,
+                "%llu bytes held after the slot went, %llu before",
+                (unsigned long long)bytes, (unsigned long long)touched);
+    /* Grown by the client itself, which the seals allow; shrinking is
+     * refused. */
+    CHILD_CHECK(ftruncate(r.area.fd, (off_t)a->size) == 0, "grow: %s",
+                strerror(errno));
+    CHILD_CHECK(ftruncate(r.area.fd, (off_t)a->cache_size) < 0 &&
+                    errno == EPERM,
+                "shrink was not refused");
+    CHILD_CHECK(fcntl(r.area.fd, F_ADD_SEALS, F_SEAL_GROW) < 0,
+                "sealed the area against growing");
+    srand((unsigned)getpid());
+    uint64_t end = seconds_from_now(2);
+    for (uint32_t seq = 1; ipc_now_ns() < end; seq++) {
+        for (uint32_t i = 0; i < a->nslots; i++) {
+            struct ipc_slot *sl = ipc_slot(a, i);
+            memset(&sl->desc, rand(), sizeof sl->desc);
+            atomic_store(&sl->posted, seq);
+            ring_everywhere(&r, (struct ipc_bell){r.index, i, seq});
+        }
+        memset(a->base, rand(), a->size);
+    }
+    return 0;
+}
+
+static void test_area_grows_with_slots(void **state)
+{
+    (void)state;
+    start("area", "");
+    with_checkers(grow_and_scribble_area, NULL, 2, 0);
+}
+
 /* ---- an answer rewritten while the service still reads it (issue 35,
  * 1): getdents' records ---- */
 
@@ -1242,8 +1315,10 @@ static int cache_scribbler(void *arg)
     CHILD_CHECK(generations > 0, "attacker: no generation");
     unsigned char secret[64];
     secret_bytes(secret, sizeof secret);
-    CHILD_CHECK(memmem(r.area.slots, r.area.size, secret, sizeof secret) ==
-                    NULL,
+    struct stat st;
+    CHILD_CHECK(fstat(r.area.fd, &st) == 0, "attacker: fstat of its area");
+    CHILD_CHECK(memmem(r.area.base, (size_t)st.st_size, secret,
+                       sizeof secret) == NULL,
                 "attacker: the secret is in its memory");
     scribble(&r);
     return 0;
@@ -1772,6 +1847,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_floods, stop),
         cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),
         cmocka_unit_test_teardown(test_getdents_answer_rewritten, stop),
+        cmocka_unit_test_teardown(test_area_grows_with_slots, stop),
         cmocka_unit_test_teardown(test_pid_file_planted, stop),
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
