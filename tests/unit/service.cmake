@@ -29,3 +29,6 @@ danaus_unit_test(test_ceph_space
                          ${PROJECT_SOURCE_DIR}/fsservice/libservice/ceph/space.c)
 danaus_unit_test(test_shares SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shares.c
                  LIBS danaus_service)
+danaus_unit_test(test_slowcalls
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_slowcalls.c
+                 LIBS danaus_service)
