@@ -20,7 +20,8 @@
  * A request over its pool's rate on the backend (admission.h) waits for it
  * as a long call, after the queue is handed on; so does every call of a
  * client whose calls have been slow lately (slowcalls.h), whatever their
- * kind says.
+ * kind says, while its queue serves another client too (a lone client
+ * loses nothing by running its calls where the thread is).
  *
  * Small, cached requests must not queue behind another client's 1 MiB
  * writes and fsyncs on the same queue. Of the three ways out (a lane of
@@ -336,7 +337,8 @@ static void serve_bell(struct service *svc, struct crew *crew,
     bool long_call = false;
     if (crew) {
         note_client(crew, b.client);
-        long_call = admit_ns > 0 || slowcalls_expect(&c->slow) ||
+        long_call = admit_ns > 0 ||
+                    (slowcalls_expect(&c->slow) && queue_shared(crew)) ||
                     (call_may_block(&d) &&
                      !(call_short_in_kernel(&d) &&
                        kernel_name_space(svc, d.mount)) &&
