@@ -106,7 +106,8 @@ int main(int argc, char **argv)
     g.ncells = 64;
     g.nslots = 1;
     g.slot_buf = sizeof(payload_in);
-    if (ipc_queues_create(&g, &seg) != 0 || ipc_area_create(&g, &area) != 0) {
+    if (ipc_queues_create(&g, &seg) != 0 || ipc_area_create(&g, &area) != 0 ||
+        ipc_area_grow(&area, g.nslots) != 0) {
         perror("ipc_queues_create");
         return 1;
     }

@@ -189,6 +189,30 @@ static void set_priority(const struct config *cfg)
 }
 
 /* Raises the soft descriptor limit to the hard one; returns the limit. */
+/* Handles and record locks, per client and per uid (shares.h). A quarter
+ * of the descriptors at most per client and half per uid (the local
+ * backend holds one per open file): neither one client nor one uid can
+ * exhaust them, and root and the owner are each kept a sixteenth. Locks:
+ * client_locks per client, uid_locks per uid, 16 x client_locks in all. */
+static void bound_locks_and_handles(struct service *svc, rlim_t nofile)
+{
+    const struct config *cfg = &svc->cfg;
+    struct shares *s = &svc->clients.shares;
+    uint32_t fds = nofile < (1u << 30) ? (uint32_t)nofile : 1u << 30;
+    if (fds / 4 < HANDLES_MAX)
+        svc->clients.handles_per_client = fds / 4 ? fds / 4 : 1;
+    shares_bound(s, SHARE_HANDLES, fds,
+                 cfg->uid_handles ? cfg->uid_handles : fds / 2, fds / 16);
+    uint64_t locks = (uint64_t)cfg->client_locks * 16;
+    if (locks > UINT32_MAX)
+        locks = UINT32_MAX;
+    shares_bound(s, SHARE_LOCKS, (uint32_t)locks,
+                 cfg->uid_locks ? cfg->uid_locks
+                                : (uint32_t)(locks / 4),
+                 (uint32_t)(locks / 16));
+    svc->locks.shares = s;
+}
+
 static rlim_t raise_nofile(void)
 {
     struct rlimit lim;
@@ -325,6 +349,7 @@ int main(int argc, char **argv)
     shares_bound(&svc.clients.shares, SHARE_SLOTS, svc.cfg.slots, uid_slots,
                  svc.cfg.slots / 16 ? svc.cfg.slots / 16 : 1);
     svc.clients.locks = &svc.locks;
+    bound_locks_and_handles(&svc, nofile);
     readcache_init(&svc.readcache);
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,
                    svc.cfg.backend_write_bytes_per_second);
@@ -356,11 +381,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "danausd: %s: no read cache for Ceph files: "
                 "read delegations refused (%s)\n", svc.cfg.service,
                 strerror(-rc));
-    /* A quarter of the descriptors at most per client (the local backend
-     * holds one per open file): one client alone cannot exhaust them. */
-    if (nofile / 4 < HANDLES_MAX)
-        svc.clients.handles_per_client = nofile / 4 ? (uint32_t)(nofile / 4)
-                                                    : 1;
     if (workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
     /* After door_open, which refuses a second service of the same name,
@@ -404,9 +424,9 @@ int main(int argc, char **argv)
     fuse_door_stop(svc.fuse);
     pressure_close(&svc.pressure);
     ipc_queues_unmap(&svc.seg);
-    client_registry_free(&svc.clients);
     rcu_barrier();
     lock_table_destroy(&svc.locks);
+    client_registry_free(&svc.clients); /* the locks' shares were here */
     fstable_destroy(&svc.fs);
     stats_free(&svc.stats);
     union_branches_free(svc.union_branches);

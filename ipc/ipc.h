@@ -10,9 +10,12 @@
  *            word) and the counters service threads sleep on. Nothing
  *            else: no request, no answer, no geometry.
  *   area     one per client, mapped only by that client and the service:
+ *            its read cache (cache.c), when the service offers one; then
  *            its slots, each a completion word, a result, the request
- *            descriptor and a bulk buffer of slot_buf bytes; then its read
- *            cache (cache.c), when the service offers one.
+ *            descriptor and a bulk buffer of slot_buf bytes. The file
+ *            holds a slot's memory only once the service gave the slot
+ *            out (it grows as the client's threads attach), and a slot
+ *            given back gives its pages back.
  *
  * A client thread writes its descriptor into its own slot, publishes its
  * sequence number in the slot's posted word, and rings a doorbell in the
@@ -181,9 +184,11 @@ struct ipc_cache_block;
 /* One client's slots, and its read cache. */
 struct ipc_area {
     int fd;
-    unsigned char *slots;
+    unsigned char *base;  /* the mapping: size bytes */
+    unsigned char *slots; /* after the read cache */
     uint32_t nslots, slot_buf;
-    uint64_t slot_size, size;
+    uint32_t grown;       /* service: the file holds slots [0, grown) */
+    uint64_t slot_size, size, cache_size;
     uint32_t cache_blocks;              /* 0: no cache */
     _Atomic uint32_t *cache_gens;       /* IPC_CACHE_HANDLES words */
     struct ipc_cache_block *cache_heads; /* cache_blocks of them */
@@ -195,8 +200,8 @@ struct ipc_area {
  * 1 GiB, cache_blocks 0 or a power of two up to IPC_MAX_CACHE_BLOCKS,
  * every cpu_queue entry < nqueues. Every call returns 0 or -errno:
  * -EINVAL for a bad geometry, or (map) a descriptor that is not a memfd of
- * at least the size the geometry implies. Fresh slots have done == posted
- * == 0. The descriptors are close-on-exec, and an area's mapping is not
+ * at least the size the geometry implies (for an area: its read cache).
+ * Fresh slots have done == posted == 0. The descriptors are close-on-exec, and an area's mapping is not
  * inherited by fork (MADV_DONTFORK). */
 bool ipc_geometry_valid(const struct ipc_geometry *g);
 int ipc_queues_create(const struct ipc_geometry *g, struct ipc_segment *out);
@@ -206,6 +211,19 @@ void ipc_queues_unmap(struct ipc_segment *seg); /* and close fd */
 int ipc_area_create(const struct ipc_geometry *g, struct ipc_area *out);
 int ipc_area_map(int fd, const struct ipc_geometry *g, struct ipc_area *out);
 void ipc_area_unmap(struct ipc_area *area); /* and close fd */
+
+/* An area's file holds its read cache and, at first, no slot: slot i may
+ * be touched only once the service grew it to hold slot i. Touching a
+ * slot beyond the file's end faults (SIGBUS), so the service grows it
+ * before it gives the slot out, and touches no other. */
+
+/* Service: the file holds slots [0, n) from now on (it never shrinks).
+ * 0 or -errno. */
+int ipc_area_grow(struct ipc_area *a, uint32_t n);
+
+/* Service: slot i was given back: its pages leave the file (they read as
+ * zeros if touched again, and cost memory again only then). */
+void ipc_area_release_slot(struct ipc_area *a, uint32_t i);
 
 static inline struct ipc_queue *ipc_queue(const struct ipc_segment *seg,
                                           uint32_t i)

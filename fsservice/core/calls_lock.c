@@ -33,7 +33,8 @@ static int lock_key_of(struct request *r, struct open_file *of,
 
 static struct lock_owner client_owner(const struct client *c)
 {
-    return (struct lock_owner){DANAUS_LOCK_POSIX, c->id, c->pid, c->id};
+    return (struct lock_owner){DANAUS_LOCK_POSIX, c->id, c->pid, c->id,
+                               c->cred.uid};
 }
 
 /* Linux asks for read access to set a read lock and write access to set a
@@ -69,6 +70,7 @@ int64_t call_lock(struct request *r)
                                   ? client_owner(r->c)
                                   : open_file_lock_owner(r->of, (int)kind);
     owner.client = r->c->id;
+    owner.uid = r->c->cred.uid;
     struct lock_table *t = &r->svc->locks;
     if (cmd == DANAUS_LOCK_TEST) {
         struct danaus_lock out;

@@ -22,6 +22,7 @@ int client_registry_init(struct client_registry *r,
     r->geo = *geo;
     shares_init(&r->shares, 0);
     shares_bound(&r->shares, SHARE_SLOTS, total_slots, total_slots, 0);
+    shares_bound(&r->shares, SHARE_HANDLES, UINT32_MAX, UINT32_MAX, 0);
     r->handles_per_client = HANDLES_MAX;
     r->table = calloc(IPC_MAX_CLIENTS, sizeof *r->table);
     return r->table ? 0 : -ENOMEM;
@@ -66,6 +67,8 @@ struct client *client_new(struct client_registry *r, pid_t pid,
         return NULL;
     }
     c->handles.limit = r->handles_per_client;
+    c->handles.shares = &r->shares;
+    c->handles.uid = cred->uid;
     atomic_init(&c->refs, 1);
     c->id = ++r->next_id;
     c->index = index;
@@ -130,8 +133,14 @@ int slot_assign(struct client_registry *r, struct client *c)
         int rc = share_take(&r->shares, SHARE_SLOTS, c->cred.uid);
         if (rc < 0)
             return rc == -ENOMEM ? rc : -EAGAIN;
+        /* The slot's memory, before anyone touches it (ipc.h). */
+        if ((rc = ipc_area_grow(&c->area, i + 1)) < 0) {
+            share_give(&r->shares, SHARE_SLOTS, c->cred.uid);
+            return rc == -EINVAL ? -EAGAIN : -ENOMEM;
+        }
         /* A fresh slot answers nothing yet: the client numbers its requests
-         * from 1. */
+         * from 1. All of it is written before the door's reply gives it
+         * out, so the client never sees it half made. */
         struct ipc_slot *s = ipc_slot(&c->area, i);
         s->result = 0;
         atomic_store(&s->waiting, 0);
@@ -152,6 +161,10 @@ int slot_release(struct client_registry *r, struct client *c, uint32_t slot)
     atomic_store(&c->slots[slot].owned, false);
     c->nslots--;
     share_give(&r->shares, SHARE_SLOTS, c->cred.uid);
+    /* Its memory goes back, unless a late call still writes there
+     * (client_request_end; the slot is then given out again only after). */
+    if (!atomic_load(&c->slots[slot].running))
+        ipc_area_release_slot(&c->area, slot);
     return 0;
 }
 

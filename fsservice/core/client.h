@@ -19,7 +19,8 @@
  * its area's slots (config client_slots), its uid's share of the service's
  * slots (shares.h: config uid_slots, with a reserve kept for root and the
  * owner), and handles_per_client handles (a quarter of the service's
- * descriptors), so neither one client nor one uid can starve the others.
+ * descriptors) within its uid's share of them (config uid_handles), so
+ * neither one client nor one uid can starve the others.
  *
  * Lifetime: the door holds one reference and publishes the client in the
  * table (RCU); a service thread takes another for each request. When the
@@ -33,6 +34,7 @@
 #include "locks.h"
 #include "readcache.h"
 #include "shares.h"
+#include "slowcalls.h"
 #include "fsservice/libservice/libservice.h"
 
 #include "ipc/ipc.h"
@@ -60,6 +62,7 @@ struct client {
     uint32_t nslots;            /* slots it owns; door thread only */
     struct lock_table *locks;   /* where its POSIX locks go when it goes */
     struct readcache *readcache; /* forgets its handles when it goes */
+    struct slowcalls slow;      /* how long its calls hold a thread */
     bool sees_all;              /* every live mount (no view) */
     uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */
 };
@@ -77,7 +80,8 @@ struct client_registry {
 
 /* geo: the geometry of client areas (nslots per client). total_slots:
  * slots of all clients at once (no per-uid bound until shares_bound sets
- * one, nor a reserve). */
+ * one, nor a reserve); handles are bounded per client only until
+ * shares_bound bounds SHARE_HANDLES. */
 int client_registry_init(struct client_registry *r,
                          const struct ipc_geometry *geo, uint32_t total_slots);
 void client_registry_free(struct client_registry *r);

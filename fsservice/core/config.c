@@ -250,6 +250,10 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     }
     if (strcmp(k, "client_locks") == 0)
         return parse_u32(p, k, v, 1, 1u << 24, &cfg->client_locks);
+    if (strcmp(k, "uid_locks") == 0)
+        return parse_u32(p, k, v, 1, 1u << 28, &cfg->uid_locks);
+    if (strcmp(k, "uid_handles") == 0)
+        return parse_u32(p, k, v, 1, 1u << 30, &cfg->uid_handles);
     if (strcmp(k, "slot_buffer") == 0) {
         if (parse_u32(p, k, v, 4096, 64u << 20, &cfg->slot_buffer) < 0)
             return -1;

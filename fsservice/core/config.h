@@ -45,6 +45,10 @@ struct config {
     uint32_t read_cache_blocks; /* 4 KiB blocks of each client's read cache
                                    (ipc.h), a power of two; 0: none */
     uint32_t client_locks;      /* record locks one client may hold */
+    uint32_t uid_locks;         /* ... one uid, all its clients together;
+                                   0: 4 x client_locks (shares.h) */
+    uint32_t uid_handles;       /* open handles of one uid; 0: half the
+                                   service's descriptor limit */
     int nice;                   /* the service threads' nice value */
     uint32_t threads_per_queue; /* upper bound; one thread starts per queue */
     /* more a queue may add while all its threads are blocked in calls */

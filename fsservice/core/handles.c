@@ -86,24 +86,39 @@ static int grow(struct handle_table *t)
     return 0;
 }
 
+/* One more live handle in t, charged to its uid (lock held): 0 or
+ * -EMFILE. */
+static int charge(struct handle_table *t)
+{
+    if (t->count >= t->limit)
+        return -EMFILE;
+    if (t->shares && share_take(t->shares, SHARE_HANDLES, t->uid) < 0)
+        return -EMFILE;
+    t->count++;
+    return 0;
+}
+
+/* One live handle less in t (lock held). */
+static void uncharge(struct handle_table *t)
+{
+    t->count--;
+    if (t->shares)
+        share_give(t->shares, SHARE_HANDLES, t->uid);
+}
+
 int64_t handle_insert(struct handle_table *t, struct open_file *of)
 {
     struct handle_entry *e = malloc(sizeof *e);
     if (!e)
         return -ENOMEM;
     pthread_mutex_lock(&t->lock);
-    if (t->count >= t->limit) {
+    int rc = charge(t);
+    if (rc == 0 && t->count > t->arr->n && (rc = grow(t)) < 0)
+        uncharge(t);
+    if (rc < 0) {
         pthread_mutex_unlock(&t->lock);
         free(e);
-        return -EMFILE;
-    }
-    if (t->count == t->arr->n) {
-        int rc = grow(t);
-        if (rc < 0) {
-            pthread_mutex_unlock(&t->lock);
-            free(e);
-            return rc;
-        }
+        return rc;
     }
     uint32_t i = t->free_hint;
     while (t->arr->slots[i])
@@ -113,7 +128,6 @@ int64_t handle_insert(struct handle_table *t, struct open_file *of)
     e->gen = t->gens[i];
     e->of = of;
     rcu_assign_pointer(t->arr->slots[i], e);
-    t->count++;
     pthread_mutex_unlock(&t->lock);
     return (int64_t)DANAUS_HANDLE(i, e->gen);
 }
@@ -144,7 +158,7 @@ struct open_file *handle_remove(struct handle_table *t, uint64_t handle)
         if (e && e->gen == DANAUS_HANDLE_GEN(handle)) {
             of = e->of;
             rcu_assign_pointer(t->arr->slots[i], NULL);
-            t->count--;
+            uncharge(t);
             if (i < t->free_hint)
                 t->free_hint = i;
             call_rcu(&e->rcu, free_entry_rcu);
@@ -176,7 +190,12 @@ static int put_at(struct handle_table *t, uint32_t i, uint32_t gen,
     struct handle_entry *e = malloc(sizeof *e);
     if (!e)
         return -ENOMEM;
+    if ((rc = charge(t)) < 0) {
+        free(e);
+        return rc;
+    }
     if (!open_file_tryget(of)) {
+        uncharge(t);
         free(e);
         return -EBADF;
     }
@@ -184,7 +203,6 @@ static int put_at(struct handle_table *t, uint32_t i, uint32_t gen,
     e->of = of;
     t->gens[i] = gen;
     rcu_assign_pointer(t->arr->slots[i], e);
-    t->count++;
     return 0;
 }
 
@@ -199,8 +217,8 @@ static void drop_all(struct handle_table *t)
         rcu_assign_pointer(a->slots[i], NULL);
         open_file_put(e->of);
         call_rcu(&e->rcu, free_entry_rcu);
+        uncharge(t);
     }
-    t->count = 0;
     t->free_hint = 0;
 }
 

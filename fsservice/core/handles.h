@@ -4,7 +4,9 @@
  * A handle is an index into this table plus the generation of the entry
  * (DANAUS_HANDLE in wire.h), never a memory address: a closed, stale or
  * forged handle fails the generation check and gives EBADF. Each client has
- * its own table, so no client can name another's files. Lookups happen on
+ * its own table, so no client can name another's files. A table holds at
+ * most limit handles, and each is charged to its client's uid's share
+ * (shares.h, SHARE_HANDLES) while it lives. Lookups happen on
  * every request and run lock-free under RCU; inserts and removals take the
  * table's mutex.
  */
@@ -12,6 +14,7 @@
 #define DANAUS_HANDLES_H
 
 #include "openfile.h"
+#include "shares.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -27,13 +30,15 @@ struct handle_table {
     uint32_t count;           /* live handles */
     uint32_t free_hint;       /* no free index below this one */
     uint32_t limit;           /* live handles at most (<= HANDLES_MAX) */
+    struct shares *shares;    /* charged for each live handle, or NULL */
+    uid_t uid;                /* ... under this uid */
 };
 
 int handle_table_init(struct handle_table *t);
 
 /* Takes the caller's reference to of. Returns the handle, or -EMFILE (the
- * table holds its limit) / 
- * -ENOMEM (the reference is then still the caller's). */
+ * table holds its limit, or its uid its share) / -ENOMEM (the reference is
+ * then still the caller's). */
 int64_t handle_insert(struct handle_table *t, struct open_file *of);
 
 /* The open file a handle names, with a new reference, or NULL. */
@@ -45,7 +50,8 @@ struct open_file *handle_remove(struct handle_table *t, uint64_t handle);
 /* Copies handles of src into dst, which must be empty, at the same index
  * and generation, each with a new reference: all of them when only is
  * NULL, else the n listed. 0, -EBADF (a listed handle is not live in src),
- * -EBUSY (dst not empty) or -ENOMEM; dst is left empty on failure. */
+ * -EBUSY (dst not empty), -EMFILE (past dst's uid's share) or -ENOMEM;
+ * dst is left empty on failure. */
 int handle_table_copy(struct handle_table *dst, struct handle_table *src,
                       const uint64_t *only, uint32_t n);
 

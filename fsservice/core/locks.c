@@ -110,10 +110,16 @@ static struct lock_charge **charge_slot(struct lock_table *t, uint64_t client)
     return p;
 }
 
-/* Whether client may create n more locks: within its limit, and memory
- * for its count (so charging the new locks cannot fail afterwards). */
-static bool may_add(struct lock_table *t, uint64_t client, uint32_t n)
+/* Whether owner's client may create n more locks: within its limit and
+ * its uid's share, and memory for its count (so charging the new locks
+ * cannot fail afterwards: every lock is taken and given under the table's
+ * mutex). */
+static bool may_add(struct lock_table *t, const struct lock_owner *o,
+                    uint32_t n)
 {
+    if (t->shares && share_room(t->shares, SHARE_LOCKS, o->uid) < n)
+        return false;
+    uint64_t client = o->client;
     struct lock_charge **p = charge_slot(t, client);
     if (!*p) {
         *p = calloc(1, sizeof **p);
@@ -130,9 +136,14 @@ static bool may_add(struct lock_table *t, uint64_t client, uint32_t n)
  * the lock was created, and it stays while the client's count is above
  * zero (so a request charges its new lock before cutting the owner's old
  * ones). */
-static void charge(struct lock_table *t, uint64_t client, int delta)
+static void charge(struct lock_table *t, const struct lock_owner *o,
+                   int delta)
 {
-    struct lock_charge **p = charge_slot(t, client);
+    struct lock_charge **p = charge_slot(t, o->client);
+    if (t->shares && delta > 0)
+        share_take(t->shares, SHARE_LOCKS, o->uid);
+    else if (t->shares)
+        share_give(t->shares, SHARE_LOCKS, o->uid);
     t->nlocks += delta;
     (*p)->count += delta;
     if ((*p)->count == 0) {
@@ -317,7 +328,7 @@ static void unlink_lock(struct lock_table *t, struct lock **p)
 {
     struct lock *l = *p;
     *p = l->next;
-    charge(t, l->owner.client, -1);
+    charge(t, &l->owner, -1);
     free(l);
 }
 
@@ -373,11 +384,12 @@ static void cut_own(struct lock_table *t, struct lock_file *f,
         if (l->start < start && l->end > end) {
             *spare = *l;
             spare->owner.client = o->client;
+            spare->owner.uid = o->uid;
             spare->start = end + 1;
             spare->next = l->next;
             l->next = spare;
             l->end = start - 1;
-            charge(t, spare->owner.client, +1);
+            charge(t, &spare->owner, +1);
             p = &spare->next;
         } else if (l->start < start) {
             l->end = start - 1;
@@ -407,12 +419,12 @@ static int set_flock(struct lock_table *t, struct lock_file *f,
     }
     if (type == F_UNLCK || conflict(f, o, type, 0, OFFSET_MAX))
         return type == F_UNLCK ? 0 : -EAGAIN;
-    struct lock *l = may_add(t, o->client, 1) ? malloc(sizeof *l) : NULL;
+    struct lock *l = may_add(t, o, 1) ? malloc(sizeof *l) : NULL;
     if (!l)
         return -ENOLCK;
     *l = (struct lock){f->locks, *o, type, 0, OFFSET_MAX};
     f->locks = l;
-    charge(t, o->client, +1);
+    charge(t, o, +1);
     return 0;
 }
 
@@ -434,7 +446,7 @@ static int set_range(struct lock_table *t, struct lock_file *f,
      * were. */
     bool split = splits_own(f, o, type, start, end);
     uint32_t added = (type != F_UNLCK) + split;
-    if (added && !may_add(t, o->client, added))
+    if (added && !may_add(t, o, added))
         return -ENOLCK;
     struct lock *fresh = type == F_UNLCK ? NULL : malloc(sizeof *fresh);
     struct lock *spare = split ? malloc(sizeof *spare) : NULL;
@@ -445,7 +457,7 @@ static int set_range(struct lock_table *t, struct lock_file *f,
     }
     int64_t ns = start, ne = end;
     if (fresh)
-        charge(t, o->client, +1);
+        charge(t, o, +1);
     cut_own(t, f, o, type, start, end, &ns, &ne, spare);
     if (fresh) {
         *fresh = (struct lock){f->locks, *o, type, ns, ne};

@@ -23,13 +23,17 @@
  * One mutex guards the table: lock calls are short and rare next to I/O.
  *
  * Every lock is charged to the client whose request created it, and a
- * client holds at most client_limit of them: past that its requests get
- * -ENOLCK (Linux's answer when lock records run out), so one client cannot
- * grow the shared table, and the time every conflict check takes, without
- * bound. Other clients never notice.
+ * client holds at most client_limit of them; it is charged to that
+ * client's uid's share too (shares.h, SHARE_LOCKS), so that many clients
+ * of one uid cannot take the table either. Past either bound its requests
+ * get -ENOLCK (Linux's answer when lock records run out), so neither one
+ * client nor one uid can grow the shared table, and the time every
+ * conflict check takes, without bound. Other uids never notice.
  */
 #ifndef DANAUS_LOCKS_H
 #define DANAUS_LOCKS_H
+
+#include "shares.h"
 
 #include <danaus/wire.h>
 #include <pthread.h>
@@ -46,12 +50,14 @@ struct lock_key {
  * POSIX locks, the open file's address otherwise; pid is what F_GETLK
  * reports for a POSIX lock; client the client asking, which is charged for
  * the locks its request creates (an open file, and so its OFD and flock
- * locks, may be shared by the clients of a forked process). */
+ * locks, may be shared by the clients of a forked process), and uid that
+ * client's uid, whose share is charged too. */
 struct lock_owner {
     int kind;
     uint64_t id;
     int32_t pid;
     uint64_t client;
+    uid_t uid;
 };
 
 #define LOCK_BUCKETS 256
@@ -67,9 +73,11 @@ struct lock_table {
     struct lock_charge *charges[LOCK_BUCKETS]; /* locks held per client */
     uint64_t nlocks;
     uint32_t client_limit;
+    struct shares *shares; /* charged per uid, or NULL: not */
 };
 
-/* client_limit: the most locks one client may hold. */
+/* client_limit: the most locks one client may hold. Set shares to bound
+ * them per uid as well. */
 void lock_table_init(struct lock_table *t, uint32_t client_limit);
 void lock_table_destroy(struct lock_table *t);
 

@@ -38,7 +38,7 @@ static void open_file_free(struct rcu_head *head)
 
 struct lock_owner open_file_lock_owner(const struct open_file *of, int kind)
 {
-    return (struct lock_owner){kind, (uint64_t)(uintptr_t)of, -1, 0};
+    return (struct lock_owner){kind, (uint64_t)(uintptr_t)of, -1, 0, 0};
 }
 
 void open_file_put(struct open_file *of)

@@ -36,6 +36,7 @@ static struct share *find(const struct shares *s, uid_t uid)
 void shares_init(struct shares *s, uid_t owner)
 {
     memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->lock, NULL);
     s->owner = owner;
 }
 
@@ -47,7 +48,9 @@ void shares_free(struct shares *s)
             s->bucket[i] = e->next;
             free(e);
         }
-    memset(s->used, 0, sizeof s->used);
+    for (int k = 0; k < SHARE_KINDS; k++)
+        s->used[k] = 0;
+    pthread_mutex_destroy(&s->lock);
 }
 
 void shares_bound(struct shares *s, enum share_kind k, uint32_t total,
@@ -60,61 +63,96 @@ void shares_bound(struct shares *s, enum share_kind k, uint32_t total,
     };
 }
 
-uint32_t share_held(const struct shares *s, enum share_kind k, uid_t uid)
+static uint32_t held_by(const struct shares *s, enum share_kind k, uid_t uid)
 {
     const struct share *e = find(s, uid);
     return e ? e->held[k] : 0;
+}
+
+uint32_t share_held(const struct shares *s, enum share_kind k, uid_t uid)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+    uint32_t held = held_by(s, k, uid);
+    pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+    return held;
 }
 
 /* What must stay free of kind k for privileged uid p, unless p takes. */
 static uint32_t kept_for(const struct shares *s, enum share_kind k, uid_t p,
                          uid_t taker)
 {
-    uint32_t held = share_held(s, k, p);
+    uint32_t held = held_by(s, k, p);
     uint32_t reserve = s->bound[k].reserve;
     return p == taker || held >= reserve ? 0 : reserve - held;
 }
 
-int share_take(struct shares *s, enum share_kind k, uid_t uid)
+/* How many more of kind k uid may take; *full: the uid's own bound is
+ * what stops it. Lock held. */
+static uint32_t room_of(const struct shares *s, enum share_kind k, uid_t uid,
+                        bool *full)
 {
     const struct share_bound *b = &s->bound[k];
-    struct share *e = find(s, uid);
-    if (e && e->held[k] >= b->per_uid)
-        return -EUSERS;
+    uint32_t held = held_by(s, k, uid);
     uint64_t kept = kept_for(s, k, 0, uid);
     if (s->owner != 0)
         kept += kept_for(s, k, s->owner, uid);
-    if ((uint64_t)s->used[k] + 1 + kept > b->total)
-        return -EAGAIN;
-    if (!e) {
-        e = calloc(1, sizeof *e);
-        if (!e)
-            return -ENOMEM;
-        e->uid = uid;
-        struct share **head = slot_of(s, uid);
-        e->next = *head;
-        *head = e;
+    uint64_t used = (uint64_t)s->used[k] + kept;
+    uint64_t free = used < b->total ? b->total - used : 0;
+    uint32_t own = held < b->per_uid ? b->per_uid - held : 0;
+    *full = own == 0;
+    return (uint32_t)(own < free ? own : free);
+}
+
+uint32_t share_room(struct shares *s, enum share_kind k, uid_t uid)
+{
+    bool full;
+    pthread_mutex_lock(&s->lock);
+    uint32_t room = room_of(s, k, uid, &full);
+    pthread_mutex_unlock(&s->lock);
+    return room;
+}
+
+int share_take(struct shares *s, enum share_kind k, uid_t uid)
+{
+    bool full;
+    int rc = 0;
+    pthread_mutex_lock(&s->lock);
+    struct share *e = find(s, uid);
+    if (room_of(s, k, uid, &full) == 0) {
+        rc = full ? -EUSERS : -EAGAIN;
+    } else if (!e && !(e = calloc(1, sizeof *e))) {
+        rc = -ENOMEM;
+    } else {
+        if (!find(s, uid)) {
+            struct share **head = slot_of(s, uid);
+            e->uid = uid;
+            e->next = *head;
+            *head = e;
+        }
+        e->held[k]++;
+        s->used[k]++;
     }
-    e->held[k]++;
-    s->used[k]++;
-    return 0;
+    pthread_mutex_unlock(&s->lock);
+    return rc;
 }
 
 void share_give(struct shares *s, enum share_kind k, uid_t uid)
 {
+    pthread_mutex_lock(&s->lock);
     struct share **p = slot_of(s, uid);
     while (*p && (*p)->uid != uid)
         p = &(*p)->next;
     struct share *e = *p;
-    if (!e || e->held[k] == 0)
-        return;
-    e->held[k]--;
-    s->used[k]--;
-    bool empty = true;
-    for (int i = 0; i < SHARE_KINDS; i++)
-        empty = empty && e->held[i] == 0;
-    if (empty) {
-        *p = e->next;
-        free(e);
+    if (e && e->held[k] > 0) {
+        e->held[k]--;
+        s->used[k]--;
+        bool empty = true;
+        for (int i = 0; i < SHARE_KINDS; i++)
+            empty = empty && e->held[i] == 0;
+        if (empty) {
+            *p = e->next;
+            free(e);
+        }
     }
+    pthread_mutex_unlock(&s->lock);
 }

@@ -1,10 +1,11 @@
 /*
  * shares.h - fair shares of the service's bounded resources, per uid.
  *
- * Clients attached, slots, fork/exec tickets and connections that have not
- * said hello yet are each bounded service-wide (total), per uid (per_uid)
- * and per client or process where the caller says so. First come, first
- * served would let one uid take them all; instead:
+ * Clients attached, slots, fork/exec tickets, connections that have not
+ * said hello yet, open handles and record locks are each bounded
+ * service-wide (total), per uid (per_uid) and per client or process where
+ * the caller says so. First come, first served would let one uid take them
+ * all; instead:
  *
  *   - no uid holds more than per_uid of a kind;
  *   - root (uid 0) and the service's owner are each kept a reserve: a take
@@ -14,11 +15,13 @@
  *     hold; neither can use the other's reserve either.
  *
  * The uid is the peer's as the kernel says it (SO_PEERCRED), never a
- * claim. Door thread only: no locking.
+ * claim. The door thread takes and gives the first four kinds, service
+ * threads the handles and locks: one mutex guards the table.
  */
 #ifndef DANAUS_SHARES_H
 #define DANAUS_SHARES_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -27,6 +30,8 @@ enum share_kind {
     SHARE_SLOTS,   /* slots owned */
     SHARE_TICKETS, /* fork/exec tickets not yet claimed */
     SHARE_PENDING, /* connections without a hello */
+    SHARE_HANDLES, /* open handles (handles.h) */
+    SHARE_LOCKS,   /* record locks (locks.h) */
     SHARE_KINDS
 };
 
@@ -39,8 +44,9 @@ struct share;
 #define SHARE_BUCKETS 256
 
 struct shares {
+    pthread_mutex_t lock;
     struct share *bucket[SHARE_BUCKETS];
-    uint32_t used[SHARE_KINDS];
+    _Atomic uint32_t used[SHARE_KINDS];
     struct share_bound bound[SHARE_KINDS];
     uid_t owner; /* the service's owner; may be 0 (then root alone) */
 };
@@ -55,6 +61,9 @@ void shares_bound(struct shares *s, enum share_kind k, uint32_t total,
 /* One more of kind k for uid: 0, -EUSERS when uid holds its per_uid, or
  * -EAGAIN when the rest is taken or kept for root and the owner. */
 int share_take(struct shares *s, enum share_kind k, uid_t uid);
+
+/* How many more of kind k uid may take now, by share_take's rules. */
+uint32_t share_room(struct shares *s, enum share_kind k, uid_t uid);
 
 /* One of kind k back from uid (which must hold one). */
 void share_give(struct shares *s, enum share_kind k, uid_t uid);

@@ -427,10 +427,8 @@ static void hello(struct door *d, struct conn *c)
     }
     int fds[2] = {d->svc->seg.fd, c->client->area.fd};
     send_with_fds(c->fd, buf, len, fds, 2);
-    /* The service keeps its mapping; the descriptor was only for handing
-     * over. */
-    close(c->client->area.fd);
-    c->client->area.fd = -1;
+    /* The service keeps the area's descriptor too: the area grows as the
+     * client's threads take slots (ipc_area_grow). */
 }
 
 static void reply_token(int fd, int error, uint64_t token)

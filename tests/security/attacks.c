@@ -43,6 +43,9 @@
 #define CLIENT_SLOTS 8
 #define CLIENT_LOCKS 64
 #define CHECK_SECONDS 3
+#define HONEST_UID 4242
+#define HOG_UID 4243
+#define HOG2_UID 4244
 
 static const char *danausd;
 static const char *ceph_conf; /* NULL: local backend */
@@ -559,14 +562,16 @@ static void test_work_counter_spin(void **state)
 
 /* ---- floods: slots, locks, handles, tickets ---- */
 
-/* Creates the file name and sets POSIX write locks on [2i, 2i] of it until
- * one is refused, which must be the client's limit: exactly CLIENT_LOCKS,
- * then ENOLCK. Keeps the file open and locked. */
-static void take_all_locks(struct raw *r, uint32_t slot, uint32_t mount,
-                           const char *name)
+/* Sets POSIX write locks on [2i, 2i] of name until one is refused: how
+ * many, and the refusal in *err. */
+static int lock_until_refused(struct raw *r, uint32_t slot, uint32_t mount,
+                              const char *name, int64_t *err)
 {
-    int64_t h = raw_open(r, slot, mount, name, O_RDWR | O_CREAT), err;
-    CHILD_CHECK(h > 0, "open %s: %lld", name, (long long)h);
+    int64_t h = raw_open(r, slot, mount, name, O_RDWR | O_CREAT);
+    if (h <= 0) {
+        *err = h;
+        return 0;
+    }
     int n = 0;
     for (;; n++) {
         struct danaus_desc d = {.call = DANAUS_CALL_LOCK, .mount = mount,
@@ -576,9 +581,19 @@ static void take_all_locks(struct raw *r, uint32_t slot, uint32_t mount,
         d.arg[2] = 2 * n;
         d.arg[3] = 1;
         d.arg[4] = DANAUS_LOCK_POSIX;
-        if ((err = raw_call(r, slot, &d, NULL, 0, 5000)) != 0)
-            break;
+        if ((*err = raw_call(r, slot, &d, NULL, 0, 5000)) != 0)
+            return n;
     }
+}
+
+/* Creates the file name and sets POSIX write locks on [2i, 2i] of it until
+ * one is refused, which must be the client's limit: exactly CLIENT_LOCKS,
+ * then ENOLCK. Keeps the file open and locked. */
+static void take_all_locks(struct raw *r, uint32_t slot, uint32_t mount,
+                           const char *name)
+{
+    int64_t err;
+    int n = lock_until_refused(r, slot, mount, name, &err);
     CHILD_CHECK(n == CLIENT_LOCKS && err == -ENOLCK,
                 "%s: %d locks, then %lld", name, n, (long long)err);
 }
@@ -648,21 +663,28 @@ static void test_floods(void **state)
 
 /* ---- descriptor exhaustion: the door must not spin ---- */
 
-/* Opens files until EMFILE (its own limit, or the service's), says so on
- * the pipe, and holds them until killed. */
+/* Opens files as uid until EMFILE (its own limit, its uid's, or the
+ * service's), says so on the pipe, and holds them until killed. */
+struct hog {
+    int ready;
+    uid_t uid;
+};
+
 static int hog(void *arg)
 {
-    int ready = *(int *)arg;
+    const struct hog *a = arg;
+    if (a->uid)
+        become(a->uid);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive a failed test */
     struct raw r = attacker_attach();
     int slot = raw_slot(&r);
-    uint32_t a = raw_mount(&r, MOUNT_A);
+    uint32_t a_mount = raw_mount(&r, MOUNT_A);
     int64_t h;
-    while ((h = raw_open(&r, (uint32_t)slot, a, ".", O_RDONLY)) > 0)
+    while ((h = raw_open(&r, (uint32_t)slot, a_mount, ".", O_RDONLY)) > 0)
         ;
     CHILD_CHECK(h == -EMFILE || h == -ENFILE, "open flood ended with %lld",
                 (long long)h);
-    CHILD_CHECK(write(ready, "x", 1) == 1, "ready");
+    CHILD_CHECK(write(a->ready, "x", 1) == 1, "ready");
     for (;;)
         pause();
 }
@@ -714,12 +736,19 @@ static void test_descriptor_exhaustion(void **state)
     if (ceph_conf)
         skip();
     start("nofile", "");
+    assert_int_equal(chmod(sock, 0666), 0);
+    /* A client may hold a quarter of the descriptors and a uid half
+     * (root's reserve aside): two uids and root together take them all. */
     enum { HOGS = 5 };
+    static const uid_t uids[HOGS] = {HOG_UID, HOG_UID, HOG2_UID, HOG2_UID, 0};
     int ready[2];
     assert_int_equal(pipe(ready), 0);
     pid_t hogs[HOGS];
-    for (int i = 0; i < HOGS; i++)
-        hogs[i] = spawn(hog, &ready[1]);
+    static struct hog a[HOGS];
+    for (int i = 0; i < HOGS; i++) {
+        a[i] = (struct hog){ready[1], uids[i]};
+        hogs[i] = spawn(hog, &a[i]);
+    }
     char byte;
     for (int i = 0; i < HOGS; i++)
         assert_int_equal(read(ready[0], &byte, 1), 1);
@@ -743,6 +772,79 @@ static void test_descriptor_exhaustion(void **state)
     assert_int_equal(reap(late, 30), 0);
     close(ready[0]);
     close(ready[1]);
+}
+
+/* ---- the area grows as threads attach (issue 35, second round) ---- */
+
+/* The size of r's area file, and the bytes it holds in memory. */
+static void area_file(const struct raw *r, uint64_t *size, uint64_t *bytes)
+{
+    struct stat st;
+    CHILD_CHECK(fstat(r->area.fd, &st) == 0, "fstat of the area");
+    *size = (uint64_t)st.st_size;
+    *bytes = (uint64_t)st.st_blocks * 512;
+}
+
+/* A client whose area holds memory for the slots it took and no more,
+ * which gives a slot's pages back with the slot; then it grows its area
+ * itself, scribbles over every byte of it, posts garbage in every slot,
+ * owned or not, rings for all of them, and tries to shrink the file under
+ * the service. */
+static int grow_and_scribble_area(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    const struct ipc_area *a = &r.area;
+    uint64_t size, bytes;
+    area_file(&r, &size, &bytes);
+    CHILD_CHECK(size == a->cache_size, "area of %llu bytes before any slot",
+                (unsigned long long)size);
+    int s0 = raw_slot(&r), s1 = raw_slot(&r);
+    CHILD_CHECK(s0 == 0 && s1 == 1, "slots %d, %d", s0, s1);
+    area_file(&r, &size, &bytes);
+    CHILD_CHECK(size == a->cache_size + 2 * a->slot_size,
+                "area of %llu bytes with two slots",
+                (unsigned long long)size);
+    /* Slot 1, touched whole, then given back: its memory goes. */
+    memset(ipc_slot(a, 1)->buf, 0xab, a->slot_buf);
+    uint64_t touched;
+    area_file(&r, &size, &touched);
+    struct danaus_door_reply reply;
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_SLOT_PUT, 1, 0, NULL, 0, &reply) ==
+                    0,
+                "slot put");
+    area_file(&r, &size, &bytes);
+    CHILD_CHECK(touched - bytes >= a->slot_buf,
+                "%llu bytes held after the slot went, %llu before",
+                (unsigned long long)bytes, (unsigned long long)touched);
+    /* Grown by the client itself, which the seals allow; shrinking is
+     * refused. */
+    CHILD_CHECK(ftruncate(r.area.fd, (off_t)a->size) == 0, "grow: %s",
+                strerror(errno));
+    CHILD_CHECK(ftruncate(r.area.fd, (off_t)a->cache_size) < 0 &&
+                    errno == EPERM,
+                "shrink was not refused");
+    CHILD_CHECK(fcntl(r.area.fd, F_ADD_SEALS, F_SEAL_GROW) < 0,
+                "sealed the area against growing");
+    srand((unsigned)getpid());
+    uint64_t end = seconds_from_now(2);
+    for (uint32_t seq = 1; ipc_now_ns() < end; seq++) {
+        for (uint32_t i = 0; i < a->nslots; i++) {
+            struct ipc_slot *sl = ipc_slot(a, i);
+            memset(&sl->desc, rand(), sizeof sl->desc);
+            atomic_store(&sl->posted, seq);
+            ring_everywhere(&r, (struct ipc_bell){r.index, i, seq});
+        }
+        memset(a->base, rand(), a->size);
+    }
+    return 0;
+}
+
+static void test_area_grows_with_slots(void **state)
+{
+    (void)state;
+    start("area", "");
+    with_checkers(grow_and_scribble_area, NULL, 2, 0);
 }
 
 /* ---- an answer rewritten while the service still reads it (issue 35,
@@ -1213,8 +1315,10 @@ static int cache_scribbler(void *arg)
     CHILD_CHECK(generations > 0, "attacker: no generation");
     unsigned char secret[64];
     secret_bytes(secret, sizeof secret);
-    CHILD_CHECK(memmem(r.area.slots, r.area.size, secret, sizeof secret) ==
-                    NULL,
+    struct stat st;
+    CHILD_CHECK(fstat(r.area.fd, &st) == 0, "attacker: fstat of its area");
+    CHILD_CHECK(memmem(r.area.base, (size_t)st.st_size, secret,
+                       sizeof secret) == NULL,
                 "attacker: the secret is in its memory");
     scribble(&r);
     return 0;
@@ -1379,9 +1483,6 @@ static void test_orphan_hello(void **state)
 
 /* ---- one uid takes all it can (issue 35, 3 and 4) ---- */
 
-#define HONEST_UID 4242
-#define HOG_UID 4243
-#define HOG2_UID 4244
 #define HOG_ATTACH_TRIES 64   /* per process */
 #define HOG_PROCESSES 100
 #define HOG_SILENT 300        /* connections that never say hello */
@@ -1617,6 +1718,118 @@ static void test_one_uid_takes_all(void **state)
     assert_int_equal(reap(hog2, 30), 128 + SIGKILL);
 }
 
+/* ---- handles and record locks per uid (issue 35, second round) ---- */
+
+#define HOG_CLIENTS 8
+#define UID_LOCKS (4 * CLIENT_LOCKS) /* uid_locks' default */
+
+struct uid_hog_report {
+    int locks[HOG_CLIENTS], handles[HOG_CLIENTS];
+    int64_t lock_err, handle_err; /* how the last client's floods ended */
+};
+
+/* One process of HOG_UID with HOG_CLIENTS attachments: each takes every
+ * record lock it can, then each opens every handle it can; it reports
+ * what each got and holds it all until killed. */
+static int uid_lock_handle_hog(void *arg)
+{
+    int out = *(int *)arg;
+    become(HOG_UID);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* after become, which clears it */
+    static struct raw r[HOG_CLIENTS];
+    int slot[HOG_CLIENTS];
+    uint32_t a = 0;
+    static struct uid_hog_report got;
+    for (int i = 0; i < HOG_CLIENTS; i++) {
+        CHILD_CHECK(raw_attach(&r[i], sock) == 0, "hog attach %d", i);
+        CHILD_CHECK((slot[i] = raw_slot(&r[i])) >= 0, "hog slot %d", i);
+        a = raw_mount(&r[i], MOUNT_A);
+        char name[32];
+        snprintf(name, sizeof name, "hog-locks-%d", i);
+        got.locks[i] = lock_until_refused(&r[i], (uint32_t)slot[i], a, name,
+                                          &got.lock_err);
+    }
+    for (int i = 0; i < HOG_CLIENTS; i++) {
+        int64_t h;
+        while ((h = raw_open(&r[i], (uint32_t)slot[i], a, ".", O_RDONLY)) > 0)
+            got.handles[i]++;
+        got.handle_err = h;
+    }
+    CHILD_CHECK(write(out, &got, sizeof got) == sizeof got, "report");
+    for (;;)
+        pause();
+}
+
+/* A client of uid that needs its full share of record locks and 16
+ * handles: what a hog of another uid could not take from it. */
+static int lock_handle_checker(void *arg)
+{
+    uid_t uid = *(uid_t *)arg;
+    if (uid)
+        become(uid);
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "slot");
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    char name[32];
+    snprintf(name, sizeof name, "locks-of-%d", (int)uid);
+    take_all_locks(&r, (uint32_t)slot, a, name);
+    for (int i = 0; i < 16; i++) {
+        int64_t h = raw_open(&r, (uint32_t)slot, a, ".", O_RDONLY);
+        CHILD_CHECK(h > 0, "uid %d: handle %d: %lld", (int)uid, i,
+                    (long long)h);
+    }
+    return 0;
+}
+
+/* One uid's processes take every record lock and handle they can, through
+ * many attachments: its uid's bound stops them (ENOLCK, EMFILE), not the
+ * service's, and the owner, root and another uid still get their full
+ * share of locks and handles. Local backend: there each handle is one of
+ * the service's descriptors, the scarcer resource. */
+static void test_uid_takes_handles_and_locks(void **state)
+{
+    (void)state;
+    if (ceph_conf)
+        skip();
+    char extra[128];
+    snprintf(extra, sizeof extra,
+             "owner 65534:65534\nread_cache_blocks 0\nclient_locks %d\n",
+             CLIENT_LOCKS);
+    start("uid-handles", extra);
+    assert_int_equal(chmod(sock, 0666), 0);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t hog = spawn(uid_lock_handle_hog, &p[1]);
+    struct uid_hog_report got;
+    assert_int_equal(read_within(p[0], &got, sizeof got, 120000), 0);
+    close(p[0]);
+    close(p[1]);
+    int locks = 0, handles = 0;
+    for (int i = 0; i < HOG_CLIENTS; i++) {
+        printf("  hog client %d: %d locks, %d handles\n", i, got.locks[i],
+               got.handles[i]);
+        locks += got.locks[i];
+        handles += got.handles[i];
+    }
+    /* The uid's bound, reached by its clients together: the last ones got
+     * nothing. */
+    assert_int_equal(locks, UID_LOCKS);
+    assert_int_equal(got.locks[HOG_CLIENTS - 1], 0);
+    assert_int_equal(got.lock_err, -ENOLCK);
+    assert_true(got.handles[0] > 16);
+    assert_int_equal(got.handles[HOG_CLIENTS - 1], 0);
+    assert_int_equal(got.handle_err, -EMFILE);
+    static const uid_t others[] = {NOBODY, 0, HONEST_UID};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        uid_t uid = others[i];
+        assert_int_equal(reap(spawn(lock_handle_checker, &uid), 60), 0);
+    }
+    kill(hog, SIGKILL);
+    assert_int_equal(reap(hog, 30), 128 + SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -1634,12 +1847,14 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_floods, stop),
         cmocka_unit_test_teardown(test_descriptor_exhaustion, stop),
         cmocka_unit_test_teardown(test_getdents_answer_rewritten, stop),
+        cmocka_unit_test_teardown(test_area_grows_with_slots, stop),
         cmocka_unit_test_teardown(test_pid_file_planted, stop),
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
+        cmocka_unit_test_teardown(test_uid_takes_handles_and_locks, stop),
         cmocka_unit_test_teardown(test_fuzzer, stop),
     };
     if (getenv("DANAUS_SECURITY_FILTER"))

@@ -20,18 +20,25 @@
  *   dents     a client listing a directory of 1,000 entries over and over
  *             while a second thread zeroes the first record's d_reclen in
  *             its slot;
+ *   bigdents  a client listing a directory of 20,000 entries over and
+ *             over, a slot buffer's worth per call: calls the kind of
+ *             which says short that keep a service thread long;
  *   hog       processes holding every attachment, slot and ticket the uid
  *             can get, and one making connections that never say hello as
  *             fast as the door closes them.
  * Every row gives the victim's calls per second, median and p99, and their
- * ratios to the row alone, and how long its attach took (a victim call
- * that fails ends the run). Each flooder runs in its own process, the
+ * ratios to the row alone, how long its attach took (a victim call that
+ * fails ends the run), and how long the victim's thread waited for a cpu
+ * per call on average (its run-queue wait, /proc/thread-self/schedstat):
+ * the part of its latency that is the kernel's sharing of the cpus, not
+ * the service's. Each flooder runs in its own process, the
  * victim in another. With FAIRNESS_PIN=1 the victim runs on the first cpu
  * and the flooder on the last (the service anywhere): otherwise, on a
  * machine with few cores, the flooder's threads also take the victim's
  * cpu time, which is the kernel's sharing, not the service's.
  * FAIRNESS_CONFIG adds lines to the service's configuration (e.g. "nice 0"
- * to compare settings).
+ * to compare settings); FAIRNESS_ROWS names the rows to run besides
+ * "alone" (e.g. "dents,hog"; default: all).
  */
 #include "raw_client.h"
 #include "harness.h"
@@ -58,6 +65,7 @@
 #define MAX_SAMPLES (4 << 20)
 #define ATTACKER_UID 4243
 #define DENTS 1000
+#define BIG_DENTS 20000
 
 static char sock[600];
 static double seconds = 5;
@@ -92,8 +100,22 @@ static void attach(struct raw *r)
 struct samples {
     size_t n;
     uint64_t attach_ns;
+    uint64_t runq_ns; /* the victim's thread, waiting for a cpu */
     uint64_t ns[MAX_SAMPLES];
 };
+
+/* The calling thread's time waiting for a cpu so far (schedstat's
+ * second field), or 0. */
+static uint64_t runq_wait_ns(void)
+{
+    unsigned long long on_cpu = 0, waiting = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (f && fscanf(f, "%llu %llu", &on_cpu, &waiting) != 2)
+        waiting = 0;
+    if (f)
+        fclose(f);
+    return waiting;
+}
 
 /* Stats "victim" for the run's length, each call's latency into s. */
 static void victim(struct samples *s)
@@ -108,6 +130,7 @@ static void victim(struct samples *s)
     if (slot < 0 || h <= 0)
         _exit(1);
     uint64_t end = ipc_now_ns() + (uint64_t)(seconds * 1e9);
+    uint64_t runq = runq_wait_ns();
     s->n = 0;
     while (s->n < MAX_SAMPLES) {
         struct danaus_desc d = {.call = DANAUS_CALL_STAT, .mount = m};
@@ -119,6 +142,7 @@ static void victim(struct samples *s)
         if (t1 >= end)
             break;
     }
+    s->runq_ns = runq_wait_ns() - runq;
     _exit(0);
 }
 
@@ -205,21 +229,23 @@ static void *zero_first_reclen(void *arg)
     return NULL;
 }
 
-static void flood_dents(void)
+/* Lists dir over and over, as the attacker's uid; with zero, a second
+ * thread zeroes the first record's d_reclen in the slot meanwhile. */
+static void flood_dents(const char *dir, bool zero)
 {
     become_attacker();
     struct raw r;
     attach(&r);
     int slot = raw_slot(&r);
     uint32_t m = raw_mount(&r, MOUNT);
-    int64_t h = raw_open(&r, (uint32_t)slot, m, "dents",
-                         O_RDONLY | O_DIRECTORY);
+    int64_t h = raw_open(&r, (uint32_t)slot, m, dir, O_RDONLY | O_DIRECTORY);
     if (slot < 0 || h <= 0)
         _exit(1);
     pthread_t t;
-    pthread_create(&t, NULL, zero_first_reclen,
-                   ipc_slot(&r.area, (uint32_t)slot)->buf +
-                       offsetof(struct danaus_dirent, d_reclen));
+    if (zero)
+        pthread_create(&t, NULL, zero_first_reclen,
+                       ipc_slot(&r.area, (uint32_t)slot)->buf +
+                           offsetof(struct danaus_dirent, d_reclen));
     for (;;) {
         struct danaus_desc d = {.call = DANAUS_CALL_LSEEK, .mount = m,
                                 .handle = (uint64_t)h};
@@ -229,7 +255,7 @@ static void flood_dents(void)
         do {
             d = (struct danaus_desc){.call = DANAUS_CALL_GETDENTS, .mount = m,
                                      .handle = (uint64_t)h};
-            d.arg[0] = 128 << 10;
+            d.arg[0] = r.area.slot_buf;
             n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 10000);
         } while (n > 0);
     }
@@ -336,10 +362,9 @@ static void requests(int call)
     flood_requests(call == DANAUS_CALL_STAT ? 8 : 4, call);
 }
 
-static void dents(int how)
+static void dents(int big)
 {
-    (void)how;
-    flood_dents();
+    flood_dents(big ? "bigdents" : "dents", !big);
 }
 
 static void hog(int how)
@@ -348,16 +373,27 @@ static void hog(int how)
     flood_hog();
 }
 
-/* The directory the dents attack lists, made on the host. */
-static int make_dents(const char *dir)
+/* Whether the comma-separated list only (NULL: every row) names row. */
+static bool row_wanted(const char *only, const char *row)
+{
+    size_t n = strlen(row);
+    for (const char *p = only; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, row, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return !only;
+}
+
+/* A directory of n entries under dir, made on the host, for the dents
+ * attacks to list. */
+static int make_dents(const char *dir, const char *name, int n)
 {
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/dents", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     if (mkdir(path, 0755) < 0)
         return -1;
-    for (int i = 0; i < DENTS; i++) {
-        snprintf(path, sizeof path, "%s/dents/entry-with-a-long-name-%06d",
-                 dir, i);
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s/entry-with-a-long-name-%06d",
+                 dir, name, i);
         if (mkdir(path, 0755) < 0)
             return -1;
     }
@@ -387,7 +423,8 @@ int main(int argc, char **argv)
     snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
     /* The attacks' uid reaches the socket and the mount. */
     if (chmod(site.dir, 0755) < 0 || chmod(site.rundir, 0755) < 0 ||
-        chmod(sock, 0666) < 0 || make_dents(site.dir) < 0) {
+        chmod(sock, 0666) < 0 || make_dents(site.dir, "dents", DENTS) < 0 ||
+        make_dents(site.dir, "bigdents", BIG_DENTS) < 0) {
         fprintf(stderr, "security_fairness: cannot open the site\n");
         return 1;
     }
@@ -406,13 +443,17 @@ int main(int argc, char **argv)
         {"requests", requests, DANAUS_CALL_STAT},
         {"writes", requests, DANAUS_CALL_PWRITE},
         {"dents", dents, 0},
+        {"bigdents", dents, 1},
         {"hog", hog, 0},
     };
     double base = 0, base99 = 0, base_rate = 0;
-    printf("%-10s %10s %10s %10s %10s %10s %10s %10s\n", "beside", "calls/s",
-           "median_us", "p99_us", "rate_x", "median_x", "p99_x",
-           "attach_ms");
+    printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "beside",
+           "calls/s", "median_us", "p99_us", "rate_x", "median_x", "p99_x",
+           "attach_ms", "runq_us");
+    const char *only = getenv("FAIRNESS_ROWS");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (i > 0 && !row_wanted(only, rows[i].name))
+            continue;
         double median, p99;
         measure(rows[i].flooder, rows[i].how, s, &median, &p99);
         double rate = (double)s->n / seconds;
@@ -421,9 +462,11 @@ int main(int argc, char **argv)
             base99 = p99;
             base_rate = rate;
         }
-        printf("%-10s %10.0f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n",
+        printf("%-10s %10.0f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f "
+               "%10.2f\n",
                rows[i].name, rate, median, p99, rate / base_rate,
-               median / base, p99 / base99, (double)s->attach_ns / 1e6);
+               median / base, p99 / base99, (double)s->attach_ns / 1e6,
+               (double)s->runq_ns / 1e3 / (double)s->n);
         fflush(stdout);
     }
     int rc = daemon_stop(&daemon_) == 0 ? 0 : 1;

@@ -30,7 +30,8 @@ static int setup(void **state)
     g.ncells = 4;
     g.nslots = 4;
     g.slot_buf = 4096;
-    return ipc_area_create(&g, &seg);
+    int rc = ipc_area_create(&g, &seg);
+    return rc < 0 ? rc : ipc_area_grow(&seg, g.nslots);
 }
 
 static int teardown(void **state)

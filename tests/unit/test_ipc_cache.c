@@ -34,7 +34,8 @@ static int setup(void **state)
     (void)state;
     struct ipc_geometry g = {.nqueues = 1, .ncells = 4, .nslots = 2,
                              .slot_buf = 4096, .cache_blocks = BLOCKS};
-    if (ipc_area_create(&g, &service) < 0)
+    if (ipc_area_create(&g, &service) < 0 ||
+        ipc_area_grow(&service, g.nslots) < 0)
         return -1;
     int fd = dup(service.fd);
     if (fd < 0 || ipc_area_map(fd, &g, &client) < 0)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -222,6 +223,7 @@ static void test_threads_one_process(void **state)
     alarm(60); /* a lost wake-up or a stuck queue fails instead of hanging */
     assert_int_equal(ipc_queues_create(&g, &service), 0);
     assert_int_equal(ipc_area_create(&g, &area), 0);
+    assert_int_equal(ipc_area_grow(&area, area.nslots), 0);
     /* Producers use their own mappings, as a client would: the futexes
      * must work across two mappings of the same pages. */
     map_again(service.fd, &g, false, &client);
@@ -256,6 +258,7 @@ static void test_producers_in_child_process(void **state)
     alarm(60);
     assert_int_equal(ipc_queues_create(&g, &service), 0);
     assert_int_equal(ipc_area_create(&g, &area), 0);
+    assert_int_equal(ipc_area_grow(&area, area.nslots), 0);
     /* Fork before any thread exists here, so the child is a plain copy. */
     child = fork();
     assert_true(child >= 0);
@@ -534,15 +537,39 @@ static void test_geometry_checked_and_memfds_sealed(void **state)
     assert_int_equal((uintptr_t)ipc_slot(&area, 3) % 4096, 0);
     assert_int_equal((uintptr_t)ipc_slot(&area, 3)->buf % 4096, 0);
     assert_int_equal(area.size, 4 * area.slot_size);
-    /* A client cannot shrink or grow what the service maps. */
+    /* The area's file holds no slot until the service grows it, slot by
+     * slot, and never shrinks. */
+    struct stat st;
+    assert_int_equal(fstat(area.fd, &st), 0);
+    assert_int_equal(st.st_size, 0);
+    assert_int_equal(ipc_area_grow(&area, 2), 0);
+    assert_int_equal(fstat(area.fd, &st), 0);
+    assert_int_equal(st.st_size, 2 * area.slot_size);
+    assert_int_equal(ipc_area_grow(&area, 1), 0);
+    assert_int_equal(ipc_area_grow(&area, 5), -EINVAL);
+    assert_int_equal(fstat(area.fd, &st), 0);
+    assert_int_equal(st.st_size, 2 * area.slot_size);
+    /* A slot given back gives its pages back; the size stays. */
+    memset(ipc_slot(&area, 1), 1, area.slot_size);
+    assert_int_equal(fstat(area.fd, &st), 0);
+    blkcnt_t touched = st.st_blocks;
+    ipc_area_release_slot(&area, 1);
+    assert_int_equal(fstat(area.fd, &st), 0);
+    assert_true(st.st_blocks < touched);
+    assert_int_equal(st.st_size, 2 * area.slot_size);
+    assert_int_equal(ipc_slot(&area, 1)->done, 0);
+    /* A client cannot shrink what the service maps, nor seal the area
+     * against growing; the queues cannot change size at all. */
     assert_int_equal(ftruncate(area.fd, 4096), -1);
     assert_int_equal(errno, EPERM);
     assert_int_equal(ftruncate(seg.fd, (off_t)seg.size * 2), -1);
     assert_int_equal(errno, EPERM);
     assert_int_equal(fcntl(area.fd, F_ADD_SEALS, F_SEAL_WRITE), -1);
-    /* Mapping checks the size against the geometry. */
+    assert_int_equal(fcntl(area.fd, F_ADD_SEALS, F_SEAL_GROW), -1);
+    /* Mapping checks the size against the geometry: the read cache must
+     * be there. */
     struct ipc_area big;
-    g.nslots = 5;
+    g.cache_blocks = 4;
     assert_int_equal(ipc_area_map(area.fd, &g, &big), -EINVAL);
     ipc_queues_unmap(&seg);
     ipc_area_unmap(&area);

@@ -86,6 +86,7 @@ static void no_request_lost(void **state)
     g.slot_buf = 4096;
     assert_int_equal(ipc_queues_create(&g, &l.seg), 0);
     assert_int_equal(ipc_area_create(&g, &l.area), 0);
+    assert_int_equal(ipc_area_grow(&l.area, g.nslots), 0);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, service, &l), 0);
 

@@ -3,7 +3,7 @@
  * an owner's own ranges split, merged, upgraded and unlocked, POSIX and OFD
  * locks meeting while flock locks stay apart, range checks, what F_GETLK
  * reports, release by owner and by client, deadlock detection, and each
- * client's limit on the locks it holds.
+ * client's and each uid's limit on the locks it holds.
  */
 #include "fsservice/core/locks.h"
 
@@ -18,12 +18,12 @@
 static const struct lock_key file_a = {(void *)0x1000, 1, 10};
 static const struct lock_key file_b = {(void *)0x1000, 1, 11};
 
-static const struct lock_owner proc1 = {DANAUS_LOCK_POSIX, 1, 101, 1};
-static const struct lock_owner proc2 = {DANAUS_LOCK_POSIX, 2, 102, 2};
-static const struct lock_owner proc3 = {DANAUS_LOCK_POSIX, 3, 103, 3};
-static const struct lock_owner ofd1 = {DANAUS_LOCK_OFD, 0xa000, 101, 1};
-static const struct lock_owner flock1 = {DANAUS_LOCK_FLOCK, 0xa000, 101, 1};
-static const struct lock_owner flock2 = {DANAUS_LOCK_FLOCK, 0xb000, 102, 2};
+static const struct lock_owner proc1 = {DANAUS_LOCK_POSIX, 1, 101, 1, 0};
+static const struct lock_owner proc2 = {DANAUS_LOCK_POSIX, 2, 102, 2, 0};
+static const struct lock_owner proc3 = {DANAUS_LOCK_POSIX, 3, 103, 3, 0};
+static const struct lock_owner ofd1 = {DANAUS_LOCK_OFD, 0xa000, 101, 1, 0};
+static const struct lock_owner flock1 = {DANAUS_LOCK_FLOCK, 0xa000, 101, 1, 0};
+static const struct lock_owner flock2 = {DANAUS_LOCK_FLOCK, 0xb000, 102, 2, 0};
 
 /* The per-client limit of client_limit's table: small, to reach it. */
 #define CLIENT_LIMIT 4
@@ -303,6 +303,40 @@ static void client_limit(void **state)
     assert_int_equal(set(t, &proc1, F_WRLCK, 340, 1), 0);
 }
 
+/* Clients 1 and 2 of uid 7 share its bound of 6 (with 4 each): the
+ * second gets only what the first left, another uid is not affected, and
+ * locks released go back to the uid. */
+static void uid_limit(void **state)
+{
+    struct lock_table *t = *state;
+    static struct shares shares;
+    shares_init(&shares, 0);
+    shares_bound(&shares, SHARE_LOCKS, 100, 6, 0);
+    t->shares = &shares;
+    const struct lock_owner a = {DANAUS_LOCK_POSIX, 1, 101, 1, 7};
+    const struct lock_owner b = {DANAUS_LOCK_POSIX, 2, 102, 2, 7};
+    const struct lock_owner other = {DANAUS_LOCK_POSIX, 3, 103, 3, 8};
+    for (int i = 0; i < CLIENT_LIMIT; i++)
+        assert_int_equal(set(t, &a, F_WRLCK, 10 * i, 1), 0);
+    assert_int_equal(set(t, &b, F_WRLCK, 100, 1), 0);
+    assert_int_equal(set(t, &b, F_WRLCK, 110, 1), 0);
+    assert_int_equal(set(t, &b, F_WRLCK, 120, 1), -ENOLCK);
+    assert_int_equal(lock_set(t, &file_b, &b, F_RDLCK, 0, 0, false),
+                     -ENOLCK);
+    assert_int_equal(share_held(&shares, SHARE_LOCKS, 7), 6);
+    for (int i = 0; i < CLIENT_LIMIT; i++)
+        assert_int_equal(set(t, &other, F_WRLCK, 300 + 10 * i, 1), 0);
+    lock_release_client(t, a.id);
+    assert_int_equal(share_held(&shares, SHARE_LOCKS, 7), 2);
+    assert_int_equal(set(t, &b, F_WRLCK, 120, 1), 0);
+    lock_release_client(t, b.id);
+    lock_release_client(t, other.id);
+    assert_int_equal(share_held(&shares, SHARE_LOCKS, 7), 0);
+    assert_int_equal(share_held(&shares, SHARE_LOCKS, 8), 0);
+    t->shares = NULL;
+    shares_free(&shares);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +352,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(deadlock_detected, setup, teardown),
         cmocka_unit_test_setup_teardown(client_limit, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(uid_limit, setup_small, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,12 +86,35 @@ static void test_reserve_counts_holdings(void **state)
     shares_free(&s);
 }
 
+/* share_room says what share_take would give: the uid's own bound, or
+ * what the reserves leave, whichever is less. */
+static void test_room(void **state)
+{
+    (void)state;
+    struct shares s;
+    shares_init(&s, OWNER);
+    shares_bound(&s, SHARE_LOCKS, 100, 40, 5);
+    assert_int_equal(share_room(&s, SHARE_LOCKS, 7), 40);
+    int err;
+    assert_int_equal(take_all(&s, SHARE_LOCKS, 7, &err), 40);
+    assert_int_equal(share_room(&s, SHARE_LOCKS, 7), 0);
+    assert_int_equal(take_all(&s, SHARE_LOCKS, 8, &err), 40);
+    /* 20 left, 10 of them kept for root and the owner. */
+    assert_int_equal(share_room(&s, SHARE_LOCKS, 9), 10);
+    assert_int_equal(share_room(&s, SHARE_LOCKS, 0), 15);
+    assert_int_equal(take_all(&s, SHARE_LOCKS, 9, &err), 10);
+    assert_int_equal(share_room(&s, SHARE_LOCKS, 9), 0);
+    assert_int_equal(share_room(&s, SHARE_LOCKS, OWNER), 5);
+    shares_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_per_uid_bound),
         cmocka_unit_test(test_reserves),
         cmocka_unit_test(test_reserve_counts_holdings),
+        cmocka_unit_test(test_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
