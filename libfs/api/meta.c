@@ -308,7 +308,7 @@ static int two_path_call(enum danaus_call id, int fromfd, const char *from,
         errno = EFAULT;
         return -1;
     }
-    if (path_resolve_name(&svc->mounts, tofd, to, &where_to) < 0 ||
+    if (resolve_for_call(&svc->mounts, tofd, to, true, &where_to) < 0 ||
         call_begin_name(&c, id, fromfd, from, &where_from) < 0)
         return -1;
     if (where_from.mount != where_to.mount) {
@@ -395,7 +395,7 @@ DANAUS_EXPORT int danaus_symlinkat(const char *target, int newdirfd,
         return -1;
     }
     /* The target is stored as written, never resolved here. */
-    if (path_resolve_name(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
+    if (resolve_for_call(&svc->mounts, newdirfd, linkpath, true, &where) < 0 ||
         call_begin(&c, DANAUS_CALL_SYMLINK, where.mount, 0) < 0 ||
         pack_str(&c.pack, target) < 0 || pack_str(&c.pack, where.rel) < 0)
         return -1;
