@@ -324,6 +324,8 @@ int main(int argc, char **argv)
                  svc.cfg.slots / 16 ? svc.cfg.slots / 16 : 1);
     svc.clients.locks = &svc.locks;
     readcache_init(&svc.readcache);
+    if (announce_init(&svc.announce, svc.cfg.fuse_cache_timeout_ms) < 0)
+        return die("cannot make the announcement page");
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,
                    svc.cfg.backend_write_bytes_per_second);
     int rc = pressure_init(&svc.pressure, svc.cfg.backend_pressure_dir,
@@ -406,6 +408,7 @@ int main(int argc, char **argv)
     if (svc.ceph)
         cephfs_client_free(svc.ceph);
     readcache_free(&svc.readcache);
+    announce_free(&svc.announce);
     config_free(&svc.cfg);
     rcu_unregister_thread();
     return 0;

@@ -82,9 +82,12 @@ static void pace(struct ctx *c, bool op, size_t bytes)
 }
 
 /* After it: its time in the backend counts toward the pool's target
- * (pressure.h). */
+ * (pressure.h), and a change (every paced call but a plain open) is
+ * announced to the preload's caches before the reply (announce.h). */
 static void paced(struct ctx *c)
 {
+    if (c->cost.op || c->cost.bytes)
+        announce_names(c->ex->announce);
     if (pressure_on(c->ex->pressure) && (c->cost.op || c->cost.bytes))
         pressure_count(c->ex->pressure, c->cost.op, c->cost.bytes,
                        ipc_now_ns() - c->paced_at);
