@@ -8,7 +8,8 @@
  * the read cache's blocks are (ipc/cache.c): a writer makes seq odd with
  * a compare-and-swap (a second writer backs off), writes, and makes it
  * even with a release store; a reader copies between two looks at seq and
- * discards its copy if seq moved or was odd.
+ * discards its copy if seq moved or was odd. The answer is copied a word
+ * at a time with relaxed atomics, which makes the race a defined one.
  *
  * An entry counts while (ipc.h, "Announcements"):
  *   - the page is the one it was kept under (instance), the service is
@@ -31,13 +32,13 @@
 #define ENTRIES 8192u /* a power of two */
 #define NO_BUCKET UINT32_MAX
 
-struct entry {
-    _Atomic uint32_t seq;
+/* What an entry holds; copied in and out a word at a time (below). */
+struct answer {
     uint32_t mount;
     int32_t flags;
     int32_t err;       /* 0: st holds attributes; else ENOENT or ENOTDIR */
     uint32_t bucket;   /* st.ino's inode bucket, NO_BUCKET for an error */
-    uint16_t len;
+    uint64_t len;
     uint64_t instance; /* the page's */
     uint64_t names, inode, drops;
     uint64_t expires_ns;
@@ -45,11 +46,36 @@ struct entry {
     char path[NAMECACHE_PATH];
 };
 
+#define WORDS (sizeof(struct answer) / sizeof(uint64_t))
+_Static_assert(sizeof(struct answer) % sizeof(uint64_t) == 0,
+               "an answer is whole words");
+
+union words {
+    struct answer a;
+    uint64_t w[WORDS];
+};
+
+struct entry {
+    _Atomic uint32_t seq;
+    union words u;
+};
+
 static struct entry table[ENTRIES];
 static _Atomic uint64_t drops;
 
-/* Fields race with a writer by design; the sequence check decides. */
-#define LOAD(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+/* The words race with a writer by design, and the sequence check decides:
+ * relaxed atomic loads and stores, so the race is a defined one. */
+static void copy_out(const struct entry *e, union words *out)
+{
+    for (size_t i = 0; i < WORDS; i++)
+        out->w[i] = __atomic_load_n(&e->u.w[i], __ATOMIC_RELAXED);
+}
+
+static void copy_in(struct entry *e, const union words *in)
+{
+    for (size_t i = 0; i < WORDS; i++)
+        __atomic_store_n(&e->u.w[i], in->w[i], __ATOMIC_RELAXED);
+}
 
 static uint64_t coarse_now_ns(void)
 {
@@ -74,19 +100,20 @@ static uint64_t load(const _Atomic uint64_t *word)
 
 /* Copies entry e into out if it is whole and holds the key. */
 static bool read_entry(struct entry *e, uint32_t mount, int flags,
-                       const char *path, uint16_t len, struct entry *out)
+                       const char *path, uint16_t len, union words *out)
 {
     uint32_t seq = atomic_load_explicit(&e->seq, memory_order_acquire);
-    if ((seq & 1) || LOAD(e->len) != len || LOAD(e->mount) != mount ||
-        LOAD(e->flags) != flags)
+    if (seq & 1)
         return false;
-    /* The copy races with a writer of the same process, which the second
-     * look at seq detects: memcpy of a racing buffer is what the read
-     * cache does too (ipc/cache.c). */
-    memcpy(out, e, sizeof *out);
+    copy_out(e, out);
+    /* The second look at seq is a read-modify-write, as the read cache's
+     * (ipc/cache.c): it comes after the copy and reads seq's latest
+     * value, so a writer whose words the copy may have seen has moved it. */
     if (atomic_fetch_add_explicit(&e->seq, 0, memory_order_acq_rel) != seq)
         return false;
-    return memcmp(out->path, path, len) == 0;
+    const struct answer *a = &out->a;
+    return a->len == len && a->mount == mount && a->flags == flags &&
+           memcmp(a->path, path, len) == 0;
 }
 
 int namecache_lookup(const struct service *svc, uint32_t mount,
@@ -109,18 +136,19 @@ int namecache_lookup(const struct service *svc, uint32_t mount,
     fill->len = (uint16_t)len;
     memcpy(fill->path, path, len);
 
-    struct entry e;
+    union words copy;
+    const struct answer *e = &copy.a;
     if (!read_entry(&table[place(mount, flags, path, len)], mount, flags,
-                    path, (uint16_t)len, &e) ||
-        e.instance != page->instance || e.drops != fill->drops ||
-        e.names != fill->names || fill->born_ns >= e.expires_ns)
+                    path, (uint16_t)len, &copy) ||
+        e->instance != page->instance || e->drops != fill->drops ||
+        e->names != fill->names || fill->born_ns >= e->expires_ns)
         return 0;
-    if (e.err)
-        return -e.err;
-    if (e.bucket >= IPC_ANNOUNCE_INODES ||
-        load(&page->inodes[e.bucket]) != e.inode)
+    if (e->err)
+        return -e->err;
+    if (e->bucket >= IPC_ANNOUNCE_INODES ||
+        load(&page->inodes[e->bucket]) != e->inode)
         return 0;
-    *st = e.st;
+    *st = e->st;
     return 1;
 }
 
@@ -140,6 +168,21 @@ void namecache_keep(const struct namecache_fill *fill, int err,
         if (load(&page->attrs) != fill->attrs)
             return;
     }
+    union words a = {.a = {
+        .mount = fill->mount,
+        .flags = fill->flags,
+        .err = err,
+        .bucket = bucket,
+        .len = fill->len,
+        .instance = page->instance,
+        .names = fill->names,
+        .inode = inode,
+        .drops = fill->drops,
+        .expires_ns = fill->born_ns + (uint64_t)page->timeout_ms * 1000000u,
+    }};
+    if (!err)
+        a.a.st = *st;
+    memcpy(a.a.path, fill->path, fill->len);
     struct entry *e =
         &table[place(fill->mount, fill->flags, fill->path, fill->len)];
     uint32_t seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
@@ -149,19 +192,7 @@ void namecache_keep(const struct namecache_fill *fill, int err,
                                                  memory_order_acq_rel,
                                                  memory_order_relaxed))
         return;
-    e->mount = fill->mount;
-    e->flags = fill->flags;
-    e->err = err;
-    e->bucket = bucket;
-    e->len = fill->len;
-    e->instance = page->instance;
-    e->names = fill->names;
-    e->inode = inode;
-    e->drops = fill->drops;
-    e->expires_ns = fill->born_ns + (uint64_t)page->timeout_ms * 1000000u;
-    if (!err)
-        e->st = *st;
-    memcpy(e->path, fill->path, fill->len);
+    copy_in(e, &a);
     atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
 }
 
