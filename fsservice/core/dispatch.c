@@ -119,6 +119,8 @@ static void changed(struct request *r, uint32_t mount,
     struct service *svc = r->svc;
     bool of_file = what == CHANGED_DATA || what == CHANGED_ATTRS ||
                    what == CHANGED_ATTRS_NOFOLLOW;
+    if (r->of && what == CHANGED_DATA)
+        readcache_wrote(&svc->readcache, r->c, r->d->handle);
     if (file && of_file)
         announce_file(&svc->announce, file);
     else

@@ -169,5 +169,27 @@ expect "seteuid 0" "ok" "$(ask root seteuid 0)"
 expect "back to root: found again" "2" \
     "$(field "$(ask root stat "$t/d/g")" size)"
 
+# The read cache through a descriptor open for reading and writing: a
+# 4 KiB pread is answered from the cache (while the service is stopped),
+# and the process's own write, another process's and one through the
+# FUSE door are each seen by its next pread.
+pre sh -c "head -c 8192 /dev/zero | tr '\\0' a > $t/r"
+expect "open O_RDWR" "ok" "$(ask root open "$t/r")"
+expect "pread" "aaaaaaaa" "$(ask root pread 0)"
+ask root pread 0 > /dev/null
+kill -STOP "$daemon"
+answer=$(ask root pread 0)
+kill -CONT "$daemon"
+expect "an O_RDWR pread is answered from the read cache" "aaaaaaaa" "$answer"
+[ "$answer" = "(no answer)" ] && ask root pread 0 > /dev/null
+expect "own pwrite" "ok" "$(ask root pwrite 0 bbbb)"
+expect "own write seen by the next pread" "bbbbaaaa" "$(ask root pread 0)"
+ask root pread 0 > /dev/null
+pre sh -c "printf cccc | dd of=$t/r conv=notrunc status=none"
+expect "another process's write seen at once" "ccccaaaa" "$(ask root pread 0)"
+ask root pread 0 > /dev/null
+plain sh -c "printf dddd | dd of=$t/r conv=notrunc status=none"
+expect "a FUSE-door write seen at once" "ddddaaaa" "$(ask root pread 0)"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

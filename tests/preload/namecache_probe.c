@@ -6,8 +6,13 @@
  *   stat PATH | lstat PATH   size=N mode=OCTAL nlink=N mtime=S.NS, or
  *                            errno=NAME
  *   seteuid UID              ok, or errno=NAME
+ *   open PATH                opens PATH read-write for the two below: ok,
+ *                            or errno=NAME
+ *   pread OFF                the first 8 bytes of a 4 KiB pread at OFF
+ *   pwrite OFF TEXT          writes TEXT at OFF: ok, or errno=NAME
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +32,31 @@ static void answer_stat(const char *path, int follow)
            st.st_mtim.tv_nsec);
 }
 
+static int fd = -1;
+
+static void answer_rw(const char *cmd, char *arg)
+{
+    char buf[4096];
+    ssize_t n = 0;
+    if (strcmp(cmd, "open") == 0) {
+        fd = open(arg, O_RDWR);
+        n = fd;
+    } else if (strcmp(cmd, "pread") == 0) {
+        n = pread(fd, buf, sizeof buf, atol(arg));
+        if (n >= 0) {
+            printf("%.*s\n", n < 8 ? (int)n : 8, buf);
+            return;
+        }
+    } else {
+        char *text = strchr(arg, ' ');
+        n = text ? pwrite(fd, text + 1, strlen(text + 1), atol(arg)) : -1;
+    }
+    if (n < 0)
+        printf("errno=%s\n", strerrorname_np(errno));
+    else
+        printf("ok\n");
+}
+
 int main(void)
 {
     char line[4200];
@@ -44,6 +74,9 @@ int main(void)
                 printf("errno=%s\n", strerrorname_np(errno));
             else if (strcmp(line, "seteuid") == 0)
                 printf("ok\n");
+            else if (strcmp(line, "open") == 0 ||
+                     strcmp(line, "pread") == 0 || strcmp(line, "pwrite") == 0)
+                answer_rw(line, arg);
             else
                 printf("bad command\n");
         }
