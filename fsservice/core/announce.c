@@ -25,10 +25,18 @@ void announce_names(struct announce *a)
 
 void announce_file(struct announce *a, const struct ls_file *file)
 {
+    if (file->is_dir)
+        announce_names(a);
+    else
+        announce_data(a, file->ino);
+}
+
+void announce_data(struct announce *a, uint64_t ino)
+{
     if (!a->page)
         return;
-    if (file->is_dir || file->ino == 0)
+    if (ino == 0)
         ipc_announce_names(a->page);
     else
-        ipc_announce_inode(a->page, file->ino);
+        ipc_announce_inode(a->page, ino);
 }

@@ -36,4 +36,8 @@ void announce_names(struct announce *a);
  * directory, or its inode number is not known). */
 void announce_file(struct announce *a, const struct ls_file *file);
 
+/* A change of the data of the regular file numbered ino (names when ino
+ * is 0: not known). */
+void announce_data(struct announce *a, uint64_t ino);
+
 #endif
