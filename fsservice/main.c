@@ -351,6 +351,8 @@ int main(int argc, char **argv)
     svc.clients.locks = &svc.locks;
     bound_locks_and_handles(&svc, nofile);
     readcache_init(&svc.readcache);
+    if (announce_init(&svc.announce, svc.cfg.fuse_cache_timeout_ms) < 0)
+        return die("cannot make the announcement page");
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,
                    svc.cfg.backend_write_bytes_per_second);
     struct fairshare_config fair = {
@@ -433,6 +435,7 @@ int main(int argc, char **argv)
     if (svc.ceph)
         cephfs_client_free(svc.ceph);
     readcache_free(&svc.readcache);
+    announce_free(&svc.announce);
     config_free(&svc.cfg);
     rcu_unregister_thread();
     return 0;

@@ -421,6 +421,68 @@ void ipc_cache_keep(const struct ipc_area *a, uint64_t handle, uint32_t gen,
 void ipc_cache_set_gen(const struct ipc_area *a, uint32_t index, uint32_t gen);
 
 /*
+ * Announcements (announce.c): what lets a client keep names and attributes
+ * it was answered with and use them again without asking, as the kernel's
+ * dentry and inode caches do. One page set per service, written by the
+ * service alone and mapped read-only by every client (the memfd is sealed
+ * against new writable mappings before any client gets it): counters the
+ * service bumps after a change takes effect and before the change's reply
+ * is sent, whichever door it came through.
+ *
+ *   names    every change of a name (create, remove, rename, link), of a
+ *            directory's attributes (its search permission guards every
+ *            name below it), or of anything the service cannot tie to one
+ *            file: every cached answer depends on it
+ *   attrs    every change of one file's attributes or data (it is bumped
+ *            before the file's inode bucket)
+ *   inodes   per inode-number bucket: a change of a file in it
+ *   timeout_ms  how long an answer may be used without announcements:
+ *            changes made to the backend outside the service are seen
+ *            within it (0: nothing may be kept)
+ *   instance    tells one service's page from its successor's
+ *
+ * A client keeps an answer with the counters it read BEFORE it asked
+ * (names) or, for the inode bucket it only learns from the answer, the
+ * bucket read after it while attrs stayed as read before it: the service
+ * bumps attrs, then the bucket, so a bucket read after a bump of it comes
+ * with the bump of attrs (acquire/release). An answer counts while every
+ * counter it was kept with is unchanged.
+ */
+#define IPC_ANNOUNCE_INODES 4096u
+
+struct ipc_announce {
+    _Atomic uint64_t names;
+    _Atomic uint64_t attrs;
+    uint64_t instance;
+    uint32_t timeout_ms;
+    uint32_t pad;
+    _Atomic uint64_t inodes[IPC_ANNOUNCE_INODES];
+};
+
+/* Service: a fresh page set (counters 0) with the given timeout, writable
+ * through *page and sealed for everyone else; *fd is what clients map.
+ * 0 or -errno. */
+int ipc_announce_create(uint32_t timeout_ms, struct ipc_announce **page,
+                        int *fd);
+void ipc_announce_destroy(struct ipc_announce *page, int fd);
+
+/* Client: maps fd read-only: 0 or -errno (-EINVAL: not a page set). */
+int ipc_announce_map(int fd, const struct ipc_announce **page);
+void ipc_announce_unmap(const struct ipc_announce *page);
+
+/* Service: a change of names (or one not tied to a file), and of the
+ * attributes or data of inode ino. */
+void ipc_announce_names(struct ipc_announce *page);
+void ipc_announce_inode(struct ipc_announce *page, uint64_t ino);
+
+/* ino's bucket in inodes. */
+static inline uint32_t ipc_announce_bucket(uint64_t ino)
+{
+    return (uint32_t)((ino * 0x9E3779B97F4A7C15ull) >> 52) &
+           (IPC_ANNOUNCE_INODES - 1);
+}
+
+/*
  * Core groups: of the given cpus (the service's; offline ones are left
  * out), those sharing a cache of the given level form one group and one
  * queue. level 0 picks the L2 when it spans more than one of them,

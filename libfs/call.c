@@ -7,6 +7,7 @@
 #include "call.h"
 
 #include "fdtable.h"
+#include "resolve.h"
 #include "resume.h"
 #include "usermem.h"
 
@@ -98,12 +99,11 @@ static int pack_rel(struct call_pack *p, const char *rel, bool slash)
     return 0;
 }
 
-/* Begins call id on the path, resolved by resolve, and packs it. The
- * mount index is the resolving connection's, so the call goes there. */
+/* Begins call id on the path, resolved as a name or not, and packs it.
+ * The mount index is the resolving connection's, so the call goes there. */
 static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
                          const char *path, struct resolved_path *where,
-                         int (*resolve)(const struct mount_table *, int,
-                                        const char *, struct resolved_path *))
+                         bool name)
 {
     const struct service *svc = service_with_slot();
     if (!svc)
@@ -112,24 +112,24 @@ static int begin_on_path(struct call *c, enum danaus_call id, int dirfd,
         errno = EFAULT;
         return -1;
     }
-    if (resolve(&svc->mounts, dirfd, path, where) < 0 ||
+    if (resolve_for_call(&svc->mounts, dirfd, path, name, where) < 0 ||
         begin_on(c, svc, id, where->mount, 0) < 0)
         return -1;
     /* path_resolve_name keeps the slash in rel itself. */
-    bool slash = resolve == path_resolve && path[strlen(path) - 1] == '/';
+    bool slash = !name && path[strlen(path) - 1] == '/';
     return pack_rel(&c->pack, where->rel, slash);
 }
 
 int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
                     const char *path, struct resolved_path *where)
 {
-    return begin_on_path(c, id, dirfd, path, where, path_resolve);
+    return begin_on_path(c, id, dirfd, path, where, false);
 }
 
 int call_begin_name(struct call *c, enum danaus_call id, int dirfd,
                     const char *path, struct resolved_path *where)
 {
-    return begin_on_path(c, id, dirfd, path, where, path_resolve_name);
+    return begin_on_path(c, id, dirfd, path, where, true);
 }
 
 int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path)

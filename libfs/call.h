@@ -12,6 +12,7 @@
 
 #include "fdtable.h"
 #include "mounts.h"
+#include "resolve.h"
 #include "service.h"
 #include "thread.h"
 
@@ -59,7 +60,8 @@ int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
                uint64_t handle);
 
 /* Begins call id on the file path names (relative to dirfd) and packs its
- * instance-relative path; *where gets the resolution. 0 or -1 with errno. */
+ * instance-relative path; *where gets the resolution (routing's, when it
+ * resolved this path for this call: resolve.h). 0 or -1 with errno. */
 int call_begin_path(struct call *c, enum danaus_call id, int dirfd,
                     const char *path, struct resolved_path *where);
 

@@ -1,10 +1,13 @@
 /*
  * identity.c - the identity a process attached with, and whether it still
  * has it (see identity.h). The interposers of the set*id and setgroups
- * calls (interpose/ident.c) ask for a recheck after each change; routing
- * asks identity_changed, one atomic load.
+ * calls (interpose/ident.c) ask for a recheck after each change, which
+ * also drops the name cache; routing asks identity_changed, one atomic
+ * load.
  */
 #include "identity.h"
+
+#include "namecache.h"
 
 #include <danaus/wire.h>
 #include <stdatomic.h>
@@ -35,6 +38,8 @@ void identity_remember(void)
 
 void identity_recheck(void)
 {
+    /* Cached answers were given to the identity the process had. */
+    namecache_drop();
     if (!atomic_load(&remembered))
         return; /* not attached: the identity of the attach is still to come */
     gid_t groups[DANAUS_MAX_GROUPS];

@@ -6,18 +6,10 @@
  * symlink. The service resolves symlinks inside the instance.
  */
 #include "mounts.h"
-#include "cwd.h"
-#include "sys.h"
-
-#include "fdtable.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int path_normalize(const char *abs, char *out, size_t size)
 {
@@ -87,6 +79,7 @@ int mount_table_add(struct mount_table *t, const char *path, uint32_t index)
 
 void mount_table_clear(struct mount_table *t)
 {
+    t->version++;
     t->count = 0;
     t->used = 0;
 }
@@ -120,43 +113,8 @@ int mount_table_match(const struct mount_table *t, const char *norm,
     return (int)t->index[best];
 }
 
-/* The directory a relative path starts from, as an absolute path. */
-static int base_directory(int dirfd, char *out, size_t size)
-{
-    if (dirfd == AT_FDCWD) {
-        int danaus = cwd_get(out, size);
-        if (danaus != 0)
-            return danaus > 0 ? 0 : -1;
-        if (!sys_getcwd(out, size))
-            return -1; /* ERANGE from getcwd means the path is too long */
-        return 0;
-    }
-    if (fdtable_path(dirfd, out, size) == 0)
-        return 0;
-    if (errno != EBADF)
-        return -1;
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-    ssize_t n = sys_readlink(link, out, size);
-    if (n < 0) {
-        if (errno == ENOENT)
-            errno = EBADF;
-        return -1;
-    }
-    if ((size_t)n >= size) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    out[n] = '\0';
-    if (out[0] != '/') { /* "pipe:[...]", "socket:[...]": not a directory */
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
-int path_resolve(const struct mount_table *t, int dirfd, const char *path,
-                 struct resolved_path *out)
+int path_resolve_from(const struct mount_table *t, const char *base,
+                      const char *path, struct resolved_path *out)
 {
     char joined[2 * DANAUS_PATH_MAX];
     if (path[0] == '\0') {
@@ -170,12 +128,12 @@ int path_resolve(const struct mount_table *t, int dirfd, const char *path,
     if (path[0] == '/') {
         strcpy(joined, path);
     } else {
-        if (base_directory(dirfd, joined, DANAUS_PATH_MAX) < 0) {
-            if (errno == ERANGE)
-                errno = ENAMETOOLONG;
+        size_t n = strnlen(base, DANAUS_PATH_MAX);
+        if (n >= DANAUS_PATH_MAX) {
+            errno = ENAMETOOLONG;
             return -1;
         }
-        size_t n = strlen(joined);
+        memcpy(joined, base, n);
         joined[n] = '/';
         strcpy(joined + n + 1, path);
     }
@@ -188,9 +146,10 @@ int path_resolve(const struct mount_table *t, int dirfd, const char *path,
     return 0;
 }
 
-/* The last component of path and whether a '/' follows it. */
-static void last_component(const char *path, size_t *start, size_t *len,
-                           bool *slash)
+/* Where path's last component starts, its length, whether it is "." or
+ * "..", and whether a '/' follows it. */
+static bool last_is_dots(const char *path, size_t *start, size_t *len,
+                         bool *slash)
 {
     size_t end = strlen(path), stop = end;
     while (stop > 0 && path[stop - 1] == '/')
@@ -201,18 +160,25 @@ static void last_component(const char *path, size_t *start, size_t *len,
     *start = first;
     *len = stop - first;
     *slash = stop > 0 && stop < end;
+    return (*len == 1 && path[first] == '.') ||
+           (*len == 2 && path[first] == '.' && path[first + 1] == '.');
 }
 
-int path_resolve_name(const struct mount_table *t, int dirfd,
-                      const char *path, struct resolved_path *out)
+bool path_names_itself(const char *path)
 {
-    if (path_resolve(t, dirfd, path, out) < 0)
+    size_t start, len;
+    bool slash;
+    return !last_is_dots(path, &start, &len, &slash) && !slash;
+}
+
+int path_resolve_name_from(const struct mount_table *t, const char *base,
+                           const char *path, struct resolved_path *out)
+{
+    if (path_resolve_from(t, base, path, out) < 0)
         return -1;
     size_t start, len;
     bool slash;
-    last_component(path, &start, &len, &slash);
-    bool dots = (len == 1 && path[start] == '.') ||
-                (len == 2 && path[start] == '.' && path[start + 1] == '.');
+    bool dots = last_is_dots(path, &start, &len, &slash);
     if (!dots && !slash)
         return 0;
     uint32_t mount = out->mount;
@@ -221,8 +187,9 @@ int path_resolve_name(const struct mount_table *t, int dirfd,
         char parent[DANAUS_PATH_MAX];
         memcpy(parent, path, start);
         strcpy(parent + start, start == 0 ? "." : "");
-        if (path_resolve(t, dirfd, parent, out) < 0 || out->mount != mount)
-            return path_resolve(t, dirfd, path, out);
+        if (path_resolve_from(t, base, parent, out) < 0 ||
+            out->mount != mount)
+            return path_resolve_from(t, base, path, out);
     }
     size_t n = strlen(out->abs), rel = (size_t)(out->rel - out->abs);
     if (n + 1 + len + 2 > sizeof out->abs) {

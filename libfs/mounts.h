@@ -4,12 +4,15 @@
  * cwd, or relative to a directory descriptor) becomes (mount index,
  * instance-relative path), which is what the wire protocol carries.
  *
- * Pure code: the table is passed in, so tests need no service.
+ * Pure code: the table, and the directory a relative path starts from,
+ * are passed in, so tests need no service (resolve.h finds that
+ * directory for a dirfd).
  */
 #ifndef LIBFS_MOUNTS_H
 #define LIBFS_MOUNTS_H
 
 #include <danaus/wire.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +27,7 @@ struct mount_table {
     size_t len[DANAUS_MAX_MOUNTS];
     uint32_t index[DANAUS_MAX_MOUNTS];
     size_t used;                         /* bytes of store in use */
+    uint32_t version;                    /* bumped by mount_table_clear */
     char store[DANAUS_MOUNTS_BYTES];
 };
 
@@ -60,20 +64,23 @@ int path_moved(const char *path, const char *from, const char *to, char *out,
 int mount_table_match(const struct mount_table *t, const char *norm,
                       const char **rel);
 
-/* Resolves path relative to dirfd as the *at calls do: absolute paths
- * ignore dirfd; AT_FDCWD means the cwd; a Danaus descriptor means the path
- * it was opened with; another descriptor is asked of /proc/self/fd.
- * 0, or -1 with errno (ENOENT for "", ENAMETOOLONG, EBADF, ENOTDIR, EXDEV). */
-int path_resolve(const struct mount_table *t, int dirfd, const char *path,
-                 struct resolved_path *out);
+/* Resolves path, relative to the absolute directory base when it is
+ * relative (base is not read for an absolute path): 0, or -1 with errno
+ * (ENOENT for "", ENAMETOOLONG, EXDEV). */
+int path_resolve_from(const struct mount_table *t, const char *base,
+                      const char *path, struct resolved_path *out);
 
-/* path_resolve for the calls that act on a name (mkdir, mknod, rmdir,
+/* path_resolve_from for the calls that act on a name (mkdir, mknod, rmdir,
  * unlink, rename, link, symlink), keeping what normalization drops from
  * the end and Linux answers for: a last component "." or ".." (rmdir of
  * "d/." is EINVAL, of "d/.." ENOTEMPTY) and a trailing '/' (unlink of
  * "file/" is ENOTDIR). rel (and abs) then end in it; the routing is still
- * path_resolve's. */
-int path_resolve_name(const struct mount_table *t, int dirfd,
-                      const char *path, struct resolved_path *out);
+ * path_resolve_from's. */
+int path_resolve_name_from(const struct mount_table *t, const char *base,
+                           const char *path, struct resolved_path *out);
+
+/* Whether path_resolve_name_from resolves path as path_resolve_from does:
+ * its last component is neither "." nor ".." and no '/' follows it. */
+bool path_names_itself(const char *path);
 
 #endif

@@ -2,49 +2,16 @@
  * readcache.c - preads answered from this process's read cache
  * (readcache.h). The lookup costs a descriptor-table lookup and the copy:
  * no request and no wait, and a system call only every millisecond or so
- * (below).
+ * (service_seen_alive).
  */
 #include "readcache.h"
 
 #include "fdtable.h"
 #include "service.h"
-#include "sys.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <time.h>
-
-/* The backend's promise to announce changes (its delegations, leases) dies
- * with the service, and nothing in this process learns of the death while
- * it only reads its cache: so the cache is used only while the door was
- * seen open within the last millisecond or so. A check is a poll of the
- * door (0.3 us here); the clock is the coarse one (7 ns here, a few
- * milliseconds' resolution), so a process notices a dead service within a
- * few milliseconds of cached reads. Any event on the door (its hang-up, or
- * an answer another thread waits for) counts as a miss. */
-#define DOOR_CHECK_NS 1000000u
-
-static _Atomic uint64_t door_seen_ns;
-
-static uint64_t coarse_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static bool door_open(const struct service *svc)
-{
-    uint64_t now = coarse_now_ns();
-    if (now - atomic_load_explicit(&door_seen_ns, memory_order_relaxed) <
-        DOOR_CHECK_NS)
-        return true;
-    if (sys_poll_now(svc->door, POLLIN) != 0)
-        return false;
-    atomic_store_explicit(&door_seen_ns, now, memory_order_relaxed);
-    return true;
-}
 
 /* service_get, as every call takes the connection: a child forked past
  * the atfork handlers (whose parent's area it does not have: ipc.h)
@@ -56,7 +23,7 @@ ssize_t readcache_pread(int fd, void *buf, size_t n, off_t off)
     struct fd_info info;
     bool usable = svc && svc->area.cache_blocks && fdtable_lookup(fd, &info) &&
                   info.epoch == svc->epoch && info.handle != FDTABLE_LOST &&
-                  door_open(svc);
+                  service_seen_alive(svc);
     errno = saved;
     return usable ? ipc_cache_read(&svc->area, info.handle, buf, n,
                                    (uint64_t)off)

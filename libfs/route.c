@@ -7,6 +7,7 @@
 #include "fdtable.h"
 #include "identity.h"
 #include "mounts.h"
+#include "resolve.h"
 #include "service.h"
 #include "usermem.h"
 
@@ -55,10 +56,11 @@ bool route_path(int dirfd, const char *path)
      * long) are the kernel's to report, with its own errno; from a Danaus
      * directory they are Danaus's, but for a name that leads into what
      * the kernel keeps in the view (a container's /proc, its binds):
-     * that is the kernel's, by its absolute path (route_kernel_path). */
+     * that is the kernel's, by its absolute path (route_kernel_path). The
+     * resolution is kept for the call (resolve.h). */
     int saved = errno;
     struct resolved_path where;
-    bool ours = path_resolve(mounts, dirfd, path, &where) == 0 ||
+    bool ours = resolve_routed(mounts, dirfd, path, &where) == 0 ||
                 (from_danaus_dir && errno != EXDEV);
     errno = saved;
     return ours;

@@ -80,6 +80,29 @@ static long restart_wait_ms(void)
     return *end || ms < 0 ? RESTART_WAIT_DEFAULT_MS : ms;
 }
 
+/* A check is a poll of the door, made at most once a millisecond or so;
+ * the clock is the coarse one (a few milliseconds' resolution), so a
+ * process notices a dead service within a few milliseconds of cached
+ * answers. Any event on the door (its hang-up, or an answer another
+ * thread waits for) counts as not seen alive. */
+#define SEEN_ALIVE_NS 1000000u
+
+static _Atomic uint64_t seen_alive_ns;
+
+bool service_seen_alive(const struct service *s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (now - atomic_load_explicit(&seen_alive_ns, memory_order_relaxed) <
+        SEEN_ALIVE_NS)
+        return true;
+    if (sys_poll_now(s->door, POLLIN) != 0)
+        return false;
+    atomic_store_explicit(&seen_alive_ns, now, memory_order_relaxed);
+    return true;
+}
+
 static void conn_unmap(struct service *s)
 {
     if (s->door >= 0)
@@ -88,6 +111,8 @@ static void conn_unmap(struct service *s)
     if (s->mapped) {
         ipc_queues_unmap(&s->seg);
         ipc_area_unmap(&s->area);
+        ipc_announce_unmap(s->announce);
+        s->announce = NULL;
     }
     s->mapped = false;
 }
@@ -130,7 +155,8 @@ static int move_high(int fd)
     return high;
 }
 
-/* Maps the queues (fds[0]) and our area (fds[1]) the reply describes.
+/* Maps the queues (fds[0]), our area (fds[1]) and the announcement page
+ * (fds[2]) the reply describes.
  * The mappings are all we keep: the caller closes the descriptors, so no
  * descriptor of ours sits in the application's table. */
 static int map_shared(struct service *s, const struct danaus_hello_reply *r,
@@ -148,6 +174,11 @@ static int map_shared(struct service *s, const struct danaus_hello_reply *r,
         return -1;
     }
     s->area.fd = -1;
+    if (ipc_announce_map(fds[2], &s->announce) != 0) {
+        ipc_area_unmap(&s->area);
+        ipc_queues_unmap(&s->seg);
+        return -1;
+    }
     s->mapped = true;
     memcpy(s->cpu_queue, g.cpu_queue, sizeof s->cpu_queue);
     return 0;
@@ -196,22 +227,22 @@ static int say_hello(struct service *s, int door)
     struct danaus_hello_reply *reply = &buf.r;
     union {
         struct cmsghdr h;
-        char bytes[CMSG_SPACE(2 * sizeof(int))];
+        char bytes[CMSG_SPACE(3 * sizeof(int))];
     } control;
     struct iovec iov = {reply, sizeof buf};
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
                          .msg_control = control.bytes,
                          .msg_controllen = sizeof control.bytes};
     ssize_t n = recvmsg(door, &msg, MSG_CMSG_CLOEXEC);
-    int fds[2] = {-1, -1};
+    int fds[3] = {-1, -1, -1};
     struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
     if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
         cm->cmsg_len == CMSG_LEN(sizeof fds))
         memcpy(fds, CMSG_DATA(cm), sizeof fds);
     int rc = -1;
-    if (n > 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && fds[1] >= 0)
+    if (n > 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && fds[2] >= 0)
         rc = take_hello(s, reply, (size_t)n, fds);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (fds[i] >= 0)
             sys_close(fds[i]);
     /* A service that hung up before answering died meanwhile (see

@@ -24,6 +24,8 @@ struct service {
     uint32_t client_index; /* in our doorbells */
     struct ipc_segment seg;  /* the service's queues */
     struct ipc_area area;    /* our slots */
+    const struct ipc_announce *announce; /* the service's change counters,
+                                            read-only (namecache.h) */
     uint16_t cpu_queue[IPC_MAX_CPUS];
     struct mount_table mounts;
     uint64_t generation;     /* counts connections: slots of an older one
@@ -52,6 +54,13 @@ const struct service *service_resume(const struct service *dead);
 
 /* Returns once no thread is opening descriptors on a restarted service. */
 void service_wait_resumed(void);
+
+/* Whether s was seen alive within the last millisecond or so, for the
+ * caches that answer without asking it (readcache.h, namecache.h): the
+ * promises behind them (a backend's leases, the service's announcements)
+ * die with the service, and a process that only reads its caches would
+ * not notice. */
+bool service_seen_alive(const struct service *s);
 
 /* Whether s's door has hung up. */
 bool service_gone(const struct service *s);

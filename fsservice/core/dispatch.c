@@ -110,10 +110,28 @@ bool request_exec_busy(struct request *r)
            r->svc->exec_busy(r->svc->fuse, r->d->mount, r->path, &r->c->cred);
 }
 
-/* Tells the service's listener (service.h) what the call r ran changed. */
-static void tell_changed(struct request *r)
+/* Announces a change the call r made to the clients' caches
+ * (announce.h), and tells the service's listener (service.h). */
+static void changed(struct request *r, uint32_t mount,
+                    enum service_change what, const char *path,
+                    const char *path2, struct ls_file *file)
 {
     struct service *svc = r->svc;
+    bool of_file = what == CHANGED_DATA || what == CHANGED_ATTRS ||
+                   what == CHANGED_ATTRS_NOFOLLOW;
+    if (r->of && what == CHANGED_DATA)
+        readcache_wrote(&svc->readcache, r->c, r->d->handle);
+    if (file && of_file)
+        announce_file(&svc->announce, file);
+    else
+        announce_names(&svc->announce);
+    if (svc->changed)
+        svc->changed(svc->fuse, mount, what, path, path2, file, &r->c->cred);
+}
+
+/* What the call r ran changed, for changed(). */
+static void tell_changed(struct request *r)
+{
     uint32_t mount = r->of ? r->of->mount : r->d->mount;
     struct ls_file *file = r->of ? r->of->file : NULL;
     const char *path = r->of ? NULL : r->path, *path2 = NULL;
@@ -122,8 +140,10 @@ static void tell_changed(struct request *r)
     switch (r->d->call) {
     case DANAUS_CALL_OPEN:
         if (flags & O_CREAT)
-            svc->changed(svc->fuse, mount, CHANGED_MADE, path, NULL, NULL,
-                         &r->c->cred);
+            changed(r, mount, CHANGED_MADE, path, NULL, NULL);
+        /* A union copies a file up when it is opened for writing. */
+        if (!(flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY)
+            announce_names(&r->svc->announce);
         if (!(flags & O_TRUNC))
             return;
         what = CHANGED_DATA;
@@ -166,7 +186,7 @@ static void tell_changed(struct request *r)
     default:
         return;
     }
-    svc->changed(svc->fuse, mount, what, path, path2, file, &r->c->cred);
+    changed(r, mount, what, path, path2, file);
 }
 
 int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
@@ -211,7 +231,7 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
     int64_t rc = calls[d->call].writes && request_read_only(&r)
                      ? -EROFS
                      : calls[d->call].fn(&r);
-    if (rc >= 0 && svc->changed)
+    if (rc >= 0)
         tell_changed(&r);
     if (r.of)
         open_file_put(r.of);

@@ -171,6 +171,16 @@ void readcache_forget_client(struct readcache *rc, struct client *c)
     pthread_mutex_unlock(&rc->lock);
 }
 
+void readcache_wrote(struct readcache *rc, struct client *c, uint64_t handle)
+{
+    pthread_mutex_lock(&rc->lock);
+    struct readcache_reader *r = *find(rc, c, handle);
+    uint64_t key = r ? r->key : 0;
+    pthread_mutex_unlock(&rc->lock);
+    if (r)
+        readcache_changed(rc, key);
+}
+
 void readcache_changed(void *arg, uint64_t key)
 {
     struct readcache *rc = arg;

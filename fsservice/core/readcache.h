@@ -57,4 +57,10 @@ void readcache_forget_client(struct readcache *rc, struct client *c);
 /* The data backends name key is about to change (ls_change_sink). */
 void readcache_changed(void *rc, uint64_t key);
 
+/* Client c changed the data of the file handle names through it, which
+ * its backend does not announce (ls_ops.cache_hold): as an announcement
+ * of that file, before the change's reply. */
+void readcache_wrote(struct readcache *rc, struct client *c,
+                     uint64_t handle);
+
 #endif

@@ -5,6 +5,7 @@
 #define DANAUS_SERVICE_H
 
 #include "admission.h"
+#include "announce.h"
 #include "pressure.h"
 #include "client.h"
 #include "config.h"
@@ -43,6 +44,7 @@ struct service {
     struct lock_table locks;    /* record locks of all clients */
     struct stats_table stats;   /* what the preload door served, by mount */
     struct readcache readcache; /* the clients' read caches */
+    struct announce announce;   /* and their name and attribute caches */
     struct admission admission; /* the pool's load on its backend */
     struct pressure pressure;   /* and how the other pools' change it */
     struct cephfs_client *ceph; /* NULL when no mount uses Ceph */

@@ -5,7 +5,8 @@
  * the door reads its credentials from the kernel (SO_PEERCRED for uid/gid/
  * pid, SO_PEERGROUPS for supplementary groups) once: nothing the client
  * says about itself is believed. The hello reply carries, with SCM_RIGHTS,
- * the service's doorbell queues and a fresh area of the client's own
+ * the service's doorbell queues, its announcement page (read-only for
+ * clients, ipc.h) and a fresh area of the client's own
  * (ipc.h), whose descriptor the door closes once sent: only the client and
  * the service's mapping hold it. Its threads then ask for slots of that
  * area here. When the connection closes, however the process ended, the
@@ -295,7 +296,7 @@ static void send_with_fds(int fd, const void *buf, size_t len,
 {
     union {
         struct cmsghdr h;
-        char bytes[CMSG_SPACE(2 * sizeof(int))];
+        char bytes[CMSG_SPACE(3 * sizeof(int))];
     } control;
     memset(&control, 0, sizeof control);
     struct iovec iov = {(void *)buf, len};
@@ -425,8 +426,8 @@ static void hello(struct door *d, struct conn *c)
         len += fstable_list(&d->svc->fs, r->mounts, HELLO_MAX - sizeof *r,
                             &r->nmounts);
     }
-    int fds[2] = {d->svc->seg.fd, c->client->area.fd};
-    send_with_fds(c->fd, buf, len, fds, 2);
+    int fds[3] = {d->svc->seg.fd, c->client->area.fd, d->svc->announce.fd};
+    send_with_fds(c->fd, buf, len, fds, 3);
     /* The service keeps the area's descriptor too: the area grows as the
      * client's threads take slots (ipc_area_grow). */
 }
@@ -639,6 +640,7 @@ static int add_mount(struct door *d, const struct danaus_door_msg *m,
         fstable_remove(&d->svc->fs, s[0]);
         return rc;
     }
+    announce_names(&d->svc->announce); /* its index names other files */
     fprintf(stderr, "danausd: %s mounted (mount %d)\n", s[0], index);
     return index;
 }
@@ -673,6 +675,7 @@ static void mount_remove(struct door *d, struct conn *c,
          * with it that namespace's copy of the FUSE mount. */
         views_drop_index(&d->views, (uint32_t)rc);
         fuse_door_remove(d->svc->fuse, (uint32_t)rc);
+        announce_names(&d->svc->announce);
         fprintf(stderr, "danausd: %s unmounted\n", s[0]);
         rc = 0;
     }

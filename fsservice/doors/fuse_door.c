@@ -386,6 +386,7 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->timeout = svc->cfg.fuse_cache_timeout_ms / 1000.0;
     ex->admission = &svc->admission;
     ex->pressure = &svc->pressure;
+    ex->announce = &svc->announce;
     ex->stats = &svc->stats;
 }
 

@@ -19,6 +19,7 @@
 #include "fuse_loop.h"
 #include "fuse_nodes.h"
 #include "fsservice/core/admission.h"
+#include "fsservice/core/announce.h"
 #include "fsservice/core/pressure.h"
 #include "fsservice/libservice/libservice.h"
 
@@ -44,6 +45,7 @@ struct fuse_export {
      * as the preload's do (the service's). */
     struct admission *admission;
     struct pressure *pressure;
+    struct announce *announce; /* the preload's caches hear our changes */
     struct stats_table *stats; /* and counts its requests (stats.h) */
     struct fuse_session *se;
     struct fuse_nodes nodes;

@@ -82,9 +82,13 @@ static void pace(struct ctx *c, bool op, size_t bytes)
 }
 
 /* After it: its time in the backend counts toward the pool's target
- * (pressure.h). */
+ * (pressure.h), and a change of names or attributes (every call paced as
+ * an op) is announced to the preload's caches before the reply
+ * (announce.h; op_write announces its own). */
 static void paced(struct ctx *c)
 {
+    if (c->cost.op)
+        announce_names(c->ex->announce);
     if (pressure_on(c->ex->pressure) && (c->cost.op || c->cost.bytes))
         pressure_count(c->ex->pressure, c->cost.op, c->cost.bytes,
                        ipc_now_ns() - c->paced_at);
@@ -853,6 +857,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
                 ? append(&c, fi->fh, file, buf, size)
                 : c.inst->ops->pwrite(file, c.cred, buf, size, off, &end);
         paced(&c);
+        announce_data(c.ex->announce, fuse_nodes_ino(&c.ex->nodes, ino));
     }
     if (n < 0) {
         fuse_reply_err(req, (int)-n);

@@ -138,7 +138,9 @@ struct ls_ops {
      * ask again later). A backend that says 1 announces key before any
      * change of the data takes effect, whether it comes through this
      * service or from another client of the storage, until the file is
-     * closed. Never blocks for long. NULL: never. */
+     * closed; but for changes made through this very file (a file open
+     * for reading and writing), which its caller accounts for. Never
+     * blocks for long. NULL: never. */
     int (*cache_hold)(struct ls_file *, uint64_t *key);
 
     /* Paths. */

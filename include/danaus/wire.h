@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 7 /* 7: the slot's append_at (ipc.h) */
+#define DANAUS_WIRE_VERSION 8 /* 8: the announcement page (ipc.h) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -297,7 +297,9 @@ struct danaus_hello_reply {
     uint32_t nmounts;
     uint32_t nqueues, ncells; /* the queues memfd (first descriptor) */
     uint32_t nslots, slot_buf; /* the area memfd (second descriptor) */
-    uint32_t cache_blocks;     /* its read cache (ipc.h), 0: none */
+    uint32_t cache_blocks;     /* its read cache (ipc.h), 0: none; the
+                                  announcement page (ipc.h) is the third
+                                  descriptor */
     uint32_t flags;            /* DANAUS_HELLO_ */
     uint16_t cpu_queue[DANAUS_MAX_CPUS]; /* cpu number -> queue */
     char mounts[]; /* nmounts entries: index, then path and NUL */

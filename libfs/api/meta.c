@@ -11,6 +11,7 @@
 #include "libfs/cwd.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
+#include "libfs/namecache.h"
 #include "libfs/sys.h"
 #include "libfs/umask.h"
 #include "libfs/usermem.h"
@@ -75,7 +76,18 @@ static int stat_at(int dirfd, const char *pathname, int flags,
     }
     if (call_begin_path(&c, DANAUS_CALL_STAT, dirfd, pathname, &where) < 0)
         return -1;
-    return send_stat(&c, flags & AT_SYMLINK_NOFOLLOW, d);
+    /* The path as packed (with a trailing '/' kept) is the cache's key. */
+    int at = flags & AT_SYMLINK_NOFOLLOW;
+    struct namecache_fill fill;
+    int cached = namecache_lookup(c.svc, where.mount, call_out(&c), at, d,
+                                  &fill);
+    if (cached != 0) {
+        errno = cached < 0 ? -cached : errno;
+        return cached < 0 ? -1 : 0;
+    }
+    int rc = send_stat(&c, at, d);
+    namecache_keep(&fill, rc < 0 ? errno : 0, d);
+    return rc;
 }
 
 DANAUS_EXPORT int danaus_fstatat(int dirfd, const char *pathname,
@@ -308,7 +320,7 @@ static int two_path_call(enum danaus_call id, int fromfd, const char *from,
         errno = EFAULT;
         return -1;
     }
-    if (path_resolve_name(&svc->mounts, tofd, to, &where_to) < 0 ||
+    if (resolve_for_call(&svc->mounts, tofd, to, true, &where_to) < 0 ||
         call_begin_name(&c, id, fromfd, from, &where_from) < 0)
         return -1;
     if (where_from.mount != where_to.mount) {
@@ -395,7 +407,7 @@ DANAUS_EXPORT int danaus_symlinkat(const char *target, int newdirfd,
         return -1;
     }
     /* The target is stored as written, never resolved here. */
-    if (path_resolve_name(&svc->mounts, newdirfd, linkpath, &where) < 0 ||
+    if (resolve_for_call(&svc->mounts, newdirfd, linkpath, true, &where) < 0 ||
         call_begin(&c, DANAUS_CALL_SYMLINK, where.mount, 0) < 0 ||
         pack_str(&c.pack, target) < 0 || pack_str(&c.pack, where.rel) < 0)
         return -1;

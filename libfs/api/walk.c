@@ -21,6 +21,7 @@
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
 #include "libfs/mounts.h"
+#include "libfs/resolve.h"
 #include "libfs/service.h"
 #include "libfs/sys.h"
 

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1336,6 +1337,78 @@ static void test_read_cache_scribbled(void **state)
     assert_int_equal(reap(owner, 60), 0);
 }
 
+/* ---- the announcement page: read-only to every client ---- */
+
+/* nobody's client tries every way to write the page the service bumps
+ * for everyone's name caches (ipc.h): a writable shared mapping, making
+ * a read-only one writable, write(2), a writable descriptor of its own
+ * from /proc, truncation, removing the seals. All fail; a private copy
+ * it scribbles on is its own; and the service goes on announcing (a
+ * change of the attacker's own bumps names in what it sees). */
+static int forge_announcements(void *arg)
+{
+    (void)arg;
+    become(NOBODY);
+    struct raw r = attacker_attach();
+    int fd = r.announce_fd;
+    CHILD_CHECK(fd >= 0, "attacker: no announcement page");
+    size_t size = (sizeof(struct ipc_announce) + 4095) & ~(size_t)4095;
+    CHILD_CHECK(mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) ==
+                    MAP_FAILED,
+                "attacker: mapped the page writable");
+    const struct ipc_announce *page;
+    CHILD_CHECK(ipc_announce_map(fd, &page) == 0, "attacker: read mapping");
+    CHILD_CHECK(mprotect((void *)page, size, PROT_READ | PROT_WRITE) < 0,
+                "attacker: made the read-only mapping writable");
+    uint64_t junk = UINT64_MAX;
+    CHILD_CHECK(pwrite(fd, &junk, sizeof junk, 0) < 0,
+                "attacker: wrote the page");
+    CHILD_CHECK(ftruncate(fd, 0) < 0, "attacker: truncated the page");
+    CHILD_CHECK(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE) < 0,
+                "attacker: changed the seals");
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    int again = open(proc, O_RDWR);
+    if (again >= 0) {
+        CHILD_CHECK(pwrite(again, &junk, sizeof junk, 0) < 0,
+                    "attacker: wrote the page through /proc");
+        CHILD_CHECK(mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, again,
+                         0) == MAP_FAILED,
+                    "attacker: mapped the page writable through /proc");
+        close(again);
+    }
+    struct ipc_announce *copy =
+        mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    CHILD_CHECK(copy != MAP_FAILED, "attacker: private copy");
+    uint64_t names = atomic_load(&page->names);
+    atomic_store(&copy->names, names + 1000);
+    CHILD_CHECK(atomic_load(&page->names) < names + 1000,
+                "attacker: its private copy reached the shared page");
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "attacker: slot");
+    char name[64];
+    snprintf(name, sizeof name, "announcer-%d", (int)getpid());
+    struct danaus_desc d = {.call = DANAUS_CALL_MKDIR,
+                            .mount = raw_mount(&r, MOUNT_A)};
+    d.arg[0] = 0755;
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, name,
+                         (uint32_t)strlen(name) + 1, 10000) == 0,
+                "attacker: mkdir of its own");
+    CHILD_CHECK(atomic_load(&page->names) > names,
+                "attacker: its own change was not announced");
+    ipc_announce_unmap(page);
+    munmap(copy, size);
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_announcements_read_only(void **state)
+{
+    (void)state;
+    start("announce", "owner 65534:65534\n");
+    with_checkers(forge_announcements, NULL, 2, 0);
+}
+
 static void test_two_uids(void **state)
 {
     (void)state;
@@ -1850,6 +1923,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_area_grows_with_slots, stop),
         cmocka_unit_test_teardown(test_pid_file_planted, stop),
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
+        cmocka_unit_test_teardown(test_announcements_read_only, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),

@@ -44,7 +44,7 @@ int raw_attach(struct raw *r, const char *socket_path)
 int raw_connect(struct raw *r, const char *socket_path)
 {
     memset(r, 0, sizeof *r);
-    r->seg.fd = r->area.fd = -1;
+    r->seg.fd = r->area.fd = r->announce_fd = -1;
     r->door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", socket_path);
@@ -62,7 +62,7 @@ int raw_hello(struct raw *r)
     static char buf[sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES];
     union {
         struct cmsghdr h;
-        char bytes[CMSG_SPACE(2 * sizeof(int))];
+        char bytes[CMSG_SPACE(3 * sizeof(int))];
     } control;
     struct iovec iov = {buf, sizeof buf};
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
@@ -70,7 +70,7 @@ int raw_hello(struct raw *r)
                          .msg_controllen = sizeof control.bytes};
     ssize_t n = recvmsg(r->door, &msg, MSG_CMSG_CLOEXEC);
     struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-    int fds[2] = {-1, -1};
+    int fds[3] = {-1, -1, -1};
     if (cm && cm->cmsg_type == SCM_RIGHTS &&
         cm->cmsg_len == CMSG_LEN(sizeof fds))
         memcpy(fds, CMSG_DATA(cm), sizeof fds);
@@ -84,6 +84,9 @@ int raw_hello(struct raw *r)
     if (rc < 0) {
         close(fds[0]);
         close(fds[1]);
+        close(fds[2]);
+    } else {
+        r->announce_fd = fds[2];
     }
     return rc;
 }
@@ -94,6 +97,9 @@ void raw_detach(struct raw *r)
         ipc_queues_unmap(&r->seg);
     if (r->area.slots)
         ipc_area_unmap(&r->area);
+    if (r->announce_fd >= 0)
+        close(r->announce_fd);
+    r->announce_fd = -1;
     if (r->door >= 0)
         close(r->door);
     r->door = -1;

@@ -22,6 +22,7 @@ struct raw {
     struct ipc_geometry g;
     struct ipc_segment seg;   /* the service's queues */
     struct ipc_area area;     /* our own slots */
+    int announce_fd;          /* the service's announcement page */
     uint32_t seq[64];         /* last sequence per slot */
 };
 

@@ -12,6 +12,7 @@
 
 #include "libfs/fdtable.h"
 #include "libfs/mounts.h"
+#include "libfs/resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void assert_normalizes(const char *in, const char *want)
@@ -294,6 +296,47 @@ static void resolve_relative_to_danaus_dirfd(void **state)
     assert_int_equal(fdtable_remove(fd, &old), 0);
 }
 
+/* A call takes routing's resolution of its path once, as it was when
+ * routed: a cwd moved in between does not redirect it; the same text at
+ * another address, another dirfd, or a second call resolves anew. */
+static void call_takes_routed_resolution_once(void **state)
+{
+    struct fixture *f = *state;
+    struct resolved_path r;
+    char path[] = "k/l", copy[] = "k/l";
+    char sub[PATH_MAX + 8];
+    snprintf(sub, sizeof sub, "%s/sub", f->dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    assert_int_equal(resolve_routed(&f->t, AT_FDCWD, path, &r), 0);
+    assert_int_equal(chdir(sub), 0);
+    assert_int_equal(resolve_for_call(&f->t, AT_FDCWD, path, false, &r), 0);
+    assert_string_equal(r.rel, "k/l");
+    assert_int_equal(resolve_for_call(&f->t, AT_FDCWD, path, false, &r), 0);
+    assert_string_equal(r.rel, "sub/k/l");
+
+    assert_int_equal(chdir(f->dir), 0);
+    assert_int_equal(resolve_routed(&f->t, AT_FDCWD, path, &r), 0);
+    assert_int_equal(chdir(sub), 0);
+    assert_int_equal(resolve_for_call(&f->t, AT_FDCWD, copy, false, &r), 0);
+    assert_string_equal(r.rel, "sub/k/l");
+
+    assert_int_equal(chdir(f->dir), 0);
+    assert_int_equal(resolve_routed(&f->t, AT_FDCWD, path, &r), 0);
+    assert_int_equal(chdir(sub), 0);
+    path[0] = 'm';
+    assert_int_equal(resolve_for_call(&f->t, AT_FDCWD, path, false, &r), 0);
+    assert_string_equal(r.rel, "sub/m/l");
+
+    /* A name call with a last ".." resolves the name itself. */
+    char dots[] = "k/..";
+    assert_int_equal(resolve_routed(&f->t, AT_FDCWD, dots, &r), 0);
+    assert_string_equal(r.rel, "sub");
+    assert_int_equal(resolve_for_call(&f->t, AT_FDCWD, dots, true, &r), 0);
+    assert_string_equal(r.rel, "sub/k/..");
+    assert_int_equal(chdir(f->dir), 0);
+    assert_int_equal(rmdir(sub), 0);
+}
+
 /* A rename moves the path itself and what lies below it, nothing else. */
 static void moved_paths_follow_a_rename(void **state)
 {
@@ -326,6 +369,8 @@ int main(void)
         cmocka_unit_test(root_mount_holds_everything_else),
         cmocka_unit_test(view_root_with_kernel_paths),
         cmocka_unit_test(resolve_in_a_view),
+        cmocka_unit_test_setup_teardown(call_takes_routed_resolution_once,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(resolve_relative_to_cwd, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(resolve_name_keeps_last_dots, setup,

@@ -5,7 +5,11 @@
  * A read lease on a file descriptor opened read-only makes the kernel stop
  * any open of the file for writing, and any truncate, by any process of
  * the host (this service's own threads included), and signal the holder
- * first; the opener waits until the holder gives the lease up, or for
+ * first; a write lease on a descriptor opened for reading and writing,
+ * which the kernel grants only while that descriptor is the file's only
+ * open one, does the same for any open at all. Neither is broken by
+ * writes through the holder's own descriptor: those the service's core
+ * announces itself (libservice.h, cache_hold); the opener waits until the holder gives the lease up, or for
  * /proc/sys/fs/lease-break-time seconds (45 by default) if it never does.
  * Measured here: another process's open(O_WRONLY) and truncate, and this
  * process's own open(O_WRONLY), each waited for the holder's F_UNLCK. The
@@ -91,10 +95,15 @@ int local_lease_hold(int fd, int as_root, uint64_t *key)
 {
     pid_t breaker = leases.breaker;
     struct stat st;
-    if (breaker <= 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+    int flags = fcntl(fd, F_GETFL);
+    if (breaker <= 0 || flags < 0 || fstat(fd, &st) < 0 ||
+        !S_ISREG(st.st_mode))
         return 0;
+    /* A read lease needs a read-only descriptor; a write lease, which an
+     * O_RDWR descriptor takes, is broken by any other open of the file. */
+    int type = (flags & O_ACCMODE) == O_RDONLY ? F_RDLCK : F_WRLCK;
     *key = key_of(&st);
-    if (fcntl(fd, F_GETLEASE) == F_RDLCK)
+    if (fcntl(fd, F_GETLEASE) == type)
         return 1;
     struct f_owner_ex owner = {F_OWNER_TID, breaker};
     if (fcntl(fd, F_SETSIG, LOCAL_LEASE_SIGNAL) < 0 ||
@@ -105,5 +114,5 @@ int local_lease_hold(int fd, int as_root, uint64_t *key)
         if (local_cred_enter(&root) < 0)
             return 0;
     }
-    return fcntl(fd, F_SETLEASE, F_RDLCK) == 0;
+    return fcntl(fd, F_SETLEASE, type) == 0;
 }

@@ -1,5 +1,5 @@
 /*
- * lease.h - read leases for the local backend's cached files (lease.c).
+ * lease.h - leases for the local backend's cached files (lease.c).
  */
 #ifndef DANAUS_LOCAL_LEASE_H
 #define DANAUS_LOCAL_LEASE_H
@@ -15,8 +15,9 @@
 #define LOCAL_LEASE_SIGNAL (SIGRTMIN + 7)
 
 /* ls_ops.cache_hold on a descriptor: 1 with *key while it holds a read
- * lease (taking one if it can: as root when as_root, which leaves the
- * calling thread acting as root until its next switch), else 0. */
+ * lease (a write lease, for a descriptor open for writing too), taking one
+ * if it can: as root when as_root, which leaves the calling thread acting
+ * as root until its next switch), else 0. */
 int local_lease_hold(int fd, int as_root, uint64_t *key);
 
 #endif

@@ -1,0 +1,89 @@
+#!/bin/bash
+# run-local-ops.sh - per-operation cost through the preload on the local
+# backend, two builds side by side in one run (a change's before and
+# after), with the host file system as the baseline: stat of one file
+# over and over, open+close, 4 KiB pread and pwrite. Each build's
+# danaus-bench (its libdanaus linked in, so the libc calls it makes take
+# the preload's path) runs against that build's own danausd. Rounds
+# interleave the three; the table gives each op's median ns and ratios.
+#
+#   bench/run-local-ops.sh OUTDIR BEFORE_BUILD AFTER_BUILD
+#
+# Environment: ROUNDS (default 3), BENCH_ARGS (extra danaus-bench flags).
+# Starts one danausd per build (fuse off), stops them on exit.
+set -euo pipefail
+
+say() { echo "run-local-ops: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+[ $# -eq 3 ] || die "usage: run-local-ops.sh OUTDIR BEFORE_BUILD AFTER_BUILD"
+outdir=$1 before=$(realpath "$2") after=$(realpath "$3")
+rounds=${ROUNDS:-3}
+ops=stat,open+close,pread-4k,pwrite-4k
+mkdir -p "$outdir"
+work=$(mktemp -d /tmp/danaus-localops-XXXXXX)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# start NAME BUILD: a danausd of BUILD serving $work/NAME/mnt.
+start() {
+    local name=$1 build=$2
+    mkdir -p "$work/$name/run" "$work/$name/backing" "$work/$name/mnt"
+    cat > "$work/$name/danausd.conf" <<CONF
+service ops-$name-$$
+rundir $work/$name/run
+fuse off
+mount $work/$name/mnt local $work/$name/backing
+CONF
+    "$build/fsservice/danausd" -c "$work/$name/danausd.conf" \
+        > "$work/$name/log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 300); do
+        grep -q ' ready: ' "$work/$name/log" && return 0
+        sleep 0.1
+    done
+    cat "$work/$name/log" >&2
+    die "danausd of $build did not start"
+}
+start before "$before"
+start after "$after"
+mkdir -p "$work/ext4"
+
+# bench NAME BUILD ROW DIR: one danaus-bench run, its CSV in OUTDIR.
+bench() {
+    local name=$1 build=$2 row=$3 dir=$4 round=$5
+    # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
+    DANAUS_SERVICE=ops-$name-$$ DANAUS_RUNDIR=$work/$name/run \
+        "$build/bench/danaus-bench" "$row" "$dir" --ops "$ops" \
+        --csv "$outdir/local-ops-$name-round$round.csv" ${BENCH_ARGS:-} \
+        > /dev/null
+}
+for round in $(seq "$rounds"); do
+    say "round $round of $rounds"
+    bench ext4 "$after" --local "$work/ext4/r$round" "$round"
+    bench before "$before" --preload "$work/before/mnt/r$round" "$round"
+    bench after "$after" --preload "$work/after/mnt/r$round" "$round"
+done
+
+# median NAME OP: the median ns/op of OP over NAME's rounds.
+median() {
+    cat "$outdir"/local-ops-"$1"-round*.csv | awk -F, -v op="$2" \
+        '$2 == op && $5 != "" { print $5 }' | sort -n |
+        awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+{
+    echo "Per operation through the preload, local backend, ns: median of $rounds interleaved rounds"
+    echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC'); before $(git -C "$before/.." rev-parse --short HEAD 2>/dev/null || echo "$before"), after $(git -C "$after/.." rev-parse --short HEAD 2>/dev/null || echo "$after"); $(nproc) cpus; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+    printf '%-12s %10s %10s %10s %12s %12s\n' op ext4 before after after/before after/ext4
+    for op in ${ops//,/ }; do
+        e=$(median ext4 "$op") b=$(median before "$op") a=$(median after "$op")
+        printf '%-12s %10s %10s %10s %11.2fx %11.2fx\n' "$op" "$e" "$b" "$a" \
+            "$(echo "$a / $b" | bc -l)" "$(echo "$a / $e" | bc -l)"
+    done
+} | tee "$outdir/local-ops.txt"

@@ -1,0 +1,202 @@
+/*
+ * namecache.c - the process's name and attribute cache (namecache.h).
+ *
+ * A fixed table in the library's own memory (no allocation: a lookup may
+ * come from inside an allocator's initialisation), one entry per place,
+ * the place a hash of the key; keeping an entry overwrites whatever was
+ * there. Each entry is a sequence lock among the process's threads, as
+ * the read cache's blocks are (ipc/cache.c): a writer makes seq odd with
+ * a compare-and-swap (a second writer backs off), writes, and makes it
+ * even with a release store; a reader copies between two looks at seq and
+ * discards its copy if seq moved or was odd. The answer is copied a word
+ * at a time with relaxed atomics, which makes the race a defined one.
+ *
+ * An entry counts while (ipc.h, "Announcements"):
+ *   - the page is the one it was kept under (instance), the service is
+ *     seen alive, and its timeout has not passed since the lookup that
+ *     preceded the call;
+ *   - names is what it was before the call;
+ *   - for attributes, the inode bucket of the answer's st_ino is what it
+ *     was right after the call, read while attrs stayed what it was
+ *     before the call (so no change of any file's attributes happened
+ *     between the call and that read);
+ *   - no namecache_drop happened since the lookup.
+ */
+#include "namecache.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#define ENTRIES 8192u /* a power of two */
+#define NO_BUCKET UINT32_MAX
+
+/* What an entry holds; copied in and out a word at a time (below). */
+struct answer {
+    uint32_t mount;
+    int32_t flags;
+    int32_t err;       /* 0: st holds attributes; else ENOENT or ENOTDIR */
+    uint32_t bucket;   /* st.ino's inode bucket, NO_BUCKET for an error */
+    uint64_t len;
+    uint64_t instance; /* the page's */
+    uint64_t names, inode, drops;
+    uint64_t expires_ns;
+    struct danaus_stat st;
+    char path[NAMECACHE_PATH];
+};
+
+#define WORDS (sizeof(struct answer) / sizeof(uint64_t))
+_Static_assert(sizeof(struct answer) % sizeof(uint64_t) == 0,
+               "an answer is whole words");
+
+union words {
+    struct answer a;
+    uint64_t w[WORDS];
+};
+
+struct entry {
+    _Atomic uint32_t seq;
+    union words u;
+};
+
+static struct entry table[ENTRIES];
+static _Atomic uint64_t drops;
+
+/* The words race with a writer by design, and the sequence check decides:
+ * relaxed atomic loads and stores, so the race is a defined one. */
+static void copy_out(const struct entry *e, union words *out)
+{
+    for (size_t i = 0; i < WORDS; i++)
+        out->w[i] = __atomic_load_n(&e->u.w[i], __ATOMIC_RELAXED);
+}
+
+static void copy_in(struct entry *e, const union words *in)
+{
+    for (size_t i = 0; i < WORDS; i++)
+        __atomic_store_n(&e->u.w[i], in->w[i], __ATOMIC_RELAXED);
+}
+
+static uint64_t coarse_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t place(uint32_t mount, int flags, const char *path,
+                      size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ mount ^ ((uint64_t)flags << 32);
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)path[i]) * 0x100000001b3ull;
+    return (uint32_t)(h ^ (h >> 32)) & (ENTRIES - 1);
+}
+
+static uint64_t load(const _Atomic uint64_t *word)
+{
+    return atomic_load_explicit(word, memory_order_acquire);
+}
+
+/* Copies entry e into out if it is whole and holds the key. */
+static bool read_entry(struct entry *e, uint32_t mount, int flags,
+                       const char *path, uint16_t len, union words *out)
+{
+    uint32_t seq = atomic_load_explicit(&e->seq, memory_order_acquire);
+    if (seq & 1)
+        return false;
+    copy_out(e, out);
+    /* The second look at seq is a read-modify-write, as the read cache's
+     * (ipc/cache.c): it comes after the copy and reads seq's latest
+     * value, so a writer whose words the copy may have seen has moved it. */
+    if (atomic_fetch_add_explicit(&e->seq, 0, memory_order_acq_rel) != seq)
+        return false;
+    const struct answer *a = &out->a;
+    return a->len == len && a->mount == mount && a->flags == flags &&
+           memcmp(a->path, path, len) == 0;
+}
+
+int namecache_lookup(const struct service *svc, uint32_t mount,
+                     const char *path, int flags, struct danaus_stat *st,
+                     struct namecache_fill *fill)
+{
+    const struct ipc_announce *page = svc->announce;
+    size_t len = strnlen(path, NAMECACHE_PATH);
+    fill->usable = page && page->timeout_ms && len < NAMECACHE_PATH &&
+                   service_seen_alive(svc);
+    if (!fill->usable)
+        return 0;
+    fill->page = page;
+    fill->drops = atomic_load_explicit(&drops, memory_order_acquire);
+    fill->names = load(&page->names);
+    fill->attrs = load(&page->attrs);
+    fill->born_ns = coarse_now_ns();
+    fill->mount = mount;
+    fill->flags = flags;
+    fill->len = (uint16_t)len;
+    memcpy(fill->path, path, len);
+
+    union words copy;
+    const struct answer *e = &copy.a;
+    if (!read_entry(&table[place(mount, flags, path, len)], mount, flags,
+                    path, (uint16_t)len, &copy) ||
+        e->instance != page->instance || e->drops != fill->drops ||
+        e->names != fill->names || fill->born_ns >= e->expires_ns)
+        return 0;
+    if (e->err)
+        return -e->err;
+    if (e->bucket >= IPC_ANNOUNCE_INODES ||
+        load(&page->inodes[e->bucket]) != e->inode)
+        return 0;
+    *st = e->st;
+    return 1;
+}
+
+void namecache_keep(const struct namecache_fill *fill, int err,
+                    const struct danaus_stat *st)
+{
+    if (!fill->usable || (err && err != ENOENT && err != ENOTDIR))
+        return;
+    const struct ipc_announce *page = fill->page;
+    uint32_t bucket = NO_BUCKET;
+    uint64_t inode = 0;
+    if (!err) {
+        bucket = ipc_announce_bucket(st->ino);
+        /* The bucket first: a bump of it seen here comes with its bump of
+         * attrs, seen below (ipc.h). */
+        inode = load(&page->inodes[bucket]);
+        if (load(&page->attrs) != fill->attrs)
+            return;
+    }
+    union words a = {.a = {
+        .mount = fill->mount,
+        .flags = fill->flags,
+        .err = err,
+        .bucket = bucket,
+        .len = fill->len,
+        .instance = page->instance,
+        .names = fill->names,
+        .inode = inode,
+        .drops = fill->drops,
+        .expires_ns = fill->born_ns + (uint64_t)page->timeout_ms * 1000000u,
+    }};
+    if (!err)
+        a.a.st = *st;
+    memcpy(a.a.path, fill->path, fill->len);
+    struct entry *e =
+        &table[place(fill->mount, fill->flags, fill->path, fill->len)];
+    uint32_t seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    /* As an acquire, the odd seq comes before every field written below. */
+    if ((seq & 1) ||
+        !atomic_compare_exchange_strong_explicit(&e->seq, &seq, seq + 1,
+                                                 memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        return;
+    copy_in(e, &a);
+    atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+}
+
+void namecache_drop(void)
+{
+    atomic_fetch_add_explicit(&drops, 1, memory_order_acq_rel);
+}

@@ -1,0 +1,57 @@
+/*
+ * namecache.h - this process's cache of names and attributes: what STAT
+ * calls were answered (a file's attributes, or ENOENT / ENOTDIR), kept by
+ * mount, path as sent and whether the last link is followed, and used
+ * again without a round trip while the service's announcements (ipc.h)
+ * say nothing it depends on has changed, for at most the page's timeout
+ * (changes made to the backend outside the service).
+ *
+ * The cache is the process's own memory: what it holds was answered to
+ * this process, with its credentials, so a cached name is only served to
+ * a process that could look it up; a change of credentials drops it all
+ * (namecache_drop), and any change of a directory's attributes (the
+ * search permission that guards the names below it) is a change of names.
+ * It lives while the service that answered it is seen alive
+ * (service_seen_alive) and its page is the one the answers were kept
+ * under.
+ */
+#ifndef LIBFS_NAMECACHE_H
+#define LIBFS_NAMECACHE_H
+
+#include "service.h"
+
+#include <danaus/wire.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Paths longer than this are not kept. */
+#define NAMECACHE_PATH 192
+
+/* What a lookup that missed read before the call, for namecache_keep. */
+struct namecache_fill {
+    bool usable;
+    const struct ipc_announce *page;
+    uint64_t names, attrs, drops, born_ns;
+    uint32_t mount;
+    int flags;
+    uint16_t len;
+    char path[NAMECACHE_PATH];
+};
+
+/* The cached answer to STAT of path (instance-relative, as sent) on mount
+ * with flags (AT_SYMLINK_NOFOLLOW or 0): 1 with *st, -ENOENT or -ENOTDIR,
+ * or 0 when there is none (then *fill is what namecache_keep needs, to be
+ * called with the call's answer). Call it before sending the call. */
+int namecache_lookup(const struct service *svc, uint32_t mount,
+                     const char *path, int flags, struct danaus_stat *st,
+                     struct namecache_fill *fill);
+
+/* After the STAT a lookup missed: its answer, err (0 with *st, or an
+ * errno), kept when nothing announced since the lookup makes it stale. */
+void namecache_keep(const struct namecache_fill *fill, int err,
+                    const struct danaus_stat *st);
+
+/* Forgets every answer: the process's credentials changed. */
+void namecache_drop(void);
+
+#endif

@@ -1,0 +1,195 @@
+#!/bin/bash
+# name-cache.sh - the preload's name and attribute cache stays coherent
+# (libfs/namecache.h): a long-lived preloaded process (namecache_probe)
+# stats names, which it then holds in its cache, and each change another
+# process makes (preloaded, or a plain program through the FUSE door) is
+# seen by its next stat, at once. fuse_cache_timeout_ms is 60 s, so only
+# the service's announcements can make a change visible. Also: a cached
+# answer is served while the service is stopped (the cache is used at
+# all), a directory's search permission taken away is seen below it, and
+# a process that changes its uid does not keep the answers of the old one.
+#
+#   name-cache.sh DANAUSD LIBDANAUS PROBE
+#
+# Local backend, run as root. Prints "ok"/"FAIL" per check; exit 0 when
+# all passed.
+set -u
+
+if [ $# -ne 3 ]; then
+    echo "usage: name-cache.sh DANAUSD LIBDANAUS PROBE" >&2
+    exit 2
+fi
+danausd=$(realpath "$1") lib=$(realpath "$2") probe=$(realpath "$3")
+
+site=$(mktemp -d /tmp/danaus-ncache-XXXXXX) || exit 1
+chmod 755 "$site"
+mnt=$site/mnt
+service="ncache-$$"
+mkdir "$site/run" "$site/backing" || exit 1
+chmod 755 "$site/backing"
+cat > "$site/danausd.conf" <<CONF
+service $service
+owner 1000:1000
+rundir $site/run
+fuse_keep 0
+fuse_cache_timeout_ms 60000
+mount $mnt local $site/backing
+CONF
+
+pre() {
+    timeout 30 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
+        DANAUS_RUNDIR="$site/run" "$@"
+}
+# A plain program: through the FUSE door.
+plain() { timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$@"; }
+
+. "$(dirname "$0")/../lib.sh"
+daemon=
+cleanup() {
+    [ -n "${USER_PID:-}" ] && kill "$USER_PID" 2>/dev/null
+    [ -n "${ROOT_PID:-}" ] && kill "$ROOT_PID" 2>/dev/null
+    [ -n "$daemon" ] && kill -CONT "$daemon" 2>/dev/null
+    [ -n "$daemon" ] && service_stop
+    grep -q " $mnt fuse" /proc/mounts && umount -l "$mnt"
+    rm -rf "$site"
+}
+trap cleanup EXIT
+service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
+    exit 1
+
+# Two observers, each fed through fifos: one as uid 1000 (search
+# permission applies to it), one as root (which may change its uid).
+# observe NAME COMMAND...: starts one; sets NAME_IN, NAME_OUT, NAME_PID.
+observe() {
+    local name=$1
+    shift
+    mkfifo "$site/$name.in" "$site/$name.out"
+    "$@" < "$site/$name.in" > "$site/$name.out" &
+    eval "${name}_PID=$!"
+    exec {in}> "$site/$name.in"
+    exec {out}< "$site/$name.out"
+    eval "${name}_IN=$in ${name}_OUT=$out"
+}
+observe USER pre setpriv --reuid=1000 --regid=1000 --clear-groups "$probe"
+observe ROOT pre "$probe"
+# ask user|root COMMAND...: the observer's answer line.
+ask() {
+    local in out line
+    if [ "$1" = user ]; then in=$USER_IN out=$USER_OUT; else
+        in=$ROOT_IN out=$ROOT_OUT; fi
+    shift
+    echo "$*" >&"$in"
+    read -r -t 20 line <&"$out" || line="(no answer)"
+    echo "$line"
+}
+field() { echo "$1" | tr ' ' '\n' | grep "^$2=" | cut -d= -f2; }
+
+t=$mnt/t
+pre mkdir -m 777 "$t"
+
+# rename: the old name goes, the new one comes.
+pre sh -c "echo x > $t/a"
+ask user stat "$t/a" > /dev/null
+ask user stat "$t/b" > /dev/null
+pre mv "$t/a" "$t/b"
+expect "rename: old name gone at once" "errno=ENOENT" "$(ask user stat "$t/a")"
+expect "rename: new name found at once" "2" \
+    "$(field "$(ask user stat "$t/b")" size)"
+
+# unlink.
+pre rm "$t/b"
+expect "unlink: gone at once" "errno=ENOENT" "$(ask user stat "$t/b")"
+
+# create after a negative lookup.
+ask user stat "$t/n" > /dev/null
+pre sh -c "echo made > $t/n"
+expect "create after a negative lookup: found at once" "5" \
+    "$(field "$(ask user stat "$t/n")" size)"
+
+# A write through an open descriptor changes size and mtime.
+pre sh -c "printf 1 > $t/w"
+touch -d @1000000000 "$site/backing/t/w"
+before=$(ask user stat "$t/w")
+pre sh -c "printf 23456789 >> $t/w"
+after=$(ask user stat "$t/w")
+expect "write: size seen at once" "9" "$(field "$after" size)"
+[ "$(field "$before" mtime)" != "$(field "$after" mtime)" ] &&
+    ok "write: mtime seen at once" || fail "write: mtime unchanged: $after"
+
+# chmod of a file, by path and through a descriptor.
+ask user stat "$t/n" > /dev/null
+pre chmod 600 "$t/n"
+expect "chmod: mode seen at once" "600" "$(field "$(ask user stat "$t/n")" mode)"
+pre python3 -c "import os; fd = os.open('$t/n', os.O_RDONLY); os.fchmod(fd, 0o640)"
+expect "fchmod: mode seen at once" "640" "$(field "$(ask user stat "$t/n")" mode)"
+
+# A directory's search permission taken away hides what is below it.
+pre mkdir -m 755 "$t/d"
+pre sh -c "echo g > $t/d/g"
+expect "search permission: file found" "2" \
+    "$(field "$(ask user stat "$t/d/g")" size)"
+pre chmod 700 "$t/d"
+expect "search permission removed from the parent: EACCES at once" \
+    "errno=EACCES" "$(ask user stat "$t/d/g")"
+
+# Changes made through the FUSE door by a plain program.
+pre sh -c "echo h > $t/h"
+ask user stat "$t/h" > /dev/null
+ask user stat "$t/h2" > /dev/null
+plain mv "$t/h" "$t/h2"
+expect "FUSE rename: old name gone at once" "errno=ENOENT" \
+    "$(ask user stat "$t/h")"
+expect "FUSE rename: new name found at once" "2" \
+    "$(field "$(ask user stat "$t/h2")" size)"
+plain chmod 604 "$t/h2"
+expect "FUSE chmod: mode seen at once" "604" \
+    "$(field "$(ask user stat "$t/h2")" mode)"
+plain sh -c "echo longer >> $t/h2"
+expect "FUSE write: size seen at once" "9" \
+    "$(field "$(ask user stat "$t/h2")" size)"
+
+# The cache is used: a name seen a moment ago is answered while the
+# service is stopped.
+pre sh -c "echo s > $t/s"
+ask user stat "$t/s" > /dev/null
+kill -STOP "$daemon"
+answer=$(ask user stat "$t/s")
+kill -CONT "$daemon"
+expect "a cached name is answered without the service" "2" \
+    "$(field "$answer" size)"
+[ "$answer" = "(no answer)" ] && ask user stat "$t/s" > /dev/null
+
+# A process that changes its uid does not keep the answers of the old
+# one: root's cached answer below a 0700 directory is refused to uid 1000.
+expect "root sees below a 0700 directory" "2" \
+    "$(field "$(ask root stat "$t/d/g")" size)"
+expect "seteuid 1000" "ok" "$(ask root seteuid 1000)"
+expect "after seteuid 1000: EACCES" "errno=EACCES" "$(ask root stat "$t/d/g")"
+expect "seteuid 0" "ok" "$(ask root seteuid 0)"
+expect "back to root: found again" "2" \
+    "$(field "$(ask root stat "$t/d/g")" size)"
+
+# The read cache through a descriptor open for reading and writing: a
+# 4 KiB pread is answered from the cache (while the service is stopped),
+# and the process's own write, another process's and one through the
+# FUSE door are each seen by its next pread.
+pre sh -c "head -c 8192 /dev/zero | tr '\\0' a > $t/r"
+expect "open O_RDWR" "ok" "$(ask root open "$t/r")"
+expect "pread" "aaaaaaaa" "$(ask root pread 0)"
+ask root pread 0 > /dev/null
+kill -STOP "$daemon"
+answer=$(ask root pread 0)
+kill -CONT "$daemon"
+expect "an O_RDWR pread is answered from the read cache" "aaaaaaaa" "$answer"
+[ "$answer" = "(no answer)" ] && ask root pread 0 > /dev/null
+expect "own pwrite" "ok" "$(ask root pwrite 0 bbbb)"
+expect "own write seen by the next pread" "bbbbaaaa" "$(ask root pread 0)"
+ask root pread 0 > /dev/null
+pre sh -c "printf cccc | dd of=$t/r conv=notrunc status=none"
+expect "another process's write seen at once" "ccccaaaa" "$(ask root pread 0)"
+ask root pread 0 > /dev/null
+plain sh -c "printf dddd | dd of=$t/r conv=notrunc status=none"
+expect "a FUSE-door write seen at once" "ddddaaaa" "$(ask root pread 0)"
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]

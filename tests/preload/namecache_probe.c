@@ -1,0 +1,86 @@
+/*
+ * namecache_probe.c - a long-lived preloaded process that keeps its name
+ * and attribute cache between questions, for name-cache.sh: it reads one
+ * command a line from stdin and answers one line on stdout.
+ *
+ *   stat PATH | lstat PATH   size=N mode=OCTAL nlink=N mtime=S.NS, or
+ *                            errno=NAME
+ *   seteuid UID              ok, or errno=NAME
+ *   open PATH                opens PATH read-write for the two below: ok,
+ *                            or errno=NAME
+ *   pread OFF                the first 8 bytes of a 4 KiB pread at OFF
+ *   pwrite OFF TEXT          writes TEXT at OFF: ok, or errno=NAME
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void answer_stat(const char *path, int follow)
+{
+    struct stat st;
+    if ((follow ? stat(path, &st) : lstat(path, &st)) < 0) {
+        printf("errno=%s\n", strerrorname_np(errno));
+        return;
+    }
+    printf("size=%lld mode=%o nlink=%lu mtime=%lld.%09ld\n",
+           (long long)st.st_size, (unsigned)(st.st_mode & 07777),
+           (unsigned long)st.st_nlink, (long long)st.st_mtim.tv_sec,
+           st.st_mtim.tv_nsec);
+}
+
+static int fd = -1;
+
+static void answer_rw(const char *cmd, char *arg)
+{
+    char buf[4096];
+    ssize_t n = 0;
+    if (strcmp(cmd, "open") == 0) {
+        fd = open(arg, O_RDWR);
+        n = fd;
+    } else if (strcmp(cmd, "pread") == 0) {
+        n = pread(fd, buf, sizeof buf, atol(arg));
+        if (n >= 0) {
+            printf("%.*s\n", n < 8 ? (int)n : 8, buf);
+            return;
+        }
+    } else {
+        char *text = strchr(arg, ' ');
+        n = text ? pwrite(fd, text + 1, strlen(text + 1), atol(arg)) : -1;
+    }
+    if (n < 0)
+        printf("errno=%s\n", strerrorname_np(errno));
+    else
+        printf("ok\n");
+}
+
+int main(void)
+{
+    char line[4200];
+    while (fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *arg = strchr(line, ' ');
+        if (!arg) {
+            printf("bad command\n");
+        } else {
+            *arg++ = '\0';
+            if (strcmp(line, "stat") == 0 || strcmp(line, "lstat") == 0)
+                answer_stat(arg, line[0] == 's');
+            else if (strcmp(line, "seteuid") == 0 &&
+                     seteuid((uid_t)atoi(arg)) < 0)
+                printf("errno=%s\n", strerrorname_np(errno));
+            else if (strcmp(line, "seteuid") == 0)
+                printf("ok\n");
+            else if (strcmp(line, "open") == 0 ||
+                     strcmp(line, "pread") == 0 || strcmp(line, "pwrite") == 0)
+                answer_rw(line, arg);
+            else
+                printf("bad command\n");
+        }
+        fflush(stdout);
+    }
+    return 0;
+}
