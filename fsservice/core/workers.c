@@ -18,10 +18,7 @@
  * (workers_stop says how many) so SIGTERM ends the service in bounded time.
  *
  * A request over its pool's rate on the backend (admission.h) waits for it
- * as a long call, after the queue is handed on; so does every call of a
- * client whose calls have been slow lately (slowcalls.h), whatever their
- * kind says, while its queue serves another client too (a lone client
- * loses nothing by running its calls where the thread is).
+ * as a long call, after the queue is handed on.
  *
  * Small, cached requests must not queue behind another client's 1 MiB
  * writes and fsyncs on the same queue. Of the three ways out (a lane of
@@ -338,7 +335,6 @@ static void serve_bell(struct service *svc, struct crew *crew,
     if (crew) {
         note_client(crew, b.client);
         long_call = admit_ns > 0 ||
-                    (slowcalls_expect(&c->slow) && queue_shared(crew)) ||
                     (call_may_block(&d) &&
                      !(call_short_in_kernel(&d) &&
                        kernel_name_space(svc, d.mount)) &&
@@ -363,7 +359,6 @@ static void serve_bell(struct service *svc, struct crew *crew,
                                          &rec->start_ns, memory_order_relaxed);
     if (client_sees(c, d.mount))
         stats_count(&svc->stats, d.mount, d.call, result, ran_ns);
-    slowcalls_note(&c->slow, ran_ns);
     count_pressure(svc, c, &d, ran_ns);
     /* A request answered after the service was told to stop (one blocked
      * in its backend, then released) is answered all the same, unless the

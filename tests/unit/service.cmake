@@ -35,6 +35,3 @@ danaus_unit_test(test_shares SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shares.c
                  LIBS danaus_service)
 danaus_unit_test(test_idmap SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_idmap.c
                  LIBS danaus_service)
-danaus_unit_test(test_slowcalls
-                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_slowcalls.c
-                 LIBS danaus_service)
