@@ -129,6 +129,43 @@ static int set_string(struct parse *p, char **slot, const char *key,
     return 0;
 }
 
+const char *config_backend_setting(const struct config *cfg, const char *key)
+{
+    struct ls_settings s = {cfg->backend_settings, cfg->nbackend_settings,
+                            NULL};
+    return ls_setting(&s, key);
+}
+
+/* A backend's line; a key already set fails unless it may be set again
+ * (flags: the last one counts). */
+static int set_backend_setting(struct parse *p, struct config *cfg,
+                               const char *key, const char *value, int again)
+{
+    struct ls_setting *s = cfg->backend_settings;
+    int i = 0;
+    while (i < cfg->nbackend_settings && strcmp(s[i].key, key) != 0)
+        i++;
+    if (i < cfg->nbackend_settings && !again)
+        return fail(p, "%s is set twice", key);
+    if (i == CONFIG_MAX_BACKEND_SETTINGS)
+        return fail(p, "more than %d backend settings",
+                    CONFIG_MAX_BACKEND_SETTINGS);
+    char *v = strdup(value);
+    char *k = i < cfg->nbackend_settings ? (char *)s[i].key : strdup(key);
+    if (!v || !k) {
+        free(v);
+        if (i == cfg->nbackend_settings)
+            free(k);
+        return fail(p, "out of memory");
+    }
+    if (i < cfg->nbackend_settings)
+        free((char *)s[i].value);
+    else
+        cfg->nbackend_settings++;
+    s[i] = (struct ls_setting){k, v};
+    return 0;
+}
+
 static int parse_owner(struct parse *p, const char *s, struct config *cfg)
 {
     char *end;
@@ -172,16 +209,15 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
             return fail(p, "mount point %s overlaps %s", mp, other);
     }
     struct config_mount *m = &cfg->mounts[cfg->nmounts];
-    if (strcmp(w[2], "local") == 0) {
-        m->backend = CONFIG_LOCAL;
-        if (w[3][0] != '/')
-            return fail(p, "local source '%s' must be an absolute path", w[3]);
-    } else if (strcmp(w[2], "ceph") == 0) {
-        m->backend = CONFIG_CEPH;
-    } else {
-        return fail(p, "unknown backend '%s' (local or ceph)", w[2]);
+    if (!ls_backend_find(w[2])) {
+        char names[256];
+        ls_backend_names(names, sizeof names);
+        return fail(p, "unknown backend '%s' (%s)", w[2], names);
     }
-    if (is_union && m->backend == CONFIG_LOCAL) {
+    int local = strcmp(w[2], "local") == 0;
+    if (local && w[3][0] != '/')
+        return fail(p, "local source '%s' must be an absolute path", w[3]);
+    if (is_union && local) {
         char *save = NULL, *dirs = strdup(w[4]);
         int bad = !dirs;
         for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
@@ -192,9 +228,11 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
             return fail(p, "local branches '%s' must be absolute paths", w[4]);
     }
     m->mountpoint = strdup(mp);
+    m->backend = strdup(w[2]);
     m->source = strdup(w[3]);
     m->union_lower = is_union ? strdup(w[4]) : NULL;
-    if (!m->mountpoint || !m->source || (is_union && !m->union_lower))
+    if (!m->mountpoint || !m->backend || !m->source ||
+        (is_union && !m->union_lower))
         return fail(p, "out of memory");
     cfg->nmounts++;
     return 0;
@@ -315,8 +353,6 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
                     ? &cfg->request_deadline_fsync
                 : strcmp(k, "fuse_allow_other") == 0 ? &cfg->fuse_allow_other
                 : strcmp(k, "restart") == 0          ? &cfg->restart
-                : strcmp(k, "ceph_write_through") == 0
-                    ? &cfg->ceph_write_through
                     : NULL;
     if (flag) {
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
@@ -324,25 +360,24 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         *flag = strcmp(v, "on") == 0;
         return 0;
     }
+    if (strcmp(k, "ceph_write_through") == 0) {
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            return fail(p, "%s must be on or off, not '%s'", k, v);
+        return set_backend_setting(p, cfg, k, v, 1);
+    }
     if (strcmp(k, "ceph_client_log") == 0) {
         if (strcmp(v, "quiet") != 0 && strcmp(v, "keep") != 0)
             return fail(p, "ceph_client_log must be quiet or keep, not '%s'",
                         v);
-        cfg->ceph_log_keep = strcmp(v, "keep") == 0;
-        return 0;
+        return set_backend_setting(p, cfg, k, v, 1);
     }
-    if (strcmp(k, "ceph_conf") == 0)
-        return set_string(p, &cfg->ceph_conf, k, v);
-    if (strcmp(k, "ceph_client_id") == 0)
-        return set_string(p, &cfg->ceph_client_id, k, v);
-    if (strcmp(k, "ceph_fs_name") == 0)
-        return set_string(p, &cfg->ceph_fs_name, k, v);
-    if (strcmp(k, "ceph_keyring") == 0)
-        return set_string(p, &cfg->ceph_keyring, k, v);
+    if (strcmp(k, "ceph_conf") == 0 || strcmp(k, "ceph_client_id") == 0 ||
+        strcmp(k, "ceph_fs_name") == 0 || strcmp(k, "ceph_keyring") == 0)
+        return set_backend_setting(p, cfg, k, v, 0);
     if (strcmp(k, "ceph_root") == 0) {
         if (v[0] != '/')
             return fail(p, "ceph_root '%s' must be an absolute path", v);
-        return set_string(p, &cfg->ceph_root, k, v);
+        return set_backend_setting(p, cfg, k, v, 0);
     }
     if (strcmp(k, "ceph_cache_size") == 0 || strcmp(k, "ceph_oc_size") == 0) {
         uint64_t size;
@@ -350,8 +385,7 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
             return fail(p, "%s must be a number, not '%s'", k, v);
         char buf[24];
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
-        return set_string(p, k[5] == 'c' ? &cfg->ceph_cache_size
-                                         : &cfg->ceph_oc_size, k, buf);
+        return set_backend_setting(p, cfg, k, buf, 0);
     }
     return fail(p, "unknown setting '%s'", k);
 }
@@ -410,7 +444,8 @@ int config_parse(const char *name, const char *text, struct config *cfg,
         else if (cfg->nmounts == 0)
             rc = fail(&p, "no 'mount' line: nothing to serve");
         for (int i = 0; rc == 0 && i < cfg->nmounts; i++)
-            if (cfg->mounts[i].backend == CONFIG_CEPH && !cfg->ceph_conf)
+            if (strcmp(cfg->mounts[i].backend, "ceph") == 0 &&
+                !config_backend_setting(cfg, "ceph_conf"))
                 rc = fail(&p, "mount %s uses ceph but no 'ceph_conf' is set",
                           cfg->mounts[i].mountpoint);
         if (rc == 0 && cfg->backend_latency_target_ms &&
@@ -461,15 +496,13 @@ void config_free(struct config *cfg)
     free(cfg->rundir);
     free(cfg->door_dir);
     free(cfg->backend_pressure_dir);
-    free(cfg->ceph_conf);
-    free(cfg->ceph_client_id);
-    free(cfg->ceph_fs_name);
-    free(cfg->ceph_keyring);
-    free(cfg->ceph_root);
-    free(cfg->ceph_cache_size);
-    free(cfg->ceph_oc_size);
+    for (int i = 0; i < cfg->nbackend_settings; i++) {
+        free((char *)cfg->backend_settings[i].key);
+        free((char *)cfg->backend_settings[i].value);
+    }
     for (int i = 0; i < cfg->nmounts; i++) {
         free(cfg->mounts[i].mountpoint);
+        free(cfg->mounts[i].backend);
         free(cfg->mounts[i].source);
         free(cfg->mounts[i].union_lower);
     }

@@ -202,7 +202,7 @@ static int export_resume(struct fuse_export *ex, const struct service *svc,
     m->fds[KEPT_NODES] = -1;
     if (rc == 0) {
         rc = fuse_handles_adopt(&ex->handles, m->fds[KEPT_HANDLES],
-                                service_caches_writes(svc));
+                                ls_backends_cache_writes());
         m->fds[KEPT_HANDLES] = -1;
         if (rc < 0)
             fuse_nodes_free(&ex->nodes);
@@ -408,7 +408,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     struct fuse_door *d = calloc(1, sizeof *d);
     if (!d)
         return -1;
-    fuse_cred_cache_init(&d->creds, svc->ceph);
+    fuse_cred_cache_init(&d->creds);
     d->creds.everyone = svc->cfg.fuse_allow_other;
     d->creds.self = geteuid();
     d->creds.owner = svc->cfg.owner_uid == (uid_t)-1 ? d->creds.self

@@ -11,15 +11,12 @@ if(TARGET danaus_backend_ceph)
     LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
 endif()
 
-# danausd_stuck: danausd whose local mount of root $DANAUS_STUCK_ROOT blocks
-# every mkdir forever (stuck_shim.h), for service_stuck; test build only.
-add_library(danaus_stuck_shim STATIC
+# danausd_stuck: danausd whose local instances of root $DANAUS_STUCK_ROOT
+# block every mkdir forever (stuck_shim.c, a shim registered as "local"),
+# for service_stuck; test build only.
+add_executable(danausd_stuck ${CMAKE_SOURCE_DIR}/fsservice/main.c
   ${CMAKE_CURRENT_SOURCE_DIR}/integration/stuck_shim.c)
-target_link_libraries(danaus_stuck_shim PRIVATE danaus_service)
-add_executable(danausd_stuck ${CMAKE_SOURCE_DIR}/fsservice/main.c)
-target_compile_options(danausd_stuck PRIVATE
-  -include ${CMAKE_CURRENT_SOURCE_DIR}/integration/stuck_shim.h)
-target_link_libraries(danausd_stuck PRIVATE danaus_stuck_shim danaus_service)
+target_link_libraries(danausd_stuck PRIVATE danaus_service)
 
 add_executable(service_stuck
   ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_stuck.c)

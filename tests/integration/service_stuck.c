@@ -5,7 +5,7 @@
  *   service_stuck DANAUSD_STUCK
  *
  * DANAUSD_STUCK is the test build of danausd whose local mount of root
- * $DANAUS_STUCK_ROOT blocks every mkdir forever (stuck_shim.h). One client
+ * $DANAUS_STUCK_ROOT blocks every mkdir forever (stuck_shim.c). One client
  * sends more such mkdirs, from threads pinned to every cpu, than all the
  * service threads of all queues can hold at the usual bound; another client
  * must then still be served on the other mount and on the stuck mount's

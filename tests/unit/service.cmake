@@ -29,3 +29,8 @@ danaus_unit_test(test_ceph_space
                          ${PROJECT_SOURCE_DIR}/fsservice/libservice/ceph/space.c)
 danaus_unit_test(test_shares SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shares.c
                  LIBS danaus_service)
+
+# The backend registry, with the in-memory backend registered by the test.
+danaus_unit_test(test_registry
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_registry.c
+                 LIBS danaus_service danaus_backend_memory)

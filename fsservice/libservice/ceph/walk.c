@@ -111,7 +111,7 @@ static int expand_link(struct walk *w, struct Inode *link, const char *rest)
         return -ELOOP;
     char target[DANAUS_PATH_MAX];
     int n = ceph_ll_readlink(w->ci->client->cmount, link, target,
-                             sizeof(target), w->cred->ceph_perm);
+                             sizeof(target), ceph_perm(w->cred));
     if (n < 0)
         return n;
     if (n == 0)
@@ -150,7 +150,7 @@ static int may_search(struct walk *w)
     struct Inode *self;
     struct ceph_statx stx;
     int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], ".", &self, &stx, 0,
-                           0, w->cred->ceph_perm);
+                           0, ceph_perm(w->cred));
     if (r == 0)
         ceph_ll_put(cm, self);
     return r;
@@ -215,7 +215,7 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
         struct ceph_statx *stx = whole ? w->last_stx : &own;
         int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], name, &in, stx,
                                whole ? w->last_want : CEPH_STATX_MODE, 0,
-                               w->cred->ceph_perm);
+                               ceph_perm(w->cred));
         if (last && mode == WALK_CREATE &&
             (r == -ENOENT || (r == 0 && !S_ISLNK(stx->stx_mode)))) {
             /* The name to create or open is reached: give its directory. */
@@ -256,7 +256,7 @@ static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
                 struct ceph_last *last, unsigned last_want,
                 struct ceph_statx *last_stx, bool *last_stx_valid)
 {
-    if (cred->ceph_perm == NULL)
+    if (ceph_perm(cred) == NULL)
         return -EINVAL;
     if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return -ENAMETOOLONG;

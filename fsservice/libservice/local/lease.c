@@ -23,6 +23,7 @@
  * file loses its lease is announced first.
  */
 #include "lease.h"
+#include "local.h"
 
 #include <errno.h>
 #include <fcntl.h>
