@@ -314,7 +314,7 @@ int pool_remove(const char *name)
         return fail("pool '%s': state path too long", name);
     int rc = 0;
     if (service_alive(&rec)) {
-        char *const rm[] = {"rm", "-rf", images, NULL};
+        const char *const rm[] = {"rm", "-rf", images, NULL};
         rc = helper_run(name, rm);
     } else {
         fprintf(stderr, "danaus: pool %s: danausd is down; the image copies "

@@ -123,7 +123,8 @@ static struct fuse_session *new_session(struct fuse_export *ex,
              geteuid() == 0 ? ",allow_other,dev,default_permissions"
              : svc->cfg.fuse_allow_other ? ",allow_other"
                                          : "");
-    char *argv[] = {"danausd", "-o", opts, NULL};
+    /* fuse_args holds char *; libfuse changes none of these. */
+    char *argv[] = {(char *)"danausd", (char *)"-o", opts, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
     struct fuse_session *se = fuse_session_new(&args, &fuse_export_ops,
                                                sizeof fuse_export_ops, ex);
