@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,228 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
     return 0;
 }
 
+/*
+ * The settings, as libfuse's fuse_opt: one row per key, with the function
+ * that checks its value and the field it fills (offset, and a range for
+ * numbers). A key of the backends (ceph_*) fills no field of its own: it
+ * is kept as a line for the backend (ls_settings, libservice.h).
+ */
+struct key;
+typedef int (*key_setter)(struct parse *p, const struct key *k,
+                          const char *v, struct config *cfg);
+
+struct key {
+    const char *name;
+    key_setter set;
+    size_t offset;      /* of the field in struct config */
+    uint64_t lo, hi;    /* a number's range */
+};
+
+static void *field(struct config *cfg, const struct key *k)
+{
+    return (char *)cfg + k->offset;
+}
+
+static int set_u32(struct parse *p, const struct key *k, const char *v,
+                   struct config *cfg)
+{
+    return parse_u32(p, k->name, v, k->lo, k->hi, field(cfg, k));
+}
+
+/* A number within the key's range and a power of two (or 0 when lo is). */
+static int set_power_of_two(struct parse *p, const struct key *k,
+                            const char *v, struct config *cfg)
+{
+    uint32_t *n = field(cfg, k);
+    if (set_u32(p, k, v, cfg) < 0)
+        return -1;
+    if (*n & (*n - 1))
+        return k->lo ? fail(p, "%s must be a power of two, not %s", k->name,
+                            v)
+                     : fail(p, "%s must be 0 or a power of two", k->name);
+    return 0;
+}
+
+static int set_slot_buffer(struct parse *p, const struct key *k,
+                           const char *v, struct config *cfg)
+{
+    if (set_u32(p, k, v, cfg) < 0)
+        return -1;
+    if (cfg->slot_buffer % 4096)
+        return fail(p, "slot_buffer must be a multiple of 4096");
+    return 0;
+}
+
+static int set_flag(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+        return fail(p, "%s must be on or off, not '%s'", k->name, v);
+    *(int *)field(cfg, k) = strcmp(v, "on") == 0;
+    return 0;
+}
+
+static int set_text(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    return set_string(p, field(cfg, k), k->name, v);
+}
+
+static int set_absolute(struct parse *p, const struct key *k, const char *v,
+                        struct config *cfg)
+{
+    if (v[0] != '/')
+        return fail(p, "%s '%s' must be an absolute path", k->name, v);
+    return set_text(p, k, v, cfg);
+}
+
+static int set_service(struct parse *p, const struct key *k, const char *v,
+                       struct config *cfg)
+{
+    if (strchr(v, '/'))
+        return fail(p, "service name '%s' must not contain '/'", v);
+    return set_text(p, k, v, cfg);
+}
+
+static int set_owner(struct parse *p, const struct key *k, const char *v,
+                     struct config *cfg)
+{
+    return parse_owner(p, v, cfg);
+}
+
+static int set_nice(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*v == '\0' || *end || n < -20 || n > 19)
+        return fail(p, "nice must be a number from -20 to 19, not '%s'", v);
+    cfg->nice = (int)n;
+    return 0;
+}
+
+static int set_core_groups(struct parse *p, const struct key *k,
+                           const char *v, struct config *cfg)
+{
+    if (strcmp(v, "auto") == 0)
+        cfg->core_group_level = 0;
+    else if (strcmp(v, "l2") == 0)
+        cfg->core_group_level = 2;
+    else if (strcmp(v, "l3") == 0)
+        cfg->core_group_level = 3;
+    else if (strcmp(v, "cpu") == 0)
+        cfg->core_group_level = -1;
+    else
+        return fail(p, "core_groups must be auto, l2, l3 or cpu, not '%s'",
+                    v);
+    return 0;
+}
+
+static int set_cpus(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    if (cfg->cpus_line)
+        return fail(p, "cpus is set twice");
+    if (ipc_cpulist_parse(v, &cfg->cpus) < 0 || CPU_COUNT(&cfg->cpus) == 0)
+        return fail(p, "cpus must be a cpu list such as 0-3,8, not '%s'", v);
+    cfg->cpus_line = p->line;
+    return 0;
+}
+
+/* The backends' lines. */
+static int backend_text(struct parse *p, const struct key *k, const char *v,
+                        struct config *cfg)
+{
+    return set_backend_setting(p, cfg, k->name, v, 0);
+}
+
+static int backend_absolute(struct parse *p, const struct key *k,
+                            const char *v, struct config *cfg)
+{
+    if (v[0] != '/')
+        return fail(p, "%s '%s' must be an absolute path", k->name, v);
+    return backend_text(p, k, v, cfg);
+}
+
+/* Kept in bytes. */
+static int backend_size(struct parse *p, const struct key *k, const char *v,
+                        struct config *cfg)
+{
+    uint64_t size;
+    if (parse_size(v, UINT64_MAX, &size) < 0)
+        return fail(p, "%s must be a number, not '%s'", k->name, v);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
+    return backend_text(p, k, buf, cfg);
+}
+
+/* on or off; the last line counts. */
+static int backend_flag(struct parse *p, const struct key *k, const char *v,
+                        struct config *cfg)
+{
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+        return fail(p, "%s must be on or off, not '%s'", k->name, v);
+    return set_backend_setting(p, cfg, k->name, v, 1);
+}
+
+static int backend_log(struct parse *p, const struct key *k, const char *v,
+                       struct config *cfg)
+{
+    if (strcmp(v, "quiet") != 0 && strcmp(v, "keep") != 0)
+        return fail(p, "%s must be quiet or keep, not '%s'", k->name, v);
+    return set_backend_setting(p, cfg, k->name, v, 1);
+}
+
+#define AT(f) offsetof(struct config, f)
+#define U32(name, f, lo, hi) {name, set_u32, AT(f), lo, hi}
+#define FLAG(name, f) {name, set_flag, AT(f), 0, 0}
+#define TEXT(name, f) {name, set_text, AT(f), 0, 0}
+#define CALL(name, fn) {name, fn, 0, 0, 0}
+
+static const struct key keys[] = {
+    {"service", set_service, AT(service), 0, 0},
+    TEXT("rundir", rundir),
+    TEXT("door_dir", door_dir),
+    CALL("owner", set_owner),
+    {"queue_cells", set_power_of_two, AT(queue_cells), 2, 65536},
+    U32("slots", slots, 1, 1u << 16),
+    U32("client_slots", client_slots, 1, 1u << 16),
+    U32("uid_slots", uid_slots, 1, 1u << 16),
+    U32("uid_clients", uid_clients, 1, 4096),
+    CALL("nice", set_nice),
+    U32("client_locks", client_locks, 1, 1u << 24),
+    {"slot_buffer", set_slot_buffer, AT(slot_buffer), 4096, 64u << 20},
+    {"read_cache_blocks", set_power_of_two, AT(read_cache_blocks), 0,
+     IPC_MAX_CACHE_BLOCKS},
+    U32("threads_per_queue", threads_per_queue, 1, 64),
+    U32("stalled_threads_per_queue", stalled_threads_per_queue, 0, 1024),
+    U32("fuse_keep", fuse_keep_s, 0, 86400),
+    U32("fuse_cache_timeout_ms", fuse_cache_timeout_ms, 0, 3600000),
+    U32("request_deadline_ms", request_deadline_ms, 0, 86400000),
+    U32("backend_ops_per_second", backend_ops_per_second, 0, UINT32_MAX),
+    U32("backend_write_bytes_per_second", backend_write_bytes_per_second, 0,
+        UINT32_MAX),
+    {"backend_pressure_dir", set_absolute, AT(backend_pressure_dir), 0, 0},
+    U32("backend_latency_target_ms", backend_latency_target_ms, 1, 60000),
+    CALL("core_groups", set_core_groups),
+    CALL("cpus", set_cpus),
+    FLAG("fuse", fuse),
+    FLAG("fuse_direct_io", fuse_direct_io),
+    FLAG("fuse_revalidate", fuse_revalidate),
+    FLAG("request_deadline_fsync", request_deadline_fsync),
+    FLAG("fuse_allow_other", fuse_allow_other),
+    FLAG("restart", restart),
+    CALL("ceph_write_through", backend_flag),
+    CALL("ceph_client_log", backend_log),
+    CALL("ceph_conf", backend_text),
+    CALL("ceph_client_id", backend_text),
+    CALL("ceph_fs_name", backend_text),
+    CALL("ceph_keyring", backend_text),
+    CALL("ceph_root", backend_absolute),
+    CALL("ceph_cache_size", backend_size),
+    CALL("ceph_oc_size", backend_size),
+};
+
 static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
 {
     const char *k = w[0];
@@ -245,148 +468,9 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return parse_mount(p, w, n, cfg);
     if (n != 2)
         return fail(p, "%s takes exactly one value", k);
-    const char *v = w[1];
-
-    if (strcmp(k, "service") == 0) {
-        if (strchr(v, '/'))
-            return fail(p, "service name '%s' must not contain '/'", v);
-        return set_string(p, &cfg->service, k, v);
-    }
-    if (strcmp(k, "rundir") == 0)
-        return set_string(p, &cfg->rundir, k, v);
-    if (strcmp(k, "door_dir") == 0)
-        return set_string(p, &cfg->door_dir, k, v);
-    if (strcmp(k, "owner") == 0)
-        return parse_owner(p, v, cfg);
-    if (strcmp(k, "queue_cells") == 0) {
-        if (parse_u32(p, k, v, 2, 65536, &cfg->queue_cells) < 0)
-            return -1;
-        if (cfg->queue_cells & (cfg->queue_cells - 1))
-            return fail(p, "queue_cells must be a power of two, not %s", v);
-        return 0;
-    }
-    if (strcmp(k, "slots") == 0)
-        return parse_u32(p, k, v, 1, 1u << 16, &cfg->slots);
-    if (strcmp(k, "client_slots") == 0)
-        return parse_u32(p, k, v, 1, 1u << 16, &cfg->client_slots);
-    if (strcmp(k, "uid_slots") == 0)
-        return parse_u32(p, k, v, 1, 1u << 16, &cfg->uid_slots);
-    if (strcmp(k, "uid_clients") == 0)
-        return parse_u32(p, k, v, 1, 4096, &cfg->uid_clients);
-    if (strcmp(k, "nice") == 0) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*v == '\0' || *end || n < -20 || n > 19)
-            return fail(p, "nice must be a number from -20 to 19, not '%s'",
-                        v);
-        cfg->nice = (int)n;
-        return 0;
-    }
-    if (strcmp(k, "client_locks") == 0)
-        return parse_u32(p, k, v, 1, 1u << 24, &cfg->client_locks);
-    if (strcmp(k, "slot_buffer") == 0) {
-        if (parse_u32(p, k, v, 4096, 64u << 20, &cfg->slot_buffer) < 0)
-            return -1;
-        if (cfg->slot_buffer % 4096)
-            return fail(p, "slot_buffer must be a multiple of 4096");
-        return 0;
-    }
-    if (strcmp(k, "read_cache_blocks") == 0) {
-        if (parse_u32(p, k, v, 0, IPC_MAX_CACHE_BLOCKS,
-                      &cfg->read_cache_blocks) < 0)
-            return -1;
-        if (cfg->read_cache_blocks & (cfg->read_cache_blocks - 1))
-            return fail(p, "read_cache_blocks must be 0 or a power of two");
-        return 0;
-    }
-    if (strcmp(k, "threads_per_queue") == 0)
-        return parse_u32(p, k, v, 1, 64, &cfg->threads_per_queue);
-    if (strcmp(k, "stalled_threads_per_queue") == 0)
-        return parse_u32(p, k, v, 0, 1024, &cfg->stalled_threads_per_queue);
-    if (strcmp(k, "fuse_keep") == 0)
-        return parse_u32(p, k, v, 0, 86400, &cfg->fuse_keep_s);
-    if (strcmp(k, "fuse_cache_timeout_ms") == 0)
-        return parse_u32(p, k, v, 0, 3600000, &cfg->fuse_cache_timeout_ms);
-    if (strcmp(k, "request_deadline_ms") == 0)
-        return parse_u32(p, k, v, 0, 86400000, &cfg->request_deadline_ms);
-    if (strcmp(k, "backend_ops_per_second") == 0)
-        return parse_u32(p, k, v, 0, UINT32_MAX,
-                         &cfg->backend_ops_per_second);
-    if (strcmp(k, "backend_write_bytes_per_second") == 0)
-        return parse_u32(p, k, v, 0, UINT32_MAX,
-                         &cfg->backend_write_bytes_per_second);
-    if (strcmp(k, "backend_pressure_dir") == 0) {
-        if (v[0] != '/')
-            return fail(p, "backend_pressure_dir '%s' must be an absolute "
-                        "path", v);
-        return set_string(p, &cfg->backend_pressure_dir, k, v);
-    }
-    if (strcmp(k, "backend_latency_target_ms") == 0)
-        return parse_u32(p, k, v, 1, 60000, &cfg->backend_latency_target_ms);
-    if (strcmp(k, "core_groups") == 0) {
-        if (strcmp(v, "auto") == 0)
-            cfg->core_group_level = 0;
-        else if (strcmp(v, "l2") == 0)
-            cfg->core_group_level = 2;
-        else if (strcmp(v, "l3") == 0)
-            cfg->core_group_level = 3;
-        else if (strcmp(v, "cpu") == 0)
-            cfg->core_group_level = -1;
-        else
-            return fail(p, "core_groups must be auto, l2, l3 or cpu, not '%s'",
-                        v);
-        return 0;
-    }
-    if (strcmp(k, "cpus") == 0) {
-        if (cfg->cpus_line)
-            return fail(p, "cpus is set twice");
-        if (ipc_cpulist_parse(v, &cfg->cpus) < 0 || CPU_COUNT(&cfg->cpus) == 0)
-            return fail(p, "cpus must be a cpu list such as 0-3,8, not '%s'",
-                        v);
-        cfg->cpus_line = p->line;
-        return 0;
-    }
-    int *flag = strcmp(k, "fuse") == 0              ? &cfg->fuse
-                : strcmp(k, "fuse_direct_io") == 0  ? &cfg->fuse_direct_io
-                : strcmp(k, "fuse_revalidate") == 0 ? &cfg->fuse_revalidate
-                : strcmp(k, "request_deadline_fsync") == 0
-                    ? &cfg->request_deadline_fsync
-                : strcmp(k, "fuse_allow_other") == 0 ? &cfg->fuse_allow_other
-                : strcmp(k, "restart") == 0          ? &cfg->restart
-                    : NULL;
-    if (flag) {
-        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-            return fail(p, "%s must be on or off, not '%s'", k, v);
-        *flag = strcmp(v, "on") == 0;
-        return 0;
-    }
-    if (strcmp(k, "ceph_write_through") == 0) {
-        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-            return fail(p, "%s must be on or off, not '%s'", k, v);
-        return set_backend_setting(p, cfg, k, v, 1);
-    }
-    if (strcmp(k, "ceph_client_log") == 0) {
-        if (strcmp(v, "quiet") != 0 && strcmp(v, "keep") != 0)
-            return fail(p, "ceph_client_log must be quiet or keep, not '%s'",
-                        v);
-        return set_backend_setting(p, cfg, k, v, 1);
-    }
-    if (strcmp(k, "ceph_conf") == 0 || strcmp(k, "ceph_client_id") == 0 ||
-        strcmp(k, "ceph_fs_name") == 0 || strcmp(k, "ceph_keyring") == 0)
-        return set_backend_setting(p, cfg, k, v, 0);
-    if (strcmp(k, "ceph_root") == 0) {
-        if (v[0] != '/')
-            return fail(p, "ceph_root '%s' must be an absolute path", v);
-        return set_backend_setting(p, cfg, k, v, 0);
-    }
-    if (strcmp(k, "ceph_cache_size") == 0 || strcmp(k, "ceph_oc_size") == 0) {
-        uint64_t size;
-        if (parse_size(v, UINT64_MAX, &size) < 0)
-            return fail(p, "%s must be a number, not '%s'", k, v);
-        char buf[24];
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
-        return set_backend_setting(p, cfg, k, buf, 0);
-    }
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(k, keys[i].name) == 0)
+            return keys[i].set(p, &keys[i], w[1], cfg);
     return fail(p, "unknown setting '%s'", k);
 }
 
