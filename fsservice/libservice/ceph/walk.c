@@ -22,8 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_SYMLINKS 40
-
 /* WALK_CREATE: as WALK_PARENT, but a last component that is a symlink is
  * followed, as open(O_CREAT) does. */
 enum walk_mode { WALK_FOLLOW, WALK_NOFOLLOW, WALK_PARENT, WALK_CREATE };
@@ -107,7 +105,7 @@ static void walk_end(struct walk *w)
  */
 static int expand_link(struct walk *w, struct Inode *link, const char *rest)
 {
-    if (++w->links > MAX_SYMLINKS)
+    if (++w->links > DANAUS_MAX_SYMLINKS)
         return -ELOOP;
     char target[DANAUS_PATH_MAX];
     int n = ceph_ll_readlink(w->ci->client->cmount, link, target,
