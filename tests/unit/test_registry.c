@@ -46,6 +46,8 @@ static void a_registered_backend_serves_files(void **state)
     assert_int_equal(ops->open(inst, &root, "d/f", O_RDWR | O_CREAT, 0644, &f),
                      0);
     off_t end;
+    assert_int_equal(ops->pread(f, &root, buf, sizeof buf, 0), 0);
+    assert_int_equal(ops->pwrite(f, &root, "", 0, 0, &end), 0);
     assert_int_equal(ops->pwrite(f, &root, "hello", 5, 0, &end), 5);
     assert_int_equal(ops->pwrite(f, &root, "!", 1, -1, &end), 1);
     assert_int_equal(end, 6);

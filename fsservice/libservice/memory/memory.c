@@ -190,7 +190,8 @@ static ssize_t mem_pread(struct ls_file *file, const struct ls_cred *cred,
     pthread_mutex_lock(&m->lock);
     size_t size = f->node->size, at = (size_t)off;
     size_t len = at < size ? (size - at < n ? size - at : n) : 0;
-    memcpy(buf, f->node->data + (len ? at : 0), len);
+    if (len)
+        memcpy(buf, f->node->data + at, len);
     pthread_mutex_unlock(&m->lock);
     return (ssize_t)len;
 }
@@ -205,10 +206,10 @@ static ssize_t mem_pwrite(struct ls_file *file, const struct ls_cred *cred,
     pthread_mutex_lock(&m->lock);
     size_t at = off < 0 ? f->node->size : (size_t)off;
     int rc = at + n > f->node->size ? set_size(f->node, at + n) : 0;
-    if (rc == 0) {
+    if (rc == 0 && n)
         memcpy(f->node->data + at, buf, n);
+    if (rc == 0)
         *end = (off_t)(at + n);
-    }
     pthread_mutex_unlock(&m->lock);
     return rc < 0 ? rc : (ssize_t)n;
 }
