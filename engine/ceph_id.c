@@ -103,7 +103,7 @@ int ceph_id_create(const char *pool, struct record *rec)
     int fd = open(keyring, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return fail_errno("cannot create %s", keyring);
-    char *const argv[] = {"ceph", "-c", (char *)conf, "--connect-timeout",
+    const char *const argv[] = {"ceph", "-c", (char *)conf, "--connect-timeout",
                           CEPH_CONNECT_TIMEOUT, "auth", "get-or-create",
                           entity, "mds", mds, "mon", "allow r", "osd", osd,
                           NULL};
@@ -124,7 +124,7 @@ void ceph_id_remove(const char *pool, const struct record *rec)
         return;
     char entity[160];
     snprintf(entity, sizeof entity, "client.%s", id);
-    char *const argv[] = {"ceph", "-c", (char *)record_get(rec, "ceph_conf"),
+    const char *const argv[] = {"ceph", "-c", (char *)record_get(rec, "ceph_conf"),
                           "--connect-timeout", CEPH_CONNECT_TIMEOUT, "auth",
                           "del", entity, NULL};
     char what[300];

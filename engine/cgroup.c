@@ -64,11 +64,6 @@ static int is_v2(void)
     return v2;
 }
 
-const char *cgroup_kind(void)
-{
-    return is_v2() ? "v2" : "v1";
-}
-
 /* The engine's own directory in each hierarchy: "danaus-" and a hash of
  * its state directory, so that engines with different state directories
  * (two operators, or tests side by side) never meet on a pool's name. */

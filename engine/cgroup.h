@@ -43,9 +43,8 @@ int cgroup_container_enter(const char *pool, const char *name);
 void cgroup_container_remove(const char *pool, const char *name);
 /* The task limit a container runs under (0: none), -1 if unknown. */
 long cgroup_container_pids_max(const char *pool, const char *name);
-/* "v1" or "v2", and the directory that holds the memory controller's
- * files of the pool (for tests and `pool ls`). */
-const char *cgroup_kind(void);
+/* The directory that holds the memory controller's files of the pool
+ * (for tests and `pool ls`). */
 void cgroup_memory_dir(const char *pool, char *out, size_t size);
 /* "danaus-" and a hash of the state directory: names what this engine
  * makes outside it (its cgroups, its pools' Ceph clients) apart from

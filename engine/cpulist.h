@@ -5,13 +5,14 @@
 #ifndef ENGINE_CPULIST_H
 #define ENGINE_CPULIST_H
 
+#include "ipc/ipc.h"
+
 #include <sched.h>
 #include <stddef.h>
 
-/* 0, or -1 (fail.h) naming what is wrong with the list. */
+/* 0, or -1 (fail.h) naming what is wrong with the list. Printed with
+ * ipc_cpulist_format (ipc/ipc.h). */
 int cpulist_parse(const char *text, cpu_set_t *set);
-/* The canonical form of set, "0-1,3". */
-void cpulist_format(const cpu_set_t *set, char *out, size_t size);
 /* The host's online cpus (/sys/devices/system/cpu/online). */
 int cpulist_online(cpu_set_t *set);
 

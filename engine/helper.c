@@ -38,7 +38,7 @@ static int as_client(void *arg)
     return 0;
 }
 
-int helper_run(const char *pool, char *const argv[])
+int helper_run(const char *pool, const char *const argv[])
 {
     char what[64];
     snprintf(what, sizeof what, "pool %s", pool);

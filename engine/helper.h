@@ -9,7 +9,7 @@
 #define ENGINE_HELPER_H
 
 /* Runs argv to completion. 0, or -1 (fail.h) with what it printed last. */
-int helper_run(const char *pool, char *const argv[]);
+int helper_run(const char *pool, const char *const argv[]);
 /* Sets, in the calling process, what a client of the pool needs:
  * DANAUS_SERVICE, DANAUS_RUNDIR; with preload, LD_PRELOAD too. */
 void helper_client_env(const char *pool, int preload);

@@ -13,8 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_LINKS 40 /* as the kernel's own walk */
-
 /* Moves the first component of *rest into name: 1, 0 when none is left,
  * -1 (ENAMETOOLONG) for one longer than a name can be. */
 static int next_component(char **rest, char *name)
@@ -78,7 +76,7 @@ int hostpath_open(const char *path)
         /* Another user's link could be pointed anywhere the user cannot
          * go, with root following it: refused, not followed. */
         char target[PATH_MAX];
-        ssize_t n = st.st_uid == 0 && ++links <= MAX_LINKS
+        ssize_t n = st.st_uid == 0 && ++links <= DANAUS_MAX_SYMLINKS
                         ? readlinkat(fd, "", target, sizeof target - 1)
                         : -1;
         close(fd);

@@ -9,6 +9,8 @@
 #ifndef ENGINE_HOSTPATH_H
 #define ENGINE_HOSTPATH_H
 
+#include <danaus/wire.h> /* DANAUS_MAX_SYMLINKS: where walks stop */
+
 /* An O_PATH, close-on-exec descriptor of the absolute path; -1 (fail.h)
  * when a component is missing or is another user's symbolic link. */
 int hostpath_open(const char *path);

@@ -34,7 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int tar(const char *what, char *const argv[])
+static int tar(const char *what, const char *const argv[])
 {
     return program_run(what, argv, -1, NULL, NULL);
 }
@@ -49,7 +49,7 @@ static char *list_archive(const char *path)
         return NULL;
     }
     unlink(tmp);
-    char *const argv[] = {"tar", "-tf", (char *)path, NULL};
+    const char *const argv[] = {"tar", "-tf", (char *)path, NULL};
     char what[STATE_PATH_MAX + 32];
     snprintf(what, sizeof what, "image source %.4000s", path);
     char *text = NULL;
@@ -122,7 +122,7 @@ static int docker_config_name(const char *text, char **name)
 static char *docker_config(const char *src, const char *x, int xfd,
                            const char *name)
 {
-    char *const one[] = {"tar", "-xf", (char *)src, "-C", (char *)x,
+    const char *const one[] = {"tar", "-xf", (char *)src, "-C", (char *)x,
                          (char *)name, NULL};
     char digest[80];
     struct member m = {"docker archive config", name,
@@ -145,7 +145,7 @@ static int import_docker(const char *src, const char *dir, char **config)
         remove_tree(x);
         return -1;
     }
-    char *const get[] = {"tar", "-xf", (char *)src, "-C", x,
+    const char *const get[] = {"tar", "-xf", (char *)src, "-C", x,
                          "manifest.json", NULL};
     struct member manifest = {"docker archive", "manifest.json", NULL, -1};
     char *text = tar("docker archive", get) < 0
@@ -169,7 +169,7 @@ static int import_docker(const char *src, const char *dir, char **config)
                       layers[i]);
             break;
         }
-        char *const one[] = {"tar", "-xf", (char *)src, "-C", x, layers[i],
+        const char *const one[] = {"tar", "-xf", (char *)src, "-C", x, layers[i],
                              NULL};
         char what[64], digest[80];
         snprintf(what, sizeof what, "docker archive layer %d", i + 1);
@@ -195,7 +195,7 @@ static int import_oci_archive(const char *src, const char *dir,
     snprintf(x, sizeof x, "%.4000s/x", dir);
     if (mkdir(x, 0700) < 0)
         return fail_errno("cannot create %s", x);
-    char *const all[] = {"tar", "-xf", (char *)src, "-C", x, NULL};
+    const char *const all[] = {"tar", "-xf", (char *)src, "-C", x, NULL};
     int n = tar("oci archive", all) < 0 ? -1 : oci_import(x, dir, config);
     remove_tree(x);
     return n;
@@ -246,7 +246,7 @@ static int import_layers(const char *src, const char *dir, const char **kind,
     if (S_ISDIR(st.st_mode)) {
         *kind = "directory";
         say_sockets(src);
-        char *const argv[] = {"tar", "-C", (char *)src, "--numeric-owner",
+        const char *const argv[] = {"tar", "-C", (char *)src, "--numeric-owner",
                               "--xattrs", "--xattrs-include=*", "-S",
                               "-cf", layer, ".", NULL};
         return tar("image source", argv) < 0 ? -1 : 1;
@@ -346,7 +346,7 @@ static int check_expansion(const char *dir, int i, unsigned long long max)
                   : e.limit > EXPANSION_CAP ? EXPANSION_CAP
                                             : e.limit;
     }
-    char *const argv[] = {(char *)program, "-dc", layer, NULL};
+    const char *const argv[] = {(char *)program, "-dc", layer, NULL};
     return program_read(what, argv, count_until_limit, &e);
 }
 

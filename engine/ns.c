@@ -70,7 +70,7 @@ void ns_ipc_release(const char *handle)
     unlink(handle);
 }
 
-#define MAX_LINKS 40
+#define MAX_LINKS DANAUS_MAX_SYMLINKS
 
 /* Makes the directory a dangling symbolic link at path leads to. */
 static int make_link_target(const char *path, int links);

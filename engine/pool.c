@@ -100,7 +100,7 @@ static int check_cpus(const char *name, const cpu_set_t *want)
     CPU_XOR(&missing, &missing, want);
     if (CPU_COUNT(&missing)) {
         char list[256];
-        cpulist_format(&missing, list, sizeof list);
+        ipc_cpulist_format(&missing, list, sizeof list);
         return fail("cpus %s do not exist on this host", list);
     }
     int n;
@@ -118,7 +118,7 @@ static int check_cpus(const char *name, const cpu_set_t *want)
             CPU_AND(&both, &theirs, want);
             if (CPU_COUNT(&both)) {
                 char list[256];
-                cpulist_format(&both, list, sizeof list);
+                ipc_cpulist_format(&both, list, sizeof list);
                 rc = fail("cpus %s already belong to pool '%s'", list,
                           pools[i]);
             }
@@ -219,7 +219,7 @@ static int parse_options(const char *name, const struct pool_options *o,
                     "would kill the pool's own service)", o->cache,
                     o->memory);
     char list[256];
-    cpulist_format(&cpus, list, sizeof list);
+    ipc_cpulist_format(&cpus, list, sizeof list);
     record_set(rec, "cpus", "%s", list);
     record_set(rec, "memory", "%llu", (unsigned long long)memory);
     record_set(rec, "backend", "%s", o->backend);
@@ -331,7 +331,7 @@ int pool_remove(const char *name)
         return fail("pool '%s': state path too long", name);
     int rc = 0;
     if (service_alive(&rec)) {
-        char *const rm[] = {"rm", "-rf", images, NULL};
+        const char *const rm[] = {"rm", "-rf", images, NULL};
         rc = helper_run(name, rm);
     } else {
         fprintf(stderr, "danaus: pool %s: danausd is down; the image copies "

@@ -51,7 +51,7 @@ static int keep_first_line(int fd, char *first, size_t size)
 
 /* Starts argv with stdout on out_fd (-1: /dev/null) and stderr on a
  * pipe, whose read end goes to *err_fd; its pid, or -1 (fail.h). */
-static pid_t start(char *const argv[], int out_fd, int (*setup)(void *),
+static pid_t start(const char *const argv[], int out_fd, int (*setup)(void *),
                    void *arg, int *err_fd)
 {
     int err[2];
@@ -71,7 +71,8 @@ static pid_t start(char *const argv[], int out_fd, int (*setup)(void *),
             fprintf(stderr, "%s\n", fail_message());
             _exit(127);
         }
-        execvp(argv[0], argv);
+        /* execvp takes char *const[] but changes no string (POSIX). */
+        execvp(argv[0], (char *const *)argv);
         perror(argv[0]);
         _exit(127);
     }
@@ -82,7 +83,7 @@ static pid_t start(char *const argv[], int out_fd, int (*setup)(void *),
 
 /* Reads the program's stderr to its end and waits for it; 0 when it
  * exited 0, else -1 (fail.h) with its first line. */
-static int finish(const char *what, char *const argv[], pid_t pid,
+static int finish(const char *what, const char *const argv[], pid_t pid,
                   int err_fd)
 {
     char first[1024];
@@ -98,7 +99,7 @@ static int finish(const char *what, char *const argv[], pid_t pid,
                 others ? " (and more errors)" : "");
 }
 
-int program_run(const char *what, char *const argv[], int out_fd,
+int program_run(const char *what, const char *const argv[], int out_fd,
                 int (*setup)(void *), void *arg)
 {
     int err_fd = -1;
@@ -106,7 +107,7 @@ int program_run(const char *what, char *const argv[], int out_fd,
     return pid < 0 ? -1 : finish(what, argv, pid, err_fd);
 }
 
-int program_read(const char *what, char *const argv[],
+int program_read(const char *what, const char *const argv[],
                  int (*consume)(int fd, void *arg), void *arg)
 {
     int out[2], err_fd = -1;

@@ -11,7 +11,7 @@
  * given, runs in the child before exec and returns 0 or -1 (fail.h).
  * what names the job in the error. 0, or -1 (fail.h).
  */
-int program_run(const char *what, char *const argv[], int out_fd,
+int program_run(const char *what, const char *const argv[], int out_fd,
                 int (*setup)(void *), void *arg);
 
 /*
@@ -19,7 +19,7 @@ int program_run(const char *what, char *const argv[], int out_fd,
  * is given, until it returns); when consume returns -1 (fail.h, its
  * message then the error) the program is killed. 0, or -1 (fail.h).
  */
-int program_read(const char *what, char *const argv[],
+int program_read(const char *what, const char *const argv[],
                  int (*consume)(int fd, void *arg), void *arg);
 
 #endif

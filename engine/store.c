@@ -37,7 +37,7 @@ static int private_kind_dir(const char *pool, const char *kind)
     char store[STATE_PATH_MAX], dir[STATE_PATH_MAX];
     service_store_mount(pool, store, sizeof store);
     snprintf(dir, sizeof dir, "%.4000s/%s", store, kind);
-    char *const install[] = {"install", "-d", "-m", "0700", dir, NULL};
+    const char *const install[] = {"install", "-d", "-m", "0700", dir, NULL};
     return helper_run(pool, install);
 }
 
@@ -50,14 +50,14 @@ int store_publish(const char *pool, const char *image, const char *id,
         return 0;
     char top[STATE_PATH_MAX];
     store_path(pool, top, sizeof top, "images", id);
-    char *const clear[] = {"rm", "-rf", top, NULL};
+    const char *const clear[] = {"rm", "-rf", top, NULL};
     int rc = private_kind_dir(pool, "images") < 0 ? -1
                                                    : helper_run(pool, clear);
     for (int i = 0; i < nlayers && rc == 0; i++) {
         snprintf(dst, sizeof dst, "%.4000s/%d", top, i);
         state_path(layer, "images/%s/layer-%d.tar", image, i);
-        char *const mk[] = {"mkdir", "-p", dst, NULL};
-        char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
+        const char *const mk[] = {"mkdir", "-p", dst, NULL};
+        const char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
                                "--xattrs-include=*", "-xpf", layer,
                                "-C", dst, NULL};
         rc = helper_run(pool, mk) < 0 || helper_run(pool, untar) < 0 ? -1 : 0;
@@ -83,7 +83,7 @@ int store_unpublish_everywhere(const char *id)
         if (access(mark, F_OK) < 0)
             continue;
         store_path(pools[i], top, sizeof top, "images", id);
-        char *const rm[] = {"rm", "-rf", top, NULL};
+        const char *const rm[] = {"rm", "-rf", top, NULL};
         if (helper_run(pools[i], rm) < 0)
             rc = -1;
         else
@@ -97,7 +97,7 @@ int store_branch_remove(const char *pool, const char *container)
 {
     char dir[STATE_PATH_MAX], mark[STATE_PATH_MAX];
     store_path(pool, dir, sizeof dir, "containers", container);
-    char *const rm[] = {"rm", "-rf", dir, NULL};
+    const char *const rm[] = {"rm", "-rf", dir, NULL};
     if (helper_run(pool, rm) < 0)
         return -1;
     state_path(mark, "pools/%s/stale/%s", pool, container);
@@ -109,7 +109,7 @@ int store_branch_create(const char *pool, const char *container)
 {
     char dir[STATE_PATH_MAX];
     store_path(pool, dir, sizeof dir, "containers", container);
-    char *const mk[] = {"mkdir", "-p", dir, NULL};
+    const char *const mk[] = {"mkdir", "-p", dir, NULL};
     return store_branch_remove(pool, container) < 0 ||
                    private_kind_dir(pool, "containers") < 0
                ? -1
@@ -120,7 +120,7 @@ int store_volume_create(const char *pool, const char *name)
 {
     char dir[STATE_PATH_MAX];
     store_path(pool, dir, sizeof dir, "volumes", name);
-    char *const mk[] = {"mkdir", "-p", dir, NULL};
+    const char *const mk[] = {"mkdir", "-p", dir, NULL};
     return private_kind_dir(pool, "volumes") < 0 ? -1 : helper_run(pool, mk);
 }
 

@@ -79,50 +79,42 @@ static void *start_guard_main(void *arg)
     return NULL;
 }
 
-/* The Ceph session's name: one per service socket on this host, which
- * door_open holds for one process at a time, so a restarted service finds
- * its predecessor's session and no other. */
-static void ceph_uuid(const struct door *door, char *buf, size_t len)
+/* The backends' session name (ls_settings): one per service socket on
+ * this host, which door_open holds for one process at a time, so a
+ * restarted service finds its predecessor's session and no other. */
+static void session_name(const struct door *door, char *buf, size_t len)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     snprintf(buf, len, "danaus:%s:%s", host, door->path);
 }
 
+/* Starts the backends the configured mounts name (registry,
+ * libservice.h), then makes their instances. */
 static int open_instances(struct service *svc, const struct door *door,
                           char *err, size_t errlen)
 {
     struct config *cfg = &svc->cfg;
-    char uuid[sizeof door->path + 300];
-    ceph_uuid(door, uuid, sizeof uuid);
+    char session[sizeof door->path + 300];
+    session_name(door, session, sizeof session);
+    struct ls_settings settings = {cfg->backend_settings,
+                                   cfg->nbackend_settings, session};
     for (int i = 0; i < cfg->nmounts; i++) {
-        if (cfg->mounts[i].backend != CONFIG_CEPH || svc->ceph)
-            continue;
-        struct cephfs_client_options o = {
-            .conf_path = cfg->ceph_conf,
-            .client_id = cfg->ceph_client_id,
-            .fs_name = cfg->ceph_fs_name,
-            .keyring = cfg->ceph_keyring,
-            .root = cfg->ceph_root,
-            .cache_size = cfg->ceph_cache_size,
-            .oc_size = cfg->ceph_oc_size,
-            .keep_debug_levels = cfg->ceph_log_keep,
-            .write_through = cfg->ceph_write_through,
-            .uuid = uuid,
-        };
-        svc->ceph = cephfs_client_new(&o, err, errlen);
-        if (!svc->ceph)
+        struct ls_backend *b = ls_backend_find(cfg->mounts[i].backend);
+        if (!b) {
+            snprintf(err, errlen, "unknown backend %s",
+                     cfg->mounts[i].backend);
+            return -1;
+        }
+        if (ls_backend_start(b, &settings, err, errlen) < 0)
             return -1;
     }
     for (int i = 0; i < cfg->nmounts; i++) {
         struct config_mount *m = &cfg->mounts[i];
         struct ls_instance *inst =
             m->union_lower
-                ? union_branches_mount(&svc->union_branches, svc->ceph, m,
-                                       err, errlen)
-            : m->backend == CONFIG_LOCAL
-                ? local_instance_new(m->source, err, errlen)
-                : cephfs_instance_new(svc->ceph, m->source, err, errlen);
+                ? union_branches_mount(&svc->union_branches, m, err, errlen)
+                : ls_instance_new(m->backend, m->source, err, errlen);
         if (!inst)
             return -1;
         /* A union's branches keep their links inside the container root. */
@@ -135,6 +127,15 @@ static int open_instances(struct service *svc, const struct door *door,
         }
     }
     return 0;
+}
+
+static const char *service_name;
+
+/* A backend refused to let its files be cached (ls_backends_enable_cache). */
+static void say_no_cache(const char *backend, int err)
+{
+    fprintf(stderr, "danausd: %s: no read cache for %s files: %s\n",
+            service_name, backend, strerror(-err));
 }
 
 /* The doorbell queues, and the geometry of client areas in g. */
@@ -372,17 +373,9 @@ int main(int argc, char **argv)
     svc.clients.readcache = &svc.readcache;
     static struct ls_change_sink sink = {.changed = readcache_changed};
     sink.arg = &svc.readcache;
-    rc = geo.cache_blocks ? local_backend_enable_cache(&sink) : 0;
-    if (rc < 0)
-        fprintf(stderr, "danausd: %s: no read cache for local files: "
-                "no lease-break thread (%s)\n", svc.cfg.service, strerror(-rc));
-    rc = svc.ceph && geo.cache_blocks
-             ? cephfs_client_enable_cache(svc.ceph, &sink)
-             : 0;
-    if (rc < 0)
-        fprintf(stderr, "danausd: %s: no read cache for Ceph files: "
-                "read delegations refused (%s)\n", svc.cfg.service,
-                strerror(-rc));
+    service_name = svc.cfg.service;
+    if (geo.cache_blocks)
+        ls_backends_enable_cache(&sink, say_no_cache);
     if (workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
     /* After door_open, which refuses a second service of the same name,
@@ -432,8 +425,7 @@ int main(int argc, char **argv)
     fstable_destroy(&svc.fs);
     stats_free(&svc.stats);
     union_branches_free(svc.union_branches);
-    if (svc.ceph)
-        cephfs_client_free(svc.ceph);
+    ls_backends_stop();
     readcache_free(&svc.readcache);
     announce_free(&svc.announce);
     config_free(&svc.cfg);

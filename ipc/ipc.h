@@ -497,8 +497,10 @@ int ipc_core_groups(int level, const cpu_set_t *cpus,
                     uint16_t cpu_queue[IPC_MAX_CPUS], cpu_set_t *groups,
                     int max_groups);
 
-/* Cpu lists as the kernel writes them ("0-3,8,10-11"). parse: 0 or
- * -EINVAL; cpus at or beyond IPC_MAX_CPUS are ignored. format: the
+/* Cpu lists as the kernel writes them ("0-3,8,10-11"), the one parser of
+ * the tree (the engine's --cpus too). parse: 0 or -EINVAL (anything but
+ * digits, '-' and ','; a range backwards); cpus at or beyond IPC_MAX_CPUS
+ * are ignored. format: the
  * canonical form, cut short if size is too small. */
 int ipc_cpulist_parse(const char *s, cpu_set_t *set);
 void ipc_cpulist_format(const cpu_set_t *set, char *out, size_t size);

@@ -12,7 +12,9 @@
  */
 #include "ipc.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,22 +38,31 @@ static int read_line(const char *path, char *buf, size_t size)
     return 0;
 }
 
+/* A cpu number at *s (digits only: no sign, no space), or -1. */
+static long cpu_number(const char *s, char **end)
+{
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    unsigned long n = strtoul(s, end, 10);
+    return n > LONG_MAX ? LONG_MAX : (long)n;
+}
+
 int ipc_cpulist_parse(const char *s, cpu_set_t *set)
 {
     CPU_ZERO(set);
     while (*s) {
         char *end;
-        unsigned long lo = strtoul(s, &end, 10), hi = lo;
+        long lo = cpu_number(s, &end), hi = lo;
 
-        if (end == s)
+        if (lo < 0)
             return -EINVAL;
         if (*end == '-') {
             s = end + 1;
-            hi = strtoul(s, &end, 10);
-            if (end == s || hi < lo)
+            hi = cpu_number(s, &end);
+            if (hi < lo)
                 return -EINVAL;
         }
-        for (unsigned long c = lo; c <= hi && c < IPC_MAX_CPUS; c++)
+        for (long c = lo; c <= hi && c < IPC_MAX_CPUS; c++)
             CPU_SET(c, set);
         s = end;
         if (*s == ',')

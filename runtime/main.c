@@ -95,19 +95,19 @@ static int report(const struct runtime *rt)
 
 /* Runs runc with the global options and args (NULL-terminated); its exit
  * status, or -1 (fail.h) when it cannot be run. */
-static int run_runc(const struct runtime *rt, char **args)
+static int run_runc(const struct runtime *rt, const char *const *args)
 {
     int n = 0;
     while (args[n])
         n++;
-    char **argv = calloc((size_t)(rt->argc + n + 1), sizeof *argv);
+    const char **argv = calloc((size_t)(rt->argc + n + 1), sizeof *argv);
     if (!argv)
         return fail("out of memory");
     memcpy(argv, rt->argv, (size_t)rt->argc * sizeof *argv);
     memcpy(argv + rt->argc, args, (size_t)n * sizeof *argv);
     pid_t pid = fork();
     if (pid == 0) {
-        execvp(rt->runc, argv);
+        execvp(rt->runc, (char *const *)argv);
         fprintf(stderr, "danaus-runtime: cannot run %s: %s\n", rt->runc,
                 strerror(errno));
         _exit(127);
@@ -196,7 +196,7 @@ static int create(struct runtime *rt, char **args, int n)
     snprintf(pid_file, sizeof pid_file, "%s/pid", dir);
     /* runc's words: create, --bundle ours, --pid-file (ours if none),
      * then the caller's options and the id. */
-    char **words = calloc((size_t)n + 6, sizeof *words);
+    const char **words = calloc((size_t)n + 6, sizeof *words);
     if (!words) {
         bundle_free(&b);
         root_stop(id);
@@ -229,7 +229,7 @@ static int create(struct runtime *rt, char **args, int n)
         if (rc == 0 && root_view(id, pool, pid, paths, npaths) < 0)
             rc = -1;
         if (rc < 0) {
-            char *force[] = {"delete", "--force", (char *)id, NULL};
+            const char *force[] = {"delete", "--force", (char *)id, NULL};
             run_runc(rt, force);
         }
     }
@@ -256,7 +256,7 @@ static int delete(struct runtime *rt, char **args, int n)
     if (at >= n)
         return fail("delete: expected a container id");
     const char *id = args[at];
-    char **words = calloc((size_t)n + 2, sizeof *words);
+    const char **words = calloc((size_t)n + 2, sizeof *words);
     if (!words)
         return fail("out of memory");
     words[0] = "delete";
@@ -271,7 +271,7 @@ static int delete(struct runtime *rt, char **args, int n)
         return rc;
     if (rc != 0) {
         /* Gone from runc already (a create that failed half way)? */
-        char *state[] = {"state", (char *)id, NULL};
+        const char *state[] = {"state", (char *)id, NULL};
         int out = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
         int err = dup(2);
         dup2(null, 1);
@@ -314,7 +314,7 @@ static int exec_in(struct runtime *rt, char **args, int n)
     static const char *const process_names[] = {"process", "p", NULL};
     const char *process = option_value(args, at, process_names, &first,
                                        &last);
-    char **words = calloc((size_t)n + 10, sizeof *words);
+    const char **words = calloc((size_t)n + 10, sizeof *words);
     char env[3][STATE_PATH_MAX];
     if (!words)
         return fail("out of memory");

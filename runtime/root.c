@@ -87,7 +87,7 @@ static int engine_run(const char *const *args, int out_fd)
     while (*args && n < 15)
         argv[n++] = *args++;
     argv[n] = NULL;
-    return program_run("danaus", (char *const *)argv, out_fd, NULL, NULL);
+    return program_run("danaus", argv, out_fd, NULL, NULL);
 }
 
 /* Whether pool has a record and its danausd runs. */
@@ -123,7 +123,7 @@ static int pool_ready(const char *pool, int make)
         cpu_set_t set;
         if (free_cpus(&set) < 0)
             return -1;
-        cpulist_format(&set, cpus, sizeof cpus);
+        ipc_cpulist_format(&set, cpus, sizeof cpus);
         state_path(backend, "backends/%s", pool);
         if (make_dirs(backend, 0700) < 0)
             return fail_errno("cannot create %s", backend);

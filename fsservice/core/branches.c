@@ -18,7 +18,7 @@
 
 struct branch_entry {
     struct branch_entry *next;
-    enum config_backend backend;
+    char *backend;
     int writable;
     int retired; /* a writable branch whose union was unmounted */
     struct ls_instance *inst;
@@ -27,22 +27,22 @@ struct branch_entry {
 
 struct union_branches {
     struct branch_entry *entries;
-    struct ls_cred copyup_cred; /* root, with a Ceph UserPerm if needed */
-    int have_ceph_cred;
+    struct ls_cred copyup_cred; /* root, with the backends' state */
+    int have_cred;
 };
 
 static struct branch_entry *find(struct union_branches *reg,
-                                 enum config_backend backend, const char *dir)
+                                 const char *backend, const char *dir)
 {
     for (struct branch_entry *e = reg->entries; e; e = e->next)
-        if (!e->retired && e->backend == backend && strcmp(e->dir, dir) == 0)
+        if (!e->retired && strcmp(e->backend, backend) == 0 &&
+            strcmp(e->dir, dir) == 0)
             return e;
     return NULL;
 }
 
 static struct ls_instance *branch(struct union_branches *reg,
-                                  struct cephfs_client *ceph,
-                                  enum config_backend backend, const char *dir,
+                                  const char *backend, const char *dir,
                                   int writable, char *err, size_t errlen)
 {
     struct branch_entry *e = find(reg, backend, dir);
@@ -59,14 +59,15 @@ static struct ls_instance *branch(struct union_branches *reg,
         snprintf(err, errlen, "union: out of memory");
         return NULL;
     }
-    e->inst = backend == CONFIG_LOCAL
-                  ? local_instance_new(dir, err, errlen)
-                  : cephfs_instance_new(ceph, dir, err, errlen);
+    e->backend = strdup(backend);
+    e->inst = e->backend ? ls_instance_new(backend, dir, err, errlen) : NULL;
     if (!e->inst) {
+        if (!e->backend)
+            snprintf(err, errlen, "union: out of memory");
+        free(e->backend);
         free(e);
         return NULL;
     }
-    e->backend = backend;
     e->writable = writable;
     strcpy(e->dir, dir);
     e->next = reg->entries;
@@ -75,7 +76,6 @@ static struct ls_instance *branch(struct union_branches *reg,
 }
 
 struct ls_instance *union_branches_mount(struct union_branches **regp,
-                                         struct cephfs_client *ceph,
                                          const struct config_mount *m,
                                          char *err, size_t errlen)
 {
@@ -84,17 +84,17 @@ struct ls_instance *union_branches_mount(struct union_branches **regp,
         return NULL;
     }
     struct union_branches *reg = *regp;
-    if (m->backend == CONFIG_CEPH && !reg->have_ceph_cred) {
-        if (cephfs_cred_init(ceph, &reg->copyup_cred) < 0) {
-            snprintf(err, errlen, "union: cannot make the Ceph credential");
+    if (!reg->have_cred) {
+        if (ls_cred_init(&reg->copyup_cred) < 0) {
+            snprintf(err, errlen, "union: cannot make the root credential");
             return NULL;
         }
-        reg->have_ceph_cred = 1;
+        reg->have_cred = 1;
     }
 
     struct union_branch br[UNION_MAX_BRANCHES];
     int n = 0;
-    br[n].inst = branch(reg, ceph, m->backend, m->source, 1, err, errlen);
+    br[n].inst = branch(reg, m->backend, m->source, 1, err, errlen);
     br[n++].writable = 1;
     if (!br[0].inst)
         return NULL;
@@ -113,7 +113,7 @@ struct ls_instance *union_branches_mount(struct union_branches **regp,
             return NULL;
         }
         br[n].writable = 0;
-        br[n].inst = branch(reg, ceph, m->backend, dir, 0, err, errlen);
+        br[n].inst = branch(reg, m->backend, dir, 0, err, errlen);
         if (!br[n++].inst) {
             free(list);
             return NULL;
@@ -139,9 +139,10 @@ void union_branches_free(struct union_branches *reg)
         struct branch_entry *e = reg->entries;
         reg->entries = e->next;
         e->inst->ops->destroy(e->inst);
+        free(e->backend);
         free(e);
     }
-    if (reg->have_ceph_cred)
-        cephfs_cred_release(&reg->copyup_cred);
+    if (reg->have_cred)
+        ls_cred_release(&reg->copyup_cred);
     free(reg);
 }

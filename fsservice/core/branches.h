@@ -13,10 +13,9 @@
 
 struct union_branches;
 
-/* The union instance of mount m (m->union_lower set). *reg is made on
- * first use. ceph is the service's Ceph client when m uses Ceph. */
+/* The union instance of mount m (m->union_lower set), over branches the
+ * registry makes (libservice.h). *reg is made on first use. */
 struct ls_instance *union_branches_mount(struct union_branches **reg,
-                                         struct cephfs_client *ceph,
                                          const struct config_mount *m,
                                          char *err, size_t errlen);
 /* A union was unmounted: its writable branch (union_writable_branch) no

@@ -98,8 +98,7 @@ void client_put(struct client *c)
      * can take a lock after this. */
     if (c->locks)
         lock_release_client(c->locks, c->id);
-    if (c->cred.ceph_perm)
-        cephfs_cred_release(&c->cred);
+    ls_cred_release(&c->cred);
     client_free(c);
 }
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,43 @@ static int set_string(struct parse *p, char **slot, const char *key,
     return 0;
 }
 
+const char *config_backend_setting(const struct config *cfg, const char *key)
+{
+    struct ls_settings s = {cfg->backend_settings, cfg->nbackend_settings,
+                            NULL};
+    return ls_setting(&s, key);
+}
+
+/* A backend's line; a key already set fails unless it may be set again
+ * (flags: the last one counts). */
+static int set_backend_setting(struct parse *p, struct config *cfg,
+                               const char *key, const char *value, int again)
+{
+    struct ls_setting *s = cfg->backend_settings;
+    int i = 0;
+    while (i < cfg->nbackend_settings && strcmp(s[i].key, key) != 0)
+        i++;
+    if (i < cfg->nbackend_settings && !again)
+        return fail(p, "%s is set twice", key);
+    if (i == CONFIG_MAX_BACKEND_SETTINGS)
+        return fail(p, "more than %d backend settings",
+                    CONFIG_MAX_BACKEND_SETTINGS);
+    char *v = strdup(value);
+    char *k = i < cfg->nbackend_settings ? (char *)s[i].key : strdup(key);
+    if (!v || !k) {
+        free(v);
+        if (i == cfg->nbackend_settings)
+            free(k);
+        return fail(p, "out of memory");
+    }
+    if (i < cfg->nbackend_settings)
+        free((char *)s[i].value);
+    else
+        cfg->nbackend_settings++;
+    s[i] = (struct ls_setting){k, v};
+    return 0;
+}
+
 static int parse_owner(struct parse *p, const char *s, struct config *cfg)
 {
     char *end;
@@ -172,16 +210,15 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
             return fail(p, "mount point %s overlaps %s", mp, other);
     }
     struct config_mount *m = &cfg->mounts[cfg->nmounts];
-    if (strcmp(w[2], "local") == 0) {
-        m->backend = CONFIG_LOCAL;
-        if (w[3][0] != '/')
-            return fail(p, "local source '%s' must be an absolute path", w[3]);
-    } else if (strcmp(w[2], "ceph") == 0) {
-        m->backend = CONFIG_CEPH;
-    } else {
-        return fail(p, "unknown backend '%s' (local or ceph)", w[2]);
+    if (!ls_backend_find(w[2])) {
+        char names[256];
+        ls_backend_names(names, sizeof names);
+        return fail(p, "unknown backend '%s' (%s)", w[2], names);
     }
-    if (is_union && m->backend == CONFIG_LOCAL) {
+    int local = strcmp(w[2], "local") == 0;
+    if (local && w[3][0] != '/')
+        return fail(p, "local source '%s' must be an absolute path", w[3]);
+    if (is_union && local) {
         char *save = NULL, *dirs = strdup(w[4]);
         int bad = !dirs;
         for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
@@ -192,13 +229,251 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
             return fail(p, "local branches '%s' must be absolute paths", w[4]);
     }
     m->mountpoint = strdup(mp);
+    m->backend = strdup(w[2]);
     m->source = strdup(w[3]);
     m->union_lower = is_union ? strdup(w[4]) : NULL;
-    if (!m->mountpoint || !m->source || (is_union && !m->union_lower))
+    if (!m->mountpoint || !m->backend || !m->source ||
+        (is_union && !m->union_lower))
         return fail(p, "out of memory");
     cfg->nmounts++;
     return 0;
 }
+
+/*
+ * The settings, as libfuse's fuse_opt: one row per key, with the function
+ * that checks its value and the field it fills (offset, and a range for
+ * numbers). A key of the backends (ceph_*) fills no field of its own: it
+ * is kept as a line for the backend (ls_settings, libservice.h).
+ */
+struct key;
+typedef int (*key_setter)(struct parse *p, const struct key *k,
+                          const char *v, struct config *cfg);
+
+struct key {
+    const char *name;
+    key_setter set;
+    size_t offset;      /* of the field in struct config */
+    uint64_t lo, hi;    /* a number's range */
+};
+
+static void *field(struct config *cfg, const struct key *k)
+{
+    return (char *)cfg + k->offset;
+}
+
+static int set_u32(struct parse *p, const struct key *k, const char *v,
+                   struct config *cfg)
+{
+    return parse_u32(p, k->name, v, k->lo, k->hi, field(cfg, k));
+}
+
+/* A number within the key's range and a power of two (or 0 when lo is). */
+static int set_power_of_two(struct parse *p, const struct key *k,
+                            const char *v, struct config *cfg)
+{
+    uint32_t *n = field(cfg, k);
+    if (set_u32(p, k, v, cfg) < 0)
+        return -1;
+    if (*n & (*n - 1))
+        return k->lo ? fail(p, "%s must be a power of two, not %s", k->name,
+                            v)
+                     : fail(p, "%s must be 0 or a power of two", k->name);
+    return 0;
+}
+
+static int set_slot_buffer(struct parse *p, const struct key *k,
+                           const char *v, struct config *cfg)
+{
+    if (set_u32(p, k, v, cfg) < 0)
+        return -1;
+    if (cfg->slot_buffer % 4096)
+        return fail(p, "slot_buffer must be a multiple of 4096");
+    return 0;
+}
+
+static int set_flag(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+        return fail(p, "%s must be on or off, not '%s'", k->name, v);
+    *(int *)field(cfg, k) = strcmp(v, "on") == 0;
+    return 0;
+}
+
+static int set_text(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    return set_string(p, field(cfg, k), k->name, v);
+}
+
+static int set_absolute(struct parse *p, const struct key *k, const char *v,
+                        struct config *cfg)
+{
+    if (v[0] != '/')
+        return fail(p, "%s '%s' must be an absolute path", k->name, v);
+    return set_text(p, k, v, cfg);
+}
+
+static int set_service(struct parse *p, const struct key *k, const char *v,
+                       struct config *cfg)
+{
+    if (strchr(v, '/'))
+        return fail(p, "service name '%s' must not contain '/'", v);
+    return set_text(p, k, v, cfg);
+}
+
+static int set_owner(struct parse *p, const struct key *k, const char *v,
+                     struct config *cfg)
+{
+    return parse_owner(p, v, cfg);
+}
+
+static int set_idmap(struct parse *p, const struct key *k, const char *v,
+                     struct config *cfg)
+{
+    return idmap_parse(v, &cfg->idmap) < 0
+               ? fail(p, "idmap must be INSIDE:OUTSIDE:COUNT, not '%s'", v)
+               : 0;
+}
+
+static int set_nice(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*v == '\0' || *end || n < -20 || n > 19)
+        return fail(p, "nice must be a number from -20 to 19, not '%s'", v);
+    cfg->nice = (int)n;
+    return 0;
+}
+
+static int set_core_groups(struct parse *p, const struct key *k,
+                           const char *v, struct config *cfg)
+{
+    if (strcmp(v, "auto") == 0)
+        cfg->core_group_level = 0;
+    else if (strcmp(v, "l2") == 0)
+        cfg->core_group_level = 2;
+    else if (strcmp(v, "l3") == 0)
+        cfg->core_group_level = 3;
+    else if (strcmp(v, "cpu") == 0)
+        cfg->core_group_level = -1;
+    else
+        return fail(p, "core_groups must be auto, l2, l3 or cpu, not '%s'",
+                    v);
+    return 0;
+}
+
+static int set_cpus(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    if (cfg->cpus_line)
+        return fail(p, "cpus is set twice");
+    if (ipc_cpulist_parse(v, &cfg->cpus) < 0 || CPU_COUNT(&cfg->cpus) == 0)
+        return fail(p, "cpus must be a cpu list such as 0-3,8, not '%s'", v);
+    cfg->cpus_line = p->line;
+    return 0;
+}
+
+/* The backends' lines. */
+static int backend_text(struct parse *p, const struct key *k, const char *v,
+                        struct config *cfg)
+{
+    return set_backend_setting(p, cfg, k->name, v, 0);
+}
+
+static int backend_absolute(struct parse *p, const struct key *k,
+                            const char *v, struct config *cfg)
+{
+    if (v[0] != '/')
+        return fail(p, "%s '%s' must be an absolute path", k->name, v);
+    return backend_text(p, k, v, cfg);
+}
+
+/* Kept in bytes. */
+static int backend_size(struct parse *p, const struct key *k, const char *v,
+                        struct config *cfg)
+{
+    uint64_t size;
+    if (parse_size(v, UINT64_MAX, &size) < 0)
+        return fail(p, "%s must be a number, not '%s'", k->name, v);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
+    return backend_text(p, k, buf, cfg);
+}
+
+/* on or off; the last line counts. */
+static int backend_flag(struct parse *p, const struct key *k, const char *v,
+                        struct config *cfg)
+{
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+        return fail(p, "%s must be on or off, not '%s'", k->name, v);
+    return set_backend_setting(p, cfg, k->name, v, 1);
+}
+
+static int backend_log(struct parse *p, const struct key *k, const char *v,
+                       struct config *cfg)
+{
+    if (strcmp(v, "quiet") != 0 && strcmp(v, "keep") != 0)
+        return fail(p, "%s must be quiet or keep, not '%s'", k->name, v);
+    return set_backend_setting(p, cfg, k->name, v, 1);
+}
+
+#define AT(f) offsetof(struct config, f)
+#define U32(name, f, lo, hi) {name, set_u32, AT(f), lo, hi}
+#define FLAG(name, f) {name, set_flag, AT(f), 0, 0}
+#define TEXT(name, f) {name, set_text, AT(f), 0, 0}
+#define CALL(name, fn) {name, fn, 0, 0, 0}
+
+static const struct key keys[] = {
+    {"service", set_service, AT(service), 0, 0},
+    TEXT("rundir", rundir),
+    TEXT("door_dir", door_dir),
+    CALL("owner", set_owner),
+    CALL("idmap", set_idmap),
+    {"queue_cells", set_power_of_two, AT(queue_cells), 2, 65536},
+    U32("slots", slots, 1, 1u << 16),
+    U32("client_slots", client_slots, 1, 1u << 16),
+    U32("uid_slots", uid_slots, 1, 1u << 16),
+    U32("uid_clients", uid_clients, 1, 4096),
+    CALL("nice", set_nice),
+    U32("client_locks", client_locks, 1, 1u << 24),
+    U32("uid_locks", uid_locks, 1, 1u << 28),
+    U32("uid_handles", uid_handles, 1, 1u << 30),
+    {"slot_buffer", set_slot_buffer, AT(slot_buffer), 4096, 64u << 20},
+    {"read_cache_blocks", set_power_of_two, AT(read_cache_blocks), 0,
+     IPC_MAX_CACHE_BLOCKS},
+    U32("threads_per_queue", threads_per_queue, 1, 64),
+    U32("stalled_threads_per_queue", stalled_threads_per_queue, 0, 1024),
+    U32("fuse_keep", fuse_keep_s, 0, 86400),
+    U32("fuse_cache_timeout_ms", fuse_cache_timeout_ms, 0, 3600000),
+    U32("request_deadline_ms", request_deadline_ms, 0, 86400000),
+    U32("backend_ops_per_second", backend_ops_per_second, 0, UINT32_MAX),
+    U32("backend_write_bytes_per_second", backend_write_bytes_per_second, 0,
+        UINT32_MAX),
+    {"backend_pressure_dir", set_absolute, AT(backend_pressure_dir), 0, 0},
+    U32("backend_latency_target_ms", backend_latency_target_ms, 1, 60000),
+    U32("backend_weight", backend_weight, 1, 10000),
+    U32("backend_reservation_ops", backend_reservation_ops, 0, 1000000),
+    FLAG("backend_fair_share", backend_fair_share),
+    CALL("core_groups", set_core_groups),
+    CALL("cpus", set_cpus),
+    FLAG("fuse", fuse),
+    FLAG("fuse_direct_io", fuse_direct_io),
+    FLAG("fuse_revalidate", fuse_revalidate),
+    FLAG("request_deadline_fsync", request_deadline_fsync),
+    FLAG("fuse_allow_other", fuse_allow_other),
+    FLAG("restart", restart),
+    CALL("ceph_write_through", backend_flag),
+    CALL("ceph_client_log", backend_log),
+    CALL("ceph_conf", backend_text),
+    CALL("ceph_client_id", backend_text),
+    CALL("ceph_fs_name", backend_text),
+    CALL("ceph_keyring", backend_text),
+    CALL("ceph_root", backend_absolute),
+    CALL("ceph_cache_size", backend_size),
+    CALL("ceph_oc_size", backend_size),
+};
 
 static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
 {
@@ -207,166 +482,9 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
         return parse_mount(p, w, n, cfg);
     if (n != 2)
         return fail(p, "%s takes exactly one value", k);
-    const char *v = w[1];
-
-    if (strcmp(k, "service") == 0) {
-        if (strchr(v, '/'))
-            return fail(p, "service name '%s' must not contain '/'", v);
-        return set_string(p, &cfg->service, k, v);
-    }
-    if (strcmp(k, "rundir") == 0)
-        return set_string(p, &cfg->rundir, k, v);
-    if (strcmp(k, "door_dir") == 0)
-        return set_string(p, &cfg->door_dir, k, v);
-    if (strcmp(k, "owner") == 0)
-        return parse_owner(p, v, cfg);
-    if (strcmp(k, "idmap") == 0)
-        return idmap_parse(v, &cfg->idmap) < 0
-                   ? fail(p, "idmap must be INSIDE:OUTSIDE:COUNT, not '%s'", v)
-                   : 0;
-    if (strcmp(k, "queue_cells") == 0) {
-        if (parse_u32(p, k, v, 2, 65536, &cfg->queue_cells) < 0)
-            return -1;
-        if (cfg->queue_cells & (cfg->queue_cells - 1))
-            return fail(p, "queue_cells must be a power of two, not %s", v);
-        return 0;
-    }
-    if (strcmp(k, "slots") == 0)
-        return parse_u32(p, k, v, 1, 1u << 16, &cfg->slots);
-    if (strcmp(k, "client_slots") == 0)
-        return parse_u32(p, k, v, 1, 1u << 16, &cfg->client_slots);
-    if (strcmp(k, "uid_slots") == 0)
-        return parse_u32(p, k, v, 1, 1u << 16, &cfg->uid_slots);
-    if (strcmp(k, "uid_clients") == 0)
-        return parse_u32(p, k, v, 1, 4096, &cfg->uid_clients);
-    if (strcmp(k, "nice") == 0) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*v == '\0' || *end || n < -20 || n > 19)
-            return fail(p, "nice must be a number from -20 to 19, not '%s'",
-                        v);
-        cfg->nice = (int)n;
-        return 0;
-    }
-    if (strcmp(k, "client_locks") == 0)
-        return parse_u32(p, k, v, 1, 1u << 24, &cfg->client_locks);
-    if (strcmp(k, "uid_locks") == 0)
-        return parse_u32(p, k, v, 1, 1u << 28, &cfg->uid_locks);
-    if (strcmp(k, "uid_handles") == 0)
-        return parse_u32(p, k, v, 1, 1u << 30, &cfg->uid_handles);
-    if (strcmp(k, "slot_buffer") == 0) {
-        if (parse_u32(p, k, v, 4096, 64u << 20, &cfg->slot_buffer) < 0)
-            return -1;
-        if (cfg->slot_buffer % 4096)
-            return fail(p, "slot_buffer must be a multiple of 4096");
-        return 0;
-    }
-    if (strcmp(k, "read_cache_blocks") == 0) {
-        if (parse_u32(p, k, v, 0, IPC_MAX_CACHE_BLOCKS,
-                      &cfg->read_cache_blocks) < 0)
-            return -1;
-        if (cfg->read_cache_blocks & (cfg->read_cache_blocks - 1))
-            return fail(p, "read_cache_blocks must be 0 or a power of two");
-        return 0;
-    }
-    if (strcmp(k, "threads_per_queue") == 0)
-        return parse_u32(p, k, v, 1, 64, &cfg->threads_per_queue);
-    if (strcmp(k, "stalled_threads_per_queue") == 0)
-        return parse_u32(p, k, v, 0, 1024, &cfg->stalled_threads_per_queue);
-    if (strcmp(k, "fuse_keep") == 0)
-        return parse_u32(p, k, v, 0, 86400, &cfg->fuse_keep_s);
-    if (strcmp(k, "fuse_cache_timeout_ms") == 0)
-        return parse_u32(p, k, v, 0, 3600000, &cfg->fuse_cache_timeout_ms);
-    if (strcmp(k, "request_deadline_ms") == 0)
-        return parse_u32(p, k, v, 0, 86400000, &cfg->request_deadline_ms);
-    if (strcmp(k, "backend_ops_per_second") == 0)
-        return parse_u32(p, k, v, 0, UINT32_MAX,
-                         &cfg->backend_ops_per_second);
-    if (strcmp(k, "backend_write_bytes_per_second") == 0)
-        return parse_u32(p, k, v, 0, UINT32_MAX,
-                         &cfg->backend_write_bytes_per_second);
-    if (strcmp(k, "backend_pressure_dir") == 0) {
-        if (v[0] != '/')
-            return fail(p, "backend_pressure_dir '%s' must be an absolute "
-                        "path", v);
-        return set_string(p, &cfg->backend_pressure_dir, k, v);
-    }
-    if (strcmp(k, "backend_latency_target_ms") == 0)
-        return parse_u32(p, k, v, 1, 60000, &cfg->backend_latency_target_ms);
-    if (strcmp(k, "backend_weight") == 0)
-        return parse_u32(p, k, v, 1, 10000, &cfg->backend_weight);
-    if (strcmp(k, "backend_reservation_ops") == 0)
-        return parse_u32(p, k, v, 0, 1000000, &cfg->backend_reservation_ops);
-    if (strcmp(k, "core_groups") == 0) {
-        if (strcmp(v, "auto") == 0)
-            cfg->core_group_level = 0;
-        else if (strcmp(v, "l2") == 0)
-            cfg->core_group_level = 2;
-        else if (strcmp(v, "l3") == 0)
-            cfg->core_group_level = 3;
-        else if (strcmp(v, "cpu") == 0)
-            cfg->core_group_level = -1;
-        else
-            return fail(p, "core_groups must be auto, l2, l3 or cpu, not '%s'",
-                        v);
-        return 0;
-    }
-    if (strcmp(k, "cpus") == 0) {
-        if (cfg->cpus_line)
-            return fail(p, "cpus is set twice");
-        if (ipc_cpulist_parse(v, &cfg->cpus) < 0 || CPU_COUNT(&cfg->cpus) == 0)
-            return fail(p, "cpus must be a cpu list such as 0-3,8, not '%s'",
-                        v);
-        cfg->cpus_line = p->line;
-        return 0;
-    }
-    int *flag = strcmp(k, "fuse") == 0              ? &cfg->fuse
-                : strcmp(k, "fuse_direct_io") == 0  ? &cfg->fuse_direct_io
-                : strcmp(k, "fuse_revalidate") == 0 ? &cfg->fuse_revalidate
-                : strcmp(k, "request_deadline_fsync") == 0
-                    ? &cfg->request_deadline_fsync
-                : strcmp(k, "fuse_allow_other") == 0 ? &cfg->fuse_allow_other
-                : strcmp(k, "restart") == 0          ? &cfg->restart
-                : strcmp(k, "ceph_write_through") == 0
-                    ? &cfg->ceph_write_through
-                : strcmp(k, "backend_fair_share") == 0
-                    ? &cfg->backend_fair_share
-                    : NULL;
-    if (flag) {
-        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-            return fail(p, "%s must be on or off, not '%s'", k, v);
-        *flag = strcmp(v, "on") == 0;
-        return 0;
-    }
-    if (strcmp(k, "ceph_client_log") == 0) {
-        if (strcmp(v, "quiet") != 0 && strcmp(v, "keep") != 0)
-            return fail(p, "ceph_client_log must be quiet or keep, not '%s'",
-                        v);
-        cfg->ceph_log_keep = strcmp(v, "keep") == 0;
-        return 0;
-    }
-    if (strcmp(k, "ceph_conf") == 0)
-        return set_string(p, &cfg->ceph_conf, k, v);
-    if (strcmp(k, "ceph_client_id") == 0)
-        return set_string(p, &cfg->ceph_client_id, k, v);
-    if (strcmp(k, "ceph_fs_name") == 0)
-        return set_string(p, &cfg->ceph_fs_name, k, v);
-    if (strcmp(k, "ceph_keyring") == 0)
-        return set_string(p, &cfg->ceph_keyring, k, v);
-    if (strcmp(k, "ceph_root") == 0) {
-        if (v[0] != '/')
-            return fail(p, "ceph_root '%s' must be an absolute path", v);
-        return set_string(p, &cfg->ceph_root, k, v);
-    }
-    if (strcmp(k, "ceph_cache_size") == 0 || strcmp(k, "ceph_oc_size") == 0) {
-        uint64_t size;
-        if (parse_size(v, UINT64_MAX, &size) < 0)
-            return fail(p, "%s must be a number, not '%s'", k, v);
-        char buf[24];
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
-        return set_string(p, k[5] == 'c' ? &cfg->ceph_cache_size
-                                         : &cfg->ceph_oc_size, k, buf);
-    }
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(k, keys[i].name) == 0)
+            return keys[i].set(p, &keys[i], w[1], cfg);
     return fail(p, "unknown setting '%s'", k);
 }
 
@@ -425,7 +543,8 @@ int config_parse(const char *name, const char *text, struct config *cfg,
         else if (cfg->nmounts == 0)
             rc = fail(&p, "no 'mount' line: nothing to serve");
         for (int i = 0; rc == 0 && i < cfg->nmounts; i++)
-            if (cfg->mounts[i].backend == CONFIG_CEPH && !cfg->ceph_conf)
+            if (strcmp(cfg->mounts[i].backend, "ceph") == 0 &&
+                !config_backend_setting(cfg, "ceph_conf"))
                 rc = fail(&p, "mount %s uses ceph but no 'ceph_conf' is set",
                           cfg->mounts[i].mountpoint);
         if (rc == 0 && cfg->backend_latency_target_ms &&
@@ -476,15 +595,13 @@ void config_free(struct config *cfg)
     free(cfg->rundir);
     free(cfg->door_dir);
     free(cfg->backend_pressure_dir);
-    free(cfg->ceph_conf);
-    free(cfg->ceph_client_id);
-    free(cfg->ceph_fs_name);
-    free(cfg->ceph_keyring);
-    free(cfg->ceph_root);
-    free(cfg->ceph_cache_size);
-    free(cfg->ceph_oc_size);
+    for (int i = 0; i < cfg->nbackend_settings; i++) {
+        free((char *)cfg->backend_settings[i].key);
+        free((char *)cfg->backend_settings[i].value);
+    }
     for (int i = 0; i < cfg->nmounts; i++) {
         free(cfg->mounts[i].mountpoint);
+        free(cfg->mounts[i].backend);
         free(cfg->mounts[i].source);
         free(cfg->mounts[i].union_lower);
     }

@@ -9,6 +9,7 @@
 #ifndef DANAUS_CONFIG_H
 #define DANAUS_CONFIG_H
 
+#include "fsservice/libservice/libservice.h"
 #include "idmap.h"
 
 #include <danaus/wire.h>
@@ -17,11 +18,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum config_backend { CONFIG_LOCAL, CONFIG_CEPH };
+/* Lines for the backends: ceph_conf, ceph_root, ... */
+#define CONFIG_MAX_BACKEND_SETTINGS 32
 
 struct config_mount {
     char *mountpoint;           /* absolute, normalized, no trailing '/' */
-    enum config_backend backend;
+    char *backend;              /* its name in the registry (libservice.h) */
     char *source;               /* host directory, or directory in CephFS;
                                    a union's writable branch */
     char *union_lower;          /* a union's read-only branches, top first,
@@ -72,13 +74,10 @@ struct config {
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
     cpu_set_t cpus;             /* 'cpus LIST': the service's cpus... */
     int cpus_line;              /* ...set on this line; 0: not set */
-    char *ceph_conf, *ceph_client_id, *ceph_fs_name;
-    char *ceph_keyring, *ceph_root;
-    char *ceph_cache_size, *ceph_oc_size;
-    int ceph_log_keep;          /* ceph_client_log keep: the conf's debug
-                                   levels; quiet (default): 0/0 */
-    int ceph_write_through;     /* no object cache: a write is in the
-                                   cluster when it returns */
+    /* The backends' lines (ceph_*), checked and normalized: sizes in
+     * bytes, flags on or off; what the backends start with. */
+    struct ls_setting backend_settings[CONFIG_MAX_BACKEND_SETTINGS];
+    int nbackend_settings;
     int fuse;                   /* FUSE door: on (default) or off */
     int fuse_direct_io;         /* FUSE door bypasses the page cache */
     int fuse_revalidate;        /* FUSE reads re-check size and mtime */
@@ -102,5 +101,7 @@ int config_parse(const char *name, const char *text, struct config *cfg,
 int config_load(const char *path, struct config *cfg, char *err,
                 size_t errlen);
 void config_free(struct config *cfg);
+/* The value of a backend's line (ceph_root ...), or NULL. */
+const char *config_backend_setting(const struct config *cfg, const char *key);
 
 #endif

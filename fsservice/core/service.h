@@ -47,7 +47,6 @@ struct service {
     struct announce announce;   /* and their name and attribute caches */
     struct admission admission; /* the pool's load on its backend */
     struct pressure pressure;   /* and how the other pools' change it */
-    struct cephfs_client *ceph; /* NULL when no mount uses Ceph */
     struct union_branches *union_branches; /* NULL when no union */
     struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */
     /* Told after every change the preload door made (what, below), so
@@ -68,14 +67,6 @@ struct service {
     uid_t euid;                 /* the service's own identity */
     gid_t egid;
 };
-
-/* Whether written data waits in danausd's memory before it reaches the
- * backend (a Ceph client's object cache, without ceph_write_through): a
- * killed danausd then loses what was not fsync'd. */
-static inline bool service_caches_writes(const struct service *svc)
-{
-    return svc->ceph && !svc->cfg.ceph_write_through;
-}
 
 /* Runs one request of client c, posted in slot `slot` of its area, and
  * returns its result (>= 0 or -errno). d is the service's private copy of

@@ -65,6 +65,7 @@
 #include "workers.h"
 
 #include "blocking.h"
+#include "pacing.h"
 #include "placement.h"
 
 #include <errno.h>
@@ -289,19 +290,6 @@ static void await_input_here(struct ipc_slot *slot, const struct danaus_desc *d)
                         ipc_now_ns() + INPUT_WAIT_NS);
 }
 
-/* Counts a call that loads the backend's servers for pressure.h, as
- * admission_charge charges it; nothing at all for a pool that takes no
- * part. */
-static void count_pressure(struct service *svc, const struct client *c,
-                           const struct danaus_desc *d, uint64_t ran_ns)
-{
-    if (!pressure_on(&svc->pressure))
-        return;
-    struct admission_cost cost = admission_cost_of(d, c->area.slot_buf);
-    if (cost.op || cost.bytes)
-        pressure_count(&svc->pressure, cost.op, cost.bytes, ran_ns);
-}
-
 /* Whether mount's instance keeps its name space in the host's kernel
  * (libservice.h). */
 static bool kernel_name_space(struct service *svc, uint32_t mount)
@@ -359,7 +347,10 @@ static void serve_bell(struct service *svc, struct crew *crew,
                                          &rec->start_ns, memory_order_relaxed);
     if (client_sees(c, d.mount))
         stats_count(&svc->stats, d.mount, d.call, result, ran_ns);
-    count_pressure(svc, c, &d, ran_ns);
+    /* Costed as admission_charge charged it. */
+    if (pressure_on(&svc->pressure))
+        pace_count(&svc->pressure, admission_cost_of(&d, c->area.slot_buf),
+                   ran_ns);
     /* A request answered after the service was told to stop (one blocked
      * in its backend, then released) is answered all the same, unless the
      * watch answered it at its deadline. The slot takes its next request

@@ -387,10 +387,9 @@ static void hello(struct door *d, struct conn *c)
     if (short_of_fds && hold_hello(d, c))
         return;
     release_hello(d, c);
-    /* Made on the client's own copy: a UserPerm keeps a pointer to the
-     * groups array it was given (fsservice/libservice/ceph/client.c). */
-    if (rc == 0 && d->svc->ceph &&
-        (rc = cephfs_cred_init(d->svc->ceph, &c->client->cred)) < 0) {
+    /* Made on the client's own copy: a backend's state may point into
+     * it (a Ceph UserPerm keeps the groups array it was given). */
+    if (rc == 0 && (rc = ls_cred_init(&c->client->cred)) < 0) {
         client_detach(&d->svc->clients, c->client);
         c->client = NULL;
         share_give(shares, SHARE_CLIENTS, cred.uid);
@@ -415,7 +414,7 @@ static void hello(struct door *d, struct conn *c)
     r->nslots = g->nslots;
     r->slot_buf = g->slot_buf;
     r->cache_blocks = g->cache_blocks;
-    r->flags = service_caches_writes(d->svc) ? DANAUS_HELLO_CACHES_WRITES : 0;
+    r->flags = ls_backends_cache_writes() ? DANAUS_HELLO_CACHES_WRITES : 0;
     memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
     if (view >= 0) {
         view_from_entries(c->client, r->mounts, r->nmounts);
@@ -601,29 +600,29 @@ static int add_mount(struct door *d, const struct danaus_door_msg *m,
 {
     const char *s[5] = {0};
     int rc = mount_strings(m, len, s, m->arg == 5 ? 5 : 4);
-    int ceph = rc == 0 && strcmp(s[1], "ceph") == 0;
-    if (rc == 0 && !ceph && strcmp(s[1], "local") != 0)
+    struct ls_backend *backend = rc == 0 ? ls_backend_find(s[1]) : NULL;
+    if (rc == 0 && !backend)
         rc = -EINVAL;
     bool read_only = rc == 0 && s[4] && strcmp(s[4], "ro") == 0;
     if (rc == 0 && s[4] && !read_only && strcmp(s[4], "rw") != 0)
         rc = -EINVAL;
-    if (rc == 0 && ceph && !d->svc->ceph)
+    /* A backend the configuration did not start (no Ceph mount). */
+    if (rc == 0 && !ls_backend_ready(backend))
         rc = -ENODEV;
     if (rc < 0)
         return rc;
     struct config_mount cm = {
         .mountpoint = (char *)s[0],
-        .backend = ceph ? CONFIG_CEPH : CONFIG_LOCAL,
+        .backend = (char *)s[1],
         .source = (char *)s[2],
         .union_lower = (char *)s[3],
     };
     char err[512];
     /* No lower branches: a plain instance of the directory (a volume). */
     struct ls_instance *inst =
-        s[3][0]  ? union_branches_mount(&d->svc->union_branches, d->svc->ceph,
-                                        &cm, err, sizeof err)
-        : ceph ? cephfs_instance_new(d->svc->ceph, s[2], err, sizeof err)
-               : local_instance_new(s[2], err, sizeof err);
+        s[3][0] ? union_branches_mount(&d->svc->union_branches, &cm, err,
+                                       sizeof err)
+                : ls_instance_new(s[1], s[2], err, sizeof err);
     if (!inst) {
         fprintf(stderr, "danausd: mount %s: %s\n", s[0], err);
         return -EINVAL;

@@ -6,7 +6,8 @@
  * last requester it served (thread id, uid, gid) for up to one second: a
  * process that changes its supplementary groups sees the change on the
  * FUSE door within that second. The identity itself (uid, gid, groups) is
- * looked up in a shared list, so Ceph's UserPerm is made once per identity.
+ * looked up in a shared list, so what the backends make of it (Ceph's
+ * UserPerm) is made once per identity.
  */
 #include "fuse_cred.h"
 
@@ -37,11 +38,10 @@ struct last_requester {
 
 static __thread struct last_requester last;
 
-void fuse_cred_cache_init(struct fuse_cred_cache *c, struct cephfs_client *ceph)
+void fuse_cred_cache_init(struct fuse_cred_cache *c)
 {
     pthread_mutex_init(&c->lock, NULL);
     c->list = NULL;
-    c->ceph = ceph;
 }
 
 void fuse_cred_cache_free(struct fuse_cred_cache *c)
@@ -49,8 +49,7 @@ void fuse_cred_cache_free(struct fuse_cred_cache *c)
     while (c->list) {
         struct fuse_identity *id = c->list;
         c->list = id->next;
-        if (id->cred.ceph_perm)
-            cephfs_cred_release(&id->cred);
+        ls_cred_release(&id->cred);
         free(id);
     }
     pthread_mutex_destroy(&c->lock);
@@ -106,7 +105,7 @@ static const struct ls_cred *identity(struct fuse_cred_cache *c,
         id = id->next;
     if (!id && (id = calloc(1, sizeof *id))) {
         id->cred = *want;
-        if (c->ceph && cephfs_cred_init(c->ceph, &id->cred) < 0) {
+        if (ls_cred_init(&id->cred) < 0) {
             free(id);
             id = NULL;
         } else {

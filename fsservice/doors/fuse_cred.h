@@ -3,7 +3,7 @@
  *
  * The kernel tells the FUSE door only the requester's uid, gid and thread
  * id; supplementary groups come from /proc/TID/status. Each distinct
- * identity gets one struct ls_cred (and, for Ceph, one UserPerm) that lives
+ * identity gets one struct ls_cred (with its backends' state) that lives
  * until the door stops, so a request only borrows it.
  *
  * Who may come in: the tenant's tree is the tenant's, not the host's. By
@@ -27,13 +27,12 @@ struct fuse_identity;
 struct fuse_cred_cache {
     pthread_mutex_t lock;
     struct fuse_identity *list;   /* every identity seen, never shrinks */
-    struct cephfs_client *ceph;   /* UserPerms are made when set */
     bool everyone;                /* fuse_allow_other */
     uid_t owner, self;            /* else only these and root */
     const struct idmap *idmap;    /* host ids to the pool's (idmap.h) */
 };
 
-void fuse_cred_cache_init(struct fuse_cred_cache *c, struct cephfs_client *ceph);
+void fuse_cred_cache_init(struct fuse_cred_cache *c);
 /* Frees every identity; no request may be running. */
 void fuse_cred_cache_free(struct fuse_cred_cache *c);
 

@@ -123,7 +123,8 @@ static struct fuse_session *new_session(struct fuse_export *ex,
              geteuid() == 0 ? ",allow_other,dev,default_permissions"
              : svc->cfg.fuse_allow_other ? ",allow_other"
                                          : "");
-    char *argv[] = {"danausd", "-o", opts, NULL};
+    /* fuse_args holds char *; libfuse changes none of these. */
+    char *argv[] = {(char *)"danausd", (char *)"-o", opts, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
     struct fuse_session *se = fuse_session_new(&args, &fuse_export_ops,
                                                sizeof fuse_export_ops, ex);
@@ -202,7 +203,7 @@ static int export_resume(struct fuse_export *ex, const struct service *svc,
     m->fds[KEPT_NODES] = -1;
     if (rc == 0) {
         rc = fuse_handles_adopt(&ex->handles, m->fds[KEPT_HANDLES],
-                                service_caches_writes(svc));
+                                ls_backends_cache_writes());
         m->fds[KEPT_HANDLES] = -1;
         if (rc < 0)
             fuse_nodes_free(&ex->nodes);
@@ -409,7 +410,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     struct fuse_door *d = calloc(1, sizeof *d);
     if (!d)
         return -1;
-    fuse_cred_cache_init(&d->creds, svc->ceph);
+    fuse_cred_cache_init(&d->creds);
     d->creds.everyone = svc->cfg.fuse_allow_other;
     d->creds.self = geteuid();
     d->creds.idmap = &svc->cfg.idmap;

@@ -93,7 +93,7 @@ static int spawn(struct keeper_link *k, const struct config *cfg,
         n++;
     /* danausd --keeper RUNDIR SERVICE KEEP_S RESTART EXE ARGV..., made
      * before the fork: the child of a threaded process only execs. */
-    char **args = calloc((size_t)n + 8, sizeof *args);
+    const char **args = calloc((size_t)n + 8, sizeof *args);
     int sv[2] = {-1, -1};
     if (len < 0 || !args ||
         socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -126,7 +126,8 @@ static int spawn(struct keeper_link *k, const struct config *cfg,
         if (sv[1] == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(sv[1], 3) < 0)
             _exit(127);
         close_range(4, ~0u, 0);
-        execv("/proc/self/exe", args);
+        /* execv takes char *const[] but changes no string (POSIX). */
+        execv("/proc/self/exe", (char *const *)args);
         _exit(127);
     }
     int err = errno;

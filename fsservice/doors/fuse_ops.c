@@ -15,10 +15,13 @@
  * (and names found missing) and attributes for the export's timeout, and
  * data pages across opens: what the kernel does not learn from its own
  * requests, fuse_inval.c tells it.
+ *
+ * Each operation is translation only: around its backend call it paces
+ * the call as the preload's are (fuse_call.h) and, for what a crash of
+ * the service must not do twice, notes and replays (fuse_replay.h).
  */
-#include "fuse_export.h"
 #include "fuse_inval.h"
-#include "ipc/ipc.h"
+#include "fuse_replay.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,216 +34,18 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-/* A request's export, instance and credentials, and what its backend
- * call costs the pool (pace). */
-struct ctx {
-    fuse_req_t req;
-    struct fuse_export *ex;
-    struct ls_instance *inst;
-    const struct ls_cred *cred;
-    struct admission_cost cost;
-    uint64_t paced_at;
-};
-
-/* Fills c for req: 0, or replies the error itself (ENOMEM, or EACCES for
- * a user the door does not serve, fuse_cred.h) and returns -1. */
-static int begin(fuse_req_t req, struct ctx *c)
-{
-    const struct fuse_ctx *k = fuse_req_ctx(req);
-    c->req = req;
-    c->ex = fuse_req_userdata(req);
-    c->inst = c->ex->inst;
-    c->cred = fuse_cred_of(c->ex->creds, k->pid, k->uid, k->gid);
-    int err = !c->cred ? ENOMEM
-              : !fuse_cred_admitted(c->ex->creds, c->cred) ? EACCES
-                                                            : 0;
-    if (err) {
-        fuse_reply_err(req, err);
-        return -1;
-    }
-    return 0;
-}
-
 #define BEGIN(req, c)                                                     \
-    struct ctx c;                                                         \
-    if (begin(req, &c) < 0)                                               \
+    struct fuse_call c;                                                   \
+    if (fuse_call_begin(req, &c) < 0)                                     \
     return
-
-/* Before a backend call that loads the backend's servers: charges the
- * pool an op (a name-space or attribute change, a sync) or a write's
- * bytes, as the preload's calls are charged (admission.h), and waits its
- * turn on this loop thread while the others serve on (all of them, only
- * when FUSE_LOOP_THREADS calls wait at once). */
-static void pace(struct ctx *c, bool op, size_t bytes)
-{
-    c->cost = (struct admission_cost){
-        op, bytes < UINT32_MAX ? (uint32_t)bytes : UINT32_MAX};
-    uint64_t wait = admission_charge_cost(c->ex->admission, c->cost);
-    if (wait > 0)
-        admission_wait(wait);
-    c->paced_at = ipc_now_ns();
-}
-
-/* After it: its time in the backend counts toward the pool's target
- * (pressure.h), and a change of names or attributes (every call paced as
- * an op) is announced to the preload's caches before the reply
- * (announce.h; op_write announces its own). */
-static void paced(struct ctx *c)
-{
-    if (c->cost.op)
-        announce_names(c->ex->announce);
-    if (pressure_on(c->ex->pressure) && (c->cost.op || c->cost.bytes))
-        pressure_count(c->ex->pressure, c->cost.op, c->cost.bytes,
-                       ipc_now_ns() - c->paced_at);
-}
 
 static void reply_status(fuse_req_t req, int rc)
 {
     fuse_reply_err(req, rc < 0 ? -rc : 0);
 }
 
-/* What a service that died before answering the request c runs had done
- * of it (fuse_done.h): nothing, begun it (the backend call may have
- * happened: a SIGKILL lets a system call in progress finish), or done it,
- * with its result in *result; *at gets the note's offset (appends). */
-enum earlier { EARLIER_NONE, EARLIER_BEGUN, EARLIER_DONE };
-
-static enum earlier earlier_noted(struct ctx *c, enum fuse_done_op op,
-                                  int64_t *result, int64_t *at)
-{
-    bool resent;
-    uint64_t unique = fuse_loop_request(&resent);
-    int64_t noted;
-    if (!resent || !fuse_done_find(&c->ex->done, unique, op, &noted, at))
-        return EARLIER_NONE;
-    if (noted == FUSE_DONE_BEGUN)
-        return EARLIER_BEGUN;
-    *result = noted;
-    return EARLIER_DONE;
-}
-
-static enum earlier earlier_result(struct ctx *c, enum fuse_done_op op,
-                                   int64_t *result)
-{
-    int64_t at;
-    return earlier_noted(c, op, result, &at);
-}
-
-static enum earlier earlier_run(struct ctx *c, enum fuse_done_op op,
-                                int *result)
-{
-    int64_t noted = 0;
-    enum earlier e = earlier_result(c, op, &noted);
-    if (e == EARLIER_DONE)
-        *result = (int)noted;
-    return e;
-}
-
-/* An open (or opendir) the dead service answered with a handle it never
- * delivered: the handle, still held, into fi->fh, and true. */
-static bool opened_before(struct ctx *c, enum fuse_done_op op,
-                          struct fuse_file_info *fi)
-{
-    int64_t fh = 0;
-    struct fuse_handle h;
-    struct ls_file *file;
-    if (earlier_result(c, op, &fh) != EARLIER_DONE || fh <= 0 ||
-        fuse_handles_get(&c->ex->handles, (uint64_t)fh, &h, &file) < 0)
-        return false;
-    fi->fh = (uint64_t)fh;
-    return true;
-}
-
-/* Notes the request c runs as begun (FUSE_DONE_BEGUN) or done with
- * result, before it is answered; at: where, for an append. */
-static void note_at(struct ctx *c, enum fuse_done_op op, int64_t result,
-                    int64_t at)
-{
-    bool resent;
-    uint64_t unique = fuse_loop_request(&resent);
-    fuse_done_note(&c->ex->done, unique, op, result, at);
-}
-
-static void note_done(struct ctx *c, enum fuse_done_op op, int64_t result)
-{
-    note_at(c, op, result, 0);
-}
-
-/* A request run again after its service died while running it fails with
- * what the first run's success leaves behind (EEXIST after a create,
- * ENOENT after a removal or a rename): that is its success. */
-static int again(enum earlier e, int rc, int left_behind)
-{
-    return e == EARLIER_BEGUN && rc == -left_behind ? 0 : rc;
-}
-
-/* The path of node ino into path: 0 or -errno. */
-static int path_of(struct ctx *c, fuse_ino_t ino, char *path)
-{
-    return fuse_node_path(&c->ex->nodes, ino, path, PATH_MAX);
-}
-
-static int child_path(struct ctx *c, fuse_ino_t parent, const char *name,
-                      char *path)
-{
-    return fuse_node_child_path(&c->ex->nodes, parent, name, path, PATH_MAX);
-}
-
-/* Opens handle h's file (or directory) again by its node's path, as
- * flags, with the service's own rights: the kernel checked the first
- * open, and a file since made read-only, or created so, stays writable
- * through it as on any file system. 0, or -EIO when the path no longer
- * names h's inode (unlinked or replaced meanwhile). */
-static int reopen(struct ctx *c, const struct fuse_handle *h, int flags,
-                  struct ls_file **out)
-{
-    const struct ls_cred *self =
-        fuse_cred_of(c->ex->creds, getpid(), geteuid(), getegid());
-    if (!self)
-        return -ENOMEM;
-    char path[PATH_MAX];
-    struct ls_file *file = NULL;
-    struct danaus_stat d;
-    int rc = path_of(c, h->node, path);
-    if (rc == 0)
-        rc = c->inst->ops->open(c->inst, self, path, flags, 0, &file);
-    if (rc == 0 && !h->dir &&
-        ((rc = c->inst->ops->fstat(file, self, &d)) == 0 && d.ino != h->ino))
-        rc = -ESTALE;
-    if (rc < 0) {
-        if (file)
-            c->inst->ops->close(file);
-        return -EIO;
-    }
-    *out = file;
-    return 0;
-}
-
-/* The backend file of the handle in fi into *out. A handle given before
- * the service restarted (fuse_keeper.h) has no file in this process yet:
- * it is opened again (reopen), with the flags of its first open but
- * O_TRUNC; a file unlinked or replaced meanwhile gets EIO, on that handle
- * only. 0 or -errno. */
-static int file_of(struct ctx *c, const struct fuse_file_info *fi,
-                   struct ls_file **out)
-{
-    struct fuse_handle h;
-    struct ls_file *file;
-    int rc = fuse_handles_get(&c->ex->handles, fi->fh, &h, out);
-    if (rc < 0 || *out)
-        return rc;
-    rc = reopen(c, &h, h.dir ? O_RDONLY | O_DIRECTORY : h.flags & ~O_TRUNC,
-                &file);
-    if (rc < 0)
-        return rc;
-    *out = fuse_handles_set(&c->ex->handles, fi->fh, file);
-    if (*out != file)
-        c->inst->ops->close(file);
-    return *out ? 0 : -EBADF;
-}
-
 /* d as the kernel takes it: owners as host ids (idmap.h). */
-static void to_stat(const struct ctx *c, const struct danaus_stat *d,
+static void to_stat(const struct fuse_call *c, const struct danaus_stat *d,
                     struct stat *st)
 {
     const struct idmap *m = c->ex->creds->idmap;
@@ -261,7 +66,7 @@ static void to_stat(const struct ctx *c, const struct danaus_stat *d,
 }
 
 struct fstat_call {
-    struct ctx *c;
+    struct fuse_call *c;
     struct danaus_stat *d;
 };
 
@@ -273,7 +78,7 @@ static int fstat_held(struct ls_file *file, void *arg)
 
 /* The attributes of node ino: through file when the kernel gives a
  * handle, else by path, else (unlinked) through a file open on the node. */
-static int attrs_of(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
+static int attrs_of(struct fuse_call *c, fuse_ino_t ino, struct ls_file *file,
                     struct stat *st)
 {
     struct danaus_stat d;
@@ -281,7 +86,7 @@ static int attrs_of(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
     int rc;
     if (file) {
         rc = c->inst->ops->fstat(file, c->cred, &d);
-    } else if ((rc = path_of(c, ino, path)) == 0) {
+    } else if ((rc = fuse_call_path(c, ino, path)) == 0) {
         rc = c->inst->ops->stat(c->inst, c->cred, path, AT_SYMLINK_NOFOLLOW,
                                 &d);
     } else if (rc == -ESTALE) {
@@ -298,15 +103,15 @@ static int attrs_of(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
  * CAP_FSETID clears those bits in the backend (the kernel leaves that to
  * the service, FUSE_CAP_HANDLE_KILLPRIV), which the kernel would not see
  * until the timeout. */
-static double attr_timeout(const struct ctx *c, mode_t mode)
+static double attr_timeout(const struct fuse_call *c, mode_t mode)
 {
     return mode & (S_ISUID | S_ISGID) ? 0 : c->ex->timeout;
 }
 
 /* Replies node ino's attributes (through file when not NULL), or rc when
  * the call already failed. */
-static void reply_attrs(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
-                        int rc)
+static void reply_attrs(struct fuse_call *c, fuse_ino_t ino,
+                        struct ls_file *file, int rc)
 {
     struct stat st;
     if (rc == 0)
@@ -320,7 +125,7 @@ static void reply_attrs(struct ctx *c, fuse_ino_t ino, struct ls_file *file,
 /* The entry of path, of attributes d, for the kernel: its node, with one
  * lookup more (forget it when the kernel does not get it), or e->ino 0
  * when out of memory. */
-static void entry_of(struct ctx *c, const char *path,
+static void entry_of(struct fuse_call *c, const char *path,
                      const struct danaus_stat *d, struct fuse_entry_param *e)
 {
     memset(e, 0, sizeof *e);
@@ -332,7 +137,7 @@ static void entry_of(struct ctx *c, const char *path,
 
 /* Replies the entry at path (made or found just now); with negative, a
  * missing one as a name the kernel may remember as missing. */
-static void reply_entry(struct ctx *c, const char *path, bool negative)
+static void reply_entry(struct fuse_call *c, const char *path, bool negative)
 {
     struct fuse_entry_param e;
     struct danaus_stat d;
@@ -359,7 +164,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int rc = child_path(&c, parent, name, path);
+    int rc = fuse_call_child_path(&c, parent, name, path);
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
@@ -387,12 +192,12 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 {
     BEGIN(req, c);
     struct ls_file *file = NULL;
-    int rc = fi ? file_of(&c, fi, &file) : 0;
+    int rc = fi ? fuse_replay_file(&c, fi, &file) : 0;
     reply_attrs(&c, ino, file, rc);
 }
 
 /* One setattr change, through f when given, else by path. */
-static int change_one(struct ctx *c, const char *path, struct ls_file *f,
+static int change_one(struct fuse_call *c, const char *path, struct ls_file *f,
                       int what, const struct stat *attr, int to_set)
 {
     const struct ls_ops *ops = c->inst->ops;
@@ -434,12 +239,12 @@ static int change_one(struct ctx *c, const char *path, struct ls_file *f,
 }
 
 /* One setattr change, paced. */
-static int set_one(struct ctx *c, const char *path, struct ls_file *f,
+static int set_one(struct fuse_call *c, const char *path, struct ls_file *f,
                    int what, const struct stat *attr, int to_set)
 {
-    pace(c, true, 0);
+    fuse_call_pace(c, true, 0);
     int rc = change_one(c, path, f, what, attr, to_set);
-    paced(c);
+    fuse_call_paced(c);
     return rc;
 }
 
@@ -449,7 +254,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
     BEGIN(req, c);
     char path[PATH_MAX];
     struct ls_file *file = NULL;
-    int rc = fi ? file_of(&c, fi, &file) : path_of(&c, ino, path);
+    int rc = fi ? fuse_replay_file(&c, fi, &file)
+                : fuse_call_path(&c, ino, path);
     if (rc == 0 && (to_set & FUSE_SET_ATTR_MODE))
         rc = set_one(&c, path, file, FUSE_SET_ATTR_MODE, attr, to_set);
     if (rc == 0 && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
@@ -470,7 +276,7 @@ static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int rc = path_of(&c, ino, path);
+    int rc = fuse_call_path(&c, ino, path);
     if (rc == 0)
         rc = c.inst->ops->access(c.inst, c.cred, path, mask, 0);
     reply_status(req, rc);
@@ -480,7 +286,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
     BEGIN(req, c);
     char path[PATH_MAX], target[PATH_MAX];
-    int rc = path_of(&c, ino, path);
+    int rc = fuse_call_path(&c, ino, path);
     ssize_t n = rc < 0 ? rc
                        : c.inst->ops->readlink(c.inst, c.cred, path, target,
                                                sizeof target - 1);
@@ -503,19 +309,19 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
     enum fuse_done_op op = what == MAKE_DIR    ? DONE_MKDIR
                            : what == MAKE_NODE ? DONE_MKNOD
                                                : DONE_SYMLINK;
-    int rc = child_path(&c, parent, name, path);
-    enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, op, &rc);
+    int rc = fuse_call_child_path(&c, parent, name, path);
+    enum earlier e = rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, op, &rc);
     if (rc == 0 && e != EARLIER_DONE) {
-        note_done(&c, op, FUSE_DONE_BEGUN);
-        pace(&c, true, 0);
+        fuse_replay_note(&c, op, FUSE_DONE_BEGUN);
+        fuse_call_pace(&c, true, 0);
         rc = what == MAKE_DIR
                  ? c.inst->ops->mkdir(c.inst, c.cred, path, mode)
              : what == MAKE_NODE
                  ? c.inst->ops->mknod(c.inst, c.cred, path, mode, dev)
                  : c.inst->ops->symlink(c.inst, c.cred, target, path);
-        paced(&c);
-        rc = again(e, rc, EEXIST);
-        note_done(&c, op, rc);
+        fuse_call_paced(&c);
+        rc = fuse_replay_again(e, rc, EEXIST);
+        fuse_replay_note(&c, op, rc);
     }
     if (rc < 0)
         fuse_reply_err(req, -rc);
@@ -549,16 +355,16 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
     BEGIN(req, c);
     char path[PATH_MAX];
     enum fuse_done_op op = dir ? DONE_RMDIR : DONE_UNLINK;
-    int rc = child_path(&c, parent, name, path);
-    enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, op, &rc);
+    int rc = fuse_call_child_path(&c, parent, name, path);
+    enum earlier e = rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, op, &rc);
     if (rc == 0 && e != EARLIER_DONE) {
-        note_done(&c, op, FUSE_DONE_BEGUN);
-        pace(&c, true, 0);
+        fuse_replay_note(&c, op, FUSE_DONE_BEGUN);
+        fuse_call_pace(&c, true, 0);
         rc = dir ? c.inst->ops->rmdir(c.inst, c.cred, path)
                  : c.inst->ops->unlink(c.inst, c.cred, path);
-        paced(&c);
-        rc = again(e, rc, ENOENT);
-        note_done(&c, op, rc);
+        fuse_call_paced(&c);
+        rc = fuse_replay_again(e, rc, ENOENT);
+        fuse_replay_note(&c, op, rc);
     }
     uint64_t ino = 0;
     uint64_t node = rc == 0 ? fuse_nodes_find(&c.ex->nodes, path, &ino) : 0;
@@ -585,20 +391,21 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
     BEGIN(req, c);
     char from[PATH_MAX], to[PATH_MAX];
-    int rc = child_path(&c, parent, name, from);
+    int rc = fuse_call_child_path(&c, parent, name, from);
     if (rc == 0)
-        rc = child_path(&c, newparent, newname, to);
-    enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, DONE_RENAME, &rc);
+        rc = fuse_call_child_path(&c, newparent, newname, to);
+    enum earlier e =
+        rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, DONE_RENAME, &rc);
     if (e == EARLIER_DONE) {
         reply_status(req, rc);
         return;
     }
     if (rc == 0) {
-        note_done(&c, DONE_RENAME, FUSE_DONE_BEGUN);
-        pace(&c, true, 0);
-        rc = again(e, c.inst->ops->rename(c.inst, c.cred, from, to, flags),
-                   ENOENT);
-        paced(&c);
+        fuse_replay_note(&c, DONE_RENAME, FUSE_DONE_BEGUN);
+        fuse_call_pace(&c, true, 0);
+        rc = c.inst->ops->rename(c.inst, c.cred, from, to, flags);
+        rc = fuse_replay_again(e, rc, ENOENT);
+        fuse_call_paced(&c);
     }
     uint64_t replaced_ino = 0;
     uint64_t replaced = rc == 0 ? fuse_nodes_find(&c.ex->nodes, to,
@@ -609,7 +416,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
     } else if (rc == 0) {
         fuse_nodes_rename(&c.ex->nodes, from, to);
     }
-    note_done(&c, DONE_RENAME, rc);
+    fuse_replay_note(&c, DONE_RENAME, rc);
     reply_status(req, rc);
     /* A file replaced keeps its other names, which lost a link. */
     if (!(flags & RENAME_EXCHANGE))
@@ -621,17 +428,18 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 {
     BEGIN(req, c);
     char existing[PATH_MAX], path[PATH_MAX];
-    int rc = path_of(&c, ino, existing);
+    int rc = fuse_call_path(&c, ino, existing);
     if (rc == 0)
-        rc = child_path(&c, newparent, newname, path);
-    enum earlier e = rc < 0 ? EARLIER_NONE : earlier_run(&c, DONE_LINK, &rc);
+        rc = fuse_call_child_path(&c, newparent, newname, path);
+    enum earlier e =
+        rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, DONE_LINK, &rc);
     if (rc == 0 && e != EARLIER_DONE) {
-        note_done(&c, DONE_LINK, FUSE_DONE_BEGUN);
-        pace(&c, true, 0);
-        rc = again(e, c.inst->ops->link(c.inst, c.cred, existing, path),
-                   EEXIST);
-        paced(&c);
-        note_done(&c, DONE_LINK, rc);
+        fuse_replay_note(&c, DONE_LINK, FUSE_DONE_BEGUN);
+        fuse_call_pace(&c, true, 0);
+        rc = c.inst->ops->link(c.inst, c.cred, existing, path);
+        rc = fuse_replay_again(e, rc, EEXIST);
+        fuse_call_paced(&c);
+        fuse_replay_note(&c, DONE_LINK, rc);
     }
     if (rc < 0) {
         fuse_reply_err(req, -rc);
@@ -658,7 +466,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 
 /* Gives the kernel a handle for file, open on node, through fi. 0 or
  * -errno (file is then closed). */
-static int hand_over(struct ctx *c, uint64_t node, struct ls_file *file,
+static int hand_over(struct fuse_call *c, uint64_t node, struct ls_file *file,
                      int flags, struct fuse_file_info *fi)
 {
     struct danaus_stat d;
@@ -683,7 +491,7 @@ static int hand_over(struct ctx *c, uint64_t node, struct ls_file *file,
 }
 
 /* After a failed open or create reply: the kernel never got the handle. */
-static void take_back(struct ctx *c, struct fuse_file_info *fi)
+static void take_back(struct fuse_call *c, struct fuse_file_info *fi)
 {
     struct ls_file *file = fuse_handles_remove(&c->ex->handles, fi->fh);
     if (file)
@@ -696,23 +504,23 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     char path[PATH_MAX];
     int flags = fi->flags & BACKEND_OPEN_FLAGS;
     struct ls_file *file;
-    if (opened_before(&c, DONE_OPEN, fi)) {
+    if (fuse_replay_opened(&c, DONE_OPEN, fi)) {
         fi->direct_io = c.ex->direct_io || (flags & O_APPEND);
         fi->keep_cache = 0;
         if (fuse_reply_open(req, fi) != 0)
             take_back(&c, fi);
         return;
     }
-    int rc = path_of(&c, ino, path);
+    int rc = fuse_call_path(&c, ino, path);
     if (rc == 0) {
-        pace(&c, (flags & O_TRUNC) != 0, 0);
+        fuse_call_pace(&c, (flags & O_TRUNC) != 0, 0);
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, 0, &file);
-        paced(&c);
+        fuse_call_paced(&c);
     }
     if (rc == 0)
         rc = hand_over(&c, ino, file, flags, fi);
     if (rc == 0)
-        note_done(&c, DONE_OPEN, (int64_t)fi->fh);
+        fuse_replay_note(&c, DONE_OPEN, (int64_t)fi->fh);
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0)
@@ -728,9 +536,9 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
     struct ls_file *file = NULL;
     struct danaus_stat d;
     struct fuse_entry_param e = {.ino = 0};
-    int rc = child_path(&c, parent, name, path);
+    int rc = fuse_call_child_path(&c, parent, name, path);
     enum earlier before =
-        rc < 0 ? EARLIER_NONE : earlier_run(&c, DONE_CREATE, &rc);
+        rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, DONE_CREATE, &rc);
     if (rc == 0 && before != EARLIER_NONE) {
         /* Made by the dead service (or perhaps, when it died in the
          * middle): opened, not made again. */
@@ -739,13 +547,13 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
                                &file);
         if (rc == -ENOENT && before == EARLIER_BEGUN)
             rc = c.inst->ops->open(c.inst, c.cred, path, flags, mode, &file);
-        note_done(&c, DONE_CREATE, rc);
+        fuse_replay_note(&c, DONE_CREATE, rc);
     } else if (rc == 0) {
-        note_done(&c, DONE_CREATE, FUSE_DONE_BEGUN);
-        pace(&c, true, 0);
+        fuse_replay_note(&c, DONE_CREATE, FUSE_DONE_BEGUN);
+        fuse_call_pace(&c, true, 0);
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, mode, &file);
-        paced(&c);
-        note_done(&c, DONE_CREATE, rc);
+        fuse_call_paced(&c);
+        fuse_replay_note(&c, DONE_CREATE, rc);
     }
     if (rc == 0)
         rc = c.inst->ops->fstat(file, c.cred, &d);
@@ -775,7 +583,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     BEGIN(req, c);
     struct ls_file *file;
     char *buf = malloc(size ? size : 1);
-    ssize_t n = !buf ? -ENOMEM : file_of(&c, fi, &file);
+    ssize_t n = !buf ? -ENOMEM : fuse_replay_file(&c, fi, &file);
     if (n == 0)
         n = c.inst->ops->pread(file, c.cred, buf, size, off);
     if (n < 0) {
@@ -787,76 +595,20 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     free(buf);
 }
 
-/* Whether the append of buf that the dead service noted at `at` is in
- * handle fh's file, of size size_now: its size, or -EIO when the file does
- * not end with it there (another writer appended since: made or not
- * cannot be told). Read back through a file of its own, for the handle
- * may be write-only. */
-static ssize_t append_made(struct ctx *c, uint64_t fh, const char *buf,
-                           size_t size, int64_t at, int64_t size_now)
-{
-    struct fuse_handle h;
-    struct ls_file *reader, *held;
-    if (size_now < at || (uint64_t)(size_now - at) != size)
-        return -EIO;
-    ssize_t n = fuse_handles_get(&c->ex->handles, fh, &h, &held);
-    if (n == 0)
-        n = reopen(c, &h, O_RDONLY, &reader);
-    if (n < 0)
-        return n;
-    char *there = malloc(size ? size : 1);
-    n = !there ? -ENOMEM
-               : c->inst->ops->pread(reader, c->cred, there, size, at);
-    if (n >= 0)
-        n = (size_t)n == size && memcmp(there, buf, size) == 0 ? n : -EIO;
-    free(there);
-    c->inst->ops->close(reader);
-    return n;
-}
-
-/* A write to an O_APPEND file lands at the backend's end when it runs. A
- * resent one that the dead service had begun is settled by the file, as
- * the preload's are (libfs/resume.c): the note says where the file ended
- * before it; still ending there, it was never made and is made now; ending
- * with its bytes there, it was made, and is answered. */
-static ssize_t append(struct ctx *c, uint64_t fh, struct ls_file *file,
-                      const char *buf, size_t size)
-{
-    int64_t result = 0, at = 0;
-    enum earlier e = earlier_noted(c, DONE_APPEND, &result, &at);
-    if (e == EARLIER_DONE)
-        return result;
-    struct danaus_stat d;
-    int rc = c->inst->ops->fstat(file, c->cred, &d);
-    if (rc < 0)
-        return rc;
-    ssize_t n;
-    if (e == EARLIER_BEGUN && d.size != at) {
-        n = append_made(c, fh, buf, size, at, d.size);
-    } else {
-        off_t end;
-        at = d.size;
-        note_at(c, DONE_APPEND, FUSE_DONE_BEGUN, at);
-        n = c->inst->ops->pwrite(file, c->cred, buf, size, -1, &end);
-    }
-    note_at(c, DONE_APPEND, n, at);
-    return n;
-}
-
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
                      size_t size, off_t off, struct fuse_file_info *fi)
 {
     BEGIN(req, c);
     off_t end;
     struct ls_file *file;
-    ssize_t n = file_of(&c, fi, &file);
+    ssize_t n = fuse_replay_file(&c, fi, &file);
     if (n == 0) {
         fuse_handles_writing(&c.ex->handles, fi->fh);
-        pace(&c, false, size);
+        fuse_call_pace(&c, false, size);
         n = (fi->flags & O_APPEND)
-                ? append(&c, fi->fh, file, buf, size)
+                ? fuse_replay_append(&c, fi->fh, file, buf, size)
                 : c.inst->ops->pwrite(file, c.cred, buf, size, off, &end);
-        paced(&c);
+        fuse_call_paced(&c);
         announce_data(c.ex->announce, fuse_nodes_ino(&c.ex->nodes, ino));
     }
     if (n < 0) {
@@ -875,12 +627,12 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 {
     BEGIN(req, c);
     struct ls_file *file;
-    int rc = file_of(&c, fi, &file);
+    int rc = fuse_replay_file(&c, fi, &file);
     if (rc == 0) {
         fuse_handles_writing(&c.ex->handles, fi->fh);
-        pace(&c, true, 0);
+        fuse_call_pace(&c, true, 0);
         rc = c.inst->ops->fallocate(file, c.cred, mode, off, len);
-        paced(&c);
+        fuse_call_paced(&c);
     }
     reply_status(req, rc);
 }
@@ -890,7 +642,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
     BEGIN(req, c);
     char path[PATH_MAX];
     struct danaus_statfs s;
-    int rc = path_of(&c, ino, path);
+    int rc = fuse_call_path(&c, ino, path);
     if (rc == 0)
         rc = c.inst->ops->statfs(c.inst, c.cred, path, &s);
     if (rc < 0) {
@@ -933,13 +685,13 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
     BEGIN(req, c);
     struct ls_file *file;
     uint32_t mark = 0;
-    int rc = file_of(&c, fi, &file);
+    int rc = fuse_replay_file(&c, fi, &file);
     if (rc == 0)
         rc = fuse_handles_sync_begin(&c.ex->handles, fi->fh, &mark);
     if (rc == 0) {
-        pace(&c, true, 0);
+        fuse_call_pace(&c, true, 0);
         rc = c.inst->ops->fsync(file, c.cred, datasync);
-        paced(&c);
+        fuse_call_paced(&c);
     }
     if (rc == 0)
         fuse_handles_synced(&c.ex->handles, fi->fh, mark);
@@ -951,12 +703,12 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int rc = path_of(&c, ino, path);
+    int rc = fuse_call_path(&c, ino, path);
     if (rc == 0) {
-        pace(&c, true, 0);
+        fuse_call_pace(&c, true, 0);
         rc = c.inst->ops->setxattr(c.inst, c.cred, path, name, value, size,
                                    flags, AT_SYMLINK_NOFOLLOW);
-        paced(&c);
+        fuse_call_paced(&c);
     }
     reply_status(req, rc);
 }
@@ -969,7 +721,7 @@ static void query_xattr(fuse_req_t req, fuse_ino_t ino, const char *name,
     BEGIN(req, c);
     char path[PATH_MAX];
     char *buf = size ? malloc(size) : NULL;
-    ssize_t n = size && !buf ? -ENOMEM : path_of(&c, ino, path);
+    ssize_t n = size && !buf ? -ENOMEM : fuse_call_path(&c, ino, path);
     if (n == 0)
         n = name ? c.inst->ops->getxattr(c.inst, c.cred, path, name, buf,
                                          size, AT_SYMLINK_NOFOLLOW)
@@ -999,12 +751,12 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int rc = path_of(&c, ino, path);
+    int rc = fuse_call_path(&c, ino, path);
     if (rc == 0) {
-        pace(&c, true, 0);
+        fuse_call_pace(&c, true, 0);
         rc = c.inst->ops->removexattr(c.inst, c.cred, path, name,
                                       AT_SYMLINK_NOFOLLOW);
-        paced(&c);
+        fuse_call_paced(&c);
     }
     reply_status(req, rc);
 }
@@ -1015,12 +767,12 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
     BEGIN(req, c);
     char path[PATH_MAX];
     struct ls_file *dir;
-    if (opened_before(&c, DONE_OPENDIR, fi)) {
+    if (fuse_replay_opened(&c, DONE_OPENDIR, fi)) {
         if (fuse_reply_open(req, fi) != 0)
             take_back(&c, fi);
         return;
     }
-    int rc = path_of(&c, ino, path);
+    int rc = fuse_call_path(&c, ino, path);
     if (rc == 0)
         rc = c.inst->ops->open(c.inst, c.cred, path, O_RDONLY | O_DIRECTORY,
                                0, &dir);
@@ -1030,7 +782,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
         rc = -ENFILE;
     }
     if (rc == 0)
-        note_done(&c, DONE_OPENDIR, (int64_t)fi->fh);
+        fuse_replay_note(&c, DONE_OPENDIR, (int64_t)fi->fh);
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0)
@@ -1046,7 +798,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     char records[16384] __attribute__((aligned(8)));
     struct ls_file *dir;
     char *out = malloc(size ? size : 1);
-    int rc = !out ? -ENOMEM : file_of(&c, fi, &dir);
+    int rc = !out ? -ENOMEM : fuse_replay_file(&c, fi, &dir);
     if (rc < 0) {
         free(out);
         fuse_reply_err(req, -rc);

@@ -15,7 +15,7 @@
 #include "fuse_keeper.h"
 #include "fuse_mountpoint.h"
 #include "keeper_wire.h"
-#include "include/danaus/danaus.h"
+#include <danaus/danaus.h>
 
 #include <errno.h>
 #include <poll.h>

@@ -26,15 +26,19 @@
 #include <sys/types.h>
 #include <time.h>
 
-struct UserPerm;
+/* Backends that may keep state of their own in a credential. */
+#define LS_CRED_STATES 4
 
-/* One client's identity, made once when it attaches. */
+/* One client's identity, made once when it attaches. state[] belongs to
+ * the backends (ls_cred_init): what each made of the identity, such as a
+ * Ceph UserPerm, in the slot the registry gave it; NULL otherwise. Made
+ * on the credential's final copy: a backend may point into groups. */
 struct ls_cred {
     uid_t uid;
     gid_t gid;
     int ngroups;
     gid_t groups[DANAUS_MAX_GROUPS];
-    struct UserPerm *ceph_perm; /* made by cephfs_cred_init; NULL otherwise */
+    void *state[LS_CRED_STATES];
 };
 
 struct ls_ops;
@@ -198,49 +202,99 @@ struct ls_change_sink {
     void *arg;
 };
 
-/* Backends. Errors go to err (a line for the operator) and return NULL. */
-struct ls_instance *local_instance_new(const char *root_dir, char *err,
-                                       size_t errlen);
-/* Lets local files be cached (cache_hold), announcing their changes to
- * sink: read leases (local/lease.c). Before serving; 0 or -errno. */
-int local_backend_enable_cache(const struct ls_change_sink *sink);
+/*
+ * The registry, as SQLite's sqlite3_vfs_register and sqlite3_vfs_find:
+ * every backend, and every shim over one, is a struct ls_backend found by
+ * its name ("local", "ceph"); core and the doors make instances and
+ * credentials only through it and never name a backend. The service's own
+ * backends are registered on the first call (registry.c, one line each);
+ * a test build may register more, or a shim under a backend's name, which
+ * then hides the backend for every instance made after (configured
+ * mounts, mounts added through the door, union branches). Registering is
+ * done before the service starts its threads: the list is read without a
+ * lock after that.
+ */
 
-struct cephfs_client; /* one Ceph mount per service, shared by instances */
-struct cephfs_client_options {
-    const char *conf_path;   /* ceph.conf */
-    const char *client_id;   /* cephx id, NULL for "admin" */
-    const char *fs_name;     /* NULL: the default file system */
-    const char *keyring;     /* the id's key, NULL: the conf's keyring */
-    /* The directory the client mounts, NULL for "/": a client whose caps
-     * allow one path only may mount nothing above it. Every instance's
-     * root lies at or below it. */
-    const char *root;
-    const char *cache_size;  /* client_cache_size (inodes), NULL: default */
-    const char *oc_size;     /* client_oc_size (bytes), NULL: default */
-    /* Names this client's Ceph session across restarts: a session the
-     * previous process of the same uuid left is reset at mount, so the
-     * files it held are free at once. NULL: no uuid, no reset. */
-    const char *uuid;
-    /* Keep the conf's client-side debug levels; otherwise they are 0/0
-     * (see client.c). */
-    int keep_debug_levels;
-    /* No object cache (client_oc off): a write returns once the cluster
-     * has it, so a service that dies loses no written data. */
-    int write_through;
+/* What a backend starts with: the configuration's lines whose keys begin
+ * with its name and '_' (values checked and normalized by config.c), and
+ * a name for the service's session, the same for the next service of the
+ * same socket on this host and no other. */
+struct ls_setting {
+    const char *key, *value;
 };
-struct cephfs_client *cephfs_client_new(const struct cephfs_client_options *,
-                                        char *err, size_t errlen);
-void cephfs_client_free(struct cephfs_client *);
-/* Lets the client's files be cached (cache_hold), announcing their changes
- * to sink: read delegations (deleg.c). Before serving; 0 or -errno. */
-int cephfs_client_enable_cache(struct cephfs_client *,
-                               const struct ls_change_sink *sink);
-/* root is a directory in CephFS, created if absent, named from the top of
- * the file system (not from the client's mount root). */
-struct ls_instance *cephfs_instance_new(struct cephfs_client *,
-                                        const char *root, char *err,
+struct ls_settings {
+    const struct ls_setting *list;
+    int n;
+    const char *session;
+};
+/* The value of key in s, or NULL. */
+static inline const char *ls_setting(const struct ls_settings *s,
+                                     const char *key)
+{
+    for (int i = 0; s && i < s->n; i++)
+        if (strcmp(s->list[i].key, key) == 0)
+            return s->list[i].value;
+    return NULL;
+}
+
+struct ls_backend {
+    const char *name;
+    /* Readies the backend (a Ceph mount) from the service's settings: 0,
+     * or -1 with a line for the operator in err. NULL: always ready. */
+    int (*start)(struct ls_backend *, const struct ls_settings *, char *err,
+                 size_t errlen);
+    /* An instance rooted at source (a host directory, a CephFS path), or
+     * NULL with a line in err. */
+    struct ls_instance *(*instance_new)(struct ls_backend *,
+                                        const char *source, char *err,
                                         size_t errlen);
-int cephfs_cred_init(struct cephfs_client *, struct ls_cred *);
-void cephfs_cred_release(struct ls_cred *);
+    /* What the backend keeps of an identity in cred->state[cred_slot]:
+     * 0 or -errno. NULL: nothing. */
+    int (*cred_init)(struct ls_backend *, struct ls_cred *);
+    void (*cred_release)(struct ls_backend *, struct ls_cred *);
+    /* Lets its files be cached (ls_ops.cache_hold), announcing their
+     * changes to sink; before serving. 0 or -errno. NULL: never cached. */
+    int (*enable_cache)(struct ls_backend *, const struct ls_change_sink *);
+    /* Whether written data waits in danausd's memory before it reaches
+     * the storage, so that a killed service loses what was not fsync'd.
+     * NULL: never. */
+    bool (*caches_writes)(struct ls_backend *);
+    /* Ends what start began; the instances are gone. */
+    void (*stop)(struct ls_backend *);
+    void *arg;       /* the backend's own, e.g. what a shim wraps */
+    /* The registry's. */
+    struct ls_backend *next;
+    int cred_slot;   /* its slot in ls_cred.state, when it has cred_init */
+    bool started;
+};
+
+/* Adds b, in front of any backend of the same name. 0, or -ENOSPC when
+ * every credential slot is taken. */
+int ls_backend_register(struct ls_backend *b);
+/* The backend registered last under name, or NULL. */
+struct ls_backend *ls_backend_find(const char *name);
+/* The registered names, " or " between them, into buf. */
+void ls_backend_names(char *buf, size_t size);
+/* Starts b once (later calls return 0). */
+int ls_backend_start(struct ls_backend *b, const struct ls_settings *s,
+                     char *err, size_t errlen);
+/* Whether b may make instances: started, or needing no start. */
+bool ls_backend_ready(const struct ls_backend *b);
+/* An instance of backend name at source; NULL with a line in err when the
+ * backend is unknown, not ready or refuses. */
+struct ls_instance *ls_instance_new(const char *backend, const char *source,
+                                    char *err, size_t errlen);
+/* Gives cred every ready backend's state: 0 or -errno (nothing kept). */
+int ls_cred_init(struct ls_cred *cred);
+/* Releases what ls_cred_init made; safe on a credential it never saw. */
+void ls_cred_release(struct ls_cred *cred);
+/* enable_cache of every ready backend; on a refusal, tells report and
+ * goes on. */
+void ls_backends_enable_cache(const struct ls_change_sink *sink,
+                              void (*report)(const char *backend, int err));
+/* Whether any ready backend caches writes (ls_backend.caches_writes). */
+bool ls_backends_cache_writes(void);
+/* Stops every started backend. */
+void ls_backends_stop(void);
 
 #endif

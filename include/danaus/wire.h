@@ -36,6 +36,10 @@
 #define DANAUS_NARGS 6
 #define DANAUS_PATH_MAX 4096
 #define DANAUS_MAX_GROUPS 64  /* supplementary groups kept per client */
+/* Symbolic links one path walk follows before ELOOP, as Linux's own walk
+ * (MAXSYMLINKS): every walker of Danaus, the client's, the backends' and
+ * the engine's, stops at the same count. */
+#define DANAUS_MAX_SYMLINKS 40
 #define DANAUS_MAX_MOUNTS 64       /* entries of one hello reply */
 #define DANAUS_MOUNTS_BYTES 65536  /* the entries of a hello reply */
 /* Instances one service holds over its whole life: mount indices are

@@ -21,7 +21,6 @@
 #include <string.h>
 
 /* Linux's limit on links followed in one resolution (MAXSYMLINKS). */
-#define MAX_LINKS 40
 
 static bool on_danaus(const char *abs)
 {
@@ -127,7 +126,7 @@ static int resolve(const char *path, char out[PATH_MAX])
         if (lstat_any(out, &st) < 0)
             return -1;
         if (S_ISLNK(st.st_mode)) {
-            if (++links > MAX_LINKS) {
+            if (++links > DANAUS_MAX_SYMLINKS) {
                 errno = ELOOP;
                 return -1;
             }

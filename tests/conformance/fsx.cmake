@@ -7,9 +7,7 @@ set(DANAUS_FSX_TEST ${CMAKE_CURRENT_SOURCE_DIR}/conformance/fsx.sh
 add_test(NAME fsx_local COMMAND ${DANAUS_FSX_TEST} local -)
 set_tests_properties(fsx_local PROPERTIES
   LABELS "conformance;fuse" TIMEOUT 120)
-if(TARGET danaus_backend_ceph)
-  add_test(NAME fsx_ceph COMMAND ${DANAUS_FSX_TEST} ceph
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(fsx_ceph PROPERTIES
-    LABELS "conformance;fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
-endif()
+add_test(NAME fsx_ceph COMMAND ${DANAUS_FSX_TEST} ceph
+  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(fsx_ceph PROPERTIES
+  LABELS "conformance;fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)

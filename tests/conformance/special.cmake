@@ -6,9 +6,7 @@ set(DANAUS_SPECIAL_TEST ${CMAKE_CURRENT_SOURCE_DIR}/conformance/special-files.sh
 add_test(NAME special_files_local COMMAND ${DANAUS_SPECIAL_TEST} local -)
 set_tests_properties(special_files_local PROPERTIES
   LABELS "conformance;fuse" TIMEOUT 120)
-if(TARGET danaus_backend_ceph)
-  add_test(NAME special_files_ceph COMMAND ${DANAUS_SPECIAL_TEST} ceph
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(special_files_ceph PROPERTIES
-    LABELS "conformance;fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
-endif()
+add_test(NAME special_files_ceph COMMAND ${DANAUS_SPECIAL_TEST} ceph
+  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(special_files_ceph PROPERTIES
+  LABELS "conformance;fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)

@@ -6,13 +6,11 @@ add_test(NAME engine_local
     $<TARGET_FILE:danaus_engine> local)
 set_tests_properties(engine_local PROPERTIES LABELS engine TIMEOUT 300
   RUN_SERIAL TRUE)
-if(TARGET danaus_backend_ceph)
-  add_test(NAME engine_ceph
-    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/engine.sh
-      $<TARGET_FILE:danaus_engine> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(engine_ceph PROPERTIES LABELS "engine;ceph"
-    FIXTURES_REQUIRED ceph TIMEOUT 600 RUN_SERIAL TRUE)
-endif()
+add_test(NAME engine_ceph
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/engine.sh
+    $<TARGET_FILE:danaus_engine> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(engine_ceph PROPERTIES LABELS "engine;ceph"
+  FIXTURES_REQUIRED ceph TIMEOUT 600 RUN_SERIAL TRUE)
 # Images from podman, skopeo and mmdebstrap (tests/engine/images.sh); the
 # Debian tarball is cached in the build tree across runs.
 add_test(NAME engine_images_local
@@ -20,14 +18,12 @@ add_test(NAME engine_images_local
     $<TARGET_FILE:danaus_engine> local ${CMAKE_BINARY_DIR}/engine-image-cache)
 set_tests_properties(engine_images_local PROPERTIES LABELS engine TIMEOUT 600
   RUN_SERIAL TRUE)
-if(TARGET danaus_backend_ceph)
-  add_test(NAME engine_images_ceph
-    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/images.sh
-      $<TARGET_FILE:danaus_engine> ceph ${CMAKE_BINARY_DIR}/engine-image-cache
-      ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(engine_images_ceph PROPERTIES LABELS "engine;ceph"
-    FIXTURES_REQUIRED ceph TIMEOUT 900 RUN_SERIAL TRUE)
-endif()
+add_test(NAME engine_images_ceph
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/images.sh
+    $<TARGET_FILE:danaus_engine> ceph ${CMAKE_BINARY_DIR}/engine-image-cache
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(engine_images_ceph PROPERTIES LABELS "engine;ceph"
+  FIXTURES_REQUIRED ceph TIMEOUT 900 RUN_SERIAL TRUE)
 # A hostile tenant against the container's confinement
 # (tests/engine/confinement.sh, with the static attacker.c it builds).
 add_test(NAME engine_confinement

@@ -1,9 +1,10 @@
 #!/bin/sh
 # install.sh BUILD_DIR SOURCE_DIR - what a packager gets from
-# `cmake --install`: danausd, danaus, danaus-runtime, libdanaus.so, the
-# headers and danaus.pc land under the prefix, and the example program,
-# built with nothing but `pkg-config --cflags --libs danaus`, runs against
-# the installed danausd on the local backend.
+# `cmake --install`: danausd, danaus, danaus-runtime, libdanaus.so,
+# danaus.h (and not the internal wire.h) and danaus.pc land under the
+# prefix, and the example program, built with nothing but `pkg-config
+# --cflags --libs danaus`, runs against the installed danausd on the local
+# backend.
 set -eu
 build=$1 src=$2
 work=$(mktemp -d /tmp/danaus-install.XXXXXX)
@@ -13,9 +14,12 @@ prefix=$work/prefix
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(dirname "$(find "$prefix" -name libdanaus.so)")
-for f in sbin/danausd bin/danaus bin/danaus-runtime include/danaus/danaus.h include/danaus/wire.h; do
+for f in sbin/danausd bin/danaus bin/danaus-runtime include/danaus/danaus.h; do
     [ -e "$prefix/$f" ] || { echo "not installed: $f"; exit 1; }
 done
+# The protocol between library and service changes with them: not a
+# header for programs.
+[ ! -e "$prefix/include/danaus/wire.h" ] || { echo "installed: wire.h"; exit 1; }
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 flags=$(pkg-config --cflags --libs danaus)
 cc -o "$work/demo" "$src/examples/demo.c" $flags

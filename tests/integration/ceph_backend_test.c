@@ -28,7 +28,7 @@
 
 #include <cmocka.h>
 
-#include "fsservice/libservice/libservice.h"
+#include "fsservice/libservice/ceph/cephfs.h"
 
 static struct cephfs_client *client;
 static struct ls_instance *inst;

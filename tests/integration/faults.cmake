@@ -1,25 +1,20 @@
 # Faults (issue 11): a service killed and restarted, a backend that stops
 # answering. Each test program starts its own danausd instances.
-if(TARGET danaus_backend_ceph)
-  add_executable(service_restart_ceph
-    ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_restart_ceph.c)
-  target_link_libraries(service_restart_ceph PRIVATE danaus
-    danaus_test_harness PkgConfig::CMOCKA Threads::Threads)
-  add_test(NAME service_restart_ceph COMMAND service_restart_ceph
-    $<TARGET_FILE:danausd> ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(service_restart_ceph PROPERTIES
-    LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
-endif()
+add_executable(service_restart_ceph
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_restart_ceph.c)
+target_link_libraries(service_restart_ceph PRIVATE danaus
+  danaus_test_harness PkgConfig::CMOCKA Threads::Threads)
+add_test(NAME service_restart_ceph COMMAND service_restart_ceph
+  $<TARGET_FILE:danausd> ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(service_restart_ceph PROPERTIES
+  LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
 
-# danausd_stuck: danausd whose local mount of root $DANAUS_STUCK_ROOT blocks
-# every mkdir forever (stuck_shim.h), for service_stuck; test build only.
-add_library(danaus_stuck_shim STATIC
+# danausd_stuck: danausd whose local instances of root $DANAUS_STUCK_ROOT
+# block every mkdir forever (stuck_shim.c, a shim registered as "local"),
+# for service_stuck; test build only.
+add_executable(danausd_stuck ${CMAKE_SOURCE_DIR}/fsservice/main.c
   ${CMAKE_CURRENT_SOURCE_DIR}/integration/stuck_shim.c)
-target_link_libraries(danaus_stuck_shim PRIVATE danaus_service)
-add_executable(danausd_stuck ${CMAKE_SOURCE_DIR}/fsservice/main.c)
-target_compile_options(danausd_stuck PRIVATE
-  -include ${CMAKE_CURRENT_SOURCE_DIR}/integration/stuck_shim.h)
-target_link_libraries(danausd_stuck PRIVATE danaus_stuck_shim danaus_service)
+target_link_libraries(danausd_stuck PRIVATE danaus_service)
 
 add_executable(service_stuck
   ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_stuck.c)
@@ -53,20 +48,18 @@ add_test(NAME restart_new_programs
     $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>)
 set_tests_properties(restart_new_programs PROPERTIES
   LABELS "integration;preload" TIMEOUT 300)
-if(TARGET danaus_backend_ceph)
-  add_test(NAME restart_programs_ceph
-    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_programs.sh
-      $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> ceph
-      ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(restart_programs_ceph PROPERTIES
-    LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
-  # ceph_full: the cluster filled through a service; deletes, mkdir and
-  # reads go on. Alone, since it fills the cluster every test shares.
-  add_test(NAME ceph_full
-    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/ceph_full.sh
-      $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
-      ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(ceph_full PROPERTIES
-    LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph RUN_SERIAL TRUE
-    TIMEOUT 300)
-endif()
+add_test(NAME restart_programs_ceph
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_programs.sh
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> ceph
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(restart_programs_ceph PROPERTIES
+  LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+# ceph_full: the cluster filled through a service; deletes, mkdir and
+# reads go on. Alone, since it fills the cluster every test shares.
+add_test(NAME ceph_full
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/ceph_full.sh
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(ceph_full PROPERTIES
+  LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph RUN_SERIAL TRUE
+  TIMEOUT 300)

@@ -13,9 +13,7 @@ set_tests_properties(fileops_local PROPERTIES
 
 # The Ceph mode needs the Ceph backend and the per-run cluster of the 'ceph'
 # fixture (tests/integration/ceph_fixture.cmake).
-if(TARGET danaus_backend_ceph)
-  add_test(NAME fileops_ceph COMMAND fileops $<TARGET_FILE:danausd> ceph
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(fileops_ceph PROPERTIES
-    LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
-endif()
+add_test(NAME fileops_ceph COMMAND fileops $<TARGET_FILE:danausd> ceph
+  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(fileops_ceph PROPERTIES
+  LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)

@@ -493,7 +493,8 @@ static void seek_io(struct side *s)
     INT(s, "pread at -1", fs->pread(fd, (char[4]){0}, 4, -1));
     content(s, "s");
 
-    struct iovec wv[3] = {{"abc", 3}, {"", 0}, {"defgh", 5}};
+    struct iovec wv[3] = {
+        {(char *)"abc", 3}, {(char *)"", 0}, {(char *)"defgh", 5}};
     INT(s, "writev abc,'',defgh", fs->writev(fd, wv, 3));
     INT(s, "lseek 0 SET", fs->lseek(fd, 0, SEEK_SET));
     char a[4], b[2], c[100];

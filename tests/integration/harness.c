@@ -89,7 +89,7 @@ int daemon_spawn(struct daemon *d, const char *exe, const char *conf,
                                      O_WRONLY | O_CREAT | O_TRUNC | O_APPEND,
                                      0644);
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
-    char *argv[] = {(char *)exe, "-c", (char *)conf, NULL};
+    char *argv[] = {(char *)exe, (char *)"-c", (char *)conf, NULL};
     pid_t pid;
     int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);

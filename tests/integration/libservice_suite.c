@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "fsservice/libservice/libservice.h"
+#include "fsservice/libservice/local/local.h"
 
 /* ---- backends ---- */
 

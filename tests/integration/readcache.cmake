@@ -8,9 +8,7 @@ target_link_libraries(readcache PRIVATE danaus danaus_test_harness
 add_test(NAME readcache_local COMMAND readcache $<TARGET_FILE:danausd> local)
 set_tests_properties(readcache_local PROPERTIES
   LABELS integration TIMEOUT 240)
-if(TARGET danaus_backend_ceph)
-  add_test(NAME readcache_ceph COMMAND readcache $<TARGET_FILE:danausd>
-    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(readcache_ceph PROPERTIES
-    LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 240)
-endif()
+add_test(NAME readcache_ceph COMMAND readcache $<TARGET_FILE:danausd>
+  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(readcache_ceph PROPERTIES
+  LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 240)

@@ -14,7 +14,7 @@
  * done exactly once by the new service; an open in flight sent again as it
  * was asked, beside descriptors the resume reopens; ENOTCONN once the restart wait
  * runs out with no service. DANAUSD_STUCK is the test build whose mount of
- * $DANAUS_STUCK_ROOT never answers a mkdir (stuck_shim.h): it holds a call
+ * $DANAUS_STUCK_ROOT never answers a mkdir (stuck_shim.c): it holds a call
  * in flight, begun, when the kill lands.
  */
 #include "harness.h"

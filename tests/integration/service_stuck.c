@@ -5,7 +5,7 @@
  *   service_stuck DANAUSD_STUCK
  *
  * DANAUSD_STUCK is the test build of danausd whose local mount of root
- * $DANAUS_STUCK_ROOT blocks every mkdir forever (stuck_shim.h). One client
+ * $DANAUS_STUCK_ROOT blocks every mkdir forever (stuck_shim.c). One client
  * sends more such mkdirs, from threads pinned to every cpu, than all the
  * service threads of all queues can hold at the usual bound; another client
  * must then still be served on the other mount and on the stuck mount's
@@ -22,6 +22,10 @@
  * ETIMEDOUT at its deadline (within DEADLINE_MS plus the watch's 50 ms
  * tick; checked against twice that), and the same client thread goes on
  * working, through timeout after timeout.
+ *
+ * The shim wraps every local instance the service makes, a union's
+ * branches among them: a union whose writable branch is the stuck root
+ * times its mkdir out too, and still reads.
  */
 #include "harness.h"
 
@@ -31,6 +35,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -209,8 +214,9 @@ static void check_calls_follow_clients(void)
     }
 }
 
-/* The site: a stuck and a free local mount; extra goes into the config. */
-static void make_stuck_site(const char *extra)
+/* The site: a stuck and a free local mount, or (as_union) a union over
+ * the stuck root and a free mount; extra goes into the config. */
+static void make_site(const char *extra, bool as_union)
 {
     assert_int_equal(site_make(&site, "stuck"), 0);
     char stuck_root[PATH_MAX + 16], free_root[PATH_MAX + 16];
@@ -223,11 +229,18 @@ static void make_stuck_site(const char *extra)
     int fd = open(present, O_WRONLY | O_CREAT, 0644);
     assert_true(fd >= 0);
     close(fd);
+    char lower[PATH_MAX + 16];
+    snprintf(lower, sizeof lower, "%s/lower", site.dir);
+    assert_int_equal(mkdir(lower, 0755), 0);
     assert_int_equal(site_write_config(&site,
                                        "fuse off\nthreads_per_queue %d\n%s"
-                                       "mount %s local %s\nmount %s local %s\n",
-                                       THREADS_PER_QUEUE, extra, STUCK,
-                                       stuck_root, FREE, free_root), 0);
+                                       "%s %s local %s%s%s\n"
+                                       "mount %s local %s\n",
+                                       THREADS_PER_QUEUE, extra,
+                                       as_union ? "union" : "mount", STUCK,
+                                       stuck_root, as_union ? " " : "",
+                                       as_union ? lower : "", FREE,
+                                       free_root), 0);
     setenv("DANAUS_STUCK_ROOT", stuck_root, 1);
     assert_int_equal(daemon_start(&service, danausd, &site, "danausd", 10000),
                      0);
@@ -243,7 +256,7 @@ static void stop_within_bound(void)
 static void test_stuck_mount_stalls_nothing(void **state)
 {
     (void)state;
-    make_stuck_site("");
+    make_site("", false);
 
     printf("before any call blocks: ");
     assert_int_equal(run_in_child(work_elsewhere, &site, CALLS_BOUND_MS), 0);
@@ -301,7 +314,17 @@ static void test_deadline(void **state)
     (void)state;
     char extra[64];
     snprintf(extra, sizeof extra, "request_deadline_ms %d\n", DEADLINE_MS);
-    make_stuck_site(extra);
+    make_site(extra, false);
+    assert_int_equal(run_in_child(time_out_and_go_on, &site, 30000), 0);
+    stop_within_bound();
+}
+
+static void test_union_branch(void **state)
+{
+    (void)state;
+    char extra[64];
+    snprintf(extra, sizeof extra, "request_deadline_ms %d\n", DEADLINE_MS);
+    make_site(extra, true);
     assert_int_equal(run_in_child(time_out_and_go_on, &site, 30000), 0);
     stop_within_bound();
 }
@@ -328,6 +351,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_stuck_mount_stalls_nothing, cleanup),
         cmocka_unit_test_teardown(test_deadline, cleanup),
+        cmocka_unit_test_teardown(test_union_branch, cleanup),
     };
     return cmocka_run_group_tests_name("service_stuck", tests, NULL, NULL);
 }

@@ -1,9 +1,15 @@
 /*
- * stuck_shim.c - the blocking mkdir, open and writes of danausd_stuck
- * (stuck_shim.h).
- *
- * Built without the forced include, so local_instance_new here is the real
- * local backend.
+ * stuck_shim.c - a fault for tests: a shim registered as "local" in
+ * danausd_stuck, a test build of fsservice/main.c (faults.cmake), over the
+ * real local backend. Every local instance the service makes comes
+ * through it (configured mounts, mounts added through the door, union
+ * branches); for the root named by the environment variable
+ * DANAUS_STUCK_ROOT it swaps the instance's mkdir, its open of names
+ * beginning "stuck-open" and its writes of bytes beginning "stuck-before"
+ * (blocked before writing) or "stuck-after" (after), for ones that block
+ * their thread until the process ends, as a libcephfs call to an MDS that
+ * never answers does (so its name space is not the kernel's:
+ * libservice.h). The production danausd has no trace of it.
  */
 #include "fsservice/libservice/libservice.h"
 
@@ -11,9 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-struct ls_instance *stuck_local_instance_new(const char *root, char *err,
-                                             size_t errlen);
 
 static struct ls_ops stuck_ops;
 static int (*local_ops_open)(struct ls_instance *, const struct ls_cred *,
@@ -62,10 +65,13 @@ static ssize_t pwrite_stuck_or_real(struct ls_file *f,
     return r;
 }
 
-struct ls_instance *stuck_local_instance_new(const char *root, char *err,
-                                             size_t errlen)
+/* The real local backend's instance, swapped for DANAUS_STUCK_ROOT. */
+static struct ls_instance *stuck_instance_new(struct ls_backend *b,
+                                              const char *root, char *err,
+                                              size_t errlen)
 {
-    struct ls_instance *inst = local_instance_new(root, err, errlen);
+    struct ls_backend *local = b->arg;
+    struct ls_instance *inst = local->instance_new(local, root, err, errlen);
     const char *stuck = getenv("DANAUS_STUCK_ROOT");
     if (inst && stuck && strcmp(stuck, root) == 0) {
         /* The same instance with one operation swapped: its own
@@ -82,4 +88,16 @@ struct ls_instance *stuck_local_instance_new(const char *root, char *err,
         inst->kernel_name_space = false;
     }
     return inst;
+}
+
+static struct ls_backend stuck_backend = {
+    .name = "local",
+    .instance_new = stuck_instance_new,
+};
+
+/* Before main: the shim hides the local backend it wraps. */
+__attribute__((constructor)) static void stuck_register(void)
+{
+    stuck_backend.arg = ls_backend_find("local");
+    ls_backend_register(&stuck_backend);
 }

@@ -25,12 +25,10 @@ set_tests_properties(preload_dir_suite preload_dir_suite_nolfs
   preload_dir_tools PROPERTIES
   LABELS preload TIMEOUT 120)
 
-if(TARGET danaus_backend_ceph)
-  add_test(NAME preload_dir_suite_ceph COMMAND ${DANAUS_DIR_COMPARE}
-    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf "${DANAUS_DIR_SUITE}")
-  set_tests_properties(preload_dir_suite_ceph PROPERTIES
-    LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
-endif()
+add_test(NAME preload_dir_suite_ceph COMMAND ${DANAUS_DIR_COMPARE}
+  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf "${DANAUS_DIR_SUITE}")
+set_tests_properties(preload_dir_suite_ceph PROPERTIES
+  LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
 
 # test_preload_dir_compare mounts at one fixed mount point: these tests
 # never run at the same time.

@@ -31,10 +31,8 @@ add_test(NAME preload_fd_fortified_calls
     $<TARGET_FILE:test_preload_fd_suite_fortified>)
 set_tests_properties(preload_fd_fortified_calls PROPERTIES LABELS preload)
 
-if(TARGET danaus_backend_ceph)
-  add_test(NAME preload_fd_ceph
-    COMMAND test_preload_fd ${DANAUS_PRELOAD_FD_ARGS} ceph
-      ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(preload_fd_ceph PROPERTIES
-    LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
-endif()
+add_test(NAME preload_fd_ceph
+  COMMAND test_preload_fd ${DANAUS_PRELOAD_FD_ARGS} ceph
+    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(preload_fd_ceph PROPERTIES
+  LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)

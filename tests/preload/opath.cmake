@@ -21,12 +21,10 @@ attempt('dir fd', lambda: os.open('a', os.O_PATH | os.O_DIRECTORY))
 add_test(NAME preload_opath COMMAND ${DANAUS_DIR_COMPARE} local -
   "${DANAUS_OPATH_SCRIPT}")
 set_tests_properties(preload_opath PROPERTIES LABELS preload TIMEOUT 60)
-if(TARGET danaus_backend_ceph)
-  add_test(NAME preload_opath_ceph COMMAND ${DANAUS_DIR_COMPARE}
-    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf "${DANAUS_OPATH_SCRIPT}")
-  set_tests_properties(preload_opath_ceph PROPERTIES LABELS "preload;ceph"
-    FIXTURES_REQUIRED ceph TIMEOUT 120)
-endif()
+add_test(NAME preload_opath_ceph COMMAND ${DANAUS_DIR_COMPARE}
+  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf "${DANAUS_OPATH_SCRIPT}")
+set_tests_properties(preload_opath_ceph PROPERTIES LABELS "preload;ceph"
+  FIXTURES_REQUIRED ceph TIMEOUT 120)
 
 # test_preload_dir_compare mounts at one fixed mount point: these tests
 # never run at the same time.

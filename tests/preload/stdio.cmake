@@ -18,10 +18,8 @@ add_test(NAME preload_stdio_suite_nolfs COMMAND ${DANAUS_STDIO_COMPARE}
 set_tests_properties(preload_stdio_suite preload_stdio_suite_nolfs
   PROPERTIES LABELS preload TIMEOUT 120)
 
-if(TARGET danaus_backend_ceph)
-  add_test(NAME preload_stdio_suite_ceph COMMAND ${DANAUS_STDIO_COMPARE}
-    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
-    "$<TARGET_FILE:test_preload_stdio_suite> \"$ROOT\"")
-  set_tests_properties(preload_stdio_suite_ceph PROPERTIES
-    LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
-endif()
+add_test(NAME preload_stdio_suite_ceph COMMAND ${DANAUS_STDIO_COMPARE}
+  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
+  "$<TARGET_FILE:test_preload_stdio_suite> \"$ROOT\"")
+set_tests_properties(preload_stdio_suite_ceph PROPERTIES
+  LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)

@@ -129,7 +129,7 @@ static void basics(void)
     say("lseek end", lseek(fd, 0, SEEK_END));
     say_pread("pread 4@50 (hole)", fd, 4, 50);
     say("lseek set", lseek(fd, 0, SEEK_SET));
-    struct iovec wv[] = {{"ab", 2}, {"cde", 3}};
+    struct iovec wv[] = {{(char *)"ab", 2}, {(char *)"cde", 3}};
     say("writev", writev(fd, wv, 2));
     char a[3], b[4];
     struct iovec rv[] = {{a, 3}, {b, 4}};

@@ -49,7 +49,8 @@ static int run(enum env_kind kind, bool user, const char *out,
     snprintf(preload, sizeof preload, "LD_PRELOAD=%s", lib);
     snprintf(service, sizeof service, "DANAUS_SERVICE=%s", site.service);
     snprintf(rundir, sizeof rundir, "DANAUS_RUNDIR=%s", site.rundir);
-    char *env[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL, NULL, NULL, NULL};
+    char *env[] = {(char *)"PATH=/usr/bin:/bin", (char *)"LC_ALL=C", NULL,
+                   NULL, NULL, NULL};
     if (kind != PLAIN)
         env[2] = preload;
     if (kind == PRELOAD_SERVICE) {

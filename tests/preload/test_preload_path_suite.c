@@ -515,7 +515,7 @@ static void exec_lists(void)
         n++;
     char *envp[n + 2];
     memcpy(envp, environ, n * sizeof *envp);
-    envp[n] = "X=le";
+    envp[n] = (char *)"X=le";
     envp[n + 1] = NULL;
     fflush(stdout);
     for (int kind = 0; kind < 3; kind++) {

@@ -14,13 +14,11 @@ foreach(program ${DANAUS_PROGRAMS})
       $<TARGET_FILE:danaus> local - ${script})
   set_tests_properties(programs_${program}_local PROPERTIES
     LABELS programs TIMEOUT 180 RESOURCE_LOCK danaus-programs-mount)
-  if(TARGET danaus_backend_ceph)
-    add_test(NAME programs_${program}_ceph
-      COMMAND ${DANAUS_PROGRAMS_DRIVER} $<TARGET_FILE:danausd>
-        $<TARGET_FILE:danaus> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
-        ${script})
-    set_tests_properties(programs_${program}_ceph PROPERTIES
-      LABELS "programs;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300
-      RESOURCE_LOCK danaus-programs-mount)
-  endif()
+  add_test(NAME programs_${program}_ceph
+    COMMAND ${DANAUS_PROGRAMS_DRIVER} $<TARGET_FILE:danausd>
+      $<TARGET_FILE:danaus> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
+      ${script})
+  set_tests_properties(programs_${program}_ceph PROPERTIES
+    LABELS "programs;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300
+    RESOURCE_LOCK danaus-programs-mount)
 endforeach()

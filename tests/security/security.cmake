@@ -10,12 +10,10 @@ target_link_libraries(security_attacks PRIVATE danaus_ipc danaus_test_harness
   PkgConfig::CMOCKA Threads::Threads)
 add_test(NAME security_local COMMAND security_attacks $<TARGET_FILE:danausd>)
 set_tests_properties(security_local PROPERTIES LABELS security TIMEOUT 300)
-if(TARGET danaus_backend_ceph)
-  add_test(NAME security_ceph COMMAND security_attacks $<TARGET_FILE:danausd>
-    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-  set_tests_properties(security_ceph PROPERTIES
-    LABELS "security;ceph" FIXTURES_REQUIRED ceph TIMEOUT 400)
-endif()
+add_test(NAME security_ceph COMMAND security_attacks $<TARGET_FILE:danausd>
+  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
+set_tests_properties(security_ceph PROPERTIES
+  LABELS "security;ceph" FIXTURES_REQUIRED ceph TIMEOUT 400)
 add_custom_target(bench-security-fuzz
   COMMAND ${CMAKE_COMMAND} -E env DANAUS_FUZZ_SECONDS=300
           $<TARGET_FILE:security_attacks> $<TARGET_FILE:danausd>

@@ -35,3 +35,8 @@ danaus_unit_test(test_shares SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shares.c
                  LIBS danaus_service)
 danaus_unit_test(test_idmap SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_idmap.c
                  LIBS danaus_service)
+
+# The backend registry, with the in-memory backend registered by the test.
+danaus_unit_test(test_registry
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_registry.c
+                 LIBS danaus_service danaus_backend_memory)

@@ -65,12 +65,18 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(cfg.cpus_line, 13);
     assert_int_equal(CPU_COUNT(&cfg.cpus), 3);
     assert_true(CPU_ISSET(0, &cfg.cpus) && CPU_ISSET(3, &cfg.cpus));
-    assert_string_equal(cfg.ceph_oc_size, "67108864");
-    assert_int_equal(cfg.ceph_log_keep, 1);
-    assert_int_equal(cfg.ceph_write_through, 1);
-    assert_string_equal(cfg.ceph_client_id, "tenant-a");
-    assert_string_equal(cfg.ceph_keyring, "/etc/ceph/tenant-a.keyring");
-    assert_string_equal(cfg.ceph_root, "/tenants/a");
+    assert_string_equal(config_backend_setting(&cfg, "ceph_oc_size"),
+                        "67108864");
+    assert_string_equal(config_backend_setting(&cfg, "ceph_client_log"),
+                        "keep");
+    assert_string_equal(config_backend_setting(&cfg, "ceph_write_through"),
+                        "on");
+    assert_string_equal(config_backend_setting(&cfg, "ceph_client_id"),
+                        "tenant-a");
+    assert_string_equal(config_backend_setting(&cfg, "ceph_keyring"),
+                        "/etc/ceph/tenant-a.keyring");
+    assert_string_equal(config_backend_setting(&cfg, "ceph_root"),
+                        "/tenants/a");
     assert_int_equal(cfg.backend_ops_per_second, 250);
     assert_int_equal(cfg.backend_write_bytes_per_second, 8 << 20);
     assert_string_equal(cfg.backend_pressure_dir, "/var/lib/danaus/pressure");
@@ -80,9 +86,9 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(cfg.backend_reservation_ops, 50);
     assert_int_equal(cfg.nmounts, 2);
     assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
-    assert_int_equal(cfg.mounts[0].backend, CONFIG_LOCAL);
+    assert_string_equal(cfg.mounts[0].backend, "local");
     assert_string_equal(cfg.mounts[0].source, "/srv/a");
-    assert_int_equal(cfg.mounts[1].backend, CONFIG_CEPH);
+    assert_string_equal(cfg.mounts[1].backend, "ceph");
     config_free(&cfg);
 }
 
@@ -100,8 +106,8 @@ static void defaults_apply(void **state)
     assert_int_equal(cfg.queue_cells, 256);
     assert_int_equal(cfg.client_locks, 4096);
     assert_int_equal(cfg.nice, -10);
-    assert_int_equal(cfg.ceph_log_keep, 0);
-    assert_int_equal(cfg.ceph_write_through, 0);
+    assert_null(config_backend_setting(&cfg, "ceph_client_log"));
+    assert_null(config_backend_setting(&cfg, "ceph_write_through"));
     assert_int_equal(cfg.core_group_level, 0);
     assert_int_equal(cfg.cpus_line, 0);
     assert_int_equal(cfg.backend_fair_share, 1);

@@ -7,6 +7,7 @@
  * its slot buffer are written here by hand.
  */
 #include "fsservice/core/service.h"
+#include "fsservice/libservice/local/local.h"
 
 #include <errno.h>
 #include <fcntl.h>

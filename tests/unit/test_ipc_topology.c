@@ -151,6 +151,10 @@ static void test_cpulist_round_trip(void **state)
     assert_string_equal(text, "0-3,8,10-11");
     assert_int_equal(ipc_cpulist_parse("3-1", &set), -EINVAL);
     assert_int_equal(ipc_cpulist_parse("1,x", &set), -EINVAL);
+    /* Digits only, as the kernel writes them. */
+    assert_int_equal(ipc_cpulist_parse("+1", &set), -EINVAL);
+    assert_int_equal(ipc_cpulist_parse("-1", &set), -EINVAL);
+    assert_int_equal(ipc_cpulist_parse("0- 2", &set), -EINVAL);
 }
 
 int main(void)

@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "fsservice/libservice/libservice.h"
+#include "fsservice/libservice/local/local.h"
 
 struct fixture {
     int fds_before; /* open fds before the instance: none may leak */

@@ -28,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "fsservice/libservice/local/local.h"
 #include "fsservice/libservice/union/union.h"
 
 struct fixture {

@@ -29,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "fsservice/libservice/local/local.h"
 #include "fsservice/libservice/union/union.h"
 
 #define BIG (1 << 20)

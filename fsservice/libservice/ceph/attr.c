@@ -93,7 +93,7 @@ int ceph_do_stat(struct cephfs_client *cl, struct Inode *in,
 {
     struct ceph_statx stx;
     int r = ceph_ll_getattr(cl->cmount, in, &stx, CEPH_WANT_STAT, 0,
-                            cred->ceph_perm);
+                            ceph_perm(cred));
     if (r == 0)
         ceph_stat_fill(cl, &stx, out);
     return r;
@@ -127,7 +127,7 @@ int ceph_do_chmod(struct cephfs_client *cl, struct Inode *in,
                   const struct ls_cred *cred, mode_t mode)
 {
     struct ceph_statx stx = {.stx_mode = mode & 07777};
-    return ceph_setattr(cl, in, &stx, CEPH_SETATTR_MODE, cred->ceph_perm);
+    return ceph_setattr(cl, in, &stx, CEPH_SETATTR_MODE, ceph_perm(cred));
 }
 
 int ceph_do_chown(struct cephfs_client *cl, struct Inode *in,
@@ -142,7 +142,7 @@ int ceph_do_chown(struct cephfs_client *cl, struct Inode *in,
         mask |= CEPH_SETATTR_GID;
     if (mask == 0)
         return 0;
-    return ceph_setattr(cl, in, &stx, mask, cred->ceph_perm);
+    return ceph_setattr(cl, in, &stx, mask, ceph_perm(cred));
 }
 
 /*
@@ -183,7 +183,7 @@ int ceph_do_utimens(struct cephfs_client *cl, struct Inode *in,
     }
     if (mask == 0)
         return 0;
-    return ceph_setattr(cl, in, &stx, mask, cred->ceph_perm);
+    return ceph_setattr(cl, in, &stx, mask, ceph_perm(cred));
 }
 
 ssize_t ceph_do_listxattr(struct cephfs_client *cl, struct Inode *in,
@@ -193,6 +193,6 @@ ssize_t ceph_do_listxattr(struct cephfs_client *cl, struct Inode *in,
         return ceph_listxattr_unprivileged(cl, in, cred, list, size);
     size_t len = 0;
     int r = ceph_ll_listxattr(cl->cmount, in, list, size, &len,
-                              cred->ceph_perm);
+                              ceph_perm(cred));
     return r < 0 ? r : (ssize_t)len;
 }

@@ -86,7 +86,7 @@ static int cfs_access(struct ls_instance *inst, const struct ls_cred *cred,
     struct ceph_statx stx;
     r = ceph_ll_getattr(iclient(inst)->cmount, in, &stx,
                         CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID, 0,
-                        cred->ceph_perm);
+                        ceph_perm(cred));
     if (r == 0)
         r = ceph_may_access(&stx, cred, mode);
     ceph_inode_put(ceph_inst(inst), in);
@@ -101,7 +101,7 @@ static int lookup_last(struct ceph_instance *ci, const struct ls_cred *cred,
     struct Inode *in;
     int r = ceph_ll_lookup(ci->client->cmount, l->dir, l->name, &in, stx,
                            CEPH_STATX_MODE | CEPH_STATX_INO, 0,
-                           cred->ceph_perm);
+                           ceph_perm(cred));
     if (r == 0)
         ceph_ll_put(ci->client->cmount, in);
     return r;
@@ -137,7 +137,7 @@ static int cfs_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
         struct Inode *in;
         struct ceph_statx stx;
         r = ceph_ll_mkdir(ci->client->cmount, l.dir, l.name, mode & 07777,
-                          &in, &stx, 0, 0, cred->ceph_perm);
+                          &in, &stx, 0, 0, ceph_perm(cred));
         if (r == 0)
             ceph_ll_put(ci->client->cmount, in);
     }
@@ -161,7 +161,7 @@ static int cfs_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
     else if (strcmp(l.name, "..") == 0)
         r = -ENOTEMPTY;
     else
-        r = ceph_ll_rmdir(ci->client->cmount, l.dir, l.name, cred->ceph_perm);
+        r = ceph_ll_rmdir(ci->client->cmount, l.dir, l.name, ceph_perm(cred));
     ceph_inode_put(ci, l.dir);
     return r;
 }
@@ -184,7 +184,7 @@ static int cfs_unlink(struct ls_instance *inst, const struct ls_cred *cred,
         if (r == 0)
             r = S_ISDIR(stx.stx_mode) ? -EISDIR : -ENOTDIR;
     } else {
-        r = ceph_ll_unlink(ci->client->cmount, l.dir, l.name, cred->ceph_perm);
+        r = ceph_ll_unlink(ci->client->cmount, l.dir, l.name, ceph_perm(cred));
     }
     ceph_inode_put(ci, l.dir);
     return r;
@@ -241,7 +241,7 @@ static int cfs_rename(struct ls_instance *inst, const struct ls_cred *cred,
     r = rename_check(ci, cred, &fl, &tl, flags);
     if (r == 0)
         r = ceph_ll_rename(ci->client->cmount, fl.dir, fl.name, tl.dir,
-                           tl.name, cred->ceph_perm);
+                           tl.name, ceph_perm(cred));
     ceph_inode_put(ci, fl.dir);
     ceph_inode_put(ci, tl.dir);
     return r < 0 ? r : 0;
@@ -281,7 +281,7 @@ static int cfs_link(struct ls_instance *inst, const struct ls_cred *cred,
         r = slash_create_error(ci, cred, &l);
     else if ((r = ceph_may_link(ci->client, in, cred)) == 0)
         r = ceph_ll_link(ci->client->cmount, in, l.dir, l.name,
-                         cred->ceph_perm);
+                         ceph_perm(cred));
     else if (r == -EPERM)
         r = link_refused_error(ci, cred, &l);
     ceph_inode_put(ci, l.dir);
@@ -322,7 +322,7 @@ static int cfs_symlink(struct ls_instance *inst, const struct ls_cred *cred,
     struct Inode *in;
     struct ceph_statx stx;
     r = ceph_ll_symlink(ci->client->cmount, l.dir, l.name, target, &in, &stx,
-                        0, 0, cred->ceph_perm);
+                        0, 0, ceph_perm(cred));
     if (r == 0)
         ceph_ll_put(ci->client->cmount, in);
     ceph_inode_put(ci, l.dir);
@@ -345,7 +345,7 @@ static int cfs_mknod(struct ls_instance *inst, const struct ls_cred *cred,
         r = ceph_ll_getattr(ci->client->cmount, l.dir, &stx,
                             CEPH_STATX_MODE | CEPH_STATX_UID |
                                 CEPH_STATX_GID,
-                            0, cred->ceph_perm);
+                            0, ceph_perm(cred));
         if (r == 0)
             r = ceph_may_access(&stx, cred, W_OK | X_OK);
         if (r == 0)
@@ -353,7 +353,7 @@ static int cfs_mknod(struct ls_instance *inst, const struct ls_cred *cred,
     }
     if (r == 0)
         r = ceph_ll_mknod(ci->client->cmount, l.dir, l.name, mode, dev, &in,
-                          &stx, 0, 0, cred->ceph_perm);
+                          &stx, 0, 0, ceph_perm(cred));
     if (r == 0)
         ceph_ll_put(ci->client->cmount, in);
     ceph_inode_put(ci, l.dir);
@@ -371,12 +371,12 @@ static ssize_t cfs_readlink(struct ls_instance *inst,
         return r;
     struct ceph_statx stx;
     r = ceph_ll_getattr(ci->client->cmount, in, &stx, CEPH_STATX_MODE, 0,
-                        cred->ceph_perm);
+                        ceph_perm(cred));
     if (r == 0 && !S_ISLNK(stx.stx_mode))
         r = -EINVAL;
     if (r == 0)
         r = ceph_ll_readlink(ci->client->cmount, in, buf, size,
-                             cred->ceph_perm);
+                             ceph_perm(cred));
     ceph_inode_put(ci, in);
     return r;
 }
@@ -429,7 +429,7 @@ static int cfs_truncate(struct ls_instance *inst, const struct ls_cred *cred,
         return r;
     struct ceph_statx stx;
     r = ceph_ll_getattr(ci->client->cmount, in, &stx, CEPH_STATX_MODE, 0,
-                        cred->ceph_perm);
+                        ceph_perm(cred));
     if (r == 0 && S_ISDIR(stx.stx_mode))
         r = -EISDIR;
     else if (r == 0 && !S_ISREG(stx.stx_mode))
@@ -438,7 +438,7 @@ static int cfs_truncate(struct ls_instance *inst, const struct ls_cred *cred,
         /* Ceph checks write permission for a size change. */
         struct ceph_statx set = {.stx_size = (uint64_t)len};
         r = ceph_setattr(ci->client, in, &set, CEPH_SETATTR_SIZE,
-                         cred->ceph_perm);
+                         ceph_perm(cred));
     }
     ceph_inode_put(ci, in);
     return r;
@@ -466,7 +466,7 @@ static ssize_t cfs_getxattr(struct ls_instance *inst,
     if (r < 0)
         return r;
     r = ceph_ll_getxattr(iclient(inst)->cmount, in, name, value, size,
-                         cred->ceph_perm);
+                         ceph_perm(cred));
     ceph_inode_put(ceph_inst(inst), in);
     return r;
 }
@@ -481,7 +481,7 @@ static int cfs_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
         return r;
     r = ceph_durable(iclient(inst), in,
                      ceph_ll_setxattr(iclient(inst)->cmount, in, name, value,
-                                      size, xflags, cred->ceph_perm));
+                                      size, xflags, ceph_perm(cred)));
     ceph_inode_put(ceph_inst(inst), in);
     return r;
 }
@@ -509,7 +509,7 @@ static int cfs_removexattr(struct ls_instance *inst,
         return r;
     r = ceph_durable(iclient(inst), in,
                      ceph_ll_removexattr(iclient(inst)->cmount, in, name,
-                                         cred->ceph_perm));
+                                         ceph_perm(cred)));
     ceph_inode_put(ceph_inst(inst), in);
     return r;
 }

@@ -13,7 +13,7 @@
 #define DANAUS_CEPH_BACKEND_H
 
 #include "space.h"
-#include "fsservice/libservice/libservice.h"
+#include "cephfs.h"
 
 #include <cephfs/libcephfs.h>
 #include <limits.h>
@@ -62,6 +62,16 @@ bool cephfs_client_full(struct cephfs_client *cl);
  * no figure), and what a write took. */
 uint64_t cephfs_client_room(struct cephfs_client *cl);
 void cephfs_client_wrote(struct cephfs_client *cl, uint64_t n);
+
+/* The registry's entry for this backend (backend.c). */
+extern struct ls_backend cephfs_backend;
+
+/* The UserPerm cephfs_cred_init made for cred, in the slot the registry
+ * gave this backend; NULL when it made none. */
+static inline struct UserPerm *ceph_perm(const struct ls_cred *cred)
+{
+    return cred->state[cephfs_backend.cred_slot];
+}
 
 struct ceph_instance {
     struct ls_instance base;

@@ -274,14 +274,15 @@ int cephfs_cred_init(struct cephfs_client *cl, struct ls_cred *cred)
     (void)cl;
     if (cred->ngroups < 0 || cred->ngroups > DANAUS_MAX_GROUPS)
         return -EINVAL;
-    cred->ceph_perm = ceph_userperm_new(cred->uid, cred->gid, cred->ngroups,
-                                        cred->groups);
-    return cred->ceph_perm ? 0 : -ENOMEM;
+    struct UserPerm *perm = ceph_userperm_new(cred->uid, cred->gid,
+                                              cred->ngroups, cred->groups);
+    cred->state[cephfs_backend.cred_slot] = perm;
+    return perm ? 0 : -ENOMEM;
 }
 
 void cephfs_cred_release(struct ls_cred *cred)
 {
-    if (cred->ceph_perm != NULL)
-        ceph_userperm_destroy(cred->ceph_perm);
-    cred->ceph_perm = NULL;
+    if (ceph_perm(cred) != NULL)
+        ceph_userperm_destroy(ceph_perm(cred));
+    cred->state[cephfs_backend.cred_slot] = NULL;
 }

@@ -91,7 +91,7 @@ static int open_path_only(struct ls_instance *inst, const struct ls_cred *cred,
         stx = *known;
     else
         r = ceph_ll_getattr(ci->client->cmount, in, &stx, CEPH_STATX_MODE, 0,
-                            cred->ceph_perm);
+                            ceph_perm(cred));
     if (r == 0 && (flags & O_DIRECTORY) && !S_ISDIR(stx.stx_mode))
         r = -ENOTDIR;
     struct ceph_file *cf = NULL;
@@ -120,7 +120,7 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
     if (known)
         stx = *known;
     else
-        r = ceph_ll_getattr(cm, in, &stx, OPEN_WANT, 0, cred->ceph_perm);
+        r = ceph_ll_getattr(cm, in, &stx, OPEN_WANT, 0, ceph_perm(cred));
     if (r < 0)
         goto fail;
     int accmode = flags & O_ACCMODE;
@@ -147,10 +147,10 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
         goto fail;
     cf->base.ino = stx.stx_ino;
     if (cf->base.is_dir)
-        r = ceph_ll_opendir(cm, in, &cf->dir, cred->ceph_perm);
+        r = ceph_ll_opendir(cm, in, &cf->dir, ceph_perm(cred));
     else
         r = ceph_ll_open(cm, in, ceph_open_flags(flags), &cf->fh,
-                         cred->ceph_perm);
+                         ceph_perm(cred));
     if (r < 0)
         goto fail;
     *out = &cf->base;
@@ -179,7 +179,7 @@ static int open_create(struct ls_instance *inst, const struct ls_cred *cred,
     struct Inode *in;
     struct ceph_statx stx;
     int r = ceph_ll_lookup(cm, l->dir, l->name, &in, &stx, OPEN_WANT, 0,
-                           cred->ceph_perm);
+                           ceph_perm(cred));
     if (r == 0) {
         ceph_inode_put(ci, l->dir);
         if (flags & O_EXCL) {
@@ -200,7 +200,7 @@ static int open_create(struct ls_instance *inst, const struct ls_cred *cred,
     }
     r = ceph_ll_create(cm, l->dir, l->name, mode & 07777,
                        ceph_open_flags(flags) | O_CREAT | O_EXCL, &cf->in,
-                       &cf->fh, &stx, CEPH_STATX_INO, 0, cred->ceph_perm);
+                       &cf->fh, &stx, CEPH_STATX_INO, 0, ceph_perm(cred));
     ceph_inode_put(ci, l->dir);
     if (r < 0) {
         free_file(cf);
@@ -290,7 +290,7 @@ static ssize_t empty_write(struct ls_file *f, const struct ls_cred *cred,
     }
     struct ceph_statx stx;
     int r = ceph_ll_getattr(fclient(f)->cmount, cfile(f)->in, &stx,
-                            CEPH_STATX_SIZE, 0, cred->ceph_perm);
+                            CEPH_STATX_SIZE, 0, ceph_perm(cred));
     if (r < 0)
         return r;
     *end = (off_t)stx.stx_size;
@@ -306,7 +306,7 @@ static bool inside_file(struct ls_file *f, const struct ls_cred *cred,
     return off >= 0 &&
            ceph_ll_getattr(fclient(f)->cmount, cfile(f)->in, &stx,
                            CEPH_STATX_SIZE, AT_STATX_DONT_SYNC,
-                           cred->ceph_perm) == 0 &&
+                           ceph_perm(cred)) == 0 &&
            (uint64_t)off + n <= stx.stx_size;
 }
 
@@ -497,7 +497,7 @@ ssize_t ceph_file_fgetxattr(struct ls_file *f, const struct ls_cred *cred,
                             const char *name, void *value, size_t size)
 {
     return ceph_ll_getxattr(fclient(f)->cmount, cfile(f)->in, name, value,
-                            size, cred->ceph_perm);
+                            size, ceph_perm(cred));
 }
 
 int ceph_file_fsetxattr(struct ls_file *f, const struct ls_cred *cred,
@@ -507,7 +507,7 @@ int ceph_file_fsetxattr(struct ls_file *f, const struct ls_cred *cred,
     return ceph_durable(fclient(f), cfile(f)->in,
                         ceph_ll_setxattr(fclient(f)->cmount, cfile(f)->in,
                                          name, value, size, xflags,
-                                         cred->ceph_perm));
+                                         ceph_perm(cred)));
 }
 
 ssize_t ceph_file_flistxattr(struct ls_file *f, const struct ls_cred *cred,
@@ -521,5 +521,5 @@ int ceph_file_fremovexattr(struct ls_file *f, const struct ls_cred *cred,
 {
     return ceph_durable(fclient(f), cfile(f)->in,
                         ceph_ll_removexattr(fclient(f)->cmount, cfile(f)->in,
-                                            name, cred->ceph_perm));
+                                            name, ceph_perm(cred)));
 }

@@ -102,14 +102,14 @@ ssize_t ceph_listxattr_unprivileged(struct cephfs_client *cl, struct Inode *in,
 {
     /* The whole list is needed to know the size without trusted.*. */
     size_t len = 0;
-    int r = ceph_ll_listxattr(cl->cmount, in, NULL, 0, &len, cred->ceph_perm);
+    int r = ceph_ll_listxattr(cl->cmount, in, NULL, 0, &len, ceph_perm(cred));
     if (r < 0)
         return r;
     char *all = malloc(len + 1);
     if (!all)
         return -ENOMEM;
     size_t got = 0;
-    r = ceph_ll_listxattr(cl->cmount, in, all, len, &got, cred->ceph_perm);
+    r = ceph_ll_listxattr(cl->cmount, in, all, len, &got, ceph_perm(cred));
     if (r < 0 || got > len) {
         free(all);
         return r < 0 ? r : -ERANGE; /* grew meanwhile: as the kernel would */

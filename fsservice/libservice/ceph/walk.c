@@ -22,8 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_SYMLINKS 40
-
 /* WALK_CREATE: as WALK_PARENT, but a last component that is a symlink is
  * followed, as open(O_CREAT) does. */
 enum walk_mode { WALK_FOLLOW, WALK_NOFOLLOW, WALK_PARENT, WALK_CREATE };
@@ -107,11 +105,11 @@ static void walk_end(struct walk *w)
  */
 static int expand_link(struct walk *w, struct Inode *link, const char *rest)
 {
-    if (++w->links > MAX_SYMLINKS)
+    if (++w->links > DANAUS_MAX_SYMLINKS)
         return -ELOOP;
     char target[DANAUS_PATH_MAX];
     int n = ceph_ll_readlink(w->ci->client->cmount, link, target,
-                             sizeof(target), w->cred->ceph_perm);
+                             sizeof(target), ceph_perm(w->cred));
     if (n < 0)
         return n;
     if (n == 0)
@@ -150,7 +148,7 @@ static int may_search(struct walk *w)
     struct Inode *self;
     struct ceph_statx stx;
     int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], ".", &self, &stx, 0,
-                           0, w->cred->ceph_perm);
+                           0, ceph_perm(w->cred));
     if (r == 0)
         ceph_ll_put(cm, self);
     return r;
@@ -215,7 +213,7 @@ static int walk_run(struct walk *w, enum walk_mode mode, struct Inode **out,
         struct ceph_statx *stx = whole ? w->last_stx : &own;
         int r = ceph_ll_lookup(cm, w->stack[w->depth - 1], name, &in, stx,
                                whole ? w->last_want : CEPH_STATX_MODE, 0,
-                               w->cred->ceph_perm);
+                               ceph_perm(w->cred));
         if (last && mode == WALK_CREATE &&
             (r == -ENOENT || (r == 0 && !S_ISLNK(stx->stx_mode)))) {
             /* The name to create or open is reached: give its directory. */
@@ -256,7 +254,7 @@ static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
                 struct ceph_last *last, unsigned last_want,
                 struct ceph_statx *last_stx, bool *last_stx_valid)
 {
-    if (cred->ceph_perm == NULL)
+    if (ceph_perm(cred) == NULL)
         return -EINVAL;
     if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
         return -ENAMETOOLONG;

@@ -27,6 +27,7 @@
  * file loses its lease is announced first.
  */
 #include "lease.h"
+#include "local.h"
 
 #include <errno.h>
 #include <fcntl.h>

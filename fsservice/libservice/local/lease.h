@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* The real-time signal lease breaks arrive by, at the breaker thread
- * alone (started by local_backend_enable_cache, libservice.h). */
+ * alone (started by local_backend_enable_cache, local.h). */
 #define LOCAL_LEASE_SIGNAL (SIGRTMIN + 7)
 
 /* ls_ops.cache_hold on a descriptor: 1 with *key while it holds a read

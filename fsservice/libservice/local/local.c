@@ -34,7 +34,7 @@
  * once, on its first call; the process keeps its umask (danausd: at
  * least 022).
  */
-#include "fsservice/libservice/libservice.h"
+#include "local.h"
 #include "cred.h"
 #include "lease.h"
 #include "path.h"
@@ -932,3 +932,23 @@ struct ls_instance *local_instance_new(const char *root_dir, char *err,
     li->switch_creds = local_cred_can_switch();
     return &li->base;
 }
+
+static struct ls_instance *backend_instance_new(struct ls_backend *b,
+                                                const char *source, char *err,
+                                                size_t errlen)
+{
+    return local_instance_new(source, err, errlen);
+}
+
+static int backend_enable_cache(struct ls_backend *b,
+                                const struct ls_change_sink *sink)
+{
+    return local_backend_enable_cache(sink);
+}
+
+/* "local": needs no start and keeps nothing per client. */
+struct ls_backend local_backend = {
+    .name = "local",
+    .instance_new = backend_instance_new,
+    .enable_cache = backend_enable_cache,
+};

@@ -110,7 +110,7 @@ static int canonical(int root_fd, const char *prefix, const char *path,
             return 0;
         }
         target[n] = '\0';
-        if (++links > 40)
+        if (++links > DANAUS_MAX_SYMLINKS)
             return -ELOOP;
         const char *next = target;
         if (target[0] == '/') {

@@ -38,8 +38,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_SYMLINKS 40
-
 void union_split(const char *path, char dir[DANAUS_PATH_MAX],
                  const char **name)
 {
@@ -334,7 +332,7 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
 
         if (S_ISLNK(out->st.mode) &&
             (!last || must_dir || (flags & UNION_FOLLOW))) {
-            if (++links > MAX_SYMLINKS)
+            if (++links > DANAUS_MAX_SYMLINKS)
                 return -ELOOP;
             char target[DANAUS_PATH_MAX];
             struct ls_instance *in = union_branch_inst(u, out->branch);

@@ -3,7 +3,7 @@
  * private writable branch over ordered read-only branches (image layers).
  *
  * Each branch is an instance of a lower libservice rooted at the branch's
- * directory (local_instance_new or cephfs_instance_new on one shared Ceph
+ * directory (ls_instance_new of the local or ceph backend, on one shared Ceph
  * client). The union calls the branch instances' ops directly: no data copy,
  * no thread hop, no inode layer. A read-only branch instance may be shared
  * by any number of unions (many containers of one image); the union does
