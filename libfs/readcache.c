@@ -48,8 +48,7 @@ void readcache_keep(const struct call *c, size_t want, size_t got, off_t off)
  * miss of the same handle ended. A file read in 4 KiB steps then misses
  * once per 8 blocks instead of once per block; random reads of a file
  * larger than the cache would pay for 8 blocks a miss and keep 1 (db_bench
- * readrandom over 62 MiB on the local backend: 8.3-9.6 us a read, 17.8-20.1
- * with every miss widened). */
+ * readrandom, in bench/, about halves its speed with every miss widened). */
 static __thread uint64_t last_handle, last_end;
 
 void readcache_window(const struct call *c, size_t n, off_t off,

@@ -5,15 +5,15 @@
  * addresses outside user space; it needs one byte of result per page, so
  * long ranges are asked about a batch of pages at a time.
  *
- * A system call costs as much as the call being routed (measured here:
- * two mincore calls per stat tripled the time of a stat that the kernel
- * serves, 2.8 -> 8.5 us), so each thread remembers the last ranges of
+ * A system call costs as much as the call being routed (two mincore calls
+ * per stat tripled the time of a stat that the kernel serves), so each
+ * thread remembers the last ranges of
  * pages it found mapped and asks again only about others. Paths and
  * buffers mostly come from the same few places (the stack, a buffer, the
  * program's strings); a buffer that is not page-aligned spans two pages
  * for a 4 KiB read, which is why ranges are remembered and not only single
- * pages (a cached 4 KiB pread into such a buffer took 1.5 us with a
- * mincore each time, 0.2 us without). The price: a page unmapped after it
+ * pages (a cached 4 KiB pread into such a buffer would pay a mincore each
+ * time, several times the read itself). The price: a page unmapped after it
  * was checked (a pointer used after free) faults here instead of getting
  * EFAULT.
  */

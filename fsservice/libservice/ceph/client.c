@@ -29,7 +29,7 @@ static int set_option(struct ceph_mount_info *cm, const char *name,
 
 /* A killed service leaves its session at the MDS with the caps of the files
  * it had open; until the session times out (session_timeout, 60 s by
- * default, measured 65 s) nobody else, the restarted service included, can
+ * default) nobody else, the restarted service included, can
  * read those files. Resetting the session of the same uuid evicts it now,
  * and taking the uuid lets the next process do the same to this one. Only
  * one process per uuid runs at a time (the caller's guarantee). */
@@ -48,10 +48,9 @@ static void reset_predecessor(struct ceph_mount_info *cm, const char *uuid)
 
 /* The client-side subsystems whose logging a call can reach. Ceph keeps a
  * recent-events log in memory at the levels after the '/' (5 for most by
- * default) and wakes its log thread to file it: measured here through the
- * preload, stat took 11.7 us, a cached 4 KiB pread 8.4 us and a pwrite
- * 6.1 us, with 0.9-2.5 context switches each, at Ceph's defaults; 1.3-1.4
- * us and 0.001 switches with these at 0/0. */
+ * default) and wakes its log thread to file it: at Ceph's defaults every
+ * call pays for that log and a context switch or more; at 0/0 neither
+ * (bench/run-core.sh shows the difference). */
 static const char *const client_subsystems[] = {
     "client",  "objectcacher", "objecter", "ms",   "monc", "auth",
     "journaler", "finisher",   "context",  "rados", "crush", "asok",
@@ -73,8 +72,8 @@ static int quiet_logging(struct ceph_mount_info *cm, char *err, size_t errlen)
 /* Writes that return once the cluster has them, with reads still cached:
  * an object cache allowed no dirty bytes writes each write through and
  * waits for it (Ceph's ObjectCacher::_wait_for_write, "write-thru"). With
- * the cache off instead (client_oc false) every read went to the OSD too:
- * a shell reading a 100-byte file took 16 ms, 1.7 ms cached. */
+ * the cache off instead (client_oc false) every read would go to the OSD
+ * too, an order of magnitude slower than a cached one. */
 static int write_through(struct ceph_mount_info *cm, char *err, size_t errlen)
 {
     if (set_option(cm, "client_oc_target_dirty", "0", err, errlen) < 0)
