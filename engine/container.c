@@ -758,6 +758,18 @@ int container_list(int all, int quiet, const char *format)
 /* SIGTERM to the container's pid 1 (which ignores it unless it handles
  * it: PID namespaces' init rule), SIGKILL after the grace period; killing
  * pid 1 ends every process of its namespace. */
+/* Whether the container's record at path says it is still running: 1,
+ * 0 (its supervisor recorded the end), or -1 (no record). */
+static int recorded_running(const char *path)
+{
+    struct record now;
+    if (record_load(path, &now) < 0)
+        return -1;
+    int up = strcmp(record_get(&now, "status"), "running") == 0;
+    record_free(&now);
+    return up;
+}
+
 static void kill_container(const char *name, struct record *rec,
                            unsigned grace_s)
 {
@@ -771,15 +783,8 @@ static void kill_container(const char *name, struct record *rec,
     char path[STATE_PATH_MAX];
     query_container_path(name, path);
     state_unlock();
-    for (int i = 0; i < 200; i++) {
-        struct record now;
-        int done = record_load(path, &now) == 0 &&
-                   strcmp(record_get(&now, "status"), "running") != 0;
-        record_free(&now);
-        if (done)
-            break;
+    for (int i = 0; i < 200 && recorded_running(path) != 0; i++)
         nanosleep(&(struct timespec){0, 25000000}, NULL);
-    }
     state_lock();
 }
 
@@ -952,12 +957,7 @@ int container_logs(const char *name, int follow, long tail)
      * the state lock is not held meanwhile, so others may stop it. */
     state_unlock();
     while (follow) {
-        struct record now;
-        int ended = 1;
-        if (record_load(path, &now) == 0) {
-            ended = strcmp(record_get(&now, "status"), "running") != 0;
-            record_free(&now);
-        }
+        int ended = recorded_running(path) != 1;
         if (!copy_out(f) && ended)
             break;
         nanosleep(&(struct timespec){0, 100000000}, NULL);
