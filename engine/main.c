@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -255,6 +256,18 @@ static int run_option(const char *opt, char *value, struct run_options *o)
     return 0;
 }
 
+/* -i, -t, -it or -ti, as docker takes them for run and exec, into o;
+ * whether f was one of them. */
+static bool terminal_flags(const char *f, struct run_options *o)
+{
+    if (strcmp(f, "-i") != 0 && strcmp(f, "-t") != 0 &&
+        strcmp(f, "-it") != 0 && strcmp(f, "-ti") != 0)
+        return false;
+    o->interactive |= strchr(f, 'i') != NULL;
+    o->tty |= strchr(f, 't') != NULL;
+    return true;
+}
+
 /* exec [-e VAR[=VALUE]]... [-w DIR] [-u USER[:GROUP]] [-i] [-t] NAME
  * [--] CMD [ARGS...], as docker's: -w a directory the container has, -u
  * looked up in its /etc/passwd, stdin /dev/null without -i. */
@@ -266,21 +279,16 @@ static int exec_command(int argc, char **argv)
     int i = 0;
     for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
         const char *f = argv[i];
-        if (strcmp(f, "-i") == 0 || strcmp(f, "-t") == 0 ||
-            strcmp(f, "-it") == 0 || strcmp(f, "-ti") == 0) {
-            o.interactive |= strchr(f, 'i') != NULL;
-            o.tty |= strchr(f, 't') != NULL;
-        } else if (strcmp(f, "-e") != 0 && strcmp(f, "-w") != 0 &&
-                   strcmp(f, "-u") != 0) {
+        if (terminal_flags(f, &o))
+            continue;
+        if (strcmp(f, "-e") != 0 && strcmp(f, "-w") != 0 &&
+            strcmp(f, "-u") != 0)
             return fail("exec: unknown option '%s' (-e, -w, -u, -i, -t)", f),
                    125;
-        } else if (i + 1 == argc) {
+        if (i + 1 == argc)
             return fail("exec: %s needs a value", f), 125;
-        } else if (run_option(f, argv[i + 1], &o) < 0) {
+        if (run_option(f, argv[++i], &o) < 0)
             return 125;
-        } else {
-            i++;
-        }
     }
     if (i < argc && strcmp(argv[i], "--") == 0)
         i++;
@@ -317,17 +325,13 @@ static int run_command(int argc, char **argv)
         int *flag = strcmp(argv[i], "-d") == 0     ? &o.detach
                     : strcmp(argv[i], "--rm") == 0 ? &o.remove
                     : strcmp(argv[i], "--read-only") == 0 ? &o.read_only
-                    : strcmp(argv[i], "-t") == 0   ? &o.tty
-                    : strcmp(argv[i], "-i") == 0   ? &o.interactive
-                                                   : NULL;
-        if (flag || strcmp(argv[i], "-it") == 0 ||
-            strcmp(argv[i], "-ti") == 0) {
-            if (flag)
-                *flag = 1;
-            else
-                o.tty = o.interactive = 1;
+                                                          : NULL;
+        if (flag) {
+            *flag = 1;
             continue;
         }
+        if (terminal_flags(argv[i], &o))
+            continue;
         if (i + 1 == argc) {
             fail("run: %s needs a value", argv[i]);
             return 125;
