@@ -21,6 +21,7 @@
  * the service must not do twice, notes and replays (fuse_replay.h).
  */
 #include "fuse_inval.h"
+#include "fuse_killpriv.h"
 #include "fuse_replay.h"
 
 #include <dirent.h>
@@ -204,7 +205,9 @@ static int change_one(struct fuse_call *c, const char *path, struct ls_file *f,
     switch (what) {
     case FUSE_SET_ATTR_MODE:
         return f ? ops->fchmod(f, c->cred, attr->st_mode)
-                 : ops->chmod(c->inst, c->cred, path, attr->st_mode, 0);
+                 : fuse_killpriv(c, path, attr->st_mode,
+                                 ops->chmod(c->inst, c->cred, path,
+                                            attr->st_mode, 0));
     case FUSE_SET_ATTR_UID: {
         /* The kernel names the new owner by host ids. */
         const struct idmap *m = c->ex->creds->idmap;
