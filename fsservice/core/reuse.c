@@ -153,15 +153,22 @@ static void unstamp(struct pageset *s, uint32_t idx)
     tree_add(s, s->e[idx].time, (uint32_t)-1);
 }
 
+static bool newest(const struct pageset *s, uint32_t idx)
+{
+    return s->e[idx].time + 1 == s->now;
+}
+
 /* The pages of s read since entry idx was. */
 static uint32_t set_distance(const struct pageset *s, uint32_t idx)
 {
-    return s->n - tree_upto(s, s->e[idx].time);
+    return newest(s, idx) ? 0 : s->n - tree_upto(s, s->e[idx].time);
 }
 
 /* A read of entry idx. */
 static void set_touch(struct pageset *s, uint32_t idx)
 {
+    if (newest(s, idx))
+        return;
     unstamp(s, idx);
     stamp(s, idx);
 }
@@ -242,6 +249,14 @@ static void evict_largest(struct reuse *r)
     set_remove(s, idx);
 }
 
+/* The bin of a distance among sampled pages, scaled to all pages. */
+static unsigned scaled_bin(uint32_t sampled, uint64_t threshold)
+{
+    double d = sampled / rate_of(threshold);
+    return d < (double)danaus_hrc_pages(REUSE_BINS) ? bin_of((uint64_t)d)
+                                                    : REUSE_BINS - 1;
+}
+
 /* A read of a sampled page; far: it is not among the recent pages. */
 static void sampled_read(struct reuse *r, uint64_t hash, bool far)
 {
@@ -249,11 +264,8 @@ static void sampled_read(struct reuse *r, uint64_t hash, bool far)
     uint32_t p = set_find(s, hash);
     uint32_t idx = s->table[p];
     if (idx != NONE) {
-        double d = set_distance(s, idx) / rate_of(r->threshold);
         if (far)
-            r->hist[d < (double)danaus_hrc_pages(REUSE_BINS)
-                        ? bin_of((uint64_t)d)
-                        : REUSE_BINS - 1] += 1;
+            r->hist[scaled_bin(set_distance(s, idx), r->threshold)] += 1;
         set_touch(s, idx);
         return;
     }

@@ -6,6 +6,8 @@
  * size of the curve (the bins' edges) the estimate is within 5% absolute
  * hit ratio of the exact one; the estimator holds no more than its
  * samples whatever the trace; a small working set is counted exactly.
+ * REUSE_SEED in the environment keys the estimator's hash otherwise
+ * (bench/run-hrc-accuracy.sh runs it with several).
  */
 #include "fsservice/core/reuse.h"
 
@@ -139,7 +141,8 @@ static void exact_curve(const struct trace *t, double *hit)
 /* The file a page belongs to: pages are spread over a few files. */
 static void estimate(const struct trace *t, struct reuse_curve *c)
 {
-    struct reuse *r = reuse_new(0x5eed);
+    const char *seed = getenv("REUSE_SEED");
+    struct reuse *r = reuse_new(seed ? strtoull(seed, NULL, 0) : 0x5eed);
     assert_non_null(r);
     for (uint32_t i = 0; i < t->n; i++)
         reuse_read(r, 1000 + t->page[i] % 7, t->page[i] / 7);
