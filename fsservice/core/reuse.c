@@ -369,7 +369,7 @@ static bool set_init(struct pageset *s, uint32_t cap)
     s->cap = cap + 1;
     s->mask = 2 * cap - 1;
     s->window = 2 * cap;
-    size_t words = 2 * (size_t)s->cap + (s->mask + 1) + s->window +
+    size_t words = (size_t)s->cap + (s->mask + 1) + s->window +
                    (s->window + 1);
     s->e = calloc(s->cap, sizeof *s->e);
     uint32_t *w = calloc(words, sizeof *w);
