@@ -245,7 +245,6 @@ static void evict_largest(struct reuse *r)
     r->cold *= scale;
     heap_place(s, 0, s->heap[s->n - 1]);
     heap_down(s, 0, s->n - 1);
-    s->e[idx].heap_at = s->n - 1; /* out of the heap's way */
     set_remove(s, idx);
 }
 

@@ -285,7 +285,8 @@ struct danaus_stats_reply {
  * cache or the kernel's page cache), as a curve over cache sizes:
  * hit_ppm[i] (parts per million) for danaus_hrc_pages(i + 1) pages. Sizes
  * run 1 to 16 pages, then 8 per power of two
- * (fsservice/core/reuse.h). Only the service's owner or root may ask. */
+ * (fsservice/core/reuse.h). Only root or danausd's own uid may ask, as
+ * for MOUNT_ADD. */
 #define DANAUS_HRC_POINTS (16 + 8 * 37)
 struct danaus_hrc_reply {
     int32_t error;

@@ -90,7 +90,11 @@ if command -v gnuplot >/dev/null; then
     expect "and a plot" 1 "$([ -s "$site/hrc-$pool.png" ] && echo 1)"
 fi
 out=$("$danaus" stats --hrc ../x 2>&1)
-expect "a pool's name is checked" 1 "$(echo "$out" | grep -c 'pool')"
+expect "a pool's name is checked" \
+    "danaus: pool name '../x': use 1 to 32 letters, digits, '_', '.' or '-', not starting with '.' or '-'" \
+    "$out"
+"$danaus" stats --hrc nopool > /dev/null 2>&1
+expect "a pool without a danausd is an error" 1 "$?"
 
 echo "$failures failures"
 [ "$failures" -eq 0 ]
