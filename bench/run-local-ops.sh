@@ -9,7 +9,9 @@
 #
 #   bench/run-local-ops.sh OUTDIR BEFORE_BUILD AFTER_BUILD
 #
-# Environment: ROUNDS (default 3), BENCH_ARGS (extra danaus-bench flags).
+# Environment: ROUNDS (default 3), BENCH_ARGS (extra danaus-bench flags),
+# DANAUSD_CONF (lines added to both danausd's configuration, e.g.
+# "read_cache_blocks 0": every pread then reaches the service).
 # Starts one danausd per build (fuse off), stops them on exit.
 set -euo pipefail
 
@@ -39,6 +41,7 @@ service ops-$name-$$
 rundir $work/$name/run
 fuse off
 mount $work/$name/mnt local $work/$name/backing
+${DANAUSD_CONF:-}
 CONF
     "$build/fsservice/danausd" -c "$work/$name/danausd.conf" \
         > "$work/$name/log" 2>&1 &

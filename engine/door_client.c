@@ -17,14 +17,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* Sends op with the strings after the header and receives a reply of
- * size bytes (whose first field is its error); with ns_fd >= 0, the
- * caller enters that mount namespace between connect and send (the
+/* Sends op and arg with the strings after the header and receives a
+ * reply of size bytes (whose first field is its error); with ns_fd >= 0,
+ * the caller enters that mount namespace between connect and send (the
  * service looks at the peer's namespace when the message comes). 0, or
  * -1 (fail.h). */
-static int exchange_in(const char *pool, int ns_fd, uint32_t op,
-                       const char *const *strings, int n, void *reply,
-                       size_t size)
+static int exchange_arg(const char *pool, int ns_fd, uint32_t op,
+                        uint32_t arg, const char *const *strings, int n,
+                        void *reply, size_t size)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + NAME_MAX_LEN + 8];
@@ -40,7 +40,7 @@ static int exchange_in(const char *pool, int ns_fd, uint32_t op,
     struct danaus_door_msg *m = (struct danaus_door_msg *)buf;
     m->op = op;
     m->version = DANAUS_WIRE_VERSION;
-    m->arg = (uint32_t)n;
+    m->arg = arg;
     char *p = buf + sizeof *m;
     for (int i = 0; i < n; i++) {
         size_t l = strlen(strings[i]) + 1;
@@ -60,6 +60,15 @@ static int exchange_in(const char *pool, int ns_fd, uint32_t op,
         close(fd);
     free(buf);
     return rc;
+}
+
+/* The same, for a message whose arg is the count of its strings. */
+static int exchange_in(const char *pool, int ns_fd, uint32_t op,
+                       const char *const *strings, int n, void *reply,
+                       size_t size)
+{
+    return exchange_arg(pool, ns_fd, op, (uint32_t)n, strings, n, reply,
+                        size);
 }
 
 static int exchange(const char *pool, uint32_t op, const char *const *strings,
@@ -133,6 +142,21 @@ int door_view(const char *pool, const char *root, const char *const *kernel,
               int nkernel)
 {
     return door_view_in(pool, -1, root, kernel, nkernel);
+}
+
+int door_hrc(const char *pool, uint32_t i, struct danaus_hrc_reply *out)
+{
+    if (exchange_arg(pool, -1, DANAUS_DOOR_HRC, i, NULL, 0, out,
+                     sizeof *out) < 0)
+        return -1;
+    out->mountpoint[sizeof out->mountpoint - 1] = '\0';
+    if (out->error == ENOENT || out->error == ESTALE)
+        return out->error;
+    if (out->error) {
+        errno = out->error;
+        return fail_errno("pool %s: no hit-ratio curves", pool);
+    }
+    return 0;
 }
 
 int door_stats(const char *pool, const char *mountpoint,

@@ -8,6 +8,8 @@
 #ifndef ENGINE_DOOR_CLIENT_H
 #define ENGINE_DOOR_CLIENT_H
 
+#include <stdint.h>
+
 /* backend "local" or "ceph"; lower: read-only branches, top first, joined
  * by ':'; read_only: served read-only (run --read-only). 0, or -1
  * (fail.h). */
@@ -20,6 +22,11 @@ int door_mount_remove(const char *pool, const char *mountpoint);
 struct danaus_stats_reply;
 int door_stats(const char *pool, const char *mountpoint,
                struct danaus_stats_reply *out);
+/* The hit-ratio curve of the i-th mount the pool's danausd tracks
+ * (wire.h DANAUS_DOOR_HRC): 0; ENOENT past the last one, ESTALE for a
+ * mount removed meanwhile; or -1 (fail.h). */
+struct danaus_hrc_reply;
+int door_hrc(const char *pool, uint32_t i, struct danaus_hrc_reply *out);
 /* Called from inside the container's new mount namespace: the service
  * then tells programs there that root is their "/", and that the nkernel
  * paths (inside the container) are the kernel's. 0, or -1 (fail.h). */

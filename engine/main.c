@@ -10,6 +10,7 @@
 #include "container.h"
 #include "fail.h"
 #include "hostpath.h"
+#include "hrc.h"
 #include "image_config.h"
 #include "inspect.h"
 #include "image.h"
@@ -59,7 +60,7 @@ static int usage(FILE *out)
             "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME |\n"
             "  stop [-t SECONDS] NAME | rm [-f] NAME |\n"
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
-            "  stats [NAME...] | version\n");
+            "  stats [NAME...] | stats --hrc POOL | version\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -457,6 +458,9 @@ static int command(int argc, char **argv)
                             argv[i]);
         return container_list(all, quiet, format);
     }
+    if (strcmp(cmd, "stats") == 0 && argc == 3 &&
+        strcmp(argv[1], "--hrc") == 0)
+        return hrc_show(argv[2]);
     if (strcmp(cmd, "stats") == 0)
         return stats_show(argv + 1, argc - 1);
     if (strcmp(cmd, "inspect") == 0 && argc == 2)

@@ -45,6 +45,15 @@ bool count_parse(const char *text, unsigned long long max,
            *out <= max;
 }
 
+void size_human(char *out, size_t size, double bytes)
+{
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4)
+        bytes /= 1024, u++;
+    snprintf(out, size, u ? "%.1f%s" : "%.0f%s", bytes, units[u]);
+}
+
 uint64_t size_host_memory(void)
 {
     FILE *f = fopen("/proc/meminfo", "re");

@@ -13,6 +13,7 @@
 #include "query.h"
 #include "record.h"
 #include "service.h"
+#include "size.h"
 #include "state.h"
 
 #include <danaus/wire.h>
@@ -135,22 +136,13 @@ static double quantile(const struct usage *a, const struct usage *b, double p)
     return bucket_start(DANAUS_STATS_BUCKETS) / 1000;
 }
 
-static void human(char *out, size_t size, double bytes)
-{
-    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4)
-        bytes /= 1024, u++;
-    snprintf(out, size, u ? "%.1f%s" : "%.0f%s", bytes, units[u]);
-}
-
 static void print_row(const struct row *r, double seconds)
 {
     const struct usage *a = &r->at[0], *b = &r->at[1];
     char mem[32], rd[32], wr[32], p50[32], p99[32], name[64];
-    human(mem, sizeof mem, (double)b->rss);
-    human(rd, sizeof rd, (double)(b->fs.bytes_read - a->fs.bytes_read) / seconds);
-    human(wr, sizeof wr,
+    size_human(mem, sizeof mem, (double)b->rss);
+    size_human(rd, sizeof rd, (double)(b->fs.bytes_read - a->fs.bytes_read) / seconds);
+    size_human(wr, sizeof wr,
           (double)(b->fs.bytes_written - a->fs.bytes_written) / seconds);
     double q50 = quantile(a, b, 0.5), q99 = quantile(a, b, 0.99);
     snprintf(p50, sizeof p50, q50 < 0 ? "-" : "%.1fus", q50);

@@ -352,6 +352,7 @@ int main(int argc, char **argv)
     svc.clients.locks = &svc.locks;
     bound_locks_and_handles(&svc, nofile);
     readcache_init(&svc.readcache);
+    hrc_init(&svc.hrc);
     if (announce_init(&svc.announce, svc.cfg.fuse_cache_timeout_ms) < 0)
         return die("cannot make the announcement page");
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,
@@ -424,6 +425,7 @@ int main(int argc, char **argv)
     client_registry_free(&svc.clients); /* the locks' shares were here */
     fstable_destroy(&svc.fs);
     stats_free(&svc.stats);
+    hrc_free(&svc.hrc);
     union_branches_free(svc.union_branches);
     ls_backends_stop();
     readcache_free(&svc.readcache);

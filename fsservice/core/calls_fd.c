@@ -140,6 +140,28 @@ int64_t call_dup(struct request *r)
  * backend's into the slot and the client's out of it, overlap. */
 #define READ_PIECE (64u << 10)
 
+/* n bytes at off into the slot, in pieces when they are many. */
+static int64_t read_pieces(struct request *r, off_t off, uint64_t n)
+{
+    const struct ls_ops *ops = ops_of(r->of);
+    if (n <= READ_PIECE)
+        return ops->pread(r->of->file, &r->c->cred, r->out, (size_t)n, off);
+    uint64_t got = 0;
+    while (got < n) {
+        size_t want = n - got < READ_PIECE ? (size_t)(n - got) : READ_PIECE;
+        ssize_t k = ops->pread(r->of->file, &r->c->cred, r->out + got, want,
+                               off + (off_t)got);
+        if (k < 0)
+            return got > 0 ? (int64_t)got : k; /* as a read cut short */
+        got += (uint64_t)k;
+        ipc_publish_bytes(r->slot, r->d->seq, (uint32_t)got);
+        if ((size_t)k < want)
+            break;
+    }
+    return (int64_t)got;
+}
+
+/* Every page read counts toward the mount's hit-ratio curve (hrc.h). */
 static int64_t read_at(struct request *r, off_t off)
 {
     if (!readable(r->of))
@@ -149,22 +171,10 @@ static int64_t read_at(struct request *r, off_t off)
     int64_t n = count_arg(r);
     if (n < 0)
         return n;
-    const struct ls_ops *ops = ops_of(r->of);
-    if ((uint64_t)n <= READ_PIECE)
-        return ops->pread(r->of->file, &r->c->cred, r->out, (size_t)n, off);
-    int64_t got = 0;
-    while (got < n) {
-        size_t want = (size_t)(n - got) < READ_PIECE ? (size_t)(n - got)
-                                                     : READ_PIECE;
-        ssize_t k = ops->pread(r->of->file, &r->c->cred, r->out + got, want,
-                               off + got);
-        if (k < 0)
-            return got > 0 ? got : k; /* as a read cut short */
-        got += k;
-        ipc_publish_bytes(r->slot, r->d->seq, (uint32_t)got);
-        if ((size_t)k < want)
-            break;
-    }
+    int64_t got = read_pieces(r, off, (uint64_t)n);
+    if (got > 0)
+        hrc_read(&r->svc->hrc, r->of->mount, r->of->file, (uint64_t)off,
+                 (uint64_t)got);
     return got;
 }
 

@@ -147,6 +147,21 @@ int fstable_find(struct fstable *t, const char *mountpoint)
     return rc;
 }
 
+int fstable_mountpoint(struct fstable *t, uint32_t i, char *out, size_t cap)
+{
+    int rc = -ENOENT;
+    rcu_read_lock();
+    struct fs_snapshot *s = rcu_dereference(t->snap);
+    if (s && i < s->n && !s->e[i].removed) {
+        size_t len = strlen(s->e[i].mountpoint);
+        rc = len < cap ? 0 : -ENAMETOOLONG;
+        if (rc == 0)
+            memcpy(out, s->e[i].mountpoint, len + 1);
+    }
+    rcu_read_unlock();
+    return rc;
+}
+
 void fstable_destroy(struct fstable *t)
 {
     struct fs_snapshot *s = t->snap;

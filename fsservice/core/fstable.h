@@ -45,6 +45,9 @@ size_t fstable_list(struct fstable *t, char *out, size_t cap, uint32_t *n);
 size_t fstable_entry(char *out, size_t cap, uint32_t index, const char *path);
 /* The index of the live mount at mountpoint, or -ENOENT. */
 int fstable_find(struct fstable *t, const char *mountpoint);
+/* Copies the mount point of live mount i into out (cap bytes): 0, or
+ * -ENOENT (removed or unknown), -ENAMETOOLONG. */
+int fstable_mountpoint(struct fstable *t, uint32_t i, char *out, size_t cap);
 /* Destroys every instance; no request may be running. */
 void fstable_destroy(struct fstable *t);
 

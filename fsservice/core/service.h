@@ -10,6 +10,7 @@
 #include "client.h"
 #include "config.h"
 #include "fstable.h"
+#include "hrc.h"
 #include "readcache.h"
 #include "stats.h"
 
@@ -43,6 +44,7 @@ struct service {
     struct fstable fs;
     struct lock_table locks;    /* record locks of all clients */
     struct stats_table stats;   /* what the preload door served, by mount */
+    struct hrc_table hrc;       /* the hit-ratio curve of each mount's reads */
     struct readcache readcache; /* the clients' read caches */
     struct announce announce;   /* and their name and attribute caches */
     struct admission admission; /* the pool's load on its backend */

@@ -674,6 +674,7 @@ static void mount_remove(struct door *d, struct conn *c,
          * with it that namespace's copy of the FUSE mount. */
         views_drop_index(&d->views, (uint32_t)rc);
         fuse_door_remove(d->svc->fuse, (uint32_t)rc);
+        hrc_forget(&d->svc->hrc, (uint32_t)rc);
         announce_names(&d->svc->announce);
         fprintf(stderr, "danausd: %s unmounted\n", s[0]);
         rc = 0;
@@ -802,6 +803,32 @@ static void send_stats(struct door *d, struct conn *c,
     send(c->fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+/* The curve of the m->arg-th mount the service tracks (hrc.h). */
+static void send_hrc(struct door *d, struct conn *c,
+                     const struct danaus_door_msg *m)
+{
+    static struct danaus_hrc_reply r; /* door thread only */
+    static struct reuse_curve curve;
+    uint32_t mount = 0;
+    memset(&r, 0, sizeof r);
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0)
+        rc = hrc_get(&d->svc->hrc, m->arg, &mount, &curve);
+    /* A mount removed since: its tracker is being handed back. */
+    if (rc == 0 && fstable_mountpoint(&d->svc->fs, mount, r.mountpoint,
+                                      sizeof r.mountpoint) < 0)
+        rc = -ESTALE;
+    if (rc == 0) {
+        r.samples = curve.samples;
+        r.reads = curve.reads;
+        r.rate_ppb = (uint64_t)(curve.rate * 1e9 + 0.5);
+        for (unsigned i = 0; i < DANAUS_HRC_POINTS; i++)
+            r.hit_ppm[i] = (uint32_t)(curve.hit[i] * 1e6 + 0.5);
+    }
+    r.error = rc < 0 ? -rc : 0;
+    send(c->fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void handle_message(struct door *d, struct conn *c,
                            const struct danaus_door_msg *m, size_t len)
 {
@@ -827,6 +854,10 @@ static void handle_message(struct door *d, struct conn *c,
     }
     if (m->op == DANAUS_DOOR_STATS) {
         send_stats(d, c, m, len);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_HRC) {
+        send_hrc(d, c, m);
         return;
     }
     if (!c->client) {

@@ -389,6 +389,8 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->pressure = &svc->pressure;
     ex->announce = &svc->announce;
     ex->stats = &svc->stats;
+    ex->hrc = &svc->hrc;
+    ex->index = index;
 }
 
 /* Hands every mount served to a new keeper (its first one died). */

@@ -20,6 +20,7 @@
 #include "fuse_nodes.h"
 #include "fsservice/core/admission.h"
 #include "fsservice/core/announce.h"
+#include "fsservice/core/hrc.h"
 #include "fsservice/core/pressure.h"
 #include "fsservice/libservice/libservice.h"
 
@@ -47,6 +48,8 @@ struct fuse_export {
     struct pressure *pressure;
     struct announce *announce; /* the preload's caches hear our changes */
     struct stats_table *stats; /* and counts its requests (stats.h) */
+    struct hrc_table *hrc;     /* and the pages it reads (hrc.h) */
+    uint32_t index;            /* of its mount */
     struct fuse_session *se;
     struct fuse_nodes nodes;
     struct fuse_handles handles;

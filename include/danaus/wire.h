@@ -215,6 +215,9 @@ enum danaus_door_op {
                               "PATH=MOUNTPOINT" for a path where the mount
                               at MOUNTPOINT is seen (a data volume): the
                               caller's mount namespace gets this view */
+    DANAUS_DOOR_HRC,       /* arg i: the hit-ratio curve of the i-th mount
+                              the service tracks -> struct
+                              danaus_hrc_reply, ENOENT past the last */
 };
 
 /*
@@ -275,6 +278,34 @@ struct danaus_stats_reply {
     uint64_t calls, bytes_read, bytes_written;
     uint64_t time_ns[DANAUS_STATS_BUCKETS];
 };
+
+/* HRC's reply: an estimate of the hit ratio an LRU cache of 4 KiB pages
+ * would have had on the file data one mount's clients read through either
+ * door (the reads the service saw: not those answered by a client's own
+ * cache or the kernel's page cache), as a curve over cache sizes:
+ * hit_ppm[i] (parts per million) for danaus_hrc_pages(i + 1) pages. Sizes
+ * run 1 to 16 pages, then 8 per power of two
+ * (fsservice/core/reuse.h). Only root or danausd's own uid may ask, as
+ * for MOUNT_ADD. */
+#define DANAUS_HRC_POINTS (16 + 8 * 37)
+struct danaus_hrc_reply {
+    int32_t error;
+    uint32_t samples;     /* pages the estimator holds */
+    uint64_t reads;       /* pages read */
+    uint64_t rate_ppb;    /* of pages sampled, parts per billion */
+    char mountpoint[DANAUS_PATH_MAX];
+    uint32_t hit_ppm[DANAUS_HRC_POINTS];
+};
+
+/* The cache size, in pages, of the curve's point i - 1 (the smallest
+ * reuse distance of the estimator's bin i). */
+static inline uint64_t danaus_hrc_pages(unsigned i)
+{
+    if (i < 16)
+        return i;
+    unsigned k = 4 + (i - 16) / 8, j = (i - 16) % 8;
+    return (1ull << k) + ((uint64_t)j << (k - 3));
+}
 
 /*
  * HELLO's reply: the geometry of the transport (ipc.h), then nmounts

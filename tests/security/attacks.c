@@ -1441,6 +1441,38 @@ static void test_two_uids(void **state)
     }
 }
 
+/* ---- hit-ratio curves: what containers read, for the engine only ---- */
+
+/* The tenant (the service's owner, whose clients reach the door) asks
+ * for the curves, which tell what every container reads: refused, past
+ * the last one too, with or without a hello, as the engine's calls are. */
+static int curve_reader(void *arg)
+{
+    (void)arg;
+    become(NOBODY);
+    struct raw r;
+    struct danaus_door_reply reply;
+    CHILD_CHECK(raw_connect(&r, sock) == 0, "connect");
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_HRC, 0, 0, NULL, 0, &reply) == EPERM,
+                "HRC answered the tenant");
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_HRC, UINT32_MAX, 0, NULL, 0,
+                         &reply) == EPERM,
+                "HRC past the last answered the tenant");
+    raw_detach(&r);
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_HRC, 0, 0, NULL, 0, &reply) == EPERM,
+                "HRC answered a client");
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_curves_for_root_only(void **state)
+{
+    (void)state;
+    start("hrc", "owner 65534:65534\n");
+    assert_int_equal(reap(spawn(curve_reader, NULL), 30), 0);
+}
+
 /* ---- two containers: two views in one service ---- */
 
 struct container {
@@ -1931,6 +1963,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_announcements_read_only, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
+        cmocka_unit_test_teardown(test_curves_for_root_only, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),

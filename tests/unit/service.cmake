@@ -31,6 +31,12 @@ danaus_unit_test(test_fairshare
 danaus_unit_test(test_ceph_space
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ceph_space.c
                          ${PROJECT_SOURCE_DIR}/fsservice/libservice/ceph/space.c)
+# The sampled reuse-distance estimator against an exact LRU simulation.
+danaus_unit_test(test_reuse SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_reuse.c
+                 LIBS danaus_service m)
+# Which mounts get one, at most HRC_TRACKED.
+danaus_unit_test(test_hrc SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hrc.c
+                 LIBS danaus_service)
 danaus_unit_test(test_shares SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shares.c
                  LIBS danaus_service)
 danaus_unit_test(test_idmap SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_idmap.c

@@ -42,6 +42,7 @@ static int setup(void **state)
                              .slot_buf = SLOT_BUF};
     assert_int_equal(client_registry_init(&svc.clients, &g, 8), 0);
     fstable_init(&svc.fs);
+    hrc_init(&svc.hrc);
     char err[256];
     struct ls_instance *inst = local_instance_new(root, err, sizeof err);
     assert_non_null(inst);
@@ -71,6 +72,7 @@ static int teardown(void **state)
     rcu_barrier();
     client_registry_free(&svc.clients);
     fstable_destroy(&svc.fs);
+    hrc_free(&svc.hrc);
     char cmd[2 * PATH_MAX];
     snprintf(cmd, sizeof cmd, "rm -rf %s", top);
     return system(cmd);

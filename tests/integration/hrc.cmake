@@ -1,0 +1,8 @@
+# Hit-ratio curves per container (issue 41): `danaus stats --hrc` on two
+# containers' reads, through the preload and the FUSE door.
+add_executable(hrc_reader ${CMAKE_CURRENT_SOURCE_DIR}/integration/hrc_reader.c)
+target_compile_definitions(hrc_reader PRIVATE _FILE_OFFSET_BITS=64)
+add_test(NAME hrc_local COMMAND
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/hrc.sh $<TARGET_FILE:danausd>
+  $<TARGET_FILE:danaus_engine> $<TARGET_FILE:danaus> $<TARGET_FILE:hrc_reader>)
+set_tests_properties(hrc_local PROPERTIES LABELS integration TIMEOUT 300)
