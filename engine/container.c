@@ -23,6 +23,7 @@
 #include "format.h"
 #include "helper.h"
 #include "image_config.h"
+#include "layers.h"
 #include "ns.h"
 #include "query.h"
 #include "record.h"
@@ -67,8 +68,7 @@ struct container {
     char **argv;         /* ENTRYPOINT and CMD, or what run overrode */
     const char *workdir; /* -w, or the image's WORKDIR, or NULL */
     const char *user;    /* -u, or the image's USER; root by default */
-    char image_id[STATE_PATH_MAX]; /* the import's id: its layers' names */
-    int layers;
+    struct layer_list layers; /* the image's, bottom first */
     uint32_t userns_base; /* the pool's (userns.h); 0: the host's ids */
     int userns_sync[2];   /* the child asks the engine for its maps */
 };
@@ -429,9 +429,7 @@ static int mount_volumes(struct container *c, struct record *pool)
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
-    const char *id = c->image_id;
-    int layers = c->layers;
-    if (store_publish(o->pool, o->image, id, layers) < 0)
+    if (store_publish(o->pool, &c->layers) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c->name);
@@ -459,10 +457,10 @@ static int prepare(struct container *c, struct record *pool)
     snprintf(writable, sizeof writable, "%.3000s/containers/%s", backend,
              c->name);
     char lower[8192] = "";
-    for (int i = layers - 1; i >= 0; i--)
+    for (int i = c->layers.n - 1; i >= 0; i--)
         snprintf(lower + strlen(lower), sizeof lower - strlen(lower),
-                 "%s%.3000s/images/%s/%d", i == layers - 1 ? "" : ":",
-                 backend, id, i);
+                 "%s%.3000s/layers/%s", i == c->layers.n - 1 ? "" : ":",
+                 backend, c->layers.hex[i]);
     if (cgroup_container_create(o->pool, c->name, o->pids_limit) < 0 ||
         store_branch_create(o->pool, c->name) < 0 ||
         door_mount_add(o->pool, c->root, record_get(pool, "backend_kind"),
@@ -619,7 +617,7 @@ static int count(char *const *list)
     return n;
 }
 
-/* The image's record, read once: its layers and their id, and what the
+/* The image's record, read once: its layers, and what the
  * command is, where and as whom it runs: run's options over the image's
  * settings, as docker's are: --entrypoint replaces ENTRYPOINT and
  * drops CMD ("" for none), a command given replaces CMD. 0 or -1. */
@@ -630,10 +628,10 @@ static int settle(struct container *c)
     if (query_image(o->image, &image) < 0)
         return -1;
     image_config_load(&image, &c->image);
-    c->layers = (int)record_num(&image, "layers", 0);
-    snprintf(c->image_id, sizeof c->image_id, "%s",
-             query_image_id(&image, o->image));
+    int rc = layer_list_of(&image, o->image, &c->layers);
     record_free(&image);
+    if (rc < 0)
+        return -1;
     char *given[] = {(char *)o->entrypoint, NULL};
     char *const *entry = !o->entrypoint     ? c->image.entrypoint
                          : o->entrypoint[0] ? given

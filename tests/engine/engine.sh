@@ -32,12 +32,14 @@ if [ "$backend" = ceph ]; then
         { mkdir -p "$work/cephroot"; ceph-fuse -c "$conf" "$work/cephroot" >/dev/null 2>&1; }
     mkdir -p "$work/cephroot$dir" "$work/cephroot$dir-b"
     back_a="ceph:$conf:$dir" back_b="ceph:$conf:$dir-b"
+    backdir_a=$work/cephroot$dir
     # Pool b's survivors below write without fsync and check every line
     # after kills of their danausd: on Ceph only write-through keeps them.
     durable=--write-through
 else
     mkdir -p "$work/back-a" "$work/back-b"
     back_a="local:$work/back-a" back_b="local:$work/back-b"
+    backdir_a=$work/back-a
 fi
 
 expect_error "zero backend-ops" 1 "backend-ops 0: expected a number of calls per second" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-ops 0
@@ -385,6 +387,48 @@ out=$("$danaus" run --rm --pool a --image re -- cat /etc/motd 2>&1)
 check "an image imported again under a removed name runs in the same pool" "0 second-import" "$? $out"
 echo from-the-image >"$img/etc/motd"
 "$danaus" image rm re
+# One layer, three images (issue 40): the state directory and the pool's
+# backend keep it once; an image removed leaves the others running, and
+# imported again it runs in the pool that ran it, before and after the
+# pool's danausd is replaced (which lets the unused copy go).
+kib() { du -skc "$@" 2>/dev/null | tail -1 | cut -f1; }
+grew_once() { # grew_once BEFORE AFTER LAYER-KIB
+    [ $(($2 - $1)) -lt $(($3 / 4)) ] && echo once || echo "by $(($2 - $1)) KiB"; }
+tar -C "$img" --numeric-owner -cf "$work/same.tar" .
+layer_kib=$(kib "$work/same.tar")
+"$danaus" image import same1 "$work/same.tar" || exit 1
+state_one=$(kib "$DANAUS_STATE/images" "$DANAUS_STATE/layers")
+"$danaus" run --rm --pool a --image same1 -- true
+pool_one=$(kib "$backdir_a/layers" "$backdir_a/images")
+"$danaus" image import same2 "$work/same.tar" && "$danaus" image import same3 "$work/same.tar"
+check "three imports of one layer grow the state directory once" once \
+    "$(grew_once "$state_one" "$(kib "$DANAUS_STATE/images" "$DANAUS_STATE/layers")" "$layer_kib")"
+"$danaus" run --rm --pool a --image same2 -- true && "$danaus" run --rm --pool a --image same3 -- true
+check "three images of one layer grow the pool's backend once" once \
+    "$(grew_once "$pool_one" "$(kib "$backdir_a/layers" "$backdir_a/images")" "$layer_kib")"
+"$danaus" image rm same1
+out=$("$danaus" run --rm --pool a --image same2 -- cat /etc/motd 2>&1)
+check "an image of a shared layer runs after another is removed" "0 from-the-image" "$? $out"
+"$danaus" image rm same2 && "$danaus" image rm same3
+"$danaus" image import same1 "$work/same.tar"
+out=$("$danaus" run --rm --pool a --image same1 -- cat /etc/motd 2>&1)
+check "a layer removed and imported again runs in the pool that ran it" "0 from-the-image" "$? $out"
+hex=$(sed -n 's/^layers_sha256=//p' "$DANAUS_STATE/images/same1/image")
+"$danaus" image rm same1
+check "a removed layer leaves the state directory" absent \
+    "$(ls "$DANAUS_STATE/layers/$hex.tar" 2>/dev/null || echo absent)"
+victim=$(cat "$DANAUS_STATE/pools/a/run/a.pid")
+kill -9 "$victim"
+tries=0
+while [ "$(cat "$DANAUS_STATE/pools/a/run/a.pid")" = "$victim" ] && [ $tries -lt 100 ]; do
+    tries=$((tries + 1)); sleep 0.1; done
+"$danaus" pool ls >/dev/null
+check "the pool's copy of a removed layer goes with the danausd that held it" \
+    absent "$(ls -d "$backdir_a/layers/$hex" 2>/dev/null || echo absent)"
+"$danaus" image import same1 "$work/same.tar"
+out=$("$danaus" run --rm --pool a --image same1 -- cat /etc/motd 2>&1)
+check "a layer unpacked again runs under the next danausd" "0 from-the-image" "$? $out"
+"$danaus" image rm same1
 expect_error "overlapping cpus" 1 "cpus 1 already belong to pool 'a'" "$danaus" pool create c --cpus 1 --memory 64M --backend "$back_a"
 expect_error "nonexistent cpus" 1 "cpus 64 do not exist" "$danaus" pool create c --cpus 64 --memory 64M --backend "$back_a"
 expect_error "duplicate pool" 1 "pool 'a' already exists" "$danaus" pool create a --cpus 0 --memory 64M --backend "$back_a"
