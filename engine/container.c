@@ -24,6 +24,7 @@
 #include "helper.h"
 #include "image_config.h"
 #include "layers.h"
+#include "runinfo.h"
 #include "ns.h"
 #include "query.h"
 #include "record.h"
@@ -83,25 +84,33 @@ static int save(struct container *c)
 
 /* ---- inside the new namespaces ---- */
 
-/* The command's environment: the engine's few, the image's ENV over
- * them, the library's, then -e over all; HOME, unless one of those set
- * it, is home. */
-static void child_env(const struct container *c, const char *home)
+/* The command's environment but HOME: the engine's few, the image's ENV
+ * over them, the library's, then -e over all. */
+static void command_env(const struct container *c, struct env *e)
 {
     const char *term = getenv("TERM");
-    clearenv();
-    setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
-                   "/sbin:/bin", 1);
-    setenv("HOSTNAME", c->name, 1);
+    env_put(e, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+               "/sbin:/bin");
+    env_putf(e, "HOSTNAME=%s", c->name);
     if (term)
-        setenv("TERM", term, 1);
+        env_putf(e, "TERM=%s", term);
     for (int i = 0; c->image.env && c->image.env[i]; i++)
-        putenv(c->image.env[i]);
-    setenv("LD_PRELOAD", LIBRARY_INSIDE, 1);
-    setenv("DANAUS_SERVICE", c->o->pool, 1);
-    setenv("DANAUS_RUNDIR", RUNDIR_INSIDE, 1);
+        env_put(e, c->image.env[i]);
+    env_put(e, "LD_PRELOAD=" LIBRARY_INSIDE);
+    env_putf(e, "DANAUS_SERVICE=%s", c->o->pool);
+    env_put(e, "DANAUS_RUNDIR=" RUNDIR_INSIDE);
     for (int i = 0; i < c->o->nenv; i++)
-        putenv(c->o->env[i]);
+        env_put(e, c->o->env[i]);
+}
+
+/* The command's environment; HOME, unless it set one, is home. */
+static void child_env(const struct container *c, const char *home)
+{
+    struct env e = {0};
+    command_env(c, &e);
+    clearenv();
+    for (int i = 0; i < e.n; i++)
+        putenv(e.list[i]); /* (kept: the environment holds them) */
     setenv("HOME", home, 0);
 }
 
@@ -330,6 +339,7 @@ static void finish(struct container *c, int code)
         served = root_served(c->name, &now);
         record_set(&now, "status", "exited");
         record_set(&now, "exit", "%d", code);
+        record_set(&now, "finished_at", "%lld", (long long)time(NULL));
         record_save(path, &now);
         record_free(&now);
     }
@@ -426,6 +436,19 @@ static int mount_volumes(struct container *c, struct record *pool)
     return 0;
 }
 
+/* What inspect shows of the run's configuration (runinfo.h). */
+static int save_runinfo(const struct container *c, const struct record *pool)
+{
+    struct env e = {0};
+    command_env(c, &e);
+    const struct runinfo r = {e.list, c->argv, c->user, c->workdir,
+                              c->o->volumes, c->o->nvolumes,
+                              record_get(pool, "backend_dir")};
+    int rc = runinfo_save(c->name, &r);
+    env_free(&e);
+    return rc;
+}
+
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
@@ -450,8 +473,9 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "no_new_privileges", "%d", !o->new_privileges);
     record_set(&c->rec, "pids_limit", "%ld", o->pids_limit);
     record_set(&c->rec, "userns_base", "%u", c->userns_base);
+    record_set(&c->rec, "created", "%lld", (long long)time(NULL));
     /* The danausd that serves its root: one restarted since does not. */
-    if (save(c) < 0)
+    if (save(c) < 0 || save_runinfo(c, pool) < 0)
         return -1;
     const char *backend = record_get(pool, "backend_dir");
     snprintf(writable, sizeof writable, "%.3000s/containers/%s", backend,
@@ -559,6 +583,7 @@ static int supervise(struct container *c, int tell_fd)
     record_set(&c->rec, "pid", "%d", (int)pid);
     record_set(&c->rec, "start", "%llu", process_start_time(pid));
     record_set(&c->rec, "status", "running");
+    record_set(&c->rec, "started_at", "%lld", (long long)time(NULL));
     save(c);
     if (tell_fd >= 0) {
         dprintf(tell_fd, "0 started\n");

@@ -56,7 +56,8 @@ static int usage(FILE *out)
             "[CMD...])\n"
             "  exec [-e VAR[=VALUE]]... [-w DIR] [-u USER[:GROUP]] [-i] [-t] "
             "NAME [--] CMD [ARGS...]\n"
-            "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME |\n"
+            "  ps [-a] [-q] [--format TEMPLATE] |\n"
+            "  inspect [-f|--format TEMPLATE] NAME... |\n"
             "  stop [-t SECONDS] NAME | rm [-f] NAME |\n"
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
             "  stats [NAME...] | version\n");
@@ -364,6 +365,17 @@ static int version(void)
 }
 
 /* stop [-t SECONDS] NAME */
+/* inspect [-f|--format TEMPLATE] NAME... */
+static int inspect_command(int argc, char **argv)
+{
+    int f = argc > 0 && (strcmp(argv[0], "-f") == 0 ||
+                         strcmp(argv[0], "--format") == 0);
+    if (argc < 1 + 2 * f)
+        return fail("inspect: expected [-f|--format TEMPLATE] NAME...");
+    return inspect_containers(argv + 2 * f, argc - 2 * f,
+                              f ? argv[1] : NULL);
+}
+
 static int stop_command(int argc, char **argv)
 {
     unsigned long long grace = 0;
@@ -459,8 +471,8 @@ static int command(int argc, char **argv)
     }
     if (strcmp(cmd, "stats") == 0)
         return stats_show(argv + 1, argc - 1);
-    if (strcmp(cmd, "inspect") == 0 && argc == 2)
-        return inspect_container(argv[1]);
+    if (strcmp(cmd, "inspect") == 0)
+        return inspect_command(argc - 1, argv + 1);
     if (strcmp(cmd, "stop") == 0)
         return stop_command(argc - 1, argv + 1);
     if (strcmp(cmd, "rm") == 0 && argc == 2)

@@ -10,7 +10,7 @@
  *   images/NAME/image          record: layers (their sha256), id, source
  *   layers/HEX.tar             a layer, kept once (layers.h)
  *   containers/NAME/container  record: pool, image, pid, status
- *   containers/NAME/{root,log}
+ *   containers/NAME/{root,log,config.json (runinfo.h)}
  */
 #ifndef ENGINE_STATE_H
 #define ENGINE_STATE_H

@@ -321,7 +321,29 @@ check "ps --format fills a docker-style template" "d1|a|running|$pid|false" "$("
 check "ps --format: \\t is a tab" "$(printf 'd1\tbb')" "$("$danaus" ps --format '{{.Names}}\t{{.Image}}')"
 expect_error "ps --format with an unknown field" 1 "'{{.Nope}}' is not a field" "$danaus" ps --format '{{.Names}} {{.Nope}}'
 expect_error "ps --format with an open placeholder" 1 "'{{.Names' is not a field" "$danaus" ps --format '{{.Names'
-check "inspect says the container runs, as JSON" "d1 running $pid" "$("$danaus" inspect d1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["Name"], j["State"]["Status"], j["State"]["Pid"])')"
+check "inspect says the container runs, as docker's JSON array" "1 d1 running $pid" "$("$danaus" inspect d1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(len(j), j[0]["Name"], j[0]["State"]["Status"], j[0]["State"]["Pid"])')"
+check "inspect --format takes field paths" "running $pid bb|d1" "$("$danaus" inspect --format '{{.State.Status}} {{ .State.Pid }} {{.Config.Image}}' d1)|$("$danaus" inspect -f '{{.Name}}' d1)"
+expect_error "inspect --format with a path that names no field" 1 "'{{.State.Nope}}' is not a field of container 'd1'" "$danaus" inspect -f '{{.State.Nope}}' d1
+# What the container was run with, as docker shows it: env, mounts, user,
+# working directory, times.
+"$danaus" run -d --pool a --image bb --name insp -e INSP=yes -u 1000:1001 -w /tmp -v "$work/vol:/h:ro" -v ivol:/iv -- sleep 100 >/dev/null
+vol_source=W/back-a/volumes/ivol
+[ "$backend" = ceph ] && vol_source=$dir/volumes/ivol
+inspect_py='import json, sys
+c = json.load(sys.stdin)[0]
+cfg, s = c["Config"], c["State"]
+print("INSP=yes" in cfg["Env"], cfg["User"], cfg["WorkingDir"], " ".join(cfg["Cmd"]))
+for m in c["Mounts"]:
+    print(m["Type"], m["Source"].replace(sys.argv[1], "W"), m["Destination"], m["RW"], m.get("Name", "-"))
+print(c["Created"][:2], s["StartedAt"] >= c["Created"], s["FinishedAt"])'
+check "inspect shows the run's env, user, workdir, command, mounts and times" "True 1000:1001 /tmp sleep 100
+bind W/vol /h False -
+volume $vol_source /iv True ivol
+20 True 0001-01-01T00:00:00Z" "$("$danaus" inspect insp | python3 -c "$inspect_py" "$work")"
+"$danaus" stop -t 0 insp >/dev/null && "$danaus" wait insp >/dev/null
+check "inspect of an ended container: its finish time and exit code" "exited 137 True" "$("$danaus" inspect insp | python3 -c 'import json, sys; s = json.load(sys.stdin)[0]["State"]; print(s["Status"], s["ExitCode"], s["FinishedAt"] >= s["StartedAt"] > "2")')"
+check "inspect NAME... is one array" "d1 insp" "$("$danaus" inspect d1 insp | python3 -c 'import json, sys; print(" ".join(c["Name"] for c in json.load(sys.stdin)))')"
+"$danaus" rm insp
 expect_error "inspect of an unknown container" 1 "unknown container 'nope'" "$danaus" inspect nope
 check "exec -e -w -u: environment, directory and user, as docker's" "1 /etc 1000:1001" \
     "$("$danaus" exec -e A=1 -w /etc -u 1000:1001 d1 sh -c 'echo $A $(pwd) $(id -u):$(id -g)')"
