@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #define STOP_GRACE_S 5
+#define WAIT_RECORD_POLLS 50 /* of 100 ms */
 #define REPORT_MESSAGE_MAX 1024 /* (within PIPE_BUF: one write) */
 #define LIBRARY_INSIDE "/usr/lib/danaus/libdanaus.so"
 #define RUNDIR_INSIDE "/run/danaus"
@@ -456,9 +457,11 @@ static int prepare(struct container *c, struct record *pool)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c->name);
-    if (mkdir(dir, 0700) < 0)
+    if (mkdir(dir, 0700) < 0 && !(o->again && errno == EEXIST))
         return errno == EEXIST ? fail("container name '%s' is taken", c->name)
                                : fail_errno("cannot create %s", dir);
+    if (o->again && query_container(c->name, &c->rec) < 0)
+        return -1;
     record_set(&c->rec, "pool", "%s", o->pool);
     record_set(&c->rec, "image", "%s", o->image);
     record_set(&c->rec, "status", "created");
@@ -473,7 +476,8 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "no_new_privileges", "%d", !o->new_privileges);
     record_set(&c->rec, "pids_limit", "%ld", o->pids_limit);
     record_set(&c->rec, "userns_base", "%u", c->userns_base);
-    record_set(&c->rec, "created", "%lld", (long long)time(NULL));
+    if (!o->again)
+        record_set(&c->rec, "created", "%lld", (long long)time(NULL));
     /* The danausd that serves its root: one restarted since does not. */
     if (save(c) < 0 || save_runinfo(c, pool) < 0)
         return -1;
@@ -486,7 +490,7 @@ static int prepare(struct container *c, struct record *pool)
                  "%s%.3000s/layers/%s", i == c->layers.n - 1 ? "" : ":",
                  backend, c->layers.hex[i]);
     if (cgroup_container_create(o->pool, c->name, o->pids_limit) < 0 ||
-        store_branch_create(o->pool, c->name) < 0 ||
+        (!o->again && store_branch_create(o->pool, c->name) < 0) ||
         door_mount_add(o->pool, c->root, record_get(pool, "backend_kind"),
                        writable, lower, o->read_only) < 0)
         return -1;
@@ -700,7 +704,7 @@ int container_run(const struct run_options *o)
     char dir[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c.name);
     int existed = access(dir, F_OK) == 0;
-    if (existed) {
+    if (existed && !o->again) {
         record_free(&pool);
         fail("container name '%s' is taken", c.name);
         return 125;
@@ -714,8 +718,11 @@ int container_run(const struct run_options *o)
     int code = 125;
     if (prepare(&c, &pool) == 0)
         code = o->detach ? run_detached(&c) : supervise(&c, -1);
-    /* A container that never ran leaves nothing behind. */
-    if (fail_message() && !record_get(&c.rec, "pid")) {
+    /* A container that never ran leaves nothing behind; one started
+     * again is left ended. */
+    if (fail_message() && o->again)
+        finish(&c, code);
+    else if (fail_message() && !record_get(&c.rec, "pid")) {
         char *saved = strdup(fail_message());
         unmake(&c);
         fail_clear();
@@ -848,13 +855,18 @@ int container_wait(const char *name)
     /* Without the state lock, so that stop and rm go on meanwhile. */
     state_unlock();
     long long code = -1;
-    for (;;) {
+    /* Its pid 1 ends before its monitor records the exit (under the
+     * state lock): the record is watched until it says so, or for
+     * WAIT_RECORD_POLLS more polls when no monitor is left to say it. */
+    for (int after_end = 0; after_end <= WAIT_RECORD_POLLS;) {
         if (record_load(path, &rec) < 0)
             break; /* removed: its exit is gone with it */
-        int up = running(&rec);
+        const char *status = record_get(&rec, "status");
+        int recorded = !status || strcmp(status, "running") != 0;
+        after_end += !running(&rec);
         code = record_num(&rec, "exit", -1);
         record_free(&rec);
-        if (!up)
+        if (recorded)
             break;
         nanosleep(&(struct timespec){0, 100000000}, NULL);
     }

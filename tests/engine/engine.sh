@@ -344,6 +344,32 @@ volume $vol_source /iv True ivol
 check "inspect of an ended container: its finish time and exit code" "exited 137 True" "$("$danaus" inspect insp | python3 -c 'import json, sys; s = json.load(sys.stdin)[0]["State"]; print(s["Status"], s["ExitCode"], s["FinishedAt"] >= s["StartedAt"] > "2")')"
 check "inspect NAME... is one array" "d1 insp" "$("$danaus" inspect d1 insp | python3 -c 'import json, sys; print(" ".join(c["Name"] for c in json.load(sys.stdin)))')"
 "$danaus" rm insp
+# start and restart (docker's): an ended container runs again, detached,
+# with what it was run with, over the writable branch it kept.
+"$danaus" run -d --pool a --image bb --name again -e X=1 -v avol:/v -- sh -c 'echo run$X >>/v/n; echo x >>/kept; n=0; while read -r l; do n=$((n + 1)); done </kept; echo $n' >/dev/null
+"$danaus" wait again >/dev/null
+check "start runs an ended container again" "again 0" "$("$danaus" start again) $("$danaus" wait again)"
+"$danaus" restart -t 0 again >/dev/null && "$danaus" wait again >/dev/null
+check "start and restart keep the container's files, env and volumes" "1 2 3|run1 run1 run1" \
+    "$("$danaus" logs again | xargs)|$(xargs <"$backdir_a/volumes/avol/n")"
+"$danaus" rm again
+"$danaus" run -d --pool a --image bb --name rs -- sleep 100 >/dev/null
+first=$("$danaus" inspect -f '{{.State.Pid}}' rs)
+"$danaus" restart -t 0 rs >/dev/null
+check "restart of a running container runs a new pid 1" "running new" \
+    "$("$danaus" inspect -f '{{.State.Status}}' rs) $([ "$("$danaus" inspect -f '{{.State.Pid}}' rs)" != "$first" ] && echo new)"
+"$danaus" rm -f rs
+expect_error "start of an unknown container" 1 "unknown container 'nope'" "$danaus" start nope
+# top: the container's processes, with their host uids (the pool's); info.
+"$danaus" run -d --pool a --image bb --name tp -- sh -c 'sleep 100 & wait' >/dev/null
+out=$("$danaus" top tp)
+check "top lists the container's processes with their host uids" "UID 2 2" \
+    "$(echo "$out" | head -1 | cut -d' ' -f1) $(echo "$out" | grep -c 'sleep 100') $(echo "$out" | awk -v b="$base" '$1 == b' | wc -l)"
+"$danaus" stop -t 0 tp
+expect_error "top of a container that is not running" 1 "container 'tp' is not running" "$danaus" top tp
+"$danaus" rm tp
+check "info says the state directory and counts its pools" "State: $DANAUS_STATE|Pools: 2" \
+    "$("$danaus" info | grep -e '^State:' -e '^Pools:' | paste -sd'|')"
 expect_error "inspect of an unknown container" 1 "unknown container 'nope'" "$danaus" inspect nope
 check "exec -e -w -u: environment, directory and user, as docker's" "1 /etc 1000:1001" \
     "$("$danaus" exec -e A=1 -w /etc -u 1000:1001 d1 sh -c 'echo $A $(pwd) $(id -u):$(id -g)')"
