@@ -184,11 +184,14 @@ static int sweep_layer(const char *pool, const char *hex, const char *now)
     record_free(&r);
     if (keep || !kept_by)
         return rc;
+    /* The mark goes first: a copy without one is unpacked afresh when
+     * used again, so a removal cut short (or failed) leaves no half copy
+     * to be taken back. */
     store_path(pool, top, sizeof top, "layers", hex);
     const char *const rm[] = {"rm", "-rf", top, NULL};
-    if (helper_run(pool, rm) < 0)
-        return -1;
-    return unlink(mark) < 0 ? fail_errno("cannot remove %s", mark) : 0;
+    if (unlink(mark) < 0)
+        return fail_errno("cannot remove %s", mark);
+    return helper_run(pool, rm);
 }
 
 static int sweep_layers(const char *pool, const struct record *rec)
