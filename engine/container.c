@@ -23,6 +23,8 @@
 #include "format.h"
 #include "helper.h"
 #include "image_config.h"
+#include "layers.h"
+#include "runinfo.h"
 #include "ns.h"
 #include "query.h"
 #include "record.h"
@@ -52,6 +54,7 @@
 #include <unistd.h>
 
 #define STOP_GRACE_S 5
+#define WAIT_RECORD_POLLS 50 /* of 100 ms */
 #define REPORT_MESSAGE_MAX 1024 /* (within PIPE_BUF: one write) */
 #define LIBRARY_INSIDE "/usr/lib/danaus/libdanaus.so"
 #define RUNDIR_INSIDE "/run/danaus"
@@ -67,8 +70,7 @@ struct container {
     char **argv;         /* ENTRYPOINT and CMD, or what run overrode */
     const char *workdir; /* -w, or the image's WORKDIR, or NULL */
     const char *user;    /* -u, or the image's USER; root by default */
-    char image_id[STATE_PATH_MAX]; /* the import's id: its layers' names */
-    int layers;
+    struct layer_list layers; /* the image's, bottom first */
     uint32_t userns_base; /* the pool's (userns.h); 0: the host's ids */
     int userns_sync[2];   /* the child asks the engine for its maps */
 };
@@ -83,25 +85,33 @@ static int save(struct container *c)
 
 /* ---- inside the new namespaces ---- */
 
-/* The command's environment: the engine's few, the image's ENV over
- * them, the library's, then -e over all; HOME, unless one of those set
- * it, is home. */
-static void child_env(const struct container *c, const char *home)
+/* The command's environment but HOME: the engine's few, the image's ENV
+ * over them, the library's, then -e over all. */
+static void command_env(const struct container *c, struct env *e)
 {
     const char *term = getenv("TERM");
-    clearenv();
-    setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
-                   "/sbin:/bin", 1);
-    setenv("HOSTNAME", c->name, 1);
+    env_put(e, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+               "/sbin:/bin");
+    env_putf(e, "HOSTNAME=%s", c->name);
     if (term)
-        setenv("TERM", term, 1);
+        env_putf(e, "TERM=%s", term);
     for (int i = 0; c->image.env && c->image.env[i]; i++)
-        putenv(c->image.env[i]);
-    setenv("LD_PRELOAD", LIBRARY_INSIDE, 1);
-    setenv("DANAUS_SERVICE", c->o->pool, 1);
-    setenv("DANAUS_RUNDIR", RUNDIR_INSIDE, 1);
+        env_put(e, c->image.env[i]);
+    env_put(e, "LD_PRELOAD=" LIBRARY_INSIDE);
+    env_putf(e, "DANAUS_SERVICE=%s", c->o->pool);
+    env_put(e, "DANAUS_RUNDIR=" RUNDIR_INSIDE);
     for (int i = 0; i < c->o->nenv; i++)
-        putenv(c->o->env[i]);
+        env_put(e, c->o->env[i]);
+}
+
+/* The command's environment; HOME, unless it set one, is home. */
+static void child_env(const struct container *c, const char *home)
+{
+    struct env e = {0};
+    command_env(c, &e);
+    clearenv();
+    for (int i = 0; i < e.n; i++)
+        putenv(e.list[i]); /* (kept: the environment holds them) */
     setenv("HOME", home, 0);
 }
 
@@ -330,6 +340,7 @@ static void finish(struct container *c, int code)
         served = root_served(c->name, &now);
         record_set(&now, "status", "exited");
         record_set(&now, "exit", "%d", code);
+        record_set(&now, "finished_at", "%lld", (long long)time(NULL));
         record_save(path, &now);
         record_free(&now);
     }
@@ -426,18 +437,31 @@ static int mount_volumes(struct container *c, struct record *pool)
     return 0;
 }
 
+/* What inspect shows of the run's configuration (runinfo.h). */
+static int save_runinfo(const struct container *c, const struct record *pool)
+{
+    struct env e = {0};
+    command_env(c, &e);
+    const struct runinfo r = {e.list, c->argv, c->user, c->workdir,
+                              c->o->volumes, c->o->nvolumes,
+                              record_get(pool, "backend_dir")};
+    int rc = runinfo_save(c->name, &r);
+    env_free(&e);
+    return rc;
+}
+
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
-    const char *id = c->image_id;
-    int layers = c->layers;
-    if (store_publish(o->pool, o->image, id, layers) < 0)
+    if (store_publish(o->pool, &c->layers) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c->name);
-    if (mkdir(dir, 0700) < 0)
+    if (mkdir(dir, 0700) < 0 && !(o->again && errno == EEXIST))
         return errno == EEXIST ? fail("container name '%s' is taken", c->name)
                                : fail_errno("cannot create %s", dir);
+    if (o->again && query_container(c->name, &c->rec) < 0)
+        return -1;
     record_set(&c->rec, "pool", "%s", o->pool);
     record_set(&c->rec, "image", "%s", o->image);
     record_set(&c->rec, "status", "created");
@@ -452,19 +476,21 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "no_new_privileges", "%d", !o->new_privileges);
     record_set(&c->rec, "pids_limit", "%ld", o->pids_limit);
     record_set(&c->rec, "userns_base", "%u", c->userns_base);
+    if (!o->again)
+        record_set(&c->rec, "created", "%lld", (long long)time(NULL));
     /* The danausd that serves its root: one restarted since does not. */
-    if (save(c) < 0)
+    if (save(c) < 0 || save_runinfo(c, pool) < 0)
         return -1;
     const char *backend = record_get(pool, "backend_dir");
     snprintf(writable, sizeof writable, "%.3000s/containers/%s", backend,
              c->name);
     char lower[8192] = "";
-    for (int i = layers - 1; i >= 0; i--)
+    for (int i = c->layers.n - 1; i >= 0; i--)
         snprintf(lower + strlen(lower), sizeof lower - strlen(lower),
-                 "%s%.3000s/images/%s/%d", i == layers - 1 ? "" : ":",
-                 backend, id, i);
+                 "%s%.3000s/layers/%s", i == c->layers.n - 1 ? "" : ":",
+                 backend, c->layers.hex[i]);
     if (cgroup_container_create(o->pool, c->name, o->pids_limit) < 0 ||
-        store_branch_create(o->pool, c->name) < 0 ||
+        (!o->again && store_branch_create(o->pool, c->name) < 0) ||
         door_mount_add(o->pool, c->root, record_get(pool, "backend_kind"),
                        writable, lower, o->read_only) < 0)
         return -1;
@@ -561,6 +587,7 @@ static int supervise(struct container *c, int tell_fd)
     record_set(&c->rec, "pid", "%d", (int)pid);
     record_set(&c->rec, "start", "%llu", process_start_time(pid));
     record_set(&c->rec, "status", "running");
+    record_set(&c->rec, "started_at", "%lld", (long long)time(NULL));
     save(c);
     if (tell_fd >= 0) {
         dprintf(tell_fd, "0 started\n");
@@ -619,7 +646,7 @@ static int count(char *const *list)
     return n;
 }
 
-/* The image's record, read once: its layers and their id, and what the
+/* The image's record, read once: its layers, and what the
  * command is, where and as whom it runs: run's options over the image's
  * settings, as docker's are: --entrypoint replaces ENTRYPOINT and
  * drops CMD ("" for none), a command given replaces CMD. 0 or -1. */
@@ -630,10 +657,10 @@ static int settle(struct container *c)
     if (query_image(o->image, &image) < 0)
         return -1;
     image_config_load(&image, &c->image);
-    c->layers = (int)record_num(&image, "layers", 0);
-    snprintf(c->image_id, sizeof c->image_id, "%s",
-             query_image_id(&image, o->image));
+    int rc = layer_list_of(&image, o->image, &c->layers);
     record_free(&image);
+    if (rc < 0)
+        return -1;
     char *given[] = {(char *)o->entrypoint, NULL};
     char *const *entry = !o->entrypoint     ? c->image.entrypoint
                          : o->entrypoint[0] ? given
@@ -677,7 +704,7 @@ int container_run(const struct run_options *o)
     char dir[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c.name);
     int existed = access(dir, F_OK) == 0;
-    if (existed) {
+    if (existed && !o->again) {
         record_free(&pool);
         fail("container name '%s' is taken", c.name);
         return 125;
@@ -691,8 +718,11 @@ int container_run(const struct run_options *o)
     int code = 125;
     if (prepare(&c, &pool) == 0)
         code = o->detach ? run_detached(&c) : supervise(&c, -1);
-    /* A container that never ran leaves nothing behind. */
-    if (fail_message() && !record_get(&c.rec, "pid")) {
+    /* A container that never ran leaves nothing behind; one started
+     * again is left ended. */
+    if (fail_message() && o->again)
+        finish(&c, code);
+    else if (fail_message() && !record_get(&c.rec, "pid")) {
         char *saved = strdup(fail_message());
         unmake(&c);
         fail_clear();
@@ -825,13 +855,18 @@ int container_wait(const char *name)
     /* Without the state lock, so that stop and rm go on meanwhile. */
     state_unlock();
     long long code = -1;
-    for (;;) {
+    /* Its pid 1 ends before its monitor records the exit (under the
+     * state lock): the record is watched until it says so, or for
+     * WAIT_RECORD_POLLS more polls when no monitor is left to say it. */
+    for (int after_end = 0; after_end <= WAIT_RECORD_POLLS;) {
         if (record_load(path, &rec) < 0)
             break; /* removed: its exit is gone with it */
-        int up = running(&rec);
+        const char *status = record_get(&rec, "status");
+        int recorded = !status || strcmp(status, "running") != 0;
+        after_end += !running(&rec);
         code = record_num(&rec, "exit", -1);
         record_free(&rec);
-        if (!up)
+        if (recorded)
             break;
         nanosleep(&(struct timespec){0, 100000000}, NULL);
     }

@@ -28,6 +28,8 @@ struct run_options {
     int new_privileges; /* --security-opt no-new-privileges=false */
     long pids_limit;    /* --pids-limit */
     char **argv; /* the command, NULL-ended; empty: the image's CMD */
+    int again; /* start (start.h): name is an ended container, whose
+                  record and writable branch are kept */
 };
 
 /* Returns the exit status to leave with: the container's (foreground), 0

@@ -11,18 +11,25 @@
 
 #define FIELDS "Names, Pool, Image, Status, Pid, Command, ReadOnly"
 
-/* The field a placeholder's inside (between "{{" and "}}", len bytes)
- * names, written to out; -1 when it names none. */
-static int field(const char *in, size_t len, const struct ps_row *row,
-                 char *out, size_t cap)
+/* A placeholder's inside (between "{{" and "}}", len bytes), spaces
+ * around it dropped: ".Path" gives path, len set to its length. */
+static const char *field_path(const char *in, size_t *len)
 {
-    while (len && *in == ' ')
-        in++, len--;
-    while (len && in[len - 1] == ' ')
-        len--;
-    if (len < 2 || in[0] != '.')
-        return -1;
-    in++, len--;
+    while (*len && *in == ' ')
+        in++, (*len)--;
+    while (*len && in[*len - 1] == ' ')
+        (*len)--;
+    if (*len < 2 || in[0] != '.')
+        return NULL;
+    (*len)--;
+    return in + 1;
+}
+
+/* The ps field named path (len bytes), written to out; -1 for none. */
+static int row_field(const char *in, size_t len, const void *arg, char *out,
+                     size_t cap)
+{
+    const struct ps_row *row = arg;
 #define IS(name) (len == strlen(name) && strncmp(in, name, len) == 0)
     if (IS("Names") || IS("Name"))
         snprintf(out, cap, "%s", row->name);
@@ -44,35 +51,33 @@ static int field(const char *in, size_t len, const struct ps_row *row,
     return 0;
 }
 
-/* Walks template, printing through row when it is not NULL. 0, or -1 at
- * the first bad placeholder (its text in bad). */
-static int walk(const char *template, const struct ps_row *row, char *bad,
-                size_t badcap)
+int format_fields(const char *template, format_field_fn *value,
+                  const void *arg, FILE *out, char *bad, size_t badcap)
 {
-    static const struct ps_row blank = {"", "", "", "", "", 0, 0};
-    char value[4096];
+    char text[4096];
     for (const char *p = template; *p;) {
         if (p[0] == '\\' && (p[1] == 't' || p[1] == 'n')) {
-            if (row)
-                putchar(p[1] == 't' ? '\t' : '\n');
+            if (out)
+                fputc(p[1] == 't' ? '\t' : '\n', out);
             p += 2;
             continue;
         }
         if (strncmp(p, "{{", 2) != 0) {
-            if (row)
-                putchar(*p);
+            if (out)
+                fputc(*p, out);
             p++;
             continue;
         }
         const char *end = strstr(p + 2, "}}");
         size_t len = end ? (size_t)(end - p - 2) : strlen(p + 2);
-        if (!end ||
-            field(p + 2, len, row ? row : &blank, value, sizeof value) < 0) {
+        const char *path = end ? field_path(p + 2, &len) : NULL;
+        if (!path || value(path, len, arg, text, sizeof text) < 0) {
+            len = end ? (size_t)(end - p - 2) : strlen(p + 2);
             snprintf(bad, badcap, "%.*s", (int)(end ? len + 4 : len + 2), p);
             return -1;
         }
-        if (row)
-            fputs(value, stdout);
+        if (out)
+            fputs(text, out);
         p = end + 2;
     }
     return 0;
@@ -80,8 +85,9 @@ static int walk(const char *template, const struct ps_row *row, char *bad,
 
 int format_check(const char *template)
 {
+    static const struct ps_row blank = {"", "", "", "", "", 0, 0};
     char bad[256];
-    if (walk(template, NULL, bad, sizeof bad) < 0)
+    if (format_fields(template, row_field, &blank, NULL, bad, sizeof bad) < 0)
         return fail("ps --format: '%s' is not a field (" FIELDS ")", bad);
     return 0;
 }
@@ -89,6 +95,6 @@ int format_check(const char *template)
 void format_print(const char *template, const struct ps_row *row)
 {
     char bad[256];
-    walk(template, row, bad, sizeof bad);
+    format_fields(template, row_field, row, stdout, bad, sizeof bad);
     putchar('\n');
 }

@@ -1,21 +1,24 @@
 /*
  * image.c - image import, ls, rm (image.h).
  *
- * Whatever the source, an image becomes layer-0.tar .. layer-N.tar in
- * images/NAME, bottom first: a root directory is archived as one layer, a
+ * Whatever the source, an image becomes layer-0.tar .. layer-N.tar,
+ * bottom first, which go to the layer store (layers.h) and are named in
+ * the record images/NAME/image: a root directory is archived as one layer, a
  * root file-system tarball is one layer as it is (tar reads its
  * compression), a `docker save` (or `podman save`) archive gives its layers
  * in manifest order, an OCI image layout (a directory, or `podman save
  * --format oci-archive`) those of its first image (oci.h).
  * OCI whiteouts (.wh.NAME, .wh..wh..opq) stay in the layers as files: the
  * union reads them. The import is built in a hidden directory and renamed
- * into place, so a failed import leaves nothing.
+ * into place, and the store keeps only archives that images name, so a
+ * failed import leaves nothing.
  */
 #include "image.h"
 #include "fail.h"
 #include "files.h"
 #include "image_config.h"
 #include "json.h"
+#include "layers.h"
 #include "manifest.h"
 #include "oci.h"
 #include "program.h"
@@ -273,6 +276,23 @@ static int import_layers(const char *src, const char *dir, const char **kind,
     return file_copy(src, layer) < 0 ? -1 : 1;
 }
 
+/* Moves dir/layer-0.tar .. layer-(n-1).tar into the layer store
+ * (layers.h) and names them in rec, bottom first. 0 or -1 (fail.h). */
+static int store_layers(const char *dir, int n, struct record *rec)
+{
+    char list[MANIFEST_MAX_LAYERS * (LAYER_HEX_LEN + 1) + 1] = "";
+    for (int i = 0; i < n; i++) {
+        char layer[STATE_PATH_MAX], hex[LAYER_HEX_LEN + 1];
+        snprintf(layer, sizeof layer, "%.4000s/layer-%d.tar", dir, i);
+        if (layer_store(layer, hex) < 0)
+            return -1;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                 i ? " " : "", hex);
+    }
+    record_set(rec, "layers_sha256", "%s", list);
+    return 0;
+}
+
 /* A layer's uncompressed size may be at most this many times its own (far
  * above what file systems compress to), at least the floor (a small layer
  * of zeros), at most the cap; --max-layer-size sets a size instead. */
@@ -370,6 +390,8 @@ int image_import(const char *name, const char *path,
         if (check_expansion(tmp, i, max_layer_size) < 0)
             n = -1;
     struct record rec = {0};
+    if (n > 0 && store_layers(tmp, n, &rec) < 0)
+        n = -1;
     int rc = -1;
     unsigned char r[8];
     if (n > 0 && getrandom(r, sizeof r, 0) != sizeof r)
@@ -396,6 +418,8 @@ int image_import(const char *name, const char *path,
     free(config);
     if (rc < 0)
         remove_tree(tmp);
+    if (layer_collect() < 0 && rc == 0)
+        rc = -1;
     return rc;
 }
 
@@ -429,12 +453,16 @@ int image_remove(const char *name)
     if (query_container_users("image", name, users, sizeof users))
         rc = fail("image '%s' is used by containers: %s (rm them first)",
                   name, users);
-    else
+    else if (!record_get(&rec, "layers_sha256"))
         rc = store_unpublish_everywhere(query_image_id(&rec, name));
     record_free(&rec);
     if (rc < 0)
         return -1;
     char dir[STATE_PATH_MAX];
     state_path(dir, "images/%s", name);
-    return remove_tree(dir) < 0 ? fail_errno("cannot remove %s", dir) : 0;
+    if (remove_tree(dir) < 0)
+        return fail_errno("cannot remove %s", dir);
+    /* The pools' copies of layers no image names go now, or once the
+     * danausd that may hold them open is gone (store.h). */
+    return layer_collect() < 0 || store_sweep_everywhere() < 0 ? -1 : 0;
 }

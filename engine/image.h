@@ -1,9 +1,10 @@
 /*
  * image.h - images: an ordered list of layers (tar archives, bottom first)
- * kept in the state directory, imported from a root directory, a root
- * file-system tarball, a `docker save`/`podman save` archive, or an OCI
- * image layout (directory or oci-archive). Their files reach a
- * pool's backend once per pool (store.h), as read-only union branches.
+ * kept once in the state directory's layer store (layers.h), imported
+ * from a root directory, a root file-system tarball, a `docker
+ * save`/`podman save` archive, or an OCI image layout (directory or
+ * oci-archive). Their files reach a pool's backend once per pool and
+ * layer (store.h), as read-only union branches.
  */
 #ifndef ENGINE_IMAGE_H
 #define ENGINE_IMAGE_H

@@ -12,7 +12,9 @@
 #include "hostpath.h"
 #include "hrc.h"
 #include "image_config.h"
+#include "info.h"
 #include "inspect.h"
+#include "start.h"
 #include "image.h"
 #include "pool.h"
 #include "size.h"
@@ -57,10 +59,12 @@ static int usage(FILE *out)
             "[CMD...])\n"
             "  exec [-e VAR[=VALUE]]... [-w DIR] [-u USER[:GROUP]] [-i] [-t] "
             "NAME [--] CMD [ARGS...]\n"
-            "  ps [-a] [-q] [--format TEMPLATE] | inspect NAME |\n"
-            "  stop [-t SECONDS] NAME | rm [-f] NAME |\n"
+            "  ps [-a] [-q] [--format TEMPLATE] |\n"
+            "  inspect [-f|--format TEMPLATE] NAME... |\n"
+            "  stop [-t SECONDS] NAME | start NAME | restart [-t SECONDS] NAME |\n"
+            "  rm [-f] NAME |\n"
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
-            "  stats [NAME...] | stats --hrc POOL | version\n");
+            "  stats [NAME...] | stats --hrc POOL | top NAME | info | version\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -364,18 +368,31 @@ static int version(void)
     return 0;
 }
 
-/* stop [-t SECONDS] NAME */
-static int stop_command(int argc, char **argv)
+/* inspect [-f|--format TEMPLATE] NAME... */
+static int inspect_command(int argc, char **argv)
+{
+    int f = argc > 0 && (strcmp(argv[0], "-f") == 0 ||
+                         strcmp(argv[0], "--format") == 0);
+    if (argc < 1 + 2 * f)
+        return fail("inspect: expected [-f|--format TEMPLATE] NAME...");
+    return inspect_containers(argv + 2 * f, argc - 2 * f,
+                              f ? argv[1] : NULL);
+}
+
+/* stop or restart [-t SECONDS] NAME */
+static int stop_command(const char *cmd, int argc, char **argv)
 {
     unsigned long long grace = 0;
     int timed = argc == 3 && strcmp(argv[0], "-t") == 0;
     if (timed && !count_parse(argv[1], STOP_TIMEOUT_MAX, &grace) &&
         strcmp(argv[1], "0") != 0)
-        return fail("stop: -t '%s': expected seconds, 0 to %d", argv[1],
+        return fail("%s: -t '%s': expected seconds, 0 to %d", cmd, argv[1],
                     STOP_TIMEOUT_MAX);
     if (argc != 1 && !timed)
-        return fail("stop: expected [-t SECONDS] NAME");
-    return container_stop(argv[argc - 1], timed ? (int)grace : -1);
+        return fail("%s: expected [-t SECONDS] NAME", cmd);
+    return strcmp(cmd, "restart") == 0
+               ? container_restart(argv[argc - 1], timed ? (int)grace : -1)
+               : container_stop(argv[argc - 1], timed ? (int)grace : -1);
 }
 
 /* The number of the signal abbreviated name ("TERM"), or -1. */
@@ -463,10 +480,16 @@ static int command(int argc, char **argv)
         return hrc_show(argv[2]);
     if (strcmp(cmd, "stats") == 0)
         return stats_show(argv + 1, argc - 1);
-    if (strcmp(cmd, "inspect") == 0 && argc == 2)
-        return inspect_container(argv[1]);
-    if (strcmp(cmd, "stop") == 0)
-        return stop_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "inspect") == 0)
+        return inspect_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "stop") == 0 || strcmp(cmd, "restart") == 0)
+        return stop_command(cmd, argc - 1, argv + 1);
+    if (strcmp(cmd, "start") == 0 && argc == 2)
+        return container_start(argv[1]);
+    if (strcmp(cmd, "top") == 0 && argc == 2)
+        return stats_top(argv[1]);
+    if (strcmp(cmd, "info") == 0 && argc == 1)
+        return info_show(DANAUS_VERSION);
     if (strcmp(cmd, "rm") == 0 && argc == 2)
         return container_remove(argv[1], 0);
     if (strcmp(cmd, "rm") == 0 && argc == 3 && strcmp(argv[1], "-f") == 0)

@@ -266,7 +266,7 @@ int pool_create(const char *name, const struct pool_options *o)
         record_free(&rec);
         return -1;
     }
-    state_path(sub, "pools/%s/images", name);
+    state_path(sub, "pools/%s/layers", name);
     int rc = -1;
     if (mkdir(dir, 0700) < 0) {
         fail_errno("cannot create %s", dir);
@@ -286,29 +286,22 @@ int pool_create(const char *name, const struct pool_options *o)
     return rc;
 }
 
+/* One line of pool ls. */
+static int list_pool(const char *pool, struct record *rec)
+{
+    char mem[32];
+    snprintf(mem, sizeof mem, "%lldM", record_num(rec, "memory", 0) >> 20);
+    printf("%-16s %-10s %-10s %-8s %-8lld %s\n", pool, record_get(rec, "cpus"),
+           mem, service_alive(rec) ? "running" : "dead",
+           record_num(rec, "pid", 0), record_get(rec, "backend"));
+    return 0;
+}
+
 int pool_list(void)
 {
-    int n;
-    char **pools = state_list("pools", &n);
     printf("%-16s %-10s %-10s %-8s %-8s %s\n", "POOL", "CPUS", "MEMORY",
            "SERVICE", "PID", "BACKEND");
-    for (int i = 0; i < n; i++) {
-        struct record rec;
-        char path[STATE_PATH_MAX];
-        query_pool_path(pools[i], path);
-        if (record_load(path, &rec) < 0)
-            continue;
-        int alive = service_alive(&rec);
-        char mem[32];
-        snprintf(mem, sizeof mem, "%lldM", record_num(&rec, "memory", 0) >> 20);
-        printf("%-16s %-10s %-10s %-8s %-8lld %s\n", pools[i],
-               record_get(&rec, "cpus"),
-               mem, alive ? "running" : "dead", record_num(&rec, "pid", 0),
-               record_get(&rec, "backend"));
-        record_free(&rec);
-    }
-    state_list_free(pools, n);
-    return 0;
+    return query_each_pool(list_pool);
 }
 
 int pool_remove(const char *name)
@@ -322,20 +315,23 @@ int pool_remove(const char *name)
         return fail("pool '%s' still has containers: %s (rm them first)",
                     name, users);
     }
-    /* The image copies in the backend are the pool's; its other data is
-     * the tenant's and stays. */
-    char store[STATE_PATH_MAX], images[STATE_PATH_MAX];
+    /* The layer copies in the backend are the pool's (images/: those of
+     * images imported before layers were shared); its other data is the
+     * tenant's and stays. */
+    char store[STATE_PATH_MAX], layers[STATE_PATH_MAX], images[STATE_PATH_MAX];
     service_store_mount(name, store, sizeof store);
-    if (snprintf(images, sizeof images, "%s/images", store) >=
-        (int)sizeof images)
+    if (snprintf(layers, sizeof layers, "%s/layers", store) >=
+            (int)sizeof layers ||
+        snprintf(images, sizeof images, "%s/images", store) >=
+            (int)sizeof images)
         return fail("pool '%s': state path too long", name);
     int rc = 0;
     if (service_alive(&rec)) {
-        const char *const rm[] = {"rm", "-rf", images, NULL};
+        const char *const rm[] = {"rm", "-rf", layers, images, NULL};
         rc = helper_run(name, rm);
     } else {
         fprintf(stderr, "danaus: pool %s: danausd is down; the image copies "
-                        "stay in its backend (%s/images)\n",
+                        "stay in its backend (%s/layers)\n",
                 name, record_get(&rec, "backend_dir"));
     }
     unmake(name, &rec);
@@ -413,29 +409,26 @@ static int successor(const char *name, struct record *rec)
     return -1;
 }
 
+/* A pool's danausd noticed dead is restarted (or its successor taken),
+ * then the pool swept; a failure is said here, and the command goes on. */
+static int check_pool(const char *pool, struct record *rec)
+{
+    int alive = service_alive(rec);
+    int next = alive ? 0 : successor(pool, rec);
+    alive = alive || next == 1;
+    int rc = 0;
+    if (!alive && next == 0 && restart(pool, rec) < 0)
+        rc = -1;
+    else if ((alive || service_alive(rec)) && store_sweep(pool, rec) < 0)
+        rc = -1;
+    if (rc < 0 && fail_message()) {
+        fprintf(stderr, "danaus: %s\n", fail_message());
+        fail_clear();
+    }
+    return rc;
+}
+
 int pool_check_all(void)
 {
-    int n, rc = 0;
-    char **pools = state_list("pools", &n);
-    for (int i = 0; i < n; i++) {
-        struct record rec;
-        char path[STATE_PATH_MAX];
-        query_pool_path(pools[i], path);
-        if (record_load(path, &rec) < 0)
-            continue;
-        int alive = service_alive(&rec);
-        int next = alive ? 0 : successor(pools[i], &rec);
-        alive = alive || next == 1;
-        if (!alive && next == 0 && restart(pools[i], &rec) < 0)
-            rc = -1;
-        else if ((alive || service_alive(&rec)) && store_sweep(pools[i]) < 0)
-            rc = -1;
-        if (rc < 0 && fail_message()) {
-            fprintf(stderr, "danaus: %s\n", fail_message());
-            fail_clear();
-        }
-        record_free(&rec);
-    }
-    state_list_free(pools, n);
-    return rc;
+    return query_each_pool(check_pool);
 }

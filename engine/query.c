@@ -65,6 +65,24 @@ const char *query_image_id(const struct record *rec, const char *name)
     return id ? id : name;
 }
 
+int query_each_pool(int (*fn)(const char *pool, struct record *rec))
+{
+    int n, rc = 0;
+    char **pools = state_list("pools", &n);
+    for (int i = 0; i < n; i++) {
+        struct record rec;
+        char path[STATE_PATH_MAX];
+        query_pool_path(pools[i], path);
+        if (record_load(path, &rec) < 0)
+            continue;
+        if (fn(pools[i], &rec) < 0)
+            rc = -1;
+        record_free(&rec);
+    }
+    state_list_free(pools, n);
+    return rc;
+}
+
 int query_container_users(const char *field, const char *value, char *out,
                           size_t size)
 {

@@ -26,6 +26,9 @@ int query_image(const char *name, struct record *rec);
  * import's id (a new one each import), or its name for an image imported
  * before images had ids. */
 const char *query_image_id(const struct record *rec, const char *name);
+/* Calls fn with each pool whose record loads (fn may change the record;
+ * it is not saved). -1 when some fn returned -1, else 0. */
+int query_each_pool(int (*fn)(const char *pool, struct record *rec));
 /* Containers (any state) whose record has field = value (e.g. "pool",
  * "image"), listed as "a, b" in out; their count. */
 int query_container_users(const char *field, const char *value, char *out,

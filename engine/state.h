@@ -6,11 +6,11 @@
  *
  *   lock                       serialises engine commands
  *   pools/NAME/pool            record: cpus, memory, backend, danausd pid
- *   pools/NAME/{danausd.conf,danausd.log,run/,ipc,images/}
- *   images/NAME/image          record: layer count, id, source
- *   images/NAME/layer-N.tar    layers, bottom first
+ *   pools/NAME/{danausd.conf,danausd.log,run/,ipc,layers/}
+ *   images/NAME/image          record: layers (their sha256), id, source
+ *   layers/HEX.tar             a layer, kept once (layers.h)
  *   containers/NAME/container  record: pool, image, pid, status
- *   containers/NAME/{root,log}
+ *   containers/NAME/{root,log,config.json (runinfo.h)}
  */
 #ifndef ENGINE_STATE_H
 #define ENGINE_STATE_H

@@ -4,7 +4,8 @@
  * namespace and in each pool's cgroup (/proc), the pool's cgroup memory
  * charge, and the service's counters of each container's root
  * (wire.h DANAUS_DOOR_STATS). Calls through the FUSE door (execve, mmap,
- * programs without the preload) are not among them.
+ * programs without the preload) are not among them. top lists the
+ * processes of that PID namespace.
  */
 #include "stats.h"
 #include "cgroup.h"
@@ -66,22 +67,29 @@ static ino_t pidns_of(pid_t pid)
     return stat(path, &st) == 0 ? st.st_ino : 0;
 }
 
-/* Adds every process in PID namespace ns to u. */
-static void add_namespace(ino_t ns, struct usage *u)
+/* Calls fn with every process in PID namespace ns. */
+static void each_in_namespace(ino_t ns, void (*fn)(pid_t, void *), void *arg)
 {
     DIR *d = opendir("/proc");
     struct dirent *e;
     while (d && (e = readdir(d))) {
         pid_t pid = (pid_t)atoi(e->d_name);
-        double cpu;
-        uint64_t rss;
-        if (pid > 0 && pidns_of(pid) == ns && proc_usage(pid, &cpu, &rss) == 0) {
-            u->cpu_s += cpu;
-            u->rss += rss;
-        }
+        if (pid > 0 && pidns_of(pid) == ns)
+            fn(pid, arg);
     }
     if (d)
         closedir(d);
+}
+
+static void add_usage(pid_t pid, void *arg)
+{
+    struct usage *u = arg;
+    double cpu;
+    uint64_t rss;
+    if (proc_usage(pid, &cpu, &rss) == 0) {
+        u->cpu_s += cpu;
+        u->rss += rss;
+    }
 }
 
 static void sample(struct row *rows, int n, int k)
@@ -104,7 +112,7 @@ static void sample(struct row *rows, int n, int k)
             u->rss = cgroup_memory_used(r->pool);
             door_stats(r->pool, "", &u->fs);
         } else {
-            add_namespace(r->pidns, u);
+            each_in_namespace(r->pidns, add_usage, u);
             state_path(root, "containers/%s/root", r->name);
             door_stats(r->pool, root, &u->fs);
         }
@@ -153,19 +161,27 @@ static void print_row(const struct row *r, double seconds)
            (double)(b->fs.calls - a->fs.calls) / seconds, rd, wr, p50, p99);
 }
 
+/* The record of a running container, loaded; else -1 (fail.h). */
+static int load_running(const char *name, struct record *rec)
+{
+    if (query_container(name, rec) < 0)
+        return -1;
+    const char *status = record_get(rec, "status");
+    if (status && strcmp(status, "running") == 0 && service_alive(rec))
+        return 0;
+    record_free(rec);
+    return fail("container '%s' is not running", name);
+}
+
 /* Adds the container (if running) and its pool (once) to rows. */
 static int add(struct row *rows, int *n, const char *name)
 {
     struct record rec;
-    if (query_container(name, &rec) < 0)
+    if (load_running(name, &rec) < 0)
         return -1;
-    const char *status = record_get(&rec, "status");
     pid_t pid = (pid_t)record_num(&rec, "pid", 0);
-    int up = status && strcmp(status, "running") == 0 && service_alive(&rec);
     int rc = 0;
-    if (!up) {
-        rc = fail("container '%s' is not running", name);
-    } else if (*n + 2 > MAX_ROWS) {
+    if (*n + 2 > MAX_ROWS) {
         rc = fail("stats: more than %d rows", MAX_ROWS);
     } else {
         const char *pool = record_get(&rec, "pool");
@@ -218,5 +234,56 @@ int stats_show(char **names, int n)
            "CPU", "MEM", "FS CALLS/S", "READ", "WRITE", "P50", "P99");
     for (int i = 0; i < nrows; i++)
         print_row(&rows[i], seconds);
+    return 0;
+}
+
+/* The value of a "Key:\tfirst value" line of /proc/PID/status, or -1. */
+static long status_number(pid_t pid, const char *key)
+{
+    char path[64], line[256];
+    long v = -1;
+    size_t len = strlen(key);
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, len) == 0 && line[len] == ':') {
+            v = strtol(line + len + 1, NULL, 10);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* One line of top: the process's host ids, CPU time and command line. */
+static void top_line(pid_t pid, void *arg)
+{
+    (void)arg;
+    char path[64], cmd[512] = "";
+    double cpu;
+    uint64_t rss;
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "re");
+    size_t n = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i + 1 < n; i++)
+        cmd[i] = cmd[i] ? cmd[i] : ' ';
+    cmd[n] = '\0';
+    if (proc_usage(pid, &cpu, &rss) < 0)
+        return; /* gone meanwhile */
+    printf("%-10ld %-8d %-8ld %9.2f %s\n", status_number(pid, "Uid"),
+           (int)pid, status_number(pid, "PPid"), cpu, cmd);
+}
+
+int stats_top(const char *name)
+{
+    struct record rec;
+    if (load_running(name, &rec) < 0)
+        return -1;
+    pid_t pid = (pid_t)record_num(&rec, "pid", 0);
+    record_free(&rec);
+    printf("%-10s %-8s %-8s %9s %s\n", "UID", "PID", "PPID", "CPU(s)", "CMD");
+    each_in_namespace(pidns_of(pid), top_line, NULL);
     return 0;
 }

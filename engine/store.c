@@ -2,7 +2,7 @@
  * store.c - image layers and writable branches in a pool's backend
  * (store.h).
  *
- * The backend's images/, containers/ and volumes/ are 0700, root's: the
+ * The backend's layers/, containers/ and volumes/ are 0700, root's: the
  * files under them (an image's setuid programs and device nodes, whatever
  * a container makes) then reach host users only through a container's
  * view, which danausd serves; danausd opens the branches as root.
@@ -10,6 +10,7 @@
 #include "store.h"
 #include "fail.h"
 #include "helper.h"
+#include "query.h"
 #include "record.h"
 #include "service.h"
 #include "state.h"
@@ -41,36 +42,65 @@ static int private_kind_dir(const char *pool, const char *kind)
     return helper_run(pool, install);
 }
 
-int store_publish(const char *pool, const char *image, const char *id,
-                  int nlayers)
+/* pools/POOL/layers/HEX, a record: the pool's copy of the layer is
+ * complete; once no image names it, kept_by is "PID START" of the
+ * danausd that may hold it open. */
+static void layer_mark(const char *pool, const char *hex, char *out)
 {
-    char mark[STATE_PATH_MAX], dst[STATE_PATH_MAX], layer[STATE_PATH_MAX];
-    state_path(mark, "pools/%s/images/%s", pool, id);
-    if (access(mark, F_OK) == 0)
-        return 0;
-    char top[STATE_PATH_MAX];
-    store_path(pool, top, sizeof top, "images", id);
+    state_path(out, "pools/%s/layers/%s", pool, hex);
+}
+
+/* The mark saying kept_by (NULL: in use). 0 or -1 (fail.h). */
+static int mark_save(const char *mark, const char *kept_by)
+{
+    struct record r = {0};
+    if (kept_by)
+        record_set(&r, "kept_by", "%s", kept_by);
+    int rc = record_save(mark, &r) < 0 ? fail_errno("cannot save %s", mark)
+                                       : 0;
+    record_free(&r);
+    return rc;
+}
+
+/* Unpacks one layer into BACKEND/layers/HEX, or takes a kept copy back. */
+static int publish_layer(const char *pool, const char *hex)
+{
+    char mark[STATE_PATH_MAX], top[STATE_PATH_MAX], archive[STATE_PATH_MAX];
+    struct record r;
+    layer_mark(pool, hex, mark);
+    if (record_load(mark, &r) == 0) {
+        int kept = record_get(&r, "kept_by") != NULL;
+        record_free(&r);
+        return kept ? mark_save(mark, NULL) : 0;
+    }
+    store_path(pool, top, sizeof top, "layers", hex);
+    layer_archive_path(hex, archive);
     const char *const clear[] = {"rm", "-rf", top, NULL};
-    int rc = private_kind_dir(pool, "images") < 0 ? -1
-                                                   : helper_run(pool, clear);
-    for (int i = 0; i < nlayers && rc == 0; i++) {
-        snprintf(dst, sizeof dst, "%.4000s/%d", top, i);
-        state_path(layer, "images/%s/layer-%d.tar", image, i);
-        const char *const mk[] = {"mkdir", "-p", dst, NULL};
-        const char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
-                               "--xattrs-include=*", "-xpf", layer,
-                               "-C", dst, NULL};
-        rc = helper_run(pool, mk) < 0 || helper_run(pool, untar) < 0 ? -1 : 0;
-    }
-    if (rc == 0) {
-        int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        rc = fd < 0 ? fail_errno("cannot create %s", mark) : 0;
-        if (fd >= 0)
-            close(fd);
-    }
+    const char *const mk[] = {"mkdir", "-p", top, NULL};
+    const char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
+                                 "--xattrs-include=*", "-xpf", archive,
+                                 "-C", top, NULL};
+    int rc = helper_run(pool, clear) < 0 || helper_run(pool, mk) < 0 ||
+                     helper_run(pool, untar) < 0
+                 ? -1
+                 : mark_save(mark, NULL);
     if (rc < 0)
         helper_run(pool, clear);
     return rc;
+}
+
+int store_publish(const char *pool, const struct layer_list *layers)
+{
+    char marks[STATE_PATH_MAX];
+    state_path(marks, "pools/%s/layers", pool);
+    if (mkdir(marks, 0700) < 0 && errno != EEXIST)
+        return fail_errno("cannot create %s", marks);
+    if (private_kind_dir(pool, "layers") < 0)
+        return -1;
+    for (int i = 0; i < layers->n; i++)
+        if (publish_layer(pool, layers->hex[i]) < 0)
+            return -1;
+    return 0;
 }
 
 int store_unpublish_everywhere(const char *id)
@@ -138,7 +168,51 @@ int store_branch_defer(const char *pool, const char *container)
     return 0;
 }
 
-int store_sweep(const char *pool)
+/* A copy no image names: kept by the danausd running now (now), which
+ * may hold it open, and removed under another one, which cannot (an
+ * image naming it again would have taken it back first). */
+static int sweep_layer(const char *pool, const char *hex, const char *now)
+{
+    char mark[STATE_PATH_MAX], top[STATE_PATH_MAX];
+    struct record r;
+    layer_mark(pool, hex, mark);
+    if (record_load(mark, &r) < 0)
+        return 0;
+    const char *kept_by = record_get(&r, "kept_by");
+    int keep = kept_by && strcmp(kept_by, now) == 0;
+    int rc = kept_by ? 0 : mark_save(mark, now);
+    record_free(&r);
+    if (keep || !kept_by)
+        return rc;
+    /* The mark goes first: a copy without one is unpacked afresh when
+     * used again, so a removal cut short (or failed) leaves no half copy
+     * to be taken back. */
+    store_path(pool, top, sizeof top, "layers", hex);
+    const char *const rm[] = {"rm", "-rf", top, NULL};
+    if (unlink(mark) < 0)
+        return fail_errno("cannot remove %s", mark);
+    return helper_run(pool, rm);
+}
+
+static int sweep_layers(const char *pool, const struct record *rec)
+{
+    char kind[STATE_PATH_MAX], now[64];
+    snprintf(kind, sizeof kind, "pools/%s/layers", pool);
+    snprintf(now, sizeof now, "%s %s", record_get(rec, "pid") ?: "",
+             record_get(rec, "start") ?: "");
+    int n, used_n, rc = 0;
+    char **marks = state_list(kind, &n);
+    char **used = layer_list_in_use(&used_n);
+    for (int i = 0; i < n; i++)
+        if (!layer_listed(used, used_n, marks[i]) &&
+            sweep_layer(pool, marks[i], now) < 0)
+            rc = -1;
+    state_list_free(used, used_n);
+    state_list_free(marks, n);
+    return rc;
+}
+
+int store_sweep(const char *pool, const struct record *rec)
 {
     char kind[STATE_PATH_MAX];
     snprintf(kind, sizeof kind, "pools/%s/stale", pool);
@@ -148,5 +222,16 @@ int store_sweep(const char *pool)
         if (store_branch_remove(pool, stale[i]) < 0)
             rc = -1;
     state_list_free(stale, n);
-    return rc;
+    return sweep_layers(pool, rec) < 0 ? -1 : rc;
+}
+
+/* store_sweep of a pool whose danausd runs. */
+static int sweep_if_alive(const char *pool, struct record *rec)
+{
+    return service_alive(rec) ? store_sweep(pool, rec) : 0;
+}
+
+int store_sweep_everywhere(void)
+{
+    return query_each_pool(sweep_if_alive);
 }

@@ -2,26 +2,32 @@
  * store.h - what the engine keeps in a pool's backend, written through the
  * pool's danausd (helper.h) so it is the same for every backend:
  *
- *   BACKEND/images/ID/N      layer N of an image, unpacked once per pool
- *                            (marked by pools/POOL/images/ID); ID is the
- *                            import's (query_image_id), never reused: a
- *                            pool's danausd keeps the branch instances of
- *                            read-only directories it has served, by path,
- *                            so an image imported again under the same
- *                            name needs a path of its own
+ *   BACKEND/layers/HEX       a layer (layers.h), unpacked once per pool
+ *                            and shared by every image that names it
+ *                            (marked by pools/POOL/layers/HEX). A copy
+ *                            no image names is kept while the pool's
+ *                            danausd that may hold it open runs (its
+ *                            union branch instances are kept by path):
+ *                            its mark then names that danausd, and the
+ *                            first sweep under another removes it
+ *   BACKEND/images/ID/N      layer N of an image imported before layers
+ *                            were shared (pools/POOL/images/ID)
  *   BACKEND/containers/NAME  a container's private writable branch
  *                            (pools/POOL/stale/NAME: one to remove later)
  */
 #ifndef ENGINE_STORE_H
 #define ENGINE_STORE_H
 
+#include "layers.h"
+#include "record.h"
+
 #include <stddef.h>
 
-/* Unpacks the layers of the image (published as id) into the pool's
- * backend unless done before. */
-int store_publish(const char *pool, const char *image, const char *id,
-                  int nlayers);
-/* Removes the copies published as id from every pool that has one. */
+/* Unpacks the layers into the pool's backend unless done before (a kept
+ * copy no image named is taken back). 0 or -1 (fail.h). */
+int store_publish(const char *pool, const struct layer_list *layers);
+/* Removes the copies of an image imported before layers were shared
+ * (published as id) from every pool that has one. */
 int store_unpublish_everywhere(const char *id);
 /* A new, empty branch (whatever an earlier container of that name left is
  * removed first). */
@@ -31,9 +37,12 @@ int store_branch_create(const char *pool, const char *container);
 int store_volume_create(const char *pool, const char *name);
 int store_branch_remove(const char *pool, const char *container);
 /* Notes that the branch is to be removed once the pool's danausd runs
- * again (pools/POOL/stale/CONTAINER); store_sweep removes the noted ones.
- * 0 or -1 (fail.h). */
+ * again (pools/POOL/stale/CONTAINER). 0 or -1 (fail.h). */
 int store_branch_defer(const char *pool, const char *container);
-int store_sweep(const char *pool);
-
+/* With the pool's danausd running (pool: its record): removes the noted
+ * branches and the layer copies no image names that no running danausd
+ * may hold; marks those it may hold with its pid. 0 or -1 (fail.h). */
+int store_sweep(const char *pool, const struct record *rec);
+/* store_sweep for every pool whose danausd runs. */
+int store_sweep_everywhere(void);
 #endif

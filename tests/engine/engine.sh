@@ -32,12 +32,14 @@ if [ "$backend" = ceph ]; then
         { mkdir -p "$work/cephroot"; ceph-fuse -c "$conf" "$work/cephroot" >/dev/null 2>&1; }
     mkdir -p "$work/cephroot$dir" "$work/cephroot$dir-b"
     back_a="ceph:$conf:$dir" back_b="ceph:$conf:$dir-b"
+    backdir_a=$work/cephroot$dir
     # Pool b's survivors below write without fsync and check every line
     # after kills of their danausd: on Ceph only write-through keeps them.
     durable=--write-through
 else
     mkdir -p "$work/back-a" "$work/back-b"
     back_a="local:$work/back-a" back_b="local:$work/back-b"
+    backdir_a=$work/back-a
 fi
 
 expect_error "zero backend-ops" 1 "backend-ops 0: expected a number of calls per second" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-ops 0
@@ -319,7 +321,55 @@ check "ps --format fills a docker-style template" "d1|a|running|$pid|false" "$("
 check "ps --format: \\t is a tab" "$(printf 'd1\tbb')" "$("$danaus" ps --format '{{.Names}}\t{{.Image}}')"
 expect_error "ps --format with an unknown field" 1 "'{{.Nope}}' is not a field" "$danaus" ps --format '{{.Names}} {{.Nope}}'
 expect_error "ps --format with an open placeholder" 1 "'{{.Names' is not a field" "$danaus" ps --format '{{.Names'
-check "inspect says the container runs, as JSON" "d1 running $pid" "$("$danaus" inspect d1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["Name"], j["State"]["Status"], j["State"]["Pid"])')"
+check "inspect says the container runs, as docker's JSON array" "1 d1 running $pid" "$("$danaus" inspect d1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(len(j), j[0]["Name"], j[0]["State"]["Status"], j[0]["State"]["Pid"])')"
+check "inspect --format takes field paths" "running $pid bb|d1" "$("$danaus" inspect --format '{{.State.Status}} {{ .State.Pid }} {{.Config.Image}}' d1)|$("$danaus" inspect -f '{{.Name}}' d1)"
+expect_error "inspect --format with a path that names no field" 1 "'{{.State.Nope}}' is not a field of container 'd1'" "$danaus" inspect -f '{{.State.Nope}}' d1
+# What the container was run with, as docker shows it: env, mounts, user,
+# working directory, times.
+"$danaus" run -d --pool a --image bb --name insp -e INSP=yes -u 1000:1001 -w /tmp -v "$work/vol:/h:ro" -v ivol:/iv -- sleep 100 >/dev/null
+vol_source=W/back-a/volumes/ivol
+[ "$backend" = ceph ] && vol_source=$dir/volumes/ivol
+inspect_py='import json, sys
+c = json.load(sys.stdin)[0]
+cfg, s = c["Config"], c["State"]
+print("INSP=yes" in cfg["Env"], cfg["User"], cfg["WorkingDir"], " ".join(cfg["Cmd"]))
+for m in c["Mounts"]:
+    print(m["Type"], m["Source"].replace(sys.argv[1], "W"), m["Destination"], m["RW"], m.get("Name", "-"))
+print(c["Created"][:2], s["StartedAt"] >= c["Created"], s["FinishedAt"])'
+check "inspect shows the run's env, user, workdir, command, mounts and times" "True 1000:1001 /tmp sleep 100
+bind W/vol /h False -
+volume $vol_source /iv True ivol
+20 True 0001-01-01T00:00:00Z" "$("$danaus" inspect insp | python3 -c "$inspect_py" "$work")"
+"$danaus" stop -t 0 insp >/dev/null && "$danaus" wait insp >/dev/null
+check "inspect of an ended container: its finish time and exit code" "exited 137 True" "$("$danaus" inspect insp | python3 -c 'import json, sys; s = json.load(sys.stdin)[0]["State"]; print(s["Status"], s["ExitCode"], s["FinishedAt"] >= s["StartedAt"] > "2")')"
+check "inspect NAME... is one array" "d1 insp" "$("$danaus" inspect d1 insp | python3 -c 'import json, sys; print(" ".join(c["Name"] for c in json.load(sys.stdin)))')"
+"$danaus" rm insp
+# start and restart (docker's): an ended container runs again, detached,
+# with what it was run with, over the writable branch it kept.
+"$danaus" run -d --pool a --image bb --name again -e X=1 -v avol:/v -- sh -c 'echo run$X >>/v/n; echo x >>/kept; n=0; while read -r l; do n=$((n + 1)); done </kept; echo $n' >/dev/null
+"$danaus" wait again >/dev/null
+check "start runs an ended container again" "again 0" "$("$danaus" start again) $("$danaus" wait again)"
+"$danaus" restart -t 0 again >/dev/null && "$danaus" wait again >/dev/null
+check "start and restart keep the container's files, env and volumes" "1 2 3|run1 run1 run1" \
+    "$("$danaus" logs again | xargs)|$(xargs <"$backdir_a/volumes/avol/n")"
+"$danaus" rm again
+"$danaus" run -d --pool a --image bb --name rs -- sleep 100 >/dev/null
+first=$("$danaus" inspect -f '{{.State.Pid}}' rs)
+"$danaus" restart -t 0 rs >/dev/null
+check "restart of a running container runs a new pid 1" "running new" \
+    "$("$danaus" inspect -f '{{.State.Status}}' rs) $([ "$("$danaus" inspect -f '{{.State.Pid}}' rs)" != "$first" ] && echo new)"
+"$danaus" rm -f rs
+expect_error "start of an unknown container" 1 "unknown container 'nope'" "$danaus" start nope
+# top: the container's processes, with their host uids (the pool's); info.
+"$danaus" run -d --pool a --image bb --name tp -- sh -c 'sleep 100 & wait' >/dev/null
+out=$("$danaus" top tp)
+check "top lists the container's processes with their host uids" "UID 2 2" \
+    "$(echo "$out" | head -1 | cut -d' ' -f1) $(echo "$out" | grep -c 'sleep 100') $(echo "$out" | awk -v b="$base" '$1 == b' | wc -l)"
+"$danaus" stop -t 0 tp
+expect_error "top of a container that is not running" 1 "container 'tp' is not running" "$danaus" top tp
+"$danaus" rm tp
+check "info says the state directory and counts its pools" "State: $DANAUS_STATE|Pools: 2" \
+    "$("$danaus" info | grep -e '^State:' -e '^Pools:' | paste -sd'|')"
 expect_error "inspect of an unknown container" 1 "unknown container 'nope'" "$danaus" inspect nope
 check "exec -e -w -u: environment, directory and user, as docker's" "1 /etc 1000:1001" \
     "$("$danaus" exec -e A=1 -w /etc -u 1000:1001 d1 sh -c 'echo $A $(pwd) $(id -u):$(id -g)')"
@@ -385,6 +435,48 @@ out=$("$danaus" run --rm --pool a --image re -- cat /etc/motd 2>&1)
 check "an image imported again under a removed name runs in the same pool" "0 second-import" "$? $out"
 echo from-the-image >"$img/etc/motd"
 "$danaus" image rm re
+# One layer, three images (issue 40): the state directory and the pool's
+# backend keep it once; an image removed leaves the others running, and
+# imported again it runs in the pool that ran it, before and after the
+# pool's danausd is replaced (which lets the unused copy go).
+kib() { du -skc "$@" 2>/dev/null | tail -1 | cut -f1; }
+grew_once() { # grew_once BEFORE AFTER LAYER-KIB
+    [ $(($2 - $1)) -lt $(($3 / 4)) ] && echo once || echo "by $(($2 - $1)) KiB"; }
+tar -C "$img" --numeric-owner -cf "$work/same.tar" .
+layer_kib=$(kib "$work/same.tar")
+"$danaus" image import same1 "$work/same.tar" || exit 1
+state_one=$(kib "$DANAUS_STATE/images" "$DANAUS_STATE/layers")
+"$danaus" run --rm --pool a --image same1 -- true
+pool_one=$(kib "$backdir_a/layers" "$backdir_a/images")
+"$danaus" image import same2 "$work/same.tar" && "$danaus" image import same3 "$work/same.tar"
+check "three imports of one layer grow the state directory once" once \
+    "$(grew_once "$state_one" "$(kib "$DANAUS_STATE/images" "$DANAUS_STATE/layers")" "$layer_kib")"
+"$danaus" run --rm --pool a --image same2 -- true && "$danaus" run --rm --pool a --image same3 -- true
+check "three images of one layer grow the pool's backend once" once \
+    "$(grew_once "$pool_one" "$(kib "$backdir_a/layers" "$backdir_a/images")" "$layer_kib")"
+"$danaus" image rm same1
+out=$("$danaus" run --rm --pool a --image same2 -- cat /etc/motd 2>&1)
+check "an image of a shared layer runs after another is removed" "0 from-the-image" "$? $out"
+"$danaus" image rm same2 && "$danaus" image rm same3
+"$danaus" image import same1 "$work/same.tar"
+out=$("$danaus" run --rm --pool a --image same1 -- cat /etc/motd 2>&1)
+check "a layer removed and imported again runs in the pool that ran it" "0 from-the-image" "$? $out"
+hex=$(sed -n 's/^layers_sha256=//p' "$DANAUS_STATE/images/same1/image")
+"$danaus" image rm same1
+check "a removed layer leaves the state directory" absent \
+    "$(ls "$DANAUS_STATE/layers/$hex.tar" 2>/dev/null || echo absent)"
+victim=$(cat "$DANAUS_STATE/pools/a/run/a.pid")
+kill -9 "$victim"
+tries=0
+while [ "$(cat "$DANAUS_STATE/pools/a/run/a.pid")" = "$victim" ] && [ $tries -lt 100 ]; do
+    tries=$((tries + 1)); sleep 0.1; done
+"$danaus" pool ls >/dev/null
+check "the pool's copy of a removed layer goes with the danausd that held it" \
+    absent "$(ls -d "$backdir_a/layers/$hex" 2>/dev/null || echo absent)"
+"$danaus" image import same1 "$work/same.tar"
+out=$("$danaus" run --rm --pool a --image same1 -- cat /etc/motd 2>&1)
+check "a layer unpacked again runs under the next danausd" "0 from-the-image" "$? $out"
+"$danaus" image rm same1
 expect_error "overlapping cpus" 1 "cpus 1 already belong to pool 'a'" "$danaus" pool create c --cpus 1 --memory 64M --backend "$back_a"
 expect_error "nonexistent cpus" 1 "cpus 64 do not exist" "$danaus" pool create c --cpus 64 --memory 64M --backend "$back_a"
 expect_error "duplicate pool" 1 "pool 'a' already exists" "$danaus" pool create a --cpus 0 --memory 64M --backend "$back_a"

@@ -44,7 +44,7 @@ rm "$t/bin/suidcat" "$t/etc/secret" "$t/dev/null2"
 "$danaus" run --pool p --image suid --name w -v vol:/vol -- sh -c \
     'cp /bin/suidcat /made && chmod 4755 /made && cp /bin/suidcat /vol/made && chmod 4755 /vol/made'
 check "a container makes setuid files" 0 $?
-layer=$(echo $work/back/images/suid.*/0)
+layer=$work/back/layers/$(sed -n 's/^layers_sha256=//p' "$DANAUS_STATE/images/suid/image")
 check "the container still sees the image's setuid program" 4755 \
     "$("$danaus" run --rm --pool p --image suid -- stat -c %a /bin/suidcat)"
 check "a host user cannot run the image's setuid-root program in the backend" \
@@ -163,6 +163,9 @@ check "--max-layer-size lets a large layer in" 0 $?
 check "refused imports leave nothing" \
     "big docker-good oci-archive-good oci-layout-good suid" \
     "$(ls -A "$DANAUS_STATE/images" | xargs)"
+check "refused imports leave no layer archive" \
+    "$(sed -n 's/^layers_sha256=//p' "$DANAUS_STATE"/images/*/image | tr ' ' '\n' | sort -u | sed 's/$/.tar/' | xargs)" \
+    "$(ls -A "$DANAUS_STATE/layers" | xargs)"
 
 # A layer tar refuses: the reason, not tar's notice before it.
 python3 -c "

@@ -73,7 +73,7 @@ suid regular file 4755 1 0:0
 content" "$(echo "$out" | head -n 8)"
 # (CephFS reports st_blocks from the size, holes or not: local only)
 [ "$backend" = local ] && check "a sparse file stays sparse" yes "$([ "$(echo "$out" | tail -n 1)" -lt 1024 ] && echo yes)"
-[ "$backend" = local ] && check "xattrs survive" v1 "$(python3 -c "import os; print(os.getxattr('$(echo $work/back/images/special.*/0/data/a)', 'user.danaus').decode())")"
+[ "$backend" = local ] && check "xattrs survive" v1 "$(python3 -c "import os; print(os.getxattr('$work/back/layers/$(sed -n 's/^layers_sha256=//p' "$DANAUS_STATE/images/special/image")/data/a', 'user.danaus').decode())")"
 out=$("$danaus" run --rm --pool p --image special -- sh -c 'cd /dev; echo *; head -c 3 /dev/zero | wc -c; echo x >/dev/null && echo null-ok')
 check "the container's /dev is the runtime's, not the image's (no sda)" "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero
 3
