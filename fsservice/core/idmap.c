@@ -50,6 +50,11 @@ uint32_t idmap_out(const struct idmap *m, uint32_t id)
                                      : IDMAP_OVERFLOW;
 }
 
+bool idmap_admits(const struct idmap *m, uint32_t host)
+{
+    return m->count == 0 || host == 0 || host - m->outside < m->count;
+}
+
 void idmap_cred_in(const struct idmap *m, struct ls_cred *cred)
 {
     cred->uid = idmap_in(m, cred->uid);

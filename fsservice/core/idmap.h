@@ -20,6 +20,7 @@
 
 #include "fsservice/libservice/libservice.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -37,6 +38,10 @@ int idmap_parse(const char *text, struct idmap *m);
 uint32_t idmap_in(const struct idmap *m, uint32_t host);
 /* The host id of pool id id; IDMAP_OVERFLOW when it has none. */
 uint32_t idmap_out(const struct idmap *m, uint32_t id);
+/* Whether host id host belongs to the pool: host root or an id of the
+ * range (every id, for the identity map). The socket door attaches no
+ * one else. */
+bool idmap_admits(const struct idmap *m, uint32_t host);
 /* cred's uid, gid and groups, from host ids to pool ids. */
 void idmap_cred_in(const struct idmap *m, struct ls_cred *cred);
 

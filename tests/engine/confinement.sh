@@ -11,15 +11,17 @@ danaus=$1
 work=$(mktemp -d /tmp/danaus-confinement-test.XXXXXX)
 export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
-listener=
+listener= outside=
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
+    [ -n "$outside" ] && rm -rf "$outside"
     remove_containers_and_pools
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-cc -static -O2 -o "$work/attacker" "$(dirname "$0")/attacker.c" || exit 1
+cc -static -O2 -I "$(dirname "$0")/../../include" -o "$work/attacker" \
+    "$(dirname "$0")/attacker.c" || exit 1
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
@@ -34,6 +36,7 @@ dimg=$work/dimg
 mkdir -p "$dimg/bin" "$dimg/usr/bin" "$dimg/etc"
 cp /bin/dash "$dimg/bin/sh"
 for p in stat touch chown grep; do cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
+cp "$work/attacker" "$dimg/bin/attacker"
 for lib in $(ldd /bin/dash /usr/bin/stat /usr/bin/touch /usr/bin/chown \
              /usr/bin/grep | grep -o '/[^ ]*' | sort -u); do
     mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
@@ -59,6 +62,27 @@ check "a new user namespace is refused" EPERM "$(in_container -- attacker unshar
 check "the container sees the door's socket only" cf.sock "$(in_container -- ls /run/danaus)"
 check "the door's directory takes no file" EROFS \
     "$(in_container -- attacker write /run/danaus/cf.pid.new x)"
+
+# Every user of the pool's containers attaches to the door (the service
+# maps each one's ids); no one else reaches it.
+check "a container's non-root user attaches to the door" "ok|1" \
+    "$("$danaus" run --rm --pool cf --image dyn -u 1000:1000 -- sh -c \
+        'attacker hello /run/danaus/cf.sock; grep -c danaus-area /proc/self/maps' |
+        paste -sd'|')"
+outside=$(mktemp -d /tmp/danaus-confinement-outside.XXXXXX) && chmod 0755 "$outside"
+cp "$work/attacker" "$outside/attacker"
+door=$DANAUS_STATE/pools/cf/door
+as_host_user() { setpriv --reuid "$1" --regid "$1" --clear-groups "$outside/attacker" hello "$2"; }
+check "a host user cannot reach the door's socket" "connect EACCES" \
+    "$(as_host_user 4242 "$door/cf.sock")"
+check "... nor attach when handed its directory" EACCES \
+    "$(as_host_user 4242 /proc/self/fd/3/cf.sock 3<"$door")"
+"$danaus" run -d --name dr --pool cf --image bb -- sleep 60 >/dev/null
+pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/dr/container")
+check "... nor through a container's /proc/PID/root" "connect EACCES" \
+    "$(as_host_user 4242 "/proc/$pid/root/run/danaus/cf.sock")"
+"$danaus" rm -f dr
+rm -rf "$outside"
 
 # 3. A network namespace of its own: the host's loopback is not its.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -59,12 +59,27 @@ static void maps_a_cred(void **state)
     assert_int_equal(c.groups[2], 65535);
 }
 
+static void admits_root_and_the_range_only(void **state)
+{
+    (void)state;
+    struct idmap m;
+    assert_int_equal(idmap_parse("0:200000:65536", &m), 0);
+    assert_true(idmap_admits(&m, 0));
+    assert_true(idmap_admits(&m, 200000));
+    assert_true(idmap_admits(&m, 265535));
+    assert_false(idmap_admits(&m, 1000));
+    assert_false(idmap_admits(&m, 199999));
+    assert_false(idmap_admits(&m, 265536));
+    assert_false(idmap_admits(&m, 4294967295u));
+}
+
 static void no_map_is_the_identity(void **state)
 {
     (void)state;
     struct idmap m = {0};
     assert_int_equal(idmap_in(&m, 1000), 1000);
     assert_int_equal(idmap_out(&m, 201000), 201000);
+    assert_true(idmap_admits(&m, 1000));
 }
 
 static void refuses_bad_maps(void **state)
@@ -89,6 +104,7 @@ int main(void)
         cmocka_unit_test(maps_the_range_in_and_out),
         cmocka_unit_test(outsiders_are_overflow),
         cmocka_unit_test(maps_a_cred),
+        cmocka_unit_test(admits_root_and_the_range_only),
         cmocka_unit_test(no_map_is_the_identity),
         cmocka_unit_test(refuses_bad_maps),
     };
