@@ -431,7 +431,8 @@ static int prepare(struct container *c, struct record *pool)
     const struct run_options *o = c->o;
     const char *id = c->image_id;
     int layers = c->layers;
-    if (store_publish(o->pool, o->image, id, layers) < 0)
+    if (store_publish(o->pool, o->image, id, layers,
+                      record_get(pool, "nosuid") != NULL) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c->name);

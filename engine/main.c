@@ -42,7 +42,7 @@ static int usage(FILE *out)
             "              [--backend-latency-target MS] [--pids-limit N]\n"
             "              [--backend-weight N] [--backend-reservation N] "
             "[--backend-fair-share on|off]\n"
-            "              [--userns host|private]\n"
+            "              [--userns host|private] [--nosuid]\n"
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
@@ -75,6 +75,10 @@ static int pool_command(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--write-through") == 0) {
             o.write_through = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--nosuid") == 0) {
+            o.nosuid = 1;
             continue;
         }
         if (strncmp(argv[i], "--userns=", 9) == 0) { /* docker's spelling */

@@ -41,8 +41,24 @@ static int private_kind_dir(const char *pool, const char *kind)
     return helper_run(pool, install);
 }
 
+/* Unpacks layer into dst; in a nosuid pool, what the service refused
+ * to make (device nodes) is counted in *refused. */
+static int unpack(const char *pool, const char *layer, const char *dst,
+                  int nosuid, int *refused)
+{
+    const char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
+                                 "--xattrs-include=*", "-xpf", layer,
+                                 "-C", dst, NULL};
+    int n = 0;
+    int rc = helper_run_tolerating(
+        pool, untar,
+        nosuid ? "Cannot mknod: Operation not permitted" : NULL, &n);
+    *refused += n;
+    return rc;
+}
+
 int store_publish(const char *pool, const char *image, const char *id,
-                  int nlayers)
+                  int nlayers, int nosuid)
 {
     char mark[STATE_PATH_MAX], dst[STATE_PATH_MAX], layer[STATE_PATH_MAX];
     state_path(mark, "pools/%s/images/%s", pool, id);
@@ -53,15 +69,19 @@ int store_publish(const char *pool, const char *image, const char *id,
     const char *const clear[] = {"rm", "-rf", top, NULL};
     int rc = private_kind_dir(pool, "images") < 0 ? -1
                                                    : helper_run(pool, clear);
+    int refused = 0;
     for (int i = 0; i < nlayers && rc == 0; i++) {
         snprintf(dst, sizeof dst, "%.4000s/%d", top, i);
         state_path(layer, "images/%s/layer-%d.tar", image, i);
         const char *const mk[] = {"mkdir", "-p", dst, NULL};
-        const char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
-                               "--xattrs-include=*", "-xpf", layer,
-                               "-C", dst, NULL};
-        rc = helper_run(pool, mk) < 0 || helper_run(pool, untar) < 0 ? -1 : 0;
+        rc = helper_run(pool, mk) < 0 ||
+                     unpack(pool, layer, dst, nosuid, &refused) < 0
+                 ? -1
+                 : 0;
     }
+    if (rc == 0 && refused)
+        fprintf(stderr, "danaus: pool %s is nosuid: image %s's %d device "
+                "node(s) left out\n", pool, image, refused);
     if (rc == 0) {
         int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
         rc = fd < 0 ? fail_errno("cannot create %s", mark) : 0;

@@ -18,9 +18,11 @@
 #include <stddef.h>
 
 /* Unpacks the layers of the image (published as id) into the pool's
- * backend unless done before. */
+ * backend unless done before. In a nosuid pool (its danausd strips setuid
+ * and setgid bits and refuses device nodes) the layers' device nodes are
+ * left out, and said so. */
 int store_publish(const char *pool, const char *image, const char *id,
-                  int nlayers);
+                  int nlayers, int nosuid);
 /* Removes the copies published as id from every pool that has one. */
 int store_unpublish_everywhere(const char *id);
 /* A new, empty branch (whatever an earlier container of that name left is

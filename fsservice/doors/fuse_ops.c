@@ -22,6 +22,7 @@
  */
 #include "fuse_inval.h"
 #include "fuse_replay.h"
+#include "fsservice/core/nosuid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -202,9 +203,11 @@ static int change_one(struct fuse_call *c, const char *path, struct ls_file *f,
 {
     const struct ls_ops *ops = c->inst->ops;
     switch (what) {
-    case FUSE_SET_ATTR_MODE:
-        return f ? ops->fchmod(f, c->cred, attr->st_mode)
-                 : ops->chmod(c->inst, c->cred, path, attr->st_mode, 0);
+    case FUSE_SET_ATTR_MODE: {
+        mode_t mode = nosuid_mode(c->ex->nosuid, attr->st_mode);
+        return f ? ops->fchmod(f, c->cred, mode)
+                 : ops->chmod(c->inst, c->cred, path, mode, 0);
+    }
     case FUSE_SET_ATTR_UID: {
         /* The kernel names the new owner by host ids. */
         const struct idmap *m = c->ex->creds->idmap;
@@ -309,7 +312,10 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
     enum fuse_done_op op = what == MAKE_DIR    ? DONE_MKDIR
                            : what == MAKE_NODE ? DONE_MKNOD
                                                : DONE_SYMLINK;
-    int rc = fuse_call_child_path(&c, parent, name, path);
+    int rc = what == MAKE_NODE ? nosuid_mknod(c.ex->nosuid, mode) : 0;
+    if (rc == 0)
+        rc = fuse_call_child_path(&c, parent, name, path);
+    mode = nosuid_mode(c.ex->nosuid, mode);
     enum earlier e = rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, op, &rc);
     if (rc == 0 && e != EARLIER_DONE) {
         fuse_replay_note(&c, op, FUSE_DONE_BEGUN);
@@ -533,6 +539,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
     BEGIN(req, c);
     char path[PATH_MAX];
     int flags = (fi->flags & (BACKEND_OPEN_FLAGS | O_EXCL)) | O_CREAT;
+    mode = nosuid_mode(c.ex->nosuid, mode);
     struct ls_file *file = NULL;
     struct danaus_stat d;
     struct fuse_entry_param e = {.ino = 0};

@@ -29,16 +29,17 @@ for c in sh cat ls grep sleep wc stat touch chown chmod cp id; do
     ln -s busybox "$img/bin/$c"; done
 cp "$work/attacker" "$img/bin/attacker"
 mknod "$img/xfuse" c 10 229 # an image's own copy of /dev/fuse
+cp "$work/attacker" "$img/bin/suidroot" && chmod 4755 "$img/bin/suidroot"
 echo layer >"$img/etc/owned" && chown 1234:4321 "$img/etc/owned"
 "$danaus" image import bb "$img" || exit 1
 # Dynamic programs, which reach the root over the preload.
 dimg=$work/dimg
 mkdir -p "$dimg/bin" "$dimg/usr/bin" "$dimg/etc"
 cp /bin/dash "$dimg/bin/sh"
-for p in stat touch chown grep; do cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
+for p in stat touch chown chmod mknod grep sleep; do cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
 cp "$work/attacker" "$dimg/bin/attacker"
 for lib in $(ldd /bin/dash /usr/bin/stat /usr/bin/touch /usr/bin/chown \
-             /usr/bin/grep | grep -o '/[^ ]*' | sort -u); do
+             /usr/bin/chmod /usr/bin/mknod /usr/bin/grep /usr/bin/sleep | grep -o '/[^ ]*' | sort -u); do
     mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
 echo layer >"$dimg/etc/owned" && chown 1234:4321 "$dimg/etc/owned"
 "$danaus" image import dyn "$dimg" || exit 1
@@ -222,6 +223,31 @@ check "--userns=host: the host's ids, its root the host's" \
     exit 1
 check "a second pool gets the next range, apart from the first" \
     "$((base + 65536))" "$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/cf2/pool")"
+"$danaus" pool rm cf2
+
+# 6. A --nosuid pool: no setuid, setgid or device file reaches its
+# backend, from its images or from its containers, through either door.
+check "a pool without --nosuid keeps the image's setuid bit (inside)" 4755 \
+    "$(in_container -- stat -c %a /bin/suidroot)"
+mkdir -p "$work/nback"
+"$danaus" pool create ns --cpus 1 --memory 256M --nosuid \
+    --backend "local:$work/nback" || exit 1
+in_ns() { "$danaus" run --rm --pool ns "$@"; }
+check "--nosuid: the image's setuid bit and device node are left out" \
+    "755|missing" "$(in_ns --image bb -- sh -c 'stat -c %a /bin/suidroot;
+        [ -e /xfuse ] || echo missing' 2>/dev/null | paste -sd'|')"
+check "--nosuid: chmod 6755 through the FUSE door keeps 755" 755 \
+    "$(in_ns --image bb -- sh -c 'touch /a; chmod 6755 /a; stat -c %a /a')"
+"$danaus" run -d --name nk --pool ns --image dyn -- sleep 60 >/dev/null
+check "--nosuid: chmod 4755 through the preload keeps 755; mknod EPERM" \
+    "755|1|mknod: /n: Operation not permitted" \
+    "$("$danaus" exec nk sh -c 'touch /b; chmod 4755 /b; stat -c %a /b;
+        grep -c danaus-area /proc/self/maps; mknod /n c 1 3 2>&1' |
+        paste -sd'|')"
+check "--nosuid: the backend holds no setuid, setgid or device file" "" \
+    "$(find "$work/nback" \( -perm /6000 -o -type c -o -type b \) -print)"
+"$danaus" rm -f nk
+"$danaus" pool rm ns
 
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all confinement checks passed"
