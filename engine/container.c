@@ -663,6 +663,8 @@ int container_run(const struct run_options *o)
     if (query_pool(o->pool, &pool) < 0)
         return 125;
     c.userns_base = userns_base(&pool);
+    if (userns_check(o->pool, c.userns_base) < 0)
+        return record_free(&pool), 125;
     if (o->name) {
         if (state_check_name("container", o->name) < 0)
             return 125;

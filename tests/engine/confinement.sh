@@ -249,5 +249,24 @@ check "--nosuid: the backend holds no setuid, setgid or device file" "" \
 "$danaus" rm -f nk
 "$danaus" pool rm ns
 
+# 7. Pool ranges keep away from host users and groups (DANAUS_ETC names
+# the tests' copies of /etc's account files).
+etc=$work/etc && mkdir -p "$etc"
+for f in passwd group subuid subgid; do cp "/etc/$f" "$etc/$f" 2>/dev/null || : >"$etc/$f"; done
+echo "late:x:$((base + 65536 + 5)):100::/nonexistent:/bin/false" >>"$etc/passwd"
+echo "lategrp:x:$((base + 2 * 65536 + 7)):" >>"$etc/group"
+echo "sub:$((base + 3 * 65536 + 100)):10" >>"$etc/subgid"
+export DANAUS_ETC="$etc"
+"$danaus" pool create ids --cpus 1 --memory 256M \
+    --backend "local:$work/hback" || exit 1
+check "a new pool's range holds no host user's, group's or subgid's ids" \
+    "$((base + 4 * 65536))" "$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/ids/pool")"
+"$danaus" pool rm ids
+echo "intruder:x:$((base + 1000)):$((base + 1000))::/nonexistent:/bin/false" >>"$etc/passwd"
+expect_error "a host user added inside a pool's range" 125 \
+    "intruder in $etc/passwd holds one" \
+    "$danaus" run --rm --pool cf --image bb -- sh -c :
+unset DANAUS_ETC
+
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all confinement checks passed"
