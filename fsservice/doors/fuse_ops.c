@@ -705,18 +705,31 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
     reply_status(req, rc);
 }
 
+/* The kernel names ids in ACLs and v3 capabilities by host ids: the
+ * backend gets pool ids (idmap.h), in a copy of value. */
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
                         const char *value, size_t size, int flags)
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int rc = fuse_call_path(&c, ino, path);
+    const struct idmap *m = c.ex->creds->idmap;
+    unsigned char *mapped =
+        idmap_xattr_names_ids(m, name) && size ? malloc(size) : NULL;
+    int rc = mapped || !idmap_xattr_names_ids(m, name) || !size
+                 ? fuse_call_path(&c, ino, path)
+                 : -ENOMEM;
+    if (rc == 0 && mapped) {
+        memcpy(mapped, value, size);
+        idmap_xattr_in(m, name, mapped, size);
+        value = (const char *)mapped;
+    }
     if (rc == 0) {
         fuse_call_pace(&c, true, 0);
         rc = c.inst->ops->setxattr(c.inst, c.cred, path, name, value, size,
                                    flags, AT_SYMLINK_NOFOLLOW);
         fuse_call_paced(&c);
     }
+    free(mapped);
     reply_status(req, rc);
 }
 
@@ -734,6 +747,9 @@ static void query_xattr(fuse_req_t req, fuse_ino_t ino, const char *name,
                                          size, AT_SYMLINK_NOFOLLOW)
                  : c.inst->ops->listxattr(c.inst, c.cred, path, buf, size,
                                           AT_SYMLINK_NOFOLLOW);
+    if (n > 0 && size && name) /* host ids for the kernel (idmap.h) */
+        idmap_xattr_out(c.ex->creds->idmap, name, (unsigned char *)buf,
+                        (size_t)n);
     if (n < 0)
         fuse_reply_err(req, (int)-n);
     else if (size == 0)

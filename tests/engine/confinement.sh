@@ -38,8 +38,10 @@ mkdir -p "$dimg/bin" "$dimg/usr/bin" "$dimg/etc"
 cp /bin/dash "$dimg/bin/sh"
 for p in stat touch chown chmod mknod grep sleep; do cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
 cp "$work/attacker" "$dimg/bin/attacker"
+tools="/usr/bin/setfacl /usr/bin/getfacl /usr/sbin/setcap /usr/sbin/getcap"
+mkdir -p "$dimg/usr/sbin" && for p in $tools; do cp "$p" "$dimg$p"; done
 for lib in $(ldd /bin/dash /usr/bin/stat /usr/bin/touch /usr/bin/chown \
-             /usr/bin/chmod /usr/bin/mknod /usr/bin/grep /usr/bin/sleep | grep -o '/[^ ]*' | sort -u); do
+             /usr/bin/chmod /usr/bin/mknod /usr/bin/grep /usr/bin/sleep $tools | grep -o '/[^ ]*' | sort -u); do
     mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
 echo layer >"$dimg/etc/owned" && chown 1234:4321 "$dimg/etc/owned"
 "$danaus" image import dyn "$dimg" || exit 1
@@ -203,6 +205,31 @@ check "an image's files keep their owners inside (FUSE door)" 1234:4321 \
     "$(in_container -- stat -c %u:%g /etc/owned)"
 check "... through the preload too" "1234:4321|0:0|7:8|1" \
     "$("$danaus" run --rm --pool cf --image dyn -- sh -c 'stat -c %u:%g /etc/owned; touch /f; stat -c %u:%g /f; chown 7:8 /f; stat -c %u:%g /f; grep -c danaus-area /proc/self/maps' | paste -sd'|')"
+# POSIX ACLs and v3 file capabilities name ids too: each door maps them
+# as it maps owners, so both doors and the backend agree on pool ids.
+# (LD_PRELOAD= takes a program to the FUSE door.)
+"$danaus" run -d --name ac --pool cf --image dyn -- sleep 60 >/dev/null
+acl() { "$danaus" exec ac sh -c "$1" 2>&1 | grep -E '^(user|group):[0-9]|cap_|rootid|Value' | paste -sd' '; }
+"$danaus" exec ac sh -c 'touch /f1 /f2 /f3 /f4
+    LD_PRELOAD= setfacl -m u:1000:r,g:1001:w /f1; setfacl -m u:1002:r,g:1003:w /f2
+    LD_PRELOAD= setcap -n 1000 cap_net_raw+ep /f3; setcap -n 1004 cap_net_admin+ep /f4'
+check "an ACL set through FUSE reads the same through the preload" \
+    "user:1000:r-- group:1001:-w-" "$(acl 'getfacl -nc /f1')"
+check "an ACL set through the preload reads the same through FUSE" \
+    "user:1002:r-- group:1003:-w-" "$(acl 'LD_PRELOAD= getfacl -nc /f2')"
+check "... and the backend holds pool ids" \
+    "user:1000:r-- group:1001:-w- user:1002:r-- group:1003:-w-" \
+    "$(getfacl -nc "$work/back/containers/ac/f1" "$work/back/containers/ac/f2" 2>&1 |
+       grep -E '^(user|group):[0-9]' | paste -sd' ')"
+check "a v3 capability's root id set through FUSE reads the same through the preload" \
+    "/f3 cap_net_raw=ep [rootid=1000]" "$(acl 'getcap -n /f3')"
+check "... set through the preload reads the same through FUSE" \
+    "/f4 cap_net_admin=ep [rootid=1004]" "$(acl 'LD_PRELOAD= getcap -n /f4')"
+check "... and the backend holds the pool's root id" 1000 \
+    "$(python3 -c 'import os, struct, sys
+print(struct.unpack("<I", os.getxattr(sys.argv[1], "security.capability")[20:24])[0])' \
+        "$work/back/containers/ac/f3")"
+"$danaus" rm -f ac
 check "a named volume is the pool's root's: 0 inside, for its files too" \
     "0:0|0:0" \
     "$(in_container -v uvol:/data -- sh -c 'stat -c %u:%g /data; touch /data/x; stat -c %u:%g /data/x' | paste -sd'|')"
