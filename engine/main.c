@@ -50,7 +50,7 @@ static int usage(FILE *out)
             "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
             "[-w DIR]\n"
-            "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host]\n"
+            "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host|bridge]\n"
             "      [--pids-limit N] [--security-opt no-new-privileges=false]\n"
             "      [-- CMD [ARGS...]]   (or run [--pool P] [OPTIONS] IMAGE "
             "[CMD...])\n"
@@ -189,13 +189,17 @@ static int parse_env(char *text, struct run_options *o)
     return 0;
 }
 
-/* --network none|host: a network namespace of the container's own with
- * only its loopback (the default), or the host's. */
+/* --network none|host|bridge: a network namespace of the container's own
+ * with only its loopback (the default), the host's, or its own on the
+ * engine's bridge (net.h). */
 static int parse_network(const char *text, struct run_options *o)
 {
-    if (strcmp(text, "none") != 0 && strcmp(text, "host") != 0)
-        return fail("run: --network '%s': expected none or host", text);
+    if (strcmp(text, "none") != 0 && strcmp(text, "host") != 0 &&
+        strcmp(text, "bridge") != 0)
+        return fail("run: --network '%s': expected none, host or bridge",
+                    text);
     o->host_network = strcmp(text, "host") == 0;
+    o->bridge_network = strcmp(text, "bridge") == 0;
     return 0;
 }
 
