@@ -138,6 +138,13 @@ const struct ls_cred *fuse_cred_of(struct fuse_cred_cache *c, pid_t tid,
     return cred;
 }
 
+const struct ls_cred *fuse_cred_root(struct fuse_cred_cache *c)
+{
+    struct ls_cred want;
+    memset(&want, 0, sizeof want);
+    return identity(c, &want);
+}
+
 bool fuse_cred_admitted(const struct fuse_cred_cache *c,
                         const struct ls_cred *cred)
 {

@@ -42,6 +42,10 @@ void fuse_cred_cache_free(struct fuse_cred_cache *c);
 const struct ls_cred *fuse_cred_of(struct fuse_cred_cache *c, pid_t tid,
                                    uid_t uid, gid_t gid);
 
+/* The pool's root, no supplementary groups: for what the service does on
+ * its own account (fuse_killpriv.h), never for a request as such. */
+const struct ls_cred *fuse_cred_root(struct fuse_cred_cache *c);
+
 /* Whether the requester may use the door at all (see the head comment). */
 bool fuse_cred_admitted(const struct fuse_cred_cache *c,
                         const struct ls_cred *cred);

@@ -27,6 +27,50 @@ void fuse_inval_inode(struct fuse_export *ex, uint64_t ino, uint64_t except,
         inval_node(ex, ids[i], data);
 }
 
+/* The kernel's entry for node id's name, expired but kept: its next walk
+ * through the name asks again, and the answer refreshes the attributes the
+ * kernel decides from without asking (the owner, in a sticky directory's
+ * unlink and rename). Expired, not dropped: dropping a name detaches
+ * whatever is mounted on it. */
+static void expire_node_name(struct fuse_export *ex, uint64_t id)
+{
+    char path[PATH_MAX], dir[PATH_MAX];
+    if (fuse_node_path(&ex->nodes, id, path, sizeof path) < 0 ||
+        path[0] == '\0') /* the root has no entry */
+        return;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t len = slash ? (size_t)(slash - path) : 0;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    uint64_t dir_ino;
+    uint64_t parent = fuse_nodes_find(&ex->nodes, dir, &dir_ino);
+    if (parent)
+        fuse_lowlevel_notify_expire_entry(ex->se, parent, name, strlen(name),
+                                          FUSE_LL_EXPIRE_ONLY);
+}
+
+/* An inode's attributes changed (its owner or mode among them): they go,
+ * and the entries of its names expire (expire_node_name). */
+static void inval_attrs(struct fuse_export *ex, uint64_t ino)
+{
+    uint64_t ids[MAX_NAMES];
+    size_t n = fuse_nodes_of_ino(&ex->nodes, ino, 0, ids, MAX_NAMES);
+    for (size_t i = 0; i < n; i++) {
+        inval_node(ex, ids[i], false);
+        expire_node_name(ex, ids[i]);
+    }
+}
+
+/* A file's data changed (its pages go), or its attributes. */
+static void inval_inode_of(struct fuse_export *ex, uint64_t ino, bool data)
+{
+    if (data)
+        fuse_inval_inode(ex, ino, 0, true);
+    else
+        inval_attrs(ex, ino);
+}
+
 /* The file changed: named by file, else by path, following a symbolic
  * link or not (lchown). Only a call that followed the link is followed
  * again: reading a link sets its access time. */
@@ -40,7 +84,7 @@ static void inval_file(struct fuse_export *ex, const char *path,
             st.ino = file->ino;
         else if (ex->inst->ops->fstat(file, cred, &st) < 0)
             return;
-        fuse_inval_inode(ex, st.ino, 0, data);
+        inval_inode_of(ex, st.ino, data);
         return;
     }
     uint64_t ino_here;
@@ -51,7 +95,7 @@ static void inval_file(struct fuse_export *ex, const char *path,
     if (here && ino_here != st.ino)
         inval_node(ex, here, data);
     if (st.ino)
-        fuse_inval_inode(ex, st.ino, 0, data);
+        inval_inode_of(ex, st.ino, data);
 }
 
 /* The kernel's entry for path, positive or negative, and its directory's

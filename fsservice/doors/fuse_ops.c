@@ -21,6 +21,7 @@
  * the service must not do twice, notes and replays (fuse_replay.h).
  */
 #include "fuse_inval.h"
+#include "fuse_killpriv.h"
 #include "fuse_replay.h"
 #include "fsservice/core/nosuid.h"
 
@@ -206,7 +207,8 @@ static int change_one(struct fuse_call *c, const char *path, struct ls_file *f,
     case FUSE_SET_ATTR_MODE: {
         mode_t mode = nosuid_mode(c->ex->nosuid, attr->st_mode);
         return f ? ops->fchmod(f, c->cred, mode)
-                 : ops->chmod(c->inst, c->cred, path, mode, 0);
+                 : fuse_killpriv(c, path, mode,
+                                 ops->chmod(c->inst, c->cred, path, mode, 0));
     }
     case FUSE_SET_ATTR_UID: {
         /* The kernel names the new owner by host ids. */

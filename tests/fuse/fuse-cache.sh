@@ -22,10 +22,12 @@ site=$(mktemp -d /tmp/danaus-fcache-XXXXXX) || exit 1
 mnt=$site/mnt
 service="fcache-$$"
 mkdir "$site/run" "$site/backing" || exit 1
+chmod 755 "$site" # nobody's busybox below walks to the mount
 cat > "$site/danausd.conf" <<CONF
 service $service
 rundir $site/run
 fuse_keep 0
+fuse_allow_other on
 fuse_cache_timeout_ms 60000
 mount $mnt local $site/backing
 CONF
@@ -33,6 +35,10 @@ CONF
 bb=/usr/bin/busybox
 # Static busybox through FUSE, and a preloaded program, each bounded.
 plain() { timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$bb" "$@"; }
+nobody() {
+    timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR \
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$bb" "$@"
+}
 pre() {
     timeout 30 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
         DANAUS_RUNDIR="$site/run" "$@"
@@ -97,6 +103,15 @@ expect "preload append: busybox reads the longer file" "0123456789|more" \
 pre truncate -s 3 "$mnt/a5"
 expect "preload truncate: busybox reads 3 bytes" "012" \
     "$(plain cat "$mnt/a5" 2>&1)"
+
+# The kernel decides some things from the attributes it holds without
+# asking again, such as who owns a file in a sticky directory: a change
+# of owner through the preload reaches them too.
+pre sh -c "mkdir $mnt/sticky && chmod 1777 $mnt/sticky && echo x > $mnt/sticky/f"
+prime "$mnt/sticky/f"
+pre chown 65534:65534 "$mnt/sticky/f"
+expect "preload chown: the new owner renames it out of a sticky directory" \
+    "moved" "$(nobody sh -c "$bb mv $mnt/sticky/f $mnt/sticky/g && echo moved" 2>&1)"
 
 # Hard links are separate nodes: a change through one name reaches the
 # other's cached attributes.

@@ -16,6 +16,8 @@
 #  - stat and readdir agree between the doors (inode, size, mtime, mode);
 #  - mmap through the preload (MMAP_TEST), its MAP_SHARED write read back
 #    through the FUSE door;
+#  - another user's write to a setuid file it may write takes the setuid
+#    and setgid bits, as on ext4; its chmod of one it may not write fails;
 #  - SIGTERM with a process inside the mount: prompt exit, no mount left;
 #    SIGKILL with fuse_keep 0: the keeper detaches the mount at once;
 #    SIGKILL of service and keeper: the next start detaches the stale mount
@@ -35,10 +37,12 @@ site=$(mktemp -d /tmp/danaus-fuse-XXXXXX) || exit 1
 mnt=$site/mnt
 service="fuse-$$"
 mkdir "$site/run" "$site/backing" "$site/build" || exit 1
+chmod 755 "$site" # nobody's programs below walk to the mount
 {
     echo "service $service"
     echo "rundir $site/run"
     echo "fuse_keep 0"
+    echo "fuse_allow_other on"
     case $backend in
     local) echo "mount $mnt local $site/backing" ;;
     ceph) echo "ceph_conf $ceph_conf"
@@ -54,6 +58,11 @@ plain() { timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$@"; 
 pre() {
     timeout 30 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
         DANAUS_RUNDIR="$site/run" "$@"
+}
+# As nobody (through the FUSE door: nobody has no way into the preload's).
+nobody() {
+    timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR \
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 mounted() { grep -q " $mnt fuse" /proc/mounts; }
 
@@ -160,6 +169,18 @@ expect "MAP_SHARED write seen through the FUSE door" "mapped!" \
     "$(plain dd if="$mnt/m.dat" bs=1 skip=100 count=7 2>/dev/null)"
 expect "preload pwrite seen through the FUSE door" "pwrite" \
     "$(plain dd if="$mnt/m.dat" bs=1 skip=200 count=6 2>/dev/null)"
+
+# A write by another user takes the setuid and setgid bits (the kernel asks
+# the door for that as a chmod by the writer); a chmod of a file that user
+# may not write does not.
+plain sh -c "echo x > $mnt/suid && chmod 6777 $mnt/suid &&
+             echo x > $mnt/suid-ro && chmod 4755 $mnt/suid-ro"
+expect "another user's write takes setuid and setgid" "1 777" \
+    "$(echo y | nobody dd of="$mnt/suid" conv=notrunc status=none &&
+       echo 1) $(plain stat -c %a "$mnt/suid")"
+expect "another user's chmod of a setuid file it may not write" \
+    "refused 4755" \
+    "$(nobody chmod 755 "$mnt/suid-ro" 2>/dev/null || echo refused) $(plain stat -c %a "$mnt/suid-ro")"
 
 # Stop with a process inside the mount: prompt exit, no mount left.
 (cd "$mnt" && exec sleep 60) &

@@ -93,11 +93,19 @@ lost_writes() {
 
 # program_errors KILLS: the file program's errors, with its clock (ms);
 # if there are any, when the service was killed (KILLS, ms since the
-# epoch) and the services' log, which chasing one needs.
+# epoch), the services' log and on Ceph the MDS's (deploy/ceph-cluster.sh
+# keeps it beside the configuration), which chasing one needs: a write
+# fsync'd before a kill and read back short is the MDS's answer to the next
+# service as much as the service's own doing.
 program_errors() {
     grep '^error' "$site/ops.out" || return 0
     echo "killed at (ms since the epoch):$1; the services' log:"
     tail -n 60 "$site/danausd.log"
+    local mds_log
+    mds_log=$(dirname "$ceph_conf")/log/mds.a.log
+    [ "$backend" = ceph ] && [ -r "$mds_log" ] || return 0
+    echo "the MDS's log ($mds_log):"
+    tail -n 200 "$mds_log"
 }
 
 # Three kills under load; the pause is the time from the kill to the first

@@ -43,47 +43,15 @@ static char pressure_dir[600];
 static struct site sites[2];
 static struct daemon daemons[2];
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
-}
-
-/* A pool at the defaults, meeting the others in pressure_dir. */
-static int start_one(struct site *s, struct daemon *d, const char *tag)
-{
-    char mnt[600], host[600];
-    if (site_make(s, tag) < 0)
-        return -1;
-    snprintf(mnt, sizeof mnt, "%s/mnt", s->dir);
-    snprintf(host, sizeof host, "%s/host", s->dir);
-    if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0 ||
-        site_write_config(s,
-                          "fuse off\nbackend_pressure_dir %s\n"
-                          "mount %s local %s\n",
-                          pressure_dir, mnt, host) < 0)
-        return -1;
-    return daemon_start(d, danausd, s, "danausd", 60000);
-}
-
 static int start(void **state)
 {
     (void)state;
-    snprintf(pressure_dir, sizeof pressure_dir, "/tmp/danaus-fairshare-%d",
-             (int)getpid());
-    if (mkdir(pressure_dir, 0700) < 0)
+    if (pressure_dir_make(pressure_dir, sizeof pressure_dir, "fairshare") < 0 ||
+        pool_start(&daemons[0], &sites[0], danausd, "pool-a", pressure_dir,
+                   false, "") < 0)
         return -1;
-    if (start_one(&sites[0], &daemons[0], "pool-a") < 0 ||
-        start_one(&sites[1], &daemons[1], "pool-b") < 0)
-        return -1;
-    return 0;
+    return pool_start(&daemons[1], &sites[1], danausd, "pool-b",
+                      pressure_dir, false, "");
 }
 
 static int stop(void **state)
@@ -92,9 +60,7 @@ static int stop(void **state)
     int rc = daemon_stop(&daemons[0]) | daemon_stop(&daemons[1]);
     site_remove(&sites[0]);
     site_remove(&sites[1]);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", pressure_dir);
-    return rc | system(cmd);
+    return rc | pressure_dir_remove(pressure_dir);
 }
 
 static struct fairshare_note note_of(const char *name)

@@ -26,7 +26,14 @@ double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void sleep_ms(int ms)
+uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
     nanosleep(&ts, NULL);
@@ -227,4 +234,36 @@ int run_in_child(int (*fn)(void *), void *arg, int timeout_ms)
     if (WIFSIGNALED(child.status))
         return 128 + WTERMSIG(child.status);
     return WEXITSTATUS(child.status);
+}
+
+int pressure_dir_make(char *dir, size_t size, const char *tag)
+{
+    snprintf(dir, size, "/tmp/danaus-%s-%d", tag, (int)getpid());
+    return mkdir(dir, 0700);
+}
+
+int pressure_dir_remove(const char *dir)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int pool_start(struct daemon *d, struct site *s, const char *exe,
+               const char *tag, const char *pressure_dir, bool fuse,
+               const char *extra)
+{
+    char mnt[600], host[600];
+    if (site_make(s, tag) < 0)
+        return -1;
+    snprintf(mnt, sizeof mnt, "%s/mnt", s->dir);
+    snprintf(host, sizeof host, "%s/host", s->dir);
+    if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0 ||
+        site_write_config(s,
+                          "fuse %s\nbackend_pressure_dir %s\n%s"
+                          "mount %s local %s\n",
+                          fuse ? "on" : "off", pressure_dir, extra, mnt,
+                          host) < 0)
+        return -1;
+    return daemon_start(d, exe, s, "danausd", 60000);
 }

@@ -11,7 +11,9 @@
 #define DANAUS_TEST_HARNESS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -74,8 +76,24 @@ char *daemon_log_text(const struct daemon *d, char *buf, size_t len);
 int daemon_start(struct daemon *d, const char *exe, const struct site *s,
                  const char *logname, int timeout_ms);
 
-/* Milliseconds on the monotonic clock. */
+/* Milliseconds, and nanoseconds, on the monotonic clock. */
 double now_ms(void);
+uint64_t monotonic_ns(void);
+
+void sleep_ms(int ms);
+
+/* Pools that meet in a pressure directory (backend_pressure_dir): a fresh
+ * one named after tag and this process, 0 or -1; and its removal. */
+int pressure_dir_make(char *dir, size_t size, const char *tag);
+int pressure_dir_remove(const char *dir);
+
+/* A pool's service at its defaults on the local backend (s->dir/host
+ * served at s->dir/mnt), meeting the other pools in pressure_dir, with
+ * its FUSE door on or off and extra configuration lines (each ending in a
+ * newline, or ""). daemon_start's result. */
+int pool_start(struct daemon *d, struct site *s, const char *exe,
+               const char *tag, const char *pressure_dir, bool fuse,
+               const char *extra);
 
 /* Runs fn(arg) in a child process: each libdanaus client is a process of
  * its own (the library connects once per process). Returns the child's exit

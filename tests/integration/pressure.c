@@ -43,44 +43,18 @@ static char pressure_dir[600];
 static struct site victim_site, neighbour_site;
 static struct daemon victim, neighbour;
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int start_one(struct site *s, struct daemon *d, const char *tag,
-                     const char *extra)
-{
-    char mnt[600], host[600];
-    if (site_make(s, tag) < 0)
-        return -1;
-    snprintf(mnt, sizeof mnt, "%s/mnt", s->dir);
-    snprintf(host, sizeof host, "%s/host", s->dir);
-    if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0 ||
-        site_write_config(s,
-                          "fuse %s\nbackend_pressure_dir %s\n%s"
-                          "mount %s local %s\n",
-                          d == &neighbour ? "on" : "off", pressure_dir,
-                          extra, mnt, host) < 0)
-        return -1;
-    return daemon_start(d, danausd, s, "danausd", 60000);
-}
-
 static int start(void **state)
 {
     (void)state;
-    snprintf(pressure_dir, sizeof pressure_dir, "/tmp/danaus-pressure-%d",
-             (int)getpid());
-    if (mkdir(pressure_dir, 0700) < 0)
-        return -1;
-    if (start_one(&neighbour_site, &neighbour, "neighbour", "") < 0)
+    if (pressure_dir_make(pressure_dir, sizeof pressure_dir, "pressure") < 0 ||
+        pool_start(&neighbour, &neighbour_site, danausd, "neighbour",
+                   pressure_dir, true, "") < 0)
         return -1;
     char extra[128];
     snprintf(extra, sizeof extra,
              "backend_latency_target_ms 1\nslot_buffer %d\n", BIG);
-    return start_one(&victim_site, &victim, "victim", extra);
+    return pool_start(&victim, &victim_site, danausd, "victim", pressure_dir,
+                      false, extra);
 }
 
 static int stop(void **state)
@@ -89,9 +63,7 @@ static int stop(void **state)
     int rc = daemon_stop(&victim) | daemon_stop(&neighbour);
     site_remove(&victim_site);
     site_remove(&neighbour_site);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", pressure_dir);
-    return rc | system(cmd);
+    return rc | pressure_dir_remove(pressure_dir);
 }
 
 /* 20 mkdirs by a client of the neighbour: through the danaus_* calls,
@@ -129,12 +101,6 @@ static void write_note(const char *name, uint64_t active, uint64_t missed)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, &n, sizeof n), sizeof n);
     assert_int_equal(close(fd), 0);
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
 }
 
 /* While a pool with a target misses it, the neighbour's mkdirs go at the

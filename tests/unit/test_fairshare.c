@@ -22,25 +22,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "notedir.h"
+
 #define MS 1000000ull
 #define S 1000000000ull
-
-static char dir[64];
-
-static int make_dir(void **state)
-{
-    (void)state;
-    strcpy(dir, "/tmp/test_fairshare.XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
-}
 
 static struct fairshare_pool busy(uint64_t weight, uint64_t used)
 {
@@ -196,7 +181,7 @@ static void test_ceiling(void **state)
 static void write_note(const char *name, struct fairshare_note n)
 {
     char path[128];
-    snprintf(path, sizeof path, "%s/shares/%s", dir, name);
+    snprintf(path, sizeof path, "%s/shares/%s", notedir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, &n, sizeof n), sizeof n);
@@ -206,7 +191,7 @@ static void write_note(const char *name, struct fairshare_note n)
 static void read_note(const char *name, struct fairshare_note *n)
 {
     char path[128];
-    snprintf(path, sizeof path, "%s/shares/%s", dir, name);
+    snprintf(path, sizeof path, "%s/shares/%s", notedir, name);
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     assert_int_equal(pread(fd, n, sizeof *n, 0), sizeof *n);
@@ -232,7 +217,7 @@ static void calls(struct fairshare *f, struct admission *a, int n,
 static void test_notes(void **state)
 {
     (void)state;
-    int dir_fd = open(dir, O_RDONLY | O_DIRECTORY);
+    int dir_fd = open(notedir, O_RDONLY | O_DIRECTORY);
     assert_true(dir_fd >= 0);
     struct fairshare_config off = {false, 0, 0, 0};
     struct fairshare f;
@@ -294,7 +279,7 @@ static void test_notes(void **state)
     assert_int_equal(atomic_load(&a.share.rate), 0);
     fairshare_close(&f);
     char path[128];
-    snprintf(path, sizeof path, "%s/shares/self", dir);
+    snprintf(path, sizeof path, "%s/shares/self", notedir);
     assert_int_equal(access(path, F_OK), -1);
     deadlines_destroy(&ds);
     close(dir_fd);
@@ -311,5 +296,5 @@ int main(void)
         cmocka_unit_test(test_ceiling),
         cmocka_unit_test(test_notes),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, notedir_make, notedir_remove);
 }

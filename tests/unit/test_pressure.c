@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "notedir.h"
+
 #define MS 1000000ull
 #define S 1000000000ull
 
@@ -66,28 +68,11 @@ static void test_next_ceiling(void **state)
     assert_int_equal(c.bytes, 0);
 }
 
-static char dir[64];
-
-static int make_dir(void **state)
-{
-    (void)state;
-    strcpy(dir, "/tmp/test_pressure.XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
-}
-
 static struct pressure_note read_note(const char *name)
 {
     char path[128];
     struct pressure_note n = {0, 0, 0, 0};
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", notedir, name);
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     assert_int_equal(pread(fd, &n, sizeof n, 0), sizeof n);
@@ -100,14 +85,14 @@ static void write_note(const char *name, uint64_t active, uint64_t missed,
 {
     char path[128];
     struct pressure_note n = {active, missed, target, calls};
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", notedir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, &n, sizeof n), sizeof n);
     close(fd);
 }
 
-/* A pool named name in dir, with its admission at no limit and no
+/* A pool named name in notedir, with its admission at no limit and no
  * request running. */
 static void open_pool(struct pressure *p, struct admission *a,
                       struct deadlines *ds, const char *name,
@@ -116,7 +101,7 @@ static void open_pool(struct pressure *p, struct admission *a,
     admission_init(a, 0, 0);
     deadlines_init(ds, 0, false);
     assert_int_equal(
-        pressure_init(p, dir, name, target_ms, 0, fixed_bytes, NULL, 0), 0);
+        pressure_init(p, notedir, name, target_ms, 0, fixed_bytes, NULL, 0), 0);
 }
 
 /* A pool with a target: no note of activity before it has calls; a
@@ -174,7 +159,7 @@ static void test_own_note(void **state)
 
     pressure_close(&p);
     char path[128];
-    snprintf(path, sizeof path, "%s/victim", dir);
+    snprintf(path, sizeof path, "%s/victim", notedir);
     assert_int_equal(access(path, F_OK), -1);
 }
 
@@ -189,16 +174,16 @@ static void test_rates_follow_notes(void **state)
     struct deadlines ds;
     open_pool(&p, &a, &ds, "neighbour", 0, 50 << 20);
     char path[160];
-    snprintf(path, sizeof path, "%s/junk-short", dir);
+    snprintf(path, sizeof path, "%s/junk-short", notedir);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs("x", f);
     fclose(f);
-    snprintf(path, sizeof path, "%s/junk-fifo", dir);
+    snprintf(path, sizeof path, "%s/junk-fifo", notedir);
     assert_int_equal(mkfifo(path, 0600), 0);
-    snprintf(path, sizeof path, "%s/junk-dir", dir);
+    snprintf(path, sizeof path, "%s/junk-notedir", notedir);
     assert_int_equal(mkdir(path, 0700), 0);
-    snprintf(path, sizeof path, "%s/junk-link", dir);
+    snprintf(path, sizeof path, "%s/junk-link", notedir);
     assert_int_equal(symlink("/dev/zero", path), 0);
 
     uint64_t t = ipc_now_ns();
@@ -272,7 +257,7 @@ static void test_tighter_targets_first(void **state)
     const char *names[] = {"peer", "loose", "none", "tight"};
     for (int i = 0; i < 4; i++) {
         char path[128];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", notedir, names[i]);
         assert_int_equal(unlink(path), 0);
     }
 }
@@ -300,5 +285,5 @@ int main(void)
         cmocka_unit_test(test_tighter_targets_first),
         cmocka_unit_test(test_init_errors),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, notedir_make, notedir_remove);
 }
