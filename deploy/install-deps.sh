@@ -10,7 +10,7 @@ packages="
   libcephfs-dev libfuse3-dev liburcu-dev libcmocka-dev libssl-dev
   ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse
   fuse3 unionfs-fuse busybox-static python3-dev
-  uuid-runtime procps
+  uuid-runtime procps acl libcap2-bin iproute2 iptables
   python3 sqlite3 git tar rocksdb-tools libjemalloc2
   podman skopeo crun runc containerd mmdebstrap curl
   gnuplot-nox

@@ -33,6 +33,7 @@
 #include "store.h"
 #include "tty.h"
 #include "user.h"
+#include "net.h"
 #include "userns.h"
 
 #include <errno.h>
@@ -73,6 +74,7 @@ struct container {
     struct layer_list layers; /* the image's, bottom first */
     uint32_t userns_base; /* the pool's (userns.h); 0: the host's ids */
     int userns_sync[2];   /* the child asks the engine for its maps */
+    int net_sync[2];      /* --network bridge: the engine says eth0 is up */
 };
 
 static int save(struct container *c)
@@ -81,6 +83,32 @@ static int save(struct container *c)
     query_container_path(c->name, path);
     return record_save(path, &c->rec) < 0 ? fail_errno("cannot save %s", path)
                                           : 0;
+}
+
+/* save, with an address of the bridge first for --network bridge: chosen
+ * and saved under the state lock, so no other container takes it. */
+static int save_choosing_address(struct container *c)
+{
+    if (!c->o->bridge_network)
+        return save(c);
+    if (state_lock() < 0)
+        return -1;
+    int rc = net_choose_address(c->name, &c->rec) < 0 ? -1 : save(c);
+    state_unlock();
+    return rc;
+}
+
+/* --network bridge: waits until the engine has given the container its
+ * eth0 (net_attach). 0 or -1 (fail.h). */
+static int await_network(struct container *c)
+{
+    char done;
+    close(c->net_sync[1]);
+    int rc = read(c->net_sync[0], &done, 1) == 1
+                 ? 0
+                 : fail("the engine did not give the container its network");
+    close(c->net_sync[0]);
+    return rc;
 }
 
 /* ---- inside the new namespaces ---- */
@@ -232,6 +260,7 @@ static int container_main(void *arg)
     if (cgroup_container_enter(c->o->pool, c->name) < 0 ||
         unshare(CLONE_NEWCGROUP) < 0 || ns_ipc_enter(ipc) < 0 ||
         (!c->o->host_network && ns_loopback_up() < 0) ||
+        (c->o->bridge_network && await_network(c) < 0) ||
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkept) < 0 ||
         ns_enter_root(c->root, binds, nbinds, c->o->read_only,
@@ -353,6 +382,31 @@ static void finish(struct container *c, int code)
     state_unlock();
 }
 
+/* --network bridge: the container's eth0 on the bridge, then word to it
+ * that it has one. 0 or -1 (fail.h). */
+static int give_network(struct container *c, pid_t pid)
+{
+    int rc = net_attach(pid, record_get(&c->rec, "address"));
+    if (rc == 0 && write(c->net_sync[1], "n", 1) != 1)
+        rc = fail_errno("cannot tell the container its network is up");
+    close(c->net_sync[1]);
+    return rc;
+}
+
+/* What the engine gives the container from outside once it exists: its
+ * network (--network bridge), then its user namespace's maps. 0 or -1
+ * (fail.h). */
+static int hand_over(struct container *c, pid_t pid)
+{
+    int rc = c->o->bridge_network ? give_network(c, pid) : 0;
+    if (c->userns_base) {
+        if (rc == 0)
+            rc = userns_map_child(pid, c->userns_sync[0], c->userns_base);
+        close(c->userns_sync[0]);
+    }
+    return rc;
+}
+
 /* Starts the container; returns its pid, or -1 (fail.h) with in *err
  * exec's errno in the child, -1 for a step before it, or 0 for a failure
  * here. */
@@ -371,6 +425,15 @@ static pid_t start(struct container *c, int *err)
         close(p[1]);
         return fail_errno("socketpair");
     }
+    if (c->o->bridge_network && pipe2(c->net_sync, O_CLOEXEC) < 0) {
+        close(p[0]);
+        close(p[1]);
+        if (c->userns_base) {
+            close(c->userns_sync[0]);
+            close(c->userns_sync[1]);
+        }
+        return fail_errno("pipe");
+    }
     record_set(&c->rec, "report_fd", "%d", p[1]);
     static char stack[256 * 1024] __attribute__((aligned(16)));
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS |
@@ -382,21 +445,21 @@ static pid_t start(struct container *c, int *err)
         close(c->tty.sock[1]);
     if (c->userns_base)
         close(c->userns_sync[1]);
+    if (c->o->bridge_network)
+        close(c->net_sync[0]);
     if (pid < 0) {
         close(p[0]);
         if (c->userns_base)
             close(c->userns_sync[0]);
+        if (c->o->bridge_network)
+            close(c->net_sync[1]);
         return fail_errno("cannot create the container's namespaces");
     }
-    if (c->userns_base) {
-        int rc = userns_map_child(pid, c->userns_sync[0], c->userns_base);
-        close(c->userns_sync[0]);
-        if (rc < 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            close(p[0]);
-            return -1;
-        }
+    if (hand_over(c, pid) < 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(p[0]);
+        return -1;
     }
     char report[sizeof *err + REPORT_MESSAGE_MAX] = "";
     ssize_t n = read(p[0], report, sizeof report - 1);
@@ -453,7 +516,8 @@ static int save_runinfo(const struct container *c, const struct record *pool)
 static int prepare(struct container *c, struct record *pool)
 {
     const struct run_options *o = c->o;
-    if (store_publish(o->pool, &c->layers) < 0)
+    if (store_publish(o->pool, &c->layers,
+                      record_get(pool, "nosuid") != NULL) < 0)
         return -1;
     char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c->name);
@@ -472,14 +536,17 @@ static int prepare(struct container *c, struct record *pool)
     record_set(&c->rec, "command", "%s", cmd);
     record_set(&c->rec, "detached", "%d", o->detach);
     record_set(&c->rec, "read_only", "%d", o->read_only);
-    record_set(&c->rec, "network", "%s", o->host_network ? "host" : "none");
+    record_set(&c->rec, "network", "%s",
+               o->host_network     ? "host"
+               : o->bridge_network ? "bridge"
+                                   : "none");
     record_set(&c->rec, "no_new_privileges", "%d", !o->new_privileges);
     record_set(&c->rec, "pids_limit", "%ld", o->pids_limit);
     record_set(&c->rec, "userns_base", "%u", c->userns_base);
     if (!o->again)
         record_set(&c->rec, "created", "%lld", (long long)time(NULL));
     /* The danausd that serves its root: one restarted since does not. */
-    if (save(c) < 0 || save_runinfo(c, pool) < 0)
+    if (save_choosing_address(c) < 0 || save_runinfo(c, pool) < 0)
         return -1;
     const char *backend = record_get(pool, "backend_dir");
     snprintf(writable, sizeof writable, "%.3000s/containers/%s", backend,
@@ -689,6 +756,8 @@ int container_run(const struct run_options *o)
     if (query_pool(o->pool, &pool) < 0)
         return 125;
     c.userns_base = userns_base(&pool);
+    if (userns_check(o->pool, c.userns_base) < 0)
+        return record_free(&pool), 125;
     if (o->name) {
         if (state_check_name("container", o->name) < 0)
             return 125;

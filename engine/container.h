@@ -25,6 +25,7 @@ struct run_options {
     const char *user;    /* -u USER[:GROUP] (user.h), or NULL: the image's */
     const char *entrypoint; /* --entrypoint CMD ("": none), or NULL */
     int host_network;   /* --network host: the host's, not its own */
+    int bridge_network; /* --network bridge: on the engine's bridge (net.h) */
     int new_privileges; /* --security-opt no-new-privileges=false */
     long pids_limit;    /* --pids-limit */
     char **argv; /* the command, NULL-ended; empty: the image's CMD */

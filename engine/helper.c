@@ -35,12 +35,21 @@ static int as_client(void *arg)
     if (helper_join_pool(pool) < 0)
         return -1;
     helper_client_env(pool, 1);
+    /* Its messages are read (program.h): in the C locale's words. */
+    setenv("LC_ALL", "C", 1);
     return 0;
 }
 
 int helper_run(const char *pool, const char *const argv[])
 {
+    return helper_run_tolerating(pool, argv, NULL, NULL);
+}
+
+int helper_run_tolerating(const char *pool, const char *const argv[],
+                          const char *tolerated, int *count)
+{
     char what[64];
     snprintf(what, sizeof what, "pool %s", pool);
-    return program_run(what, argv, -1, as_client, (void *)pool);
+    return program_run_tolerating(what, argv, -1, as_client, (void *)pool,
+                                  tolerated, count);
 }

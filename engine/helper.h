@@ -10,6 +10,10 @@
 
 /* Runs argv to completion. 0, or -1 (fail.h) with what it printed last. */
 int helper_run(const char *pool, const char *const argv[]);
+/* helper_run, taking stderr lines that end in tolerated for no error
+ * (program_run_tolerating); *count gets how many there were. */
+int helper_run_tolerating(const char *pool, const char *const argv[],
+                          const char *tolerated, int *count);
 /* Sets, in the calling process, what a client of the pool needs:
  * DANAUS_SERVICE, DANAUS_RUNDIR; with preload, LD_PRELOAD too. */
 void helper_client_env(const char *pool, int preload);

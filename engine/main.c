@@ -45,7 +45,7 @@ static int usage(FILE *out)
             "              [--backend-latency-target MS] [--pids-limit N]\n"
             "              [--backend-weight N] [--backend-reservation N] "
             "[--backend-fair-share on|off]\n"
-            "              [--userns host|private]\n"
+            "              [--userns host|private] [--nosuid]\n"
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
@@ -53,7 +53,7 @@ static int usage(FILE *out)
             "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
             "[-w DIR]\n"
-            "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host]\n"
+            "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host|bridge]\n"
             "      [--pids-limit N] [--security-opt no-new-privileges=false]\n"
             "      [-- CMD [ARGS...]]   (or run [--pool P] [OPTIONS] IMAGE "
             "[CMD...])\n"
@@ -80,6 +80,10 @@ static int pool_command(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--write-through") == 0) {
             o.write_through = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--nosuid") == 0) {
+            o.nosuid = 1;
             continue;
         }
         if (strncmp(argv[i], "--userns=", 9) == 0) { /* docker's spelling */
@@ -190,13 +194,17 @@ static int parse_env(char *text, struct run_options *o)
     return 0;
 }
 
-/* --network none|host: a network namespace of the container's own with
- * only its loopback (the default), or the host's. */
+/* --network none|host|bridge: a network namespace of the container's own
+ * with only its loopback (the default), the host's, or its own on the
+ * engine's bridge (net.h). */
 static int parse_network(const char *text, struct run_options *o)
 {
-    if (strcmp(text, "none") != 0 && strcmp(text, "host") != 0)
-        return fail("run: --network '%s': expected none or host", text);
+    if (strcmp(text, "none") != 0 && strcmp(text, "host") != 0 &&
+        strcmp(text, "bridge") != 0)
+        return fail("run: --network '%s': expected none, host or bridge",
+                    text);
     o->host_network = strcmp(text, "host") == 0;
+    o->bridge_network = strcmp(text, "bridge") == 0;
     return 0;
 }
 

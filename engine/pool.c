@@ -227,6 +227,8 @@ static int parse_options(const char *name, const struct pool_options *o,
         record_set(rec, "cache", "%llu", (unsigned long long)cache);
     if (o->write_through)
         record_set(rec, "write_through", "on");
+    if (o->nosuid)
+        record_set(rec, "nosuid", "on");
     if (o->userns && strcmp(o->userns, "host") &&
         strcmp(o->userns, "private"))
         return fail("--userns %s: expected host or private", o->userns);

@@ -22,6 +22,9 @@ struct pool_options {
     /* Ceph backends: writes reach the OSDs before they are answered, so a
      * killed danausd loses none (ceph_write_through in danausd.conf). */
     int write_through;
+    /* No setuid, setgid or device files in the pool's backend: not from
+     * its images, not from its containers (nosuid in danausd.conf). */
+    int nosuid;
     /* The pool's task limit (all its containers and its danausd), or
      * NULL: POOL_PIDS_DEFAULT. */
     const char *pids_limit;

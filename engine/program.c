@@ -19,11 +19,30 @@ static int is_tar_notice(const char *line)
     return strncmp(line, "tar: Removing leading ", 22) == 0;
 }
 
+/* GNU tar's last line after any error: it names nothing. */
+#define TAR_FAILED "tar: Exiting with failure status due to previous errors"
+
+/* Lines a caller takes for no error (program_run_tolerating). */
+struct tolerated {
+    const char *suffix; /* lines ending so; NULL: none */
+    int count;
+};
+
+static int is_tolerated(struct tolerated *t, const char *line)
+{
+    size_t n = strlen(line), k = t->suffix ? strlen(t->suffix) : 0;
+    if (!t->suffix || n < k || strcmp(line + n - k, t->suffix) != 0)
+        return 0;
+    t->count++;
+    return 1;
+}
+
 /* Reads fd to its end, keeping the first non-empty line in first (the
- * cause: GNU tar, for one, ends with "Exiting with failure status due to
- * previous errors", which names nothing), but for tar's notices, and
- * counting the others. */
-static int keep_first_line(int fd, char *first, size_t size)
+ * cause: GNU tar, for one, ends with TAR_FAILED, which names nothing),
+ * but for tar's notices and the lines t tolerates, and counting the
+ * others. */
+static int keep_first_line(int fd, char *first, size_t size,
+                           struct tolerated *t)
 {
     char buf[4096];
     size_t used = 0;
@@ -36,7 +55,9 @@ static int keep_first_line(int fd, char *first, size_t size)
         char *nl;
         while ((nl = strchr(buf, '\n'))) {
             *nl = '\0';
-            if (*buf && !*first && !is_tar_notice(buf))
+            if (is_tolerated(t, buf))
+                ;
+            else if (*buf && !*first && !is_tar_notice(buf))
                 snprintf(first, size, "%.*s", (int)size - 1, buf);
             else if (*buf)
                 others++;
@@ -82,16 +103,20 @@ static pid_t start(const char *const argv[], int out_fd, int (*setup)(void *),
 }
 
 /* Reads the program's stderr to its end and waits for it; 0 when it
- * exited 0, else -1 (fail.h) with its first line. */
+ * exited 0, or failed saying only what t tolerates, else -1 (fail.h)
+ * with its first line. */
 static int finish(const char *what, const char *const argv[], pid_t pid,
-                  int err_fd)
+                  int err_fd, struct tolerated *t)
 {
     char first[1024];
-    int others = keep_first_line(err_fd, first, sizeof first);
+    int others = keep_first_line(err_fd, first, sizeof first, t);
     close(err_fd);
     int status;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (WIFEXITED(status) && t->count && !others &&
+        (!*first || strcmp(first, TAR_FAILED) == 0))
         return 0;
     if (!*first)
         return fail("%s: %s failed with no message", what, argv[0]);
@@ -102,9 +127,21 @@ static int finish(const char *what, const char *const argv[], pid_t pid,
 int program_run(const char *what, const char *const argv[], int out_fd,
                 int (*setup)(void *), void *arg)
 {
+    return program_run_tolerating(what, argv, out_fd, setup, arg, NULL,
+                                  NULL);
+}
+
+int program_run_tolerating(const char *what, const char *const argv[],
+                           int out_fd, int (*setup)(void *), void *arg,
+                           const char *tolerated, int *count)
+{
+    struct tolerated t = {tolerated, 0};
     int err_fd = -1;
     pid_t pid = start(argv, out_fd, setup, arg, &err_fd);
-    return pid < 0 ? -1 : finish(what, argv, pid, err_fd);
+    int rc = pid < 0 ? -1 : finish(what, argv, pid, err_fd, &t);
+    if (count)
+        *count = t.count;
+    return rc;
 }
 
 int program_read(const char *what, const char *const argv[],
@@ -122,5 +159,6 @@ int program_read(const char *what, const char *const argv[],
     if (rc < 0)
         kill(pid, SIGKILL);
     /* A consumer's refusal is the reason, not the kill it caused. */
-    return finish(what, argv, pid, err_fd) < 0 || rc < 0 ? -1 : 0;
+    struct tolerated none = {NULL, 0};
+    return finish(what, argv, pid, err_fd, &none) < 0 || rc < 0 ? -1 : 0;
 }

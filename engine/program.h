@@ -13,6 +13,15 @@
  */
 int program_run(const char *what, const char *const argv[], int out_fd,
                 int (*setup)(void *), void *arg);
+/*
+ * program_run, where stderr lines ending in tolerated (e.g. tar's
+ * "Cannot mknod: Operation not permitted") are no error: *count gets how
+ * many there were, and a program that fails saying nothing else (tar's
+ * closing line aside) has succeeded. 0, or -1 (fail.h).
+ */
+int program_run_tolerating(const char *what, const char *const argv[],
+                           int out_fd, int (*setup)(void *), void *arg,
+                           const char *tolerated, int *count);
 
 /*
  * Runs argv with its stdout on a pipe that consume reads (from the fd it

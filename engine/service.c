@@ -117,6 +117,8 @@ static int write_config(const char *pool, const struct record *rec)
     if (base)
         fprintf(f, "idmap 0:%u:%u\nowner %u:%u\n", base, USERNS_SIZE, base,
                 base);
+    if (record_get(rec, "nosuid"))
+        fprintf(f, "nosuid on\n");
     const char *kind = record_get(rec, "backend_kind");
     if (strcmp(kind, "ceph") == 0) {
         fprintf(f, "ceph_conf %s\n", record_get(rec, "ceph_conf"));

@@ -42,6 +42,22 @@ static int private_kind_dir(const char *pool, const char *kind)
     return helper_run(pool, install);
 }
 
+/* Unpacks layer into dst; in a nosuid pool, what the service refused
+ * to make (device nodes) is counted in *refused. */
+static int unpack(const char *pool, const char *layer, const char *dst,
+                  int nosuid, int *refused)
+{
+    const char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
+                                 "--xattrs-include=*", "-xpf", layer,
+                                 "-C", dst, NULL};
+    int n = 0;
+    int rc = helper_run_tolerating(
+        pool, untar,
+        nosuid ? "Cannot mknod: Operation not permitted" : NULL, &n);
+    *refused += n;
+    return rc;
+}
+
 /* pools/POOL/layers/HEX, a record: the pool's copy of the layer is
  * complete; once no image names it, kept_by is "PID START" of the
  * danausd that may hold it open. */
@@ -62,8 +78,10 @@ static int mark_save(const char *mark, const char *kept_by)
     return rc;
 }
 
-/* Unpacks one layer into BACKEND/layers/HEX, or takes a kept copy back. */
-static int publish_layer(const char *pool, const char *hex)
+/* Unpacks one layer into BACKEND/layers/HEX, or takes a kept copy back;
+ * nosuid and refused as unpack's. */
+static int publish_layer(const char *pool, const char *hex, int nosuid,
+                         int *refused)
 {
     char mark[STATE_PATH_MAX], top[STATE_PATH_MAX], archive[STATE_PATH_MAX];
     struct record r;
@@ -77,11 +95,8 @@ static int publish_layer(const char *pool, const char *hex)
     layer_archive_path(hex, archive);
     const char *const clear[] = {"rm", "-rf", top, NULL};
     const char *const mk[] = {"mkdir", "-p", top, NULL};
-    const char *const untar[] = {"tar", "--numeric-owner", "--xattrs",
-                                 "--xattrs-include=*", "-xpf", archive,
-                                 "-C", top, NULL};
     int rc = helper_run(pool, clear) < 0 || helper_run(pool, mk) < 0 ||
-                     helper_run(pool, untar) < 0
+                     unpack(pool, archive, top, nosuid, refused) < 0
                  ? -1
                  : mark_save(mark, NULL);
     if (rc < 0)
@@ -89,7 +104,8 @@ static int publish_layer(const char *pool, const char *hex)
     return rc;
 }
 
-int store_publish(const char *pool, const struct layer_list *layers)
+int store_publish(const char *pool, const struct layer_list *layers,
+                  int nosuid)
 {
     char marks[STATE_PATH_MAX];
     state_path(marks, "pools/%s/layers", pool);
@@ -97,9 +113,13 @@ int store_publish(const char *pool, const struct layer_list *layers)
         return fail_errno("cannot create %s", marks);
     if (private_kind_dir(pool, "layers") < 0)
         return -1;
+    int refused = 0;
     for (int i = 0; i < layers->n; i++)
-        if (publish_layer(pool, layers->hex[i]) < 0)
+        if (publish_layer(pool, layers->hex[i], nosuid, &refused) < 0)
             return -1;
+    if (refused)
+        fprintf(stderr, "danaus: pool %s is nosuid: %d device node(s) of "
+                "the image left out\n", pool, refused);
     return 0;
 }
 

@@ -24,8 +24,11 @@
 #include <stddef.h>
 
 /* Unpacks the layers into the pool's backend unless done before (a kept
- * copy no image named is taken back). 0 or -1 (fail.h). */
-int store_publish(const char *pool, const struct layer_list *layers);
+ * copy no image named is taken back). In a nosuid pool (its danausd
+ * strips setuid and setgid bits and refuses device nodes) the layers'
+ * device nodes are left out, and said so. 0 or -1 (fail.h). */
+int store_publish(const char *pool, const struct layer_list *layers,
+                  int nosuid);
 /* Removes the copies of an image imported before layers were shared
  * (published as id) from every pool that has one. */
 int store_unpublish_everywhere(const char *id);

@@ -19,26 +19,75 @@
 #define FIRST_BASE (USERNS_SIZE * 16)
 #define LAST_BASE 0x7fff0000u /* ids past 2^31 confuse too many tools */
 
-/* Whether [base, base + USERNS_SIZE) meets an entry "NAME:FIRST:COUNT" of
- * the subordinate id file path (subuid(5)); a missing file has none. */
-static int meets_subordinate(const char *path, uint32_t base)
+/* Whether [a, a + n) meets [base, base + USERNS_SIZE). */
+static int overlaps(unsigned long long a, unsigned long long n, uint32_t base)
 {
+    return a < (unsigned long long)base + USERNS_SIZE && base < a + n;
+}
+
+/* The number after the field-th ':' of line (0 is the name), in *id: 1,
+ * or 0 when that field is missing or not a number. */
+static int field_id(const char *line, int field, unsigned long long *id)
+{
+    for (int i = 0; i < field && line; i++) {
+        line = strchr(line, ':');
+        line = line ? line + 1 : NULL;
+    }
+    char *end;
+    if (!line || *line < '0' || *line > '9')
+        return 0;
+    *id = strtoull(line, &end, 10);
+    return *end == ':' || *end == '\n' || *end == '\0';
+}
+
+/* A subuid(5) or subgid(5) line "NAME:FIRST:COUNT". */
+static int subordinate_meets(const char *line, uint32_t base)
+{
+    unsigned long long a, n;
+    return field_id(line, 1, &a) && field_id(line, 2, &n) &&
+           overlaps(a, n, base);
+}
+
+/* A passwd(5) line "NAME:PASSWORD:UID:GID:..." or group(5) line
+ * "NAME:PASSWORD:GID:MEMBERS": its ids. */
+static int account_meets(const char *line, uint32_t base)
+{
+    unsigned long long id;
+    return (field_id(line, 2, &id) && overlaps(id, 1, base)) ||
+           (field_id(line, 3, &id) && overlaps(id, 1, base));
+}
+
+/* The first line of the host's file name (in /etc, or in DANAUS_ETC: the
+ * tests' own) that meets the range, by test, into who ("NAME in FILE");
+ * 0 when none does or the file is missing. */
+static int file_meets(const char *name, uint32_t base,
+                      int (*meets)(const char *line, uint32_t base),
+                      char *who, size_t size)
+{
+    const char *etc = getenv("DANAUS_ETC");
+    char path[STATE_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", etc && *etc ? etc : "/etc", name);
     FILE *f = fopen(path, "re");
     if (!f)
         return 0;
-    char line[512];
-    int meets = 0;
-    while (!meets && fgets(line, sizeof line, f)) {
-        char *first = strchr(line, ':');
-        char *count = first ? strchr(first + 1, ':') : NULL;
-        if (!count)
-            continue;
-        unsigned long long a = strtoull(first + 1, NULL, 10),
-                           n = strtoull(count + 1, NULL, 10);
-        meets = a < (unsigned long long)base + USERNS_SIZE && base < a + n;
-    }
+    char line[1024];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        if ((found = meets(line, base)))
+            snprintf(who, size, "%.*s in %s", (int)strcspn(line, ":\n"),
+                     line, path);
     fclose(f);
-    return meets;
+    return found;
+}
+
+/* Whether a host user, group or subordinate range holds an id of the
+ * range; who names the first. */
+static int meets_host(uint32_t base, char *who, size_t size)
+{
+    return file_meets("passwd", base, account_meets, who, size) ||
+           file_meets("group", base, account_meets, who, size) ||
+           file_meets("subuid", base, subordinate_meets, who, size) ||
+           file_meets("subgid", base, subordinate_meets, who, size);
 }
 
 static int meets_pool(uint32_t base, char **pools, int n)
@@ -62,8 +111,8 @@ int userns_allocate(const char *name, struct record *pool)
     int n;
     char **pools = state_list("pools", &n);
     uint32_t base = FIRST_BASE;
-    while (base <= LAST_BASE && (meets_subordinate("/etc/subuid", base) ||
-                                 meets_subordinate("/etc/subgid", base) ||
+    char who[STATE_PATH_MAX + 64];
+    while (base <= LAST_BASE && (meets_host(base, who, sizeof who) ||
                                  meets_pool(base, pools, n)))
         base += USERNS_SIZE;
     state_list_free(pools, n);
@@ -72,6 +121,16 @@ int userns_allocate(const char *name, struct record *pool)
                     "namespace", name, USERNS_SIZE);
     record_set(pool, "userns_base", "%u", base);
     return 0;
+}
+
+int userns_check(const char *name, uint32_t base)
+{
+    char who[STATE_PATH_MAX + 64];
+    if (!base || !meets_host(base, who, sizeof who))
+        return 0;
+    return fail("pool %s: its host ids %u-%u are no longer its own: %s "
+                "holds one (make the pool again)", name, base,
+                base + USERNS_SIZE - 1, who);
 }
 
 uint32_t userns_base(const struct record *pool)

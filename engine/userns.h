@@ -3,8 +3,10 @@
  * unprivileged host uid (docs/confinement.md).
  *
  * Each pool gets USERNS_SIZE host uids and gids at a base of its own,
- * recorded in its record (userns_base), away from /etc/subuid,
- * /etc/subgid and every other pool of the state directory. A container
+ * recorded in its record (userns_base), away from the host's users and
+ * groups (/etc/passwd, /etc/group), /etc/subuid, /etc/subgid and every
+ * other pool of the state directory. DANAUS_ETC names another directory
+ * for those four files (tests). A container
  * is built as today, by real root in the host's user namespace, so its
  * mount, PID, network, UTS, IPC and cgroup namespaces belong to the
  * host's; only then does its first process enter a new user namespace,
@@ -24,9 +26,13 @@
 
 /* Chooses a base for a new pool and records it in pool as userns_base:
  * the lowest multiple of USERNS_SIZE from USERNS_SIZE * 16 whose range
- * meets no /etc/subuid or /etc/subgid entry and no other pool's. 0 or -1
- * (fail.h). */
+ * holds no host user's uid or gid, no group's gid, meets no /etc/subuid
+ * or /etc/subgid entry and no other pool's. 0 or -1 (fail.h). */
 int userns_allocate(const char *name, struct record *pool);
+/* 0 when the range at base (0: none) still meets none of the host's
+ * users, groups and subordinate ranges (one may have been added since
+ * the pool was made), else -1 (fail.h) naming the first that does. */
+int userns_check(const char *name, uint32_t base);
 /* The pool's base, or 0: its containers share the host's ids. */
 uint32_t userns_base(const struct record *pool);
 

@@ -8,6 +8,7 @@
  * atomic with respect to it, as POSIX asks.
  */
 #include "blocking.h"
+#include "nosuid.h"
 #include "request.h"
 
 #include <errno.h>
@@ -83,8 +84,10 @@ int64_t call_open(struct request *r)
     if (no_create)
         flags &= ~(O_CREAT | O_EXCL);
     struct ls_file *file;
-    rc = inst->ops->open(inst, &r->c->cred, r->path, flags & ~IGNORED_FLAGS,
-                         (mode_t)(r->d->arg[1] & 07777), &file);
+    rc = inst->ops->open(
+        inst, &r->c->cred, r->path, flags & ~IGNORED_FLAGS,
+        nosuid_mode(r->svc->cfg.nosuid, (mode_t)(r->d->arg[1] & 07777)),
+        &file);
     if (rc == -ENOENT && no_create)
         return -EROFS;
     if (rc < 0)

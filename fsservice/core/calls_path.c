@@ -13,6 +13,7 @@
  * once before any backend looks at it. Answers nobody reads back (readlink,
  * getxattr) go straight into the slot.
  */
+#include "nosuid.h"
 #include "request.h"
 
 #include <errno.h>
@@ -104,8 +105,9 @@ int64_t call_mkdir(struct request *r)
     int rc = path_call(r, 1, &inst);
     if (rc < 0)
         return rc;
-    return inst->ops->mkdir(inst, &r->c->cred, r->path,
-                            (mode_t)(r->d->arg[0] & 07777));
+    return inst->ops->mkdir(
+        inst, &r->c->cred, r->path,
+        nosuid_mode(r->svc->cfg.nosuid, (mode_t)(r->d->arg[0] & 07777)));
 }
 
 /* The types mknod makes, checked in Linux's order (may_mknod) before the
@@ -132,10 +134,11 @@ int64_t call_mknod(struct request *r)
     default:
         return -EINVAL;
     }
-    int rc = path_call(r, 1, &inst);
-    if (rc < 0)
+    int rc = nosuid_mknod(r->svc->cfg.nosuid, (mode_t)mode);
+    if (rc < 0 || (rc = path_call(r, 1, &inst)) < 0)
         return rc;
-    return inst->ops->mknod(inst, &r->c->cred, r->path, (mode_t)mode,
+    return inst->ops->mknod(inst, &r->c->cred, r->path,
+                            nosuid_mode(r->svc->cfg.nosuid, (mode_t)mode),
                             (dev_t)dev);
 }
 
@@ -204,7 +207,8 @@ int64_t call_readlink(struct request *r)
 int64_t call_chmod(struct request *r)
 {
     struct ls_instance *inst;
-    mode_t mode = (mode_t)(r->d->arg[0] & 07777);
+    mode_t mode =
+        nosuid_mode(r->svc->cfg.nosuid, (mode_t)(r->d->arg[0] & 07777));
     int at, rc = strings(r, 1);
     if (rc < 0)
         return rc;

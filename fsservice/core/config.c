@@ -463,6 +463,7 @@ static const struct key keys[] = {
     FLAG("fuse_revalidate", fuse_revalidate),
     FLAG("request_deadline_fsync", request_deadline_fsync),
     FLAG("fuse_allow_other", fuse_allow_other),
+    FLAG("nosuid", nosuid),
     FLAG("restart", restart),
     CALL("ceph_write_through", backend_flag),
     CALL("ceph_client_log", backend_log),

@@ -87,6 +87,8 @@ struct config {
     uint32_t fuse_cache_timeout_ms;
     int fuse_allow_other;       /* FUSE mounts open to every user, not just
                                    the owner */
+    int nosuid;                 /* no setuid, setgid or device files
+                                   (nosuid.h) */
     uint32_t fuse_keep_s;       /* a dead service's FUSE mounts wait this
                                    long for the next one (fuse_keeper.h) */
     int restart;                /* the keeper restarts a dead service */

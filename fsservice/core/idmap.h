@@ -20,6 +20,7 @@
 
 #include "fsservice/libservice/libservice.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -37,7 +38,24 @@ int idmap_parse(const char *text, struct idmap *m);
 uint32_t idmap_in(const struct idmap *m, uint32_t host);
 /* The host id of pool id id; IDMAP_OVERFLOW when it has none. */
 uint32_t idmap_out(const struct idmap *m, uint32_t id);
+/* Whether host id host belongs to the pool: host root or an id of the
+ * range (every id, for the identity map). The socket door attaches no
+ * one else. */
+bool idmap_admits(const struct idmap *m, uint32_t host);
 /* cred's uid, gid and groups, from host ids to pool ids. */
 void idmap_cred_in(const struct idmap *m, struct ls_cred *cred);
+
+/* Extended attributes whose values name ids, mapped as the kernel maps
+ * them across an idmapped mount: the POSIX ACLs system.posix_acl_access
+ * and system.posix_acl_default (the ids of their named user and group
+ * entries) and a v3 file capability, security.capability (its root id).
+ * Other names, and values that are not well formed, are left as they
+ * are (the backend judges them). The value is the caller's own copy. */
+void idmap_xattr_in(const struct idmap *m, const char *name,
+                    unsigned char *value, size_t size);
+void idmap_xattr_out(const struct idmap *m, const char *name,
+                     unsigned char *value, size_t size);
+/* Whether name is one of those: its value must be copied to be mapped. */
+bool idmap_xattr_names_ids(const struct idmap *m, const char *name);
 
 #endif

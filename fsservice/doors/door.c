@@ -163,8 +163,12 @@ int door_open(struct door *d, struct service *svc, char *err, size_t errlen)
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     strcpy(sa.sun_path, fresh);
     /* Only the tenant may connect: the socket gets the segment's owner and
-     * mode before anyone can reach it (bind under a private umask). */
-    mode_t old = umask(0177);
+     * mode before anyone can reach it (bind under a private umask). A
+     * pool's users are many uids (idmap): every one may connect, and the
+     * hello refuses the rest (peer_cred); who reaches the socket at all is
+     * the door directory's business (the engine's is root's, 0700 above,
+     * and bound only into the pool's containers). */
+    mode_t old = umask(cfg->idmap.count ? 0111 : 0177);
     int rc = d->listen_fd < 0 ? -1
                               : bind(d->listen_fd, (struct sockaddr *)&sa,
                                      sizeof sa);
@@ -229,6 +233,10 @@ static int peer_cred(struct door *d, int fd, struct ls_cred *cred, pid_t *pid)
         cred->gid = d->svc->egid;
         return 0;
     }
+    /* With a pool's map the socket is everyone's (door_open): the door
+     * attaches only the pool's users. */
+    if (!idmap_admits(&d->svc->cfg.idmap, uc.uid))
+        return -EACCES;
     cred->uid = uc.uid;
     cred->gid = uc.gid;
     static gid_t groups[NGROUPS_MAX]; /* door thread only */

@@ -384,6 +384,7 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->creds = &d->creds;
     ex->direct_io = svc->cfg.fuse_direct_io;
     ex->revalidate = svc->cfg.fuse_revalidate;
+    ex->nosuid = svc->cfg.nosuid;
     ex->timeout = svc->cfg.fuse_cache_timeout_ms / 1000.0;
     ex->admission = &svc->admission;
     ex->pressure = &svc->pressure;

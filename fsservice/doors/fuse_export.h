@@ -39,6 +39,7 @@ struct fuse_export {
     struct fuse_cred_cache *creds;
     int direct_io;           /* config fuse_direct_io */
     int revalidate;          /* config fuse_revalidate */
+    bool nosuid;             /* config nosuid (core/nosuid.h) */
     /* How long the kernel may keep names, negative names and attributes
      * (config fuse_cache_timeout_ms), in seconds; 0: not at all. */
     double timeout;

@@ -23,6 +23,7 @@
 #include "fuse_inval.h"
 #include "fuse_killpriv.h"
 #include "fuse_replay.h"
+#include "fsservice/core/nosuid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -203,11 +204,12 @@ static int change_one(struct fuse_call *c, const char *path, struct ls_file *f,
 {
     const struct ls_ops *ops = c->inst->ops;
     switch (what) {
-    case FUSE_SET_ATTR_MODE:
-        return f ? ops->fchmod(f, c->cred, attr->st_mode)
-                 : fuse_killpriv(c, path, attr->st_mode,
-                                 ops->chmod(c->inst, c->cred, path,
-                                            attr->st_mode, 0));
+    case FUSE_SET_ATTR_MODE: {
+        mode_t mode = nosuid_mode(c->ex->nosuid, attr->st_mode);
+        return f ? ops->fchmod(f, c->cred, mode)
+                 : fuse_killpriv(c, path, mode,
+                                 ops->chmod(c->inst, c->cred, path, mode, 0));
+    }
     case FUSE_SET_ATTR_UID: {
         /* The kernel names the new owner by host ids. */
         const struct idmap *m = c->ex->creds->idmap;
@@ -312,7 +314,10 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
     enum fuse_done_op op = what == MAKE_DIR    ? DONE_MKDIR
                            : what == MAKE_NODE ? DONE_MKNOD
                                                : DONE_SYMLINK;
-    int rc = fuse_call_child_path(&c, parent, name, path);
+    int rc = what == MAKE_NODE ? nosuid_mknod(c.ex->nosuid, mode) : 0;
+    if (rc == 0)
+        rc = fuse_call_child_path(&c, parent, name, path);
+    mode = nosuid_mode(c.ex->nosuid, mode);
     enum earlier e = rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, op, &rc);
     if (rc == 0 && e != EARLIER_DONE) {
         fuse_replay_note(&c, op, FUSE_DONE_BEGUN);
@@ -536,6 +541,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
     BEGIN(req, c);
     char path[PATH_MAX];
     int flags = (fi->flags & (BACKEND_OPEN_FLAGS | O_EXCL)) | O_CREAT;
+    mode = nosuid_mode(c.ex->nosuid, mode);
     struct ls_file *file = NULL;
     struct danaus_stat d;
     struct fuse_entry_param e = {.ino = 0};
@@ -702,18 +708,31 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
     reply_status(req, rc);
 }
 
+/* The kernel names ids in ACLs and v3 capabilities by host ids: the
+ * backend gets pool ids (idmap.h), in a copy of value. */
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
                         const char *value, size_t size, int flags)
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int rc = fuse_call_path(&c, ino, path);
+    const struct idmap *m = c.ex->creds->idmap;
+    unsigned char *mapped =
+        idmap_xattr_names_ids(m, name) && size ? malloc(size) : NULL;
+    int rc = mapped || !idmap_xattr_names_ids(m, name) || !size
+                 ? fuse_call_path(&c, ino, path)
+                 : -ENOMEM;
+    if (rc == 0 && mapped) {
+        memcpy(mapped, value, size);
+        idmap_xattr_in(m, name, mapped, size);
+        value = (const char *)mapped;
+    }
     if (rc == 0) {
         fuse_call_pace(&c, true, 0);
         rc = c.inst->ops->setxattr(c.inst, c.cred, path, name, value, size,
                                    flags, AT_SYMLINK_NOFOLLOW);
         fuse_call_paced(&c);
     }
+    free(mapped);
     reply_status(req, rc);
 }
 
@@ -731,6 +750,9 @@ static void query_xattr(fuse_req_t req, fuse_ino_t ino, const char *name,
                                          size, AT_SYMLINK_NOFOLLOW)
                  : c.inst->ops->listxattr(c.inst, c.cred, path, buf, size,
                                           AT_SYMLINK_NOFOLLOW);
+    if (n > 0 && size && name) /* host ids for the kernel (idmap.h) */
+        idmap_xattr_out(c.ex->creds->idmap, name, (unsigned char *)buf,
+                        (size_t)n);
     if (n < 0)
         fuse_reply_err(req, (int)-n);
     else if (size == 0)

@@ -17,6 +17,9 @@
  *   attacker unshare            a new user namespace
  *   attacker euid               the effective uid it runs with (made
  *                               setuid, run from the host)
+ *   attacker hello SOCKET       connect to a danausd door and say hello:
+ *                               "ok" when attached, "connect ERRNO" when
+ *                               the socket cannot be reached
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -32,7 +35,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include "danaus/wire.h"
 
 static int report(int rc)
 {
@@ -67,6 +73,28 @@ static int connect_to(const char *ip, const char *port)
     inet_pton(AF_INET, ip, &sa.sin_addr);
     int s = socket(AF_INET, SOCK_STREAM, 0);
     return report(s < 0 ? -1 : connect(s, (struct sockaddr *)&sa, sizeof sa));
+}
+
+/* A hello at the door socket path; the reply's first word is its errno. */
+static int hello(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        printf("connect ");
+        return report(-1);
+    }
+    struct danaus_door_msg msg = {.op = DANAUS_DOOR_HELLO,
+                                  .version = DANAUS_WIRE_VERSION};
+    static char reply[65536];
+    if (send(s, &msg, sizeof msg, 0) != sizeof msg ||
+        recv(s, reply, sizeof reply, 0) < (ssize_t)sizeof(int32_t))
+        return report(-1);
+    int32_t error;
+    memcpy(&error, reply, sizeof error);
+    errno = error;
+    return report(error ? -1 : 0);
 }
 
 /* Forks until n children or the first failure; prints the count and the
@@ -114,6 +142,8 @@ int main(int argc, char **argv)
         return fork_many(atoi(argv[2]));
     if (strcmp(verb, "unshare") == 0 && argc == 2)
         return report(unshare(CLONE_NEWUSER));
+    if (strcmp(verb, "hello") == 0 && argc == 3)
+        return hello(argv[2]);
     if (strcmp(verb, "euid") == 0 && argc == 2)
         return printf("%u\n", (unsigned)geteuid()) < 0;
     fprintf(stderr, "usage: see attacker.c\n");

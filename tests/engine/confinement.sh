@@ -11,31 +11,47 @@ danaus=$1
 work=$(mktemp -d /tmp/danaus-confinement-test.XXXXXX)
 export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
-listener=
+listener= outside= anywhere=
+# The engine keeps its bridge and rules (as docker keeps docker0): the
+# test takes away what it made.
+bridge_made=$([ -e /sys/class/net/danaus0 ] || echo 1)
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
+    [ -n "$anywhere" ] && kill "$anywhere" 2>/dev/null
+    if [ -n "$bridge_made" ] && [ -e /sys/class/net/danaus0 ]; then
+        ip link del danaus0
+        iptables -w -t nat -D POSTROUTING -s 10.89.0.0/24 ! -o danaus0 -j MASQUERADE
+        iptables -w -D FORWARD -i danaus0 -j ACCEPT
+        iptables -w -D FORWARD -o danaus0 -j ACCEPT
+    fi
+    [ -n "$outside" ] && rm -rf "$outside"
     remove_containers_and_pools
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-cc -static -O2 -o "$work/attacker" "$(dirname "$0")/attacker.c" || exit 1
+cc -static -O2 -I "$(dirname "$0")/../../include" -o "$work/attacker" \
+    "$(dirname "$0")/attacker.c" || exit 1
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat ls grep sleep wc stat touch chown chmod cp id; do
+for c in sh cat ls grep sleep wc stat touch chown chmod cp id ip nc; do
     ln -s busybox "$img/bin/$c"; done
 cp "$work/attacker" "$img/bin/attacker"
 mknod "$img/xfuse" c 10 229 # an image's own copy of /dev/fuse
+cp "$work/attacker" "$img/bin/suidroot" && chmod 4755 "$img/bin/suidroot"
 echo layer >"$img/etc/owned" && chown 1234:4321 "$img/etc/owned"
 "$danaus" image import bb "$img" || exit 1
 # Dynamic programs, which reach the root over the preload.
 dimg=$work/dimg
 mkdir -p "$dimg/bin" "$dimg/usr/bin" "$dimg/etc"
 cp /bin/dash "$dimg/bin/sh"
-for p in stat touch chown grep; do cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
+for p in stat touch chown chmod mknod grep sleep; do cp "/usr/bin/$p" "$dimg/usr/bin/$p"; done
+cp "$work/attacker" "$dimg/bin/attacker"
+tools="/usr/bin/setfacl /usr/bin/getfacl /usr/sbin/setcap /usr/sbin/getcap"
+mkdir -p "$dimg/usr/sbin" && for p in $tools; do cp "$p" "$dimg$p"; done
 for lib in $(ldd /bin/dash /usr/bin/stat /usr/bin/touch /usr/bin/chown \
-             /usr/bin/grep | grep -o '/[^ ]*' | sort -u); do
+             /usr/bin/chmod /usr/bin/mknod /usr/bin/grep /usr/bin/sleep $tools | grep -o '/[^ ]*' | sort -u); do
     mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
 echo layer >"$dimg/etc/owned" && chown 1234:4321 "$dimg/etc/owned"
 "$danaus" image import dyn "$dimg" || exit 1
@@ -60,6 +76,27 @@ check "the container sees the door's socket only" cf.sock "$(in_container -- ls 
 check "the door's directory takes no file" EROFS \
     "$(in_container -- attacker write /run/danaus/cf.pid.new x)"
 
+# Every user of the pool's containers attaches to the door (the service
+# maps each one's ids); no one else reaches it.
+check "a container's non-root user attaches to the door" "ok|1" \
+    "$("$danaus" run --rm --pool cf --image dyn -u 1000:1000 -- sh -c \
+        'attacker hello /run/danaus/cf.sock; grep -c danaus-area /proc/self/maps' |
+        paste -sd'|')"
+outside=$(mktemp -d /tmp/danaus-confinement-outside.XXXXXX) && chmod 0755 "$outside"
+cp "$work/attacker" "$outside/attacker"
+door=$DANAUS_STATE/pools/cf/door
+as_host_user() { setpriv --reuid "$1" --regid "$1" --clear-groups "$outside/attacker" hello "$2"; }
+check "a host user cannot reach the door's socket" "connect EACCES" \
+    "$(as_host_user 4242 "$door/cf.sock")"
+check "... nor attach when handed its directory" EACCES \
+    "$(as_host_user 4242 /proc/self/fd/3/cf.sock 3<"$door")"
+"$danaus" run -d --name dr --pool cf --image bb -- sleep 60 >/dev/null
+pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/dr/container")
+check "... nor through a container's /proc/PID/root" "connect EACCES" \
+    "$(as_host_user 4242 "/proc/$pid/root/run/danaus/cf.sock")"
+"$danaus" rm -f dr
+rm -rf "$outside"
+
 # 3. A network namespace of its own: the host's loopback is not its.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -c "import socket, time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(300)" &
@@ -71,6 +108,30 @@ check "--network host reaches it" ok \
     "$(in_container --network host -- attacker connect 127.0.0.1 "$port")"
 check "its only interface is its loopback" lo \
     "$(in_container -- sh -c 'tail -n +3 /proc/net/dev' | cut -d: -f1 | xargs)"
+# --network bridge: docker's default, an address on the engine's bridge.
+port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("0.0.0.0", 0)); print(s.getsockname()[1])')
+python3 -c "import socket, time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('0.0.0.0', $port2)); s.listen(); time.sleep(300)" &
+anywhere=$!
+sleep 0.5
+hostaddr=$(ip -4 -o addr show scope global | grep -v ' danaus0 ' | awk '{print $4}' | cut -d/ -f1 | head -n 1)
+"$danaus" run -d --name b1 --pool cf --image bb --network bridge -- nc -l -p 7000 >/dev/null
+check "--network bridge: eth0 with the first address, a default route" \
+    "10.89.0.2/24|default via 10.89.0.1" \
+    "$("$danaus" exec b1 sh -c 'ip -4 -o addr show eth0 | awk "{print \$4}"; ip route | grep default | cut -d" " -f1-3' | paste -sd'|')"
+check "--network bridge: a second container gets the next address, reaches the first" \
+    "10.89.0.3/24|ok" \
+    "$(in_container --network bridge -- sh -c 'ip -4 -o addr show eth0 | awk "{print \$4}"; attacker connect 10.89.0.2 7000' | paste -sd'|')"
+check "--network bridge: the host through its bridge and its own address" "ok|ok" \
+    "$(in_container --network bridge -- sh -c "attacker connect 10.89.0.1 $port2; attacker connect $hostaddr $port2" | paste -sd'|')"
+check "--network bridge: the host's 127.0.0.1 stays out of reach" ECONNREFUSED \
+    "$(in_container --network bridge -- attacker connect 127.0.0.1 "$port")"
+check "--network bridge: outgoing traffic is masqueraded" 0 \
+    "$(iptables -w -t nat -C POSTROUTING -s 10.89.0.0/24 ! -o danaus0 -j MASQUERADE; echo $?)"
+"$danaus" rm -f b1 >/dev/null
+check "--network bridge: no veth is left once the containers are gone" 0 \
+    "$(ip -o link show | grep -c ': dn[0-9]')"
+expect_error "--network with a bad value" 125 "expected none, host or bridge" \
+    "$danaus" run --rm --pool cf --image bb --network other -- true
 
 # 4. Cgroups, kernel tunables, /proc and tasks.
 check "mounting the cgroup hierarchy is refused" EPERM \
@@ -177,6 +238,31 @@ check "an image's files keep their owners inside (FUSE door)" 1234:4321 \
     "$(in_container -- stat -c %u:%g /etc/owned)"
 check "... through the preload too" "1234:4321|0:0|7:8|1" \
     "$("$danaus" run --rm --pool cf --image dyn -- sh -c 'stat -c %u:%g /etc/owned; touch /f; stat -c %u:%g /f; chown 7:8 /f; stat -c %u:%g /f; grep -c danaus-area /proc/self/maps' | paste -sd'|')"
+# POSIX ACLs and v3 file capabilities name ids too: each door maps them
+# as it maps owners, so both doors and the backend agree on pool ids.
+# (LD_PRELOAD= takes a program to the FUSE door.)
+"$danaus" run -d --name ac --pool cf --image dyn -- sleep 60 >/dev/null
+acl() { "$danaus" exec ac sh -c "$1" 2>&1 | grep -E '^(user|group):[0-9]|cap_|rootid|Value' | paste -sd' '; }
+"$danaus" exec ac sh -c 'touch /f1 /f2 /f3 /f4
+    LD_PRELOAD= setfacl -m u:1000:r,g:1001:w /f1; setfacl -m u:1002:r,g:1003:w /f2
+    LD_PRELOAD= setcap -n 1000 cap_net_raw+ep /f3; setcap -n 1004 cap_net_admin+ep /f4'
+check "an ACL set through FUSE reads the same through the preload" \
+    "user:1000:r-- group:1001:-w-" "$(acl 'getfacl -nc /f1')"
+check "an ACL set through the preload reads the same through FUSE" \
+    "user:1002:r-- group:1003:-w-" "$(acl 'LD_PRELOAD= getfacl -nc /f2')"
+check "... and the backend holds pool ids" \
+    "user:1000:r-- group:1001:-w- user:1002:r-- group:1003:-w-" \
+    "$(getfacl -nc "$work/back/containers/ac/f1" "$work/back/containers/ac/f2" 2>&1 |
+       grep -E '^(user|group):[0-9]' | paste -sd' ')"
+check "a v3 capability's root id set through FUSE reads the same through the preload" \
+    "/f3 cap_net_raw=ep [rootid=1000]" "$(acl 'getcap -n /f3')"
+check "... set through the preload reads the same through FUSE" \
+    "/f4 cap_net_admin=ep [rootid=1004]" "$(acl 'LD_PRELOAD= getcap -n /f4')"
+check "... and the backend holds the pool's root id" 1000 \
+    "$(python3 -c 'import os, struct, sys
+print(struct.unpack("<I", os.getxattr(sys.argv[1], "security.capability")[20:24])[0])' \
+        "$work/back/containers/ac/f3")"
+"$danaus" rm -f ac
 check "a named volume is the pool's root's: 0 inside, for its files too" \
     "0:0|0:0" \
     "$(in_container -v uvol:/data -- sh -c 'stat -c %u:%g /data; touch /data/x; stat -c %u:%g /data/x' | paste -sd'|')"
@@ -197,6 +283,50 @@ check "--userns=host: the host's ids, its root the host's" \
     exit 1
 check "a second pool gets the next range, apart from the first" \
     "$((base + 65536))" "$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/cf2/pool")"
+"$danaus" pool rm cf2
+
+# 6. A --nosuid pool: no setuid, setgid or device file reaches its
+# backend, from its images or from its containers, through either door.
+check "a pool without --nosuid keeps the image's setuid bit (inside)" 4755 \
+    "$(in_container -- stat -c %a /bin/suidroot)"
+mkdir -p "$work/nback"
+"$danaus" pool create ns --cpus 1 --memory 256M --nosuid \
+    --backend "local:$work/nback" || exit 1
+in_ns() { "$danaus" run --rm --pool ns "$@"; }
+check "--nosuid: the image's setuid bit and device node are left out" \
+    "755|missing" "$(in_ns --image bb -- sh -c 'stat -c %a /bin/suidroot;
+        [ -e /xfuse ] || echo missing' 2>/dev/null | paste -sd'|')"
+check "--nosuid: chmod 6755 through the FUSE door keeps 755" 755 \
+    "$(in_ns --image bb -- sh -c 'touch /a; chmod 6755 /a; stat -c %a /a')"
+"$danaus" run -d --name nk --pool ns --image dyn -- sleep 60 >/dev/null
+check "--nosuid: chmod 4755 through the preload keeps 755; mknod EPERM" \
+    "755|1|mknod: /n: Operation not permitted" \
+    "$("$danaus" exec nk sh -c 'touch /b; chmod 4755 /b; stat -c %a /b;
+        grep -c danaus-area /proc/self/maps; mknod /n c 1 3 2>&1' |
+        paste -sd'|')"
+check "--nosuid: the backend holds no setuid, setgid or device file" "" \
+    "$(find "$work/nback" \( -perm /6000 -o -type c -o -type b \) -print)"
+"$danaus" rm -f nk
+"$danaus" pool rm ns
+
+# 7. Pool ranges keep away from host users and groups (DANAUS_ETC names
+# the tests' copies of /etc's account files).
+etc=$work/etc && mkdir -p "$etc"
+for f in passwd group subuid subgid; do cp "/etc/$f" "$etc/$f" 2>/dev/null || : >"$etc/$f"; done
+echo "late:x:$((base + 65536 + 5)):100::/nonexistent:/bin/false" >>"$etc/passwd"
+echo "lategrp:x:$((base + 2 * 65536 + 7)):" >>"$etc/group"
+echo "sub:$((base + 3 * 65536 + 100)):10" >>"$etc/subgid"
+export DANAUS_ETC="$etc"
+"$danaus" pool create ids --cpus 1 --memory 256M \
+    --backend "local:$work/hback" || exit 1
+check "a new pool's range holds no host user's, group's or subgid's ids" \
+    "$((base + 4 * 65536))" "$(sed -n 's/^userns_base=//p' "$DANAUS_STATE/pools/ids/pool")"
+"$danaus" pool rm ids
+echo "intruder:x:$((base + 1000)):$((base + 1000))::/nonexistent:/bin/false" >>"$etc/passwd"
+expect_error "a host user added inside a pool's range" 125 \
+    "intruder in $etc/passwd holds one" \
+    "$danaus" run --rm --pool cf --image bb -- sh -c :
+unset DANAUS_ETC
 
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all confinement checks passed"
