@@ -266,10 +266,11 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
                               FUSE_SET_ATTR_ATIME_NOW |
                               FUSE_SET_ATTR_MTIME_NOW)))
         rc = set_one(&c, path, file, FUSE_SET_ATTR_ATIME, attr, to_set);
-    reply_attrs(&c, ino, file, rc);
+    /* The file's other names, before the reply (fuse_inval.h). */
     if (rc == 0)
         fuse_inval_inode(c.ex, fuse_nodes_ino(&c.ex->nodes, ino), ino,
                          (to_set & FUSE_SET_ATTR_SIZE) != 0);
+    reply_attrs(&c, ino, file, rc);
 }
 
 static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
@@ -370,9 +371,9 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
     uint64_t node = rc == 0 ? fuse_nodes_find(&c.ex->nodes, path, &ino) : 0;
     if (rc == 0)
         fuse_nodes_unlinked(&c.ex->nodes, path);
-    reply_status(req, rc);
     /* The file's other names lost a link. */
     fuse_inval_inode(c.ex, ino, node, false);
+    reply_status(req, rc);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -417,10 +418,10 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
         fuse_nodes_rename(&c.ex->nodes, from, to);
     }
     fuse_replay_note(&c, DONE_RENAME, rc);
-    reply_status(req, rc);
     /* A file replaced keeps its other names, which lost a link. */
     if (!(flags & RENAME_EXCHANGE))
         fuse_inval_inode(c.ex, replaced_ino, replaced, false);
+    reply_status(req, rc);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
@@ -445,11 +446,10 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
         fuse_reply_err(req, -rc);
         return;
     }
+    /* The file's names gained a link, the one the kernel asked through
+     * too: the reply's entry is a node of its own (fuse_nodes.h). */
+    fuse_inval_inode(c.ex, fuse_nodes_ino(&c.ex->nodes, ino), 0, false);
     reply_entry(&c, path, false);
-    /* The file's other names gained a link. */
-    uint64_t file_ino;
-    uint64_t node = fuse_nodes_find(&c.ex->nodes, path, &file_ino);
-    fuse_inval_inode(c.ex, file_ino, node, false);
 }
 
 /* The kernel's mark on the open of a program it is about to run
@@ -459,10 +459,11 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 /* The open flags a backend is given. The kernel also sends its own bits
  * (O_LARGEFILE, __FMODE_EXEC for execve), which the local backend's
  * openat2 rejects with EINVAL; and O_DIRECT would make the backend demand
- * aligned I/O that the page cache above does not promise. */
+ * aligned I/O that the page cache above does not promise. O_TRUNC comes
+ * with a create only: an open truncates by a setattr once the kernel has
+ * taken write access (op_init). */
 #define BACKEND_OPEN_FLAGS                                                 \
-    (O_ACCMODE | O_APPEND | O_TRUNC | O_NONBLOCK | O_SYNC | O_DSYNC |      \
-     O_NOATIME)
+    (O_ACCMODE | O_APPEND | O_NONBLOCK | O_SYNC | O_DSYNC | O_NOATIME)
 
 /* Gives the kernel a handle for file, open on node, through fi. 0 or
  * -errno (file is then closed). */
@@ -513,7 +514,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     }
     int rc = fuse_call_path(&c, ino, path);
     if (rc == 0) {
-        fuse_call_pace(&c, (flags & O_TRUNC) != 0, 0);
+        fuse_call_pace(&c, false, 0);
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, 0, &file);
         fuse_call_paced(&c);
     }
@@ -532,7 +533,8 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int flags = (fi->flags & (BACKEND_OPEN_FLAGS | O_EXCL)) | O_CREAT;
+    int flags =
+        (fi->flags & (BACKEND_OPEN_FLAGS | O_TRUNC | O_EXCL)) | O_CREAT;
     struct ls_file *file = NULL;
     struct danaus_stat d;
     struct fuse_entry_param e = {.ino = 0};
@@ -849,6 +851,12 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
         conn->want |= conn->capable & FUSE_CAP_AUTO_INVAL_DATA;
     else
         conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    /* With atomic O_TRUNC the kernel passes O_TRUNC in the open and
+     * checks only afterwards that the file may be written: the open of a
+     * running program's file with O_RDONLY | O_TRUNC failed with ETXTBSY
+     * after the backend had truncated it. Without it the kernel takes
+     * write access first and truncates by a setattr. */
+    conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 }
 
 const struct fuse_lowlevel_ops fuse_export_ops = {
