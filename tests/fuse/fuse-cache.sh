@@ -101,6 +101,18 @@ pre truncate -s 3 "$mnt/a5"
 expect "preload truncate: busybox reads 3 bytes" "012" \
     "$(plain cat "$mnt/a5" 2>&1)"
 
+# Attributes the kernel took from a listing (readdirplus), of names it
+# never looked up on its own.
+pre mkdir "$mnt/listed"
+made "$mnt/listed/l1" "$mnt/listed/l2"
+plain ls -l "$mnt/listed" > /dev/null
+pre chmod 600 "$mnt/listed/l1"
+pre truncate -s 3 "$mnt/listed/l2"
+expect "preload chmod, truncate of listed names: busybox stat sees them" \
+    "600 11|644 3" \
+    "$(plain stat -c '%a %s' "$mnt/listed/l1" "$mnt/listed/l2" 2>&1 |
+       paste -sd'|')"
+
 # Hard links are separate nodes: a change through one name reaches the
 # other's cached attributes.
 made "$mnt/h1" "$mnt/k1" "$mnt/m1"
