@@ -612,7 +612,16 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
                 ? fuse_replay_append(&c, fi->fh, file, buf, size)
                 : c.inst->ops->pwrite(file, c.cred, buf, size, off, &end);
         fuse_call_paced(&c);
-        announce_data(c.ex->announce, fuse_nodes_ino(&c.ex->nodes, ino));
+        uint64_t file_ino = fuse_nodes_ino(&c.ex->nodes, ino);
+        announce_data(c.ex->announce, file_ino);
+        /* The file's other names: their size and times, and so their
+         * pages (FUSE_CAP_AUTO_INVAL_DATA, op_init). Not the pages at
+         * once: the kernel may hold a page of this write locked until
+         * the reply (one the write fills in part), so two writes
+         * through two names, each dropping the other's pages, could
+         * wait for each other for ever. */
+        if (n > 0)
+            fuse_inval_inode(c.ex, file_ino, ino, false);
     }
     if (n < 0) {
         fuse_reply_err(req, (int)-n);
@@ -637,6 +646,9 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
         rc = c.inst->ops->fallocate(file, c.cred, mode, off, len);
         fuse_call_paced(&c);
     }
+    /* The file's other names, as after a write. */
+    if (rc == 0)
+        fuse_inval_inode(c.ex, fuse_nodes_ino(&c.ex->nodes, ino), ino, false);
     reply_status(req, rc);
 }
 

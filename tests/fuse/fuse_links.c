@@ -2,7 +2,9 @@
  * fuse_links.c - a file's hard links, each a node of its own in the FUSE
  * door (fsservice/doors/fuse_nodes.h), agree at once: after link, chmod
  * and unlink through one name, the next lstat through another sees the
- * change, round after round (the kernel caches every name's attributes).
+ * change, and a read through another name the bytes a write put there,
+ * round after round (the kernel caches every name's attributes and
+ * pages).
  *
  *   fuse_links DIR ROUNDS
  *
@@ -11,6 +13,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +25,27 @@ static void expect(int round, const char *what, long got, long want)
         return;
     printf("round %d: %s: %ld, expected %ld\n", round, what, got, want);
     wrong++;
+}
+
+static void write_through(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY);
+    if (fd < 0 || pwrite(fd, text, strlen(text), 0) < 0 || close(fd) < 0) {
+        perror(path);
+        exit(2);
+    }
+}
+
+/* How many bytes of path read as "old" or "new!". */
+static long read_through(const char *path)
+{
+    char buf[16];
+    int fd = open(path, O_RDONLY);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf);
+    close(fd);
+    if (n == 3 && memcmp(buf, "old", 3) == 0)
+        return 3;
+    return n == 4 && memcmp(buf, "new!", 4) == 0 ? 4 : -1;
 }
 
 static void one_round(const char *dir, int round)
@@ -49,6 +73,12 @@ static void one_round(const char *dir, int round)
     lstat(b, &st);
     expect(round, "link count of the second name after unlink of a third",
            st.st_nlink, 2);
+    chmod(a, 0644);
+    write_through(a, "old");
+    expect(round, "bytes read through the second name", read_through(b), 3);
+    write_through(a, "new!");
+    expect(round, "bytes read through the second name after a write",
+           read_through(b), 4);
     unlink(a);
     unlink(b);
 }
