@@ -9,7 +9,12 @@
  * made after the change and outside every lock of the door's tables: the
  * kernel may wait, before it drops a name, for a request on its directory
  * that a loop thread is serving, and may write a dirty page of a shared
- * mapping back through the door before it drops the page.
+ * mapping back through the door before it drops the page. A FUSE
+ * request's change drops the other names' attributes before its reply,
+ * so that the requester's next call cannot find them stale: dropping an
+ * inode's attributes waits for no lock (dropping a name would wait for
+ * the directory the request itself holds, so names are dropped only for
+ * the preload's changes).
  */
 #ifndef DANAUS_FUSE_INVAL_H
 #define DANAUS_FUSE_INVAL_H

@@ -14,7 +14,8 @@
  * libservice/union/origin.c), not its branches'. The kernel keeps names
  * (and names found missing) and attributes for the export's timeout, and
  * data pages across opens: what the kernel does not learn from its own
- * requests, fuse_inval.c tells it.
+ * requests, fuse_inval.c tells it. readdirplus answers a listing with
+ * each name's node and attributes, as many lookups would.
  *
  * Each operation is translation only: around its backend call it paces
  * the call as the preload's are (fuse_call.h) and, for what a crash of
@@ -271,10 +272,11 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
                               FUSE_SET_ATTR_ATIME_NOW |
                               FUSE_SET_ATTR_MTIME_NOW)))
         rc = set_one(&c, path, file, FUSE_SET_ATTR_ATIME, attr, to_set);
-    reply_attrs(&c, ino, file, rc);
+    /* The file's other names, before the reply (fuse_inval.h). */
     if (rc == 0)
         fuse_inval_inode(c.ex, fuse_nodes_ino(&c.ex->nodes, ino), ino,
                          (to_set & FUSE_SET_ATTR_SIZE) != 0);
+    reply_attrs(&c, ino, file, rc);
 }
 
 static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
@@ -378,9 +380,9 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
     uint64_t node = rc == 0 ? fuse_nodes_find(&c.ex->nodes, path, &ino) : 0;
     if (rc == 0)
         fuse_nodes_unlinked(&c.ex->nodes, path);
-    reply_status(req, rc);
     /* The file's other names lost a link. */
     fuse_inval_inode(c.ex, ino, node, false);
+    reply_status(req, rc);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -425,10 +427,10 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
         fuse_nodes_rename(&c.ex->nodes, from, to);
     }
     fuse_replay_note(&c, DONE_RENAME, rc);
-    reply_status(req, rc);
     /* A file replaced keeps its other names, which lost a link. */
     if (!(flags & RENAME_EXCHANGE))
         fuse_inval_inode(c.ex, replaced_ino, replaced, false);
+    reply_status(req, rc);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
@@ -453,11 +455,10 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
         fuse_reply_err(req, -rc);
         return;
     }
+    /* The file's names gained a link, the one the kernel asked through
+     * too: the reply's entry is a node of its own (fuse_nodes.h). */
+    fuse_inval_inode(c.ex, fuse_nodes_ino(&c.ex->nodes, ino), 0, false);
     reply_entry(&c, path, false);
-    /* The file's other names gained a link. */
-    uint64_t file_ino;
-    uint64_t node = fuse_nodes_find(&c.ex->nodes, path, &file_ino);
-    fuse_inval_inode(c.ex, file_ino, node, false);
 }
 
 /* The kernel's mark on the open of a program it is about to run
@@ -467,10 +468,11 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 /* The open flags a backend is given. The kernel also sends its own bits
  * (O_LARGEFILE, __FMODE_EXEC for execve), which the local backend's
  * openat2 rejects with EINVAL; and O_DIRECT would make the backend demand
- * aligned I/O that the page cache above does not promise. */
+ * aligned I/O that the page cache above does not promise. O_TRUNC comes
+ * with a create only: an open truncates by a setattr once the kernel has
+ * taken write access (op_init). */
 #define BACKEND_OPEN_FLAGS                                                 \
-    (O_ACCMODE | O_APPEND | O_TRUNC | O_NONBLOCK | O_SYNC | O_DSYNC |      \
-     O_NOATIME)
+    (O_ACCMODE | O_APPEND | O_NONBLOCK | O_SYNC | O_DSYNC | O_NOATIME)
 
 /* Gives the kernel a handle for file, open on node, through fi. 0 or
  * -errno (file is then closed). */
@@ -521,7 +523,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     }
     int rc = fuse_call_path(&c, ino, path);
     if (rc == 0) {
-        fuse_call_pace(&c, (flags & O_TRUNC) != 0, 0);
+        fuse_call_pace(&c, false, 0);
         rc = c.inst->ops->open(c.inst, c.cred, path, flags, 0, &file);
         fuse_call_paced(&c);
     }
@@ -540,7 +542,8 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 {
     BEGIN(req, c);
     char path[PATH_MAX];
-    int flags = (fi->flags & (BACKEND_OPEN_FLAGS | O_EXCL)) | O_CREAT;
+    int flags =
+        (fi->flags & (BACKEND_OPEN_FLAGS | O_TRUNC | O_EXCL)) | O_CREAT;
     mode = nosuid_mode(c.ex->nosuid, mode);
     struct ls_file *file = NULL;
     struct danaus_stat d;
@@ -619,7 +622,16 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
                 ? fuse_replay_append(&c, fi->fh, file, buf, size)
                 : c.inst->ops->pwrite(file, c.cred, buf, size, off, &end);
         fuse_call_paced(&c);
-        announce_data(c.ex->announce, fuse_nodes_ino(&c.ex->nodes, ino));
+        uint64_t file_ino = fuse_nodes_ino(&c.ex->nodes, ino);
+        announce_data(c.ex->announce, file_ino);
+        /* The file's other names: their size and times, and so their
+         * pages (FUSE_CAP_AUTO_INVAL_DATA, op_init). Not the pages at
+         * once: the kernel may hold a page of this write locked until
+         * the reply (one the write fills in part), so two writes
+         * through two names, each dropping the other's pages, could
+         * wait for each other for ever. */
+        if (n > 0)
+            fuse_inval_inode(c.ex, file_ino, ino, false);
     }
     if (n < 0) {
         fuse_reply_err(req, (int)-n);
@@ -644,6 +656,9 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
         rc = c.inst->ops->fallocate(file, c.cred, mode, off, len);
         fuse_call_paced(&c);
     }
+    /* The file's other names, as after a write. */
+    if (rc == 0)
+        fuse_inval_inode(c.ex, fuse_nodes_ino(&c.ex->nodes, ino), ino, false);
     reply_status(req, rc);
 }
 
@@ -815,49 +830,137 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
         take_back(&c, fi);
 }
 
+/* A reply of directory entries being filled: with plus, each entry but
+ * "." and ".." carries its node (one lookup more) and attributes, and
+ * nodes lists those nodes, to be forgotten if the kernel never gets them. */
+struct listing {
+    struct fuse_call *c;
+    fuse_ino_t dir;
+    bool plus;
+    char *out;
+    size_t size, used;
+    uint64_t *nodes;
+    size_t n_nodes;
+};
+
+static bool dot_or_dotdot(const char *name)
+{
+    return name[0] == '.' &&
+           (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/* The entry of name in a readdirplus reply: its node and attributes, or
+ * only its number and type (node 0: the kernel then looks it up itself)
+ * for "." and "..", and for a name gone since the listing. */
+static void plus_entry(struct listing *l, const struct danaus_dirent *de,
+                       struct fuse_entry_param *e)
+{
+    char path[PATH_MAX];
+    struct danaus_stat d;
+    memset(e, 0, sizeof *e);
+    if (dot_or_dotdot(de->d_name) ||
+        fuse_call_child_path(l->c, l->dir, de->d_name, path) < 0 ||
+        l->c->inst->ops->stat(l->c->inst, l->c->cred, path,
+                              AT_SYMLINK_NOFOLLOW, &d) < 0) {
+        e->attr.st_ino = de->d_ino;
+        e->attr.st_mode = DTTOIF(de->d_type);
+        return;
+    }
+    entry_of(l->c, path, &d, e);
+}
+
+/* Adds de to the reply: false when it does not fit (nothing added). */
+static bool add_entry(struct listing *l, const struct danaus_dirent *de)
+{
+    size_t room = l->size - l->used;
+    size_t len;
+    if (!l->plus) {
+        struct stat st;
+        memset(&st, 0, sizeof st);
+        st.st_ino = de->d_ino;
+        st.st_mode = DTTOIF(de->d_type);
+        len = fuse_add_direntry(l->c->req, l->out + l->used, room,
+                                de->d_name, &st, de->d_off);
+        if (len > room)
+            return false;
+        l->used += len;
+        return true;
+    }
+    struct fuse_entry_param e;
+    plus_entry(l, de, &e);
+    len = fuse_add_direntry_plus(l->c->req, l->out + l->used, room,
+                                 de->d_name, &e, de->d_off);
+    if (len > room) {
+        if (e.ino)
+            fuse_nodes_forget(&l->c->ex->nodes, e.ino, 1);
+        return false;
+    }
+    if (e.ino)
+        l->nodes[l->n_nodes++] = e.ino;
+    l->used += len;
+    return true;
+}
+
+/* Fills l from cookie *pos of dir on: 0, or -errno when nothing could be
+ * read. */
+static int fill_listing(struct listing *l, struct ls_file *dir, off_t pos)
+{
+    char records[16384] __attribute__((aligned(8)));
+    ssize_t n;
+    while ((n = l->c->inst->ops->getdents(dir, l->c->cred, records,
+                                          sizeof records, &pos)) > 0) {
+        for (ssize_t at = 0; at < n;) {
+            const struct danaus_dirent *de =
+                (const struct danaus_dirent *)(records + at);
+            if (!add_entry(l, de))
+                return 0;
+            at += de->d_reclen;
+        }
+    }
+    return n < 0 && l->used == 0 ? (int)n : 0;
+}
+
+/* The smallest record of a readdirplus reply (fuse_kernel.h's struct
+ * fuse_direntplus with a name of up to 8 bytes), which bounds how many
+ * nodes one reply can carry. */
+#define MIN_PLUS_RECORD 160
+
 /* Entries from cookie off on, each with its own cookie, so that the kernel
  * resumes exactly after the last one that fit. */
+static void list_dir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                     struct fuse_file_info *fi, bool plus)
+{
+    BEGIN(req, c);
+    struct ls_file *dir;
+    struct listing l = {.c = &c, .dir = ino, .plus = plus, .size = size};
+    l.out = malloc(size ? size : 1);
+    l.nodes = plus ? malloc((size / MIN_PLUS_RECORD + 1) * sizeof *l.nodes)
+                   : NULL;
+    int rc = !l.out || (plus && !l.nodes) ? -ENOMEM
+                                          : fuse_replay_file(&c, fi, &dir);
+    if (rc == 0)
+        rc = fill_listing(&l, dir, off);
+    if (rc < 0)
+        fuse_reply_err(req, -rc);
+    else if (fuse_reply_buf(req, l.out, l.used) != 0)
+        for (size_t i = 0; i < l.n_nodes; i++)
+            fuse_nodes_forget(&c.ex->nodes, l.nodes[i], 1);
+    free(l.out);
+    free(l.nodes);
+}
+
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                        struct fuse_file_info *fi)
 {
-    BEGIN(req, c);
-    char records[16384] __attribute__((aligned(8)));
-    struct ls_file *dir;
-    char *out = malloc(size ? size : 1);
-    int rc = !out ? -ENOMEM : fuse_replay_file(&c, fi, &dir);
-    if (rc < 0) {
-        free(out);
-        fuse_reply_err(req, -rc);
-        return;
-    }
-    size_t used = 0;
-    off_t pos = off;
-    ssize_t n;
-    bool full = false;
-    while (!full && (n = c.inst->ops->getdents(dir, c.cred, records,
-                                               sizeof records, &pos)) > 0) {
-        for (ssize_t at = 0; at < n;) {
-            const struct danaus_dirent *e =
-                (const struct danaus_dirent *)(records + at);
-            struct stat st;
-            memset(&st, 0, sizeof st);
-            st.st_ino = e->d_ino;
-            st.st_mode = DTTOIF(e->d_type);
-            size_t len = fuse_add_direntry(req, out + used, size - used,
-                                           e->d_name, &st, e->d_off);
-            if (len > size - used) {
-                full = true;
-                break;
-            }
-            used += len;
-            at += e->d_reclen;
-        }
-    }
-    if (!full && n < 0 && used == 0)
-        fuse_reply_err(req, (int)-n);
-    else
-        fuse_reply_buf(req, out, used);
-    free(out);
+    list_dir(req, ino, size, off, fi, false);
+}
+
+/* Names with their attributes, which spares the kernel a lookup of each
+ * (find, ls -l): the nodes made are kept true as a lookup's are. */
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+                           off_t off, struct fuse_file_info *fi)
+{
+    list_dir(req, ino, size, off, fi, true);
 }
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
@@ -875,6 +978,12 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
         conn->want |= conn->capable & FUSE_CAP_AUTO_INVAL_DATA;
     else
         conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    /* With atomic O_TRUNC the kernel passes O_TRUNC in the open and
+     * checks only afterwards that the file may be written: the open of a
+     * running program's file with O_RDONLY | O_TRUNC failed with ETXTBSY
+     * after the backend had truncated it. Without it the kernel takes
+     * write access first and truncates by a setattr. */
+    conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 }
 
 const struct fuse_lowlevel_ops fuse_export_ops = {
@@ -899,6 +1008,7 @@ const struct fuse_lowlevel_ops fuse_export_ops = {
     .fsync = op_fsync,
     .opendir = op_opendir,
     .readdir = op_readdir,
+    .readdirplus = op_readdirplus,
     .releasedir = op_release,
     .fsyncdir = op_fsync,
     .statfs = op_statfs,

@@ -7,16 +7,19 @@
 # through FUSE, which has cached what the change makes stale; and each
 # change made through FUSE is seen by the preload.
 #
-#   fuse-cache.sh DANAUSD LIBDANAUS
+#   fuse-cache.sh DANAUSD LIBDANAUS LINKS
+#
+# LINKS is fuse_links.c, rounds of changes through one hard link read at
+# once through another.
 #
 # Local backend. Prints "ok"/"FAIL" per check; exit 0 when all passed.
 set -u
 
-if [ $# -ne 2 ]; then
-    echo "usage: fuse-cache.sh DANAUSD LIBDANAUS" >&2
+if [ $# -ne 3 ]; then
+    echo "usage: fuse-cache.sh DANAUSD LIBDANAUS LINKS" >&2
     exit 2
 fi
-danausd=$(realpath "$1") lib=$(realpath "$2")
+danausd=$(realpath "$1") lib=$(realpath "$2") links=$(realpath "$3")
 
 site=$(mktemp -d /tmp/danaus-fcache-XXXXXX) || exit 1
 mnt=$site/mnt
@@ -113,6 +116,18 @@ pre chown 65534:65534 "$mnt/sticky/f"
 expect "preload chown: the new owner renames it out of a sticky directory" \
     "moved" "$(nobody sh -c "$bb mv $mnt/sticky/f $mnt/sticky/g && echo moved" 2>&1)"
 
+# Attributes the kernel took from a listing (readdirplus), of names it
+# never looked up on its own.
+pre mkdir "$mnt/listed"
+made "$mnt/listed/l1" "$mnt/listed/l2"
+plain ls -l "$mnt/listed" > /dev/null
+pre chmod 600 "$mnt/listed/l1"
+pre truncate -s 3 "$mnt/listed/l2"
+expect "preload chmod, truncate of listed names: busybox stat sees them" \
+    "600 11|644 3" \
+    "$(plain stat -c '%a %s' "$mnt/listed/l1" "$mnt/listed/l2" 2>&1 |
+       paste -sd'|')"
+
 # Hard links are separate nodes: a change through one name reaches the
 # other's cached attributes.
 made "$mnt/h1" "$mnt/k1" "$mnt/m1"
@@ -128,6 +143,12 @@ expect "FUSE chmod through one name: seen through the other" "600" \
 pre rm "$mnt/m2"
 expect "preload unlink of a link: the other name's link count" "1" \
     "$(plain stat -c %h "$mnt/m1" 2>&1)"
+# The same through FUSE alone, the next call at once after each change:
+# the other names are told before the change's reply.
+plain mkdir "$mnt/links"
+expect "FUSE link, chmod, unlink: every name agrees at once, 300 rounds" \
+    "0 disagreements in 300 rounds" \
+    "$(timeout 60 env -u LD_PRELOAD "$links" "$mnt/links" 300 | tail -1)"
 
 # The other way: busybox changes through FUSE, the preload sees.
 plain sh -c "echo by busybox > $mnt/g; mv $mnt/g $mnt/h; chmod 604 $mnt/h"

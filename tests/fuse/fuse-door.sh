@@ -9,7 +9,8 @@
 #  - the instance is FUSE-mounted there;
 #  - a binary stored in the instance runs from it, with and without the
 #    preload (which survives the exec), dlopens a library stored there, and
-#    python3 imports a C extension stored there;
+#    python3 imports a C extension stored there; a running program's file
+#    cannot be truncated by an open (ETXTBSY);
 #  - static busybox (no preload possible) writes files a preloaded program
 #    reads at once, and the other way round, including an overwrite of the
 #    same size while busybox holds the file open;
@@ -111,6 +112,22 @@ expect "exec and dlopen from the mount, preloaded (preload survives exec)" \
     "$(pre "$mnt/bin/hello" "$mnt/bin/libgreet.so" | paste -sd'|')"
 expect "preloaded shell runs a binary stored in the mount" \
     "hello|preload yes" "$(pre sh -c "cd $mnt/bin && ./hello" | paste -sd'|')"
+
+# A running program's file may not be written: an open that would
+# truncate it fails with ETXTBSY and leaves it whole.
+plain cp /bin/sleep "$mnt/bin/sleeper"
+txt="import errno, os, subprocess
+p = subprocess.Popen(['$mnt/bin/sleeper', '30'])
+try:
+    os.open('$mnt/bin/sleeper', os.O_RDONLY | os.O_TRUNC)
+    print('opened')
+except OSError as e:
+    print(errno.errorcode[e.errno])
+p.kill()
+p.wait()
+print(os.stat('$mnt/bin/sleeper').st_size == os.stat('/bin/sleep').st_size)"
+expect "O_RDONLY|O_TRUNC of a running program: ETXTBSY, file whole" \
+    "ETXTBSY|True" "$(plain python3 -c "$txt" 2>&1 | paste -sd'|')"
 
 pyinc=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 pysuffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')

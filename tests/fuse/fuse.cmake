@@ -19,10 +19,12 @@ add_test(NAME fuse_door_ceph COMMAND ${DANAUS_FUSE_TEST} ceph
 set_tests_properties(fuse_door_ceph PROPERTIES
   LABELS "fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
 
-# The kernel's caches of a FUSE mount stay coherent with the preload door.
+# The kernel's caches of a FUSE mount stay coherent with the preload door
+# and across a file's hard links.
+add_executable(fuse_links ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse_links.c)
 add_test(NAME fuse_cache_local COMMAND
   ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-cache.sh $<TARGET_FILE:danausd>
-  $<TARGET_FILE:danaus>)
+  $<TARGET_FILE:danaus> $<TARGET_FILE:fuse_links>)
 set_tests_properties(fuse_cache_local PROPERTIES LABELS fuse TIMEOUT 120)
 
 # FUSE mounts outlive their service (fsservice/doors/fuse_keeper.h): plain
