@@ -13,7 +13,8 @@
  *
  * Two kinds of path operations:
  *  - on a name (mkdir, rmdir, unlink, rename, link, symlink, readlink): the
- *    parent is resolved in the root and the *at call acts on the last
+ *    parent is resolved in the root, or found among the directories the
+ *    thread resolved lately (dirs.h), and the *at call acts on the last
  *    component. A last component of "." or "..", or no component at all
  *    ("" is the instance root, which a client reaches as its mount point),
  *    never reaches the *at call: it gets the errno Linux gives for the same
@@ -21,7 +22,8 @@
  *  - on an existing inode (stat, access, chmod, chown, utimens, truncate,
  *    statfs, xattrs): the whole path is opened O_PATH in the root (with
  *    O_NOFOLLOW for AT_SYMLINK_NOFOLLOW, giving an fd of the symlink itself)
- *    and the call acts on that fd. Calls without an fd-relative form use
+ *    and the call acts on that fd; a stat of a plain last name that is no
+ *    symlink to follow is one statx on its parent's handle. Calls without an fd-relative form use
  *    the fd's /proc/self/fd/N link, which leads to the O_PATH target itself
  *    (measured: getxattr on the link of an O_NOFOLLOW fd reads the symlink's
  *    own xattrs, and chmod through it gives EOPNOTSUPP as lchmod does).
@@ -36,6 +38,7 @@
  */
 #include "local.h"
 #include "cred.h"
+#include "dirs.h"
 #include "lease.h"
 #include "path.h"
 
@@ -69,6 +72,7 @@ struct local_file {
     /* getdents seeks then reads; the pair must not interleave with another
      * thread's on the same open directory. */
     pthread_mutex_t dir_lock;
+    off_t dir_at; /* under dir_lock: fd's offset, -1 when not known */
 };
 
 static struct local_instance *local(struct ls_instance *inst)
@@ -315,6 +319,7 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
     file->base.is_dir = S_ISDIR(st.st_mode);
     file->base.ino = (uint64_t)st.st_ino;
     file->fd = fd;
+    file->dir_at = 0;
     pthread_mutex_init(&file->dir_lock, NULL);
     *out = &file->base;
     return 0;
@@ -417,13 +422,31 @@ static int local_fstat(struct ls_file *file, const struct ls_cred *cred,
     return stat_fd(lfile(file)->fd, out);
 }
 
+/* rc, after telling dirs.c of a change of a directory's permissions,
+ * owner or ACLs, which guard every name below it. */
+static int dir_changed(struct ls_file *file, int rc)
+{
+    if (rc == 0 && file->is_dir)
+        local_dirs_changed();
+    return rc;
+}
+
+/* rc, after telling dirs.c of a change it cannot tie to a file: any
+ * path may lead to a directory. */
+static int changed(int rc)
+{
+    if (rc == 0)
+        local_dirs_changed();
+    return rc;
+}
+
 static int local_fchmod(struct ls_file *file, const struct ls_cred *cred,
                         mode_t mode)
 {
     int rc = enter_file(file, cred);
     if (rc < 0)
         return rc;
-    return neg_errno(fchmod(lfile(file)->fd, mode));
+    return dir_changed(file, neg_errno(fchmod(lfile(file)->fd, mode)));
 }
 
 static int local_fchown(struct ls_file *file, const struct ls_cred *cred,
@@ -432,7 +455,7 @@ static int local_fchown(struct ls_file *file, const struct ls_cred *cred,
     int rc = enter_file(file, cred);
     if (rc < 0)
         return rc;
-    return neg_errno(fchown(lfile(file)->fd, uid, gid));
+    return dir_changed(file, neg_errno(fchown(lfile(file)->fd, uid, gid)));
 }
 
 static int local_futimens(struct ls_file *file, const struct ls_cred *cred,
@@ -457,7 +480,10 @@ static int local_fstatfs(struct ls_file *file, const struct ls_cred *cred,
  * The kernel's linux_dirent64 records are danaus_dirent records, so
  * getdents64 fills buf directly; it never splits a record (EINVAL when not
  * even one fits). The cookie is the d_off of the last record returned,
- * which lseek on the directory accepts to resume after it.
+ * which lseek on the directory accepts to resume after it; it is also the
+ * offset the call leaves the fd at (fs/readdir.c writes the position it
+ * stopped at into the last record), so a listing read in order seeks
+ * only once, at its start if not at 0.
  */
 static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
                               void *buf, size_t n, off_t *pos)
@@ -471,12 +497,14 @@ static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
 
     pthread_mutex_lock(&lf->dir_lock);
     ssize_t got = -1;
-    if (lseek(lf->fd, *pos, SEEK_SET) >= 0)
+    if (lf->dir_at == *pos || lseek(lf->fd, *pos, SEEK_SET) >= 0)
         got = syscall(SYS_getdents64, lf->fd, buf, n);
     ssize_t result = got < 0 ? -errno : got;
-    pthread_mutex_unlock(&lf->dir_lock);
-    if (result <= 0)
+    lf->dir_at = result < 0 ? -1 : *pos;
+    if (result <= 0) {
+        pthread_mutex_unlock(&lf->dir_lock);
         return result;
+    }
 
     /* buf is the service's own (core/calls_fd.c): nobody rewrites it
      * under the walk. Bounded all the same: a record never ends past the
@@ -497,6 +525,8 @@ static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
     memcpy(&cookie, (char *)buf + last + offsetof(struct danaus_dirent, d_off),
            sizeof cookie);
     *pos = (off_t)cookie;
+    lf->dir_at = *pos;
+    pthread_mutex_unlock(&lf->dir_lock);
     return result;
 }
 
@@ -516,7 +546,8 @@ static int local_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
     int rc = enter_file(file, cred);
     if (rc < 0)
         return rc;
-    return neg_errno(fsetxattr(lfile(file)->fd, name, value, size, xflags));
+    return dir_changed(
+        file, neg_errno(fsetxattr(lfile(file)->fd, name, value, size, xflags)));
 }
 
 static ssize_t local_flistxattr(struct ls_file *file,
@@ -535,7 +566,7 @@ static int local_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
     int rc = enter_file(file, cred);
     if (rc < 0)
         return rc;
-    return neg_errno(fremovexattr(lfile(file)->fd, name));
+    return dir_changed(file, neg_errno(fremovexattr(lfile(file)->fd, name)));
 }
 
 /* ---- operations on an existing inode ---- */
@@ -554,13 +585,49 @@ static int enter_inode(struct ls_instance *inst, const struct ls_cred *cred,
     return open_inode(li, path, at);
 }
 
+/* The stat of path from its parent's handle (dirs.h): one statx. -EAGAIN
+ * when only the whole path's walk can answer as the kernel would: the
+ * parent cannot be had (its walk gives the errno), the path ends in ".",
+ * "..", a slash or the root, or in a symbolic link to follow. */
+static int stat_by_parent(struct local_instance *li, const char *path, int at,
+                          struct danaus_stat *out)
+{
+    struct local_name n;
+    if (name_in_root(li, path, &n) < 0)
+        return -EAGAIN;
+    int rc = -EAGAIN;
+    struct statx sx;
+    if (n.kind != LOCAL_LAST_NAME || strchr(n.name, '/'))
+        rc = -EAGAIN;
+    else if (statx(n.dir_fd, n.name, AT_SYMLINK_NOFOLLOW,
+                   STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+        rc = -errno;
+    else if (S_ISLNK(sx.stx_mode) && !(at & AT_SYMLINK_NOFOLLOW))
+        rc = -EAGAIN;
+    else {
+        stat_from_statx(&sx, out);
+        rc = 0;
+    }
+    local_name_release(&n);
+    return rc;
+}
+
 static int local_stat(struct ls_instance *inst, const struct ls_cred *cred,
                       const char *path, int at, struct danaus_stat *out)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
+    struct local_instance *li = local(inst);
+    if (at & ~AT_SYMLINK_NOFOLLOW)
+        return -EINVAL;
+    int rc = enter(li, cred);
+    if (rc < 0)
+        return rc;
+    rc = stat_by_parent(li, path, at, out);
+    if (rc != -EAGAIN)
+        return rc;
+    int fd = open_inode(li, path, at);
     if (fd < 0)
         return fd;
-    int rc = stat_fd(fd, out);
+    rc = stat_fd(fd, out);
     close(fd);
     return rc;
 }
@@ -589,7 +656,7 @@ static int local_chmod(struct ls_instance *inst, const struct ls_cred *cred,
         return fd;
     int rc = neg_errno(chmod(proc_link_of(fd).path, mode));
     close(fd);
-    return rc;
+    return changed(rc);
 }
 
 static int local_chown(struct ls_instance *inst, const struct ls_cred *cred,
@@ -600,7 +667,7 @@ static int local_chown(struct ls_instance *inst, const struct ls_cred *cred,
         return fd;
     int rc = neg_errno(fchownat(fd, "", uid, gid, AT_EMPTY_PATH));
     close(fd);
-    return rc;
+    return changed(rc);
 }
 
 static int local_utimens(struct ls_instance *inst, const struct ls_cred *cred,
@@ -660,7 +727,7 @@ static int local_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = neg_errno(
         setxattr(proc_link_of(fd).path, name, value, size, xflags));
     close(fd);
-    return rc;
+    return changed(rc);
 }
 
 static ssize_t local_listxattr(struct ls_instance *inst,
@@ -684,7 +751,7 @@ static int local_removexattr(struct ls_instance *inst,
         return fd;
     int rc = neg_errno(removexattr(proc_link_of(fd).path, name));
     close(fd);
-    return rc;
+    return changed(rc);
 }
 
 /* ---- operations on a name ---- */
@@ -739,7 +806,7 @@ static int local_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
         return rc;
     switch (n.kind) {
     case LOCAL_LAST_NAME:
-        rc = neg_errno(unlinkat(n.dir_fd, n.name, AT_REMOVEDIR));
+        rc = changed(neg_errno(unlinkat(n.dir_fd, n.name, AT_REMOVEDIR)));
         break;
     case LOCAL_LAST_DOT:
         rc = -EINVAL;
@@ -766,6 +833,8 @@ static int local_unlink(struct ls_instance *inst, const struct ls_cred *cred,
         rc = neg_errno(unlinkat(n.dir_fd, n.name, 0));
     else
         rc = -EISDIR;
+    if (rc == 0)
+        local_dirs_unlinked();
     local_name_release(&n);
     return rc;
 }
@@ -789,8 +858,8 @@ static int local_rename(struct ls_instance *inst, const struct ls_cred *cred,
     else if (dst.kind != LOCAL_LAST_NAME)
         rc = (flags & RENAME_NOREPLACE) ? -EEXIST : -EBUSY;
     else
-        rc = neg_errno(
-            renameat2(src.dir_fd, src.name, dst.dir_fd, dst.name, flags));
+        rc = changed(neg_errno(
+            renameat2(src.dir_fd, src.name, dst.dir_fd, dst.name, flags)));
     local_name_release(&dst);
     local_name_release(&src);
     return rc;
@@ -854,6 +923,7 @@ static ssize_t local_readlink(struct ls_instance *inst,
 static void local_destroy(struct ls_instance *inst)
 {
     struct local_instance *li = local(inst);
+    local_dirs_forget(li->root_fd);
     close(li->root_fd);
     free(li);
 }
