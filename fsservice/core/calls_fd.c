@@ -98,7 +98,10 @@ int64_t call_open(struct request *r)
         return 0;
     /* Read now: once the handle is in the table, the client may close it
      * (from another thread) before this call returns. */
-    uint64_t ino = file->ino;
+    struct danaus_open_out out = {.ino = file->ino,
+                                  .has_attrs = file->has_attrs};
+    if (file->has_attrs)
+        out.attrs = file->attrs;
     struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);
     if (!of)
         return -ENOMEM;
@@ -109,7 +112,7 @@ int64_t call_open(struct request *r)
         return h;
     }
     /* The path was copied out: the buffer is the answer's now. */
-    memcpy(r->out, &ino, sizeof ino);
+    memcpy(r->out, &out, sizeof out);
     return h;
 }
 

@@ -217,6 +217,21 @@ plain chmod 606 "$t/r"
 expect "FUSE chmod: mode seen by the next fstat" "606" \
     "$(field "$(ask root fstat -)" mode)"
 
+# An open for reading answers with the file's attributes: the first fstat
+# needs no call, and a change after the open is seen by it all the same.
+pre sh -c "echo 12345 > $t/o"
+expect "open O_RDONLY" "ok" "$(ask root openr "$t/o")"
+kill -STOP "$daemon"
+answer=$(ask root fstat -)
+kill -CONT "$daemon"
+expect "the fstat after an open is answered with the open's attributes" \
+    "6" "$(field "$answer" size)"
+[ "$answer" = "(no answer)" ] && ask root fstat - > /dev/null
+expect "open O_RDONLY again" "ok" "$(ask root openr "$t/o")"
+pre sh -c "echo 678 >> $t/o"
+expect "a change after the open: seen by the first fstat" "10" \
+    "$(field "$(ask root fstat -)" size)"
+
 # A child's own open may take a handle its parent had for another file
 # before the fork: the parent's fstat of that one is not the child's.
 pre sh -c "echo aaaa > $t/fa; echo bbbbbbbbbb > $t/fb"

@@ -10,6 +10,7 @@
  *                            or errno=NAME
  *   pread OFF                the first 8 bytes of a 4 KiB pread at OFF
  *   pwrite OFF TEXT          writes TEXT at OFF: ok, or errno=NAME
+ *   openr PATH               the same, read-only
  *   fstat -                  fstat of that descriptor, as stat's answer
  */
 #include <errno.h>
@@ -52,8 +53,10 @@ static void answer_rw(const char *cmd, char *arg)
 {
     char buf[4096];
     ssize_t n = 0;
-    if (strcmp(cmd, "open") == 0) {
-        fd = open(arg, O_RDWR);
+    if (strcmp(cmd, "open") == 0 || strcmp(cmd, "openr") == 0) {
+        if (fd >= 0)
+            close(fd);
+        fd = open(arg, cmd[4] ? O_RDONLY : O_RDWR);
         n = fd;
     } else if (strcmp(cmd, "pread") == 0) {
         n = pread(fd, buf, sizeof buf, atol(arg));
@@ -91,6 +94,7 @@ int main(void)
             else if (strcmp(line, "fstat") == 0)
                 answer_fstat();
             else if (strcmp(line, "open") == 0 ||
+                     strcmp(line, "openr") == 0 ||
                      strcmp(line, "pread") == 0 || strcmp(line, "pwrite") == 0)
                 answer_rw(line, arg);
             else

@@ -178,10 +178,15 @@ static void stat_from_statx(const struct statx *sx, struct danaus_stat *out)
     }
 }
 
+static int statx_fd(int fd, struct statx *sx)
+{
+    return statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, sx);
+}
+
 static int stat_fd(int fd, struct danaus_stat *out)
 {
     struct statx sx;
-    if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+    if (statx_fd(fd, &sx) < 0)
         return -errno;
     stat_from_statx(&sx, out);
     return 0;
@@ -252,9 +257,9 @@ static bool may_meet_special(int flags)
  */
 /* An fd of a file just opened, with its attributes in *st; -errno (the fd
  * closed) when they cannot be read. */
-static int with_stat(int fd, struct stat *st)
+static int with_stat(int fd, struct statx *st)
 {
-    if (fd < 0 || fstat(fd, st) == 0)
+    if (fd < 0 || statx_fd(fd, st) == 0)
         return fd;
     int rc = -errno;
     close(fd);
@@ -262,7 +267,7 @@ static int with_stat(int fd, struct stat *st)
 }
 
 static int open_fd(struct local_instance *li, const char *path, int flags,
-                   mode_t mode, struct stat *st, bool *special)
+                   mode_t mode, struct statx *st, bool *special)
 {
     *special = false;
     if (!may_meet_special(flags))
@@ -272,10 +277,10 @@ static int open_fd(struct local_instance *li, const char *path, int flags,
         return with_stat(in_root(li, path, flags, mode), st);
     if (probe < 0)
         return probe;
-    int rc = fstat(probe, st) < 0 ? -errno : 0;
-    if (rc == 0 && S_ISLNK(st->st_mode))
+    int rc = statx_fd(probe, st) < 0 ? -errno : 0;
+    if (rc == 0 && S_ISLNK(st->stx_mode))
         rc = -ELOOP; /* O_NOFOLLOW on a symbolic link */
-    else if (rc == 0 && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
+    else if (rc == 0 && !S_ISREG(st->stx_mode) && !S_ISDIR(st->stx_mode)) {
         rc = neg_errno(faccessat(probe, "", open_access(flags),
                                  AT_EMPTY_PATH | AT_EACCESS));
         *special = rc == 0;
@@ -302,7 +307,7 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
      * mode bits outside 07777. */
     if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
         mode = 0;
-    struct stat st;
+    struct statx st;
     bool special;
     int fd = open_fd(li, path, flags | O_CLOEXEC, mode & 07777, &st,
                      &special);
@@ -316,8 +321,10 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
         return -ENOMEM;
     }
     file->base.inst = inst;
-    file->base.is_dir = S_ISDIR(st.st_mode);
-    file->base.ino = (uint64_t)st.st_ino;
+    file->base.is_dir = S_ISDIR(st.stx_mode);
+    file->base.ino = (uint64_t)st.stx_ino;
+    stat_from_statx(&st, &file->base.attrs);
+    file->base.has_attrs = true;
     file->fd = fd;
     file->dir_at = 0;
     pthread_mutex_init(&file->dir_lock, NULL);
