@@ -23,7 +23,9 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 8 /* 8: the announcement page (ipc.h) */
+#define DANAUS_WIRE_VERSION 9 /* 8: the announcement page (ipc.h); 9: OPEN
+                                 answers with attributes, GETDENTS tells
+                                 the listing's end */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
