@@ -22,8 +22,9 @@
  *  - on an existing inode (stat, access, chmod, chown, utimens, truncate,
  *    statfs, xattrs): the whole path is opened O_PATH in the root (with
  *    O_NOFOLLOW for AT_SYMLINK_NOFOLLOW, giving an fd of the symlink itself)
- *    and the call acts on that fd; a stat of a plain last name that is no
- *    symlink to follow is one statx on its parent's handle. Calls without an fd-relative form use
+ *    and the call acts on that fd; a stat, chmod, chown or utimens of a
+ *    plain last name that is no symlink to follow acts on it from its
+ *    parent's handle, never following it. Calls without an fd-relative form use
  *    the fd's /proc/self/fd/N link, which leads to the O_PATH target itself
  *    (measured: getxattr on the link of an O_NOFOLLOW fd reads the symlink's
  *    own xattrs, and chmod through it gives EOPNOTSUPP as lchmod does).
@@ -655,37 +656,131 @@ static int local_access(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
+/* A change of the attributes of path's inode.
+ * by_name(dir_fd, name, a): the change on a last name, never following
+ * it (AT_SYMLINK_NOFOLLOW); by_fd(fd, a): the change on an O_PATH fd of
+ * the inode. */
+struct attr_change {
+    int (*by_name)(int dir_fd, const char *name, const void *a);
+    int (*by_fd)(int fd, const void *a);
+    const void *a;
+};
+
+/* The change on path's last name from its parent's handle (dirs.h): a
+ * statx and the call, or the call alone under AT_SYMLINK_NOFOLLOW. -EAGAIN
+ * when only the whole path's walk can do it as the kernel would: as for
+ * stat_by_parent. A name made a symlink between the statx and the call
+ * gets the change itself, inside the root: never what it leads to. */
+static int change_by_parent(struct local_instance *li, const char *path,
+                            int at, const struct attr_change *ch)
+{
+    struct local_name n;
+    if (name_in_root(li, path, &n) < 0)
+        return -EAGAIN;
+    int rc = -EAGAIN;
+    struct statx sx = {.stx_mode = 0};
+    if (n.kind != LOCAL_LAST_NAME || strchr(n.name, '/'))
+        rc = -EAGAIN;
+    else if (!(at & AT_SYMLINK_NOFOLLOW) &&
+             statx(n.dir_fd, n.name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) < 0)
+        rc = -errno;
+    else if (!(at & AT_SYMLINK_NOFOLLOW) && S_ISLNK(sx.stx_mode))
+        rc = -EAGAIN;
+    else
+        rc = ch->by_name(n.dir_fd, n.name, ch->a);
+    local_name_release(&n);
+    return rc;
+}
+
+static int change_attrs(struct ls_instance *inst, const struct ls_cred *cred,
+                        const char *path, int at, const struct attr_change *ch)
+{
+    struct local_instance *li = local(inst);
+    if (at & ~AT_SYMLINK_NOFOLLOW)
+        return -EINVAL;
+    int rc = enter(li, cred);
+    if (rc < 0)
+        return rc;
+    rc = change_by_parent(li, path, at, ch);
+    if (rc != -EAGAIN)
+        return rc;
+    int fd = open_inode(li, path, at);
+    if (fd < 0)
+        return fd;
+    rc = ch->by_fd(fd, ch->a);
+    close(fd);
+    return rc;
+}
+
+/* glibc 2.36 has no fchmodat2 (Linux 6.6), the one chmod that takes
+ * AT_SYMLINK_NOFOLLOW: measured here, it changes a file's mode through an
+ * O_PATH directory fd and gives EOPNOTSUPP on a symlink, as the /proc
+ * link of an O_NOFOLLOW fd does. Its number is the same on every
+ * architecture; without it (ENOSYS) the path is walked. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+static int chmod_by_name(int dir_fd, const char *name, const void *a)
+{
+    long rc = syscall(SYS_fchmodat2, dir_fd, name, *(const mode_t *)a,
+                      AT_SYMLINK_NOFOLLOW);
+    return rc < 0 && errno == ENOSYS ? -EAGAIN : neg_errno(rc);
+}
+
+static int chmod_by_fd(int fd, const void *a)
+{
+    return neg_errno(chmod(proc_link_of(fd).path, *(const mode_t *)a));
+}
+
 static int local_chmod(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path, mode_t mode, int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(chmod(proc_link_of(fd).path, mode));
-    close(fd);
-    return changed(rc);
+    struct attr_change ch = {chmod_by_name, chmod_by_fd, &mode};
+    return changed(change_attrs(inst, cred, path, at, &ch));
+}
+
+struct owner {
+    uid_t uid;
+    gid_t gid;
+};
+
+static int chown_by_name(int dir_fd, const char *name, const void *a)
+{
+    const struct owner *o = a;
+    return neg_errno(fchownat(dir_fd, name, o->uid, o->gid,
+                              AT_SYMLINK_NOFOLLOW));
+}
+
+static int chown_by_fd(int fd, const void *a)
+{
+    const struct owner *o = a;
+    return neg_errno(fchownat(fd, "", o->uid, o->gid, AT_EMPTY_PATH));
 }
 
 static int local_chown(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path, uid_t uid, gid_t gid, int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(fchownat(fd, "", uid, gid, AT_EMPTY_PATH));
-    close(fd);
-    return changed(rc);
+    struct owner o = {uid, gid};
+    struct attr_change ch = {chown_by_name, chown_by_fd, &o};
+    return changed(change_attrs(inst, cred, path, at, &ch));
+}
+
+static int utimens_by_name(int dir_fd, const char *name, const void *a)
+{
+    return neg_errno(utimensat(dir_fd, name, a, AT_SYMLINK_NOFOLLOW));
+}
+
+static int utimens_by_fd(int fd, const void *a)
+{
+    return neg_errno(utimensat(fd, "", a, AT_EMPTY_PATH));
 }
 
 static int local_utimens(struct ls_instance *inst, const struct ls_cred *cred,
                          const char *path, const struct timespec ts[2], int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(utimensat(fd, "", ts, AT_EMPTY_PATH));
-    close(fd);
-    return rc;
+    struct attr_change ch = {utimens_by_name, utimens_by_fd, ts};
+    return change_attrs(inst, cred, path, at, &ch);
 }
 
 static int local_truncate(struct ls_instance *inst, const struct ls_cred *cred,
