@@ -593,35 +593,34 @@ static int enter_inode(struct ls_instance *inst, const struct ls_cred *cred,
     return open_inode(li, path, at);
 }
 
-/* The stat of path from its parent's handle (dirs.h): one statx. -EAGAIN
- * when only the whole path's walk can answer as the kernel would: the
- * parent cannot be had (its walk gives the errno), the path ends in ".",
- * "..", a slash or the root, or in a symbolic link to follow. */
-static int stat_by_parent(struct local_instance *li, const char *path, int at,
-                          struct danaus_stat *out)
+/* An operation on the inode path names. by_name(dir_fd, name, a): on a
+ * last name from its parent's handle (dirs.h), -EAGAIN when the name is
+ * a symlink to follow (at) and only the walk in the root can follow it;
+ * by_fd(fd, a): on an O_PATH fd of the inode. */
+struct inode_op {
+    int (*by_name)(int dir_fd, const char *name, int at, void *a);
+    int (*by_fd)(int fd, void *a);
+    void *a;
+};
+
+/* op->by_name on path's last name; -EAGAIN when only the whole path's
+ * walk can do it as the kernel would: the parent cannot be had (its walk
+ * gives the errno), or the path ends in ".", "..", a slash or the root. */
+static int by_parent(struct local_instance *li, const char *path, int at,
+                     const struct inode_op *op)
 {
     struct local_name n;
     if (name_in_root(li, path, &n) < 0)
         return -EAGAIN;
-    int rc = -EAGAIN;
-    struct statx sx;
-    if (n.kind != LOCAL_LAST_NAME || strchr(n.name, '/'))
-        rc = -EAGAIN;
-    else if (statx(n.dir_fd, n.name, AT_SYMLINK_NOFOLLOW,
-                   STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
-        rc = -errno;
-    else if (S_ISLNK(sx.stx_mode) && !(at & AT_SYMLINK_NOFOLLOW))
-        rc = -EAGAIN;
-    else {
-        stat_from_statx(&sx, out);
-        rc = 0;
-    }
+    int rc = n.kind == LOCAL_LAST_NAME && !strchr(n.name, '/')
+                 ? op->by_name(n.dir_fd, n.name, at, op->a)
+                 : -EAGAIN;
     local_name_release(&n);
     return rc;
 }
 
-static int local_stat(struct ls_instance *inst, const struct ls_cred *cred,
-                      const char *path, int at, struct danaus_stat *out)
+static int on_inode(struct ls_instance *inst, const struct ls_cred *cred,
+                    const char *path, int at, const struct inode_op *op)
 {
     struct local_instance *li = local(inst);
     if (at & ~AT_SYMLINK_NOFOLLOW)
@@ -629,15 +628,55 @@ static int local_stat(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = enter(li, cred);
     if (rc < 0)
         return rc;
-    rc = stat_by_parent(li, path, at, out);
+    rc = by_parent(li, path, at, op);
     if (rc != -EAGAIN)
         return rc;
     int fd = open_inode(li, path, at);
     if (fd < 0)
         return fd;
-    rc = stat_fd(fd, out);
+    rc = op->by_fd(fd, op->a);
     close(fd);
     return rc;
+}
+
+/* One statx. */
+static int stat_by_name(int dir_fd, const char *name, int at, void *a)
+{
+    struct statx sx;
+    if (statx(dir_fd, name, AT_SYMLINK_NOFOLLOW,
+              STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+        return -errno;
+    if (S_ISLNK(sx.stx_mode) && !(at & AT_SYMLINK_NOFOLLOW))
+        return -EAGAIN;
+    stat_from_statx(&sx, a);
+    return 0;
+}
+
+static int stat_by_fd(int fd, void *a)
+{
+    return stat_fd(fd, a);
+}
+
+static int local_stat(struct ls_instance *inst, const struct ls_cred *cred,
+                      const char *path, int at, struct danaus_stat *out)
+{
+    struct inode_op op = {stat_by_name, stat_by_fd, out};
+    return on_inode(inst, cred, path, at, &op);
+}
+
+/* Whether a change by name may go ahead: the name is no symlink to
+ * follow (a statx tells, unless the caller asked not to follow). A name
+ * made a symlink between the statx and the change gets the change
+ * itself, inside the root, never its target: every change by name is
+ * made with AT_SYMLINK_NOFOLLOW. 0, -EAGAIN or -errno. */
+static int may_change_name(int dir_fd, const char *name, int at)
+{
+    struct statx sx;
+    if (at & AT_SYMLINK_NOFOLLOW)
+        return 0;
+    if (statx(dir_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) < 0)
+        return -errno;
+    return S_ISLNK(sx.stx_mode) ? -EAGAIN : 0;
 }
 
 /* Always AT_EACCESS: without it the kernel checks the real uid, which the
@@ -656,62 +695,6 @@ static int local_access(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
-/* A change of the attributes of path's inode.
- * by_name(dir_fd, name, a): the change on a last name, never following
- * it (AT_SYMLINK_NOFOLLOW); by_fd(fd, a): the change on an O_PATH fd of
- * the inode. */
-struct attr_change {
-    int (*by_name)(int dir_fd, const char *name, const void *a);
-    int (*by_fd)(int fd, const void *a);
-    const void *a;
-};
-
-/* The change on path's last name from its parent's handle (dirs.h): a
- * statx and the call, or the call alone under AT_SYMLINK_NOFOLLOW. -EAGAIN
- * when only the whole path's walk can do it as the kernel would: as for
- * stat_by_parent. A name made a symlink between the statx and the call
- * gets the change itself, inside the root: never what it leads to. */
-static int change_by_parent(struct local_instance *li, const char *path,
-                            int at, const struct attr_change *ch)
-{
-    struct local_name n;
-    if (name_in_root(li, path, &n) < 0)
-        return -EAGAIN;
-    int rc = -EAGAIN;
-    struct statx sx = {.stx_mode = 0};
-    if (n.kind != LOCAL_LAST_NAME || strchr(n.name, '/'))
-        rc = -EAGAIN;
-    else if (!(at & AT_SYMLINK_NOFOLLOW) &&
-             statx(n.dir_fd, n.name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) < 0)
-        rc = -errno;
-    else if (!(at & AT_SYMLINK_NOFOLLOW) && S_ISLNK(sx.stx_mode))
-        rc = -EAGAIN;
-    else
-        rc = ch->by_name(n.dir_fd, n.name, ch->a);
-    local_name_release(&n);
-    return rc;
-}
-
-static int change_attrs(struct ls_instance *inst, const struct ls_cred *cred,
-                        const char *path, int at, const struct attr_change *ch)
-{
-    struct local_instance *li = local(inst);
-    if (at & ~AT_SYMLINK_NOFOLLOW)
-        return -EINVAL;
-    int rc = enter(li, cred);
-    if (rc < 0)
-        return rc;
-    rc = change_by_parent(li, path, at, ch);
-    if (rc != -EAGAIN)
-        return rc;
-    int fd = open_inode(li, path, at);
-    if (fd < 0)
-        return fd;
-    rc = ch->by_fd(fd, ch->a);
-    close(fd);
-    return rc;
-}
-
 /* glibc 2.36 has no fchmodat2 (Linux 6.6), the one chmod that takes
  * AT_SYMLINK_NOFOLLOW: measured here, it changes a file's mode through an
  * O_PATH directory fd and gives EOPNOTSUPP on a symlink, as the /proc
@@ -721,23 +704,26 @@ static int change_attrs(struct ls_instance *inst, const struct ls_cred *cred,
 #define SYS_fchmodat2 452
 #endif
 
-static int chmod_by_name(int dir_fd, const char *name, const void *a)
+static int chmod_by_name(int dir_fd, const char *name, int at, void *a)
 {
-    long rc = syscall(SYS_fchmodat2, dir_fd, name, *(const mode_t *)a,
-                      AT_SYMLINK_NOFOLLOW);
-    return rc < 0 && errno == ENOSYS ? -EAGAIN : neg_errno(rc);
+    int rc = may_change_name(dir_fd, name, at);
+    if (rc < 0)
+        return rc;
+    long done = syscall(SYS_fchmodat2, dir_fd, name, *(mode_t *)a,
+                        AT_SYMLINK_NOFOLLOW);
+    return done < 0 && errno == ENOSYS ? -EAGAIN : neg_errno(done);
 }
 
-static int chmod_by_fd(int fd, const void *a)
+static int chmod_by_fd(int fd, void *a)
 {
-    return neg_errno(chmod(proc_link_of(fd).path, *(const mode_t *)a));
+    return neg_errno(chmod(proc_link_of(fd).path, *(mode_t *)a));
 }
 
 static int local_chmod(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path, mode_t mode, int at)
 {
-    struct attr_change ch = {chmod_by_name, chmod_by_fd, &mode};
-    return changed(change_attrs(inst, cred, path, at, &ch));
+    struct inode_op op = {chmod_by_name, chmod_by_fd, &mode};
+    return changed(on_inode(inst, cred, path, at, &op));
 }
 
 struct owner {
@@ -745,14 +731,16 @@ struct owner {
     gid_t gid;
 };
 
-static int chown_by_name(int dir_fd, const char *name, const void *a)
+static int chown_by_name(int dir_fd, const char *name, int at, void *a)
 {
     const struct owner *o = a;
-    return neg_errno(fchownat(dir_fd, name, o->uid, o->gid,
-                              AT_SYMLINK_NOFOLLOW));
+    int rc = may_change_name(dir_fd, name, at);
+    return rc < 0 ? rc
+                  : neg_errno(fchownat(dir_fd, name, o->uid, o->gid,
+                                       AT_SYMLINK_NOFOLLOW));
 }
 
-static int chown_by_fd(int fd, const void *a)
+static int chown_by_fd(int fd, void *a)
 {
     const struct owner *o = a;
     return neg_errno(fchownat(fd, "", o->uid, o->gid, AT_EMPTY_PATH));
@@ -762,16 +750,18 @@ static int local_chown(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path, uid_t uid, gid_t gid, int at)
 {
     struct owner o = {uid, gid};
-    struct attr_change ch = {chown_by_name, chown_by_fd, &o};
-    return changed(change_attrs(inst, cred, path, at, &ch));
+    struct inode_op op = {chown_by_name, chown_by_fd, &o};
+    return changed(on_inode(inst, cred, path, at, &op));
 }
 
-static int utimens_by_name(int dir_fd, const char *name, const void *a)
+static int utimens_by_name(int dir_fd, const char *name, int at, void *a)
 {
-    return neg_errno(utimensat(dir_fd, name, a, AT_SYMLINK_NOFOLLOW));
+    int rc = may_change_name(dir_fd, name, at);
+    return rc < 0 ? rc
+                  : neg_errno(utimensat(dir_fd, name, a, AT_SYMLINK_NOFOLLOW));
 }
 
-static int utimens_by_fd(int fd, const void *a)
+static int utimens_by_fd(int fd, void *a)
 {
     return neg_errno(utimensat(fd, "", a, AT_EMPTY_PATH));
 }
@@ -779,8 +769,8 @@ static int utimens_by_fd(int fd, const void *a)
 static int local_utimens(struct ls_instance *inst, const struct ls_cred *cred,
                          const char *path, const struct timespec ts[2], int at)
 {
-    struct attr_change ch = {utimens_by_name, utimens_by_fd, ts};
-    return change_attrs(inst, cred, path, at, &ch);
+    struct inode_op op = {utimens_by_name, utimens_by_fd, (void *)ts};
+    return on_inode(inst, cred, path, at, &op);
 }
 
 static int local_truncate(struct ls_instance *inst, const struct ls_cred *cred,
