@@ -763,6 +763,27 @@ static void test_dir_handles_follow_symlinks(void **state)
     assert_string_equal(buf, "2");
 }
 
+/* A rename holds two parents' handles at once: a walk for the second that
+ * lands in the first's slot of the thread's table must not close it
+ * under the call. 300 parents make a shared slot all but certain. */
+static void test_dir_handles_held_by_rename(void **state)
+{
+    struct fixture *f = *state;
+    char from[32], to[32];
+    for (int i = 0; i < 300; i++) {
+        snprintf(from, sizeof from, "p%d", i);
+        assert_int_equal(f->ops->mkdir(f->inst, &root_cred, from, 0755), 0);
+    }
+    create_file(f, &root_cred, "p0/f", "x", 0644);
+    for (int i = 0; i + 1 < 300; i++) {
+        snprintf(from, sizeof from, "p%d/f", i);
+        snprintf(to, sizeof to, "p%d/f", i + 1);
+        assert_int_equal(f->ops->rename(f->inst, &root_cred, from, to, 0), 0);
+    }
+    char buf[8];
+    assert_int_equal(read_file(f, &root_cred, "p299/f", buf, sizeof buf), 0);
+}
+
 /* A directory renamed on the host, outside the service, is seen within
  * the handles' lifetime (dirs.c's LOCAL_DIRS_TTL_MS, 1 s). */
 static void test_dir_handles_age_out(void **state)
@@ -819,6 +840,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_dir_handles_follow_symlinks,
                                         setup_mounted, teardown),
+        cmocka_unit_test_setup_teardown(test_dir_handles_held_by_rename,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_dir_handles_age_out, setup,
                                         teardown),
     };

@@ -13,7 +13,9 @@
  *    for a path whose walk went through a symbolic link, `unlinked`;
  *  - it is younger than LOCAL_DIRS_TTL_MS.
  * A stale entry stays open until its slot is taken or its thread ends;
- * an idle thread may so keep a few handles of an instance gone.
+ * an idle thread may so keep a few handles of an instance gone. An entry
+ * a call holds (a rename holds two) is never closed under it: a walk
+ * that would take its slot meanwhile keeps its own fd for the call.
  *
  * Paths longer than DIRS_PATH_MAX are resolved every time.
  */
@@ -37,6 +39,7 @@
 
 struct dir_entry {
     int fd; /* -1: empty */
+    int holds; /* local_names using fd now */
     int root_fd;
     uint32_t epoch;
     bool via_links;
@@ -124,29 +127,33 @@ static void entry_clear(struct dir_entry *e)
     e->fd = -1;
 }
 
-/* The parent's handle: the thread's, or resolved now (and kept). */
+/* The parent's handle: the thread's (*held), or resolved now (and kept,
+ * *held, unless its slot is held). */
 static int dir_open(int root_fd, const char *link_prefix, const char *path,
-                    bool *borrowed)
+                    struct dir_entry **held)
 {
     struct dir_entry *t = strlen(path) < DIRS_PATH_MAX ? thread_table() : NULL;
     uint64_t now = now_ns();
     struct dir_entry *e = t ? &t[slot_of(root_fd, path)] : NULL;
-    *borrowed = e && entry_good(e, root_fd, path, now);
-    if (*borrowed)
+    *held = NULL;
+    if (e && entry_good(e, root_fd, path, now)) {
+        e->holds++;
+        *held = e;
         return e->fd;
+    }
     uint64_t changed_then = atomic_load_explicit(&changed,
                                                  memory_order_acquire);
     uint64_t unlinked_then = atomic_load_explicit(&unlinked,
                                                   memory_order_acquire);
     bool via_links;
     int fd = local_open_dir_in_root(root_fd, link_prefix, path, &via_links);
-    if (fd < 0 || !e)
+    if (fd < 0 || !e || e->holds > 0)
         return fd;
     entry_clear(e);
-    *e = (struct dir_entry){fd, root_fd, local_cred_epoch(), via_links,
+    *e = (struct dir_entry){fd, 1, root_fd, local_cred_epoch(), via_links,
                             changed_then, unlinked_then, now, ""};
     strcpy(e->path, path);
-    *borrowed = true;
+    *held = e;
     return fd;
 }
 
@@ -156,7 +163,7 @@ int local_name_resolve(int root_fd, const char *link_prefix, const char *path,
     size_t end = strlen(path);
     while (end > 0 && path[end - 1] == '/')
         end--;
-    out->borrowed = false;
+    out->held = NULL;
     if (end == 0) {
         out->dir_fd = -1;
         out->kind = LOCAL_LAST_ROOT;
@@ -182,7 +189,7 @@ int local_name_resolve(int root_fd, const char *link_prefix, const char *path,
         return -ENAMETOOLONG;
     memcpy(parent, path, start);
     parent[start] = '\0';
-    int fd = dir_open(root_fd, link_prefix, parent, &out->borrowed);
+    int fd = dir_open(root_fd, link_prefix, parent, &out->held);
     if (fd < 0)
         return fd;
     out->dir_fd = fd;
@@ -191,8 +198,11 @@ int local_name_resolve(int root_fd, const char *link_prefix, const char *path,
 
 void local_name_release(struct local_name *name)
 {
-    if (name->dir_fd >= 0 && !name->borrowed)
+    if (name->held)
+        name->held->holds--;
+    else if (name->dir_fd >= 0)
         close(name->dir_fd);
+    name->held = NULL;
     name->dir_fd = -1;
 }
 

@@ -28,11 +28,15 @@ enum local_last {
     LOCAL_LAST_ROOT,   /* no component at all: the path is the root */
 };
 
+struct dir_entry;
+
 /* A path split for an operation on a name (mkdir, unlink, rename, ...):
  * the parent directory, resolved, and the last component. */
 struct local_name {
     int dir_fd;         /* O_PATH fd of the parent; -1 for LOCAL_LAST_ROOT */
-    bool borrowed;      /* dir_fd is the cache's, not the caller's */
+    struct dir_entry *held; /* the cache's entry dir_fd is, kept open
+                               until release; NULL: dir_fd is the
+                               caller's */
     enum local_last kind;
     const char *name;   /* last component in the caller's path, trailing
                            slashes kept so the kernel gives them their
