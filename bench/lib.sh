@@ -142,7 +142,7 @@ remove_engine_state() { # [pools]
 # that a run's images and containers are the run's alone.
 podman_() {
     podman --root "$work/podman/root" --runroot "$work/podman/run" \
-        --storage-driver overlay "$@"
+        --tmpdir "$work/podman/tmp" --storage-driver overlay "$@"
 }
 
 # Removes every container and image of that storage.

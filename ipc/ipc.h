@@ -146,6 +146,9 @@ struct ipc_slot {
     /* After a PREAD: the generation the read cache may keep its data
      * under (cache.c), 0 for none; written before done, like pos. */
     uint32_t cache_gen;
+    /* After a GETDENTS: 1 when the answer ends the listing (the backend
+     * had nothing after its records); written before done, like pos. */
+    uint32_t listing_end;
     /* Non-zero while a service thread watches posted (the fast lane). */
     _Atomic uint32_t watched;
     /* How much of a large read's answer is in buf already, as (seq << 32)

@@ -116,30 +116,55 @@ static bool read_entry(struct entry *e, uint32_t mount, int flags,
            memcmp(a->path, path, len) == 0;
 }
 
-int namecache_lookup(const struct service *svc, uint32_t mount,
-                     const char *path, int flags, struct danaus_stat *st,
-                     struct namecache_fill *fill)
+void namecache_begin(const struct service *svc, struct namecache_fill *fill)
 {
     const struct ipc_announce *page = svc->announce;
-    size_t len = strnlen(path, NAMECACHE_PATH);
-    fill->usable = page && page->timeout_ms && len < NAMECACHE_PATH &&
-                   service_seen_alive(svc);
+    fill->usable = page && page->timeout_ms && service_seen_alive(svc);
     if (!fill->usable)
-        return 0;
+        return;
     fill->page = page;
     fill->drops = atomic_load_explicit(&drops, memory_order_acquire);
     fill->names = load(&page->names);
     fill->attrs = load(&page->attrs);
     fill->born_ns = coarse_now_ns();
+}
+
+void namecache_key(struct namecache_fill *fill, uint32_t mount,
+                   const char *path, int flags)
+{
+    size_t len = strnlen(path, NAMECACHE_PATH);
+    fill->usable = fill->usable && len < NAMECACHE_PATH;
     fill->mount = mount;
     fill->flags = flags;
-    fill->len = (uint16_t)len;
-    memcpy(fill->path, path, len);
+    fill->len = (uint16_t)(len < NAMECACHE_PATH ? len : 0);
+    memcpy(fill->path, path, fill->len);
+}
 
+void namecache_key_fstat(struct namecache_fill *fill, uint32_t mount,
+                         uint64_t handle)
+{
+    char key[17];
+    int n = 0;
+    do {
+        key[n++] = "0123456789abcdef"[handle & 15];
+        handle >>= 4;
+    } while (handle);
+    key[n] = '\0';
+    namecache_key(fill, mount, key, NAMECACHE_FSTAT);
+}
+
+/* The answer kept under fill's key, as namecache_lookup says. */
+static int lookup_key(const struct namecache_fill *fill,
+                      struct danaus_stat *st)
+{
+    if (!fill->usable)
+        return 0;
+    const struct ipc_announce *page = fill->page;
     union words copy;
     const struct answer *e = &copy.a;
-    if (!read_entry(&table[place(mount, flags, path, len)], mount, flags,
-                    path, (uint16_t)len, &copy) ||
+    if (!read_entry(&table[place(fill->mount, fill->flags, fill->path,
+                                 fill->len)],
+                    fill->mount, fill->flags, fill->path, fill->len, &copy) ||
         e->instance != page->instance || e->drops != fill->drops ||
         e->names != fill->names || fill->born_ns >= e->expires_ns)
         return 0;
@@ -150,6 +175,24 @@ int namecache_lookup(const struct service *svc, uint32_t mount,
         return 0;
     *st = e->st;
     return 1;
+}
+
+int namecache_lookup(const struct service *svc, uint32_t mount,
+                     const char *path, int flags, struct danaus_stat *st,
+                     struct namecache_fill *fill)
+{
+    namecache_begin(svc, fill);
+    namecache_key(fill, mount, path, flags);
+    return lookup_key(fill, st);
+}
+
+int namecache_lookup_fstat(const struct service *svc, uint32_t mount,
+                           uint64_t handle, struct danaus_stat *st,
+                           struct namecache_fill *fill)
+{
+    namecache_begin(svc, fill);
+    namecache_key_fstat(fill, mount, handle);
+    return lookup_key(fill, st);
 }
 
 void namecache_keep(const struct namecache_fill *fill, int err,

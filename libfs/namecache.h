@@ -6,6 +6,8 @@
  * say nothing it depends on has changed, for at most the page's timeout
  * (changes made to the backend outside the service).
  *
+ * fstat's answers are kept the same way (NAMECACHE_FSTAT).
+ *
  * The cache is the process's own memory: what it holds was answered to
  * this process, with its credentials, so a cached name is only served to
  * a process that could look it up; a change of credentials drops it all
@@ -27,6 +29,14 @@
 /* Paths longer than this are not kept. */
 #define NAMECACHE_PATH 192
 
+/* The flags of an fstat's answer, kept under the descriptor's handle
+ * written as a path: never those of a STAT by path (0 or
+ * AT_SYMLINK_NOFOLLOW), so the two never meet. A handle names one open
+ * file of one process (the service changes a handle's generation with
+ * every open); a child, whose own opens could take handles its parent had
+ * before the fork, starts with nothing (namecache_drop). */
+#define NAMECACHE_FSTAT (-1)
+
 /* What a lookup that missed read before the call, for namecache_keep. */
 struct namecache_fill {
     bool usable;
@@ -45,6 +55,21 @@ struct namecache_fill {
 int namecache_lookup(const struct service *svc, uint32_t mount,
                      const char *path, int flags, struct danaus_stat *st,
                      struct namecache_fill *fill);
+
+/* The same for an fstat of the descriptor whose handle is handle: 1 with
+ * *st, or 0. */
+int namecache_lookup_fstat(const struct service *svc, uint32_t mount,
+                           uint64_t handle, struct danaus_stat *st,
+                           struct namecache_fill *fill);
+
+/* For attributes that come with another call (an open's): what
+ * namecache_keep needs, read before the call (namecache_begin), and the
+ * key to keep them under, set once the answer tells it. */
+void namecache_begin(const struct service *svc, struct namecache_fill *fill);
+void namecache_key(struct namecache_fill *fill, uint32_t mount,
+                   const char *path, int flags);
+void namecache_key_fstat(struct namecache_fill *fill, uint32_t mount,
+                         uint64_t handle);
 
 /* After the STAT a lookup missed: its answer, err (0 with *st, or an
  * errno), kept when nothing announced since the lookup makes it stale. */

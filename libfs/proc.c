@@ -13,6 +13,7 @@
 #include "dirstream.h"
 #include "fdtable.h"
 #include "heldlocks.h"
+#include "namecache.h"
 #include "openfds.h"
 #include "route.h"
 #include "service.h"
@@ -105,6 +106,7 @@ static void after_fork_child(void)
 {
     release_locks();
     heldlocks_after_fork_child();
+    namecache_drop();
     if (!service_connected())
         return;
     service_forget();

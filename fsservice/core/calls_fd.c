@@ -101,7 +101,10 @@ int64_t call_open(struct request *r)
         return 0;
     /* Read now: once the handle is in the table, the client may close it
      * (from another thread) before this call returns. */
-    uint64_t ino = file->ino;
+    struct danaus_open_out out = {.ino = file->ino,
+                                  .has_attrs = file->has_attrs};
+    if (file->has_attrs)
+        out.attrs = file->attrs;
     struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);
     if (!of)
         return -ENOMEM;
@@ -112,7 +115,7 @@ int64_t call_open(struct request *r)
         return h;
     }
     /* The path was copied out: the buffer is the answer's now. */
-    memcpy(r->out, &ino, sizeof ino);
+    memcpy(r->out, &out, sizeof out);
     return h;
 }
 
@@ -401,6 +404,31 @@ int64_t call_fallocate(struct request *r)
  * a backend that reads what it wrote (local.c walks d_reclen to find the
  * cookie) must never read the client's buffer, which another of its
  * threads may rewrite meanwhile (request.h). */
+/* Reads on into own[got, n) while the listing has more, so that a
+ * directory that fits one answer is read in one call and the client
+ * learns there (*end) that nothing follows, with no call that answers
+ * nothing. An error (no room for the next record) only stops it, the
+ * position as it was. Under the open file's pos_lock. */
+static int64_t listing_rest(struct request *r, char *own, int64_t n,
+                            int64_t got, bool *end)
+{
+    while (got < n) {
+        off_t before = r->of->pos;
+        int64_t more = ops_of(r->of)->getdents(r->of->file, &r->c->cred,
+                                               own + got, (size_t)(n - got),
+                                               &r->of->pos);
+        if (more < 0 || more > n - got) {
+            r->of->pos = before;
+            break;
+        }
+        *end = more == 0;
+        if (*end)
+            break;
+        got += more;
+    }
+    return got;
+}
+
 int64_t call_getdents(struct request *r)
 {
     if (!r->of->file->is_dir)
@@ -412,10 +440,14 @@ int64_t call_getdents(struct request *r)
     if (!own)
         return -ENOMEM;
     pthread_mutex_lock(&r->of->pos_lock);
+    bool end = false;
     int64_t got = ops_of(r->of)->getdents(r->of->file, &r->c->cred, own,
                                           (size_t)n, &r->of->pos);
+    if (got > 0 && got <= n)
+        got = listing_rest(r, own, n, got, &end);
     *r->pos_out = r->of->pos;
     pthread_mutex_unlock(&r->of->pos_lock);
+    r->slot->listing_end = end;
     if (got > n)
         got = -EIO; /* a backend that says it wrote more than it was given */
     if (got > 0)

@@ -87,6 +87,10 @@ struct ls_file {
      * on the way (0: not known). A client that opens the path again after
      * a restart of the service checks it is the same file. */
     uint64_t ino;
+    /* The file's attributes as the open found them, when it learnt them
+     * on the way (has_attrs): the client's first fstat needs no call. */
+    bool has_attrs;
+    struct danaus_stat attrs;
 };
 
 struct ls_ops {

@@ -23,7 +23,9 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 8 /* 8: the announcement page (ipc.h) */
+#define DANAUS_WIRE_VERSION 9 /* 8: the announcement page (ipc.h); 9: OPEN
+                                 answers with attributes, GETDENTS tells
+                                 the listing's end */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -59,9 +61,8 @@ enum danaus_call {
     DANAUS_CALL_NONE = 0,
     DANAUS_CALL_OPEN,        /* path; arg0 flags, arg1 mode -> handle, or 0:
                                 a FIFO, device or socket, which the
-                                client opens through the kernel; a
-                                uint64_t out: the file's st_ino, 0 when
-                                the backend did not say */
+                                client opens through the kernel; out:
+                                struct danaus_open_out */
     DANAUS_CALL_CLOSE,       /* handle */
     DANAUS_CALL_DUP,         /* handle -> new handle to the same open file */
     DANAUS_CALL_READ,        /* handle; arg0 count -> bytes, data out */
@@ -165,6 +166,14 @@ struct danaus_stat {
     int64_t size, blocks;
     int64_t atime_sec, mtime_sec, ctime_sec, btime_sec;
     uint32_t atime_nsec, mtime_nsec, ctime_nsec, btime_nsec;
+};
+
+/* OPEN's answer: the file's st_ino (0 when the backend did not say) and,
+ * when has_attrs is 1, its attributes as the open found them. */
+struct danaus_open_out {
+    uint64_t ino;
+    uint64_t has_attrs;
+    struct danaus_stat attrs;
 };
 
 struct danaus_statfs {

@@ -7,7 +7,9 @@
  * The read position lives in the service's open file; d_off of each record
  * is the service's cookie for "after this entry", so telldir is the d_off
  * of the entry last returned and seekdir is an LSEEK(SEEK_SET) to a cookie,
- * as with glibc over the kernel.
+ * as with glibc over the kernel. The service says when an answer holds
+ * a listing's last records, so reading a directory to its end takes no
+ * call that answers nothing.
  *
  * Under LD_PRELOAD readdir() receives both our DIRs and libc's, and must
  * tell them apart without reading a libc DIR as ours. So Danaus DIRs live
@@ -45,6 +47,7 @@ struct danaus_dir {
     int fd;               /* -1 once closed */
     long next;            /* cookie of the entry readdir returns next */
     size_t pos, len, cap; /* records in buf[pos, len) are not yet returned */
+    bool at_end;          /* the service said buf holds the last records */
     unsigned char *buf;
     uint32_t free_next;   /* next free slot + 1 while on the free list */
     struct dirent entry;
@@ -149,6 +152,7 @@ DANAUS_EXPORT DIR *danaus_fdopendir(int fd)
     d->fd = fd;
     d->next = 0;
     d->pos = d->len = 0;
+    d->at_end = false;
     d->cap = cap;
     d->buf = buf;
     return (DIR *)d;
@@ -180,8 +184,9 @@ static struct danaus_dir *dir_of(DIR *dirp)
     return d;
 }
 
-/* GETDENTS into buf: bytes of records (0 at the end), or -1 with errno. */
-static ssize_t getdents(int fd, void *buf, size_t count)
+/* GETDENTS into buf: bytes of records (0 at the end), or -1 with errno;
+ * *end: the service said nothing follows them. */
+static ssize_t getdents(int fd, void *buf, size_t count, bool *end)
 {
     struct call c;
     if (call_begin_fd(&c, DANAUS_CALL_GETDENTS, fd, false) < 0)
@@ -197,6 +202,7 @@ static ssize_t getdents(int fd, void *buf, size_t count)
         return -1;
     }
     memcpy(buf, call_out(&c), (size_t)n);
+    *end = ipc_slot(&c.svc->area, c.thread->slot)->listing_end == 1;
     return (ssize_t)n;
 }
 
@@ -206,16 +212,21 @@ DANAUS_EXPORT ssize_t danaus_getdents64(int fd, void *dirp, size_t count)
         errno = EFAULT;
         return -1;
     }
-    return getdents(fd, dirp, count);
+    bool end;
+    return getdents(fd, dirp, count, &end);
 }
 
 /* The next entry with d->lock held; NULL at the end (errno untouched) or
  * on error (errno set). */
 static struct dirent *next_entry(struct danaus_dir *d)
 {
+    /* Entries made after the end was reached may or may not be seen
+     * (POSIX readdir): a stream at its end asks no more until a seek. */
+    if (d->pos >= d->len && d->at_end)
+        return NULL;
     if (d->pos >= d->len) {
         int saved = errno;
-        ssize_t n = getdents(d->fd, d->buf, d->cap);
+        ssize_t n = getdents(d->fd, d->buf, d->cap, &d->at_end);
         if (n <= 0) {
             if (n == 0)
                 errno = saved; /* end of directory leaves errno alone */
@@ -306,6 +317,7 @@ DANAUS_EXPORT void danaus_seekdir(DIR *dirp, long loc)
     pthread_mutex_lock(&d->lock);
     if (danaus_lseek(d->fd, loc, SEEK_SET) >= 0) {
         d->pos = d->len = 0;
+        d->at_end = false;
         d->next = loc;
     }
     pthread_mutex_unlock(&d->lock);

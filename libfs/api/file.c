@@ -13,6 +13,7 @@
 #include "libfs/fdtable.h"
 #include "libfs/heldlocks.h"
 #include "libfs/lock.h"
+#include "libfs/namecache.h"
 #include "libfs/readcache.h"
 #include "libfs/sys.h"
 #include "libfs/umask.h"
@@ -48,12 +49,19 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
      * service's open file. */
     c.desc.arg[0] = flags & ~O_CLOEXEC;
     c.desc.arg[1] = flags & O_CREAT ? umask_apply(mode) : 0;
+    struct namecache_fill fill;
+    namecache_begin(c.svc, &fill);
     int64_t handle = call_send(&c);
     if (handle < 0)
         return -1;
     struct fd_info info = {(uint64_t)handle, c.desc.mount, c.svc->epoch};
-    uint64_t ino;
-    memcpy(&ino, call_out(&c), sizeof ino);
+    struct danaus_open_out out;
+    memcpy(&out, call_out(&c), sizeof out);
+    uint64_t ino = out.ino;
+    if (handle != 0 && out.has_attrs == 1) {
+        namecache_key_fstat(&fill, c.desc.mount, (uint64_t)handle);
+        namecache_keep(&fill, 0, &out.attrs);
+    }
     /* A FIFO, device or socket: its data path is the kernel's, which
      * reaches it through the FUSE door at the same path. The descriptor is
      * a kernel one; without the door the open fails as the kernel says. */

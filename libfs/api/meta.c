@@ -57,6 +57,20 @@ static int send_stat(struct call *c, int at_flags, struct danaus_stat *d)
     return 0;
 }
 
+/* Sends an fstat begun by the caller, unless the name cache has its
+ * answer; only a success is kept. */
+static int send_fstat(struct call *c, struct danaus_stat *d)
+{
+    struct namecache_fill fill;
+    if (namecache_lookup_fstat(c->svc, c->desc.mount, c->desc.handle, d,
+                               &fill) > 0)
+        return 0;
+    int rc = send_stat(c, 0, d);
+    if (rc == 0)
+        namecache_keep(&fill, 0, d);
+    return rc;
+}
+
 /* fstatat's lookup, shared with statx: the service's attributes of the
  * file pathname names relative to dirfd, with AT_EMPTY_PATH meaning dirfd
  * itself. The caller has checked the flags. */
@@ -72,7 +86,7 @@ static int stat_at(int dirfd, const char *pathname, int flags,
         else if (call_begin_fd(&c, DANAUS_CALL_STAT, dirfd, true) < 0)
             return -1;
         else
-            return send_stat(&c, 0, d);
+            return send_fstat(&c, d);
     }
     if (call_begin_path(&c, DANAUS_CALL_STAT, dirfd, pathname, &where) < 0)
         return -1;

@@ -7,7 +7,8 @@
 # the service's announcements can make a change visible. Also: a cached
 # answer is served while the service is stopped (the cache is used at
 # all), a directory's search permission taken away is seen below it, and
-# a process that changes its uid does not keep the answers of the old one.
+# a process that changes its uid does not keep the answers of the old one;
+# an fstat is kept and dropped as a stat is.
 #
 #   name-cache.sh DANAUSD LIBDANAUS PROBE
 #
@@ -190,6 +191,58 @@ expect "another process's write seen at once" "ccccaaaa" "$(ask root pread 0)"
 ask root pread 0 > /dev/null
 plain sh -c "printf dddd | dd of=$t/r conv=notrunc status=none"
 expect "a FUSE-door write seen at once" "ddddaaaa" "$(ask root pread 0)"
+
+# fstat of that descriptor: answered from the cache (while the service is
+# stopped), and each change of its file seen by the next fstat: its own
+# write, another process's, one through the FUSE door, a chmod by path.
+expect "fstat" "8192" "$(field "$(ask root fstat -)" size)"
+kill -STOP "$daemon"
+answer=$(ask root fstat -)
+kill -CONT "$daemon"
+expect "an fstat is answered from the cache" "8192" "$(field "$answer" size)"
+[ "$answer" = "(no answer)" ] && ask root fstat - > /dev/null
+expect "own pwrite past the end" "ok" "$(ask root pwrite 8192 e)"
+expect "own write: size seen by the next fstat" "8193" \
+    "$(field "$(ask root fstat -)" size)"
+pre sh -c "printf ff >> $t/r"
+expect "another process's append: size seen by the next fstat" "8195" \
+    "$(field "$(ask root fstat -)" size)"
+plain sh -c "printf gg >> $t/r"
+expect "a FUSE-door append: size seen by the next fstat" "8197" \
+    "$(field "$(ask root fstat -)" size)"
+pre chmod 604 "$t/r"
+expect "chmod by path: mode seen by the next fstat" "604" \
+    "$(field "$(ask root fstat -)" mode)"
+plain chmod 606 "$t/r"
+expect "FUSE chmod: mode seen by the next fstat" "606" \
+    "$(field "$(ask root fstat -)" mode)"
+
+# An open for reading answers with the file's attributes: the first fstat
+# needs no call, and a change after the open is seen by it all the same.
+pre sh -c "echo 12345 > $t/o"
+expect "open O_RDONLY" "ok" "$(ask root openr "$t/o")"
+kill -STOP "$daemon"
+answer=$(ask root fstat -)
+kill -CONT "$daemon"
+expect "the fstat after an open is answered with the open's attributes" \
+    "6" "$(field "$answer" size)"
+[ "$answer" = "(no answer)" ] && ask root fstat - > /dev/null
+expect "open O_RDONLY again" "ok" "$(ask root openr "$t/o")"
+pre sh -c "echo 678 >> $t/o"
+expect "a change after the open: seen by the first fstat" "10" \
+    "$(field "$(ask root fstat -)" size)"
+
+# A child's own open may take a handle its parent had for another file
+# before the fork: the parent's fstat of that one is not the child's.
+pre sh -c "echo aaaa > $t/fa; echo bbbbbbbbbb > $t/fb"
+expect "a forked child's fstat is of its own file" "11" "$(pre python3 -c "
+import os
+fd = os.open('$t/fa', os.O_RDONLY); os.fstat(fd); os.close(fd)
+pid = os.fork()
+if pid == 0:
+    print(os.fstat(os.open('$t/fb', os.O_RDONLY)).st_size, flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)")"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -10,6 +10,8 @@
  *                            or errno=NAME
  *   pread OFF                the first 8 bytes of a 4 KiB pread at OFF
  *   pwrite OFF TEXT          writes TEXT at OFF: ok, or errno=NAME
+ *   openr PATH               the same, read-only
+ *   fstat -                  fstat of that descriptor, as stat's answer
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,27 +21,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static void print_stat(int rc, const struct stat *st);
+
 static void answer_stat(const char *path, int follow)
 {
     struct stat st;
-    if ((follow ? stat(path, &st) : lstat(path, &st)) < 0) {
+    print_stat(follow ? stat(path, &st) : lstat(path, &st), &st);
+}
+
+static int fd = -1;
+
+static void answer_fstat(void)
+{
+    struct stat st;
+    print_stat(fstat(fd, &st), &st);
+}
+
+static void print_stat(int rc, const struct stat *st)
+{
+    if (rc < 0) {
         printf("errno=%s\n", strerrorname_np(errno));
         return;
     }
     printf("size=%lld mode=%o nlink=%lu mtime=%lld.%09ld\n",
-           (long long)st.st_size, (unsigned)(st.st_mode & 07777),
-           (unsigned long)st.st_nlink, (long long)st.st_mtim.tv_sec,
-           st.st_mtim.tv_nsec);
+           (long long)st->st_size, (unsigned)(st->st_mode & 07777),
+           (unsigned long)st->st_nlink, (long long)st->st_mtim.tv_sec,
+           st->st_mtim.tv_nsec);
 }
-
-static int fd = -1;
 
 static void answer_rw(const char *cmd, char *arg)
 {
     char buf[4096];
     ssize_t n = 0;
-    if (strcmp(cmd, "open") == 0) {
-        fd = open(arg, O_RDWR);
+    if (strcmp(cmd, "open") == 0 || strcmp(cmd, "openr") == 0) {
+        if (fd >= 0)
+            close(fd);
+        fd = open(arg, cmd[4] ? O_RDONLY : O_RDWR);
         n = fd;
     } else if (strcmp(cmd, "pread") == 0) {
         n = pread(fd, buf, sizeof buf, atol(arg));
@@ -74,7 +91,10 @@ int main(void)
                 printf("errno=%s\n", strerrorname_np(errno));
             else if (strcmp(line, "seteuid") == 0)
                 printf("ok\n");
+            else if (strcmp(line, "fstat") == 0)
+                answer_fstat();
             else if (strcmp(line, "open") == 0 ||
+                     strcmp(line, "openr") == 0 ||
                      strcmp(line, "pread") == 0 || strcmp(line, "pwrite") == 0)
                 answer_rw(line, arg);
             else

@@ -148,6 +148,22 @@ static void listings(void)
     for (int i = 0; i < l.n; i++)
         free(l.name[i]);
     l.n = 0;
+
+    /* A stream read to its end starts over at rewinddir, and sees an
+     * entry made after the end. */
+    list_rest(d, &l);
+    for (int i = 0; i < l.n; i++)
+        free(l.name[i]);
+    l.n = 0;
+    printf("readdir at the end: %s\n", readdir(d) ? "an entry" : "none");
+    touch(at("many/late"), "x");
+    rewinddir(d);
+    list_rest(d, &l);
+    printf("after the end, a new entry and rewinddir: %d entries\n", l.n);
+    for (int i = 0; i < l.n; i++)
+        free(l.name[i]);
+    l.n = 0;
+    unlink(at("many/late"));
     closedir(d);
 
     /* readdir_r and readdir64 see the same entries. */

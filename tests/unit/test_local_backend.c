@@ -668,6 +668,140 @@ static void test_user_xattr_round_trip(void **state)
                      -ENODATA);
 }
 
+/* ---- the parent handles a thread keeps (dirs.h): each change that could
+ * make a kept handle lie is seen by the next call ---- */
+
+static int stat_errno(struct fixture *f, const struct ls_cred *cred,
+                      const char *path, struct danaus_stat *st)
+{
+    return f->ops->stat(f->inst, cred, path, 0, st);
+}
+
+static void test_dir_handles_follow_renames(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a/b", 0755), 0);
+    create_file(f, &root_cred, "a/b/f", "old", 0644);
+    assert_int_equal(stat_errno(f, &root_cred, "a/b/f", &st), 0);
+
+    assert_int_equal(f->ops->rename(f->inst, &root_cred, "a", "c", 0), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a/b", 0755), 0);
+    assert_int_equal(stat_errno(f, &root_cred, "a/b/f", &st), -ENOENT);
+    assert_int_equal(f->ops->unlink(f->inst, &root_cred, "a/b/f"), -ENOENT);
+    assert_int_equal(stat_errno(f, &root_cred, "c/b/f", &st), 0);
+
+    /* rmdir, then a new directory of the same name */
+    assert_int_equal(f->ops->rmdir(f->inst, &root_cred, "a/b"), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a/b", 0755), 0);
+    create_file(f, &root_cred, "a/b/g", "new", 0644);
+    struct danaus_stat host;
+    char path[160];
+    snprintf(path, sizeof path, "%s/a/b/g", f->root);
+    struct stat hst;
+    assert_int_equal(stat(path, &hst), 0);
+    assert_int_equal(stat_errno(f, &root_cred, "a/b/g", &host), 0);
+    assert_int_equal(host.ino, (uint64_t)hst.st_ino);
+}
+
+static void test_dir_handles_follow_permissions(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "u", 0777), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &user_cred, "u/mine", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &user_cred, "u/mine/s", 0755), 0);
+    create_file(f, &user_cred, "u/mine/s/f", "x", 0644);
+    assert_int_equal(stat_errno(f, &user_cred, "u/mine/s/f", &st), 0);
+
+    /* The owner takes away its own search permission. */
+    assert_int_equal(f->ops->chmod(f->inst, &user_cred, "u/mine", 0600, 0),
+                     0);
+    assert_int_equal(stat_errno(f, &user_cred, "u/mine/s/f", &st), -EACCES);
+    assert_int_equal(f->ops->unlink(f->inst, &user_cred, "u/mine/s/f"),
+                     -EACCES);
+    assert_int_equal(f->ops->chmod(f->inst, &user_cred, "u/mine", 0755, 0),
+                     0);
+    assert_int_equal(stat_errno(f, &user_cred, "u/mine/s/f", &st), 0);
+
+    /* The same through an open descriptor of the directory. */
+    struct ls_file *dir;
+    assert_int_equal(f->ops->open(f->inst, &user_cred, "u/mine",
+                                  O_RDONLY | O_DIRECTORY, 0, &dir),
+                     0);
+    assert_int_equal(f->ops->fchmod(dir, &user_cred, 0600), 0);
+    assert_int_equal(stat_errno(f, &user_cred, "u/mine/s/f", &st), -EACCES);
+    assert_int_equal(f->ops->fchmod(dir, &user_cred, 0755), 0);
+    f->ops->close(dir);
+
+    /* Another identity never uses the handles of the first. */
+    assert_int_equal(f->ops->chmod(f->inst, &user_cred, "u/mine", 0700, 0),
+                     0);
+    const struct ls_cred other = {.uid = 1001, .gid = 1001};
+    assert_int_equal(stat_errno(f, &user_cred, "u/mine/s/f", &st), 0);
+    assert_int_equal(stat_errno(f, &other, "u/mine/s/f", &st), -EACCES);
+}
+
+static void test_dir_handles_follow_symlinks(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "one", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "two", 0755), 0);
+    create_file(f, &root_cred, "one/f", "1", 0644);
+    assert_int_equal(f->ops->symlink(f->inst, &root_cred, "one", "l"), 0);
+    assert_int_equal(stat_errno(f, &root_cred, "l/f", &st), 0);
+
+    assert_int_equal(f->ops->unlink(f->inst, &root_cred, "l"), 0);
+    assert_int_equal(f->ops->symlink(f->inst, &root_cred, "two", "l"), 0);
+    assert_int_equal(stat_errno(f, &root_cred, "l/f", &st), -ENOENT);
+    create_file(f, &root_cred, "l/g", "2", 0644);
+    char buf[8];
+    assert_int_equal(read_file(f, &root_cred, "two/g", buf, sizeof buf), 0);
+    assert_string_equal(buf, "2");
+}
+
+/* A rename holds two parents' handles at once: a walk for the second that
+ * lands in the first's slot of the thread's table must not close it
+ * under the call. 300 parents make a shared slot all but certain. */
+static void test_dir_handles_held_by_rename(void **state)
+{
+    struct fixture *f = *state;
+    char from[32], to[32];
+    for (int i = 0; i < 300; i++) {
+        snprintf(from, sizeof from, "p%d", i);
+        assert_int_equal(f->ops->mkdir(f->inst, &root_cred, from, 0755), 0);
+    }
+    create_file(f, &root_cred, "p0/f", "x", 0644);
+    for (int i = 0; i + 1 < 300; i++) {
+        snprintf(from, sizeof from, "p%d/f", i);
+        snprintf(to, sizeof to, "p%d/f", i + 1);
+        assert_int_equal(f->ops->rename(f->inst, &root_cred, from, to, 0), 0);
+    }
+    char buf[8];
+    assert_int_equal(read_file(f, &root_cred, "p299/f", buf, sizeof buf), 0);
+}
+
+/* A directory renamed on the host, outside the service, is seen within
+ * the handles' lifetime (dirs.c's LOCAL_DIRS_TTL_MS, 1 s). */
+static void test_dir_handles_age_out(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "h", 0755), 0);
+    create_file(f, &root_cred, "h/f", "x", 0644);
+    assert_int_equal(stat_errno(f, &root_cred, "h/f", &st), 0);
+    char from[160], to[160];
+    snprintf(from, sizeof from, "%s/h", f->root);
+    snprintf(to, sizeof to, "%s/moved", f->root);
+    assert_int_equal(rename(from, to), 0);
+    assert_int_equal(mkdir(from, 0755), 0);
+    usleep(1100 * 1000);
+    assert_int_equal(stat_errno(f, &root_cred, "h/f", &st), -ENOENT);
+}
+
 int main(void)
 {
     umask(0); /* as danausd: client modes arrive with their umask applied */
@@ -697,6 +831,18 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cred_switch_is_per_thread, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_user_xattr_round_trip, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_dir_handles_follow_renames, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_dir_handles_follow_permissions,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dir_handles_follow_symlinks,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dir_handles_follow_symlinks,
+                                        setup_mounted, teardown),
+        cmocka_unit_test_setup_teardown(test_dir_handles_held_by_rename,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dir_handles_age_out, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,12 @@ struct thread_identity {
 };
 
 static __thread struct thread_identity current;
+static __thread unsigned epoch;
+
+unsigned local_cred_epoch(void)
+{
+    return epoch;
+}
 
 int local_cred_can_switch(void)
 {
@@ -92,6 +98,7 @@ int local_cred_enter(const struct ls_cred *cred)
             return rc;
     }
     current.valid = 0;
+    epoch++;
     if (syscall(SYS_setgroups, (size_t)cred->ngroups, cred->groups) < 0)
         return -errno;
     /* setfsuid/setfsgid return the previous id and report no error; as

@@ -13,7 +13,8 @@
  *
  * Two kinds of path operations:
  *  - on a name (mkdir, rmdir, unlink, rename, link, symlink, readlink): the
- *    parent is resolved in the root and the *at call acts on the last
+ *    parent is resolved in the root, or found among the directories the
+ *    thread resolved lately (dirs.h), and the *at call acts on the last
  *    component. A last component of "." or "..", or no component at all
  *    ("" is the instance root, which a client reaches as its mount point),
  *    never reaches the *at call: it gets the errno Linux gives for the same
@@ -21,7 +22,9 @@
  *  - on an existing inode (stat, access, chmod, chown, utimens, truncate,
  *    statfs, xattrs): the whole path is opened O_PATH in the root (with
  *    O_NOFOLLOW for AT_SYMLINK_NOFOLLOW, giving an fd of the symlink itself)
- *    and the call acts on that fd. Calls without an fd-relative form use
+ *    and the call acts on that fd; a stat, chmod, chown or utimens of a
+ *    plain last name that is no symlink to follow acts on it from its
+ *    parent's handle, never following it. Calls without an fd-relative form use
  *    the fd's /proc/self/fd/N link, which leads to the O_PATH target itself
  *    (measured: getxattr on the link of an O_NOFOLLOW fd reads the symlink's
  *    own xattrs, and chmod through it gives EOPNOTSUPP as lchmod does).
@@ -36,6 +39,7 @@
  */
 #include "local.h"
 #include "cred.h"
+#include "dirs.h"
 #include "lease.h"
 #include "path.h"
 
@@ -69,6 +73,7 @@ struct local_file {
     /* getdents seeks then reads; the pair must not interleave with another
      * thread's on the same open directory. */
     pthread_mutex_t dir_lock;
+    off_t dir_at; /* under dir_lock: fd's offset, -1 when not known */
 };
 
 static struct local_instance *local(struct ls_instance *inst)
@@ -174,10 +179,15 @@ static void stat_from_statx(const struct statx *sx, struct danaus_stat *out)
     }
 }
 
+static int statx_fd(int fd, struct statx *sx)
+{
+    return statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, sx);
+}
+
 static int stat_fd(int fd, struct danaus_stat *out)
 {
     struct statx sx;
-    if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+    if (statx_fd(fd, &sx) < 0)
         return -errno;
     stat_from_statx(&sx, out);
     return 0;
@@ -248,9 +258,9 @@ static bool may_meet_special(int flags)
  */
 /* An fd of a file just opened, with its attributes in *st; -errno (the fd
  * closed) when they cannot be read. */
-static int with_stat(int fd, struct stat *st)
+static int with_stat(int fd, struct statx *st)
 {
-    if (fd < 0 || fstat(fd, st) == 0)
+    if (fd < 0 || statx_fd(fd, st) == 0)
         return fd;
     int rc = -errno;
     close(fd);
@@ -258,7 +268,7 @@ static int with_stat(int fd, struct stat *st)
 }
 
 static int open_fd(struct local_instance *li, const char *path, int flags,
-                   mode_t mode, struct stat *st, bool *special)
+                   mode_t mode, struct statx *st, bool *special)
 {
     *special = false;
     if (!may_meet_special(flags))
@@ -268,10 +278,10 @@ static int open_fd(struct local_instance *li, const char *path, int flags,
         return with_stat(in_root(li, path, flags, mode), st);
     if (probe < 0)
         return probe;
-    int rc = fstat(probe, st) < 0 ? -errno : 0;
-    if (rc == 0 && S_ISLNK(st->st_mode))
+    int rc = statx_fd(probe, st) < 0 ? -errno : 0;
+    if (rc == 0 && S_ISLNK(st->stx_mode))
         rc = -ELOOP; /* O_NOFOLLOW on a symbolic link */
-    else if (rc == 0 && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
+    else if (rc == 0 && !S_ISREG(st->stx_mode) && !S_ISDIR(st->stx_mode)) {
         rc = neg_errno(faccessat(probe, "", open_access(flags),
                                  AT_EMPTY_PATH | AT_EACCESS));
         *special = rc == 0;
@@ -298,7 +308,7 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
      * mode bits outside 07777. */
     if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
         mode = 0;
-    struct stat st;
+    struct statx st;
     bool special;
     int fd = open_fd(li, path, flags | O_CLOEXEC, mode & 07777, &st,
                      &special);
@@ -312,9 +322,12 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
         return -ENOMEM;
     }
     file->base.inst = inst;
-    file->base.is_dir = S_ISDIR(st.st_mode);
-    file->base.ino = (uint64_t)st.st_ino;
+    file->base.is_dir = S_ISDIR(st.stx_mode);
+    file->base.ino = (uint64_t)st.stx_ino;
+    stat_from_statx(&st, &file->base.attrs);
+    file->base.has_attrs = true;
     file->fd = fd;
+    file->dir_at = 0;
     pthread_mutex_init(&file->dir_lock, NULL);
     *out = &file->base;
     return 0;
@@ -417,13 +430,31 @@ static int local_fstat(struct ls_file *file, const struct ls_cred *cred,
     return stat_fd(lfile(file)->fd, out);
 }
 
+/* rc, after telling dirs.c of a change of a directory's permissions,
+ * owner or ACLs, which guard every name below it. */
+static int dir_changed(struct ls_file *file, int rc)
+{
+    if (rc == 0 && file->is_dir)
+        local_dirs_changed();
+    return rc;
+}
+
+/* rc, after telling dirs.c of a change it cannot tie to a file: any
+ * path may lead to a directory. */
+static int changed(int rc)
+{
+    if (rc == 0)
+        local_dirs_changed();
+    return rc;
+}
+
 static int local_fchmod(struct ls_file *file, const struct ls_cred *cred,
                         mode_t mode)
 {
     int rc = enter_file(file, cred);
     if (rc < 0)
         return rc;
-    return neg_errno(fchmod(lfile(file)->fd, mode));
+    return dir_changed(file, neg_errno(fchmod(lfile(file)->fd, mode)));
 }
 
 static int local_fchown(struct ls_file *file, const struct ls_cred *cred,
@@ -432,7 +463,7 @@ static int local_fchown(struct ls_file *file, const struct ls_cred *cred,
     int rc = enter_file(file, cred);
     if (rc < 0)
         return rc;
-    return neg_errno(fchown(lfile(file)->fd, uid, gid));
+    return dir_changed(file, neg_errno(fchown(lfile(file)->fd, uid, gid)));
 }
 
 static int local_futimens(struct ls_file *file, const struct ls_cred *cred,
@@ -457,7 +488,10 @@ static int local_fstatfs(struct ls_file *file, const struct ls_cred *cred,
  * The kernel's linux_dirent64 records are danaus_dirent records, so
  * getdents64 fills buf directly; it never splits a record (EINVAL when not
  * even one fits). The cookie is the d_off of the last record returned,
- * which lseek on the directory accepts to resume after it.
+ * which lseek on the directory accepts to resume after it; it is also the
+ * offset the call leaves the fd at (fs/readdir.c writes the position it
+ * stopped at into the last record), so a listing read in order seeks
+ * only once, at its start if not at 0.
  */
 static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
                               void *buf, size_t n, off_t *pos)
@@ -471,12 +505,14 @@ static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
 
     pthread_mutex_lock(&lf->dir_lock);
     ssize_t got = -1;
-    if (lseek(lf->fd, *pos, SEEK_SET) >= 0)
+    if (lf->dir_at == *pos || lseek(lf->fd, *pos, SEEK_SET) >= 0)
         got = syscall(SYS_getdents64, lf->fd, buf, n);
     ssize_t result = got < 0 ? -errno : got;
-    pthread_mutex_unlock(&lf->dir_lock);
-    if (result <= 0)
+    lf->dir_at = result < 0 ? -1 : *pos;
+    if (result <= 0) {
+        pthread_mutex_unlock(&lf->dir_lock);
         return result;
+    }
 
     /* buf is the service's own (core/calls_fd.c): nobody rewrites it
      * under the walk. Bounded all the same: a record never ends past the
@@ -497,6 +533,8 @@ static ssize_t local_getdents(struct ls_file *file, const struct ls_cred *cred,
     memcpy(&cookie, (char *)buf + last + offsetof(struct danaus_dirent, d_off),
            sizeof cookie);
     *pos = (off_t)cookie;
+    lf->dir_at = *pos;
+    pthread_mutex_unlock(&lf->dir_lock);
     return result;
 }
 
@@ -516,7 +554,8 @@ static int local_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
     int rc = enter_file(file, cred);
     if (rc < 0)
         return rc;
-    return neg_errno(fsetxattr(lfile(file)->fd, name, value, size, xflags));
+    return dir_changed(
+        file, neg_errno(fsetxattr(lfile(file)->fd, name, value, size, xflags)));
 }
 
 static ssize_t local_flistxattr(struct ls_file *file,
@@ -535,7 +574,7 @@ static int local_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
     int rc = enter_file(file, cred);
     if (rc < 0)
         return rc;
-    return neg_errno(fremovexattr(lfile(file)->fd, name));
+    return dir_changed(file, neg_errno(fremovexattr(lfile(file)->fd, name)));
 }
 
 /* ---- operations on an existing inode ---- */
@@ -554,15 +593,90 @@ static int enter_inode(struct ls_instance *inst, const struct ls_cred *cred,
     return open_inode(li, path, at);
 }
 
+/* An operation on the inode path names. by_name(dir_fd, name, a): on a
+ * last name from its parent's handle (dirs.h), -EAGAIN when the name is
+ * a symlink to follow (at) and only the walk in the root can follow it;
+ * by_fd(fd, a): on an O_PATH fd of the inode. */
+struct inode_op {
+    int (*by_name)(int dir_fd, const char *name, int at, void *a);
+    int (*by_fd)(int fd, void *a);
+    void *a;
+};
+
+/* op->by_name on path's last name; -EAGAIN when only the whole path's
+ * walk can do it as the kernel would: the parent cannot be had (its walk
+ * gives the errno), or the path ends in ".", "..", a slash or the root. */
+static int by_parent(struct local_instance *li, const char *path, int at,
+                     const struct inode_op *op)
+{
+    struct local_name n;
+    if (name_in_root(li, path, &n) < 0)
+        return -EAGAIN;
+    int rc = n.kind == LOCAL_LAST_NAME && !strchr(n.name, '/')
+                 ? op->by_name(n.dir_fd, n.name, at, op->a)
+                 : -EAGAIN;
+    local_name_release(&n);
+    return rc;
+}
+
+static int on_inode(struct ls_instance *inst, const struct ls_cred *cred,
+                    const char *path, int at, const struct inode_op *op)
+{
+    struct local_instance *li = local(inst);
+    if (at & ~AT_SYMLINK_NOFOLLOW)
+        return -EINVAL;
+    int rc = enter(li, cred);
+    if (rc < 0)
+        return rc;
+    rc = by_parent(li, path, at, op);
+    if (rc != -EAGAIN)
+        return rc;
+    int fd = open_inode(li, path, at);
+    if (fd < 0)
+        return fd;
+    rc = op->by_fd(fd, op->a);
+    close(fd);
+    return rc;
+}
+
+/* One statx. */
+static int stat_by_name(int dir_fd, const char *name, int at, void *a)
+{
+    struct statx sx;
+    if (statx(dir_fd, name, AT_SYMLINK_NOFOLLOW,
+              STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+        return -errno;
+    if (S_ISLNK(sx.stx_mode) && !(at & AT_SYMLINK_NOFOLLOW))
+        return -EAGAIN;
+    stat_from_statx(&sx, a);
+    return 0;
+}
+
+static int stat_by_fd(int fd, void *a)
+{
+    return stat_fd(fd, a);
+}
+
 static int local_stat(struct ls_instance *inst, const struct ls_cred *cred,
                       const char *path, int at, struct danaus_stat *out)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = stat_fd(fd, out);
-    close(fd);
-    return rc;
+    struct inode_op op = {stat_by_name, stat_by_fd, out};
+    return on_inode(inst, cred, path, at, &op);
+}
+
+/* Whether a change by name may go ahead: the name is no symlink to
+ * follow (a statx tells, unless the caller asked not to follow). A name
+ * made a symlink between the statx and the change gets the change
+ * itself, inside the root, never its target: every change by name is
+ * made with AT_SYMLINK_NOFOLLOW. 0, -EAGAIN or -errno. */
+static int may_change_name(int dir_fd, const char *name, int at)
+{
+    struct statx sx;
+    if (at & AT_SYMLINK_NOFOLLOW)
+        return 0;
+    if (statx(dir_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) < 0)
+        return -errno;
+    return S_ISLNK(sx.stx_mode) ? -EAGAIN : 0;
 }
 
 /* Always AT_EACCESS: without it the kernel checks the real uid, which the
@@ -581,37 +695,82 @@ static int local_access(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
+/* glibc 2.36 has no fchmodat2 (Linux 6.6), the one chmod that takes
+ * AT_SYMLINK_NOFOLLOW: measured here, it changes a file's mode through an
+ * O_PATH directory fd and gives EOPNOTSUPP on a symlink, as the /proc
+ * link of an O_NOFOLLOW fd does. Its number is the same on every
+ * architecture; without it (ENOSYS) the path is walked. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+static int chmod_by_name(int dir_fd, const char *name, int at, void *a)
+{
+    int rc = may_change_name(dir_fd, name, at);
+    if (rc < 0)
+        return rc;
+    long done = syscall(SYS_fchmodat2, dir_fd, name, *(mode_t *)a,
+                        AT_SYMLINK_NOFOLLOW);
+    return done < 0 && errno == ENOSYS ? -EAGAIN : neg_errno(done);
+}
+
+static int chmod_by_fd(int fd, void *a)
+{
+    return neg_errno(chmod(proc_link_of(fd).path, *(mode_t *)a));
+}
+
 static int local_chmod(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path, mode_t mode, int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(chmod(proc_link_of(fd).path, mode));
-    close(fd);
-    return rc;
+    struct inode_op op = {chmod_by_name, chmod_by_fd, &mode};
+    return changed(on_inode(inst, cred, path, at, &op));
+}
+
+struct owner {
+    uid_t uid;
+    gid_t gid;
+};
+
+static int chown_by_name(int dir_fd, const char *name, int at, void *a)
+{
+    const struct owner *o = a;
+    int rc = may_change_name(dir_fd, name, at);
+    return rc < 0 ? rc
+                  : neg_errno(fchownat(dir_fd, name, o->uid, o->gid,
+                                       AT_SYMLINK_NOFOLLOW));
+}
+
+static int chown_by_fd(int fd, void *a)
+{
+    const struct owner *o = a;
+    return neg_errno(fchownat(fd, "", o->uid, o->gid, AT_EMPTY_PATH));
 }
 
 static int local_chown(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path, uid_t uid, gid_t gid, int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(fchownat(fd, "", uid, gid, AT_EMPTY_PATH));
-    close(fd);
-    return rc;
+    struct owner o = {uid, gid};
+    struct inode_op op = {chown_by_name, chown_by_fd, &o};
+    return changed(on_inode(inst, cred, path, at, &op));
+}
+
+static int utimens_by_name(int dir_fd, const char *name, int at, void *a)
+{
+    int rc = may_change_name(dir_fd, name, at);
+    return rc < 0 ? rc
+                  : neg_errno(utimensat(dir_fd, name, a, AT_SYMLINK_NOFOLLOW));
+}
+
+static int utimens_by_fd(int fd, void *a)
+{
+    return neg_errno(utimensat(fd, "", a, AT_EMPTY_PATH));
 }
 
 static int local_utimens(struct ls_instance *inst, const struct ls_cred *cred,
                          const char *path, const struct timespec ts[2], int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(utimensat(fd, "", ts, AT_EMPTY_PATH));
-    close(fd);
-    return rc;
+    struct inode_op op = {utimens_by_name, utimens_by_fd, (void *)ts};
+    return on_inode(inst, cred, path, at, &op);
 }
 
 static int local_truncate(struct ls_instance *inst, const struct ls_cred *cred,
@@ -660,7 +819,7 @@ static int local_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = neg_errno(
         setxattr(proc_link_of(fd).path, name, value, size, xflags));
     close(fd);
-    return rc;
+    return changed(rc);
 }
 
 static ssize_t local_listxattr(struct ls_instance *inst,
@@ -684,7 +843,7 @@ static int local_removexattr(struct ls_instance *inst,
         return fd;
     int rc = neg_errno(removexattr(proc_link_of(fd).path, name));
     close(fd);
-    return rc;
+    return changed(rc);
 }
 
 /* ---- operations on a name ---- */
@@ -739,7 +898,7 @@ static int local_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
         return rc;
     switch (n.kind) {
     case LOCAL_LAST_NAME:
-        rc = neg_errno(unlinkat(n.dir_fd, n.name, AT_REMOVEDIR));
+        rc = changed(neg_errno(unlinkat(n.dir_fd, n.name, AT_REMOVEDIR)));
         break;
     case LOCAL_LAST_DOT:
         rc = -EINVAL;
@@ -766,6 +925,8 @@ static int local_unlink(struct ls_instance *inst, const struct ls_cred *cred,
         rc = neg_errno(unlinkat(n.dir_fd, n.name, 0));
     else
         rc = -EISDIR;
+    if (rc == 0)
+        local_dirs_unlinked();
     local_name_release(&n);
     return rc;
 }
@@ -789,8 +950,8 @@ static int local_rename(struct ls_instance *inst, const struct ls_cred *cred,
     else if (dst.kind != LOCAL_LAST_NAME)
         rc = (flags & RENAME_NOREPLACE) ? -EEXIST : -EBUSY;
     else
-        rc = neg_errno(
-            renameat2(src.dir_fd, src.name, dst.dir_fd, dst.name, flags));
+        rc = changed(neg_errno(
+            renameat2(src.dir_fd, src.name, dst.dir_fd, dst.name, flags)));
     local_name_release(&dst);
     local_name_release(&src);
     return rc;
@@ -854,6 +1015,7 @@ static ssize_t local_readlink(struct ls_instance *inst,
 static void local_destroy(struct ls_instance *inst)
 {
     struct local_instance *li = local(inst);
+    local_dirs_forget(li->root_fd);
     close(li->root_fd);
     free(li);
 }

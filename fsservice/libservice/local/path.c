@@ -130,6 +130,21 @@ static int canonical(int root_fd, const char *prefix, const char *path,
     }
 }
 
+/* Opens path, which holds a symbolic link (RESOLVE_NO_SYMLINKS refused it). */
+static int open_through_links(int root_fd, const char *link_prefix,
+                              const char *path, int flags, mode_t mode)
+{
+    if (!link_prefix)
+        return open_how(root_fd, path, flags, mode, RESOLVE_IN_ROOT);
+    bool follow_last = !(flags & O_NOFOLLOW) &&
+                       !((flags & O_CREAT) && (flags & O_EXCL));
+    char walked[PATH_MAX];
+    int rc = canonical(root_fd, link_prefix, path, follow_last, walked);
+    if (rc < 0)
+        return rc;
+    return open_how(root_fd, walked, flags, mode, RESOLVE_IN_ROOT);
+}
+
 int local_open_in_root(int root_fd, const char *link_prefix, const char *path,
                        int flags, mode_t mode)
 {
@@ -140,57 +155,17 @@ int local_open_in_root(int root_fd, const char *link_prefix, const char *path,
                       RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS);
     if (fd != -ELOOP)
         return fd;
-    bool follow_last = !(flags & O_NOFOLLOW) &&
-                       !((flags & O_CREAT) && (flags & O_EXCL));
-    char walked[PATH_MAX];
-    int rc = canonical(root_fd, link_prefix, path, follow_last, walked);
-    if (rc < 0)
-        return rc;
-    return open_how(root_fd, walked, flags, mode, RESOLVE_IN_ROOT);
+    return open_through_links(root_fd, link_prefix, path, flags, mode);
 }
 
-int local_name_resolve(int root_fd, const char *link_prefix, const char *path,
-                       struct local_name *out)
+int local_open_dir_in_root(int root_fd, const char *link_prefix,
+                           const char *path, bool *via_links)
 {
-    size_t end = strlen(path);
-    while (end > 0 && path[end - 1] == '/')
-        end--;
-    if (end == 0) {
-        out->dir_fd = -1;
-        out->kind = LOCAL_LAST_ROOT;
-        out->name = path;
-        return 0;
-    }
-
-    size_t start = end;
-    while (start > 0 && path[start - 1] != '/')
-        start--;
-    const char *last = path + start;
-    size_t len = end - start;
-    if (len == 1 && last[0] == '.')
-        out->kind = LOCAL_LAST_DOT;
-    else if (len == 2 && last[0] == '.' && last[1] == '.')
-        out->kind = LOCAL_LAST_DOTDOT;
-    else
-        out->kind = LOCAL_LAST_NAME;
-    out->name = last;
-
-    char parent[PATH_MAX];
-    if (start >= sizeof parent)
-        return -ENAMETOOLONG;
-    memcpy(parent, path, start);
-    parent[start] = '\0';
-    int fd = local_open_in_root(root_fd, link_prefix, parent,
-                                O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-    if (fd < 0)
+    int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    int fd = open_how(root_fd, path, flags, 0,
+                      RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS);
+    *via_links = fd == -ELOOP;
+    if (!*via_links)
         return fd;
-    out->dir_fd = fd;
-    return 0;
-}
-
-void local_name_release(struct local_name *name)
-{
-    if (name->dir_fd >= 0)
-        close(name->dir_fd);
-    name->dir_fd = -1;
+    return open_through_links(root_fd, link_prefix, path, flags, 0);
 }

@@ -19,6 +19,7 @@
 #define DANAUS_LOCAL_PATH_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* openat2(root_fd, path, flags, mode) with RESOLVE_IN_ROOT; "" is the root.
@@ -26,28 +27,9 @@
 int local_open_in_root(int root_fd, const char *link_prefix, const char *path,
                        int flags, mode_t mode);
 
-/* What the last component of a path is. */
-enum local_last {
-    LOCAL_LAST_NAME,   /* an ordinary name */
-    LOCAL_LAST_DOT,    /* "." */
-    LOCAL_LAST_DOTDOT, /* ".." */
-    LOCAL_LAST_ROOT,   /* no component at all: the path is the root */
-};
-
-/* A path split for an operation on a name (mkdir, unlink, rename, ...):
- * the parent directory, resolved, and the last component. */
-struct local_name {
-    int dir_fd;         /* O_PATH fd of the parent; -1 for LOCAL_LAST_ROOT */
-    enum local_last kind;
-    const char *name;   /* last component in the caller's path, trailing
-                           slashes kept so the kernel gives them their
-                           meaning ("must be a directory") */
-};
-
-/* Resolve the parent of path. 0 or -errno; on success the caller releases
- * out with local_name_release. */
-int local_name_resolve(int root_fd, const char *link_prefix, const char *path,
-                       struct local_name *out);
-void local_name_release(struct local_name *name);
+/* The same for an O_PATH directory; *via_links: whether the walk went
+ * through a symbolic link. */
+int local_open_dir_in_root(int root_fd, const char *link_prefix,
+                           const char *path, bool *via_links);
 
 #endif

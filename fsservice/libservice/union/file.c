@@ -65,6 +65,10 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     f->branch = b;
     f->path = path;
     f->readable = (flags & O_ACCMODE) != O_WRONLY;
+    /* A read-only branch's fstat is its own (union_fstat). */
+    f->base.has_attrs = b != 0 && lower->has_attrs;
+    if (f->base.has_attrs)
+        f->base.attrs = lower->attrs;
     pthread_mutex_init(&f->dir_lock, NULL);
     if (b == 0 && S_ISREG(n->st.mode) &&
         (rc = union_partial_get(u, lower, n->path, &f->part)) < 0) {
