@@ -105,6 +105,20 @@ static void print_curve(const struct curve *c)
     }
 }
 
+/* What the pool's cache needs for every container to reach its knee
+ * (were each kept apart from the others: one shared LRU gives no such
+ * promise, docs/cache.md). */
+static void print_sum(const struct curve *c, int n)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        if (c[i].knee >= 0)
+            sum += size_of(c[i].knee);
+    char size[32];
+    size_human(size, sizeof size, sum);
+    printf("%-22s %12s %9s %10s\n", "knees together", "", "", size);
+}
+
 static void print_all(const struct curve *c, int n)
 {
     printf("%-22s %12s %9s %10s %8s %8s\n", "CONTAINER", "PAGE READS",
@@ -118,6 +132,7 @@ static void print_all(const struct curve *c, int n)
                c[i].knee >= 0 ? hit(&c[i], c[i].knee) : 0,
                hit(&c[i], DANAUS_HRC_POINTS - 1));
     }
+    print_sum(c, n);
     for (int i = 0; i < n; i++) {
         printf("\n%s: cache size, hit ratio\n", c[i].name);
         print_curve(&c[i]);

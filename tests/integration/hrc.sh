@@ -80,6 +80,10 @@ expect "the preloaded container's knee is near its 4 MiB" 1 \
 k=$(knee_kib large)
 expect "the FUSE door's container's knee is near its 24 MiB" 1 \
     "$([ -n "$k" ] && [ "$k" -ge 19661 ] && [ "$k" -le 29491 ] && echo 1)"
+sum=$(echo "$out" | awk '$1 == "knees" { print $3 }')
+expect "the knees' sum, what the pool's cache needs" \
+    "$(awk -v a="$(knee_kib small)" -v b="$(knee_kib large)" \
+        'BEGIN { printf "%.1fMiB", (a + b) / 1024 }')" "$sum"
 reads=$(echo "$out" | awk '$1 == "small" { print $2 }')
 expect "every page read through the preload counted" 100000 "$reads"
 reads=$(echo "$out" | awk '$1 == "large" { print $2 }')
