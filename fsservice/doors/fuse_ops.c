@@ -417,19 +417,22 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
         rc = fuse_replay_again(e, rc, ENOENT);
         fuse_call_paced(&c);
     }
-    uint64_t replaced_ino = 0;
-    uint64_t replaced = rc == 0 ? fuse_nodes_find(&c.ex->nodes, to,
-                                                  &replaced_ino)
-                                : 0;
+    uint64_t moved_ino = 0, replaced_ino = 0;
+    uint64_t moved = 0, replaced = 0;
+    if (rc == 0) {
+        moved = fuse_nodes_find(&c.ex->nodes, from, &moved_ino);
+        replaced = fuse_nodes_find(&c.ex->nodes, to, &replaced_ino);
+    }
     if (rc == 0 && (flags & RENAME_EXCHANGE)) {
         fuse_nodes_exchange(&c.ex->nodes, from, to);
     } else if (rc == 0) {
         fuse_nodes_rename(&c.ex->nodes, from, to);
     }
     fuse_replay_note(&c, DONE_RENAME, rc);
-    /* A file replaced keeps its other names, which lost a link. */
-    if (!(flags & RENAME_EXCHANGE))
-        fuse_inval_inode(c.ex, replaced_ino, replaced, false);
+    /* The other names of the file moved (a new ctime) and of the one
+     * replaced (a link less) or swapped (a new ctime). */
+    fuse_inval_inode(c.ex, moved_ino, moved, false);
+    fuse_inval_inode(c.ex, replaced_ino, replaced, false);
     reply_status(req, rc);
 }
 

@@ -1,10 +1,10 @@
 /*
  * fuse_links.c - a file's hard links, each a node of its own in the FUSE
- * door (fsservice/doors/fuse_nodes.h), agree at once: after link, chmod
- * and unlink through one name, the next lstat through another sees the
- * change, and a read through another name the bytes a write put there,
- * round after round (the kernel caches every name's attributes and
- * pages).
+ * door (fsservice/doors/fuse_nodes.h), agree at once: after link, chmod,
+ * unlink and rename through one name, the next lstat through another
+ * sees the change, and a read through another name the bytes a write put
+ * there, round after round (the kernel caches every name's attributes
+ * and pages).
  *
  *   fuse_links DIR ROUNDS
  *
@@ -74,6 +74,16 @@ static void one_round(const char *dir, int round)
     expect(round, "link count of the second name after unlink of a third",
            st.st_nlink, 2);
     chmod(a, 0644);
+    struct stat moved;
+    char a2[4096];
+    snprintf(a2, sizeof a2, "%s/m%d", dir, round);
+    lstat(b, &st);
+    rename(a, a2);
+    lstat(b, &st);
+    lstat(a2, &moved);
+    expect(round, "ctime (ns) of the second name after a rename of the first",
+           st.st_ctim.tv_nsec, moved.st_ctim.tv_nsec);
+    rename(a2, a);
     write_through(a, "old");
     expect(round, "bytes read through the second name", read_through(b), 3);
     write_through(a, "new!");
