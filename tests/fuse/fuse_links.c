@@ -27,6 +27,16 @@ static void expect(int round, const char *what, long got, long want)
     wrong++;
 }
 
+/* A call the round depends on: its failure ends the run (exit 2). */
+static void must(int rc, const char *what, const char *path)
+{
+    if (rc == 0)
+        return;
+    fprintf(stderr, "%s %s: ", what, path);
+    perror(NULL);
+    exit(2);
+}
+
 static void write_through(const char *path, const char *text)
 {
     int fd = open(path, O_WRONLY);
@@ -60,37 +70,37 @@ static void one_round(const char *dir, int round)
         perror(a);
         exit(2);
     }
-    lstat(a, &st);
+    must(lstat(a, &st), "lstat", a);
     expect(round, "link count of the first name after link", st.st_nlink, 2);
-    lstat(b, &st);
-    chmod(b, 0600);
-    lstat(a, &st);
+    must(lstat(b, &st), "lstat", b);
+    must(chmod(b, 0600), "chmod", b);
+    must(lstat(a, &st), "lstat", a);
     expect(round, "mode through the first name after chmod of the second",
            st.st_mode & 07777, 0600);
-    link(a, c);
-    lstat(b, &st);
-    unlink(c);
-    lstat(b, &st);
+    must(link(a, c), "link", c);
+    must(lstat(b, &st), "lstat", b);
+    must(unlink(c), "unlink", c);
+    must(lstat(b, &st), "lstat", b);
     expect(round, "link count of the second name after unlink of a third",
            st.st_nlink, 2);
-    chmod(a, 0644);
+    must(chmod(a, 0644), "chmod", a);
     struct stat moved;
     char a2[4096];
     snprintf(a2, sizeof a2, "%s/m%d", dir, round);
-    lstat(b, &st);
-    rename(a, a2);
-    lstat(b, &st);
-    lstat(a2, &moved);
+    must(lstat(b, &st), "lstat", b);
+    must(rename(a, a2), "rename", a);
+    must(lstat(b, &st), "lstat", b);
+    must(lstat(a2, &moved), "lstat", a2);
     expect(round, "ctime (ns) of the second name after a rename of the first",
            st.st_ctim.tv_nsec, moved.st_ctim.tv_nsec);
-    rename(a2, a);
+    must(rename(a2, a), "rename", a2);
     write_through(a, "old");
     expect(round, "bytes read through the second name", read_through(b), 3);
     write_through(a, "new!");
     expect(round, "bytes read through the second name after a write",
            read_through(b), 4);
-    unlink(a);
-    unlink(b);
+    must(unlink(a), "unlink", a);
+    must(unlink(b), "unlink", b);
 }
 
 int main(int argc, char **argv)
