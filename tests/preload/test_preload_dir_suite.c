@@ -96,6 +96,14 @@ static void list_rest(DIR *d, struct listing *l)
         printf("readdir = NULL %s\n", strerrorname_np(errno));
 }
 
+/* Forgets what l holds. */
+static void listing_clear(struct listing *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->name[i]);
+    l->n = 0;
+}
+
 static void print_listing(const char *what, struct listing *l)
 {
     qsort(l->name, (size_t)l->n, sizeof l->name[0], by_name);
@@ -137,32 +145,24 @@ static void listings(void)
     rewinddir(d);
     list_rest(d, &l);
     printf("after rewinddir: %d entries\n", l.n);
-    for (int i = 0; i < l.n; i++)
-        free(l.name[i]);
-    l.n = 0;
+    listing_clear(&l);
     for (int i = 0; i < 10; i++)
         readdir(d);
     rewinddir(d);
     list_rest(d, &l);
     printf("after partial read and rewinddir: %d entries\n", l.n);
-    for (int i = 0; i < l.n; i++)
-        free(l.name[i]);
-    l.n = 0;
+    listing_clear(&l);
 
     /* A stream read to its end starts over at rewinddir, and sees an
      * entry made after the end. */
     list_rest(d, &l);
-    for (int i = 0; i < l.n; i++)
-        free(l.name[i]);
-    l.n = 0;
+    listing_clear(&l);
     printf("readdir at the end: %s\n", readdir(d) ? "an entry" : "none");
     touch(at("many/late"), "x");
     rewinddir(d);
     list_rest(d, &l);
     printf("after the end, a new entry and rewinddir: %d entries\n", l.n);
-    for (int i = 0; i < l.n; i++)
-        free(l.name[i]);
-    l.n = 0;
+    listing_clear(&l);
     unlink(at("many/late"));
     closedir(d);
 
