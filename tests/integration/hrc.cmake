@@ -5,4 +5,6 @@ target_compile_definitions(hrc_reader PRIVATE _FILE_OFFSET_BITS=64)
 add_test(NAME hrc_local COMMAND
   ${CMAKE_CURRENT_SOURCE_DIR}/integration/hrc.sh $<TARGET_FILE:danausd>
   $<TARGET_FILE:danaus_engine> $<TARGET_FILE:danaus> $<TARGET_FILE:hrc_reader>)
-set_tests_properties(hrc_local PROPERTIES LABELS integration TIMEOUT 300)
+# It preloads libdanaus.so into a plain program: not under ASan.
+set_tests_properties(hrc_local PROPERTIES LABELS "integration;preload"
+  TIMEOUT 300)
