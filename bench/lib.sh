@@ -1,7 +1,7 @@
 # lib.sh - what the bench/run-*.sh scripts share: waiting for a condition,
-# a Ceph cluster to run against, and one quiet client configuration for
-# every Ceph client of a run. Sourced after the script has defined say, die
-# and the variables repo and work.
+# a standalone danausd, a Ceph cluster to run against, and one quiet client
+# configuration for every Ceph client of a run. Sourced after the script
+# has defined say, die and the variables repo and work.
 
 # Waits up to $1 seconds for the command after it to succeed.
 wait_until() {
@@ -12,6 +12,21 @@ wait_until() {
         [ "$SECONDS" -lt "$end" ] || return 1
         sleep 0.2
     done
+}
+
+# Runs COMMAND (a danausd and its -c CONF) in the background, logging to
+# LOG, its pid in danausd_pid, and waits up to 30 s for it to say it is
+# ready; when it does not, stops it, prints the log and returns 1.
+start_danausd() { # LOG COMMAND...
+    local log=$1
+    shift
+    "$@" > "$log" 2>&1 &
+    danausd_pid=$!
+    wait_until 30 grep -q ' ready: ' "$log" && return 0
+    kill -TERM "$danausd_pid" 2>/dev/null || true
+    wait "$danausd_pid" 2>/dev/null || true
+    cat "$log" >&2
+    return 1
 }
 
 # Sets conf: CEPH_CONF's cluster, or one started in $work/ceph (then

@@ -28,6 +28,7 @@ outdir=$(realpath "$outdir")
 (cd "$here/statloop" && CGO_ENABLED=0 GO111MODULE=off go build -o "$outdir/statloop" .)
 
 work=$(mktemp -d /tmp/danaus-fcache-bench-XXXXXX)
+source "$here/lib.sh"
 pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -48,14 +49,8 @@ serve() {
     printf 'service fcb-%s-%d\nrundir %s\nfuse_keep 0\n%smount %s local %s\n' \
         "$sys" $$ "$work/run-$sys" "$extra" "$work/mnt-$sys" "$work/$sys" \
         > "$work/$sys.conf"
-    "$bin" -c "$work/$sys.conf" > "$work/$sys.log" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 100); do
-        grep -q ' ready' "$work/$sys.log" && return 0
-        sleep 0.1
-    done
-    cat "$work/$sys.log" >&2
-    exit 1
+    start_danausd "$work/$sys.log" "$bin" -c "$work/$sys.conf" || exit 1
+    pids+=("$danausd_pid")
 }
 serve before "$before" ""
 serve after "$after" "fuse_cache_timeout_ms $timeout_ms

@@ -22,6 +22,7 @@ command -v perf > /dev/null || die "perf is not installed (linux-perf)"
 calls="open close stat getdents dup unlink rmdir mkdir read write chmod chown utimens readlink"
 mkdir -p "$outdir"
 work=$(mktemp -d /tmp/danaus-localcalls-XXXXXX)
+source "$(dirname "$0")/lib.sh"
 pid=""
 cleanup() {
     [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" || true
@@ -53,12 +54,10 @@ measure() {
     printf 'service calls-%s-%s\nrundir %s\nfuse off\nmount %s local %s\n' \
         "$name" $$ "$work/$name/run" "$mnt" "$work/$name/backing" \
         > "$work/$name/conf"
-    "$build/fsservice/danausd" -c "$work/$name/conf" > "$work/$name/log" 2>&1 &
-    pid=$!
-    for _ in $(seq 100); do
-        grep -q ' ready: ' "$work/$name/log" && break
-        sleep 0.1
-    done
+    start_danausd "$work/$name/log" \
+        "$build/fsservice/danausd" -c "$work/$name/conf" ||
+        die "danausd of $build did not start"
+    pid=$danausd_pid
     perf probe -q -d 'probe_danausd:*' 2>/dev/null || true
     for c in $calls; do
         perf probe -q -x "$build/fsservice/danausd" "call_$c" > /dev/null

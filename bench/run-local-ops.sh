@@ -24,6 +24,7 @@ rounds=${ROUNDS:-3}
 ops=stat,open+close,pread-4k,pwrite-4k
 mkdir -p "$outdir"
 work=$(mktemp -d /tmp/danaus-localops-XXXXXX)
+source "$(dirname "$0")/lib.sh"
 pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -43,15 +44,10 @@ fuse off
 mount $work/$name/mnt local $work/$name/backing
 ${DANAUSD_CONF:-}
 CONF
-    "$build/fsservice/danausd" -c "$work/$name/danausd.conf" \
-        > "$work/$name/log" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 300); do
-        grep -q ' ready: ' "$work/$name/log" && return 0
-        sleep 0.1
-    done
-    cat "$work/$name/log" >&2
-    die "danausd of $build did not start"
+    start_danausd "$work/$name/log" \
+        "$build/fsservice/danausd" -c "$work/$name/danausd.conf" ||
+        die "danausd of $build did not start"
+    pids+=("$danausd_pid")
 }
 start before "$before"
 start after "$after"
