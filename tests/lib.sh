@@ -1,6 +1,6 @@
 # lib.sh - what the shell tests share (sourced, not run): checks that
-# print "ok"/"FAIL" and count failures, and starting and stopping one
-# danausd.
+# print "ok"/"FAIL" and count failures, running a program as another
+# user, and starting and stopping one danausd.
 
 failures=0
 ok() { echo "ok: $*"; }
@@ -9,6 +9,14 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect() {
     if [ "$2" = "$3" ]; then ok "$1"; else
         fail "$1: expected [$2], got [$3]"; fi
+}
+
+# nobody COMMAND...: COMMAND as uid and gid 65534, no supplementary
+# groups, without the preload (so through a FUSE door: nobody cannot
+# attach to a service's socket), bounded.
+nobody() {
+    timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR \
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 
 # service_start LOG MOUNTPOINT COMMAND...: runs COMMAND (danausd -c CONF,

@@ -38,10 +38,6 @@ CONF
 bb=/usr/bin/busybox
 # Static busybox through FUSE, and a preloaded program, each bounded.
 plain() { timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR "$bb" "$@"; }
-nobody() {
-    timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR \
-        setpriv --reuid=65534 --regid=65534 --clear-groups "$bb" "$@"
-}
 pre() {
     timeout 30 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
         DANAUS_RUNDIR="$site/run" "$@"
@@ -114,7 +110,7 @@ pre sh -c "mkdir $mnt/sticky && chmod 1777 $mnt/sticky && echo x > $mnt/sticky/f
 prime "$mnt/sticky/f"
 pre chown 65534:65534 "$mnt/sticky/f"
 expect "preload chown: the new owner renames it out of a sticky directory" \
-    "moved" "$(nobody sh -c "$bb mv $mnt/sticky/f $mnt/sticky/g && echo moved" 2>&1)"
+    "moved" "$(nobody "$bb" sh -c "$bb mv $mnt/sticky/f $mnt/sticky/g && echo moved" 2>&1)"
 
 # Attributes the kernel took from a listing (readdirplus), of names it
 # never looked up on its own.

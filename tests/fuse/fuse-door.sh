@@ -60,11 +60,6 @@ pre() {
     timeout 30 env LD_PRELOAD="$lib" DANAUS_SERVICE="$service" \
         DANAUS_RUNDIR="$site/run" "$@"
 }
-# As nobody (through the FUSE door: nobody has no way into the preload's).
-nobody() {
-    timeout 30 env -u LD_PRELOAD -u DANAUS_SERVICE -u DANAUS_RUNDIR \
-        setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-}
 mounted() { grep -q " $mnt fuse" /proc/mounts; }
 
 . "$(dirname "$0")/../lib.sh"
