@@ -27,6 +27,23 @@ void fuse_inval_inode(struct fuse_export *ex, uint64_t ino, uint64_t except,
         inval_node(ex, ids[i], data);
 }
 
+/* The node the kernel holds for path's directory (0: none), and in *name
+ * path's last name. */
+static uint64_t parent_node(struct fuse_export *ex, const char *path,
+                            const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) : 0;
+    char dir[PATH_MAX];
+    uint64_t ino;
+    *name = slash ? slash + 1 : path;
+    if (len >= sizeof dir)
+        return 0;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    return fuse_nodes_find(&ex->nodes, dir, &ino);
+}
+
 /* The kernel's entry for node id's name, expired but kept: its next walk
  * through the name asks again, and the answer refreshes the attributes the
  * kernel decides from without asking (the owner, in a sticky directory's
@@ -34,17 +51,12 @@ void fuse_inval_inode(struct fuse_export *ex, uint64_t ino, uint64_t except,
  * whatever is mounted on it. */
 static void expire_node_name(struct fuse_export *ex, uint64_t id)
 {
-    char path[PATH_MAX], dir[PATH_MAX];
+    char path[PATH_MAX];
+    const char *name;
     if (fuse_node_path(&ex->nodes, id, path, sizeof path) < 0 ||
         path[0] == '\0') /* the root has no entry */
         return;
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
-    size_t len = slash ? (size_t)(slash - path) : 0;
-    memcpy(dir, path, len);
-    dir[len] = '\0';
-    uint64_t dir_ino;
-    uint64_t parent = fuse_nodes_find(&ex->nodes, dir, &dir_ino);
+    uint64_t parent = parent_node(ex, path, &name);
     if (parent)
         fuse_lowlevel_notify_expire_entry(ex->se, parent, name, strlen(name),
                                           FUSE_LL_EXPIRE_ONLY);
@@ -102,16 +114,8 @@ static void inval_file(struct fuse_export *ex, const char *path,
  * attributes (times, link count). */
 static void inval_name(struct fuse_export *ex, const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
-    size_t len = slash ? (size_t)(slash - path) : 0;
-    char dir[PATH_MAX];
-    uint64_t ino;
-    if (len >= sizeof dir)
-        return;
-    memcpy(dir, path, len);
-    dir[len] = '\0';
-    uint64_t parent = fuse_nodes_find(&ex->nodes, dir, &ino);
+    const char *name;
+    uint64_t parent = parent_node(ex, path, &name);
     if (!parent)
         return;
     fuse_lowlevel_notify_inval_entry(ex->se, parent, name, strlen(name));
