@@ -19,7 +19,7 @@ die() { say "error: $*"; exit 1; }
 [ $# -eq 3 ] || die "usage: run-local-calls.sh OUTDIR BEFORE_BUILD AFTER_BUILD"
 outdir=$1 before=$(realpath "$2") after=$(realpath "$3")
 command -v perf > /dev/null || die "perf is not installed (linux-perf)"
-calls="open close stat getdents dup unlink rmdir mkdir read write chmod chown utimens readlink"
+calls="open close stat getdents getfl dup unlink rmdir mkdir read write chmod chown utimens readlink"
 mkdir -p "$outdir"
 work=$(mktemp -d /tmp/danaus-localcalls-XXXXXX)
 source "$(dirname "$0")/lib.sh"
@@ -59,8 +59,9 @@ measure() {
         die "danausd of $build did not start"
     pid=$danausd_pid
     perf probe -q -d 'probe_danausd:*' 2>/dev/null || true
+    # A call one build does not have counts 0 there.
     for c in $calls; do
-        perf probe -q -x "$build/fsservice/danausd" "call_$c" > /dev/null
+        perf probe -q -x "$build/fsservice/danausd" "call_$c" > /dev/null 2>&1 || true
     done
     count "$name" "$build" untar tar -xf "$work/include.tar" -C "$mnt"
     count "$name" "$build" find find "$mnt"
@@ -77,7 +78,7 @@ measure after "$after"
 
 # value NAME STEP EVENT: a count from perf's CSV.
 value() {
-    awk -F, -v ev="$3" '$3 == ev { print $1 }' "$work/$1-$2.stat"
+    awk -F, -v ev="$3" '$3 == ev { n = $1 } END { print n + 0 }' "$work/$1-$2.stat"
 }
 {
     echo "danausd on the local backend, ~9 K files of /usr/include through the preload: counts during each step"

@@ -45,6 +45,62 @@ struct fd_entry {
 
 static uint64_t next_origin; /* under table_lock */
 
+/* How many descriptors hold each service handle: dup gives the new
+ * descriptor its source's handle, and the service is told to close a
+ * handle only with its last descriptor. Chained by hash, under
+ * table_lock. A lost handle (FDTABLE_LOST) is not counted: it has nothing
+ * to close. */
+#define REF_BUCKETS 256
+
+struct handle_refs {
+    uint64_t handle;
+    uint32_t epoch;
+    uint32_t count;
+    struct handle_refs *next;
+};
+
+static struct handle_refs *refs[REF_BUCKETS];
+
+static struct handle_refs **refs_slot(const struct fd_info *h)
+{
+    uint64_t key = h->handle * 0x9e3779b97f4a7c15ull ^ h->epoch;
+    struct handle_refs **p = &refs[(key >> 32) % REF_BUCKETS];
+    while (*p && ((*p)->handle != h->handle || (*p)->epoch != h->epoch))
+        p = &(*p)->next;
+    return p;
+}
+
+/* One more descriptor holds h. 0, or -1 with errno ENOMEM. */
+static int refs_take(const struct fd_info *h)
+{
+    if (h->handle == FDTABLE_LOST)
+        return 0;
+    struct handle_refs **p = refs_slot(h);
+    if (!*p) {
+        *p = calloc(1, sizeof **p);
+        if (!*p)
+            return -1;
+        (*p)->handle = h->handle;
+        (*p)->epoch = h->epoch;
+    }
+    (*p)->count++;
+    return 0;
+}
+
+/* One descriptor fewer holds h: true when it was the last. */
+static bool refs_drop(const struct fd_info *h)
+{
+    if (h->handle == FDTABLE_LOST)
+        return true;
+    struct handle_refs **p = refs_slot(h);
+    struct handle_refs *r = *p;
+    if (!r || --r->count > 0)
+        return !r;
+    *p = r->next;
+    free(r);
+    return true;
+}
+
 struct fd_page {
     struct fd_entry entry[PAGE_SIZE_ENTRIES];
 };
@@ -172,7 +228,7 @@ int fdtable_insert(int fd, const struct fd_info *info, const char *path,
         return -1;
     pthread_mutex_lock(&table_lock);
     struct fd_entry *e = entry_make(fd);
-    if (!e) {
+    if (!e || refs_take(info) < 0) {
         pthread_mutex_unlock(&table_lock);
         free(copy);
         return -1;
@@ -230,26 +286,19 @@ int fdtable_remove(int fd, struct fd_info *old)
     entry_write(e, &no_file);
     free(e->path);
     e->path = NULL;
+    bool last = refs_drop(old);
     /* Only now may the kernel hand the number out again. */
     sys_close(fd);
     pthread_mutex_unlock(&table_lock);
-    return 0;
+    return last;
 }
 
-int fdtable_dup(int oldfd, const struct fd_info *newh)
+int fdtable_dup(int oldfd)
 {
-    return fdtable_dupfd(oldfd, 0, false, newh);
+    return fdtable_dupfd(oldfd, 0, false);
 }
 
-/* newh's handle and epoch on old's mount. */
-static struct fd_info dup_info(const struct fd_info *old,
-                               const struct fd_info *newh)
-{
-    return (struct fd_info){newh->handle, old->mount, newh->epoch};
-}
-
-int fdtable_dupfd(int oldfd, int minfd, bool cloexec,
-                  const struct fd_info *newh)
+int fdtable_dupfd(int oldfd, int minfd, bool cloexec)
 {
     pthread_mutex_lock(&table_lock);
     struct fd_entry *old = entry_find(oldfd);
@@ -261,39 +310,31 @@ int fdtable_dupfd(int oldfd, int minfd, bool cloexec,
         goto out;
     }
     path = strdup(old->path);
-    if (!path)
+    if (!path || refs_take(&info) < 0)
         goto out;
     newfd = sys_fcntl(oldfd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, minfd);
-    if (newfd < 0)
-        goto out;
-    struct fd_entry *e = entry_make(newfd);
+    struct fd_entry *e = newfd < 0 ? NULL : entry_make(newfd);
     if (!e) {
-        sys_close(newfd);
+        if (newfd >= 0)
+            sys_close(newfd);
         newfd = -1;
+        refs_drop(&info);
         goto out;
     }
     e->path = path;
     path = NULL;
     record_init(e, 0, 0, old);
-    struct fd_info now = dup_info(&info, newh);
-    entry_write(e, &now);
+    entry_write(e, &info);
 out:
     pthread_mutex_unlock(&table_lock);
     free(path);
     return newfd;
 }
 
-int fdtable_dup2(int oldfd, int newfd, const struct fd_info *newh,
-                 struct fd_info *replaced, bool *had_replaced)
+int fdtable_dup3(int oldfd, int newfd, bool cloexec, struct fd_info *replaced,
+                 bool *close_replaced)
 {
-    return fdtable_dup3(oldfd, newfd, false, newh, replaced, had_replaced);
-}
-
-int fdtable_dup3(int oldfd, int newfd, bool cloexec,
-                 const struct fd_info *newh, struct fd_info *replaced,
-                 bool *had_replaced)
-{
-    *had_replaced = false;
+    *close_replaced = false;
     pthread_mutex_lock(&table_lock);
     struct fd_entry *old = entry_find(oldfd);
     char *path = NULL;
@@ -308,20 +349,22 @@ int fdtable_dup3(int oldfd, int newfd, bool cloexec,
         goto out;
     /* Make the entry before the kernel dup2, which cannot be undone. */
     struct fd_entry *e = entry_make(newfd);
-    if (!e)
+    if (!e || refs_take(&info) < 0)
         goto out;
     int dup = cloexec ? (int)syscall(SYS_dup3, oldfd, newfd, O_CLOEXEC)
                       : sys_dup2(oldfd, newfd);
-    if (dup < 0)
+    if (dup < 0) {
+        refs_drop(&info);
         goto out;
+    }
+    /* Taken before the drop: when newfd held the same handle, it stays. */
     entry_read(e, replaced);
-    *had_replaced = replaced->handle != 0;
+    *close_replaced = replaced->handle != 0 && refs_drop(replaced);
     free(e->path);
     e->path = path;
     path = NULL;
     record_init(e, 0, 0, old);
-    struct fd_info now = dup_info(&info, newh);
-    entry_write(e, &now);
+    entry_write(e, &info);
     rc = newfd;
 out:
     pthread_mutex_unlock(&table_lock);
@@ -330,9 +373,9 @@ out:
 }
 
 int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
-                        struct fd_info *replaced, bool *had_replaced)
+                        struct fd_info *replaced, bool *close_replaced)
 {
-    *had_replaced = false;
+    *close_replaced = false;
     /* Under the lock, so the number is never free in between: another
      * thread's open cannot take it before the kernel's dup lands there. */
     pthread_mutex_lock(&table_lock);
@@ -341,7 +384,7 @@ int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
     struct fd_entry *e = rc < 0 ? NULL : entry_find(newfd);
     if (e) {
         entry_read(e, replaced);
-        *had_replaced = replaced->handle != 0;
+        *close_replaced = replaced->handle != 0 && refs_drop(replaced);
         entry_write(e, &no_file);
         free(e->path);
         e->path = NULL;
@@ -474,8 +517,9 @@ bool fdtable_replace(const struct fd_stale *was, const struct fd_info *now,
     if (e)
         entry_read(e, &info);
     bool same = e && info.handle == was->info.handle &&
-                info.epoch == was->info.epoch;
+                info.epoch == was->info.epoch && refs_take(now) == 0;
     if (same) {
+        refs_drop(&info);
         entry_write(e, now);
         atomic_store(&e->unsynced, false);
         atomic_store(&e->lost_writes, lost_writes);
@@ -523,6 +567,7 @@ void fdtable_mark_lost(int fd)
     struct fd_entry *e = entry_find(fd);
     struct fd_info info;
     if (e && (entry_read(e, &info), info.handle != 0)) {
+        refs_drop(&info);
         info.handle = FDTABLE_LOST;
         entry_write(e, &info);
     }

@@ -60,34 +60,31 @@ int fdtable_path(int fd, char *out, size_t size);
  * to, as the kernel's descriptors follow their file. */
 void fdtable_renamed(const char *from, const char *to);
 
-/* Forgets fd and closes its placeholder; *old gets what fd held, for the
- * caller to close on the service. 0 or -1 with errno EBADF. */
+/* Forgets fd and closes its placeholder; *old gets what fd held. 1 when
+ * fd was the last descriptor of its handle (the caller closes it on the
+ * service), 0 when a dup still holds it, -1 with errno EBADF. */
 int fdtable_remove(int fd, struct fd_info *old);
 
-/* Makes a Danaus descriptor for the handle in newh (its mount is oldfd's)
- * that copies oldfd's path and open-file record, at the lowest free
- * number (dup) or at newfd (dup2: whatever the kernel had at newfd is
- * closed, as dup2 does). When newfd was a Danaus descriptor, *replaced
- * gets it and *had_replaced is true, for the caller to close its handle.
- * Returns the new number or -1 with errno. */
-int fdtable_dup(int oldfd, const struct fd_info *newh);
-int fdtable_dup2(int oldfd, int newfd, const struct fd_info *newh,
-                 struct fd_info *replaced, bool *had_replaced);
-
-/* The same with fcntl's and dup3's choices: the lowest free number at or
- * above minfd (F_DUPFD), and close-on-exec when cloexec. */
-int fdtable_dupfd(int oldfd, int minfd, bool cloexec,
-                  const struct fd_info *newh);
-int fdtable_dup3(int oldfd, int newfd, bool cloexec,
-                 const struct fd_info *newh, struct fd_info *replaced,
-                 bool *had_replaced);
+/* Makes a Danaus descriptor that shares oldfd's handle, path and open-file
+ * record (a dup is the same open file, so no service call is needed), at
+ * the lowest free number (dup), the lowest at or above minfd (F_DUPFD),
+ * or at newfd (dup2, dup3: whatever the kernel had at newfd is closed).
+ * cloexec sets close-on-exec. When newfd held the last descriptor of
+ * another handle, *replaced gets it and *close_replaced is true, for the
+ * caller to close it on the service. Returns the new number or -1 with
+ * errno. */
+int fdtable_dup(int oldfd);
+int fdtable_dupfd(int oldfd, int minfd, bool cloexec);
+int fdtable_dup3(int oldfd, int newfd, bool cloexec, struct fd_info *replaced,
+                 bool *close_replaced);
 
 /* dup3(oldfd, newfd, flags) for a kernel oldfd: newfd gets the kernel's
- * copy and stops being a Danaus descriptor; when it was one, *replaced gets
- * what it held and *had_replaced is true, for the caller to close the
- * handle. Returns newfd, or -1 with the kernel's errno (newfd unchanged). */
+ * copy and stops being a Danaus descriptor; when it held the last
+ * descriptor of a handle, *replaced gets it and *close_replaced is true,
+ * for the caller to close it. Returns newfd, or -1 with the kernel's errno
+ * (newfd unchanged). */
 int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
-                        struct fd_info *replaced, bool *had_replaced);
+                        struct fd_info *replaced, bool *close_replaced);
 
 /* Around fork (proc.c): a child must not inherit the table's lock held by
  * one of the parent's other threads, nor an entry half written. */
@@ -99,7 +96,7 @@ void fdtable_release(void);
  * The service keeps each open file's offset; the library keeps a copy of
  * it per descriptor, from the answers that move it (ipc.h), and whether
  * data was written since the last fsync. Descriptors made by dup share an
- * origin: they are one open file, opened once again and dup'ed.
+ * origin and a handle: one open file, opened once again for all of them.
  */
 void fdtable_note_pos(int fd, int64_t pos);
 void fdtable_note_flags(int fd, int status_flags); /* F_SETFL's */
@@ -142,7 +139,8 @@ int fdtable_find(uint64_t origin, const char *by_path, int *count);
 void fdtable_mark_lost(int fd);
 
 /* Gives fd the handle now, unless fd no longer holds was's handle; marks
- * its unsynced writes lost when lost_writes. False when fd changed. */
+ * its unsynced writes lost when lost_writes. False when fd changed, or
+ * with ENOMEM. */
 bool fdtable_replace(const struct fd_stale *was, const struct fd_info *now,
                      bool lost_writes);
 

@@ -116,20 +116,22 @@ void heldlocks_note(int fd, int kind, int type, int64_t start, int64_t len)
     pthread_mutex_unlock(&held_lock);
 }
 
-void heldlocks_closing(int fd)
+bool heldlocks_closing(int fd)
 {
     uint64_t origin;
     char path[DANAUS_PATH_MAX];
     if (!atomic_load(&any) || !fdtable_owner(fd, &origin, path, sizeof path))
-        return;
+        return false;
     int others;
     fdtable_find(origin, NULL, &others);
     pthread_mutex_lock(&held_lock);
+    bool posix = overflowed;
     for (int i = 0; i < nheld;) {
         struct held *h = &held[i];
         bool gone = h->kind == DANAUS_LOCK_POSIX
                         ? strcmp(h->path, path) == 0
                         : h->origin == origin && others <= 1;
+        posix |= gone && h->kind == DANAUS_LOCK_POSIX;
         if (gone)
             drop(i);
         else
@@ -137,6 +139,7 @@ void heldlocks_closing(int fd)
     }
     atomic_store(&any, nheld > 0 || overflowed);
     pthread_mutex_unlock(&held_lock);
+    return posix;
 }
 
 void heldlocks_hold(void)

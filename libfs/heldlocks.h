@@ -13,6 +13,7 @@
 #ifndef LIBFS_HELDLOCKS_H
 #define LIBFS_HELDLOCKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* After the service granted a SET of kind (DANAUS_LOCK_POSIX, _OFD,
@@ -20,8 +21,9 @@
  * (len 0: to the end) on fd. */
 void heldlocks_note(int fd, int kind, int type, int64_t start, int64_t len);
 
-/* Before fd is closed. */
-void heldlocks_closing(int fd);
+/* Before fd is closed: true when the process held POSIX locks on its file
+ * (or the copy overflowed, when it may have). */
+bool heldlocks_closing(int fd);
 
 /* Around fork (proc.c), as fdtable_hold. */
 void heldlocks_hold(void);

@@ -17,4 +17,9 @@ int lock_fcntl(int fd, int cmd, struct flock *fl);
  * (heldlocks.h), without waiting: 0, or -1 with errno. */
 int lock_restore(int fd, int kind, int type, int64_t start, int64_t len);
 
+/* Drops the process's POSIX locks on fd's file, as closing a descriptor of
+ * it does, for a close that leaves the open file to a dup. Keeps errno; a
+ * service that cannot be reached took the locks with it. */
+void lock_drop_posix(int fd);
+
 #endif

@@ -344,15 +344,6 @@ static uint64_t reopen(const struct service *now, const char *path,
     return (uint64_t)handle;
 }
 
-static uint64_t dup_on(uint32_t mount, uint64_t handle)
-{
-    struct call c;
-    if (call_begin(&c, DANAUS_CALL_DUP, mount, handle) < 0)
-        return 0;
-    int64_t h = call_send(&c);
-    return h > 0 ? (uint64_t)h : 0;
-}
-
 static int by_origin(const void *a, const void *b)
 {
     const struct fd_stale *x = a, *y = b;
@@ -360,7 +351,7 @@ static int by_origin(const void *a, const void *b)
 }
 
 /* Opens one open file again (the entries v[0..n), made by dup of one
- * another) and gives each descriptor its handle. */
+ * another) and gives every descriptor the one handle. */
 static void resume_open_file(const struct service *dead,
                              const struct service *now, struct fd_stale *v,
                              int n)
@@ -378,23 +369,12 @@ static void resume_open_file(const struct service *dead,
                              v[latest].pos, &mount);
     if (handle == 0)
         return;
+    struct fd_info h = {handle, mount, now->epoch};
     bool used = false;
-    for (int i = 0; i < n; i++) {
-        struct fd_info h = {handle, mount, now->epoch};
-        if (handle != FDTABLE_LOST && used) {
-            h.handle = dup_on(mount, handle);
-            if (h.handle == 0)
-                h.handle = FDTABLE_LOST;
-        }
-        if (fdtable_replace(&v[i], &h, lost_writes))
-            used |= h.handle == handle;
-        else if (h.handle != handle && h.handle != FDTABLE_LOST)
-            call_close(&h);
-    }
-    if (!used && handle != FDTABLE_LOST) {
-        struct fd_info h = {handle, mount, now->epoch};
+    for (int i = 0; i < n; i++)
+        used |= fdtable_replace(&v[i], &h, lost_writes);
+    if (!used)
         call_close(&h);
-    }
 }
 
 void resume_descriptors(const struct service *dead, const struct service *now)

@@ -34,7 +34,6 @@ bool call_may_block(const struct danaus_desc *d)
     case DANAUS_CALL_GETFL:
     case DANAUS_CALL_SETFL:
     case DANAUS_CALL_LSEEK:
-    case DANAUS_CALL_DUP:
     case DANAUS_CALL_CLOSE:
     case DANAUS_CALL_GETDENTS:
         return false;

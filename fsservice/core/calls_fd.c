@@ -130,16 +130,6 @@ int64_t call_close(struct request *r)
     return 0;
 }
 
-int64_t call_dup(struct request *r)
-{
-    if (!open_file_tryget(r->of))
-        return -EBADF;
-    int64_t h = handle_insert(&r->c->handles, r->of);
-    if (h < 0)
-        open_file_put(r->of);
-    return h;
-}
-
 /* A read this large is read in pieces of this size, each announced to
  * the client as it lands (ipc_publish_bytes), so that the client copies
  * one out while the next arrives: the two copies of a bulk read, the

@@ -40,7 +40,6 @@ static const struct {
 } calls[DANAUS_CALL_COUNT] = {
     [DANAUS_CALL_OPEN] = {call_open, NEEDS_NOTHING},
     [DANAUS_CALL_CLOSE] = {call_close, NEEDS_NOTHING},
-    [DANAUS_CALL_DUP] = {call_dup, NEEDS_HANDLE, ON_PATH_FILE},
     [DANAUS_CALL_READ] = {call_read, NEEDS_HANDLE},
     [DANAUS_CALL_WRITE] = {call_write, NEEDS_HANDLE, WRITES},
     [DANAUS_CALL_PREAD] = {call_pread, NEEDS_HANDLE},

@@ -56,7 +56,6 @@ bool request_exec_busy(struct request *r);
 /* Handlers. calls_fd.c: calls on an open file. */
 int64_t call_open(struct request *r);
 int64_t call_close(struct request *r);
-int64_t call_dup(struct request *r);
 int64_t call_read(struct request *r);
 int64_t call_write(struct request *r);
 int64_t call_pread(struct request *r);

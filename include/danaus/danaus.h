@@ -65,6 +65,8 @@ int danaus_mkostemps(char *tmpl, int suffixlen, int flags);
 char *danaus_mkdtemp(char *tmpl);
 int danaus_ftruncate(int fd, off_t length);
 int danaus_dup(int oldfd);
+/* oldfd may be a kernel descriptor and newfd a Danaus one (also in dup3):
+ * newfd's file is closed and newfd becomes the kernel's copy. */
 int danaus_dup2(int oldfd, int newfd);
 ssize_t danaus_preadv(int fd, const struct iovec *iov, int iovcnt,
                       off_t offset);

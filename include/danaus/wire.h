@@ -23,9 +23,9 @@
 
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 9 /* 8: the announcement page (ipc.h); 9: OPEN
-                                 answers with attributes, GETDENTS tells
-                                 the listing's end */
+#define DANAUS_WIRE_VERSION 10 /* 9: OPEN answers with attributes,
+                                  GETDENTS tells the listing's end; 10:
+                                  no DUP (a dup shares its handle) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -64,7 +64,6 @@ enum danaus_call {
                                 client opens through the kernel; out:
                                 struct danaus_open_out */
     DANAUS_CALL_CLOSE,       /* handle */
-    DANAUS_CALL_DUP,         /* handle -> new handle to the same open file */
     DANAUS_CALL_READ,        /* handle; arg0 count -> bytes, data out */
     DANAUS_CALL_WRITE,       /* handle; data in -> bytes */
     DANAUS_CALL_PREAD,       /* handle; arg0 count, arg1 offset -> bytes */

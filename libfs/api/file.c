@@ -113,13 +113,17 @@ DANAUS_EXPORT int danaus_creat(const char *pathname, mode_t mode)
 
 DANAUS_EXPORT int danaus_close(int fd)
 {
+    /* Closing any descriptor of a file drops the process's POSIX locks on
+     * it, also while a dup keeps the open file. */
+    if (heldlocks_closing(fd))
+        lock_drop_posix(fd);
     struct fd_info old;
-    heldlocks_closing(fd);
-    if (fdtable_remove(fd, &old) < 0)
+    int last = fdtable_remove(fd, &old);
+    if (last < 0)
         return -1;
     /* The descriptor is gone even if the service reports an error, as with
      * close(2). */
-    return call_close(&old);
+    return last ? call_close(&old) : 0;
 }
 
 /* Walks an iovec array, copying to or from it. */
@@ -486,52 +490,30 @@ DANAUS_EXPORT int danaus_ftruncate(int fd, off_t length)
     return call_send(&c) < 0 ? -1 : 0;
 }
 
-/* A second service handle to fd's open file (shared offset and flags):
- * *out gets it. 0 or -1 with errno. */
-static int dup_handle(int fd, struct fd_info *out)
-{
-    struct call c;
-    if (call_begin_fd(&c, DANAUS_CALL_DUP, fd, false) < 0)
-        return -1;
-    int64_t handle = call_send(&c);
-    if (handle < 0)
-        return -1;
-    if (handle == 0) {
-        errno = EPROTO;
-        return -1;
-    }
-    *out = (struct fd_info){(uint64_t)handle, c.desc.mount, c.svc->epoch};
-    return 0;
-}
-
 DANAUS_EXPORT int danaus_dup(int oldfd)
 {
-    struct fd_info info;
-    if (dup_handle(oldfd, &info) < 0)
-        return -1;
-    int fd = fdtable_dup(oldfd, &info);
-    if (fd < 0)
-        close_handle(&info);
-    return fd;
+    return fdtable_dup(oldfd);
 }
 
-/* dup2 and dup3 once oldfd != newfd. */
-static int dup_onto(int oldfd, int newfd, bool cloexec)
+/* dup2 and dup3 once oldfd != newfd. oldfd may be a kernel descriptor:
+ * newfd then becomes the kernel's copy. Either way the file newfd held is
+ * closed, its POSIX locks dropped as close drops them. */
+static int dup_onto(int oldfd, int newfd, int flags)
 {
     if (newfd < 0) {
         errno = EBADF;
         return -1;
     }
-    struct fd_info info;
-    if (dup_handle(oldfd, &info) < 0)
-        return -1;
-    struct fd_info replaced;
-    bool had_replaced;
-    int fd = fdtable_dup3(oldfd, newfd, cloexec, &info, &replaced,
-                          &had_replaced);
-    if (fd < 0)
-        close_handle(&info);
-    else if (had_replaced)
+    if (heldlocks_closing(newfd))
+        lock_drop_posix(newfd);
+    struct fd_info old, replaced;
+    bool close_replaced;
+    int fd = fdtable_lookup(oldfd, &old)
+                 ? fdtable_dup3(oldfd, newfd, flags & O_CLOEXEC, &replaced,
+                                &close_replaced)
+                 : fdtable_kernel_dup3(oldfd, newfd, flags, &replaced,
+                                       &close_replaced);
+    if (close_replaced)
         close_handle(&replaced);
     return fd;
 }
@@ -546,7 +528,7 @@ DANAUS_EXPORT int danaus_dup2(int oldfd, int newfd)
         }
         return newfd;
     }
-    return dup_onto(oldfd, newfd, false);
+    return dup_onto(oldfd, newfd, 0);
 }
 
 DANAUS_EXPORT int danaus_dup3(int oldfd, int newfd, int flags)
@@ -555,7 +537,7 @@ DANAUS_EXPORT int danaus_dup3(int oldfd, int newfd, int flags)
         errno = EINVAL;
         return -1;
     }
-    return dup_onto(oldfd, newfd, flags & O_CLOEXEC);
+    return dup_onto(oldfd, newfd, flags);
 }
 
 /* F_GETFL and F_SETFL: the open file's flags live in the service. */
@@ -588,13 +570,7 @@ static int dup_from(int oldfd, int minfd, bool cloexec)
         errno = EINVAL;
         return -1;
     }
-    struct fd_info info;
-    if (dup_handle(oldfd, &info) < 0)
-        return -1;
-    int fd = fdtable_dupfd(oldfd, minfd, cloexec, &info);
-    if (fd < 0)
-        close_handle(&info);
-    return fd;
+    return fdtable_dupfd(oldfd, minfd, cloexec);
 }
 
 DANAUS_EXPORT int danaus_fcntl(int fd, int cmd, ...)

@@ -146,6 +146,15 @@ int lock_restore(int fd, int kind, int type, int64_t start, int64_t len)
     return lock_once(fd, &a, NULL);
 }
 
+void lock_drop_posix(int fd)
+{
+    int saved = errno;
+    struct lock_args a = {.cmd = DANAUS_LOCK_SET, .kind = DANAUS_LOCK_POSIX,
+                          .type = F_UNLCK};
+    lock_once(fd, &a, NULL);
+    errno = saved;
+}
+
 int lock_fcntl(int fd, int cmd, struct flock *fl)
 {
     bool ofd = cmd == F_OFD_GETLK || cmd == F_OFD_SETLK ||

@@ -313,22 +313,8 @@ DANAUS_EXPORT int dup(int fd)
     return follow(danaus_dup(fd));
 }
 
-/* dup2/dup3 of a kernel descriptor onto a Danaus one: newfd becomes the
- * kernel's copy, and the Danaus file it held is closed on the service. */
-static int kernel_onto_danaus(int oldfd, int newfd, int flags)
-{
-    struct fd_info replaced;
-    bool had_replaced;
-    int rc = fdtable_kernel_dup3(oldfd, newfd, flags, &replaced,
-                                 &had_replaced);
-    if (had_replaced) {
-        int saved = errno;
-        call_close(&replaced);
-        errno = saved;
-    }
-    return rc;
-}
-
+/* A kernel oldfd onto a Danaus newfd goes to the API too: newfd becomes
+ * the kernel's copy, and the Danaus file it held is closed. */
 DANAUS_EXPORT int dup2(int oldfd, int newfd)
 {
     if (route_fd(oldfd)) {
@@ -336,7 +322,7 @@ DANAUS_EXPORT int dup2(int oldfd, int newfd)
         return danaus_dup2(oldfd, newfd);
     }
     if (route_fd(newfd))
-        return kernel_onto_danaus(oldfd, newfd, 0);
+        return danaus_dup2(oldfd, newfd);
     return REAL(dup2)(oldfd, newfd);
 }
 
@@ -346,10 +332,8 @@ DANAUS_EXPORT int dup3(int oldfd, int newfd, int flags)
         stdstreams_follow(newfd);
         return danaus_dup3(oldfd, newfd, flags);
     }
-    /* Invalid flags or oldfd == newfd: the kernel's EINVAL, nothing
-     * replaced. */
-    if (route_fd(newfd) && oldfd != newfd && !(flags & ~O_CLOEXEC))
-        return kernel_onto_danaus(oldfd, newfd, flags);
+    if (route_fd(newfd))
+        return danaus_dup3(oldfd, newfd, flags);
     return REAL(dup3)(oldfd, newfd, flags);
 }
 

@@ -10,7 +10,9 @@
  * EWOULDBLOCK, F_SETLKW wait until the holder unlocks, and fail with EINTR
  * when a signal handler interrupts it. A process's POSIX locks go when it
  * closes any descriptor of the file and when it exits; OFD locks stay
- * through a close of another descriptor. Finally python3's fcntl.flock runs
+ * through a close of another descriptor, and of a dup, until the open
+ * file's last descriptor goes (a dup shares the service's handle, which
+ * must stay open for the others). Finally python3's fcntl.flock runs
  * under the preload against a holder, for the interposer.
  */
 #include "harness.h"
@@ -243,6 +245,76 @@ static void close_and_exit_release(void **state)
     pair_finish(&p);
 }
 
+/* Holder: POSIX [0, 10) and OFD [20, 30) through fd; closes a dup of fd
+ * (POSIX goes, OFD stays, fd still reads), then fd itself while a second
+ * dup keeps the open file (OFD stays), then that dup (OFD goes). */
+static void dup_holder(struct pair *p)
+{
+    int fd = danaus_open(FILE_PATH, O_RDWR);
+    CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
+    CHILD_CHECK(danaus_pwrite(fd, "dup", 3, 0) == 3, "%s", strerror(errno));
+    CHILD_CHECK(lock_range(fd, F_SETLK, F_WRLCK, 0, 10) == 0, "%s",
+                strerror(errno));
+    CHILD_CHECK(lock_range(fd, F_OFD_SETLK, F_WRLCK, 20, 10) == 0, "%s",
+                strerror(errno));
+    int d = danaus_dup(fd);
+    CHILD_CHECK(d >= 0, "dup: %s", strerror(errno));
+    tell(p->c[1]);
+    hear(p->h[0]);
+    CHILD_CHECK(danaus_close(d) == 0, "close dup: %s", strerror(errno));
+    char buf[3];
+    CHILD_CHECK(danaus_pread(fd, buf, 3, 0) == 3 && memcmp(buf, "dup", 3) == 0,
+                "read after closing a dup: %s", strerror(errno));
+    tell(p->c[1]);
+    hear(p->h[0]);
+    int d2 = danaus_fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    CHILD_CHECK(d2 >= 0, "F_DUPFD: %s", strerror(errno));
+    CHILD_CHECK(danaus_close(fd) == 0, "close: %s", strerror(errno));
+    CHILD_CHECK(danaus_pread(d2, buf, 3, 0) == 3, "read through the dup: %s",
+                strerror(errno));
+    tell(p->c[1]);
+    hear(p->h[0]);
+    CHILD_CHECK(danaus_close(d2) == 0, "close last: %s", strerror(errno));
+    tell(p->c[1]);
+    hear(p->h[0]);
+}
+
+static void dup_contender(struct pair *p)
+{
+    int fd = danaus_open(FILE_PATH, O_RDWR);
+    CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
+    hear(p->c[0]);
+    CHILD_CHECK(lock_range(fd, F_SETLK, F_WRLCK, 0, 10) == -1 &&
+                    errno == EAGAIN,
+                "before closing the dup: %s", strerror(errno));
+    tell(p->h[1]);
+    hear(p->c[0]);
+    CHILD_CHECK(lock_range(fd, F_SETLK, F_WRLCK, 0, 10) == 0,
+                "POSIX lock after closing a dup: %s", strerror(errno));
+    CHILD_CHECK(lock_range(fd, F_SETLK, F_WRLCK, 20, 10) == -1 &&
+                    errno == EAGAIN,
+                "OFD lock after closing a dup: %s", strerror(errno));
+    tell(p->h[1]);
+    hear(p->c[0]);
+    CHILD_CHECK(lock_range(fd, F_SETLK, F_WRLCK, 20, 10) == -1 &&
+                    errno == EAGAIN,
+                "OFD lock while a dup holds the open file: %s",
+                strerror(errno));
+    tell(p->h[1]);
+    hear(p->c[0]);
+    CHILD_CHECK(lock_range(fd, F_SETLK, F_WRLCK, 20, 10) == 0,
+                "OFD lock after the last close: %s", strerror(errno));
+    tell(p->h[1]);
+}
+
+static void dup_close_release(void **state)
+{
+    (void)state;
+    struct pair p;
+    pair_start(&p, dup_holder, dup_contender);
+    pair_finish(&p);
+}
+
 /* python3's fcntl.flock under the preload: flock(2) through the
  * interposer against a holder in another process. (Not flock(1): it forks
  * to run its command, and the descriptor the child inherits keeps the lock
@@ -327,6 +399,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exclusion),
         cmocka_unit_test(close_and_exit_release),
+        cmocka_unit_test(dup_close_release),
         cmocka_unit_test(flock_under_preload),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

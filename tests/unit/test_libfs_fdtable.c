@@ -53,7 +53,7 @@ static void insert_lookup_remove(void **state)
     assert_int_equal(errno, ENAMETOOLONG);
 
     struct fd_info old;
-    assert_int_equal(fdtable_remove(fd, &old), 0);
+    assert_int_equal(fdtable_remove(fd, &old), 1);
     assert_int_equal(old.handle, 7);
     assert_int_equal(old.mount, 3);
     assert_false(fdtable_lookup(fd, &info));
@@ -100,31 +100,37 @@ static void placeholder_holds_the_number_in_the_kernel(void **state)
 
     close(other);
     struct fd_info old;
-    assert_int_equal(fdtable_remove(fd, &old), 0);
+    assert_int_equal(fdtable_remove(fd, &old), 1);
 }
 
-static void dup_copies_mount_and_path_not_cloexec(void **state)
+static void dup_shares_handle_mount_and_path_not_cloexec(void **state)
 {
     int fd = new_entry(11, 2, "/mnt/d/dir", true);
-    int copy = fdtable_dup(fd, &(struct fd_info){12, 0, 0});
+    int copy = fdtable_dup(fd);
     assert_true(copy >= 0);
     assert_int_not_equal(copy, fd);
     struct fd_info info;
     char path[64];
     assert_true(fdtable_lookup(copy, &info));
-    assert_int_equal(info.handle, 12);
+    assert_int_equal(info.handle, 11);
     assert_int_equal(info.mount, 2);
     assert_int_equal(fdtable_path(copy, path, sizeof path), 0);
     assert_string_equal(path, "/mnt/d/dir");
     assert_int_equal(fcntl(copy, F_GETFD) & FD_CLOEXEC, 0);
-    assert_true(fdtable_lookup(fd, &info));
-    assert_int_equal(info.handle, 11);
+    int third = fdtable_dupfd(fd, 100, true);
+    assert_true(third >= 100);
+    assert_int_equal(fcntl(third, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 
+    /* The service's handle is closed with its last descriptor only. */
     struct fd_info old;
-    assert_int_equal(fdtable_remove(copy, &old), 0);
     assert_int_equal(fdtable_remove(fd, &old), 0);
+    assert_int_equal(old.handle, 11);
+    assert_true(fdtable_lookup(copy, &info));
+    assert_int_equal(fdtable_remove(third, &old), 0);
+    assert_int_equal(fdtable_remove(copy, &old), 1);
+    assert_int_equal(old.handle, 11);
     errno = 0;
-    assert_int_equal(fdtable_dup(fd, &(struct fd_info){13, 0, 0}), -1);
+    assert_int_equal(fdtable_dup(fd), -1);
     assert_int_equal(errno, EBADF);
 }
 
@@ -133,25 +139,60 @@ static void dup2_over_a_danaus_descriptor(void **state)
     int a = new_entry(21, 1, "/mnt/a/f", false);
     int b = new_entry(22, 4, "/mnt/b/g", false);
     struct fd_info replaced;
-    bool had_replaced = false;
-    assert_int_equal(fdtable_dup2(a, b, &(struct fd_info){23, 0, 0}, &replaced, &had_replaced), b);
-    assert_true(had_replaced);
+    bool close_replaced = false;
+    assert_int_equal(fdtable_dup3(a, b, false, &replaced, &close_replaced), b);
+    assert_true(close_replaced);
     assert_int_equal(replaced.handle, 22);
     assert_int_equal(replaced.mount, 4);
 
     struct fd_info info;
     char path[64];
     assert_true(fdtable_lookup(b, &info));
-    assert_int_equal(info.handle, 23);
+    assert_int_equal(info.handle, 21);
     assert_int_equal(info.mount, 1);
     assert_int_equal(fdtable_path(b, path, sizeof path), 0);
     assert_string_equal(path, "/mnt/a/f");
     assert_kernel_target(b, "/dev/null");
 
+    /* Onto a dup of the same file: the handle stays, nothing to close. */
+    int c = fdtable_dup(a);
+    assert_int_equal(fdtable_dup3(a, c, false, &replaced, &close_replaced), c);
+    assert_false(close_replaced);
+
     struct fd_info old;
     assert_int_equal(fdtable_remove(a, &old), 0);
-    assert_int_equal(fdtable_remove(b, &old), 0);
-    assert_int_equal(old.handle, 23);
+    assert_int_equal(fdtable_remove(c, &old), 0);
+    assert_int_equal(fdtable_remove(b, &old), 1);
+    assert_int_equal(old.handle, 21);
+}
+
+/* A dup held elsewhere keeps the replaced descriptor's handle open. */
+static void dup2_over_a_shared_handle_keeps_it(void **state)
+{
+    int a = new_entry(41, 0, "/mnt/a/f", false);
+    int b = new_entry(42, 0, "/mnt/b/g", false);
+    int b2 = fdtable_dup(b);
+    struct fd_info replaced;
+    bool close_replaced = true;
+    assert_int_equal(fdtable_dup3(a, b, false, &replaced, &close_replaced), b);
+    assert_false(close_replaced);
+    struct fd_info info;
+    assert_true(fdtable_lookup(b2, &info));
+    assert_int_equal(info.handle, 42);
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    close_replaced = true;
+    assert_int_equal(fdtable_kernel_dup3(pipefd[0], b, 0, &replaced, &close_replaced), b);
+    assert_false(close_replaced); /* a still holds 41 */
+    assert_int_equal(fdtable_kernel_dup3(pipefd[0], b2, 0, &replaced, &close_replaced), b2);
+    assert_true(close_replaced);
+    assert_int_equal(replaced.handle, 42);
+    struct fd_info old;
+    assert_int_equal(fdtable_remove(a, &old), 1);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    close(b);
+    close(b2);
 }
 
 static void dup2_over_a_kernel_descriptor_closes_it(void **state)
@@ -160,10 +201,10 @@ static void dup2_over_a_kernel_descriptor_closes_it(void **state)
     int pipefd[2];
     assert_int_equal(pipe(pipefd), 0);
     struct fd_info replaced;
-    bool had_replaced = true;
-    assert_int_equal(fdtable_dup2(a, pipefd[0], &(struct fd_info){32, 0, 0}, &replaced, &had_replaced),
+    bool close_replaced = true;
+    assert_int_equal(fdtable_dup3(a, pipefd[0], false, &replaced, &close_replaced),
                      pipefd[0]);
-    assert_false(had_replaced);
+    assert_false(close_replaced);
     assert_kernel_target(pipefd[0], "/dev/null");
     /* The pipe's read end is gone: writing to it now has no reader. */
     signal(SIGPIPE, SIG_IGN);
@@ -173,8 +214,8 @@ static void dup2_over_a_kernel_descriptor_closes_it(void **state)
 
     struct fd_info old;
     assert_int_equal(fdtable_remove(pipefd[0], &old), 0);
-    assert_int_equal(old.handle, 32);
-    assert_int_equal(fdtable_remove(a, &old), 0);
+    assert_int_equal(old.handle, 31);
+    assert_int_equal(fdtable_remove(a, &old), 1);
     close(pipefd[1]);
 }
 
@@ -184,8 +225,9 @@ int main(void)
         cmocka_unit_test(insert_lookup_remove),
         cmocka_unit_test(numbers_outside_the_table_are_not_danaus),
         cmocka_unit_test(placeholder_holds_the_number_in_the_kernel),
-        cmocka_unit_test(dup_copies_mount_and_path_not_cloexec),
+        cmocka_unit_test(dup_shares_handle_mount_and_path_not_cloexec),
         cmocka_unit_test(dup2_over_a_danaus_descriptor),
+        cmocka_unit_test(dup2_over_a_shared_handle_keeps_it),
         cmocka_unit_test(dup2_over_a_kernel_descriptor_closes_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
