@@ -148,17 +148,32 @@ int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path)
 
 int call_close(const struct fd_info *info)
 {
+    return call_close_batch(info, 1);
+}
+
+int call_close_batch(const struct fd_info *v, int n)
+{
     /* A dead service's open files went with it: a close during an outage
      * has nothing to wait for (service_peek does not wait). */
     const struct service *svc =
         service_connected() ? service_peek() : service_get();
-    if (!svc || info->handle == FDTABLE_LOST || info->epoch != svc->epoch)
+    if (!svc)
         return 0;
     struct call c;
-    if (begin_on(&c, svc, DANAUS_CALL_CLOSE, info->mount, info->handle) < 0 ||
-        call_send(&c) < 0)
-        return -1;
-    return 0;
+    bool begun = false;
+    for (int i = 0; i < n; i++) {
+        if (v[i].handle == FDTABLE_LOST || v[i].epoch != svc->epoch)
+            continue;
+        if (!begun) {
+            if (begin_on(&c, svc, DANAUS_CALL_CLOSE, v[i].mount,
+                         v[i].handle) < 0)
+                return -1;
+            begun = true;
+        } else if (pack_data(&c.pack, &v[i].handle, sizeof v[i].handle) == 0) {
+            c.desc.arg[0]++;
+        }
+    }
+    return begun && call_send(&c) < 0 ? -1 : 0;
 }
 
 /* The client's pieces of a large write's input (call.h's fill). */

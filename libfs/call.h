@@ -80,6 +80,10 @@ int call_begin_fd(struct call *c, enum danaus_call id, int fd, bool with_path);
  * open files went with it. */
 int call_close(const struct fd_info *info);
 
+/* Closes the n handles in v (n at most DANAUS_CLOSE_BATCH) in one CLOSE:
+ * 0, or -1 with errno (EBADF when one was not open; the rest are closed). */
+int call_close_batch(const struct fd_info *v, int n);
+
 /* Sends the call and waits. The result (>= 0), or -1 with errno. When the
  * service dies meanwhile, the call moves to its successor (resume.c). */
 int64_t call_send(struct call *c);

@@ -116,6 +116,11 @@ void heldlocks_note(int fd, int kind, int type, int64_t start, int64_t len)
     pthread_mutex_unlock(&held_lock);
 }
 
+bool heldlocks_any(void)
+{
+    return atomic_load(&any);
+}
+
 bool heldlocks_closing(int fd)
 {
     uint64_t origin;

@@ -21,6 +21,10 @@
  * (len 0: to the end) on fd. */
 void heldlocks_note(int fd, int kind, int type, int64_t start, int64_t len);
 
+/* True when the process may hold a record lock (a lock's close must not
+ * wait: closes.h). Lock-free. */
+bool heldlocks_any(void);
+
 /* Before fd is closed: true when the process held POSIX locks on its file
  * (or the copy overflowed, when it may have). */
 bool heldlocks_closing(int fd);

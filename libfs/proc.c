@@ -9,6 +9,7 @@
  */
 #include "proc.h"
 
+#include "closes.h"
 #include "cwd.h"
 #include "dirstream.h"
 #include "fdtable.h"
@@ -82,6 +83,7 @@ static void release_locks(void)
 
 static void before_fork(void)
 {
+    closes_hold();
     fork_token = 0;
     /* Until this image attaches, its inherited descriptors wait in a ticket
      * that only one process can adopt: attach now, so that parent and child
@@ -97,6 +99,7 @@ static void before_fork(void)
 static void after_fork_parent(void)
 {
     release_locks();
+    closes_release();
     fork_token = 0;
 }
 
@@ -105,6 +108,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
     release_locks();
+    closes_release();
     heldlocks_after_fork_child();
     namecache_drop();
     if (!service_connected())

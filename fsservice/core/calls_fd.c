@@ -119,15 +119,32 @@ int64_t call_open(struct request *r)
     return h;
 }
 
-int64_t call_close(struct request *r)
+static int64_t close_one(struct request *r, uint64_t handle)
 {
-    struct open_file *of = handle_remove(&r->c->handles, r->d->handle);
+    struct open_file *of = handle_remove(&r->c->handles, handle);
     if (!of)
         return -EBADF;
-    readcache_forget(&r->svc->readcache, r->c, r->d->handle);
+    readcache_forget(&r->svc->readcache, r->c, handle);
     locks_on_close(r, of);
     open_file_put(of);
     return 0;
+}
+
+int64_t call_close(struct request *r)
+{
+    /* The list is the client's memory: read once, before any close. */
+    uint64_t more[DANAUS_CLOSE_BATCH - 1];
+    uint64_t n = (uint64_t)r->d->arg[0];
+    if (n > DANAUS_CLOSE_BATCH - 1 || n * sizeof more[0] > r->in_len)
+        return -EINVAL;
+    memcpy(more, r->in, n * sizeof more[0]);
+    int64_t rc = 0;
+    if (r->d->handle || n == 0)
+        rc = close_one(r, r->d->handle);
+    for (uint64_t i = 0; i < n; i++)
+        if (close_one(r, more[i]) < 0)
+            rc = -EBADF;
+    return rc;
 }
 
 /* A read this large is read in pieces of this size, each announced to

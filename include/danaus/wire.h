@@ -25,7 +25,8 @@
 
 #define DANAUS_WIRE_VERSION 10 /* 9: OPEN answers with attributes,
                                   GETDENTS tells the listing's end; 10:
-                                  no DUP (a dup shares its handle) */
+                                  no DUP (a dup shares its handle), CLOSE
+                                  of a batch */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -36,6 +37,7 @@
 #define DANAUS_DEFAULT_RUNDIR "/run/danaus"
 
 #define DANAUS_NARGS 6
+#define DANAUS_CLOSE_BATCH 32 /* handles one CLOSE may name */
 #define DANAUS_PATH_MAX 4096
 #define DANAUS_MAX_GROUPS 64  /* supplementary groups kept per client */
 /* Symbolic links one path walk follows before ELOOP, as Linux's own walk
@@ -63,7 +65,10 @@ enum danaus_call {
                                 a FIFO, device or socket, which the
                                 client opens through the kernel; out:
                                 struct danaus_open_out */
-    DANAUS_CALL_CLOSE,       /* handle */
+    DANAUS_CALL_CLOSE,       /* handle (0: none); arg0 n: n more handles
+                                (uint64_t each) in the buffer, n below
+                                DANAUS_CLOSE_BATCH -> 0, or -EBADF when
+                                one was not open (the others are closed) */
     DANAUS_CALL_READ,        /* handle; arg0 count -> bytes, data out */
     DANAUS_CALL_WRITE,       /* handle; data in -> bytes */
     DANAUS_CALL_PREAD,       /* handle; arg0 count, arg1 offset -> bytes */

@@ -9,6 +9,7 @@
  * short chunk, and an error after some bytes moved returns those bytes.
  */
 #include "libfs/call.h"
+#include "libfs/closes.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
 #include "libfs/heldlocks.h"
@@ -113,6 +114,7 @@ DANAUS_EXPORT int danaus_creat(const char *pathname, mode_t mode)
 
 DANAUS_EXPORT int danaus_close(int fd)
 {
+    bool may_wait = closes_may_wait(fd);
     /* Closing any descriptor of a file drops the process's POSIX locks on
      * it, also while a dup keeps the open file. */
     if (heldlocks_closing(fd))
@@ -123,7 +125,7 @@ DANAUS_EXPORT int danaus_close(int fd)
         return -1;
     /* The descriptor is gone even if the service reports an error, as with
      * close(2). */
-    return last ? call_close(&old) : 0;
+    return last ? closes_close(&old, may_wait) : 0;
 }
 
 /* Walks an iovec array, copying to or from it. */

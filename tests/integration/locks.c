@@ -315,6 +315,43 @@ static void dup_close_release(void **state)
     pair_finish(&p);
 }
 
+/* Holder: flock through a read-only descriptor, then its close (a close
+ * the library may otherwise send late, in a batch: closes.h). */
+static void read_only_holder(struct pair *p)
+{
+    int fd = danaus_open(FILE_PATH, O_RDONLY);
+    CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
+    CHILD_CHECK(danaus_flock(fd, LOCK_EX) == 0, "%s", strerror(errno));
+    tell(p->c[1]);
+    hear(p->h[0]);
+    CHILD_CHECK(danaus_close(fd) == 0, "close: %s", strerror(errno));
+    tell(p->c[1]);
+    hear(p->h[0]);
+}
+
+static void read_only_contender(struct pair *p)
+{
+    int fd = danaus_open(FILE_PATH, O_RDONLY);
+    CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
+    hear(p->c[0]);
+    CHILD_CHECK(danaus_flock(fd, LOCK_EX | LOCK_NB) == -1 &&
+                    errno == EWOULDBLOCK,
+                "before close: %s", strerror(errno));
+    tell(p->h[1]);
+    hear(p->c[0]);
+    CHILD_CHECK(danaus_flock(fd, LOCK_EX | LOCK_NB) == 0,
+                "after the read-only close: %s", strerror(errno));
+    tell(p->h[1]);
+}
+
+static void read_only_close_releases_at_once(void **state)
+{
+    (void)state;
+    struct pair p;
+    pair_start(&p, read_only_holder, read_only_contender);
+    pair_finish(&p);
+}
+
 /* python3's fcntl.flock under the preload: flock(2) through the
  * interposer against a holder in another process. (Not flock(1): it forks
  * to run its command, and the descriptor the child inherits keeps the lock
@@ -400,6 +437,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(exclusion),
         cmocka_unit_test(close_and_exit_release),
         cmocka_unit_test(dup_close_release),
+        cmocka_unit_test(read_only_close_releases_at_once),
         cmocka_unit_test(flock_under_preload),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

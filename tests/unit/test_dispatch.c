@@ -179,6 +179,65 @@ static void unknown_or_foreign_mount_gets_einval(void **state)
     assert_int_equal(run(mallory, d), -EINVAL);
 }
 
+/* A CLOSE of a batch: the listed handles and its own close; a handle not
+ * open (another client's, a closed one, a forged one) is EBADF without
+ * sparing the others; a count past the batch, or past the bytes sent, is
+ * EINVAL and closes nothing. */
+static void close_of_a_batch(void **state)
+{
+    int64_t h[4];
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "b%d", i);
+        h[i] = open_path(name, O_CREAT | O_RDONLY);
+        assert_true(h[i] > 0);
+    }
+    struct danaus_desc c = desc(DANAUS_CALL_CLOSE, NULL, NULL);
+    c.handle = (uint64_t)h[0];
+    c.arg[0] = DANAUS_CLOSE_BATCH;
+    c.buf_len = DANAUS_CLOSE_BATCH * sizeof(uint64_t);
+    assert_int_equal(run(alice, c), -EINVAL);
+    c.arg[0] = 2;
+    c.buf_len = sizeof(uint64_t);
+    assert_int_equal(run(alice, c), -EINVAL);
+    c.arg[0] = INT64_MIN;
+    assert_int_equal(run(alice, c), -EINVAL);
+
+    /* mallory's own handle, in her table only. */
+    memcpy(ipc_slot(&mallory->area, (uint32_t)mallory_slot)->buf, "x", 2);
+    struct danaus_desc o = {.call = DANAUS_CALL_OPEN,
+                            .slot = (uint32_t)mallory_slot, .mount = 1,
+                            .buf_len = 2, .arg = {O_CREAT | O_RDONLY, 0644}};
+    int64_t theirs = run(mallory, o);
+    assert_true(theirs > 0);
+
+    uint64_t list[] = {(uint64_t)h[1], (uint64_t)theirs, (uint64_t)h[2],
+                       DANAUS_HANDLE(999, 1)};
+    memcpy(buf_of(alice_slot), list, sizeof list);
+    c.arg[0] = 4;
+    c.buf_len = sizeof list;
+    assert_int_equal(run(alice, c), -EBADF);
+    struct danaus_desc r = desc(DANAUS_CALL_GETFL, NULL, NULL);
+    for (int i = 0; i < 3; i++) {
+        r.handle = (uint64_t)h[i];
+        assert_int_equal(run(alice, r), -EBADF);
+    }
+    r.handle = (uint64_t)h[3];
+    assert_int_equal(run(alice, r), O_RDONLY);
+    struct danaus_desc m = {.call = DANAUS_CALL_GETFL,
+                            .slot = (uint32_t)mallory_slot, .mount = 1,
+                            .handle = (uint64_t)theirs};
+    assert_int_equal(run(mallory, m), O_RDONLY);
+    /* Only the listed ones: no own handle. */
+    memcpy(buf_of(alice_slot), &h[3], sizeof h[3]);
+    c = desc(DANAUS_CALL_CLOSE, NULL, NULL);
+    c.arg[0] = 1;
+    c.buf_len = sizeof h[3];
+    assert_int_equal(run(alice, c), 0);
+    r.handle = (uint64_t)h[3];
+    assert_int_equal(run(alice, r), -EBADF);
+}
+
 /* The handle names its instance: a mount field that disagrees is refused
  * (the FUSE door's hook once ran one backend's fstat on another's file). */
 static void handle_with_another_mount_gets_ebadf(void **state)
@@ -433,6 +492,7 @@ int main(void)
         cmocka_unit_test(bad_arguments_get_einval),
         cmocka_unit_test(paths_cannot_leave_the_instance),
         cmocka_unit_test(data_round_trip_and_offset),
+        cmocka_unit_test(close_of_a_batch),
         cmocka_unit_test(path_only_opens_refuse_io),
         cmocka_unit_test(doorbells_are_checked_against_the_area),
         cmocka_unit_test(read_only_instance_refuses_changes),
