@@ -25,6 +25,7 @@
 #include "namecache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,7 @@ struct answer {
     uint64_t instance; /* the page's */
     uint64_t names, inode, drops;
     uint64_t expires_ns;
+    uint64_t listed; /* kept from a listing's attributes */
     struct danaus_stat st;
     char path[NAMECACHE_PATH];
 };
@@ -62,6 +64,7 @@ struct entry {
 
 static struct entry table[ENTRIES];
 static _Atomic uint64_t drops;
+static _Atomic uint64_t listed_kept, listed_used;
 
 /* The words race with a writer by design, and the sequence check decides:
  * relaxed atomic loads and stores, so the race is a defined one. */
@@ -127,6 +130,7 @@ void namecache_begin(const struct service *svc, struct namecache_fill *fill)
     fill->names = load(&page->names);
     fill->attrs = load(&page->attrs);
     fill->born_ns = coarse_now_ns();
+    fill->listing = false;
 }
 
 void namecache_key(struct namecache_fill *fill, uint32_t mount,
@@ -168,11 +172,13 @@ static int lookup_key(const struct namecache_fill *fill,
         e->instance != page->instance || e->drops != fill->drops ||
         e->names != fill->names || fill->born_ns >= e->expires_ns)
         return 0;
+    if (!e->err && (e->bucket >= IPC_ANNOUNCE_INODES ||
+                    load(&page->inodes[e->bucket]) != e->inode))
+        return 0;
+    if (e->listed)
+        atomic_fetch_add_explicit(&listed_used, 1, memory_order_relaxed);
     if (e->err)
         return -e->err;
-    if (e->bucket >= IPC_ANNOUNCE_INODES ||
-        load(&page->inodes[e->bucket]) != e->inode)
-        return 0;
     *st = e->st;
     return 1;
 }
@@ -222,6 +228,7 @@ void namecache_keep(const struct namecache_fill *fill, int err,
         .inode = inode,
         .drops = fill->drops,
         .expires_ns = fill->born_ns + (uint64_t)page->timeout_ms * 1000000u,
+        .listed = fill->listing,
     }};
     if (!err)
         a.a.st = *st;
@@ -237,6 +244,28 @@ void namecache_keep(const struct namecache_fill *fill, int err,
         return;
     copy_in(e, &a);
     atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+    /* Once per name: a listing keeps lstat's answer for every name. */
+    if (fill->listing && fill->flags == AT_SYMLINK_NOFOLLOW)
+        atomic_fetch_add_explicit(&listed_kept, 1, memory_order_relaxed);
+}
+
+/* A stat round trip costs more than ten of the service's own stats of
+ * a listed name, so listings pay while more than one name in sixteen
+ * is looked up again. The first listings ask, to learn; the counts decay
+ * so that a process that changes its ways is followed; and one listing in
+ * 32 asks anyway, for a count that would otherwise never move. */
+bool namecache_want_listings(void)
+{
+    static _Atomic uint32_t asked;
+    uint64_t kept = atomic_load_explicit(&listed_kept, memory_order_relaxed);
+    uint64_t used = atomic_load_explicit(&listed_used, memory_order_relaxed);
+    if (kept > (1u << 16)) {
+        atomic_store_explicit(&listed_kept, kept / 2, memory_order_relaxed);
+        atomic_store_explicit(&listed_used, used / 2, memory_order_relaxed);
+    }
+    return kept < 256 || used * 16 >= kept ||
+           atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed) % 32 ==
+               0;
 }
 
 void namecache_drop(void)

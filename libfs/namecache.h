@@ -45,6 +45,7 @@ struct namecache_fill {
     uint32_t mount;
     int flags;
     uint16_t len;
+    bool listing; /* the answer came with a listing (namecache_begin: no) */
     char path[NAMECACHE_PATH];
 };
 
@@ -75,6 +76,10 @@ void namecache_key_fstat(struct namecache_fill *fill, uint32_t mount,
  * errno), kept when nothing announced since the lookup makes it stale. */
 void namecache_keep(const struct namecache_fill *fill, int err,
                     const struct danaus_stat *st);
+
+/* Whether a listing should bring its names' attributes: true while this
+ * process looks up enough of the names its listings kept. */
+bool namecache_want_listings(void);
 
 /* Forgets every answer: the process's credentials changed. */
 void namecache_drop(void);

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/falloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -436,6 +437,43 @@ static int64_t listing_rest(struct request *r, char *own, int64_t n,
     return got;
 }
 
+/* The attributes of each record in own[0, got) (service memory, the
+ * backend's), as STAT of dir/name answers them, into the answer after the
+ * records: what readdirplus gives the FUSE door, for the client's name
+ * cache. */
+static void listing_attrs(struct request *r, const char *dir,
+                          const char *own, int64_t got)
+{
+    struct ls_instance *inst = r->of->file->inst;
+    unsigned char *out = r->out + DANAUS_DIRENT_ATTRS_AT(got);
+    unsigned char *end = r->out + r->out_cap;
+    char path[PATH_MAX];
+    size_t dlen = strlen(dir);
+    for (int64_t at = 0; at < got;) {
+        const struct danaus_dirent *d = (const void *)(own + at);
+        if (d->d_reclen <= DANAUS_DIRENT_NAME_AT || d->d_reclen > got - at ||
+            (size_t)(end - out) < sizeof(struct danaus_stat))
+            break;
+        const char *name = d->d_name;
+        size_t nlen = strnlen(name, d->d_reclen - DANAUS_DIRENT_NAME_AT);
+        struct danaus_stat st = {0};
+        bool dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+        if (!dots && nlen < d->d_reclen - DANAUS_DIRENT_NAME_AT &&
+            dlen + 1 + nlen < sizeof path) {
+            if (dlen)
+                snprintf(path, sizeof path, "%s/%s", dir, name);
+            else
+                memcpy(path, name, nlen + 1);
+            if (inst->ops->stat(inst, &r->c->cred, path, AT_SYMLINK_NOFOLLOW,
+                                &st) < 0)
+                memset(&st, 0, sizeof st);
+        }
+        memcpy(out, &st, sizeof st);
+        out += sizeof st;
+        at += d->d_reclen;
+    }
+}
+
 int64_t call_getdents(struct request *r)
 {
     if (!r->of->file->is_dir)
@@ -443,6 +481,17 @@ int64_t call_getdents(struct request *r)
     int64_t n = count_arg(r);
     if (n < 0)
         return n;
+    bool plus = r->d->arg[1] == 1;
+    char dir[PATH_MAX];
+    if (r->d->arg[1] != 0 && !plus)
+        return -EINVAL;
+    if (plus) {
+        int rc = request_string(r, dir, sizeof dir);
+        if (rc < 0)
+            return rc;
+        if ((uint64_t)n > DANAUS_DIRENT_PLUS_ROOM(r->out_cap))
+            n = (int64_t)DANAUS_DIRENT_PLUS_ROOM(r->out_cap);
+    }
     void *own = malloc(n ? (size_t)n : 1);
     if (!own)
         return -ENOMEM;
@@ -459,6 +508,8 @@ int64_t call_getdents(struct request *r)
         got = -EIO; /* a backend that says it wrote more than it was given */
     if (got > 0)
         memcpy(r->out, own, (size_t)got);
+    if (got > 0 && plus)
+        listing_attrs(r, dir, own, got);
     free(own);
     return got;
 }

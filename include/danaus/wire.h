@@ -21,12 +21,13 @@
 #ifndef DANAUS_WIRE_H
 #define DANAUS_WIRE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define DANAUS_WIRE_VERSION 10 /* 9: OPEN answers with attributes,
                                   GETDENTS tells the listing's end; 10:
                                   no DUP (a dup shares its handle), CLOSE
-                                  of a batch */
+                                  of a batch, GETDENTS with attributes */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -75,7 +76,10 @@ enum danaus_call {
     DANAUS_CALL_PWRITE,      /* handle; data in, arg1 offset -> bytes */
     DANAUS_CALL_LSEEK,       /* handle; arg0 offset, arg1 whence -> offset */
     DANAUS_CALL_FSYNC,       /* handle; arg0 datasync */
-    DANAUS_CALL_GETDENTS,    /* handle; arg0 count -> bytes of dirent64 out */
+    DANAUS_CALL_GETDENTS,    /* handle; arg0 count -> bytes of dirent64 out;
+                                with arg1 1 and the directory's path in
+                                the buffer, also each record's attributes
+                                (DANAUS_DIRENT_ATTRS_AT) */
     DANAUS_CALL_GETFL,       /* handle -> open flags */
     DANAUS_CALL_SETFL,       /* handle; arg0 flags (O_APPEND, O_NONBLOCK) */
     DANAUS_CALL_STAT,        /* path | handle; arg0 AT_ flags -> danaus_stat */
@@ -194,6 +198,17 @@ struct danaus_dirent {
     uint8_t d_type;
     char d_name[];
 };
+#define DANAUS_DIRENT_NAME_AT offsetof(struct danaus_dirent, d_name)
+
+/* A GETDENTS with attributes answers a struct danaus_stat per record, in
+ * the records' order, from this offset on, each as STAT of the record's
+ * path (symlinks not followed) answered it; st_ino 0 where it did not
+ * (and for "." and ".."). Its records fit DANAUS_DIRENT_PLUS_ROOM(cap) of
+ * a buffer of cap bytes: the smallest record is 24 bytes. */
+#define DANAUS_DIRENT_ATTRS_AT(bytes) (((uint64_t)(bytes) + 7) & ~(uint64_t)7)
+#define DANAUS_DIRENT_PLUS_ROOM(cap)                                          \
+    ((cap) < 8 ? 0                                                            \
+               : ((uint64_t)(cap) - 8) * 24 / (24 + sizeof(struct danaus_stat)))
 
 /*
  * The door. Every message starts with struct danaus_door_msg.

@@ -21,6 +21,8 @@
 #include "libfs/dirstream.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
+#include "libfs/mounts.h"
+#include "libfs/namecache.h"
 #include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
@@ -184,16 +186,77 @@ static struct danaus_dir *dir_of(DIR *dirp)
     return d;
 }
 
+/* Asks c's GETDENTS for the records' attributes (readdirplus): packs the
+ * directory's instance-relative path, which *dir gets. False when fd's
+ * path is not known on c's mount (the listing is asked without). */
+static bool ask_attrs(struct call *c, int fd, char *dir, size_t size)
+{
+    char abs[DANAUS_PATH_MAX];
+    const char *rel;
+    if (fdtable_path(fd, abs, sizeof abs) < 0 ||
+        mount_table_match(&c->svc->mounts, abs, &rel) !=
+            (int)c->desc.mount ||
+        strlen(rel) >= size || pack_str(&c->pack, rel) < 0)
+        return false;
+    strcpy(dir, rel);
+    c->desc.arg[1] = 1;
+    return true;
+}
+
+/* Keeps the attributes that came with n bytes of records (ask_attrs), in
+ * the name cache under dir/name, as lstat's and, for all but symlinks,
+ * stat's answers. */
+static void keep_attrs(const struct call *c, struct namecache_fill *fill,
+                       const char *dir, uint64_t n)
+{
+    const unsigned char *out = call_out(c);
+    const unsigned char *attrs = out + DANAUS_DIRENT_ATTRS_AT(n);
+    uint64_t cap = call_capacity(c);
+    char path[NAMECACHE_PATH];
+    size_t dlen = strlen(dir);
+    for (uint64_t at = 0; at < n;) {
+        const struct danaus_dirent *d = (const void *)(out + at);
+        if (d->d_reclen <= DANAUS_DIRENT_NAME_AT || d->d_reclen > n - at ||
+            (uint64_t)(attrs - out) + sizeof(struct danaus_stat) > cap)
+            return;
+        struct danaus_stat st;
+        memcpy(&st, attrs, sizeof st);
+        size_t nlen = strnlen(d->d_name, d->d_reclen - DANAUS_DIRENT_NAME_AT);
+        if (st.ino != 0 && dlen + 1 + nlen < sizeof path) {
+            if (dlen)
+                snprintf(path, sizeof path, "%s/%s", dir, d->d_name);
+            else
+                memcpy(path, d->d_name, nlen + 1);
+            namecache_key(fill, c->desc.mount, path, AT_SYMLINK_NOFOLLOW);
+            namecache_keep(fill, 0, &st);
+            if (!S_ISLNK(st.mode)) {
+                namecache_key(fill, c->desc.mount, path, 0);
+                namecache_keep(fill, 0, &st);
+            }
+        }
+        attrs += sizeof st;
+        at += d->d_reclen;
+    }
+}
+
 /* GETDENTS into buf: bytes of records (0 at the end), or -1 with errno;
- * *end: the service said nothing follows them. */
+ * *end: the service said nothing follows them. The records' attributes
+ * come along, for the name cache, while the process stats enough of the
+ * names it lists (ls -l, tar, git do; rm -rf does not). */
 static ssize_t getdents(int fd, void *buf, size_t count, bool *end)
 {
     struct call c;
     if (call_begin_fd(&c, DANAUS_CALL_GETDENTS, fd, false) < 0)
         return -1;
-    if (count > call_capacity(&c))
-        count = call_capacity(&c);
+    char dir[NAMECACHE_PATH];
+    bool plus = namecache_want_listings() && ask_attrs(&c, fd, dir, sizeof dir);
+    uint64_t room = plus ? DANAUS_DIRENT_PLUS_ROOM(call_capacity(&c))
+                         : call_capacity(&c);
+    if (count > room)
+        count = room;
     c.desc.arg[0] = (int64_t)count;
+    struct namecache_fill fill;
+    namecache_begin(c.svc, &fill);
     int64_t n = call_send(&c);
     if (n < 0)
         return -1;
@@ -203,6 +266,9 @@ static ssize_t getdents(int fd, void *buf, size_t count, bool *end)
     }
     memcpy(buf, call_out(&c), (size_t)n);
     *end = ipc_slot(&c.svc->area, c.thread->slot)->listing_end == 1;
+    fill.listing = true;
+    if (plus)
+        keep_attrs(&c, &fill, dir, (uint64_t)n);
     return (ssize_t)n;
 }
 

@@ -8,7 +8,8 @@
 # answer is served while the service is stopped (the cache is used at
 # all), a directory's search permission taken away is seen below it, and
 # a process that changes its uid does not keep the answers of the old one;
-# an fstat is kept and dropped as a stat is.
+# an fstat is kept and dropped as a stat is; a listing's attributes
+# (readdirplus) are kept and dropped as a stat's.
 #
 #   name-cache.sh DANAUSD LIBDANAUS PROBE
 #
@@ -159,6 +160,30 @@ kill -CONT "$daemon"
 expect "a cached name is answered without the service" "2" \
     "$(field "$answer" size)"
 [ "$answer" = "(no answer)" ] && ask user stat "$t/s" > /dev/null
+
+# A listing brings its names' attributes: a name listed, never stat'ed,
+# is answered while the service is stopped, and each change to a listed
+# name is seen by the next stat all the same.
+pre mkdir "$t/l"
+pre sh -c "echo 1 > $t/l/a; echo 22 > $t/l/b; echo 333 > $t/l/c; ln -s a $t/l/s"
+expect "list" "entries=6" "$(ask user list "$t/l")"
+kill -STOP "$daemon"
+answer=$(ask user lstat "$t/l/b")
+kill -CONT "$daemon"
+expect "a listed name is answered without the service" "3" \
+    "$(field "$answer" size)"
+[ "$answer" = "(no answer)" ] && ask user lstat "$t/l/b" > /dev/null
+pre chmod 600 "$t/l/a"
+expect "listed, then chmod by another process: seen at once" "600" \
+    "$(field "$(ask user lstat "$t/l/a")" mode)"
+plain sh -c "echo more >> $t/l/c"
+expect "listed, then a FUSE-door append: seen at once" "9" \
+    "$(field "$(ask user stat "$t/l/c")" size)"
+pre rm "$t/l/b"
+expect "listed, then removed: gone at once" "errno=ENOENT" \
+    "$(ask user lstat "$t/l/b")"
+expect "a listed symlink is followed by stat" "600" \
+    "$(field "$(ask user stat "$t/l/s")" mode)"
 
 # A process that changes its uid does not keep the answers of the old
 # one: root's cached answer below a 0700 directory is refused to uid 1000.

@@ -12,7 +12,10 @@
  *   pwrite OFF TEXT          writes TEXT at OFF: ok, or errno=NAME
  *   openr PATH               the same, read-only
  *   fstat -                  fstat of that descriptor, as stat's answer
+ *   list DIR                 readdir of DIR to its end: entries=N, or
+ *                            errno=NAME
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,6 +33,20 @@ static void answer_stat(const char *path, int follow)
 }
 
 static int fd = -1;
+
+static void answer_list(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        printf("errno=%s\n", strerrorname_np(errno));
+        return;
+    }
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    printf("entries=%d\n", n);
+}
 
 static void answer_fstat(void)
 {
@@ -93,6 +110,8 @@ int main(void)
                 printf("ok\n");
             else if (strcmp(line, "fstat") == 0)
                 answer_fstat();
+            else if (strcmp(line, "list") == 0)
+                answer_list(arg);
             else if (strcmp(line, "open") == 0 ||
                      strcmp(line, "openr") == 0 ||
                      strcmp(line, "pread") == 0 || strcmp(line, "pwrite") == 0)

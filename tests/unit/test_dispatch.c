@@ -379,6 +379,55 @@ static void path_only_opens_refuse_io(void **state)
     assert_int_equal(open_path("nothere", O_PATH), -ENOENT);
 }
 
+/* A listing with attributes: each record's as STAT of dir/name (no
+ * attributes for "." and ".."), the records cut to fit beside them; a
+ * flag other than 0 or 1, or no directory path, is EINVAL. */
+static void listing_with_attributes(void **state)
+{
+    assert_int_equal(run(alice, desc(DANAUS_CALL_MKDIR, "ls", NULL)), 0);
+    assert_true(open_path("ls/one", O_CREAT | O_WRONLY) > 0);
+    assert_int_equal(run(alice, desc(DANAUS_CALL_SYMLINK, "one", "ls/two")),
+                     0);
+    int64_t h = open_path("ls", O_RDONLY | O_DIRECTORY);
+    assert_true(h > 0);
+    struct danaus_desc rd = desc(DANAUS_CALL_GETDENTS, NULL, NULL);
+    rd.handle = (uint64_t)h;
+    rd.arg[0] = SLOT_BUF;
+    rd.arg[1] = 2;
+    assert_int_equal(run(alice, rd), -EINVAL);
+    rd.arg[1] = 1;
+    memset(buf_of(alice_slot), 'x', SLOT_BUF);
+    rd.buf_len = SLOT_BUF;
+    assert_int_equal(run(alice, rd), -ENAMETOOLONG);
+
+    rd = desc(DANAUS_CALL_GETDENTS, "ls", NULL);
+    rd.handle = (uint64_t)h;
+    rd.arg[0] = SLOT_BUF;
+    rd.arg[1] = 1;
+    int64_t n = run(alice, rd);
+    assert_true(n > 0 && (uint64_t)n <= DANAUS_DIRENT_PLUS_ROOM(SLOT_BUF));
+    const unsigned char *b = buf_of(alice_slot);
+    const struct danaus_stat *attrs =
+        (const void *)(b + DANAUS_DIRENT_ATTRS_AT(n));
+    int seen = 0;
+    for (int64_t at = 0; at < n; attrs++) {
+        const struct danaus_dirent *d = (const void *)(b + at);
+        char path[2 * PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/ls/%s", root, d->d_name);
+        struct stat st;
+        assert_int_equal(lstat(path, &st), 0);
+        if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0) {
+            assert_int_equal(attrs->ino, 0);
+        } else {
+            assert_int_equal(attrs->ino, st.st_ino);
+            assert_int_equal(attrs->mode, st.st_mode);
+            seen++;
+        }
+        at += d->d_reclen;
+    }
+    assert_int_equal(seen, 2);
+}
+
 /* A doorbell is a claim: it is served only if the client it names owns
  * the slot and posted that sequence there, and only once. */
 static void doorbells_are_checked_against_the_area(void **state)
@@ -493,6 +542,7 @@ int main(void)
         cmocka_unit_test(paths_cannot_leave_the_instance),
         cmocka_unit_test(data_round_trip_and_offset),
         cmocka_unit_test(close_of_a_batch),
+        cmocka_unit_test(listing_with_attributes),
         cmocka_unit_test(path_only_opens_refuse_io),
         cmocka_unit_test(doorbells_are_checked_against_the_area),
         cmocka_unit_test(read_only_instance_refuses_changes),
