@@ -85,6 +85,18 @@ ask() {
     echo "$line"
 }
 field() { echo "$1" | tr ' ' '\n' | grep "^$2=" | cut -d= -f2; }
+# stopped user|root COMMAND...: the observer's answer while the service is
+# stopped (so from its caches); with none, its late answer is read after
+# the service goes on, so the next question gets its own.
+stopped() {
+    local answer late out=$USER_OUT
+    [ "$1" = root ] && out=$ROOT_OUT
+    kill -STOP "$daemon"
+    answer=$(ask "$@")
+    kill -CONT "$daemon"
+    [ "$answer" = "(no answer)" ] && read -r -t 20 late <&"$out"
+    echo "$answer"
+}
 
 t=$mnt/t
 pre mkdir -m 777 "$t"
@@ -154,12 +166,9 @@ expect "FUSE write: size seen at once" "9" \
 # service is stopped.
 pre sh -c "echo s > $t/s"
 ask user stat "$t/s" > /dev/null
-kill -STOP "$daemon"
-answer=$(ask user stat "$t/s")
-kill -CONT "$daemon"
+answer=$(stopped user stat "$t/s")
 expect "a cached name is answered without the service" "2" \
     "$(field "$answer" size)"
-[ "$answer" = "(no answer)" ] && ask user stat "$t/s" > /dev/null
 
 # A listing brings its names' attributes: a name listed, never stat'ed,
 # is answered while the service is stopped, and each change to a listed
@@ -167,12 +176,9 @@ expect "a cached name is answered without the service" "2" \
 pre mkdir "$t/l"
 pre sh -c "echo 1 > $t/l/a; echo 22 > $t/l/b; echo 333 > $t/l/c; ln -s a $t/l/s"
 expect "list" "entries=6" "$(ask user list "$t/l")"
-kill -STOP "$daemon"
-answer=$(ask user lstat "$t/l/b")
-kill -CONT "$daemon"
+answer=$(stopped user lstat "$t/l/b")
 expect "a listed name is answered without the service" "3" \
     "$(field "$answer" size)"
-[ "$answer" = "(no answer)" ] && ask user lstat "$t/l/b" > /dev/null
 pre chmod 600 "$t/l/a"
 expect "listed, then chmod by another process: seen at once" "600" \
     "$(field "$(ask user lstat "$t/l/a")" mode)"
@@ -203,11 +209,8 @@ pre sh -c "head -c 8192 /dev/zero | tr '\\0' a > $t/r"
 expect "open O_RDWR" "ok" "$(ask root open "$t/r")"
 expect "pread" "aaaaaaaa" "$(ask root pread 0)"
 ask root pread 0 > /dev/null
-kill -STOP "$daemon"
-answer=$(ask root pread 0)
-kill -CONT "$daemon"
+answer=$(stopped root pread 0)
 expect "an O_RDWR pread is answered from the read cache" "aaaaaaaa" "$answer"
-[ "$answer" = "(no answer)" ] && ask root pread 0 > /dev/null
 expect "own pwrite" "ok" "$(ask root pwrite 0 bbbb)"
 expect "own write seen by the next pread" "bbbbaaaa" "$(ask root pread 0)"
 ask root pread 0 > /dev/null
@@ -221,11 +224,8 @@ expect "a FUSE-door write seen at once" "ddddaaaa" "$(ask root pread 0)"
 # stopped), and each change of its file seen by the next fstat: its own
 # write, another process's, one through the FUSE door, a chmod by path.
 expect "fstat" "8192" "$(field "$(ask root fstat -)" size)"
-kill -STOP "$daemon"
-answer=$(ask root fstat -)
-kill -CONT "$daemon"
+answer=$(stopped root fstat -)
 expect "an fstat is answered from the cache" "8192" "$(field "$answer" size)"
-[ "$answer" = "(no answer)" ] && ask root fstat - > /dev/null
 expect "own pwrite past the end" "ok" "$(ask root pwrite 8192 e)"
 expect "own write: size seen by the next fstat" "8193" \
     "$(field "$(ask root fstat -)" size)"
@@ -246,12 +246,9 @@ expect "FUSE chmod: mode seen by the next fstat" "606" \
 # needs no call, and a change after the open is seen by it all the same.
 pre sh -c "echo 12345 > $t/o"
 expect "open O_RDONLY" "ok" "$(ask root openr "$t/o")"
-kill -STOP "$daemon"
-answer=$(ask root fstat -)
-kill -CONT "$daemon"
+answer=$(stopped root fstat -)
 expect "the fstat after an open is answered with the open's attributes" \
     "6" "$(field "$answer" size)"
-[ "$answer" = "(no answer)" ] && ask root fstat - > /dev/null
 expect "open O_RDONLY again" "ok" "$(ask root openr "$t/o")"
 pre sh -c "echo 678 >> $t/o"
 expect "a change after the open: seen by the first fstat" "10" \
