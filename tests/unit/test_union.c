@@ -447,6 +447,21 @@ static void test_walks_remembered_see_changes(void **state)
     /* Another caller does not borrow the walk of the one before. */
     assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &st), 0);
     assert_int_equal(f->ops->stat(f->u, &user_cred, "d/a", 0, &st), -EACCES);
+    /* A lower-only directory copied up by a file made in it: the walk
+     * there must now merge the top branch, or the new name is missed. */
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "opq/mine", 0, &st), 0);
+    writef(f, "opq/new", O_CREAT, "new");
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "opq/new", 0, &st), 0);
+    /* A directory's mode changed through a handle (opened first: the open's
+     * own walk would take the thread's memo). */
+    struct ls_file *dir;
+    assert_int_equal(f->ops->open(f->u, &root_cred, "opq",
+                                  O_RDONLY | O_DIRECTORY, 0, &dir), 0);
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "opq/mine", 0, &st), 0);
+    assert_int_equal(f->ops->fchmod(dir, &root_cred, 0700), 0);
+    f->ops->close(dir);
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "opq/mine", 0, &st),
+                     -EACCES);
 }
 
 static void test_readdir_stable(void **state)

@@ -130,9 +130,12 @@ int union_copyup_dirs(struct union_instance *u, const struct ls_cred *cred,
             rc = -ENOTDIR;
         if (rc == 0) {
             rc = top->ops->mkdir(top, &u->copyup_cred, prefix, 0700);
-            if (rc == 0)
+            if (rc == 0) {
                 rc = copy_attrs(u, node->branch, prefix, prefix, &node->st);
-            else if (rc == -EEXIST)
+                /* The top branch merges into the directory now, with its
+                 * attributes (lookup.c's memo). */
+                union_changed();
+            } else if (rc == -EEXIST)
                 rc = 0; /* another copy-up made it */
         }
         free(node);

@@ -164,28 +164,21 @@ static void union_destroy(struct ls_instance *inst)
 
 /* ---- calls that may change what a walk found (lookup.c's memo) ----
  *
- * Each runs the call, then marks the unions changed: a name made,
- * removed or copied up (a write, an attribute change or an open for
- * writing copies the file and its directories up first), a mode, an
- * owner or an xattr (opaque marks, ACLs) that a walk's directories or
- * its permission checks depend on. A write to a file already open for
- * writing changes none of them. */
-
-static int changing_open(struct ls_instance *inst, const struct ls_cred *cred,
-                         const char *path, int flags, mode_t mode,
-                         struct ls_file **out)
-{
-    int rc = union_open(inst, cred, path, flags, mode, out);
-    if ((flags & (O_ACCMODE | O_CREAT | O_TRUNC)) != O_RDONLY)
-        union_changed();
-    return rc;
-}
+ * A walk's memo holds the directories on a path: which branches each
+ * merges, and that the caller may search them. What changes those marks
+ * the unions changed after it: a directory made, removed or renamed (any
+ * rename, for simplicity), a directory copied up (copyup.c marks that
+ * itself, whatever call copied up), and a mode, an owner or an xattr
+ * (opaque marks, ACLs) of a directory, or of any path, whose type the
+ * call does not tell. Files made, removed, written or retimed change no
+ * walk: a later lookup of their names looks in the branches afresh. */
 
 static int changing_fchmod(struct ls_file *f, const struct ls_cred *cred,
                            mode_t mode)
 {
     int rc = union_fchmod(f, cred, mode);
-    union_changed();
+    if (f->is_dir)
+        union_changed();
     return rc;
 }
 
@@ -193,15 +186,8 @@ static int changing_fchown(struct ls_file *f, const struct ls_cred *cred,
                            uid_t uid, gid_t gid)
 {
     int rc = union_fchown(f, cred, uid, gid);
-    union_changed();
-    return rc;
-}
-
-static int changing_futimens(struct ls_file *f, const struct ls_cred *cred,
-                             const struct timespec ts[2])
-{
-    int rc = union_futimens(f, cred, ts);
-    union_changed();
+    if (f->is_dir)
+        union_changed();
     return rc;
 }
 
@@ -210,7 +196,8 @@ static int changing_fsetxattr(struct ls_file *f, const struct ls_cred *cred,
                               size_t size, int xflags)
 {
     int rc = union_fsetxattr(f, cred, name, value, size, xflags);
-    union_changed();
+    if (f->is_dir)
+        union_changed();
     return rc;
 }
 
@@ -218,7 +205,8 @@ static int changing_fremovexattr(struct ls_file *f,
                                  const struct ls_cred *cred, const char *name)
 {
     int rc = union_fremovexattr(f, cred, name);
-    union_changed();
+    if (f->is_dir)
+        union_changed();
     return rc;
 }
 
@@ -226,14 +214,6 @@ static int changing_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
                           const char *path, mode_t mode)
 {
     int rc = union_mkdir(inst, cred, path, mode);
-    union_changed();
-    return rc;
-}
-
-static int changing_mknod(struct ls_instance *inst, const struct ls_cred *cred,
-                          const char *path, mode_t mode, dev_t dev)
-{
-    int rc = union_mknod(inst, cred, path, mode, dev);
     union_changed();
     return rc;
 }
@@ -246,36 +226,11 @@ static int changing_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
-static int changing_unlink(struct ls_instance *inst,
-                           const struct ls_cred *cred, const char *path)
-{
-    int rc = union_unlink(inst, cred, path);
-    union_changed();
-    return rc;
-}
-
 static int changing_rename(struct ls_instance *inst,
                            const struct ls_cred *cred, const char *from,
                            const char *to, unsigned flags)
 {
     int rc = union_rename(inst, cred, from, to, flags);
-    union_changed();
-    return rc;
-}
-
-static int changing_link(struct ls_instance *inst, const struct ls_cred *cred,
-                         const char *existing, const char *newpath)
-{
-    int rc = union_link(inst, cred, existing, newpath);
-    union_changed();
-    return rc;
-}
-
-static int changing_symlink(struct ls_instance *inst,
-                            const struct ls_cred *cred, const char *target,
-                            const char *linkpath)
-{
-    int rc = union_symlink(inst, cred, target, linkpath);
     union_changed();
     return rc;
 }
@@ -292,24 +247,6 @@ static int changing_chown(struct ls_instance *inst, const struct ls_cred *cred,
                           const char *path, uid_t uid, gid_t gid, int at)
 {
     int rc = union_chown(inst, cred, path, uid, gid, at);
-    union_changed();
-    return rc;
-}
-
-static int changing_utimens(struct ls_instance *inst,
-                            const struct ls_cred *cred, const char *path,
-                            const struct timespec ts[2], int at)
-{
-    int rc = union_utimens(inst, cred, path, ts, at);
-    union_changed();
-    return rc;
-}
-
-static int changing_truncate(struct ls_instance *inst,
-                             const struct ls_cred *cred, const char *path,
-                             off_t len)
-{
-    int rc = union_truncate(inst, cred, path, len);
     union_changed();
     return rc;
 }
@@ -335,7 +272,7 @@ static int changing_removexattr(struct ls_instance *inst,
 
 static const struct ls_ops union_ops = {
     .name = "union",
-    .open = changing_open,
+    .open = union_open,
     .close = union_close,
     .pread = union_pread,
     .pwrite = union_pwrite,
@@ -345,7 +282,7 @@ static const struct ls_ops union_ops = {
     .fstat = union_fstat,
     .fchmod = changing_fchmod,
     .fchown = changing_fchown,
-    .futimens = changing_futimens,
+    .futimens = union_futimens,
     .fstatfs = union_fstatfs,
     .getdents = union_getdents,
     .fgetxattr = union_fgetxattr,
@@ -356,17 +293,17 @@ static const struct ls_ops union_ops = {
     .stat = union_stat,
     .access = union_access,
     .mkdir = changing_mkdir,
-    .mknod = changing_mknod,
+    .mknod = union_mknod,
     .rmdir = changing_rmdir,
-    .unlink = changing_unlink,
+    .unlink = union_unlink,
     .rename = changing_rename,
-    .link = changing_link,
-    .symlink = changing_symlink,
+    .link = union_link,
+    .symlink = union_symlink,
     .readlink = union_readlink,
     .chmod = changing_chmod,
     .chown = changing_chown,
-    .utimens = changing_utimens,
-    .truncate = changing_truncate,
+    .utimens = union_utimens,
+    .truncate = union_truncate,
     .statfs = union_statfs,
     .getxattr = union_getxattr,
     .setxattr = changing_setxattr,
