@@ -48,6 +48,42 @@ struct thread_identity {
 static __thread struct thread_identity current;
 static __thread unsigned epoch;
 
+/* The identities the thread took lately, each with an epoch of its own
+ * while it is remembered: a thread that goes back to one (the union
+ * switches between its caller and its copy-up identity) gets its epoch
+ * back, so what dirs.c resolved as that identity counts again. An epoch
+ * is never given to two identities: a forgotten one's goes with it. */
+#define RECENT 4
+static __thread struct thread_identity recent[RECENT];
+static __thread unsigned recent_epoch[RECENT];
+static __thread unsigned last_epoch, next_recent;
+
+/* Whether acting as a is acting as cred. Root's supplementary groups
+ * decide nothing (its capabilities pass every check they would), so root
+ * with either list is one identity: the union's copy-up identity and a
+ * container's root then share a thread's state. */
+static bool same(const struct thread_identity *a, const struct ls_cred *cred)
+{
+    if (!a->valid || a->uid != cred->uid || a->gid != cred->gid)
+        return false;
+    return cred->uid == 0 ||
+           (a->ngroups == cred->ngroups &&
+            memcmp(a->groups, cred->groups,
+                   (size_t)cred->ngroups * sizeof(gid_t)) == 0);
+}
+
+/* The epoch of the identity the thread has now taken (current). */
+static unsigned epoch_of_current(const struct ls_cred *cred)
+{
+    for (int i = 0; i < RECENT; i++)
+        if (same(&recent[i], cred))
+            return recent_epoch[i];
+    int i = (int)(next_recent++ % RECENT);
+    recent[i] = current;
+    recent_epoch[i] = ++last_epoch;
+    return recent_epoch[i];
+}
+
 unsigned local_cred_epoch(void)
 {
     return epoch;
@@ -58,13 +94,6 @@ int local_cred_can_switch(void)
     return geteuid() == 0;
 }
 
-static int same_identity(const struct ls_cred *cred)
-{
-    return current.valid && current.uid == cred->uid &&
-           current.gid == cred->gid && current.ngroups == cred->ngroups &&
-           memcmp(current.groups, cred->groups,
-                  (size_t)cred->ngroups * sizeof(gid_t)) == 0;
-}
 
 /* Effective capabilities := permitted (raise) or empty (drop). */
 static int set_effective_caps(int raise)
@@ -85,7 +114,7 @@ int local_cred_enter(const struct ls_cred *cred)
 {
     if (cred->ngroups < 0 || cred->ngroups > DANAUS_MAX_GROUPS)
         return -EINVAL;
-    if (same_identity(cred))
+    if (same(&current, cred))
         return 0;
 
     /* setgroups, setfsgid and setfsuid need CAP_SETGID/CAP_SETUID in the
@@ -98,7 +127,7 @@ int local_cred_enter(const struct ls_cred *cred)
             return rc;
     }
     current.valid = 0;
-    epoch++;
+    epoch = ++last_epoch; /* no identity's, until the switch is done */
     if (syscall(SYS_setgroups, (size_t)cred->ngroups, cred->groups) < 0)
         return -errno;
     /* setfsuid/setfsgid return the previous id and report no error; as
@@ -117,5 +146,6 @@ int local_cred_enter(const struct ls_cred *cred)
     memcpy(current.groups, cred->groups,
            (size_t)cred->ngroups * sizeof(gid_t));
     current.valid = 1;
+    epoch = epoch_of_current(cred);
     return 0;
 }

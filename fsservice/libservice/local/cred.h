@@ -18,8 +18,8 @@ int local_cred_can_switch(void);
 /* Make the calling thread act as cred. 0 or -errno. */
 int local_cred_enter(const struct ls_cred *cred);
 
-/* Changes whenever the calling thread's identity changes (dirs.c keeps
- * what a thread resolved under this epoch only). */
+/* The epoch of the calling thread's identity: another identity has
+ * another (dirs.c keeps what a thread resolved under this epoch only). */
 unsigned local_cred_epoch(void);
 
 #endif

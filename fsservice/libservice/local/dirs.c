@@ -7,7 +7,7 @@
  * its first use and closed when the thread ends; no lock, no sharing. An
  * entry is good while:
  *  - the thread's identity is the one it resolved the path with
- *    (cred.c's epoch: a switch changes it);
+ *    (cred.c's epoch: each identity has its own);
  *  - `changed` has not moved since before the walk that made it (read
  *    before the walk, so a change during the walk makes it stale), nor,
  *    for a path whose walk went through a symbolic link, `unlinked`;
