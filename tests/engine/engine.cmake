@@ -44,6 +44,11 @@ add_test(NAME engine_runtime
     $<TARGET_FILE:danaus_runtime> $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_runtime PROPERTIES LABELS engine TIMEOUT 300
   RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+# danaus cp, and a container's links to host files (tests/engine/cp.sh).
+add_test(NAME engine_cp
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/cp.sh $<TARGET_FILE:danaus_engine>)
+set_tests_properties(engine_cp PROPERTIES LABELS engine TIMEOUT 300
+  RUN_SERIAL TRUE)
 # A build without Ceph refuses a ceph backend (tests/engine/no_ceph.sh).
 if(NOT DANAUS_WITH_CEPH)
   add_test(NAME engine_no_ceph
