@@ -5,7 +5,7 @@ add_test(NAME engine_local
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/engine.sh
     $<TARGET_FILE:danaus_engine> local)
 set_tests_properties(engine_local PROPERTIES LABELS engine TIMEOUT 300
-  RUN_SERIAL TRUE)
+  RUN_SERIAL TRUE ENVIRONMENT DANAUS_WITH_CEPH=${DANAUS_WITH_CEPH})
 danaus_ceph_test(engine_ceph LABELS engine
   PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/engine.sh
