@@ -10,12 +10,7 @@
  * again never following a link. So neither end can lead the other out of
  * the directory it was given.
  *
- * The stream is records: a header, then len bytes.
- *   DIR   name             the entries below it follow, then END
- *   FILE  name             then DATA records, an empty one last
- *   LINK  name '\0' target
- *   FAIL  message          from either end: the copy stops there
- *   OK                     the receiver's answer: everything is made
+ * The stream is records (tree_stream.h): a header, then len bytes.
  */
 #include "tree_stream.h"
 #include "fail.h"
@@ -33,16 +28,8 @@
 #include <unistd.h>
 
 #define DEPTH_MAX 128     /* directories below the top: one fd each */
-#define DATA_MAX 65536    /* bytes in a DATA record */
-#define MESSAGE_MAX 1024  /* bytes in a FAIL record */
-
-enum kind { DIR_, END, FILE_, DATA, LINK, FAIL, OK };
-
-struct header {
-    uint32_t kind;
-    uint32_t mode; /* permission bits of DIR and FILE */
-    uint32_t len;
-};
+#define DATA_MAX 65536    /* bytes in a TREE_DATA record */
+#define MESSAGE_MAX 1024  /* bytes in a TREE_FAIL record */
 
 static int send_all(int sock, const void *buf, size_t len)
 {
@@ -72,10 +59,10 @@ static int recv_all(int sock, void *buf, size_t len)
     return 0;
 }
 
-static int send_record(int sock, enum kind kind, mode_t mode, const void *buf,
-                       size_t len)
+static int send_record(int sock, enum tree_kind kind, mode_t mode,
+                       const void *buf, size_t len)
 {
-    struct header h = {kind, (uint32_t)mode, (uint32_t)len};
+    struct tree_record h = {kind, (uint32_t)mode, (uint32_t)len};
     return send_all(sock, &h, sizeof h) < 0 || send_all(sock, buf, len) < 0
                ? -1
                : 0;
@@ -84,7 +71,7 @@ static int send_record(int sock, enum kind kind, mode_t mode, const void *buf,
 void tree_fail(int sock, const char *message)
 {
     size_t len = strnlen(message, MESSAGE_MAX);
-    send_record(sock, FAIL, 0, message, len);
+    send_record(sock, TREE_FAIL, 0, message, len);
 }
 
 /* ---- sending ---- */
@@ -100,13 +87,13 @@ static int send_link(int sock, int dirfd, const char *name, const char *as)
     ssize_t len = readlinkat(dirfd, name, buf + n, PATH_MAX);
     if (len < 0 || len == PATH_MAX)
         return fail_errno("cp: cannot read the link %s", as);
-    return send_record(sock, LINK, 0, buf, n + (size_t)len);
+    return send_record(sock, TREE_LINK, 0, buf, n + (size_t)len);
 }
 
 static int send_file(int sock, int fd, const char *as, mode_t mode)
 {
     static char data[DATA_MAX];
-    if (send_record(sock, FILE_, mode, as, strlen(as)) < 0)
+    if (send_record(sock, TREE_FILE, mode, as, strlen(as)) < 0)
         return -1;
     for (;;) {
         ssize_t n = read(fd, data, sizeof data);
@@ -114,7 +101,7 @@ static int send_file(int sock, int fd, const char *as, mode_t mode)
             continue;
         if (n < 0)
             return fail_errno("cp: cannot read %s", as);
-        if (send_record(sock, DATA, 0, data, (size_t)n) < 0 || n == 0)
+        if (send_record(sock, TREE_DATA, 0, data, (size_t)n) < 0 || n == 0)
             return n == 0 ? 0 : -1;
     }
 }
@@ -128,7 +115,7 @@ static int send_dir(int sock, int fd, const char *as, mode_t mode, int depth)
         close(fd);
         return fail_errno("cp: cannot list %s", as);
     }
-    int rc = send_record(sock, DIR_, mode, as, strlen(as));
+    int rc = send_record(sock, TREE_DIR, mode, as, strlen(as));
     struct dirent *e;
     while (rc == 0 && (errno = 0, e = readdir(d)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
@@ -136,7 +123,7 @@ static int send_dir(int sock, int fd, const char *as, mode_t mode, int depth)
     if (rc == 0 && errno)
         rc = fail_errno("cp: cannot list %s", as);
     closedir(d);
-    return rc < 0 ? -1 : send_record(sock, END, 0, NULL, 0);
+    return rc < 0 ? -1 : send_record(sock, TREE_END, 0, NULL, 0);
 }
 
 /* The entry is opened, not its name trusted: the type is the open
@@ -164,17 +151,17 @@ static int send_entry(int sock, int dirfd, const char *name, const char *as,
     return rc;
 }
 
-/* The receiver's answer: 0 for OK, -1 for its FAIL (fail.h), -2 for
- * none (it stopped, or answered nonsense). */
+/* The receiver's answer: 0 for OK, -1 for its FAIL (fail.h), -2 for none
+ * (it stopped, or answered nonsense). */
 static int answer(int sock)
 {
-    struct header h;
+    struct tree_record h;
     char message[MESSAGE_MAX + 1];
     if (recv_all(sock, &h, sizeof h) < 0)
         return -2;
-    if (h.kind == OK && h.len == 0)
+    if (h.kind == TREE_OK && h.len == 0)
         return 0;
-    if (h.kind != FAIL || h.len > MESSAGE_MAX ||
+    if (h.kind != TREE_FAIL || h.len > MESSAGE_MAX ||
         recv_all(sock, message, h.len) < 0)
         return -2;
     message[h.len] = '\0';
@@ -201,7 +188,8 @@ int tree_send(int sock, int dirfd, const char *name, const char *as)
 /* ---- receiving ---- */
 
 /* The payload of a record with h's len, at most max bytes, NUL ended. */
-static int payload(int sock, const struct header *h, char *buf, size_t max)
+static int payload(int sock, const struct tree_record *h, char *buf,
+                   size_t max)
 {
     if (h->len > max)
         return fail("cp: a record of %u bytes, more than %zu", h->len, max);
@@ -221,7 +209,7 @@ static int check_name(const char *name, size_t len)
 }
 
 static int receive_entry(int sock, int dirfd, const char *name, int depth,
-                         const struct header *h);
+                         const struct tree_record *h);
 
 /* What is in the way of name, but a directory, is removed: a link
  * itself, never what it points to. A regular file stays, to be written
@@ -255,10 +243,10 @@ static int receive_file(int sock, int dirfd, const char *name, mode_t mode)
         return rc;
     }
     static char data[DATA_MAX + 1];
-    struct header h;
+    struct tree_record h;
     int rc = 0;
     while (rc == 0 && (rc = recv_all(sock, &h, sizeof h)) == 0) {
-        if (h.kind != DATA) {
+        if (h.kind != TREE_DATA) {
             rc = fail("cp: %s: expected its data", name);
         } else if ((rc = payload(sock, &h, data, DATA_MAX)) == 0) {
             if (h.len == 0)
@@ -289,10 +277,10 @@ static int receive_dir(int sock, int dirfd, const char *name, mode_t mode,
         openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return fail_errno("cp: cannot enter %s", name);
-    struct header h;
+    struct tree_record h;
     int rc = 0;
     while (rc == 0 && (rc = recv_all(sock, &h, sizeof h)) == 0 &&
-           h.kind != END)
+           h.kind != TREE_END)
         rc = receive_entry(sock, fd, NULL, depth + 1, &h);
     if (rc == 0 && h.len != 0)
         rc = fail("cp: %s: a broken end of directory", name);
@@ -318,40 +306,41 @@ static int receive_link(int sock, int dirfd, const char *name, char *rest,
 
 /* h is read; its payload is next. name NULL: the one sent. */
 static int receive_entry(int sock, int dirfd, const char *name, int depth,
-                         const struct header *h)
+                         const struct tree_record *h)
 {
     static char buf[NAME_MAX + 1 + PATH_MAX + 1];
-    if (h->kind == FAIL) {
+    if (h->kind == TREE_FAIL) {
         char message[MESSAGE_MAX + 1];
         return payload(sock, h, message, MESSAGE_MAX) < 0
                    ? -1
                    : fail("%s", message);
     }
-    if (h->kind != DIR_ && h->kind != FILE_ && h->kind != LINK)
+    if (h->kind != TREE_DIR && h->kind != TREE_FILE && h->kind != TREE_LINK)
         return fail("cp: an entry of unknown kind %u", h->kind);
-    if (payload(sock, h, buf, h->kind == LINK ? sizeof buf - 1 : NAME_MAX) < 0)
+    size_t max = h->kind == TREE_LINK ? sizeof buf - 1 : NAME_MAX;
+    if (payload(sock, h, buf, max) < 0)
         return -1;
-    size_t sent = h->kind == LINK ? strnlen(buf, h->len) : h->len;
+    size_t sent = h->kind == TREE_LINK ? strnlen(buf, h->len) : h->len;
     if (check_name(buf, sent) < 0)
         return -1;
     const char *as = name ? name : buf;
-    if (h->kind == LINK)
+    if (h->kind == TREE_LINK)
         return receive_link(sock, dirfd, as, buf, h->len);
     char own[NAME_MAX + 1];
     snprintf(own, sizeof own, "%s", as);
-    return h->kind == DIR_ ? receive_dir(sock, dirfd, own, h->mode, depth)
+    return h->kind == TREE_DIR ? receive_dir(sock, dirfd, own, h->mode, depth)
                            : receive_file(sock, dirfd, own, h->mode);
 }
 
 int tree_receive(int sock, int dirfd, const char *name)
 {
-    struct header h;
+    struct tree_record h;
     int rc = recv_all(sock, &h, sizeof h) < 0
                  ? -1
                  : receive_entry(sock, dirfd, name, 0, &h);
     if (rc < 0)
         tree_fail(sock, fail_message());
     else
-        send_record(sock, OK, 0, NULL, 0);
+        send_record(sock, TREE_OK, 0, NULL, 0);
     return rc;
 }

@@ -6,6 +6,24 @@
 #ifndef ENGINE_TREE_STREAM_H
 #define ENGINE_TREE_STREAM_H
 
+#include <stdint.h>
+
+/* The stream is records, each a header, then len bytes:
+ *   TREE_DIR   name              the entries below it follow, then END
+ *   TREE_FILE  name              then DATA records, an empty one last
+ *   TREE_LINK  name '\0' target
+ *   TREE_FAIL  message           from either end: the copy stops there
+ *   TREE_OK                      the receiver's answer: all is made */
+enum tree_kind {
+    TREE_DIR, TREE_END, TREE_FILE, TREE_DATA, TREE_LINK, TREE_FAIL, TREE_OK
+};
+
+struct tree_record {
+    uint32_t kind;
+    uint32_t mode; /* permission bits of a DIR or FILE */
+    uint32_t len;
+};
+
 /* Sends the entry name under dirfd, named as, with all below it; symbolic
  * links are sent as links, never followed. Then waits for the receiver's
  * answer. 0, or -1 (fail.h: this side's error, sent to the receiver too,
