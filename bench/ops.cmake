@@ -1,6 +1,9 @@
 # danaus-bench: per-operation latency, sequential bandwidth and context
 # switches of Danaus, libcephfs, ceph-fuse and the local file system, in one
-# run (bench/run-core.sh drives it).
+# run (bench/run-core.sh drives it); in a build with Ceph.
+if(NOT DANAUS_WITH_CEPH)
+  return()
+endif()
 add_executable(danaus-bench
   ${CMAKE_CURRENT_LIST_DIR}/danaus_bench.c
   ${CMAKE_CURRENT_LIST_DIR}/bench_fs_posix.c

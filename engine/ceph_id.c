@@ -84,6 +84,11 @@ static int make_dir(const char *pool, const char *conf, const char *dir,
     return rc;
 }
 
+int ceph_id_available(const char *backend)
+{
+    return 0;
+}
+
 int ceph_id_create(const char *pool, struct record *rec)
 {
     if (strcmp(record_get(rec, "backend_kind"), "ceph") != 0)

@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+/* 0 if this engine makes pools on Ceph; -1 (fail.h) naming BACKEND if it
+ * was built without libcephfs (DANAUS_CEPH), whose ceph_id_none.c refuses
+ * them. */
+int ceph_id_available(const char *backend);
 /* For a pool whose record has a ceph backend: makes its directory, gives
  * it a RADOS namespace (unless it has one) and makes its client, allowed
  * that directory and namespace, with the identity the pool's ceph.conf

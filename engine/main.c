@@ -8,6 +8,7 @@
  * and a non-zero exit (1; run and exec use 125-127 as docker does).
  */
 #include "container.h"
+#include "cp.h"
 #include "fail.h"
 #include "hostpath.h"
 #include "hrc.h"
@@ -64,7 +65,8 @@ static int usage(FILE *out)
             "  stop [-t SECONDS] NAME | start NAME | restart [-t SECONDS] NAME |\n"
             "  rm [-f] NAME |\n"
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
-            "  stats [NAME...] | stats --hrc POOL | top NAME | info | version\n");
+            "  stats [NAME...] | stats --hrc POOL | top NAME | info | version\n"
+            "  cp NAME:PATH HOSTPATH | cp HOSTPATH NAME:PATH\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -508,6 +510,8 @@ static int command(int argc, char **argv)
         return kill_command(argc - 1, argv + 1);
     if (strcmp(cmd, "wait") == 0 && argc == 2)
         return container_wait(argv[1]);
+    if (strcmp(cmd, "cp") == 0 && argc == 3)
+        return container_cp(argv[1], argv[2]);
     return fail("unknown command '%s' (see danaus --help)", cmd);
 }
 

@@ -72,6 +72,8 @@ static int parse_backend(const char *text, struct record *rec)
         return 0;
     }
     if (strncmp(text, "ceph:", 5) == 0) {
+        if (ceph_id_available(text) < 0)
+            return -1;
         const char *conf = text + 5;
         const char *colon = strrchr(conf, ':');
         if (!colon || colon == conf || colon[1] != '/')

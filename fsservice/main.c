@@ -17,6 +17,7 @@
 #include "fsservice/core/service.h"
 #include "fsservice/core/branches.h"
 #include "fsservice/core/cpus.h"
+#include "fsservice/core/log.h"
 #include "fsservice/core/workers.h"
 
 #include <errno.h>
@@ -291,6 +292,9 @@ int main(int argc, char **argv)
         printf("%s: ok, %d mounts\n", conf, svc.cfg.nmounts);
         return 0;
     }
+    /* What a configuration's reader is told above needs no time; the
+     * service's log from here on does. */
+    log_start(svc.cfg.service);
     set_priority(&svc.cfg);
     svc.argv = argv;
     svc.euid = geteuid();

@@ -5,6 +5,8 @@
 # end (tests/integration/ceph_fixture.cmake) - then the same sources built
 # the other ways CI checks:
 #   - a Release build with hardening flags (compiled, not run again);
+#   - a build without the Ceph backend (DANAUS_CEPH=OFF, as on a machine
+#     without libcephfs-dev) running its unit tests and engine_no_ceph;
 #   - AddressSanitizer + UndefinedBehaviorSanitizer running the unit tests,
 #     the local-backend integration tests and the hostile clients against a
 #     local-backend service (tests that preload libdanaus.so into
@@ -51,4 +53,8 @@ ctest --test-dir "$build" --output-on-failure --timeout 900 "$@"
 echo "== Release build with hardening flags"
 configure_and_build "$build-release" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS="-O2 -D_FORTIFY_SOURCE=3 -fstack-protector-strong"
+echo "== Build without Ceph"
+configure_and_build "$build-noceph" -DDANAUS_CEPH=OFF
+ctest --test-dir "$build-noceph" --output-on-failure --timeout 300 \
+    -R '^test_|^engine_no_ceph$'
 sanitizers

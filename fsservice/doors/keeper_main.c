@@ -15,6 +15,7 @@
 #include "fuse_keeper.h"
 #include "fuse_mountpoint.h"
 #include "keeper_wire.h"
+#include "fsservice/core/log.h"
 #include <danaus/danaus.h>
 
 #include <errno.h>
@@ -183,6 +184,7 @@ int keeper_main(int argc, char **argv)
         return 2;
     const char *rundir = argv[2];
     service = argv[3];
+    log_start(service);
     double keep_s = atof(argv[4]);
     int restart = strcmp(argv[5], "1") == 0;
     char **command = argv + 6; /* EXE ARGV... */

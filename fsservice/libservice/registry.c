@@ -15,10 +15,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The service's backends: adding one is its folder and a line here. */
+/* The service's backends: adding one is its folder and a line here. Ceph's
+ * is built only where libcephfs is (DANAUS_CEPH in CMakeLists.txt). */
+#ifdef DANAUS_WITH_CEPH
+#define CEPH_BACKEND(X) X(cephfs_backend)
+#else
+#define CEPH_BACKEND(X)
+#endif
 #define BUILTIN_BACKENDS(X) \
     X(local_backend)        \
-    X(cephfs_backend)
+    CEPH_BACKEND(X)
 
 #define DECLARE(b) extern struct ls_backend b;
 BUILTIN_BACKENDS(DECLARE)

@@ -10,7 +10,5 @@ set(DANAUS_FALLOCATE_TEST ${CMAKE_CURRENT_SOURCE_DIR}/conformance/fallocate.sh
 add_test(NAME fallocate_local COMMAND ${DANAUS_FALLOCATE_TEST} local -)
 set_tests_properties(fallocate_local PROPERTIES
   LABELS "conformance;fuse;union" TIMEOUT 120)
-add_test(NAME fallocate_ceph COMMAND ${DANAUS_FALLOCATE_TEST} ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(fallocate_ceph PROPERTIES
-  LABELS "conformance;fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
+danaus_ceph_test(fallocate_ceph LABELS conformance fuse PROPERTIES TIMEOUT 180
+  COMMAND ${DANAUS_FALLOCATE_TEST} ceph ${DANAUS_CEPH_CONF})

@@ -7,7 +7,5 @@ set(DANAUS_FSX_TEST ${CMAKE_CURRENT_SOURCE_DIR}/conformance/fsx.sh
 add_test(NAME fsx_local COMMAND ${DANAUS_FSX_TEST} local -)
 set_tests_properties(fsx_local PROPERTIES
   LABELS "conformance;fuse" TIMEOUT 120)
-add_test(NAME fsx_ceph COMMAND ${DANAUS_FSX_TEST} ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(fsx_ceph PROPERTIES
-  LABELS "conformance;fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
+danaus_ceph_test(fsx_ceph LABELS conformance fuse PROPERTIES TIMEOUT 180
+  COMMAND ${DANAUS_FSX_TEST} ceph ${DANAUS_CEPH_CONF})

@@ -6,7 +6,6 @@ set(DANAUS_IDENTITY_TEST ${CMAKE_CURRENT_SOURCE_DIR}/conformance/identity.sh
 add_test(NAME identity_local COMMAND ${DANAUS_IDENTITY_TEST} local -)
 set_tests_properties(identity_local PROPERTIES
   LABELS "conformance;preload" TIMEOUT 60)
-add_test(NAME identity_ceph COMMAND ${DANAUS_IDENTITY_TEST} ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(identity_ceph PROPERTIES
-  LABELS "conformance;preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 120)
+danaus_ceph_test(identity_ceph LABELS conformance preload
+  PROPERTIES TIMEOUT 120
+  COMMAND ${DANAUS_IDENTITY_TEST} ceph ${DANAUS_CEPH_CONF})

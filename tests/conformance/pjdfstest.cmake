@@ -8,9 +8,7 @@ add_test(NAME conformance_local COMMAND ${DANAUS_PJDFSTEST} -
   reference local-preload local-fuse)
 set_tests_properties(conformance_local PROPERTIES
   LABELS conformance SKIP_RETURN_CODE 77 TIMEOUT 600)
-add_test(NAME conformance_ceph COMMAND ${DANAUS_PJDFSTEST}
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
-  ceph-preload ceph-fuse-door ceph-fuse)
-set_tests_properties(conformance_ceph PROPERTIES
-  LABELS "conformance;ceph" FIXTURES_REQUIRED ceph SKIP_RETURN_CODE 77
-  TIMEOUT 900)
+danaus_ceph_test(conformance_ceph LABELS conformance
+  PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
+  COMMAND ${DANAUS_PJDFSTEST} ${DANAUS_CEPH_CONF} ceph-preload ceph-fuse-door
+    ceph-fuse)

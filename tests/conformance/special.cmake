@@ -6,7 +6,6 @@ set(DANAUS_SPECIAL_TEST ${CMAKE_CURRENT_SOURCE_DIR}/conformance/special-files.sh
 add_test(NAME special_files_local COMMAND ${DANAUS_SPECIAL_TEST} local -)
 set_tests_properties(special_files_local PROPERTIES
   LABELS "conformance;fuse" TIMEOUT 120)
-add_test(NAME special_files_ceph COMMAND ${DANAUS_SPECIAL_TEST} ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(special_files_ceph PROPERTIES
-  LABELS "conformance;fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
+danaus_ceph_test(special_files_ceph LABELS conformance fuse
+  PROPERTIES TIMEOUT 180
+  COMMAND ${DANAUS_SPECIAL_TEST} ceph ${DANAUS_CEPH_CONF})

@@ -7,8 +7,6 @@ set(DANAUS_CPUSET_TEST ${CMAKE_CURRENT_SOURCE_DIR}/cpuset/affinity.sh
 add_test(NAME cpuset_affinity_local COMMAND ${DANAUS_CPUSET_TEST} local -)
 set_tests_properties(cpuset_affinity_local PROPERTIES
   LABELS cpuset TIMEOUT 120 SKIP_RETURN_CODE 77)
-add_test(NAME cpuset_affinity_ceph COMMAND ${DANAUS_CPUSET_TEST} ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(cpuset_affinity_ceph PROPERTIES
-  LABELS "cpuset;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180
-  SKIP_RETURN_CODE 77)
+danaus_ceph_test(cpuset_affinity_ceph LABELS cpuset
+  PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77
+  COMMAND ${DANAUS_CPUSET_TEST} ceph ${DANAUS_CEPH_CONF})

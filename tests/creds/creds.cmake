@@ -11,7 +11,5 @@ set(DANAUS_CREDS_TEST ${CMAKE_CURRENT_SOURCE_DIR}/creds/creds.sh
 
 add_test(NAME creds_local COMMAND ${DANAUS_CREDS_TEST} local -)
 set_tests_properties(creds_local PROPERTIES LABELS creds TIMEOUT 180)
-add_test(NAME creds_ceph COMMAND ${DANAUS_CREDS_TEST} ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(creds_ceph PROPERTIES
-  LABELS "creds;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+danaus_ceph_test(creds_ceph LABELS creds PROPERTIES TIMEOUT 300
+  COMMAND ${DANAUS_CREDS_TEST} ceph ${DANAUS_CEPH_CONF})

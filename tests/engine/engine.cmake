@@ -5,12 +5,11 @@ add_test(NAME engine_local
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/engine.sh
     $<TARGET_FILE:danaus_engine> local)
 set_tests_properties(engine_local PROPERTIES LABELS engine TIMEOUT 300
-  RUN_SERIAL TRUE)
-add_test(NAME engine_ceph
+  RUN_SERIAL TRUE ENVIRONMENT DANAUS_WITH_CEPH=${DANAUS_WITH_CEPH})
+danaus_ceph_test(engine_ceph LABELS engine
+  PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/engine.sh
-    $<TARGET_FILE:danaus_engine> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(engine_ceph PROPERTIES LABELS "engine;ceph"
-  FIXTURES_REQUIRED ceph TIMEOUT 600 RUN_SERIAL TRUE)
+    $<TARGET_FILE:danaus_engine> ceph ${DANAUS_CEPH_CONF})
 # Images from podman, skopeo and mmdebstrap (tests/engine/images.sh); the
 # Debian tarball is cached in the build tree across runs.
 add_test(NAME engine_images_local
@@ -18,12 +17,11 @@ add_test(NAME engine_images_local
     $<TARGET_FILE:danaus_engine> local ${CMAKE_BINARY_DIR}/engine-image-cache)
 set_tests_properties(engine_images_local PROPERTIES LABELS engine TIMEOUT 600
   RUN_SERIAL TRUE)
-add_test(NAME engine_images_ceph
+danaus_ceph_test(engine_images_ceph LABELS engine
+  PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/images.sh
     $<TARGET_FILE:danaus_engine> ceph ${CMAKE_BINARY_DIR}/engine-image-cache
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(engine_images_ceph PROPERTIES LABELS "engine;ceph"
-  FIXTURES_REQUIRED ceph TIMEOUT 900 RUN_SERIAL TRUE)
+    ${DANAUS_CEPH_CONF})
 # A hostile tenant against the container's confinement
 # (tests/engine/confinement.sh, with the static attacker.c it builds).
 add_test(NAME engine_confinement
@@ -46,3 +44,15 @@ add_test(NAME engine_runtime
     $<TARGET_FILE:danaus_runtime> $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_runtime PROPERTIES LABELS engine TIMEOUT 300
   RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+# danaus cp, and a container's links to host files (tests/engine/cp.sh).
+add_test(NAME engine_cp
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/cp.sh $<TARGET_FILE:danaus_engine>)
+set_tests_properties(engine_cp PROPERTIES LABELS engine TIMEOUT 300
+  RUN_SERIAL TRUE)
+# A build without Ceph refuses a ceph backend (tests/engine/no_ceph.sh).
+if(NOT DANAUS_WITH_CEPH)
+  add_test(NAME engine_no_ceph
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/no_ceph.sh
+      $<TARGET_FILE:danaus_engine> $<TARGET_FILE:danausd>)
+  set_tests_properties(engine_no_ceph PROPERTIES LABELS engine TIMEOUT 60)
+endif()

@@ -588,8 +588,11 @@ expect_error "write-through on a local backend" 1 "only a ceph backend buffers w
 expect_error "missing backend directory" 1 "is not a directory" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/nonexistent
 expect_error "backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend "local:$work/../../../etc"
 expect_error "host root as backend" 1 "cannot be a pool's backend" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/
-expect_error "ceph backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x/../..
-expect_error "unreachable backend" 1 "pool c: cannot mount the Ceph file system of /etc/hosts" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x
+# (an engine built without Ceph refuses these first: engine_no_ceph)
+if [ "${DANAUS_WITH_CEPH:-ON}" = ON ]; then
+    expect_error "ceph backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x/../..
+    expect_error "unreachable backend" 1 "pool c: cannot mount the Ceph file system of /etc/hosts" "$danaus" pool create c --cpus 0 --memory 64M --backend ceph:/etc/hosts:/x
+fi
 check "failed creates leave no pool" "" "$(ls "$DANAUS_STATE/pools" | xargs)"
 [ "$backend" = ceph ] && { rm -rf "$work/cephroot$dir" "$work/cephroot$dir-b"; umount "$work/cephroot"; }
 

@@ -162,7 +162,7 @@ if [ "$backend" = local ]; then
     plain sh -c "printf 'stuck-before\n' >> '$mnt/overtaken.log'" \
         2> "$site/overtaken.err" &
     overtaken=$!
-    blocked() { grep -c '^danausd_stuck: .* blocks for good' "$site/danausd.log"; }
+    blocked() { grep -c ' danausd_stuck: .* blocks for good' "$site/danausd.log"; }
     tries=0
     until [ "$(blocked)" -ge 4 ] || [ $tries -gt 300 ]
     do tries=$((tries + 1)); sleep 0.1; done

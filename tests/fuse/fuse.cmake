@@ -14,10 +14,8 @@ set(DANAUS_FUSE_TEST ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-door.sh
 
 add_test(NAME fuse_door_local COMMAND ${DANAUS_FUSE_TEST} local -)
 set_tests_properties(fuse_door_local PROPERTIES LABELS fuse TIMEOUT 180)
-add_test(NAME fuse_door_ceph COMMAND ${DANAUS_FUSE_TEST} ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(fuse_door_ceph PROPERTIES
-  LABELS "fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+danaus_ceph_test(fuse_door_ceph LABELS fuse PROPERTIES TIMEOUT 300
+  COMMAND ${DANAUS_FUSE_TEST} ceph ${DANAUS_CEPH_CONF})
 
 # The kernel's caches of a FUSE mount stay coherent with the preload door
 # and across a file's hard links.
@@ -34,10 +32,8 @@ set(DANAUS_KEEPER_TEST ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-keeper.sh
   ${CMAKE_CURRENT_SOURCE_DIR}/fuse/keeper_load.py)
 add_test(NAME fuse_keeper_local COMMAND ${DANAUS_KEEPER_TEST} local -)
 set_tests_properties(fuse_keeper_local PROPERTIES LABELS fuse TIMEOUT 180)
-add_test(NAME fuse_keeper_ceph COMMAND ${DANAUS_KEEPER_TEST} ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(fuse_keeper_ceph PROPERTIES
-  LABELS "fuse;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+danaus_ceph_test(fuse_keeper_ceph LABELS fuse PROPERTIES TIMEOUT 300
+  COMMAND ${DANAUS_KEEPER_TEST} ceph ${DANAUS_CEPH_CONF})
 
 # A pool's id map at both doors (fsservice/core/idmap.h).
 add_test(NAME fuse_idmap_local COMMAND

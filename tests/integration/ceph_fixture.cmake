@@ -2,7 +2,11 @@
 # ctest run, in ${CMAKE_BINARY_DIR}/ceph-cluster, for every test that sets
 # FIXTURES_REQUIRED ceph; its conf is ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf.
 # The cluster uses Ceph's default ports, so a cluster from another directory
-# must be stopped first (ceph_start says so and fails).
+# must be stopped first (ceph_start says so and fails). A build without
+# Ceph (DANAUS_CEPH) has neither the fixture nor the tests that need it.
+if(NOT DANAUS_WITH_CEPH)
+  return()
+endif()
 set(DANAUS_CEPH_SCRIPT ${CMAKE_SOURCE_DIR}/deploy/ceph-cluster.sh)
 set(DANAUS_CEPH_DIR ${CMAKE_BINARY_DIR}/ceph-cluster)
 

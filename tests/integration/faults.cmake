@@ -1,13 +1,14 @@
 # Faults (issue 11): a service killed and restarted, a backend that stops
 # answering. Each test program starts its own danausd instances.
-add_executable(service_restart_ceph
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_restart_ceph.c)
-target_link_libraries(service_restart_ceph PRIVATE danaus
-  danaus_test_harness PkgConfig::CMOCKA Threads::Threads)
-add_test(NAME service_restart_ceph COMMAND service_restart_ceph
-  $<TARGET_FILE:danausd> ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(service_restart_ceph PROPERTIES
-  LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 180)
+if(DANAUS_WITH_CEPH)
+  add_executable(service_restart_ceph
+    ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_restart_ceph.c)
+  target_link_libraries(service_restart_ceph PRIVATE danaus
+    danaus_test_harness PkgConfig::CMOCKA Threads::Threads)
+  danaus_ceph_test(service_restart_ceph LABELS integration
+    PROPERTIES TIMEOUT 180
+    COMMAND service_restart_ceph $<TARGET_FILE:danausd> ${DANAUS_CEPH_CONF})
+endif()
 
 # danausd_stuck: danausd whose local instances of root $DANAUS_STUCK_ROOT
 # block every mkdir forever (stuck_shim.c, a shim registered as "local"),
@@ -48,18 +49,13 @@ add_test(NAME restart_new_programs
     $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>)
 set_tests_properties(restart_new_programs PROPERTIES
   LABELS "integration;preload" TIMEOUT 300)
-add_test(NAME restart_programs_ceph
+danaus_ceph_test(restart_programs_ceph LABELS integration preload
+  PROPERTIES TIMEOUT 300
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/restart_programs.sh
-    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> ceph
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(restart_programs_ceph PROPERTIES
-  LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> ceph ${DANAUS_CEPH_CONF})
 # ceph_full: the cluster filled through a service; deletes, mkdir and
 # reads go on. Alone, since it fills the cluster every test shares.
-add_test(NAME ceph_full
+danaus_ceph_test(ceph_full LABELS integration preload
+  PROPERTIES RUN_SERIAL TRUE TIMEOUT 300
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/ceph_full.sh
-    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(ceph_full PROPERTIES
-  LABELS "integration;preload;ceph" FIXTURES_REQUIRED ceph RUN_SERIAL TRUE
-  TIMEOUT 300)
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> ${DANAUS_CEPH_CONF})

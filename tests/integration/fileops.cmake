@@ -13,7 +13,5 @@ set_tests_properties(fileops_local PROPERTIES
 
 # The Ceph mode needs the Ceph backend and the per-run cluster of the 'ceph'
 # fixture (tests/integration/ceph_fixture.cmake).
-add_test(NAME fileops_ceph COMMAND fileops $<TARGET_FILE:danausd> ceph
-  ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(fileops_ceph PROPERTIES
-  LABELS "integration;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+danaus_ceph_test(fileops_ceph LABELS integration PROPERTIES TIMEOUT 300
+  COMMAND fileops $<TARGET_FILE:danausd> ceph ${DANAUS_CEPH_CONF})

@@ -7,7 +7,8 @@
  * at once, never a hang; a client
  * without a service gets ENOTCONN; a bad configuration is refused with the
  * file and line; a second service of the same name is refused while the
- * first runs, and takes over the socket once the first is gone. Clients run
+ * first runs, in a log line with its time and name, and takes over the
+ * socket once the first is gone. Clients run
  * in child processes (the library connects once per process); the test
  * process itself never calls danaus_*.
  */
@@ -30,6 +31,12 @@
 #include <cmocka.h>
 
 #define MOUNTPOINT "/danaus-life"
+
+#ifdef DANAUS_WITH_CEPH
+#define BUILT_BACKENDS "local or ceph"
+#else
+#define BUILT_BACKENDS "local"
+#endif
 
 static const char *danausd;
 
@@ -192,7 +199,7 @@ static void test_malformed_config(void **state)
         {"mount /m local /tmp\nslots 0\n",
          "danausd: bad.conf:4: slots must be a number from 1 to 65536, not '0'\n"},
         {"mount /m nfs /tmp\n",
-         "danausd: bad.conf:3: unknown backend 'nfs' (local or ceph)\n"},
+         "danausd: bad.conf:3: unknown backend 'nfs' (" BUILT_BACKENDS ")\n"},
         {"mount /m local relative/dir\n",
          "danausd: bad.conf:3: local source 'relative/dir' must be an absolute path\n"},
         {"mount /m local /tmp\n\n# comment\nqueue_cells 100\n",
@@ -222,6 +229,24 @@ static void test_malformed_config(void **state)
 
 /* ---- one service per name ---- */
 
+/* text is one line of the log of service: "2026-11-29T03:20:00.123Z
+ * SERVICE " (fsservice/core/log.h), then said. */
+static void assert_log_line(const char *text, const char *service,
+                            const char *said)
+{
+    const char *shape = "dddd-dd-ddTdd:dd:dd.dddZ ";
+    size_t n = strlen(shape);
+    assert_true(strlen(text) > n);
+    for (size_t i = 0; i < n; i++)
+        if (shape[i] == 'd' ? text[i] < '0' || text[i] > '9'
+                            : text[i] != shape[i])
+            fail_msg("no time at the start of [%s]", text);
+    size_t name = strlen(service);
+    assert_memory_equal(text + n, service, name);
+    assert_int_equal(text[n + name], ' ');
+    assert_string_equal(text + n + name + 1, said);
+}
+
 static int client_stats_mount(void *arg)
 {
     site_use(arg);
@@ -245,7 +270,8 @@ static void test_second_service_refused(void **state)
     snprintf(expected, sizeof expected,
              "danausd: %s/%s.sock: another service is running there\n",
              s->rundir, s->service);
-    assert_string_equal(daemon_log_text(&second, text, sizeof text), expected);
+    assert_log_line(daemon_log_text(&second, text, sizeof text), s->service,
+                    expected);
     /* The refused start left the first service alone. */
     assert_int_equal(run_in_child(client_stats_mount, s, 5000), 0);
 

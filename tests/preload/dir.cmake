@@ -25,13 +25,10 @@ set_tests_properties(preload_dir_suite preload_dir_suite_nolfs
   preload_dir_tools PROPERTIES
   LABELS preload TIMEOUT 120)
 
-add_test(NAME preload_dir_suite_ceph COMMAND ${DANAUS_DIR_COMPARE}
-  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf "${DANAUS_DIR_SUITE}")
-set_tests_properties(preload_dir_suite_ceph PROPERTIES
-  LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
-
 # test_preload_dir_compare mounts at one fixed mount point: these tests
 # never run at the same time.
 set_property(TEST preload_dir_suite preload_dir_suite_nolfs preload_dir_tools
-                  preload_dir_suite_ceph
              APPEND PROPERTY RESOURCE_LOCK danaus-preload-dir)
+danaus_ceph_test(preload_dir_suite_ceph LABELS preload
+  PROPERTIES TIMEOUT 300 RESOURCE_LOCK danaus-preload-dir
+  COMMAND ${DANAUS_DIR_COMPARE} ceph ${DANAUS_CEPH_CONF} "${DANAUS_DIR_SUITE}")

@@ -31,8 +31,5 @@ add_test(NAME preload_fd_fortified_calls
     $<TARGET_FILE:test_preload_fd_suite_fortified>)
 set_tests_properties(preload_fd_fortified_calls PROPERTIES LABELS preload)
 
-add_test(NAME preload_fd_ceph
-  COMMAND test_preload_fd ${DANAUS_PRELOAD_FD_ARGS} ceph
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(preload_fd_ceph PROPERTIES
-  LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+danaus_ceph_test(preload_fd_ceph LABELS preload PROPERTIES TIMEOUT 300
+  COMMAND test_preload_fd ${DANAUS_PRELOAD_FD_ARGS} ceph ${DANAUS_CEPH_CONF})

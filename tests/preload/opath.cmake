@@ -20,13 +20,11 @@ attempt('dir fd', lambda: os.open('a', os.O_PATH | os.O_DIRECTORY))
 \"")
 add_test(NAME preload_opath COMMAND ${DANAUS_DIR_COMPARE} local -
   "${DANAUS_OPATH_SCRIPT}")
-set_tests_properties(preload_opath PROPERTIES LABELS preload TIMEOUT 60)
-add_test(NAME preload_opath_ceph COMMAND ${DANAUS_DIR_COMPARE}
-  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf "${DANAUS_OPATH_SCRIPT}")
-set_tests_properties(preload_opath_ceph PROPERTIES LABELS "preload;ceph"
-  FIXTURES_REQUIRED ceph TIMEOUT 120)
-
 # test_preload_dir_compare mounts at one fixed mount point: these tests
 # never run at the same time.
-set_property(TEST preload_opath preload_opath_ceph
-             APPEND PROPERTY RESOURCE_LOCK danaus-preload-dir)
+set_tests_properties(preload_opath PROPERTIES LABELS preload TIMEOUT 60
+  RESOURCE_LOCK danaus-preload-dir)
+danaus_ceph_test(preload_opath_ceph LABELS preload
+  PROPERTIES TIMEOUT 120 RESOURCE_LOCK danaus-preload-dir
+  COMMAND ${DANAUS_DIR_COMPARE} ceph ${DANAUS_CEPH_CONF}
+    "${DANAUS_OPATH_SCRIPT}")

@@ -21,8 +21,7 @@ add_test(NAME preload_path_local COMMAND test_preload_path
 set_tests_properties(preload_path_local PROPERTIES
   LABELS preload TIMEOUT 120)
 
-add_test(NAME preload_path_ceph COMMAND test_preload_path
-  $<TARGET_FILE:danausd> $<TARGET_FILE:test_preload_path_suite>
-  $<TARGET_FILE:danaus> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(preload_path_ceph PROPERTIES
-  LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+danaus_ceph_test(preload_path_ceph LABELS preload PROPERTIES TIMEOUT 300
+  COMMAND test_preload_path $<TARGET_FILE:danausd>
+    $<TARGET_FILE:test_preload_path_suite> $<TARGET_FILE:danaus> ceph
+    ${DANAUS_CEPH_CONF})

@@ -18,8 +18,6 @@ add_test(NAME preload_stdio_suite_nolfs COMMAND ${DANAUS_STDIO_COMPARE}
 set_tests_properties(preload_stdio_suite preload_stdio_suite_nolfs
   PROPERTIES LABELS preload TIMEOUT 120)
 
-add_test(NAME preload_stdio_suite_ceph COMMAND ${DANAUS_STDIO_COMPARE}
-  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
-  "$<TARGET_FILE:test_preload_stdio_suite> \"$ROOT\"")
-set_tests_properties(preload_stdio_suite_ceph PROPERTIES
-  LABELS "preload;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+danaus_ceph_test(preload_stdio_suite_ceph LABELS preload PROPERTIES TIMEOUT 300
+  COMMAND ${DANAUS_STDIO_COMPARE} ceph ${DANAUS_CEPH_CONF}
+    "$<TARGET_FILE:test_preload_stdio_suite> \"$ROOT\"")

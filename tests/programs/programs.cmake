@@ -14,11 +14,8 @@ foreach(program ${DANAUS_PROGRAMS})
       $<TARGET_FILE:danaus> local - ${script})
   set_tests_properties(programs_${program}_local PROPERTIES
     LABELS programs TIMEOUT 180 RESOURCE_LOCK danaus-programs-mount)
-  add_test(NAME programs_${program}_ceph
+  danaus_ceph_test(programs_${program}_ceph LABELS programs
+    PROPERTIES TIMEOUT 300 RESOURCE_LOCK danaus-programs-mount
     COMMAND ${DANAUS_PROGRAMS_DRIVER} $<TARGET_FILE:danausd>
-      $<TARGET_FILE:danaus> ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf
-      ${script})
-  set_tests_properties(programs_${program}_ceph PROPERTIES
-    LABELS "programs;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300
-    RESOURCE_LOCK danaus-programs-mount)
+      $<TARGET_FILE:danaus> ceph ${DANAUS_CEPH_CONF} ${script})
 endforeach()

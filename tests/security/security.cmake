@@ -10,10 +10,8 @@ target_link_libraries(security_attacks PRIVATE danaus_ipc danaus_test_harness
   PkgConfig::CMOCKA Threads::Threads)
 add_test(NAME security_local COMMAND security_attacks $<TARGET_FILE:danausd>)
 set_tests_properties(security_local PROPERTIES LABELS security TIMEOUT 300)
-add_test(NAME security_ceph COMMAND security_attacks $<TARGET_FILE:danausd>
-  ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(security_ceph PROPERTIES
-  LABELS "security;ceph" FIXTURES_REQUIRED ceph TIMEOUT 400)
+danaus_ceph_test(security_ceph LABELS security PROPERTIES TIMEOUT 400
+  COMMAND security_attacks $<TARGET_FILE:danausd> ceph ${DANAUS_CEPH_CONF})
 add_custom_target(bench-security-fuzz
   COMMAND ${CMAKE_COMMAND} -E env DANAUS_FUZZ_SECONDS=300
           $<TARGET_FILE:security_attacks> $<TARGET_FILE:danausd>

@@ -13,19 +13,15 @@ add_test(NAME union_compat_local
   COMMAND ${DANAUS_UNION_COMPAT} $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
     local -)
 set_tests_properties(union_compat_local PROPERTIES LABELS union TIMEOUT 120)
-add_test(NAME union_compat_ceph
+danaus_ceph_test(union_compat_ceph LABELS union PROPERTIES TIMEOUT 300
   COMMAND ${DANAUS_UNION_COMPAT} $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
-    ceph ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(union_compat_ceph PROPERTIES
-  LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+    ceph ${DANAUS_CEPH_CONF})
 
 # The memory test (tests/union/memory.sh): 16 unions over one 64 MiB file
 # of a shared read-only branch on CephFS; RSS growth under 2 copies.
-add_test(NAME union_memory_ceph
+danaus_ceph_test(union_memory_ceph LABELS union PROPERTIES TIMEOUT 300
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/memory.sh $<TARGET_FILE:danausd>
-    $<TARGET_FILE:danaus> ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf)
-set_tests_properties(union_memory_ceph PROPERTIES
-  LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+    $<TARGET_FILE:danaus> ${DANAUS_CEPH_CONF})
 
 # Unit tests of partial copy-up: the extent map alone, and the union's
 # partial copies over the local backend.
@@ -47,12 +43,10 @@ add_test(NAME union_model_local
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/model.sh $<TARGET_FILE:danausd>
     $<TARGET_FILE:danaus> $<TARGET_FILE:union_model> local - 8 400)
 set_tests_properties(union_model_local PROPERTIES LABELS union TIMEOUT 300)
-add_test(NAME union_model_ceph
+danaus_ceph_test(union_model_ceph LABELS union PROPERTIES TIMEOUT 300
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/model.sh $<TARGET_FILE:danausd>
-    $<TARGET_FILE:danaus> $<TARGET_FILE:union_model> ceph
-    ${CMAKE_BINARY_DIR}/ceph-cluster/ceph.conf 6 200)
-set_tests_properties(union_model_ceph PROPERTIES
-  LABELS "union;ceph" FIXTURES_REQUIRED ceph TIMEOUT 300)
+    $<TARGET_FILE:danaus> $<TARGET_FILE:union_model> ceph ${DANAUS_CEPH_CONF}
+    6 200)
 
 # mmap of a partial copy through the FUSE door (tests/union/partial_fuse.sh).
 add_test(NAME union_partial_fuse

@@ -1,0 +1,13 @@
+/*
+ * cp.h - danaus cp: files, directory trees and symbolic links between a
+ * running container and the host, as docker cp copies them.
+ */
+#ifndef ENGINE_CP_H
+#define ENGINE_CP_H
+
+/* cp CONTAINER:PATH HOSTPATH or cp HOSTPATH CONTAINER:PATH: into a
+ * directory that exists by the source's name, else as the destination's
+ * name. 0, or -1 (fail.h). */
+int container_cp(const char *src, const char *dst);
+
+#endif

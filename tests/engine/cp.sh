@@ -1,0 +1,98 @@
+#!/bin/sh
+# danaus cp between a running container and the host (issue 40): files,
+# trees and links both ways, as docker cp copies them, and a container
+# that made symbolic links pointing at host files: it reads no host file
+# through them and has none written through them, on either side.
+# Usage: cp.sh DANAUS. Needs root, /dev/fuse, busybox-static.
+set -u
+danaus=$1
+work=$(mktemp -d /tmp/danaus-cp-test.XXXXXX)
+export DANAUS_STATE=$work/state
+. "$(dirname "$0")/checks.sh"
+trap 'remove_containers_and_pools; rm -rf "$work"' EXIT
+
+img=$work/img
+mkdir -p "$img/bin" "$img/etc" "$img/tmp"
+cp /bin/busybox "$img/bin/busybox"
+for c in sh cat echo ls ln mkdir rm sleep stat printf readlink; do
+    ln -s busybox "$img/bin/$c"; done
+echo from-the-image >"$img/etc/motd"
+mkdir -p "$work/back" "$work/out"
+"$danaus" image import bb "$img" >/dev/null || exit 1
+"$danaus" pool create p --cpus 0 --memory 256M --backend "local:$work/back" ||
+    exit 1
+"$danaus" run -d --pool p --image bb --name c -- sleep 1000 >/dev/null || exit 1
+in_c() { "$danaus" exec c sh -c "$1"; }
+
+# Out: a file by its own name into a directory, and under a new name.
+"$danaus" cp c:/etc/motd "$work/out/"
+check "a file into a host directory keeps its name" from-the-image \
+    "$(cat "$work/out/motd")"
+"$danaus" cp c:/etc/motd "$work/out/renamed"
+check "a file to a new host name" from-the-image "$(cat "$work/out/renamed")"
+
+# Out: a tree with a link, modes kept but setuid.
+in_c 'mkdir -p /data/t/sub && echo one >/data/t/a && echo two >/data/t/sub/b &&
+      ln -s a /data/t/l && chmod 4750 /data/t/a'
+"$danaus" cp c:/data/t/ "$work/out"
+check "a tree comes out whole" "one two a 750" \
+    "$(cat "$work/out/t/a") $(cat "$work/out/t/sub/b") $(readlink "$work/out/t/l") $(stat -c %a "$work/out/t/a")"
+
+# In: a file and a tree, owned by the container's root.
+echo from-the-host >"$work/hostfile"
+mkdir -p "$work/hosttree/d" && echo deep >"$work/hosttree/d/f"
+"$danaus" cp "$work/hostfile" c:/tmp/
+"$danaus" cp "$work/hosttree" c:/tmp/tree
+check "a file and a tree go in, the container's root's" \
+    "from-the-host deep 0" \
+    "$(in_c 'cat /tmp/hostfile /tmp/tree/d/f; stat -c %u /tmp/tree/d/f' | xargs)"
+
+# The attacks. The container links to host files: absolute, relative
+# climbing out, a directory on the way.
+echo host-victim >"$work/victim"
+in_c "ln -s /etc/shadow /evil && mkdir -p /x && ln -s ../../../../../../etc/shadow /x/up &&
+      ln -s /etc /ln && ln -s $work/victim /x/v"
+"$danaus" cp c:/evil "$work/out/evil"
+check "a link to /etc/shadow comes out as a link, not the file" \
+    "/etc/shadow no" \
+    "$(readlink "$work/out/evil") $([ -f "$work/out/evil" ] && [ ! -L "$work/out/evil" ] && echo yes || echo no)"
+"$danaus" cp c:/x "$work/out/"
+found=no
+for f in $(find "$work/out" -type f); do
+    cmp -s "$f" /etc/shadow && found="yes: $f"; done
+check "no host file is read through the container's links" no "$found"
+expect_error "a directory link on the path resolves in the container" 1 \
+    "cp: cannot open shadow" "$danaus" cp c:/ln/shadow "$work/out/shadow"
+expect_error "'..' stops at the container's root" 1 \
+    "cp: cannot open shadow" "$danaus" cp c:/../../../etc/shadow "$work/out/shadow2"
+check "nothing was made of them" "" "$(ls "$work/out" | grep shadow)"
+
+# In through the container's links to host paths, a file's and a
+# directory's: the links are replaced, what they name is not reached.
+mkdir "$work/victimdir"
+in_c "ln -s $work/victim /tmp/flink && ln -s $work/victimdir /tmp/dlink"
+"$danaus" cp "$work/hostfile" c:/tmp/flink
+"$danaus" cp "$work/hostfile" c:/tmp/dlink
+"$danaus" cp "$work/hostfile" "c:$work/victim" 2>/dev/null
+check "a copy in replaces the container's links" \
+    "from-the-host from-the-host" \
+    "$(in_c '[ -L /tmp/flink ] || [ -L /tmp/dlink ] || cat /tmp/flink /tmp/dlink' | xargs)"
+check "host files are untouched" "host-victim " \
+    "$(cat "$work/victim") $(ls "$work/victimdir")"
+
+# Out again over what the first copy made: the host side does not write
+# through the link it made (x/v -> the victim) when the container has
+# since put a file there, but replaces the link.
+in_c 'rm /x/v && echo pwned >/x/v'
+"$danaus" cp c:/x "$work/out/"
+check "a copy out replaces a link it made before, not what it names" \
+    "pwned host-victim" "$(cat "$work/out/x/v") $(cat "$work/victim")"
+
+expect_error "a container that does not run" 1 \
+    "container 'nope'" "$danaus" cp nope:/etc/motd "$work/out/"
+expect_error "two host paths" 1 "cp: expected CONTAINER:PATH HOSTPATH" \
+    "$danaus" cp "$work/hostfile" "$work/out/x"
+expect_error "a missing source" 1 "cp: cannot open missing" \
+    "$danaus" cp c:/etc/missing "$work/out/"
+
+[ "$failures" -eq 0 ]
