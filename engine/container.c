@@ -18,6 +18,7 @@
 #include "container.h"
 #include "cgroup.h"
 #include "confine.h"
+#include "dns.h"
 #include "door_client.h"
 #include "fail.h"
 #include "format.h"
@@ -85,15 +86,19 @@ static int save(struct container *c)
                                           : 0;
 }
 
-/* save, with an address of the bridge first for --network bridge: chosen
- * and saved under the state lock, so no other container takes it. */
+/* save, with an address of the pool's bridge and its ports first for
+ * --network bridge: chosen and saved under the state lock, so no other
+ * container takes them. */
 static int save_choosing_address(struct container *c)
 {
     if (!c->o->bridge_network)
         return save(c);
     if (state_lock() < 0)
         return -1;
-    int rc = net_choose_address(c->name, &c->rec) < 0 ? -1 : save(c);
+    int rc = net_reserve(c->name, c->o->pool, c->o->ports, c->o->nports,
+                         &c->rec) < 0
+                 ? -1
+                 : save(c);
     state_unlock();
     return rc;
 }
@@ -222,15 +227,26 @@ static int container_main(void *arg)
     char ipc[STATE_PATH_MAX], door[STATE_PATH_MAX];
     state_path(ipc, "pools/%s/ipc", c->o->pool);
     service_door_dir(c->o->pool, door, sizeof door);
-    const int nbinds = 2 + c->o->nvolumes,
+    const int nfiles = c->o->bridge_network ? 2 : 0,
+              nbinds = 2 + c->o->nvolumes + nfiles,
               nkernel = nbinds + 3 + NS_SCRATCH_DIRS;
     struct ns_bind binds[nbinds];
     /* Of the service's run directory only the door: its keeper's socket
      * and pid file stay the host's. */
-    binds[0] = (struct ns_bind){door, RUNDIR_INSIDE, 1, NULL};
-    binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1, NULL};
+    binds[0] = (struct ns_bind){door, RUNDIR_INSIDE, 1, NULL, 0};
+    binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1, NULL,
+                                0};
     for (int i = 0; i < c->o->nvolumes; i++)
         binds[2 + i] = c->o->volumes[i];
+    /* On the bridge, its resolv.conf and hosts (dns.h). */
+    char resolv[STATE_PATH_MAX], hosts[STATE_PATH_MAX];
+    state_path(resolv, "containers/%s/resolv.conf", c->name);
+    state_path(hosts, "containers/%s/hosts", c->name);
+    if (nfiles) {
+        binds[nbinds - 2] = (struct ns_bind){resolv, "/etc/resolv.conf", 0,
+                                             NULL, 1};
+        binds[nbinds - 1] = (struct ns_bind){hosts, "/etc/hosts", 0, NULL, 1};
+    }
     /* What the kernel keeps inside the container: whatever is mounted
      * over the Danaus root. Libdanaus serves the rest from the service. */
     const char *kernel[nkernel];
@@ -259,7 +275,7 @@ static int container_main(void *arg)
      * sees its own group as the root. */
     if (cgroup_container_enter(c->o->pool, c->name) < 0 ||
         unshare(CLONE_NEWCGROUP) < 0 || ns_ipc_enter(ipc) < 0 ||
-        (!c->o->host_network && ns_loopback_up() < 0) ||
+        (!c->o->host_network && ns_network_up() < 0) ||
         (c->o->bridge_network && await_network(c) < 0) ||
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkept) < 0 ||
@@ -342,6 +358,7 @@ static void unmount_volumes(const char *pool, const char *name, int live)
 static void unmake(struct container *c)
 {
     char dir[STATE_PATH_MAX];
+    net_release(&c->rec);
     unmount_volumes(c->o->pool, c->name, 1);
     door_mount_remove(c->o->pool, c->root);
     store_branch_remove(c->o->pool, c->name);
@@ -367,6 +384,7 @@ static void finish(struct container *c, int code)
     int served = 1;
     if (record_load(path, &now) == 0) {
         served = root_served(c->name, &now);
+        net_release(&now);
         record_set(&now, "status", "exited");
         record_set(&now, "exit", "%d", code);
         record_set(&now, "finished_at", "%lld", (long long)time(NULL));
@@ -386,7 +404,7 @@ static void finish(struct container *c, int code)
  * that it has one. 0 or -1 (fail.h). */
 static int give_network(struct container *c, pid_t pid)
 {
-    int rc = net_attach(pid, record_get(&c->rec, "address"));
+    int rc = net_attach(pid, &c->rec);
     if (rc == 0 && write(c->net_sync[1], "n", 1) != 1)
         rc = fail_errno("cannot tell the container its network is up");
     close(c->net_sync[1]);
@@ -546,7 +564,9 @@ static int prepare(struct container *c, struct record *pool)
     if (!o->again)
         record_set(&c->rec, "created", "%lld", (long long)time(NULL));
     /* The danausd that serves its root: one restarted since does not. */
-    if (save_choosing_address(c) < 0 || save_runinfo(c, pool) < 0)
+    if (save_choosing_address(c) < 0 || save_runinfo(c, pool) < 0 ||
+        (o->bridge_network &&
+         dns_write(dir, c->name, &c->rec, c->userns_base) < 0))
         return -1;
     const char *backend = record_get(pool, "backend_dir");
     snprintf(writable, sizeof writable, "%.3000s/containers/%s", backend,
@@ -993,6 +1013,7 @@ int container_remove(const char *name, int force)
                     pool, name);
     }
     cgroup_container_remove(pool, name);
+    net_release(&rec);
     if (rc == 0 && remove_tree(dir) < 0)
         rc = fail_errno("cannot remove %s", dir);
     record_free(&rec);

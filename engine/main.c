@@ -54,6 +54,7 @@ static int usage(FILE *out)
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
             "[-w DIR]\n"
             "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host|bridge]\n"
+            "      [-p HOSTPORT:CONTAINERPORT[/tcp|/udp]]...\n"
             "      [--pids-limit N] [--security-opt no-new-privileges=false]\n"
             "      [-- CMD [ARGS...]]   (or run [--pool P] [OPTIONS] IMAGE "
             "[CMD...])\n"
@@ -173,7 +174,7 @@ static int parse_volume(char *text, struct ns_bind *b)
     if (fd >= 0)
         close(fd);
     *b = (struct ns_bind){text, inside, mode && strcmp(mode, "ro") == 0,
-                          volume ? text : NULL};
+                          volume ? text : NULL, 0};
     return 0;
 }
 
@@ -257,6 +258,10 @@ static int run_option(const char *opt, char *value, struct run_options *o)
         return parse_volume(value, &o->volumes[o->nvolumes++]);
     else if (strcmp(opt, "--network") == 0)
         return parse_network(value, o);
+    else if (strcmp(opt, "-p") == 0 && o->nports == NET_PORTS_MAX)
+        return fail("run: at most %d -p", NET_PORTS_MAX);
+    else if (strcmp(opt, "-p") == 0)
+        return net_port_parse(value, &o->ports[o->nports++]);
     else if (strcmp(opt, "--security-opt") == 0)
         return parse_security(value, o);
     else if (strcmp(opt, "--pids-limit") == 0)
@@ -329,6 +334,9 @@ static int run_command(int argc, char **argv)
     struct run_options o = {.pids_limit = RUN_PIDS_DEFAULT};
     o.env = calloc((size_t)argc + 1, sizeof *o.env);
     o.volumes = calloc((size_t)argc + 1, sizeof *o.volumes);
+    o.ports = calloc(NET_PORTS_MAX, sizeof *o.ports);
+    if (!o.env || !o.volumes || !o.ports)
+        return fail_errno("calloc"), 125;
     int i;
     for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (argv[i][0] != '-' && !o.image) { /* docker's run ... IMAGE CMD */
@@ -355,6 +363,10 @@ static int run_command(int argc, char **argv)
     }
     if (o.tty && o.detach) {
         fail("run: -t with -d is not supported (danaus logs has no terminal)");
+        return 125;
+    }
+    if (o.nports && !o.bridge_network) {
+        fail("run: -p publishes a port of --network bridge only");
         return 125;
     }
     if (!o.image) {

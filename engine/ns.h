@@ -4,7 +4,7 @@
  * every container of the pool join the same one, and the pool's SysV
  * shared-memory segment is invisible outside it), the mount namespace
  * setup that turns a container's root file system into its "/", and the
- * loopback of a container's own network namespace.
+ * loopback and ports of a container's own network namespace.
  */
 #ifndef ENGINE_NS_H
 #define ENGINE_NS_H
@@ -28,6 +28,9 @@ struct ns_bind {
     /* A volume of the pool (-v NAME:DIR): host is then the FUSE mount of
      * its instance, which the view also gives the preload (container.c). */
     const char *volume;
+    /* A file the engine gives (dns.h): left out where the container has
+     * no mount point for it and cannot make one (a read-only root). */
+    int optional;
 };
 
 /*
@@ -48,7 +51,8 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
 #define NS_SCRATCH_DIRS 3
 extern const char *const ns_scratch_dirs[NS_SCRATCH_DIRS];
 
-/* In a new network namespace: brings up its loopback. 0 or -1 (fail.h). */
-int ns_loopback_up(void);
+/* In a new network namespace: brings up its loopback and lets every user
+ * bind every port. 0 or -1 (fail.h). */
+int ns_network_up(void);
 
 #endif

@@ -12,7 +12,8 @@
  *   attacker open FILE          open FILE read-write (a device node)
  *   attacker read FILE          open FILE read-only (a host's secret)
  *   attacker mknod PATH         make a character device 10:229 (/dev/fuse)
- *   attacker connect IP PORT    a TCP connection
+ *   attacker connect IP PORT    a TCP connection (EINPROGRESS: no
+ *                               answer within 5 s, as when dropped)
  *   attacker fork N             fork N sleeping children: how many forked
  *   attacker unshare            a new user namespace
  *   attacker euid               the effective uid it runs with (made
@@ -35,6 +36,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -72,6 +74,9 @@ static int connect_to(const char *ip, const char *port)
                              .sin_port = htons((uint16_t)atoi(port))};
     inet_pton(AF_INET, ip, &sa.sin_addr);
     int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct timeval wait = {.tv_sec = 5};
+    if (s >= 0 && setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) < 0)
+        return report(-1);
     return report(s < 0 ? -1 : connect(s, (struct sockaddr *)&sa, sizeof sa));
 }
 
