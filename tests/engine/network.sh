@@ -125,6 +125,17 @@ expect_error "-p with a bad value" 125 "expected HOSTPORT:CONTAINERPORT" \
 "$danaus" rm -f web >/dev/null
 check "-p: the rules go with the container" 0 \
     "$(iptables -w -t nat -S | grep -c -- "--dport $hp ")"
+# start: the same network and ports again.
+"$danaus" run -d --name again --pool nb --image bb --network bridge -p "$hp:80" -- \
+    sh -c 'while true; do echo again | nc -l -p 80; done' >/dev/null
+"$danaus" stop -t 1 again
+check "-p: the rules go when the container stops" 0 \
+    "$(iptables -w -t nat -S | grep -c -- "--dport $hp ")"
+"$danaus" start again >/dev/null
+sleep 0.5
+check "start: on its pool's bridge again, its port published" "10.89.$nb|again" \
+    "$(address again | cut -d. -f1-3)|$(read_from 127.0.0.1 "$hp")"
+"$danaus" rm -f again >/dev/null
 # A kill -9 of the monitor, then of the container: the next bridge run
 # takes away the rules the container left.
 "$danaus" run -d --name orphan --pool nb --image bb --network bridge -p "$hp:80" -- sleep 300 >/dev/null
