@@ -76,6 +76,7 @@ struct container {
     uint32_t userns_base; /* the pool's (userns.h); 0: the host's ids */
     int userns_sync[2];   /* the child asks the engine for its maps */
     int net_sync[2];      /* --network bridge: the engine says eth0 is up */
+    int idmap_userns;     /* -v ...:idmap: mapped as its own will be */
 };
 
 static int save(struct container *c)
@@ -233,9 +234,9 @@ static int container_main(void *arg)
     struct ns_bind binds[nbinds];
     /* Of the service's run directory only the door: its keeper's socket
      * and pid file stay the host's. */
-    binds[0] = (struct ns_bind){door, RUNDIR_INSIDE, 1, NULL, 0};
+    binds[0] = (struct ns_bind){door, RUNDIR_INSIDE, 1, NULL, 0, 0};
     binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1, NULL,
-                                0};
+                                0, 0};
     for (int i = 0; i < c->o->nvolumes; i++)
         binds[2 + i] = c->o->volumes[i];
     /* On the bridge, its resolv.conf and hosts (dns.h). */
@@ -244,8 +245,9 @@ static int container_main(void *arg)
     state_path(hosts, "containers/%s/hosts", c->name);
     if (nfiles) {
         binds[nbinds - 2] = (struct ns_bind){resolv, "/etc/resolv.conf", 0,
-                                             NULL, 1};
-        binds[nbinds - 1] = (struct ns_bind){hosts, "/etc/hosts", 0, NULL, 1};
+                                             NULL, 1, 0};
+        binds[nbinds - 1] = (struct ns_bind){hosts, "/etc/hosts", 0, NULL, 1,
+                                             0};
     }
     /* What the kernel keeps inside the container: whatever is mounted
      * over the Danaus root. Libdanaus serves the rest from the service. */
@@ -280,7 +282,7 @@ static int container_main(void *arg)
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkept) < 0 ||
         ns_enter_root(c->root, binds, nbinds, c->o->read_only,
-                      c->userns_base) < 0 ||
+                      c->userns_base, c->idmap_userns) < 0 ||
         (c->o->tty ? tty_attach(&c->tty) < 0
                    : !c->o->interactive && stdin_null() < 0) ||
         (c->userns_base && enter_userns(c) < 0) || confine(c->o) < 0 ||
@@ -769,9 +771,26 @@ static int settle(struct container *c)
     return 0;
 }
 
+/* -v ...:idmap: the user namespace the binds are mapped to, made here in
+ * the host's PID namespace, where its process's pid is /proc's. 0 or -1
+ * (fail.h). */
+static int idmap_userns(struct container *c)
+{
+    for (int i = 0; i < c->o->nvolumes; i++)
+        if (c->o->volumes[i].idmap && !c->userns_base)
+            return fail("-v %s:%s:idmap: pool %s shares the host's ids "
+                        "(--userns=host): nothing to map to",
+                        c->o->volumes[i].host, c->o->volumes[i].inside,
+                        c->o->pool);
+        else if (c->o->volumes[i].idmap && c->idmap_userns < 0 &&
+                 (c->idmap_userns = userns_open_mapped(c->userns_base)) < 0)
+            return -1;
+    return 0;
+}
+
 int container_run(const struct run_options *o)
 {
-    struct container c = {.o = o};
+    struct container c = {.o = o, .idmap_userns = -1};
     struct record pool;
     if (query_pool(o->pool, &pool) < 0)
         return 125;
@@ -798,7 +817,9 @@ int container_run(const struct run_options *o)
         fail("container name '%s' is taken", c.name);
         return 125;
     }
-    if (settle(&c) < 0) {
+    if (settle(&c) < 0 || idmap_userns(&c) < 0) {
+        if (c.idmap_userns >= 0)
+            close(c.idmap_userns);
         free(c.argv);
         image_config_free(&c.image);
         record_free(&pool);
@@ -818,6 +839,8 @@ int container_run(const struct run_options *o)
         fail("%s", saved);
         free(saved);
     }
+    if (c.idmap_userns >= 0)
+        close(c.idmap_userns);
     free(c.argv);
     image_config_free(&c.image);
     record_free(&c.rec);

@@ -51,7 +51,7 @@ static int usage(FILE *out)
             "image rm NAME\n"
             "  run [--pool P] --image I [--name N] [-e VAR[=VALUE]]... [-d] "
             "[--rm]\n"
-            "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
+            "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro][,idmap]]... "
             "[-w DIR]\n"
             "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host|bridge]\n"
             "      [-p HOSTPORT:CONTAINERPORT[/tcp|/udp]]...\n"
@@ -138,7 +138,25 @@ static int image_command(int argc, char **argv)
                 "ls or rm NAME");
 }
 
-/* -v HOSTDIR:DIR[:ro|:rw]: an existing absolute host path, bound at a
+/* The options of -v, comma-separated: ro or rw, and idmap (HOSTDIR
+ * only: a volume's ids are mapped by its danausd already). 0 or -1. */
+static int parse_volume_options(char *text, struct ns_bind *b)
+{
+    for (char *save, *o = strtok_r(text, ",", &save); o;
+         o = strtok_r(NULL, ",", &save))
+        if (strcmp(o, "ro") == 0 || strcmp(o, "rw") == 0)
+            b->readonly = strcmp(o, "ro") == 0;
+        else if (strcmp(o, "idmap") == 0 && !b->volume)
+            b->idmap = 1;
+        else
+            return fail("run: -v %s:%s: option '%s': expected ro or rw%s",
+                        b->host, b->inside, o,
+                        b->volume ? " (idmap is for a host directory)"
+                                  : ", and idmap");
+    return 0;
+}
+
+/* -v HOSTDIR:DIR[:OPTIONS]: an existing absolute host path, bound at a
  * plain absolute path inside; or VOLUME:DIR[:ro|:rw], a named directory of
  * the pool's backend served by its danausd. 0 or -1 (fail.h). */
 static int parse_volume(char *text, struct ns_bind *b)
@@ -158,9 +176,9 @@ static int parse_volume(char *text, struct ns_bind *b)
     if (!state_plain_path(inside) || strcmp(inside, "/") == 0)
         return fail("run: -v %s:%s: DIR must be absolute, not '/', without "
                     "'.', '..' or empty components", text, inside);
-    if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
-        return fail("run: -v %s:%s:%s: expected ro or rw", text, inside,
-                    mode);
+    *b = (struct ns_bind){text, inside, 0, volume ? text : NULL, 0, 0};
+    if (mode && parse_volume_options(mode, b) < 0)
+        return -1;
     /* Checked here for the message; the container's first process walks
      * the path again by the same rule and binds what it finds then. */
     int fd = volume ? -1 : hostpath_open(text);
@@ -173,8 +191,6 @@ static int parse_volume(char *text, struct ns_bind *b)
     }
     if (fd >= 0)
         close(fd);
-    *b = (struct ns_bind){text, inside, mode && strcmp(mode, "ro") == 0,
-                          volume ? text : NULL, 0};
     return 0;
 }
 

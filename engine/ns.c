@@ -140,7 +140,7 @@ static int make_target(const char *path, int is_file)
 
 /* A detached copy of the bind's host tree, with the bind's flags: taken
  * while the host's root is still this process's. -1 (fail.h). */
-static int take_tree(const struct ns_bind *b, int *is_dir)
+static int take_tree(const struct ns_bind *b, int *is_dir, int userns)
 {
     int src = hostpath_open(b->host);
     struct stat st;
@@ -155,7 +155,9 @@ static int take_tree(const struct ns_bind *b, int *is_dir)
     /* No setuid program or device node of the host's works through it. */
     struct mount_attr attr = {
         .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                    (b->readonly ? MOUNT_ATTR_RDONLY : 0)};
+                    (b->readonly ? MOUNT_ATTR_RDONLY : 0) |
+                    (b->idmap ? MOUNT_ATTR_IDMAP : 0),
+        .userns_fd = b->idmap ? (uint64_t)userns : 0};
     if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
                       sizeof attr) < 0) {
         close(tree);
@@ -264,7 +266,7 @@ static int root_flags(int read_only)
 }
 
 int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
-                  int read_only, unsigned root_id)
+                  int read_only, unsigned root_id, int idmap_userns)
 {
     /* Nothing we mount from here on may propagate back to the host. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -274,7 +276,7 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
      * lead somewhere inside it. */
     int trees[nbinds + 1], is_dir[nbinds + 1], devices[DEV_COUNT];
     for (int i = 0; i < nbinds; i++)
-        if ((trees[i] = take_tree(&binds[i], &is_dir[i])) < 0)
+        if ((trees[i] = take_tree(&binds[i], &is_dir[i], idmap_userns)) < 0)
             return -1;
     if (dev_take(devices) < 0)
         return -1;

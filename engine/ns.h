@@ -31,21 +31,26 @@ struct ns_bind {
     /* A file the engine gives (dns.h): left out where the container has
      * no mount point for it and cannot make one (a read-only root). */
     int optional;
+    /* -v HOSTDIR:DIR:idmap: bound idmapped to the pool's user namespace,
+     * so host id n of its files is the container's n. */
+    int idmap;
 };
 
 /*
  * In a child that has a new mount namespace: makes every mount private,
  * takes detached copies of the binds' host trees (resolved by hostpath.h's
- * rule; nosuid, nodev, and read-only where asked), pivots into root and detaches the old root;
+ * rule; nosuid, nodev, read-only and idmapped where asked), pivots into
+ * root and detaches the old root;
  * then, with every path the container's own, mounts /dev (dev.h), /proc
  * and /sys (their kernel-wide parts read-only or hidden) and places the
  * binds. The root ends nodev, and read-only with read_only (the binds keep
  * their own mode; ns_scratch_dirs get a tmpfs each). What it mounts is
- * root_id's, the host uid and gid of the container's root (userns.h).
- * 0 or -1 (fail.h).
+ * root_id's, the host uid and gid of the container's root (userns.h);
+ * idmapped binds take idmap_userns, a user namespace mapped as the
+ * container's will be (userns_open_mapped). 0 or -1 (fail.h).
  */
 int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
-                  int read_only, unsigned root_id);
+                  int read_only, unsigned root_id, int idmap_userns);
 
 /* The directories a read-only root keeps writable. */
 #define NS_SCRATCH_DIRS 3

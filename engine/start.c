@@ -54,9 +54,11 @@ static struct ns_bind *binds(const struct json *info, int *n)
          m = m->next) {
         const struct json *rw = NULL;
         json_get("config.json", m, "RW", &rw);
+        const char *mode = text(m, "Mode");
         b[k] = (struct ns_bind){text(m, "Source"), text(m, "Destination"),
                                 !rw || strcmp(rw->text, "true") != 0,
-                                text(m, "Name"), 0};
+                                text(m, "Name"), 0,
+                                mode && strcmp(mode, "idmap") == 0};
         if (b[k].inside && (b[k].host || b[k].volume))
             k++;
     }

@@ -238,6 +238,26 @@ check "a named volume is the pool's root's: 0 inside, for its files too" \
 check "... BASE through the FUSE door, 0 (the pool's ids) in the backend" \
     "$base:$base|0:0" \
     "$(stat -c %u:%g "$DANAUS_STATE/pools/cf/store/volumes/uvol/x" "$work/back/volumes/uvol/x" | paste -sd'|')"
+# -v HOSTDIR:DIR:idmap (podman's :idmap): the bind is idmapped to the
+# pool's user namespace, so host id n is the container's n both ways.
+mkdir -p "$work/idv"
+echo root >"$work/idv/rootfile"
+echo user >"$work/idv/userfile" && chown 1000:1000 "$work/idv/userfile"
+check "-v without idmap: host ids outside the range are nobody's" "65534:65534|EACCES" \
+    "$(in_container -v "$work/idv:/v" -- sh -c 'stat -c %u:%g /v/rootfile; attacker write /v/made x' | paste -sd'|')"
+check "-v :idmap: the host's ids are the container's" "0:0|1000:1000" \
+    "$(in_container -v "$work/idv:/v:ro,idmap" -- stat -c %u:%g /v/rootfile /v/userfile | paste -sd'|')"
+in_container -v "$work/idv:/v:idmap" -- sh -c 'attacker write /v/made x; chown 1000:1000 /v/rootfile' >/dev/null
+check "... what its root makes there is host root's, its chown to 1000 host uid 1000's" \
+    "0:0|1000:1000" "$(stat -c %u:%g "$work/idv/made" "$work/idv/rootfile" | paste -sd'|')"
+"$danaus" run -d --name idm --pool cf --image bb -v "$work/idv:/v:idmap" -- sleep 60 >/dev/null
+"$danaus" stop -t 0 idm && "$danaus" start idm >/dev/null
+check "... kept by start" 1000:1000 "$("$danaus" exec idm stat -c %u:%g /v/userfile)"
+"$danaus" rm -f idm >/dev/null
+check "... and :ro,idmap is read-only" EROFS \
+    "$(in_container -v "$work/idv:/v:ro,idmap" -- attacker write /v/other x)"
+expect_error "-v :idmap of a named volume" 125 "idmap is for a host directory" \
+    "$danaus" run --rm --pool cf --image bb -v uvol:/data:idmap -- true
 mkdir -p "$work/hback"
 expect_error "--userns with a bad value" 1 "expected host or private" \
     "$danaus" pool create bad --cpus 1 --memory 256M --userns=maybe \
@@ -247,6 +267,9 @@ expect_error "--userns with a bad value" 1 "expected host or private" \
 check "--userns=host: the host's ids, its root the host's" \
     "0 0 4294967295" \
     "$("$danaus" run --rm --pool hostns --image bb -- cat /proc/self/uid_map | xargs)"
+mkdir -p "$work/idv"
+expect_error "-v :idmap in a pool of the host's ids" 125 "shares the host's ids" \
+    "$danaus" run --rm --pool hostns --image bb -v "$work/idv:/v:idmap" -- true
 "$danaus" pool rm hostns
 "$danaus" pool create cf2 --cpus 1 --memory 256M --backend "local:$work/hback" ||
     exit 1
