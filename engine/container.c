@@ -999,6 +999,11 @@ int container_remove(const char *name, int force)
                         name);
         }
         kill_container(name, &rec, STOP_GRACE_S);
+        /* Read again: its monitor, or another run meanwhile, may have
+         * taken its published ports' rules away (net_release). */
+        record_free(&rec);
+        if (query_container(name, &rec) < 0)
+            return -1;
     }
     const char *pool = record_get(&rec, "pool");
     char root[STATE_PATH_MAX], dir[STATE_PATH_MAX];

@@ -58,12 +58,31 @@ address() { sed -n 's/^address=//p' "$DANAUS_STATE/containers/$1/container"; }
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("0.0.0.0", 0)); print(s.getsockname()[1])'
 }
-# read_from IP PORT: the first line a TCP server there sends.
+# read_from IP PORT: the first line a TCP server there sends, once it
+# listens (a container just started may not yet), or the error's name.
 read_from() {
-    python3 -c "import socket, sys
-try:
-    s = socket.create_connection(('$1', $2), 5); print(s.recv(100).decode().strip())
-except OSError as e: print(type(e).__name__)"
+    python3 - "$1" "$2" <<'EOF'
+import socket, sys, time
+for attempt in range(40):
+    try:
+        s = socket.create_connection((sys.argv[1], int(sys.argv[2])), 5)
+        print(s.recv(100).decode().strip())
+        break
+    except ConnectionRefusedError:
+        error = "ConnectionRefusedError"
+        time.sleep(0.25)
+    except OSError as e:
+        error = type(e).__name__
+        print(error)
+        break
+else:
+    print(error)
+EOF
+}
+# listening NAME PORT: waits until container NAME listens on PORT.
+listening() {
+    "$danaus" exec "$1" sh -c "i=0; until busybox netstat -ltn | grep -q ':$2 '; do
+        i=\$((i + 1)); [ \$i -gt 100 ] && exit 1; sleep 0.1; done"
 }
 hostaddr=$(ip -4 -o addr show scope global | grep -v ' danaus' | awk '{print $4}' | cut -d/ -f1 | head -n 1)
 
@@ -73,6 +92,7 @@ python3 -c "import socket, time; s=socket.socket(); s.setsockopt(socket.SOL_SOCK
 listener=$!
 "$danaus" run -d --name a1 --pool na --image bb --network bridge -- \
     sh -c 'while true; do nc -l -p 7000 </dev/null; done' >/dev/null
+listening a1 7000
 a1=$(address a1)
 na=$(sed -n 's/^bridge=//p' "$DANAUS_STATE/pools/na/pool")
 check "the pool's bridge is recorded" 1 "$(echo "$na" | grep -cx '[0-9][0-9]*')"
@@ -92,6 +112,7 @@ check "outgoing traffic is masqueraded" 0 \
 # 2. Pools apart: another pool's containers are out of reach.
 "$danaus" run -d --name b1 --pool nb --image bb --network bridge -- \
     sh -c 'while true; do nc -l -p 7001 </dev/null; done' >/dev/null
+listening b1 7001
 b1=$(address b1)
 nb=$(sed -n 's/^bridge=//p' "$DANAUS_STATE/pools/nb/pool")
 check "each pool has a bridge and subnet of its own" 1 \
@@ -100,14 +121,14 @@ check "a container of pool na cannot reach pool nb's listener" EHOSTUNREACH \
     "$(on na -- attacker connect "$b1" 7001)"
 check "a second container of pool nb reaches it" ok "$(on nb -- attacker connect "$b1" 7001)"
 "$danaus" rm -f a1 >/dev/null; "$danaus" rm -f b1 >/dev/null
-check "no veth is left once the containers are gone" 0 \
-    "$(ip -o link show | grep -c ': dn[0-9]')"
+check "no veth is left on the pools' bridges once their containers are gone" 0 \
+    "$( (ip -o link show master "danaus$na"; ip -o link show master "danaus$nb") | wc -l)"
 
 # 3. -p: the host's port to the container's.
 hp=$(free_port)
 "$danaus" run -d --name web --pool nb --image bb --network bridge -p "$hp:80" -- \
     sh -c 'while true; do echo hello | nc -l -p 80; done' >/dev/null
-sleep 0.5
+listening web 80
 check "-p: the host reaches the container through its own address" hello "$(read_from "$hostaddr" "$hp")"
 check "-p: ... and through 127.0.0.1" hello "$(read_from 127.0.0.1 "$hp")"
 check "-p: another pool's container reaches the published port, as any client" hello \
@@ -132,7 +153,7 @@ check "-p: the rules go with the container" 0 \
 check "-p: the rules go when the container stops" 0 \
     "$(iptables -w -t nat -S | grep -c -- "--dport $hp ")"
 "$danaus" start again >/dev/null
-sleep 0.5
+listening again 80
 check "start: on its pool's bridge again, its port published" "10.89.$nb|again" \
     "$(address again | cut -d. -f1-3)|$(read_from 127.0.0.1 "$hp")"
 "$danaus" rm -f again >/dev/null
@@ -172,6 +193,8 @@ check "the container resolves its own name" "$named" "$("$danaus" exec named hos
 check "its root may change them, as podman's may" written \
     "$("$danaus" exec named sh -c 'echo "nameserver 192.0.2.9" >/etc/resolv.conf && echo written')"
 "$danaus" rm -f named >/dev/null
+check "a read-only root gets them too" 1 \
+    "$(on na --read-only --name ro -- grep -c -w ro /etc/hosts)"
 # An image whose resolv.conf is systemd-resolved's link, leading nowhere.
 ln -s ../run/systemd/resolve/stub-resolv.conf "$img/etc/resolv.conf"
 "$danaus" image import stub "$img" >/dev/null || exit 1
