@@ -129,6 +129,11 @@ hp=$(free_port)
 "$danaus" run -d --name web --pool nb --image bb --network bridge -p "$hp:80" -- \
     sh -c 'while true; do echo hello | nc -l -p 80; done' >/dev/null
 listening web 80
+check "inspect shows the network, address and published ports" \
+    "bridge danaus$nb $(address web) 10.89.$nb.1 {\"80/tcp\": [{\"HostIp\": \"\", \"HostPort\": \"$hp\"}]}" \
+    "$("$danaus" inspect web | python3 -c 'import json, sys
+n = json.load(sys.stdin)[0]["NetworkSettings"]
+print(n["Network"], n["Bridge"], n["IPAddress"], n["Gateway"], json.dumps(n["Ports"]))')"
 check "-p: the host reaches the container through its own address" hello "$(read_from "$hostaddr" "$hp")"
 check "-p: ... and through 127.0.0.1" hello "$(read_from 127.0.0.1 "$hp")"
 check "-p: another pool's container reaches the published port, as any client" hello \
