@@ -81,7 +81,7 @@ EOF
 }
 # listening NAME PORT: waits until container NAME listens on PORT.
 listening() {
-    "$danaus" exec "$1" sh -c "i=0; until busybox netstat -ltn | grep -q ':$2 '; do
+    "$danaus" exec "$1" sh -c "i=0; until busybox netstat -ltun | grep -q ':$2 '; do
         i=\$((i + 1)); [ \$i -gt 100 ] && exit 1; sleep 0.1; done"
 }
 hostaddr=$(ip -4 -o addr show scope global | grep -v ' danaus' | awk '{print $4}' | cut -d/ -f1 | head -n 1)
@@ -151,6 +151,16 @@ expect_error "-p with a bad value" 125 "expected HOSTPORT:CONTAINERPORT" \
 "$danaus" rm -f web >/dev/null
 check "-p: the rules go with the container" 0 \
     "$(iptables -w -t nat -S | grep -c -- "--dport $hp ")"
+# A UDP port.
+up=$(python3 -c 'import socket; s=socket.socket(type=socket.SOCK_DGRAM); s.bind(("0.0.0.0", 0)); print(s.getsockname()[1])')
+"$danaus" run -d --name dns --pool nb --image bb --network bridge -p "$up:5353/udp" -- \
+    attacker udp 5353 >/dev/null
+listening dns 5353
+python3 -c "import socket; socket.socket(type=socket.SOCK_DGRAM).sendto(b'datagram', ('127.0.0.1', $up))"
+"$danaus" wait dns >/dev/null
+check "-p PORT/udp: a datagram to the host's port reaches the container" datagram \
+    "$("$danaus" logs dns)"
+"$danaus" rm -f dns >/dev/null
 # start: the same network and ports again.
 "$danaus" run -d --name again --pool nb --image bb --network bridge -p "$hp:80" -- \
     sh -c 'while true; do echo again | nc -l -p 80; done' >/dev/null
