@@ -11,13 +11,12 @@ danaus=$1
 work=$(mktemp -d /tmp/danaus-network-test.XXXXXX)
 export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
-listener=
+listener= na= nb= # the pools' bridge numbers, once known
 # The engine keeps its isolation chain once made (as docker keeps its
-# chains); the test takes it away if it made it. Every bridge the test's
-# pools get, and each rule naming it or its subnet, goes too, also when
-# the engine failed to.
+# chains); the test takes it away if it made it. The bridges of the
+# test's pools, and each rule naming one or its subnet, go too, also
+# when the engine failed to take them.
 chain_made=$(iptables -w -n -L DANAUS-ISOLATE >/dev/null 2>&1 || echo 1)
-bridges_before=$(ls /sys/class/net | grep '^danaus' | xargs)
 drop_rules() { # drop_rules PATTERN: every rule whose spec matches
     for t in filter nat; do
         iptables -w -t $t -S | grep -E -- "$1" | sed 's/^-A /-D /' |
@@ -27,10 +26,10 @@ drop_rules() { # drop_rules PATTERN: every rule whose spec matches
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
     remove_containers_and_pools
-    for b in $(ls /sys/class/net | grep '^danaus'); do
-        case " $bridges_before " in *" $b "*) continue ;; esac
-        drop_rules "$b( |$)|10\.89\.${b#danaus}\."
-        ip link del "$b"
+    for n in $na $nb; do
+        [ -e "/sys/class/net/danaus$n" ] || continue
+        drop_rules "danaus$n( |$)|10\.89\.$n\."
+        ip link del "danaus$n"
     done
     if [ -n "$chain_made" ]; then
         iptables -w -D FORWARD -j DANAUS-ISOLATE 2>/dev/null
