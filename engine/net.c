@@ -89,7 +89,10 @@ static void bridge_of(int n, struct bridge *b)
  * what comes from the bridge for another pool's, after the exception of
  * its own (bridged frames pass FORWARD too where br_netfilter is on).
  * A published port is the host's, open to every pool: connections the
- * host's DNAT made go on. 0 or -1 (fail.h). */
+ * host's DNAT made go on. route_localnet (bridge_ensure) would route to
+ * the host's loopback what arrives on the bridge for 127.0.0.0/8; only
+ * the replies to the host's own connections may (kube-proxy's
+ * CVE-2020-8558). 0 or -1 (fail.h). */
 static int bridge_rules(const struct bridge *b, int add)
 {
     const char *const nat[] = {"POSTROUTING", "-s", b->subnet, "!", "-o",
@@ -102,6 +105,10 @@ static int bridge_rules(const struct bridge *b, int add)
                               NULL};
     const char *const own[] = {NET_ISOLATE, "-i", b->name, "-o", b->name,
                                "-j", "RETURN", NULL};
+    const char *const loopback[] = {"INPUT", "-i", b->name, "-d",
+                                    "127.0.0.0/8", "-m", "conntrack", "!",
+                                    "--ctstate", "RELATED,ESTABLISHED", "-j",
+                                    "DROP", NULL};
     const char *const others[] = {NET_ISOLATE, "-i", b->name, "-o",
                                   "danaus+", "-j", "REJECT",
                                   "--reject-with", "icmp-admin-prohibited",
@@ -113,9 +120,11 @@ static int bridge_rules(const struct bridge *b, int add)
         rule_delete("filter", in);
         rule_delete("filter", own);
         rule_delete("filter", others);
+        rule_delete("filter", loopback);
         return 0;
     }
-    return rule_ensure("nat", "-A", nat) < 0 ||
+    return rule_ensure("filter", "-I", loopback) < 0 ||
+                   rule_ensure("nat", "-A", nat) < 0 ||
                    rule_ensure("nat", "-A", local) < 0 ||
                    rule_ensure("filter", "-A", out) < 0 ||
                    rule_ensure("filter", "-A", in) < 0 ||
@@ -160,7 +169,8 @@ static int write_proc(const char *path, const char *what)
 /* The bridge, its address, its rules and forwarding, each made only
  * where missing. route_localnet lets the host's connections from
  * 127.0.0.1 to a published port leave through the bridge (masqueraded
- * above), as podman's bridge does. */
+ * above), as podman's bridge does; it comes after the rule that keeps
+ * the host's loopback from the bridge. */
 static int bridge_ensure(const struct bridge *b)
 {
     char sysfs[64], localnet[80], cidr[40];
@@ -175,9 +185,9 @@ static int bridge_ensure(const struct bridge *b)
     const char *const up[] = {"ip", "link", "set", b->name, "up", NULL};
     if (access(sysfs, F_OK) < 0 && run(add) < 0)
         return -1;
-    return run(addr) < 0 || run(up) < 0 ||
+    return run(addr) < 0 || run(up) < 0 || isolate_chain() < 0 ||
+                   bridge_rules(b, 1) < 0 ||
                    write_proc(localnet, "route_localnet") < 0 ||
-                   isolate_chain() < 0 || bridge_rules(b, 1) < 0 ||
                    write_proc("/proc/sys/net/ipv4/ip_forward",
                               "IPv4 forwarding") < 0
                ? -1

@@ -12,6 +12,7 @@ work=$(mktemp -d /tmp/danaus-network-test.XXXXXX)
 export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
 listener= na= nb= # the pools' bridge numbers, once known
+rogue=danaus-rogue-$$ # a network namespace of the test's own
 # The engine keeps its isolation chain once made (as docker keeps its
 # chains); the test takes it away if it made it. The bridges of the
 # test's pools, and each rule naming one or its subnet, go too, also
@@ -25,6 +26,7 @@ drop_rules() { # drop_rules PATTERN: every rule whose spec matches
 }
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
+    ip netns del "$rogue" 2>/dev/null
     remove_containers_and_pools
     for n in $na $nb; do
         [ -e "/sys/class/net/danaus$n" ] || continue
@@ -107,6 +109,18 @@ check "the host's 127.0.0.1 stays out of reach" ECONNREFUSED \
     "$(on na -- attacker connect 127.0.0.1 "$port")"
 check "outgoing traffic is masqueraded" 0 \
     "$(iptables -w -t nat -C POSTROUTING -s "10.89.$na.0/24" ! -o "danaus$na" -j MASQUERADE; echo $?)"
+# The bridge takes packets for 127.0.0.1 (route_localnet, for published
+# ports): something on it with CAP_NET_ADMIN, which containers lack,
+# routes 127.0.0.1 to the gateway and tries the host's loopback service.
+ip netns add "$rogue"
+ip link add "dnr$$" type veth peer name eth0 netns "$rogue"
+ip link set "dnr$$" master "danaus$na" up
+check "something on the bridge routing 127.0.0.1 to the host is dropped" EINPROGRESS \
+    "$(ip netns exec "$rogue" sh -c "ip addr add 10.89.$na.250/24 dev eth0; ip link set eth0 up
+        sysctl -qw net.ipv4.conf.all.route_localnet=1 net.ipv4.conf.eth0.route_localnet=1
+        ip route add 127.0.0.1/32 via 10.89.$na.1 dev eth0 src 10.89.$na.250
+        $work/attacker connect 127.0.0.1 $port")"
+ip netns del "$rogue"
 
 # 2. Pools apart: another pool's containers are out of reach.
 "$danaus" run -d --name b1 --pool nb --image bb --network bridge -- \
