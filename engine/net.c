@@ -169,7 +169,7 @@ static int write_proc(const char *path, const char *what)
 /* The bridge, its address, its rules and forwarding, each made only
  * where missing. route_localnet lets the host's connections from
  * 127.0.0.1 to a published port leave through the bridge (masqueraded
- * above), as podman's bridge does; it comes after the rule that keeps
+ * above); it comes after the rule that keeps
  * the host's loopback from the bridge. */
 static int bridge_ensure(const struct bridge *b)
 {
