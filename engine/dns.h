@@ -11,7 +11,7 @@
 #include "record.h"
 
 /* Used when the host names no resolver the container reaches (docker's
- * and podman's choice). */
+ * documented fallback). */
 #define DNS_FALLBACK "nameserver 8.8.8.8\nnameserver 8.8.4.4\n"
 
 /* Writes resolv into dir/resolv.conf and hosts into dir/hosts for the
