@@ -82,19 +82,22 @@ static void bridge_of(int n, struct bridge *b)
     snprintf(b->gateway, sizeof b->gateway, "10.89.%d.1", n);
 }
 
-/* The bridge's rules, each given to apply (rule_ensure's op, or NULL to
- * delete): the masquerade of what leaves the subnet (and of the host's
- * own 127.0.0.1 reaching a published port), forwarding to and from the
- * bridge, and in NET_ISOLATE, which FORWARD enters first, the refusal of
- * what comes from the bridge for another pool's, after the exception of
- * its own (bridged frames pass FORWARD too where br_netfilter is on).
- * A published port is the host's, open to every pool: connections the
- * host's DNAT made go on. route_localnet (bridge_ensure) would route to
- * the host's loopback what arrives on the bridge for 127.0.0.0/8; only
- * the replies to the host's own connections may (kube-proxy's
- * CVE-2020-8558). 0 or -1 (fail.h). */
+/* The bridge's rules, added where missing (add) or taken away: first in
+ * INPUT, the host's loopback kept from the bridge (route_localnet, set
+ * by bridge_ensure, would route to it what arrives there for
+ * 127.0.0.0/8; kube-proxy's CVE-2020-8558): only replies to the host's
+ * own connections pass. Then the masquerade of what leaves the subnet
+ * (and of the host's own 127.0.0.1 reaching a published port),
+ * forwarding to and from the bridge, and in NET_ISOLATE, which FORWARD
+ * enters first, the refusal of what comes from the bridge for another
+ * pool's, after the exception of its own (bridged frames pass FORWARD
+ * too where br_netfilter is on). 0 or -1 (fail.h). */
 static int bridge_rules(const struct bridge *b, int add)
 {
+    const char *const loopback[] = {"INPUT", "-i", b->name, "-d",
+                                    "127.0.0.0/8", "-m", "conntrack", "!",
+                                    "--ctstate", "RELATED,ESTABLISHED", "-j",
+                                    "DROP", NULL};
     const char *const nat[] = {"POSTROUTING", "-s", b->subnet, "!", "-o",
                                b->name, "-j", "MASQUERADE", NULL};
     const char *const local[] = {"POSTROUTING", "-s", "127.0.0.0/8", "-o",
@@ -103,35 +106,25 @@ static int bridge_rules(const struct bridge *b, int add)
                                NULL};
     const char *const in[] = {"FORWARD", "-o", b->name, "-j", "ACCEPT",
                               NULL};
-    const char *const own[] = {NET_ISOLATE, "-i", b->name, "-o", b->name,
-                               "-j", "RETURN", NULL};
-    const char *const loopback[] = {"INPUT", "-i", b->name, "-d",
-                                    "127.0.0.0/8", "-m", "conntrack", "!",
-                                    "--ctstate", "RELATED,ESTABLISHED", "-j",
-                                    "DROP", NULL};
     const char *const others[] = {NET_ISOLATE, "-i", b->name, "-o",
                                   "danaus+", "-j", "REJECT",
                                   "--reject-with", "icmp-admin-prohibited",
                                   NULL};
-    if (!add) {
-        rule_delete("nat", nat);
-        rule_delete("nat", local);
-        rule_delete("filter", out);
-        rule_delete("filter", in);
-        rule_delete("filter", own);
-        rule_delete("filter", others);
-        rule_delete("filter", loopback);
-        return 0;
-    }
-    return rule_ensure("filter", "-I", loopback) < 0 ||
-                   rule_ensure("nat", "-A", nat) < 0 ||
-                   rule_ensure("nat", "-A", local) < 0 ||
-                   rule_ensure("filter", "-A", out) < 0 ||
-                   rule_ensure("filter", "-A", in) < 0 ||
-                   rule_ensure("filter", "-A", others) < 0 ||
-                   rule_ensure("filter", "-I", own) < 0
-               ? -1
-               : 0;
+    const char *const own[] = {NET_ISOLATE, "-i", b->name, "-o", b->name,
+                               "-j", "RETURN", NULL};
+    const struct {
+        const char *table, *op;
+        const char *const *spec;
+    } rules[] = {{"filter", "-I", loopback}, {"nat", "-A", nat},
+                 {"nat", "-A", local},       {"filter", "-A", out},
+                 {"filter", "-A", in},       {"filter", "-A", others},
+                 {"filter", "-I", own}};
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+        if (!add)
+            rule_delete(rules[i].table, rules[i].spec);
+        else if (rule_ensure(rules[i].table, rules[i].op, rules[i].spec) < 0)
+            return -1;
+    return 0;
 }
 
 /* NET_ISOLATE, made where missing and entered first from FORWARD; it
