@@ -19,7 +19,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define BRIDGES 256 /* 10.89.0.0/24 to 10.89.255.0/24 */
+/* 10.89.1.0/24 to 10.89.255.0/24: danaus0 and 10.89.0.0/24 were the one
+ * bridge of engines before pools had their own, whose rules name it
+ * alike. */
+#define FIRST_BRIDGE 1
+#define BRIDGES 256
 #define IPT_ARGS 32
 
 static int run(const char *const argv[])
@@ -196,13 +200,13 @@ static int bridge_number(const char *pool)
     if (query_pool(pool, &rec) < 0)
         return -1;
     int n = (int)record_num(&rec, "bridge", -1);
-    if (n >= 0 && n < BRIDGES) {
+    if (n >= FIRST_BRIDGE && n < BRIDGES) {
         record_free(&rec);
         return n;
     }
     int count;
     char **pools = state_list("pools", &count);
-    for (n = 0; n < BRIDGES; n++) {
+    for (n = FIRST_BRIDGE; n < BRIDGES; n++) {
         char sysfs[64];
         snprintf(sysfs, sizeof sysfs, "/sys/class/net/danaus%d", n);
         int taken = access(sysfs, F_OK) == 0;
@@ -233,7 +237,7 @@ static int bridge_number(const char *pool)
 void net_pool_remove(const struct record *pool)
 {
     int n = (int)record_num(pool, "bridge", -1);
-    if (n < 0 || n >= BRIDGES)
+    if (n < FIRST_BRIDGE || n >= BRIDGES)
         return;
     struct bridge b;
     bridge_of(n, &b);
