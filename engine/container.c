@@ -18,6 +18,7 @@
 #include "container.h"
 #include "cgroup.h"
 #include "confine.h"
+#include "dns.h"
 #include "door_client.h"
 #include "fail.h"
 #include "format.h"
@@ -75,6 +76,7 @@ struct container {
     uint32_t userns_base; /* the pool's (userns.h); 0: the host's ids */
     int userns_sync[2];   /* the child asks the engine for its maps */
     int net_sync[2];      /* --network bridge: the engine says eth0 is up */
+    int idmap_userns;     /* -v ...:idmap: mapped as its own will be */
 };
 
 static int save(struct container *c)
@@ -85,15 +87,19 @@ static int save(struct container *c)
                                           : 0;
 }
 
-/* save, with an address of the bridge first for --network bridge: chosen
- * and saved under the state lock, so no other container takes it. */
+/* save, with an address of the pool's bridge and its ports first for
+ * --network bridge: chosen and saved under the state lock, so no other
+ * container takes them. */
 static int save_choosing_address(struct container *c)
 {
     if (!c->o->bridge_network)
         return save(c);
     if (state_lock() < 0)
         return -1;
-    int rc = net_choose_address(c->name, &c->rec) < 0 ? -1 : save(c);
+    int rc = net_reserve(c->name, c->o->pool, c->o->ports, c->o->nports,
+                         &c->rec) < 0
+                 ? -1
+                 : save(c);
     state_unlock();
     return rc;
 }
@@ -222,15 +228,27 @@ static int container_main(void *arg)
     char ipc[STATE_PATH_MAX], door[STATE_PATH_MAX];
     state_path(ipc, "pools/%s/ipc", c->o->pool);
     service_door_dir(c->o->pool, door, sizeof door);
-    const int nbinds = 2 + c->o->nvolumes,
+    const int nfiles = c->o->bridge_network ? 2 : 0,
+              nbinds = 2 + c->o->nvolumes + nfiles,
               nkernel = nbinds + 3 + NS_SCRATCH_DIRS;
     struct ns_bind binds[nbinds];
     /* Of the service's run directory only the door: its keeper's socket
      * and pid file stay the host's. */
-    binds[0] = (struct ns_bind){door, RUNDIR_INSIDE, 1, NULL};
-    binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1, NULL};
+    binds[0] = (struct ns_bind){door, RUNDIR_INSIDE, 1, NULL, 0, 0};
+    binds[1] = (struct ns_bind){service_library(), LIBRARY_INSIDE, 1, NULL,
+                                0, 0};
     for (int i = 0; i < c->o->nvolumes; i++)
         binds[2 + i] = c->o->volumes[i];
+    /* On the bridge, its resolv.conf and hosts (dns.h). */
+    char resolv[STATE_PATH_MAX], hosts[STATE_PATH_MAX];
+    state_path(resolv, "containers/%s/resolv.conf", c->name);
+    state_path(hosts, "containers/%s/hosts", c->name);
+    if (nfiles) {
+        binds[nbinds - 2] = (struct ns_bind){resolv, "/etc/resolv.conf", 0,
+                                             NULL, 1, 0};
+        binds[nbinds - 1] = (struct ns_bind){hosts, "/etc/hosts", 0, NULL, 1,
+                                             0};
+    }
     /* What the kernel keeps inside the container: whatever is mounted
      * over the Danaus root. Libdanaus serves the rest from the service. */
     const char *kernel[nkernel];
@@ -259,12 +277,12 @@ static int container_main(void *arg)
      * sees its own group as the root. */
     if (cgroup_container_enter(c->o->pool, c->name) < 0 ||
         unshare(CLONE_NEWCGROUP) < 0 || ns_ipc_enter(ipc) < 0 ||
-        (!c->o->host_network && ns_loopback_up() < 0) ||
+        (!c->o->host_network && ns_network_up() < 0) ||
         (c->o->bridge_network && await_network(c) < 0) ||
         sethostname(c->name, strlen(c->name)) < 0 ||
         door_view(c->o->pool, c->root, kernel, nkept) < 0 ||
         ns_enter_root(c->root, binds, nbinds, c->o->read_only,
-                      c->userns_base) < 0 ||
+                      c->userns_base, c->idmap_userns) < 0 ||
         (c->o->tty ? tty_attach(&c->tty) < 0
                    : !c->o->interactive && stdin_null() < 0) ||
         (c->userns_base && enter_userns(c) < 0) || confine(c->o) < 0 ||
@@ -342,6 +360,7 @@ static void unmount_volumes(const char *pool, const char *name, int live)
 static void unmake(struct container *c)
 {
     char dir[STATE_PATH_MAX];
+    net_release(&c->rec);
     unmount_volumes(c->o->pool, c->name, 1);
     door_mount_remove(c->o->pool, c->root);
     store_branch_remove(c->o->pool, c->name);
@@ -367,6 +386,7 @@ static void finish(struct container *c, int code)
     int served = 1;
     if (record_load(path, &now) == 0) {
         served = root_served(c->name, &now);
+        net_release(&now);
         record_set(&now, "status", "exited");
         record_set(&now, "exit", "%d", code);
         record_set(&now, "finished_at", "%lld", (long long)time(NULL));
@@ -386,7 +406,7 @@ static void finish(struct container *c, int code)
  * that it has one. 0 or -1 (fail.h). */
 static int give_network(struct container *c, pid_t pid)
 {
-    int rc = net_attach(pid, record_get(&c->rec, "address"));
+    int rc = net_attach(pid, &c->rec);
     if (rc == 0 && write(c->net_sync[1], "n", 1) != 1)
         rc = fail_errno("cannot tell the container its network is up");
     close(c->net_sync[1]);
@@ -546,7 +566,9 @@ static int prepare(struct container *c, struct record *pool)
     if (!o->again)
         record_set(&c->rec, "created", "%lld", (long long)time(NULL));
     /* The danausd that serves its root: one restarted since does not. */
-    if (save_choosing_address(c) < 0 || save_runinfo(c, pool) < 0)
+    if (save_choosing_address(c) < 0 || save_runinfo(c, pool) < 0 ||
+        (o->bridge_network &&
+         dns_write(dir, c->name, &c->rec, c->userns_base) < 0))
         return -1;
     const char *backend = record_get(pool, "backend_dir");
     snprintf(writable, sizeof writable, "%.3000s/containers/%s", backend,
@@ -749,9 +771,26 @@ static int settle(struct container *c)
     return 0;
 }
 
+/* -v ...:idmap: the user namespace the binds are mapped to, made here in
+ * the host's PID namespace, where its process's pid is /proc's. 0 or -1
+ * (fail.h). */
+static int idmap_userns(struct container *c)
+{
+    for (int i = 0; i < c->o->nvolumes; i++)
+        if (c->o->volumes[i].idmap && !c->userns_base)
+            return fail("-v %s:%s:idmap: pool %s shares the host's ids "
+                        "(--userns=host): nothing to map to",
+                        c->o->volumes[i].host, c->o->volumes[i].inside,
+                        c->o->pool);
+        else if (c->o->volumes[i].idmap && c->idmap_userns < 0 &&
+                 (c->idmap_userns = userns_open_mapped(c->userns_base)) < 0)
+            return -1;
+    return 0;
+}
+
 int container_run(const struct run_options *o)
 {
-    struct container c = {.o = o};
+    struct container c = {.o = o, .idmap_userns = -1};
     struct record pool;
     if (query_pool(o->pool, &pool) < 0)
         return 125;
@@ -778,7 +817,9 @@ int container_run(const struct run_options *o)
         fail("container name '%s' is taken", c.name);
         return 125;
     }
-    if (settle(&c) < 0) {
+    if (settle(&c) < 0 || idmap_userns(&c) < 0) {
+        if (c.idmap_userns >= 0)
+            close(c.idmap_userns);
         free(c.argv);
         image_config_free(&c.image);
         record_free(&pool);
@@ -798,6 +839,8 @@ int container_run(const struct run_options *o)
         fail("%s", saved);
         free(saved);
     }
+    if (c.idmap_userns >= 0)
+        close(c.idmap_userns);
     free(c.argv);
     image_config_free(&c.image);
     record_free(&c.rec);
@@ -956,6 +999,11 @@ int container_remove(const char *name, int force)
                         name);
         }
         kill_container(name, &rec, STOP_GRACE_S);
+        /* Read again: its monitor, or another run meanwhile, may have
+         * taken its published ports' rules away (net_release). */
+        record_free(&rec);
+        if (query_container(name, &rec) < 0)
+            return -1;
     }
     const char *pool = record_get(&rec, "pool");
     char root[STATE_PATH_MAX], dir[STATE_PATH_MAX];
@@ -993,6 +1041,7 @@ int container_remove(const char *name, int force)
                     pool, name);
     }
     cgroup_container_remove(pool, name);
+    net_release(&rec);
     if (rc == 0 && remove_tree(dir) < 0)
         rc = fail_errno("cannot remove %s", dir);
     record_free(&rec);

@@ -4,6 +4,7 @@
 #ifndef ENGINE_CONTAINER_H
 #define ENGINE_CONTAINER_H
 
+#include "net.h"
 #include "ns.h"
 
 #include <sys/types.h>
@@ -25,7 +26,9 @@ struct run_options {
     const char *user;    /* -u USER[:GROUP] (user.h), or NULL: the image's */
     const char *entrypoint; /* --entrypoint CMD ("": none), or NULL */
     int host_network;   /* --network host: the host's, not its own */
-    int bridge_network; /* --network bridge: on the engine's bridge (net.h) */
+    int bridge_network; /* --network bridge: on its pool's bridge (net.h) */
+    struct net_port *ports; /* -p, nports of them (bridge only) */
+    int nports;
     int new_privileges; /* --security-opt no-new-privileges=false */
     long pids_limit;    /* --pids-limit */
     char **argv; /* the command, NULL-ended; empty: the image's CMD */

@@ -9,6 +9,7 @@
 #include "query.h"
 #include "format.h"
 #include "json_write.h"
+#include "net.h"
 #include "runinfo.h"
 #include "service.h"
 
@@ -162,6 +163,37 @@ static void add_limits(struct json *top, const char *name,
                        : record_num(rec, "pids_limit", 0));
 }
 
+/* docker's NetworkSettings: the network, and on the bridge the
+ * container's address, its gateway and the ports it publishes. */
+static void add_network(struct json *top, const struct record *rec)
+{
+    const char *network = record_get(rec, "network");
+    struct json *settings = json_add(top, JSON_OBJECT, "NetworkSettings");
+    json_add_string(settings, "Network", network ? network : "none");
+    const char *address = record_get(rec, "address");
+    if (!network || strcmp(network, "bridge") != 0 || !address)
+        return;
+    char name[16], gateway[32], key[16], host[8];
+    long long n = record_num(rec, "bridge", 0);
+    snprintf(name, sizeof name, "danaus%lld", n);
+    snprintf(gateway, sizeof gateway, "10.89.%lld.1", n);
+    json_add_string(settings, "Bridge", name);
+    json_add_string(settings, "IPAddress", address);
+    json_add_string(settings, "Gateway", gateway);
+    struct json *ports = json_add(settings, JSON_OBJECT, "Ports");
+    struct net_port p[NET_PORTS_MAX];
+    int count = net_ports_of(rec, p);
+    for (int i = 0; i < count; i++) {
+        snprintf(key, sizeof key, "%u/%s", p[i].container,
+                 p[i].udp ? "udp" : "tcp");
+        snprintf(host, sizeof host, "%u", p[i].host);
+        struct json *bound =
+            json_add(json_add(ports, JSON_ARRAY, key), JSON_OBJECT, NULL);
+        json_add_string(bound, "HostIp", "");
+        json_add_string(bound, "HostPort", host);
+    }
+}
+
 /* Container name's document, or NULL (fail.h: unknown container). */
 static struct json *container_doc(const char *name)
 {
@@ -179,6 +211,7 @@ static struct json *container_doc(const char *name)
     json_add_string(top, "Command", record_get(&rec, "command"));
     add_runinfo(top, name, &rec);
     json_add_bool(top, "ReadonlyRootfs", record_num(&rec, "read_only", 0));
+    add_network(top, &rec);
     if (up)
         add_security(top, (int)record_num(&rec, "pid", 0));
     add_limits(top, name, &rec, up);

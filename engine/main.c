@@ -52,9 +52,10 @@ static int usage(FILE *out)
             "image rm NAME\n"
             "  run [--pool P] --image I [--name N] [-e VAR[=VALUE]]... [-d] "
             "[--rm]\n"
-            "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro]]... "
+            "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro][,idmap]]... "
             "[-w DIR]\n"
             "      [-u USER[:GROUP]] [--entrypoint CMD] [--network none|host|bridge]\n"
+            "      [-p HOSTPORT:CONTAINERPORT[/tcp|/udp]]...\n"
             "      [--pids-limit N] [--security-opt no-new-privileges=false]\n"
             "      [-- CMD [ARGS...]]   (or run [--pool P] [OPTIONS] IMAGE "
             "[CMD...])\n"
@@ -139,7 +140,25 @@ static int image_command(int argc, char **argv)
                 "ls or rm NAME");
 }
 
-/* -v HOSTDIR:DIR[:ro|:rw]: an existing absolute host path, bound at a
+/* The options of -v, comma-separated: ro or rw, and idmap (HOSTDIR
+ * only: a volume's ids are mapped by its danausd already). 0 or -1. */
+static int parse_volume_options(char *text, struct ns_bind *b)
+{
+    for (char *save, *o = strtok_r(text, ",", &save); o;
+         o = strtok_r(NULL, ",", &save))
+        if (strcmp(o, "ro") == 0 || strcmp(o, "rw") == 0)
+            b->readonly = strcmp(o, "ro") == 0;
+        else if (strcmp(o, "idmap") == 0 && !b->volume)
+            b->idmap = 1;
+        else
+            return fail("run: -v %s:%s: option '%s': expected ro or rw%s",
+                        b->host, b->inside, o,
+                        b->volume ? " (idmap is for a host directory)"
+                                  : ", and idmap");
+    return 0;
+}
+
+/* -v HOSTDIR:DIR[:OPTIONS]: an existing absolute host path, bound at a
  * plain absolute path inside; or VOLUME:DIR[:ro|:rw], a named directory of
  * the pool's backend served by its danausd. 0 or -1 (fail.h). */
 static int parse_volume(char *text, struct ns_bind *b)
@@ -159,9 +178,9 @@ static int parse_volume(char *text, struct ns_bind *b)
     if (!state_plain_path(inside) || strcmp(inside, "/") == 0)
         return fail("run: -v %s:%s: DIR must be absolute, not '/', without "
                     "'.', '..' or empty components", text, inside);
-    if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
-        return fail("run: -v %s:%s:%s: expected ro or rw", text, inside,
-                    mode);
+    *b = (struct ns_bind){text, inside, 0, volume ? text : NULL, 0, 0};
+    if (mode && parse_volume_options(mode, b) < 0)
+        return -1;
     /* Checked here for the message; the container's first process walks
      * the path again by the same rule and binds what it finds then. */
     int fd = volume ? -1 : hostpath_open(text);
@@ -174,8 +193,6 @@ static int parse_volume(char *text, struct ns_bind *b)
     }
     if (fd >= 0)
         close(fd);
-    *b = (struct ns_bind){text, inside, mode && strcmp(mode, "ro") == 0,
-                          volume ? text : NULL};
     return 0;
 }
 
@@ -259,6 +276,10 @@ static int run_option(const char *opt, char *value, struct run_options *o)
         return parse_volume(value, &o->volumes[o->nvolumes++]);
     else if (strcmp(opt, "--network") == 0)
         return parse_network(value, o);
+    else if (strcmp(opt, "-p") == 0 && o->nports == NET_PORTS_MAX)
+        return fail("run: at most %d -p", NET_PORTS_MAX);
+    else if (strcmp(opt, "-p") == 0)
+        return net_port_parse(value, &o->ports[o->nports++]);
     else if (strcmp(opt, "--security-opt") == 0)
         return parse_security(value, o);
     else if (strcmp(opt, "--pids-limit") == 0)
@@ -331,6 +352,9 @@ static int run_command(int argc, char **argv)
     struct run_options o = {.pids_limit = RUN_PIDS_DEFAULT};
     o.env = calloc((size_t)argc + 1, sizeof *o.env);
     o.volumes = calloc((size_t)argc + 1, sizeof *o.volumes);
+    o.ports = calloc(NET_PORTS_MAX, sizeof *o.ports);
+    if (!o.env || !o.volumes || !o.ports)
+        return fail_errno("calloc"), 125;
     int i;
     for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (argv[i][0] != '-' && !o.image) { /* docker's run ... IMAGE CMD */
@@ -357,6 +381,10 @@ static int run_command(int argc, char **argv)
     }
     if (o.tty && o.detach) {
         fail("run: -t with -d is not supported (danaus logs has no terminal)");
+        return 125;
+    }
+    if (o.nports && !o.bridge_network) {
+        fail("run: -p publishes a port of --network bridge only");
         return 125;
     }
     if (!o.image) {

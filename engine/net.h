@@ -1,11 +1,16 @@
 /*
- * net.h - a container on the engine's bridge (run --network bridge),
- * docker's default network: the host's bridge NET_BRIDGE with address
- * NET_GATEWAY on NET_SUBNET, made once and kept (as docker keeps
- * docker0), outgoing traffic masqueraded to the host's address (iptables
- * nat), and per container a veth pair whose inner end is the container's
- * eth0, with an address of the subnet and a default route through the
- * bridge. The host's end goes with the container's network namespace.
+ * net.h - containers on their pool's bridge (run --network bridge),
+ * docker's default network, one per pool: the host's bridge danausN
+ * with address 10.89.N.1 on 10.89.N.0/24, N the pool's (chosen at its
+ * first bridge container, kept in its record as "bridge"), made once and
+ * kept until the pool is removed; outgoing traffic masqueraded to the
+ * host's address (iptables nat); traffic between two pools' bridges
+ * refused (the filter chain NET_ISOLATE). Per container a veth pair
+ * whose inner end is the container's eth0, with an address of the
+ * pool's subnet and a default route through the bridge (the host's end
+ * goes with the container's network namespace), and the ports it
+ * publishes (-p): DNAT from the host's addresses, 127.0.0.1 included.
+ * docs/confinement.md has the rules.
  */
 #ifndef ENGINE_NET_H
 #define ENGINE_NET_H
@@ -14,18 +19,44 @@
 
 #include <sys/types.h>
 
-#define NET_BRIDGE "danaus0"
-#define NET_PREFIX "10.89.0."    /* the subnet's first three octets */
-#define NET_SUBNET NET_PREFIX "0/24"
-#define NET_GATEWAY NET_PREFIX "1"
+#define NET_ISOLATE "DANAUS-ISOLATE"
+#define NET_PORTS_MAX 32 /* per container */
 
-/* Records in rec (container name's) the lowest address of the subnet no
- * other container that has not exited holds, as "address". Call under
- * the state lock and save rec before leaving it. 0 or -1 (fail.h). */
-int net_choose_address(const char *name, struct record *rec);
+/* -p HOSTPORT:CONTAINERPORT[/tcp|/udp] */
+struct net_port {
+    unsigned host, container;
+    int udp;
+};
+
+/* Parses text as -p takes it into p. 0 or -1 (fail.h). */
+int net_port_parse(const char *text, struct net_port *p);
+
+/* The ports a container's record lists ("ports"), up to NET_PORTS_MAX;
+ * their count. */
+int net_ports_of(const struct record *rec, struct net_port *ports);
+
+/*
+ * Under the state lock, for container name of pool about to run on the
+ * bridge (rec its record, saved by the caller before it leaves the
+ * lock): first takes away the port rules of containers that have ended
+ * since they published (and rec's own from an earlier run), then records
+ * in rec the pool's bridge number ("bridge", chosen and saved in the
+ * pool's record when it has none), the lowest address of its subnet no
+ * other container that has not exited holds ("address") and the ports
+ * ("ports", "published"), refusing one another running container
+ * publishes or a host socket holds. 0 or -1 (fail.h).
+ */
+int net_reserve(const char *name, const char *pool,
+                const struct net_port *ports, int nports, struct record *rec);
 /* From the host, once the container's first process pid has its network
- * namespace: the bridge, the veth pair, eth0's address and route. 0 or
- * -1 (fail.h). */
-int net_attach(pid_t pid, const char *address);
+ * namespace: the bridge and its rules where missing, the veth pair,
+ * eth0's address and route, the published ports' rules. 0 or -1
+ * (fail.h). */
+int net_attach(pid_t pid, const struct record *rec);
+/* Takes away the rules of the ports rec published, if any, and clears
+ * its "published". */
+void net_release(struct record *rec);
+/* The pool's bridge and its rules, when it has one (pool rm). */
+void net_pool_remove(const struct record *pool);
 
 #endif

@@ -118,12 +118,14 @@ static int make_link_target(const char *path, int links)
     return make_dirs_inside(where, links + 1);
 }
 
-/* A bind's mount point inside the container: a directory, or an empty
- * file for a file's bind. */
+/* A bind's mount point inside the container: a directory, or a file (an
+ * empty one where it has none) for a file's bind. */
 static int make_target(const char *path, int is_file)
 {
     if (!is_file)
         return make_dirs_inside(path, 0);
+    if (access(path, F_OK) == 0)
+        return 0;
     char dir[STATE_PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
     *strrchr(dir, '/') = '\0';
@@ -138,7 +140,7 @@ static int make_target(const char *path, int is_file)
 
 /* A detached copy of the bind's host tree, with the bind's flags: taken
  * while the host's root is still this process's. -1 (fail.h). */
-static int take_tree(const struct ns_bind *b, int *is_dir)
+static int take_tree(const struct ns_bind *b, int *is_dir, int userns)
 {
     int src = hostpath_open(b->host);
     struct stat st;
@@ -153,7 +155,9 @@ static int take_tree(const struct ns_bind *b, int *is_dir)
     /* No setuid program or device node of the host's works through it. */
     struct mount_attr attr = {
         .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                    (b->readonly ? MOUNT_ATTR_RDONLY : 0)};
+                    (b->readonly ? MOUNT_ATTR_RDONLY : 0) |
+                    (b->idmap ? MOUNT_ATTR_IDMAP : 0),
+        .userns_fd = b->idmap ? (uint64_t)userns : 0};
     if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
                       sizeof attr) < 0) {
         close(tree);
@@ -164,8 +168,13 @@ static int take_tree(const struct ns_bind *b, int *is_dir)
 
 static int place_tree(int tree, int is_dir, const struct ns_bind *b)
 {
-    if (make_target(b->inside, !is_dir) < 0)
+    if (make_target(b->inside, !is_dir) < 0) {
+        if (b->optional && (errno == EROFS || errno == ENOENT)) {
+            close(tree);
+            return 0;
+        }
         return fail_errno("cannot make %s inside the container", b->inside);
+    }
     if (move_mount(tree, "", AT_FDCWD, b->inside,
                    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS) < 0)
         return fail_errno("cannot bind %s on %s", b->host, b->inside);
@@ -257,7 +266,7 @@ static int root_flags(int read_only)
 }
 
 int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
-                  int read_only, unsigned root_id)
+                  int read_only, unsigned root_id, int idmap_userns)
 {
     /* Nothing we mount from here on may propagate back to the host. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -267,7 +276,7 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
      * lead somewhere inside it. */
     int trees[nbinds + 1], is_dir[nbinds + 1], devices[DEV_COUNT];
     for (int i = 0; i < nbinds; i++)
-        if ((trees[i] = take_tree(&binds[i], &is_dir[i])) < 0)
+        if ((trees[i] = take_tree(&binds[i], &is_dir[i], idmap_userns)) < 0)
             return -1;
     if (dev_take(devices) < 0)
         return -1;
@@ -293,8 +302,19 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
     return 0;
 }
 
-int ns_loopback_up(void)
+int ns_network_up(void)
 {
+    /* The namespace belongs to the host's user namespace, where the
+     * container's root holds no CAP_NET_BIND_SERVICE: its ports are all
+     * its users', as docker makes them. */
+    int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start",
+                  O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0", 1) != 1) {
+        if (fd >= 0)
+            close(fd);
+        return fail_errno("cannot open the container's low ports");
+    }
+    close(fd);
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     struct ifreq ifr = {.ifr_name = "lo"};
     int rc = s < 0 ? -1 : ioctl(s, SIOCGIFFLAGS, &ifr);

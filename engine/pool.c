@@ -13,6 +13,7 @@
 #include "cpulist.h"
 #include "fail.h"
 #include "helper.h"
+#include "net.h"
 #include "ns.h"
 #include "query.h"
 #include "record.h"
@@ -253,6 +254,7 @@ static void unmake(const char *name, struct record *rec)
     umount2(store, MNT_DETACH);
     cgroup_remove(name);
     ceph_id_remove(name, rec);
+    net_pool_remove(rec);
     ns_ipc_release(ipc);
     remove_tree(dir);
 }

@@ -87,6 +87,8 @@ static void add_mounts(struct json *object, const struct runinfo *r)
         json_add_string(m, "Source", b->volume ? source : b->host);
         json_add_string(m, "Destination", b->inside);
         json_add_bool(m, "RW", !b->readonly);
+        if (b->idmap)
+            json_add_string(m, "Mode", "idmap");
     }
 }
 

@@ -54,14 +54,25 @@ static struct ns_bind *binds(const struct json *info, int *n)
          m = m->next) {
         const struct json *rw = NULL;
         json_get("config.json", m, "RW", &rw);
+        const char *mode = text(m, "Mode");
         b[k] = (struct ns_bind){text(m, "Source"), text(m, "Destination"),
                                 !rw || strcmp(rw->text, "true") != 0,
-                                text(m, "Name")};
+                                text(m, "Name"), 0,
+                                mode && strcmp(mode, "idmap") == 0};
         if (b[k].inside && (b[k].host || b[k].volume))
             k++;
     }
     *n = k;
     return b;
+}
+
+/* -p as run was given them, from the record's "ports" (net.h). NULL when
+ * out of memory. */
+static struct net_port *ports(const struct record *rec, int *n)
+{
+    struct net_port *p = calloc(NET_PORTS_MAX, sizeof *p);
+    *n = p ? net_ports_of(rec, p) : 0;
+    return p;
 }
 
 /* Runs it again with o filled from rec and info. */
@@ -78,6 +89,8 @@ static int run_again(const char *name, const struct record *rec,
         .name = name, .detach = 1, .again = 1, .entrypoint = "",
         .read_only = (int)record_num(rec, "read_only", 0),
         .host_network = strcmp(record_get(rec, "network") ?: "", "host") == 0,
+        .bridge_network =
+            strcmp(record_get(rec, "network") ?: "", "bridge") == 0,
         .new_privileges = !record_num(rec, "no_new_privileges", 1),
         .pids_limit = (long)record_num(rec, "pids_limit", 2048),
         .user = text(config, "User"), .workdir = text(config, "WorkingDir")};
@@ -85,13 +98,16 @@ static int run_again(const char *name, const struct record *rec,
     o.env = strings(config, "Env", &o.nenv);
     o.argv = strings(config, "Cmd", &nargv);
     o.volumes = binds(info, &o.nvolumes);
-    int rc = !o.env || !o.argv || !o.volumes ? fail("out of memory")
+    o.ports = ports(rec, &o.nports);
+    int rc = !o.env || !o.argv || !o.volumes || !o.ports
+                 ? fail("out of memory")
              : nargv == 0 ? fail("container '%s' has no command", name)
              : container_run(&o) == 0 ? 0
                                       : -1;
     free(o.env);
     free(o.argv);
     free(o.volumes);
+    free(o.ports);
     return rc;
 }
 

@@ -11,9 +11,12 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define FIRST_BASE (USERNS_SIZE * 16)
@@ -186,6 +189,36 @@ int userns_enter(int sync)
     if (write(sync, "u", 1) != 1 || read(sync, &done, 1) != 1)
         return fail("the engine did not map the container's user namespace");
     return become_root();
+}
+
+int userns_open_mapped(uint32_t base)
+{
+    int hold[2];
+    if (pipe2(hold, O_CLOEXEC) < 0)
+        return fail_errno("pipe");
+    /* Born in the new namespace (fork's form of clone: no new stack), it
+     * waits for the end of the pipe while the maps are written. */
+    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL,
+                               NULL, NULL, 0);
+    if (pid == 0) {
+        char byte;
+        close(hold[1]);
+        _exit(read(hold[0], &byte, 1) < 0);
+    }
+    close(hold[0]);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+    int fd = pid < 0 ? fail_errno("cannot make a user namespace for idmap")
+             : write_map(pid, "uid_map", base) < 0 ||
+                     write_map(pid, "gid_map", base) < 0
+                 ? -1
+                 : open(path, O_RDONLY | O_CLOEXEC);
+    if (pid > 0 && fd < 0 && !fail_message())
+        fail_errno("cannot open %s", path);
+    close(hold[1]);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    return fd;
 }
 
 int userns_join(int fd)

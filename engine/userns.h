@@ -45,6 +45,10 @@ int userns_map_child(pid_t pid, int sync, uint32_t base);
  * sync; then uid, gid 0 inside and no supplementary groups. 0 or -1
  * (fail.h). */
 int userns_enter(int sync);
+/* An fd of a new user namespace mapped "0 base USERNS_SIZE", as the
+ * containers' are, for idmapped mounts; its one process is gone when
+ * this returns. The fd, or -1 (fail.h). */
+int userns_open_mapped(uint32_t base);
 /* Joins the user namespace open at fd (exec) as its root. 0 or -1. */
 int userns_join(int fd);
 

@@ -12,7 +12,9 @@
  *   attacker open FILE          open FILE read-write (a device node)
  *   attacker read FILE          open FILE read-only (a host's secret)
  *   attacker mknod PATH         make a character device 10:229 (/dev/fuse)
- *   attacker connect IP PORT    a TCP connection
+ *   attacker connect IP PORT    a TCP connection (EINPROGRESS: no
+ *                               answer within 5 s, as when dropped)
+ *   attacker udp PORT           wait for one UDP datagram on PORT, print it
  *   attacker fork N             fork N sleeping children: how many forked
  *   attacker unshare            a new user namespace
  *   attacker euid               the effective uid it runs with (made
@@ -35,6 +37,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -72,7 +75,26 @@ static int connect_to(const char *ip, const char *port)
                              .sin_port = htons((uint16_t)atoi(port))};
     inet_pton(AF_INET, ip, &sa.sin_addr);
     int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct timeval wait = {.tv_sec = 5};
+    if (s >= 0 && setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) < 0)
+        return report(-1);
     return report(s < 0 ? -1 : connect(s, (struct sockaddr *)&sa, sizeof sa));
+}
+
+static int udp_once(const char *port)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)atoi(port))};
+    char text[256];
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) < 0)
+        return report(-1);
+    ssize_t n = recv(s, text, sizeof text - 1, 0);
+    if (n < 0)
+        return report(-1);
+    text[n] = '\0';
+    printf("%s\n", text);
+    return 0;
 }
 
 /* A hello at the door socket path; the reply's first word is its errno. */
@@ -138,6 +160,8 @@ int main(int argc, char **argv)
         return report(mknod(argv[2], S_IFCHR | 0666, makedev(10, 229)));
     if (strcmp(verb, "connect") == 0 && argc == 4)
         return connect_to(argv[2], argv[3]);
+    if (strcmp(verb, "udp") == 0 && argc == 3)
+        return udp_once(argv[2]);
     if (strcmp(verb, "fork") == 0 && argc == 3)
         return fork_many(atoi(argv[2]));
     if (strcmp(verb, "unshare") == 0 && argc == 2)

@@ -11,19 +11,9 @@ danaus=$1
 work=$(mktemp -d /tmp/danaus-confinement-test.XXXXXX)
 export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
-listener= outside= anywhere=
-# The engine keeps its bridge and rules (as docker keeps docker0): the
-# test takes away what it made.
-bridge_made=$([ -e /sys/class/net/danaus0 ] || echo 1)
+listener= outside=
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
-    [ -n "$anywhere" ] && kill "$anywhere" 2>/dev/null
-    if [ -n "$bridge_made" ] && [ -e /sys/class/net/danaus0 ]; then
-        ip link del danaus0
-        iptables -w -t nat -D POSTROUTING -s 10.89.0.0/24 ! -o danaus0 -j MASQUERADE
-        iptables -w -D FORWARD -i danaus0 -j ACCEPT
-        iptables -w -D FORWARD -o danaus0 -j ACCEPT
-    fi
     [ -n "$outside" ] && rm -rf "$outside"
     remove_containers_and_pools
     rm -rf "$work"
@@ -108,28 +98,7 @@ check "--network host reaches it" ok \
     "$(in_container --network host -- attacker connect 127.0.0.1 "$port")"
 check "its only interface is its loopback" lo \
     "$(in_container -- sh -c 'tail -n +3 /proc/net/dev' | cut -d: -f1 | xargs)"
-# --network bridge: docker's default, an address on the engine's bridge.
-port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("0.0.0.0", 0)); print(s.getsockname()[1])')
-python3 -c "import socket, time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('0.0.0.0', $port2)); s.listen(); time.sleep(300)" &
-anywhere=$!
-sleep 0.5
-hostaddr=$(ip -4 -o addr show scope global | grep -v ' danaus0 ' | awk '{print $4}' | cut -d/ -f1 | head -n 1)
-"$danaus" run -d --name b1 --pool cf --image bb --network bridge -- nc -l -p 7000 >/dev/null
-check "--network bridge: eth0 with the first address, a default route" \
-    "10.89.0.2/24|default via 10.89.0.1" \
-    "$("$danaus" exec b1 sh -c 'ip -4 -o addr show eth0 | awk "{print \$4}"; ip route | grep default | cut -d" " -f1-3' | paste -sd'|')"
-check "--network bridge: a second container gets the next address, reaches the first" \
-    "10.89.0.3/24|ok" \
-    "$(in_container --network bridge -- sh -c 'ip -4 -o addr show eth0 | awk "{print \$4}"; attacker connect 10.89.0.2 7000' | paste -sd'|')"
-check "--network bridge: the host through its bridge and its own address" "ok|ok" \
-    "$(in_container --network bridge -- sh -c "attacker connect 10.89.0.1 $port2; attacker connect $hostaddr $port2" | paste -sd'|')"
-check "--network bridge: the host's 127.0.0.1 stays out of reach" ECONNREFUSED \
-    "$(in_container --network bridge -- attacker connect 127.0.0.1 "$port")"
-check "--network bridge: outgoing traffic is masqueraded" 0 \
-    "$(iptables -w -t nat -C POSTROUTING -s 10.89.0.0/24 ! -o danaus0 -j MASQUERADE; echo $?)"
-"$danaus" rm -f b1 >/dev/null
-check "--network bridge: no veth is left once the containers are gone" 0 \
-    "$(ip -o link show | grep -c ': dn[0-9]')"
+# --network bridge: tests/engine/network.sh.
 expect_error "--network with a bad value" 125 "expected none, host or bridge" \
     "$danaus" run --rm --pool cf --image bb --network other -- true
 
@@ -269,6 +238,26 @@ check "a named volume is the pool's root's: 0 inside, for its files too" \
 check "... BASE through the FUSE door, 0 (the pool's ids) in the backend" \
     "$base:$base|0:0" \
     "$(stat -c %u:%g "$DANAUS_STATE/pools/cf/store/volumes/uvol/x" "$work/back/volumes/uvol/x" | paste -sd'|')"
+# -v HOSTDIR:DIR:idmap (podman's :idmap): the bind is idmapped to the
+# pool's user namespace, so host id n is the container's n both ways.
+mkdir -p "$work/idv"
+echo root >"$work/idv/rootfile"
+echo user >"$work/idv/userfile" && chown 1000:1000 "$work/idv/userfile"
+check "-v without idmap: host ids outside the range are nobody's" "65534:65534|EACCES" \
+    "$(in_container -v "$work/idv:/v" -- sh -c 'stat -c %u:%g /v/rootfile; attacker write /v/made x' | paste -sd'|')"
+check "-v :idmap: the host's ids are the container's" "0:0|1000:1000" \
+    "$(in_container -v "$work/idv:/v:ro,idmap" -- stat -c %u:%g /v/rootfile /v/userfile | paste -sd'|')"
+in_container -v "$work/idv:/v:idmap" -- sh -c 'attacker write /v/made x; chown 1000:1000 /v/rootfile' >/dev/null
+check "... what its root makes there is host root's, its chown to 1000 host uid 1000's" \
+    "0:0|1000:1000" "$(stat -c %u:%g "$work/idv/made" "$work/idv/rootfile" | paste -sd'|')"
+"$danaus" run -d --name idm --pool cf --image bb -v "$work/idv:/v:idmap" -- sleep 60 >/dev/null
+"$danaus" stop -t 0 idm && "$danaus" start idm >/dev/null
+check "... kept by start" 1000:1000 "$("$danaus" exec idm stat -c %u:%g /v/userfile)"
+"$danaus" rm -f idm >/dev/null
+check "... and :ro,idmap is read-only" EROFS \
+    "$(in_container -v "$work/idv:/v:ro,idmap" -- attacker write /v/other x)"
+expect_error "-v :idmap of a named volume" 125 "idmap is for a host directory" \
+    "$danaus" run --rm --pool cf --image bb -v uvol:/data:idmap -- true
 mkdir -p "$work/hback"
 expect_error "--userns with a bad value" 1 "expected host or private" \
     "$danaus" pool create bad --cpus 1 --memory 256M --userns=maybe \
@@ -278,6 +267,9 @@ expect_error "--userns with a bad value" 1 "expected host or private" \
 check "--userns=host: the host's ids, its root the host's" \
     "0 0 4294967295" \
     "$("$danaus" run --rm --pool hostns --image bb -- cat /proc/self/uid_map | xargs)"
+mkdir -p "$work/idv"
+expect_error "-v :idmap in a pool of the host's ids" 125 "shares the host's ids" \
+    "$danaus" run --rm --pool hostns --image bb -v "$work/idv:/v:idmap" -- true
 "$danaus" pool rm hostns
 "$danaus" pool create cf2 --cpus 1 --memory 256M --backend "local:$work/hback" ||
     exit 1

@@ -29,6 +29,13 @@ add_test(NAME engine_confinement
     $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_confinement PROPERTIES LABELS engine
   TIMEOUT 300 RUN_SERIAL TRUE)
+# Containers on their pools' bridges against another pool's tenant, and
+# ports published from the host (tests/engine/network.sh).
+add_test(NAME engine_network
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/network.sh
+    $<TARGET_FILE:danaus_engine>)
+set_tests_properties(engine_network PROPERTIES LABELS engine
+  TIMEOUT 300 RUN_SERIAL TRUE)
 # Images and containers as an attacker writes them (issue 34): import
 # refuses what it cannot trust; host users get nothing from the backend.
 add_test(NAME engine_hostile_images
