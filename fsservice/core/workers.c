@@ -18,7 +18,10 @@
  * (workers_stop says how many) so SIGTERM ends the service in bounded time.
  *
  * A request over its pool's rate on the backend (admission.h) waits for it
- * as a long call, after the queue is handed on.
+ * as a long call, after the queue is handed on; so does every call of a
+ * client whose calls have been slow lately (slowcalls.h), whatever their
+ * kind says, while its queue serves another client too (a lone client
+ * loses nothing by running its calls where the thread is).
  *
  * Small, cached requests must not queue behind another client's 1 MiB
  * writes and fsyncs on the same queue. Of the three ways out (a lane of
@@ -323,6 +326,7 @@ static void serve_bell(struct service *svc, struct crew *crew,
     if (crew) {
         note_client(crew, b.client);
         long_call = admit_ns > 0 ||
+                    (slowcalls_expect(&c->slow) && queue_shared(crew)) ||
                     (call_may_block(&d) &&
                      !(call_short_in_kernel(&d) &&
                        kernel_name_space(svc, d.mount)) &&
@@ -347,6 +351,7 @@ static void serve_bell(struct service *svc, struct crew *crew,
                                          &rec->start_ns, memory_order_relaxed);
     if (client_sees(c, d.mount))
         stats_count(&svc->stats, d.mount, d.call, result, ran_ns);
+    slowcalls_note(&c->slow, ran_ns);
     /* Costed as admission_charge charged it. */
     if (pressure_on(&svc->pressure))
         pace_count(&svc->pressure, admission_cost_of(&d, c->area.slot_buf),
@@ -599,6 +604,13 @@ int workers_start(struct workers *w, struct service *svc,
     atomic_init(&w->stop, false);
     atomic_init(&w->live, 0);
     atomic_init(&w->sweeping, 0);
+    /* liburcu starts its call_rcu thread at the first call_rcu, with the
+     * cpus of the thread that calls it: a service thread inside a long
+     * call is on its client's one cpu then (placement.h), and the
+     * thread would stay there for good. Started now, it has the
+     * service's cpus. */
+    if (!get_default_call_rcu_data())
+        return -ENOMEM;
     w->crews = calloc(ngroups, sizeof *w->crews);
     if (!w->crews)
         return -ENOMEM;
