@@ -99,6 +99,9 @@ void client_detach(struct client_registry *r, struct client *c);
 void client_get(struct client *c);
 void client_put(struct client *c);
 
+/* Whether c is still in the table (not detached). */
+bool client_attached(struct client_registry *r, const struct client *c);
+
 /* The client's view: it may name mount index i (door thread sets it at
  * hello, before its first slot; service threads only read it). */
 void client_view_add(struct client *c, uint32_t i);

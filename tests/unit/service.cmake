@@ -49,3 +49,6 @@ danaus_unit_test(test_registry
 danaus_unit_test(test_slowcalls
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_slowcalls.c
                  LIBS danaus_service)
+danaus_unit_test(test_threadshares
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_threadshares.c
+                 LIBS danaus_service)
