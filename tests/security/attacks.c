@@ -2000,10 +2000,14 @@ static int thread_hog(void *arg)
 /* One uid keeps more calls waiting on service threads than a queue has
  * threads, and than the sweeper starts: another uid, root and the owner
  * are still served, with no error, while every one of those calls
- * waits. */
+ * waits. Local backend only: the service leaves with calls still waiting
+ * (workers_stop), and on Ceph the MDS would then hold the next test's
+ * calls until it gave up on the old session. */
 static void test_uid_takes_threads(void **state)
 {
     (void)state;
+    if (ceph_conf)
+        skip();
     start("uid-threads", "owner 65534:65534\nread_cache_blocks 0\n"
                          "backend_write_bytes_per_second 1\n");
     assert_int_equal(chmod(sock, 0666), 0);
