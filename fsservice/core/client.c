@@ -111,6 +111,14 @@ void client_detach(struct client_registry *r, struct client *c)
     client_put(c);
 }
 
+bool client_attached(struct client_registry *r, const struct client *c)
+{
+    rcu_read_lock();
+    bool in = rcu_dereference(r->table[c->index]) == c;
+    rcu_read_unlock();
+    return in;
+}
+
 void client_view_add(struct client *c, uint32_t i)
 {
     if (i < DANAUS_MAX_INSTANCES)

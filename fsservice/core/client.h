@@ -34,6 +34,7 @@
 #include "locks.h"
 #include "readcache.h"
 #include "shares.h"
+#include "slowcalls.h"
 #include "fsservice/libservice/libservice.h"
 
 #include "ipc/ipc.h"
@@ -61,6 +62,7 @@ struct client {
     uint32_t nslots;            /* slots it owns; door thread only */
     struct lock_table *locks;   /* where its POSIX locks go when it goes */
     struct readcache *readcache; /* forgets its handles when it goes */
+    struct slowcalls slow;      /* how long its calls hold a thread */
     bool sees_all;              /* every live mount (no view) */
     uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */
 };
@@ -96,6 +98,9 @@ void client_detach(struct client_registry *r, struct client *c);
  * request (workers.c); the last client_put frees it. */
 void client_get(struct client *c);
 void client_put(struct client *c);
+
+/* Whether c is still in the table (not detached). */
+bool client_attached(struct client_registry *r, const struct client *c);
 
 /* The client's view: it may name mount index i (door thread sets it at
  * hello, before its first slot; service threads only read it). */

@@ -66,7 +66,7 @@ bool deadline_end(struct call_record *r)
     return atomic_compare_exchange_strong(&r->word, &w, w + 1);
 }
 
-static bool exempt(const struct deadlines *ds, uint32_t call)
+bool deadline_exempt(const struct deadlines *ds, uint32_t call)
 {
     return call == DANAUS_CALL_LOCK || (call == DANAUS_CALL_FSYNC && !ds->fsync);
 }
@@ -105,7 +105,7 @@ int deadlines_expire(struct deadlines *ds)
             atomic_load_explicit(&r->slot, memory_order_relaxed);
         uint32_t seq = atomic_load_explicit(&r->seq, memory_order_relaxed);
         uint32_t call = atomic_load_explicit(&r->call, memory_order_relaxed);
-        if (now - start < ds->limit_ns || exempt(ds, call))
+        if (now - start < ds->limit_ns || deadline_exempt(ds, call))
             continue;
         /* The swap fails if the thread ended this request meanwhile (and
          * perhaps began another: the fields read may then be its). */

@@ -62,6 +62,9 @@ bool deadline_end(struct call_record *r);
  * left out (they wait by design). */
 uint64_t deadlines_oldest_ns(struct deadlines *ds, uint64_t now_ns);
 
+/* Whether call has no deadline (lock calls; fsync unless set so). */
+bool deadline_exempt(const struct deadlines *ds, uint32_t call);
+
 /* Answers every request past its deadline; returns how many. */
 int deadlines_expire(struct deadlines *ds);
 

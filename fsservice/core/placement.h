@@ -8,7 +8,10 @@
  * (placement.c says why). Moves stay within the cpus the thread had when
  * it left them (its home), which never widen: if someone changes the
  * thread's cpus while it is away (taskset on the service), what they set
- * becomes its cpus.
+ * becomes its cpus. A thread started by a moved thread inherits its one
+ * cpu for good, so none may start inside a long call: liburcu's call_rcu
+ * thread, which the first call_rcu would start, is started with the
+ * crews (workers.c).
  *
  * After a short call, a thread that finds its client waiting on its own
  * cpu steps aside to another cpu (placement.c says why).

@@ -2,7 +2,8 @@
  * shares.h - fair shares of the service's bounded resources, per uid.
  *
  * Clients attached, slots, fork/exec tickets, connections that have not
- * said hello yet, open handles and record locks are each bounded
+ * said hello yet, open handles, record locks and service threads inside
+ * long calls are each bounded
  * service-wide (total), per uid (per_uid) and per client or process where
  * the caller says so. First come, first served would let one uid take them
  * all; instead:
@@ -16,7 +17,8 @@
  *
  * The uid is the peer's as the kernel says it (SO_PEERCRED), never a
  * claim. The door thread takes and gives the first four kinds, service
- * threads the handles and locks: one mutex guards the table.
+ * threads the handles, locks and threads (each pool of threads has a
+ * table of its own): one mutex guards a table.
  */
 #ifndef DANAUS_SHARES_H
 #define DANAUS_SHARES_H
@@ -32,6 +34,7 @@ enum share_kind {
     SHARE_PENDING, /* connections without a hello */
     SHARE_HANDLES, /* open handles (handles.h) */
     SHARE_LOCKS,   /* record locks (locks.h) */
+    SHARE_THREADS, /* service threads inside long calls (threadshares.h) */
     SHARE_KINDS
 };
 

@@ -18,7 +18,10 @@
  * (workers_stop says how many) so SIGTERM ends the service in bounded time.
  *
  * A request over its pool's rate on the backend (admission.h) waits for it
- * as a long call, after the queue is handed on.
+ * as a long call, after the queue is handed on; so does every call of a
+ * client whose calls have been slow lately (slowcalls.h), whatever their
+ * kind says, while its queue serves another client too (a lone client
+ * loses nothing by running its calls where the thread is).
  *
  * Small, cached requests must not queue behind another client's 1 MiB
  * writes and fsyncs on the same queue. Of the three ways out (a lane of
@@ -99,6 +102,7 @@ struct crew {
     _Atomic uint32_t park_seq; /* bumped to hand the queue to a parked one */
     _Atomic uint32_t last_client;   /* the client served last */
     _Atomic uint64_t shared_until;  /* ipc_now_ns: another client came */
+    struct thread_shares threads;   /* its threads' shares, per uid */
 };
 
 struct thread_arg {
@@ -301,37 +305,26 @@ static bool kernel_name_space(struct service *svc, uint32_t mount)
     return kernel;
 }
 
-/* Runs the request bell b names, if it checks out (client.h). A crew's
- * thread (crew set) marks the slot as its own and hands the queue on before
- * a request that may keep it long; rec times the request against its
- * deadline (every thread that serves has one). */
-static void serve_bell(struct service *svc, struct crew *crew,
-                       struct call_record *rec, struct ipc_bell b)
+/* Runs call, begun, on this thread (a long one with its shares taken:
+ * threadshares.h). A crew's thread (crew set) marks the slot as its own
+ * and, before a long call, hands the queue on and moves to the client's
+ * cpu; rec times the request against its deadline (every thread that
+ * serves has one). Keeps call's reference on its client. */
+static void run(struct service *svc, struct crew *crew,
+                struct call_record *rec, const struct long_call *call,
+                bool long_call)
 {
-    struct danaus_desc d;
-    struct client *c = client_request_begin(&svc->clients, b, &d);
-    /* Stale, duplicate or forged: nobody waits for it. */
-    if (!c)
-        return;
+    struct client *c = call->c;
+    struct ipc_bell b = call->b;
+    const struct danaus_desc *d = &call->d;
+    uint32_t mark = call->mark;
     struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
-    /* The one read of the request's client_cpu hint (read once,
-     * request.h): every decision below uses this copy. */
-    uint32_t mark = ipc_slot_client_mark(slot);
-    uint64_t admit_ns = admission_charge(&svc->admission, &d,
-                                         c->area.slot_buf);
-    bool long_call = false;
+    bool handed_on = crew && long_call;
     if (crew) {
-        note_client(crew, b.client);
-        long_call = admit_ns > 0 ||
-                    (call_may_block(&d) &&
-                     !(call_short_in_kernel(&d) &&
-                       kernel_name_space(svc, d.mount)) &&
-                     (!call_is_bulk_transfer(&d) ||
-                      !runs_beside(crew, mark, call_is_write(&d))));
-        if (long_call) {
+        if (handed_on) {
             atomic_fetch_add(&crew->in_long, 1);
             hand_off_queue(crew);
-            await_input_here(slot, &d);
+            await_input_here(slot, d);
             placement_follow(&place, &crew->cpus, mark);
         }
         /* After the move: a client whose cpu the call now runs on must not
@@ -339,17 +332,19 @@ static void serve_bell(struct service *svc, struct crew *crew,
         ipc_slot_running(slot);
         atomic_fetch_add(&crew->in_call, 1);
     }
-    if (admit_ns > 0)
-        admission_wait(admit_ns);
-    deadline_begin(rec, slot, b.seq, d.call);
-    int64_t result = dispatch(svc, c, b.slot, &d);
+    uint64_t now = ipc_now_ns();
+    if (call->admit_at > now)
+        admission_wait(call->admit_at - now);
+    deadline_begin(rec, slot, b.seq, d->call);
+    int64_t result = dispatch(svc, c, b.slot, d);
     uint64_t ran_ns = ipc_now_ns() - atomic_load_explicit(
                                          &rec->start_ns, memory_order_relaxed);
-    if (client_sees(c, d.mount))
-        stats_count(&svc->stats, d.mount, d.call, result, ran_ns);
+    if (client_sees(c, d->mount))
+        stats_count(&svc->stats, d->mount, d->call, result, ran_ns);
+    slowcalls_note(&c->slow, ran_ns);
     /* Costed as admission_charge charged it. */
     if (pressure_on(&svc->pressure))
-        pace_count(&svc->pressure, admission_cost_of(&d, c->area.slot_buf),
+        pace_count(&svc->pressure, admission_cost_of(d, c->area.slot_buf),
                    ran_ns);
     /* A request answered after the service was told to stop (one blocked
      * in its backend, then released) is answered all the same, unless the
@@ -358,7 +353,7 @@ static void serve_bell(struct service *svc, struct crew *crew,
     client_request_end(c, b.slot);
     if (deadline_end(rec))
         ipc_complete(slot, b.seq, result);
-    if (long_call) {
+    if (handed_on) {
         placement_go_home(&place);
         atomic_fetch_sub(&crew->in_long, 1);
     }
@@ -368,9 +363,82 @@ static void serve_bell(struct service *svc, struct crew *crew,
                       (long_call ||
                        !placement_step_aside(&crew->cpus, mark));
         atomic_fetch_add(&crew->served, 1);
-        remember_answered(c, b, &d);
+        remember_answered(c, b, d);
     }
-    client_put(c);
+}
+
+/* Runs long call first, its shares taken, then, while the pool gives it
+ * one, each waiting call that may have a thread once the last has left
+ * (threadshares.h). A waiting call of a client gone meanwhile is ended
+ * unrun, as are all once the service stops: nobody waits for them. */
+static void run_long_calls(struct workers *w, struct crew *crew,
+                           struct thread_shares *shares,
+                           struct call_record *rec, struct long_call *first)
+{
+    struct long_call *call = first;
+    while (call) {
+        struct client *c = call->c;
+        if (call == first || (client_attached(&w->svc->clients, c) &&
+                              !atomic_load(&w->stop)))
+            run(w->svc, crew, rec, call, true);
+        else
+            client_request_end(c, call->b.slot);
+        struct long_call *next = thread_shares_leave(shares, c);
+        client_put(c);
+        if (call != first)
+            free(call);
+        call = next;
+    }
+}
+
+/* Runs the request bell b names, if it checks out (client.h), on this
+ * thread, or, for a long call past its uid's share of shares, once a
+ * thread is free for it. A crew's thread (crew set) judges
+ * whether the call is long; every call of a swept request's thread
+ * counts as long (it has the thread to itself). */
+static void serve_bell(struct workers *w, struct crew *crew,
+                       struct thread_shares *shares, struct call_record *rec,
+                       struct ipc_bell b)
+{
+    struct service *svc = w->svc;
+    struct long_call call = {.b = b};
+    call.c = client_request_begin(&svc->clients, b, &call.d);
+    /* Stale, duplicate or forged: nobody waits for it. */
+    if (!call.c)
+        return;
+    struct ipc_slot *slot = ipc_slot(&call.c->area, b.slot);
+    /* The one read of the request's client_cpu hint (read once,
+     * request.h): every decision uses this copy. */
+    call.mark = ipc_slot_client_mark(slot);
+    const struct danaus_desc *d = &call.d;
+    uint64_t admit_ns = admission_charge(&svc->admission, d,
+                                         call.c->area.slot_buf);
+    call.admit_at = admit_ns > 0 ? ipc_now_ns() + admit_ns : 0;
+    bool long_call = true;
+    if (crew) {
+        note_client(crew, b.client);
+        long_call = admit_ns > 0 ||
+                    (slowcalls_expect(&call.c->slow) && queue_shared(crew)) ||
+                    (call_may_block(d) &&
+                     !(call_short_in_kernel(d) &&
+                       kernel_name_space(svc, d->mount)) &&
+                     (!call_is_bulk_transfer(d) ||
+                      !runs_beside(crew, call.mark, call_is_write(d))));
+    }
+    if (!long_call) {
+        run(svc, crew, rec, &call, false);
+        client_put(call.c);
+        return;
+    }
+    int rc = thread_shares_enter(shares, &call);
+    if (rc > 0) {
+        run_long_calls(w, crew, shares, rec, &call);
+    } else if (rc < 0) {
+        client_request_end(call.c, b.slot);
+        ipc_complete(slot, b.seq, rc);
+        client_put(call.c);
+    }
+    /* else it waits its turn, with its reference. */
 }
 
 /* Takes one doorbell and runs its request; false when the queue was empty.
@@ -388,7 +456,7 @@ static bool serve_one(struct crew *crew, struct call_record *rec,
     if (*last != UINT32_MAX)
         maybe_grow(crew);
     *last = b.client;
-    serve_bell(svc, crew, rec, b);
+    serve_bell(crew->w, crew, &crew->threads, rec, b);
     return true;
 }
 
@@ -406,7 +474,7 @@ static void *swept_main(void *arg)
     struct call_record rec;
     deadline_register(&s.w->deadlines, &rec);
     rcu_register_thread();
-    serve_bell(s.w->svc, NULL, &rec, s.bell);
+    serve_bell(s.w, NULL, &s.w->swept_threads, &rec, s.bell);
     rcu_unregister_thread();
     deadline_unregister(&s.w->deadlines, &rec);
     atomic_fetch_sub(&s.w->sweeping, 1);
@@ -521,7 +589,7 @@ static void *worker_main(void *arg)
             crew, q, a.extra ? EXTRA_IDLE_MS : -1, &fast);
         atomic_fetch_sub(&crew->watchers, 1);
         if (woke == IPC_WOKE_SLOT) {
-            serve_bell(svc, crew, &rec, fast);
+            serve_bell(w, crew, &crew->threads, &rec, fast);
             continue;
         }
         if (woke == IPC_WOKE_NONE) {
@@ -571,6 +639,25 @@ static void add_stalled_threads(struct crew *crew, int bound)
         ;
 }
 
+/* Answers the long calls that waited for a thread past their deadline
+ * (threadshares.h), as deadlines_expire answers those that run. */
+static void expire_waiting(struct workers *w, struct thread_shares *t)
+{
+    if (w->deadlines.limit_ns == 0)
+        return;
+    struct long_call *call = thread_shares_expire(t, &w->deadlines,
+                                                  ipc_now_ns());
+    while (call) {
+        struct long_call *next = call->next;
+        client_request_end(call->c, call->b.slot);
+        ipc_complete(ipc_slot(&call->c->area, call->b.slot), call->b.seq,
+                     -ETIMEDOUT);
+        client_put(call->c);
+        free(call);
+        call = next;
+    }
+}
+
 static void *watch(void *arg)
 {
     struct workers *w = arg;
@@ -579,9 +666,12 @@ static void *watch(void *arg)
     while (!atomic_load(&w->stop)) {
         nanosleep(&tick, NULL);
         deadlines_expire(&w->deadlines);
-        for (uint32_t i = 0; i < w->ncrews; i++)
+        expire_waiting(w, &w->swept_threads);
+        for (uint32_t i = 0; i < w->ncrews; i++) {
+            expire_waiting(w, &w->crews[i].threads);
             if (stalled(&w->crews[i]))
                 add_stalled_threads(&w->crews[i], bound);
+        }
     }
     return NULL;
 }
@@ -599,14 +689,27 @@ int workers_start(struct workers *w, struct service *svc,
     atomic_init(&w->stop, false);
     atomic_init(&w->live, 0);
     atomic_init(&w->sweeping, 0);
-    w->crews = calloc(ngroups, sizeof *w->crews);
-    if (!w->crews)
+    /* liburcu starts its call_rcu thread at the first call_rcu, with the
+     * cpus of the thread that calls it: a service thread inside a long
+     * call is on its client's one cpu then (placement.h), and the
+     * thread would stay there for good. Started now, it has the
+     * service's cpus. */
+    if (!get_default_call_rcu_data())
         return -ENOMEM;
+    uid_t owner = svc->clients.shares.owner;
+    thread_shares_init(&w->swept_threads, owner, SWEEP_THREADS);
+    w->crews = calloc(ngroups, sizeof *w->crews);
+    if (!w->crews) {
+        thread_shares_free(&w->swept_threads);
+        return -ENOMEM;
+    }
     for (uint32_t i = 0; i < ngroups; i++) {
         struct crew *crew = &w->crews[i];
         crew->w = w;
         crew->queue = i;
         crew->cpus = groups[i];
+        thread_shares_init(&crew->threads, owner,
+                           (uint32_t)(w->max_per_queue + w->max_stalled));
         atomic_init(&crew->nthreads, 0);
         atomic_init(&crew->in_call, 0);
         atomic_init(&crew->served, 0);
@@ -659,6 +762,9 @@ int workers_stop(struct workers *w)
     int left = atomic_load(&w->live);
     /* Threads left behind still use the crews. */
     if (left == 0) {
+        for (uint32_t i = 0; w->crews && i < w->ncrews; i++)
+            thread_shares_free(&w->crews[i].threads);
+        thread_shares_free(&w->swept_threads);
         free(w->crews);
         w->crews = NULL;
         deadlines_destroy(&w->deadlines);

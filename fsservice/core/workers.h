@@ -6,13 +6,16 @@
  * it took, it adds a thread to its queue, up to threads_per_queue; added
  * threads leave again after a spell without work. A queue whose threads
  * are all blocked inside calls gets more, up to stalled_threads_per_queue
- * beyond that bound (workers.c).
+ * beyond that bound (workers.c). A uid may hold only a share of a
+ * queue's threads inside long calls, and of the threads that run swept
+ * requests (threadshares.h).
  */
 #ifndef DANAUS_WORKERS_H
 #define DANAUS_WORKERS_H
 
 #include "deadline.h"
 #include "service.h"
+#include "threadshares.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -33,6 +36,7 @@ struct workers {
     _Atomic bool stop;
     _Atomic int live;     /* threads running */
     _Atomic int sweeping; /* threads running swept requests */
+    struct thread_shares swept_threads; /* their shares, per uid */
 };
 
 int workers_start(struct workers *w, struct service *svc,

@@ -1941,6 +1941,101 @@ static void test_uid_takes_handles_and_locks(void **state)
     assert_int_equal(reap(hog, 30), 128 + SIGKILL);
 }
 
+/* ---- service threads per uid (issue 35, third round) ---- */
+
+#define THREAD_HOG_CLIENTS 16 /* x CLIENT_SLOTS: uid_slots' default, 128 */
+
+struct thread_hog {
+    int out; /* gets how many calls it left waiting; then it holds */
+};
+
+/* One process of HOG_UID with THREAD_HOG_CLIENTS attachments: each opens
+ * a file and takes every slot it can, then every slot posts a 4 KiB
+ * pwrite at once. With the pool's backend rate at one byte a second each
+ * write waits a minute for it (admission.h), on a service thread: calls
+ * that hold their thread long and cost the service nothing, as a slow
+ * backend's would. */
+static int thread_hog(void *arg)
+{
+    struct thread_hog *t = arg;
+    become(HOG_UID);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* after become, which clears it */
+    static struct raw r[THREAD_HOG_CLIENTS];
+    static int slots[THREAD_HOG_CLIENTS][CLIENT_SLOTS];
+    int nslots[THREAD_HOG_CLIENTS] = {0};
+    int64_t h[THREAD_HOG_CLIENTS];
+    uint32_t a = 0;
+    for (int i = 0; i < THREAD_HOG_CLIENTS; i++) {
+        CHILD_CHECK(raw_attach(&r[i], sock) == 0, "hog attach %d", i);
+        int s;
+        while (nslots[i] < CLIENT_SLOTS && (s = raw_slot(&r[i])) >= 0)
+            slots[i][nslots[i]++] = s;
+        CHILD_CHECK(nslots[i] > 0, "hog client %d: no slot", i);
+        a = raw_mount(&r[i], MOUNT_A);
+        char name[32];
+        snprintf(name, sizeof name, "hog-threads-%d", i);
+        h[i] = raw_open(&r[i], (uint32_t)slots[i][0], a, name,
+                        O_CREAT | O_RDWR);
+        CHILD_CHECK(h[i] > 0, "hog open %d: %lld", i, (long long)h[i]);
+    }
+    unsigned char block[4096];
+    memset(block, 'h', sizeof block);
+    int posted = 0;
+    for (int i = 0; i < THREAD_HOG_CLIENTS; i++)
+        for (int k = 0; k < nslots[i]; k++) {
+            struct danaus_desc d = {.call = DANAUS_CALL_PWRITE, .mount = a,
+                                    .handle = (uint64_t)h[i]};
+            d.arg[1] = (int64_t)k * 4096;
+            /* Posted and rung; its answer comes a minute later. */
+            int64_t n = raw_call(&r[i], (uint32_t)slots[i][k], &d, block,
+                                 sizeof block, 1);
+            posted += n == -ETIMEDOUT;
+        }
+    CHILD_CHECK(write(t->out, &posted, sizeof posted) == sizeof posted,
+                "report");
+    for (;;)
+        pause();
+}
+
+/* One uid keeps more calls waiting on service threads than a queue has
+ * threads, and than the sweeper starts: another uid, root and the owner
+ * are still served, with no error, while every one of those calls
+ * waits. Local backend only: the service leaves with calls still waiting
+ * (workers_stop), and on Ceph the MDS would then hold the next test's
+ * calls until it gave up on the old session. */
+static void test_uid_takes_threads(void **state)
+{
+    (void)state;
+    if (ceph_conf)
+        skip();
+    start("uid-threads", "owner 65534:65534\nread_cache_blocks 0\n"
+                         "backend_write_bytes_per_second 1\n");
+    assert_int_equal(chmod(sock, 0666), 0);
+    honest_run(HONEST_UID, "another uid, before");
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    struct thread_hog t = {p[1]};
+    pid_t hog = spawn(thread_hog, &t);
+    int posted = 0;
+    assert_int_equal(read_within(p[0], &posted, sizeof posted, 120000), 0);
+    close(p[0]);
+    close(p[1]);
+    printf("  hog uid %d: %d pwrites waiting a minute each\n", HOG_UID,
+           posted);
+    /* More than a queue's threads (threads_per_queue 4 +
+     * stalled_threads_per_queue 32) and the sweeper's 16 together. */
+    assert_true(posted > 4 + 32 + 16);
+    /* Time for the sweeper to find what no thread took (5 ms a sweep). */
+    usleep(100000);
+    struct honest_report other =
+        honest_run(HONEST_UID, "another uid, beside it");
+    honest_run(0, "root, beside it");
+    honest_run(NOBODY, "the owner, beside it");
+    assert_int_equal(other.errors, 0);
+    kill(hog, SIGKILL);
+    assert_int_equal(reap(hog, 30), 128 + SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -1968,6 +2063,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
         cmocka_unit_test_teardown(test_uid_takes_handles_and_locks, stop),
+        cmocka_unit_test_teardown(test_uid_takes_threads, stop),
         cmocka_unit_test_teardown(test_fuzzer, stop),
     };
     if (getenv("DANAUS_SECURITY_FILTER"))

@@ -23,6 +23,8 @@
  *   bigdents  a client listing a directory of 20,000 entries over and
  *             over, a slot buffer's worth per call: calls the kind of
  *             which says short that keep a service thread long;
+ *   manydents 24 processes listing that directory so at once, more
+ *             than a uid's share of a queue's threads (half of 36);
  *   hog       processes holding every attachment, slot and ticket the uid
  *             can get, and one making connections that never say hello as
  *             fast as the door closes them.
@@ -229,11 +231,10 @@ static void *zero_first_reclen(void *arg)
     return NULL;
 }
 
-/* Lists dir over and over, as the attacker's uid; with zero, a second
- * thread zeroes the first record's d_reclen in the slot meanwhile. */
-static void flood_dents(const char *dir, bool zero)
+/* Lists dir over and over; with zero, a second thread zeroes the first
+ * record's d_reclen in the slot meanwhile. */
+static void list_dents(const char *dir, bool zero)
 {
-    become_attacker();
     struct raw r;
     attach(&r);
     int slot = raw_slot(&r);
@@ -259,6 +260,26 @@ static void flood_dents(const char *dir, bool zero)
             n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 10000);
         } while (n > 0);
     }
+}
+
+/* list_dents as the attacker's uid. */
+static void flood_dents(const char *dir, bool zero)
+{
+    become_attacker();
+    list_dents(dir, zero);
+}
+
+/* n processes of the attacker's uid listing the big directory at once:
+ * more slow calls than a uid has threads for (threadshares.h). */
+static void flood_many_dents(int n)
+{
+    become_attacker();
+    for (int i = 0; i < n; i++)
+        if (fork() == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            list_dents("bigdents", false);
+        }
+    pause();
 }
 
 /* A process holding all the attachments it gets (16 per process), with
@@ -444,6 +465,7 @@ int main(int argc, char **argv)
         {"writes", requests, DANAUS_CALL_PWRITE},
         {"dents", dents, 0},
         {"bigdents", dents, 1},
+        {"manydents", flood_many_dents, 24},
         {"hog", hog, 0},
     };
     double base = 0, base99 = 0, base_rate = 0;
