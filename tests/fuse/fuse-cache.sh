@@ -124,6 +124,33 @@ expect "preload chmod, truncate of listed names: busybox stat sees them" \
     "$(plain stat -c '%a %s' "$mnt/listed/l1" "$mnt/listed/l2" 2>&1 |
        paste -sd'|')"
 
+# Listings: the kernel opens directories without asking the door and
+# keeps what it listed, checking it only against the directory's mtime
+# (fuse_dirs.h). A name made, removed or renamed through the preload is
+# in busybox's next listing; then again with the directory's mtime put
+# back as it was, which only the door's dropping of the listing shows.
+lsd() { plain ls "$1" 2>&1 | paste -sd' '; }
+pre sh -c "mkdir $mnt/dir1 && echo x > $mnt/dir1/one && echo x > $mnt/dir1/two"
+lsd "$mnt/dir1" > /dev/null
+pre sh -c "echo x > $mnt/dir1/three"
+expect "preload create: in busybox's next listing" "one three two" \
+    "$(lsd "$mnt/dir1")"
+pre rm "$mnt/dir1/one"
+pre mv "$mnt/dir1/two" "$mnt/dir1/four"
+expect "preload unlink, rename: in busybox's next listing" "four three" \
+    "$(lsd "$mnt/dir1")"
+pre sh -c "mkdir $mnt/dir2 && echo x > $mnt/dir2/one"
+lsd "$mnt/dir2" > /dev/null
+then=$(plain stat -c %y "$mnt/dir2")
+pre sh -c "echo x > $mnt/dir2/two && touch -d '$then' $mnt/dir2"
+expect "preload create, the mtime put back: the mtime is the old one" \
+    "$then" "$(plain stat -c %y "$mnt/dir2" 2>&1)"
+expect "preload create, the mtime put back: in busybox's next listing" \
+    "one two" "$(lsd "$mnt/dir2")"
+plain sh -c "echo x > $mnt/dir2/three; rm $mnt/dir2/one"
+expect "FUSE create, unlink: in busybox's next listing" "three two" \
+    "$(lsd "$mnt/dir2")"
+
 # Hard links are separate nodes: a change through one name reaches the
 # other's cached attributes.
 made "$mnt/h1" "$mnt/k1" "$mnt/m1"
