@@ -733,17 +733,22 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 }
 
 /* A directory the kernel opened without asking (fuse_dirs.h), opened by
- * its node's path with the service's own rights: the kernel checked the
- * opener's (default_permissions). */
+ * its node's path as the reader, who is the opener unless the descriptor
+ * was passed on or its process changed identity since: when refused,
+ * then, as the pool's root, as the kernel checked the opener's rights
+ * (default_permissions). */
 static int open_dir(struct fuse_call *c, fuse_ino_t ino, struct ls_file **dir)
 {
-    const struct ls_cred *self =
-        fuse_cred_of(c->ex->creds, getpid(), geteuid(), getegid());
+    const struct ls_ops *ops = c->inst->ops;
     char path[PATH_MAX];
-    int rc = self ? fuse_call_path(c, ino, path) : -ENOMEM;
+    int rc = fuse_call_path(c, ino, path);
     if (rc == 0)
-        rc = c->inst->ops->open(c->inst, self, path, O_RDONLY | O_DIRECTORY,
-                                0, dir);
+        rc = ops->open(c->inst, c->cred, path, O_RDONLY | O_DIRECTORY, 0, dir);
+    const struct ls_cred *root = rc == -EACCES || rc == -EPERM
+                                     ? fuse_cred_root(c->ex->creds)
+                                     : NULL;
+    if (root)
+        rc = ops->open(c->inst, root, path, O_RDONLY | O_DIRECTORY, 0, dir);
     if (rc < 0)
         *dir = NULL;
     return rc;

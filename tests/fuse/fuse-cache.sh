@@ -151,6 +151,19 @@ plain sh -c "echo x > $mnt/dir2/three; rm $mnt/dir2/one"
 expect "FUSE create, unlink: in busybox's next listing" "three two" \
     "$(lsd "$mnt/dir2")"
 
+# The kernel checks a directory's open, which the door no longer sees:
+# a descriptor opened by root and read after the process became nobody
+# lists the names, as on any file system.
+plain mkdir -m 700 "$mnt/private"
+plain touch "$mnt/private/secret"
+expect "directory opened by root, read as nobody: its names" "secret" \
+    "$(timeout 30 env -u LD_PRELOAD python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+os.setgid(65534)
+os.setuid(65534)
+print(" ".join(sorted(os.listdir(fd))))' "$mnt/private" 2>&1)"
+
 # Hard links are separate nodes: a change through one name reaches the
 # other's cached attributes.
 made "$mnt/h1" "$mnt/k1" "$mnt/m1"
