@@ -12,7 +12,7 @@
 # (a tree the kernel has not seen, as in a new container), and again at
 # once; find of u/ (its names seen, its listings not); rm -rf of u/, then
 # of c/ (listed seconds before). ROUNDS (default 3) interleaved
-# rounds. Requests are counted on the door's connection with the kernel's
+# rounds, the two builds taking turns at going first. Requests are counted on the door's connection with the kernel's
 # fuse_request_send tracepoint, in a trace instance of this script's own
 # (root only). Writes OUTDIR/fuse-requests.csv (every step of every round)
 # and fuse-requests.txt (median times, ratios to ext4, and the last
@@ -104,7 +104,10 @@ for r in $(seq "$rounds"); do
         mkdir "$work/$sys/c"
         tar -C "$work/$sys/c" -xf "$work/include.tar"
     done
-    for sys in ext4 before after; do
+    # The builds take turns at going first.
+    order="before after"
+    [ $((r % 2)) = 0 ] && order="after before"
+    for sys in ext4 $order; do
         d=$(dir_of "$sys")
         mkdir "$d/u"
         step "$r" "$sys" untar $bb tar -xf "$work/include.tar" -C "$d/u"
