@@ -33,13 +33,14 @@ void fuse_dirs_free(struct fuse_dirs *d)
     pthread_mutex_destroy(&d->lock);
 }
 
-struct ls_file *fuse_dirs_take(struct fuse_dirs *d, uint64_t node, off_t at)
+struct ls_file *fuse_dirs_take(struct fuse_dirs *d, uint64_t node,
+                               uint64_t ino, off_t at)
 {
     struct fuse_kept_dir *found = NULL;
     pthread_mutex_lock(&d->lock);
     for (size_t i = 0; i < FUSE_DIRS_KEPT; i++) {
         struct fuse_kept_dir *k = &d->kept[i];
-        if (!k->dir || k->node != node)
+        if (!k->dir || k->node != node || k->ino != ino)
             continue;
         if (k->next == at) {
             found = k;
@@ -55,8 +56,8 @@ struct ls_file *fuse_dirs_take(struct fuse_dirs *d, uint64_t node, off_t at)
     return dir;
 }
 
-void fuse_dirs_keep(struct fuse_dirs *d, uint64_t node, off_t next,
-                    struct ls_file *dir)
+void fuse_dirs_keep(struct fuse_dirs *d, uint64_t node, uint64_t ino,
+                    off_t next, struct ls_file *dir)
 {
     pthread_mutex_lock(&d->lock);
     struct fuse_kept_dir *slot = &d->kept[0];
@@ -70,11 +71,27 @@ void fuse_dirs_keep(struct fuse_dirs *d, uint64_t node, off_t next,
             slot = k;
     }
     struct ls_file *evicted = slot->dir;
-    *slot = (struct fuse_kept_dir){
-        .dir = dir, .node = node, .next = next, .kept_at = ++d->clock};
+    *slot = (struct fuse_kept_dir){.dir = dir,
+                                   .node = node,
+                                   .ino = ino,
+                                   .next = next,
+                                   .kept_at = ++d->clock};
     pthread_mutex_unlock(&d->lock);
     if (evicted)
         close_dir(evicted);
+}
+
+int fuse_dirs_on_node(struct fuse_dirs *d, uint64_t node, uint64_t ino,
+                      int (*fn)(struct ls_file *, void *), void *arg)
+{
+    int rc = -ESTALE;
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = 0; i < FUSE_DIRS_KEPT && rc == -ESTALE; i++)
+        if (d->kept[i].dir && d->kept[i].node == node &&
+            d->kept[i].ino == ino)
+            rc = fn(d->kept[i].dir, arg);
+    pthread_mutex_unlock(&d->lock);
+    return rc;
 }
 
 void fuse_dirs_listed(struct fuse_dirs *d, uint64_t node)

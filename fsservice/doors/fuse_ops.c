@@ -97,6 +97,10 @@ static int attrs_of(struct fuse_call *c, fuse_ino_t ino, struct ls_file *file,
     } else if (rc == -ESTALE) {
         struct fstat_call call = {c, &d};
         rc = fuse_handles_on_node(&c->ex->handles, ino, fstat_held, &call);
+        uint64_t dir_ino = fuse_nodes_ino(&c->ex->nodes, ino);
+        if (rc == -ESTALE && dir_ino)
+            rc = fuse_dirs_on_node(&c->ex->dirs, ino, dir_ino, fstat_held,
+                                   &call);
     }
     if (rc == 0)
         to_stat(c, &d, st);
@@ -373,6 +377,13 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
     enum fuse_done_op op = dir ? DONE_RMDIR : DONE_UNLINK;
     int rc = fuse_call_child_path(&c, parent, name, path);
     enum earlier e = rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, op, &rc);
+    /* A directory the kernel may hold open, which it opened without
+     * asking: kept open across its removal (fuse_dirs.h). */
+    struct ls_file *held = NULL;
+    if (rc == 0 && e != EARLIER_DONE && dir &&
+        c.inst->ops->open(c.inst, c.cred, path, O_RDONLY | O_DIRECTORY, 0,
+                          &held) < 0)
+        held = NULL;
     if (rc == 0 && e != EARLIER_DONE) {
         fuse_replay_note(&c, op, FUSE_DONE_BEGUN);
         fuse_call_pace(&c, true, 0);
@@ -384,6 +395,10 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
     }
     uint64_t ino = 0;
     uint64_t node = rc == 0 ? fuse_nodes_find(&c.ex->nodes, path, &ino) : 0;
+    if (held && node && ino)
+        fuse_dirs_keep(&c.ex->dirs, node, ino, 0, held);
+    else if (held)
+        c.inst->ops->close(held);
     if (rc == 0)
         fuse_nodes_unlinked(&c.ex->nodes, path);
     /* The file's other names lost a link. */
@@ -1000,19 +1015,23 @@ static void list_dir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                    : NULL;
     /* No handle: a directory the kernel opened without asking. */
     bool kept = fi->fh == 0;
+    uint64_t dir_ino = kept ? fuse_nodes_ino(&c.ex->nodes, ino) : 0;
     int rc = !l.out || (plus && !l.nodes) ? -ENOMEM
              : !kept                      ? fuse_replay_file(&c, fi, &dir)
-             : (dir = fuse_dirs_take(&c.ex->dirs, ino, off)) ? 0
-                                                  : open_dir(&c, ino, &dir);
+             : dir_ino && (dir = fuse_dirs_take(&c.ex->dirs, ino, dir_ino, off))
+                 ? 0
+                 : open_dir(&c, ino, &dir);
     if (rc == 0)
         rc = fill_listing(&l, dir, off);
     else if (rc == -ESTALE && kept)
         rc = 0; /* removed since the kernel opened it: no more names */
     /* Kept for the listing's next read (fuse_dirs.h). */
-    if (kept && dir) {
-        fuse_dirs_keep(&c.ex->dirs, ino, l.used ? l.next : off, dir);
+    if (kept && dir && dir_ino) {
+        fuse_dirs_keep(&c.ex->dirs, ino, dir_ino, l.used ? l.next : off, dir);
         if (off == 0)
             fuse_dirs_listed(&c.ex->dirs, ino);
+    } else if (kept && dir) {
+        c.inst->ops->close(dir);
     }
     if (rc < 0)
         fuse_reply_err(req, -rc);

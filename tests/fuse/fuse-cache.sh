@@ -164,6 +164,17 @@ os.setgid(65534)
 os.setuid(65534)
 print(" ".join(sorted(os.listdir(fd))))' "$mnt/private" 2>&1)"
 
+# A directory open in a process and removed there: its attributes and
+# its listing, empty, stay readable, as on any file system.
+plain mkdir "$mnt/doomed"
+expect "directory removed while open: fstat, then an empty listing" \
+    "0 []" \
+    "$(timeout 30 env -u LD_PRELOAD python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+os.rmdir(sys.argv[1])
+print(os.fstat(fd).st_nlink, os.listdir(fd))' "$mnt/doomed" 2>&1)"
+
 # Hard links are separate nodes: a change through one name reaches the
 # other's cached attributes.
 made "$mnt/h1" "$mnt/k1" "$mnt/m1"
