@@ -28,6 +28,8 @@
 #
 # Environment:
 #   ROUNDS        rounds of every system (default 3)
+#   STEPS         the steps to run, by their function names in
+#                 workload-steps.sh (default all; bb_rm needs bb_untar)
 #   IMAGE_CACHE   where the Debian tarball is kept between runs (default
 #                 BUILD_DIR/engine-image-cache, as the engine tests' one)
 #   BENCH_CEPH_DEBUG  "keep": leave the Ceph clients' log levels as the
@@ -247,7 +249,8 @@ echo "system,round,step,seconds,exit,result" >"$results"
 for r in $(seq "$rounds"); do
     for s in "${systems[@]}"; do
         say "round $r: $s"
-        run_system "$s" /bin/bash /bench/steps.sh >"$work/out" 2>"$work/err" ||
+        # shellcheck disable=SC2086 # STEPS is a list of names
+        run_system "$s" /bin/bash /bench/steps.sh ${STEPS:-} >"$work/out" 2>"$work/err" ||
             die "$s: the steps script failed: $(tail -n 3 "$work/err")"
         while read -r step seconds rc result; do
             echo "$s,$r,$step,$seconds,$rc,$result" >>"$results"

@@ -120,7 +120,7 @@ static struct fuse_session *new_session(struct fuse_export *ex,
     char opts[256];
     snprintf(opts, sizeof opts, "fsname=danaus:%s,subtype=danaus%s",
              svc->cfg.service,
-             geteuid() == 0 ? ",allow_other,dev,default_permissions"
+             ex->default_permissions ? ",allow_other,dev,default_permissions"
              : svc->cfg.fuse_allow_other ? ",allow_other"
                                          : "");
     /* fuse_args holds char *; libfuse changes none of these. */
@@ -291,7 +291,9 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
         rc = export_mount(ex, svc);
     if (rc < 0)
         return -1;
-    if (fuse_loop_start(&ex->threads, ex->se, ex->stats, index) < 0) {
+    if (fuse_dirs_init(&ex->dirs) < 0 ||
+        fuse_loop_start(&ex->threads, ex->se, ex->stats, index) < 0) {
+        fuse_dirs_free(&ex->dirs);
         if (!ex->resumed)
             fuse_session_unmount(ex->se);
         fuse_session_destroy(ex->se);
@@ -335,6 +337,7 @@ static void export_stop(struct fuse_export *ex)
     ex->se = NULL;
     /* Files the kernel never released (the service is going away). */
     fuse_handles_free(&ex->handles, ex->inst->ops->close);
+    fuse_dirs_free(&ex->dirs);
     fuse_nodes_free(&ex->nodes);
     fuse_done_free(&ex->done);
     free(ex->spec);
@@ -385,6 +388,7 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->direct_io = svc->cfg.fuse_direct_io;
     ex->revalidate = svc->cfg.fuse_revalidate;
     ex->nosuid = svc->cfg.nosuid;
+    ex->default_permissions = geteuid() == 0;
     ex->timeout = svc->cfg.fuse_cache_timeout_ms / 1000.0;
     ex->admission = &svc->admission;
     ex->pressure = &svc->pressure;

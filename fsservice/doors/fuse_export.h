@@ -14,6 +14,7 @@
 #define FUSE_USE_VERSION 314
 #endif
 #include "fuse_cred.h"
+#include "fuse_dirs.h"
 #include "fuse_done.h"
 #include "fuse_handles.h"
 #include "fuse_loop.h"
@@ -40,6 +41,12 @@ struct fuse_export {
     int direct_io;           /* config fuse_direct_io */
     int revalidate;          /* config fuse_revalidate */
     bool nosuid;             /* config nosuid (core/nosuid.h) */
+    /* The kernel checks permissions itself (default_permissions; a
+     * service run by root, fuse_door.c). */
+    bool default_permissions;
+    /* Directories are opened without asking (fuse_dirs.h): set at INIT
+     * when the kernel can, and the kernel checks the opener's rights. */
+    bool no_opendir;
     /* How long the kernel may keep names, negative names and attributes
      * (config fuse_cache_timeout_ms), in seconds; 0: not at all. */
     double timeout;
@@ -55,6 +62,7 @@ struct fuse_export {
     struct fuse_nodes nodes;
     struct fuse_handles handles;
     struct fuse_done done;
+    struct fuse_dirs dirs;
     struct fuse_loop threads;
     int looping;
     /* Taken over from a dead service with its FUSE connection

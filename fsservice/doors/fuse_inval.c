@@ -110,8 +110,13 @@ static void inval_file(struct fuse_export *ex, const char *path,
         inval_inode_of(ex, st.ino, data);
 }
 
+void fuse_inval_listing(struct fuse_export *ex, uint64_t node)
+{
+    inval_node(ex, node, true);
+}
+
 /* The kernel's entry for path, positive or negative, and its directory's
- * attributes (times, link count). */
+ * attributes (times, link count) and cached listing. */
 static void inval_name(struct fuse_export *ex, const char *path)
 {
     const char *name;
@@ -119,7 +124,7 @@ static void inval_name(struct fuse_export *ex, const char *path)
     if (!parent)
         return;
     fuse_lowlevel_notify_inval_entry(ex->se, parent, name, strlen(name));
-    inval_node(ex, parent, false);
+    fuse_inval_listing(ex, parent);
 }
 
 /* path and path2 changed names: the nodes follow, the kernel's entries of

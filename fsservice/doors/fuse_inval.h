@@ -30,6 +30,10 @@
 void fuse_inval_inode(struct fuse_export *ex, uint64_t ino, uint64_t except,
                       bool data);
 
+/* Drops the listing the kernel caches of directory node (fuse_dirs.h),
+ * and its attributes. */
+void fuse_inval_listing(struct fuse_export *ex, uint64_t node);
+
 /* The preload door changed the instance (service.h's changed hook): drops
  * what that made stale and keeps the node table's names true. Never from
  * a FUSE request of this export: the kernel may hold the locks that

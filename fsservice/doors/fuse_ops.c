@@ -15,7 +15,9 @@
  * (and names found missing) and attributes for the export's timeout, and
  * data pages across opens: what the kernel does not learn from its own
  * requests, fuse_inval.c tells it. readdirplus answers a listing with
- * each name's node and attributes, as many lookups would.
+ * each name's node and attributes, as many lookups would; the kernel
+ * opens directories without asking and keeps their listings
+ * (fuse_dirs.h).
  *
  * Each operation is translation only: around its backend call it paces
  * the call as the preload's are (fuse_call.h) and, for what a crash of
@@ -95,6 +97,10 @@ static int attrs_of(struct fuse_call *c, fuse_ino_t ino, struct ls_file *file,
     } else if (rc == -ESTALE) {
         struct fstat_call call = {c, &d};
         rc = fuse_handles_on_node(&c->ex->handles, ino, fstat_held, &call);
+        uint64_t dir_ino = fuse_nodes_ino(&c->ex->nodes, ino);
+        if (rc == -ESTALE && dir_ino)
+            rc = fuse_dirs_on_node(&c->ex->dirs, ino, dir_ino, fstat_held,
+                                   &call);
     }
     if (rc == 0)
         to_stat(c, &d, st);
@@ -133,6 +139,10 @@ static void entry_of(struct fuse_call *c, const char *path,
 {
     memset(e, 0, sizeof *e);
     e->ino = fuse_nodes_lookup(&c->ex->nodes, path, d->ino, &e->generation);
+    /* The kernel refreshes a directory's entry: its cached listing goes
+     * (fuse_dirs.h). */
+    if (S_ISDIR(d->mode) && e->ino && fuse_dirs_unlist(&c->ex->dirs, e->ino))
+        fuse_inval_listing(c->ex, e->ino);
     e->entry_timeout = c->ex->timeout;
     e->attr_timeout = attr_timeout(c, d->mode);
     to_stat(c, d, &e->attr);
@@ -367,6 +377,13 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
     enum fuse_done_op op = dir ? DONE_RMDIR : DONE_UNLINK;
     int rc = fuse_call_child_path(&c, parent, name, path);
     enum earlier e = rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, op, &rc);
+    /* A directory the kernel may hold open, which it opened without
+     * asking: kept open across its removal (fuse_dirs.h). */
+    struct ls_file *held = NULL;
+    if (rc == 0 && e != EARLIER_DONE && dir &&
+        c.inst->ops->open(c.inst, c.cred, path, O_RDONLY | O_DIRECTORY, 0,
+                          &held) < 0)
+        held = NULL;
     if (rc == 0 && e != EARLIER_DONE) {
         fuse_replay_note(&c, op, FUSE_DONE_BEGUN);
         fuse_call_pace(&c, true, 0);
@@ -378,6 +395,10 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
     }
     uint64_t ino = 0;
     uint64_t node = rc == 0 ? fuse_nodes_find(&c.ex->nodes, path, &ino) : 0;
+    if (held && node && ino)
+        fuse_dirs_keep(&c.ex->dirs, node, ino, 0, held);
+    else if (held)
+        c.inst->ops->close(held);
     if (rc == 0)
         fuse_nodes_unlinked(&c.ex->nodes, path);
     /* The file's other names lost a link. */
@@ -726,6 +747,49 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
     reply_status(req, rc);
 }
 
+/* A directory the kernel opened without asking (fuse_dirs.h), opened by
+ * its node's path as the reader, who is the opener unless the descriptor
+ * was passed on or its process changed identity since: when refused,
+ * then, as the pool's root, as the kernel checked the opener's rights
+ * (default_permissions). */
+static int open_dir(struct fuse_call *c, fuse_ino_t ino, struct ls_file **dir)
+{
+    const struct ls_ops *ops = c->inst->ops;
+    char path[PATH_MAX];
+    int rc = fuse_call_path(c, ino, path);
+    if (rc == 0)
+        rc = ops->open(c->inst, c->cred, path, O_RDONLY | O_DIRECTORY, 0, dir);
+    const struct ls_cred *root = rc == -EACCES || rc == -EPERM
+                                     ? fuse_cred_root(c->ex->creds)
+                                     : NULL;
+    if (root)
+        rc = ops->open(c->inst, root, path, O_RDONLY | O_DIRECTORY, 0, dir);
+    if (rc < 0)
+        *dir = NULL;
+    return rc;
+}
+
+/* A directory's fsync: through its handle, or by its path when the
+ * kernel opened it without asking (fuse_dirs.h). */
+static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+                        struct fuse_file_info *fi)
+{
+    if (fi->fh) {
+        op_fsync(req, ino, datasync, fi);
+        return;
+    }
+    BEGIN(req, c);
+    struct ls_file *dir;
+    int rc = open_dir(&c, ino, &dir);
+    if (rc == 0) {
+        fuse_call_pace(&c, true, 0);
+        rc = c.inst->ops->fsync(dir, c.cred, datasync);
+        fuse_call_paced(&c);
+        c.inst->ops->close(dir);
+    }
+    reply_status(req, rc);
+}
+
 /* The kernel names ids in ACLs and v3 capabilities by host ids: the
  * backend gets pool ids (idmap.h), in a copy of value. */
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -805,9 +869,16 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
     reply_status(req, rc);
 }
 
+/* ENOSYS, when the kernel may open directories without asking: it then
+ * stops sending OPENDIR and RELEASEDIR (fuse_dirs.h). */
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
                        struct fuse_file_info *fi)
 {
+    struct fuse_export *ex = fuse_req_userdata(req);
+    if (ex->no_opendir) {
+        fuse_reply_err(req, ENOSYS);
+        return;
+    }
     BEGIN(req, c);
     char path[PATH_MAX];
     struct ls_file *dir;
@@ -842,6 +913,7 @@ struct listing {
     bool plus;
     char *out;
     size_t size, used;
+    off_t next; /* the cookie after the last entry added */
     uint64_t *nodes;
     size_t n_nodes;
 };
@@ -887,6 +959,7 @@ static bool add_entry(struct listing *l, const struct danaus_dirent *de)
         if (len > room)
             return false;
         l->used += len;
+        l->next = de->d_off;
         return true;
     }
     struct fuse_entry_param e;
@@ -901,6 +974,7 @@ static bool add_entry(struct listing *l, const struct danaus_dirent *de)
     if (e.ino)
         l->nodes[l->n_nodes++] = e.ino;
     l->used += len;
+    l->next = de->d_off;
     return true;
 }
 
@@ -934,15 +1008,31 @@ static void list_dir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                      struct fuse_file_info *fi, bool plus)
 {
     BEGIN(req, c);
-    struct ls_file *dir;
+    struct ls_file *dir = NULL;
     struct listing l = {.c = &c, .dir = ino, .plus = plus, .size = size};
     l.out = malloc(size ? size : 1);
     l.nodes = plus ? malloc((size / MIN_PLUS_RECORD + 1) * sizeof *l.nodes)
                    : NULL;
+    /* No handle: a directory the kernel opened without asking. */
+    bool kept = fi->fh == 0;
+    uint64_t dir_ino = kept ? fuse_nodes_ino(&c.ex->nodes, ino) : 0;
     int rc = !l.out || (plus && !l.nodes) ? -ENOMEM
-                                          : fuse_replay_file(&c, fi, &dir);
+             : !kept                      ? fuse_replay_file(&c, fi, &dir)
+             : dir_ino && (dir = fuse_dirs_take(&c.ex->dirs, ino, dir_ino, off))
+                 ? 0
+                 : open_dir(&c, ino, &dir);
     if (rc == 0)
         rc = fill_listing(&l, dir, off);
+    else if (rc == -ESTALE && kept)
+        rc = 0; /* removed since the kernel opened it: no more names */
+    /* Kept for the listing's next read (fuse_dirs.h). */
+    if (kept && dir && dir_ino) {
+        fuse_dirs_keep(&c.ex->dirs, ino, dir_ino, l.used ? l.next : off, dir);
+        if (off == 0)
+            fuse_dirs_listed(&c.ex->dirs, ino);
+    } else if (kept && dir) {
+        c.inst->ops->close(dir);
+    }
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else if (fuse_reply_buf(req, l.out, l.used) != 0)
@@ -987,6 +1077,10 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
      * after the backend had truncated it. Without it the kernel takes
      * write access first and truncates by a setattr. */
     conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
+    /* Directories opened without asking (fuse_dirs.h), only where the
+     * kernel checks the opener's rights, as OPENDIR would have. */
+    ex->no_opendir = ex->default_permissions &&
+                     (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT);
 }
 
 const struct fuse_lowlevel_ops fuse_export_ops = {
@@ -1013,7 +1107,7 @@ const struct fuse_lowlevel_ops fuse_export_ops = {
     .readdir = op_readdir,
     .readdirplus = op_readdirplus,
     .releasedir = op_release,
-    .fsyncdir = op_fsync,
+    .fsyncdir = op_fsyncdir,
     .statfs = op_statfs,
     .setxattr = op_setxattr,
     .getxattr = op_getxattr,

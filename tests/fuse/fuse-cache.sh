@@ -124,6 +124,57 @@ expect "preload chmod, truncate of listed names: busybox stat sees them" \
     "$(plain stat -c '%a %s' "$mnt/listed/l1" "$mnt/listed/l2" 2>&1 |
        paste -sd'|')"
 
+# Listings: the kernel opens directories without asking the door and
+# keeps what it listed, checking it only against the directory's mtime
+# (fuse_dirs.h). A name made, removed or renamed through the preload is
+# in busybox's next listing; then again with the directory's mtime put
+# back as it was, which only the door's dropping of the listing shows.
+lsd() { plain ls "$1" 2>&1 | paste -sd' '; }
+pre sh -c "mkdir $mnt/dir1 && echo x > $mnt/dir1/one && echo x > $mnt/dir1/two"
+lsd "$mnt/dir1" > /dev/null
+pre sh -c "echo x > $mnt/dir1/three"
+expect "preload create: in busybox's next listing" "one three two" \
+    "$(lsd "$mnt/dir1")"
+pre rm "$mnt/dir1/one"
+pre mv "$mnt/dir1/two" "$mnt/dir1/four"
+expect "preload unlink, rename: in busybox's next listing" "four three" \
+    "$(lsd "$mnt/dir1")"
+pre sh -c "mkdir $mnt/dir2 && echo x > $mnt/dir2/one"
+lsd "$mnt/dir2" > /dev/null
+then=$(plain stat -c %y "$mnt/dir2")
+pre sh -c "echo x > $mnt/dir2/two && touch -d '$then' $mnt/dir2"
+expect "preload create, the mtime put back: the mtime is the old one" \
+    "$then" "$(plain stat -c %y "$mnt/dir2" 2>&1)"
+expect "preload create, the mtime put back: in busybox's next listing" \
+    "one two" "$(lsd "$mnt/dir2")"
+plain sh -c "echo x > $mnt/dir2/three; rm $mnt/dir2/one"
+expect "FUSE create, unlink: in busybox's next listing" "three two" \
+    "$(lsd "$mnt/dir2")"
+
+# The kernel checks a directory's open, which the door no longer sees:
+# a descriptor opened by root and read after the process became nobody
+# lists the names, as on any file system.
+plain mkdir -m 700 "$mnt/private"
+plain touch "$mnt/private/secret"
+expect "directory opened by root, read as nobody: its names" "secret" \
+    "$(timeout 30 env -u LD_PRELOAD python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+os.setgid(65534)
+os.setuid(65534)
+print(" ".join(sorted(os.listdir(fd))))' "$mnt/private" 2>&1)"
+
+# A directory open in a process and removed there: its attributes and
+# its listing, empty, stay readable, as on any file system.
+plain mkdir "$mnt/doomed"
+expect "directory removed while open: fstat, then an empty listing" \
+    "0 []" \
+    "$(timeout 30 env -u LD_PRELOAD python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+os.rmdir(sys.argv[1])
+print(os.fstat(fd).st_nlink, os.listdir(fd))' "$mnt/doomed" 2>&1)"
+
 # Hard links are separate nodes: a change through one name reaches the
 # other's cached attributes.
 made "$mnt/h1" "$mnt/k1" "$mnt/m1"

@@ -54,3 +54,11 @@ add_test(NAME union_partial_fuse
     $<TARGET_FILE:danausd> $<TARGET_FILE:danaus> $<TARGET_FILE:union_model>)
 set_tests_properties(union_partial_fuse PROPERTIES LABELS "union;fuse"
   TIMEOUT 120)
+
+# Listings emptied while they are read, through the FUSE door
+# (tests/union/fuse_listing.sh).
+add_test(NAME union_fuse_listing
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/fuse_listing.sh
+    $<TARGET_FILE:danausd>)
+set_tests_properties(union_fuse_listing PROPERTIES LABELS "union;fuse"
+  TIMEOUT 180)

@@ -228,6 +228,32 @@ out:
     return rc;
 }
 
+/* A name's cookie: 1 and 2 for "." and "..", else a 62-bit FNV-1a hash
+ * of the name kept above them (positive as an off_t). Two names of one
+ * directory with the same hash (as in ext4's hashed directories, rare
+ * enough to ignore) could make a listing resumed between them skip the
+ * second. */
+static uint64_t name_cookie(const char *name)
+{
+    if (strcmp(name, ".") == 0)
+        return 1;
+    if (strcmp(name, "..") == 0)
+        return 2;
+    uint64_t h = 14695981039346656037ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    h &= (1ull << 62) - 1;
+    return h < 3 ? h + 3 : h;
+}
+
+static int by_cookie(const void *a, const void *b)
+{
+    const struct union_dirent *x = a, *y = b;
+    if (x->cookie != y->cookie)
+        return x->cookie < y->cookie ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
 int union_list(struct union_instance *u, const struct ls_cred *cred,
                const struct union_node *node, struct union_listing *out)
 {
@@ -276,9 +302,12 @@ int union_list(struct union_instance *u, const struct ls_cred *cred,
         free(m.name_off);
         return rc;
     }
-    for (size_t i = 0; i < m.n; i++)
+    for (size_t i = 0; i < m.n; i++) {
         m.entries[i].name = m.names + m.name_off[i];
+        m.entries[i].cookie = name_cookie(m.entries[i].name);
+    }
     free(m.name_off);
+    qsort(m.entries, m.n, sizeof *m.entries, by_cookie);
     out->entries = m.entries;
     out->n = m.n;
     out->names = m.names;
@@ -296,7 +325,18 @@ ssize_t union_listing_getdents(const struct union_listing *l, void *buf,
                                size_t n, off_t *pos)
 {
     size_t used = 0;
-    size_t i = *pos < 0 ? l->n : (size_t)*pos;
+    /* The first entry of a cookie above *pos. */
+    size_t i = 0, end = l->n;
+    while (i < end) {
+        size_t mid = i + (end - i) / 2;
+        if (l->entries[mid].cookie <= (uint64_t)*pos)
+            i = mid + 1;
+        else
+            end = mid;
+    }
+    if (*pos < 0)
+        i = l->n;
+    off_t last = *pos;
     for (; i < l->n; i++) {
         const struct union_dirent *e = &l->entries[i];
         size_t len = strlen(e->name);
@@ -306,7 +346,8 @@ ssize_t union_listing_getdents(const struct union_listing *l, void *buf,
             break;
         struct danaus_dirent *d = (struct danaus_dirent *)((char *)buf + used);
         d->d_ino = e->ino;
-        d->d_off = (int64_t)(i + 1);
+        d->d_off = (int64_t)e->cookie;
+        last = (off_t)e->cookie;
         d->d_reclen = (uint16_t)reclen;
         d->d_type = e->type;
         memcpy(d->d_name, e->name, len + 1);
@@ -316,6 +357,6 @@ ssize_t union_listing_getdents(const struct union_listing *l, void *buf,
     }
     if (used == 0 && i < l->n)
         return -EINVAL; /* not even one record fits, as getdents64 says */
-    *pos = (off_t)i;
+    *pos = last;
     return (ssize_t)used;
 }

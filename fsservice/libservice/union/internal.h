@@ -245,10 +245,11 @@ struct union_dirent {
     uint64_t ino;
     uint8_t type;
     char *name;
+    uint64_t cookie; /* its d_off (dir.c) */
 };
 
 struct union_listing {
-    struct union_dirent *entries; /* "." and ".." first */
+    struct union_dirent *entries; /* by cookie: "." and ".." first */
     size_t n;
     char *names;                  /* storage of the names */
 };
@@ -257,7 +258,10 @@ struct union_listing {
 int union_list(struct union_instance *u, const struct ls_cred *cred,
                const struct union_node *node, struct union_listing *out);
 void union_listing_free(struct union_listing *l);
-/* getdents over a listing: records from index *pos on; cookie = index. */
+/* getdents over a listing: records of cookies above *pos. A name's
+ * cookie is a hash of it, so a cookie resumes a listing taken at another
+ * open as well, though names were added or removed meanwhile (a FUSE
+ * READDIR may come with no handle, doors/fuse_dirs.h). */
 ssize_t union_listing_getdents(const struct union_listing *l, void *buf,
                                size_t n, off_t *pos);
 
