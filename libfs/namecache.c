@@ -249,11 +249,13 @@ void namecache_keep(const struct namecache_fill *fill, int err,
         atomic_fetch_add_explicit(&listed_kept, 1, memory_order_relaxed);
 }
 
-/* A stat round trip costs more than ten of the service's own stats of
- * a listed name, so listings pay while more than one name in sixteen
- * is looked up again. The first listings ask, to learn; the counts decay
- * so that a process that changes its ways is followed; and one listing in
- * 32 asks anyway, for a count that would otherwise never move. */
+/* The service's stat of a listed name is a walk through every branch
+ * of a container's union, worth about half the round trip it may save,
+ * so listings pay while at least one name in two is looked up again (tar,
+ * ls -l and git do; find, which stats only directories, does not). The
+ * first listings ask, to learn; the counts decay so that a process that
+ * changes its ways is followed; and one listing in 32 asks anyway, for a
+ * count that would otherwise never move. */
 bool namecache_want_listings(void)
 {
     static _Atomic uint32_t asked;
@@ -263,7 +265,7 @@ bool namecache_want_listings(void)
         atomic_store_explicit(&listed_kept, kept / 2, memory_order_relaxed);
         atomic_store_explicit(&listed_used, used / 2, memory_order_relaxed);
     }
-    return kept < 256 || used * 16 >= kept ||
+    return kept < 256 || used * 2 >= kept ||
            atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed) % 32 ==
                0;
 }
