@@ -188,16 +188,17 @@ static int parse_owner(struct parse *p, const char *s, struct config *cfg)
     return 0;
 }
 
-/* mount MOUNTPOINT local|ceph SOURCE, or
- * union MOUNTPOINT local|ceph WRITABLE_DIR RO_DIR[:RO_DIR...] */
+/* mount MOUNTPOINT BACKEND SOURCE, or
+ * union MOUNTPOINT BACKEND WRITABLE_DIR RO_DIR[:RO_DIR...]; what a source
+ * must be is the backend's to say, when the mount is made. */
 static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
 {
     int is_union = strcmp(w[0], "union") == 0;
     if (is_union && n != 5)
-        return fail(p, "union takes MOUNTPOINT local|ceph WRITABLE_DIR "
+        return fail(p, "union takes MOUNTPOINT BACKEND WRITABLE_DIR "
                        "RO_DIR[:RO_DIR...]");
     if (!is_union && n != 4)
-        return fail(p, "mount takes MOUNTPOINT local|ceph SOURCE");
+        return fail(p, "mount takes MOUNTPOINT BACKEND SOURCE");
     if (cfg->nmounts == DANAUS_MAX_MOUNTS)
         return fail(p, "more than %d mounts", DANAUS_MAX_MOUNTS);
     char mp[DANAUS_PATH_MAX];
@@ -215,19 +216,6 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
         ls_backend_names(names, sizeof names);
         return fail(p, "unknown backend '%s' (%s)", w[2], names);
     }
-    int local = strcmp(w[2], "local") == 0;
-    if (local && w[3][0] != '/')
-        return fail(p, "local source '%s' must be an absolute path", w[3]);
-    if (is_union && local) {
-        char *save = NULL, *dirs = strdup(w[4]);
-        int bad = !dirs;
-        for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
-             d = strtok_r(NULL, ":", &save))
-            bad |= d[0] != '/';
-        free(dirs);
-        if (bad)
-            return fail(p, "local branches '%s' must be absolute paths", w[4]);
-    }
     m->mountpoint = strdup(mp);
     m->backend = strdup(w[2]);
     m->source = strdup(w[3]);
@@ -242,8 +230,8 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
 /*
  * The settings, as libfuse's fuse_opt: one row per key, with the function
  * that checks its value and the field it fills (offset, and a range for
- * numbers). A key of the backends (ceph_*) fills no field of its own: it
- * is kept as a line for the backend (ls_settings, libservice.h).
+ * numbers). A line no row has may be a backend's (ls_backend.settings):
+ * checked by its kind, it is kept for the backend (ls_settings).
  */
 struct key;
 typedef int (*key_setter)(struct parse *p, const struct key *k,
@@ -375,48 +363,36 @@ static int set_cpus(struct parse *p, const struct key *k, const char *v,
     return 0;
 }
 
-/* The backends' lines. */
-static int backend_text(struct parse *p, const struct key *k, const char *v,
-                        struct config *cfg)
+/* A backend's line, checked as its kind says (libservice.h). Flags and
+ * log levels: the last line counts; the others are set once. */
+static int backend_line(struct parse *p, const struct ls_setting_key *k,
+                        const char *v, struct config *cfg)
 {
-    return set_backend_setting(p, cfg, k->name, v, 0);
-}
-
-static int backend_absolute(struct parse *p, const struct key *k,
-                            const char *v, struct config *cfg)
-{
-    if (v[0] != '/')
-        return fail(p, "%s '%s' must be an absolute path", k->name, v);
-    return backend_text(p, k, v, cfg);
-}
-
-/* Kept in bytes. */
-static int backend_size(struct parse *p, const struct key *k, const char *v,
-                        struct config *cfg)
-{
+    char bytes[24];
     uint64_t size;
-    if (parse_size(v, UINT64_MAX, &size) < 0)
-        return fail(p, "%s must be a number, not '%s'", k->name, v);
-    char buf[24];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)size);
-    return backend_text(p, k, buf, cfg);
-}
-
-/* on or off; the last line counts. */
-static int backend_flag(struct parse *p, const struct key *k, const char *v,
-                        struct config *cfg)
-{
-    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-        return fail(p, "%s must be on or off, not '%s'", k->name, v);
-    return set_backend_setting(p, cfg, k->name, v, 1);
-}
-
-static int backend_log(struct parse *p, const struct key *k, const char *v,
-                       struct config *cfg)
-{
-    if (strcmp(v, "quiet") != 0 && strcmp(v, "keep") != 0)
-        return fail(p, "%s must be quiet or keep, not '%s'", k->name, v);
-    return set_backend_setting(p, cfg, k->name, v, 1);
+    switch (k->kind) {
+    case LS_SETTING_ABSOLUTE:
+        if (v[0] != '/')
+            return fail(p, "%s '%s' must be an absolute path", k->name, v);
+        break;
+    case LS_SETTING_SIZE:
+        if (parse_size(v, UINT64_MAX, &size) < 0)
+            return fail(p, "%s must be a number, not '%s'", k->name, v);
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)size);
+        v = bytes;
+        break;
+    case LS_SETTING_FLAG:
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            return fail(p, "%s must be on or off, not '%s'", k->name, v);
+        return set_backend_setting(p, cfg, k->name, v, 1);
+    case LS_SETTING_LOG:
+        if (strcmp(v, "quiet") != 0 && strcmp(v, "keep") != 0)
+            return fail(p, "%s must be quiet or keep, not '%s'", k->name, v);
+        return set_backend_setting(p, cfg, k->name, v, 1);
+    case LS_SETTING_TEXT:
+        break;
+    }
+    return set_backend_setting(p, cfg, k->name, v, 0);
 }
 
 #define AT(f) offsetof(struct config, f)
@@ -465,15 +441,6 @@ static const struct key keys[] = {
     FLAG("fuse_allow_other", fuse_allow_other),
     FLAG("nosuid", nosuid),
     FLAG("restart", restart),
-    CALL("ceph_write_through", backend_flag),
-    CALL("ceph_client_log", backend_log),
-    CALL("ceph_conf", backend_text),
-    CALL("ceph_client_id", backend_text),
-    CALL("ceph_fs_name", backend_text),
-    CALL("ceph_keyring", backend_text),
-    CALL("ceph_root", backend_absolute),
-    CALL("ceph_cache_size", backend_size),
-    CALL("ceph_oc_size", backend_size),
 };
 
 static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
@@ -486,6 +453,9 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strcmp(k, keys[i].name) == 0)
             return keys[i].set(p, &keys[i], w[1], cfg);
+    const struct ls_setting_key *bk = ls_backend_setting(k);
+    if (bk)
+        return backend_line(p, bk, w[1], cfg);
     return fail(p, "unknown setting '%s'", k);
 }
 
@@ -543,11 +513,6 @@ int config_parse(const char *name, const char *text, struct config *cfg,
             rc = fail(&p, "no 'service NAME' line");
         else if (cfg->nmounts == 0)
             rc = fail(&p, "no 'mount' line: nothing to serve");
-        for (int i = 0; rc == 0 && i < cfg->nmounts; i++)
-            if (strcmp(cfg->mounts[i].backend, "ceph") == 0 &&
-                !config_backend_setting(cfg, "ceph_conf"))
-                rc = fail(&p, "mount %s uses ceph but no 'ceph_conf' is set",
-                          cfg->mounts[i].mountpoint);
         if (rc == 0 && cfg->backend_latency_target_ms &&
             !cfg->backend_pressure_dir)
             rc = fail(&p, "backend_latency_target_ms needs a "

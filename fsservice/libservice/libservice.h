@@ -241,8 +241,26 @@ static inline const char *ls_setting(const struct ls_settings *s,
     return NULL;
 }
 
+/* A configuration line a backend reads (ls_settings), and the kind of
+ * value it takes, which the service checks before the backend sees it. */
+enum ls_setting_kind {
+    LS_SETTING_TEXT,     /* any text */
+    LS_SETTING_ABSOLUTE, /* an absolute path */
+    LS_SETTING_SIZE,     /* a size (K, M, G), kept in bytes */
+    LS_SETTING_FLAG,     /* on or off */
+    LS_SETTING_LOG,      /* quiet or keep */
+};
+
+struct ls_setting_key {
+    const char *name;
+    enum ls_setting_kind kind;
+};
+
 struct ls_backend {
     const char *name;
+    /* The configuration lines it reads, ending with a NULL name; NULL for
+     * none. */
+    const struct ls_setting_key *settings;
     /* Readies the backend (a Ceph mount) from the service's settings: 0,
      * or -1 with a line for the operator in err. NULL: always ready. */
     int (*start)(struct ls_backend *, const struct ls_settings *, char *err,
@@ -277,6 +295,8 @@ struct ls_backend {
 int ls_backend_register(struct ls_backend *b);
 /* The backend registered last under name, or NULL. */
 struct ls_backend *ls_backend_find(const char *name);
+/* The setting named key of any registered backend, or NULL. */
+const struct ls_setting_key *ls_backend_setting(const char *key);
 /* The registered names, " or " between them, into buf. */
 void ls_backend_names(char *buf, size_t size);
 /* Starts b once (later calls return 0). */

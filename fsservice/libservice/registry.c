@@ -71,6 +71,16 @@ struct ls_backend *ls_backend_find(const char *name)
     return NULL;
 }
 
+const struct ls_setting_key *ls_backend_setting(const char *key)
+{
+    register_builtins();
+    for (struct ls_backend *b = backends; b; b = b->next)
+        for (const struct ls_setting_key *k = b->settings; k && k->name; k++)
+            if (strcmp(k->name, key) == 0)
+                return k;
+    return NULL;
+}
+
 /* Whether b is the one found under its name (not hidden by a shim). */
 static bool visible(const struct ls_backend *b)
 {

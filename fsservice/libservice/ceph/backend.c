@@ -5,6 +5,7 @@
  */
 #include "ceph.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,10 @@ static bool setting_is(const struct ls_settings *s, const char *key,
 static int start(struct ls_backend *b, const struct ls_settings *s,
                  char *err, size_t errlen)
 {
+    if (!ls_setting(s, "ceph_conf")) {
+        snprintf(err, errlen, "ceph: a ceph mount needs 'ceph_conf'");
+        return -1;
+    }
     struct cephfs_client_options o = {
         .conf_path = ls_setting(s, "ceph_conf"),
         .client_id = ls_setting(s, "ceph_client_id"),
@@ -75,8 +80,22 @@ static void stop(struct ls_backend *b)
     b->arg = NULL;
 }
 
+static const struct ls_setting_key settings[] = {
+    {"ceph_conf", LS_SETTING_TEXT},
+    {"ceph_client_id", LS_SETTING_TEXT},
+    {"ceph_fs_name", LS_SETTING_TEXT},
+    {"ceph_keyring", LS_SETTING_TEXT},
+    {"ceph_root", LS_SETTING_ABSOLUTE},
+    {"ceph_cache_size", LS_SETTING_SIZE},
+    {"ceph_oc_size", LS_SETTING_SIZE},
+    {"ceph_client_log", LS_SETTING_LOG},
+    {"ceph_write_through", LS_SETTING_FLAG},
+    {NULL, 0},
+};
+
 struct ls_backend cephfs_backend = {
     .name = "ceph",
+    .settings = settings,
     .start = start,
     .instance_new = instance_new,
     .cred_init = cred_init,

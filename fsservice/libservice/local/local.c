@@ -1065,6 +1065,14 @@ static const struct ls_ops local_ops = {
 struct ls_instance *local_instance_new(const char *root_dir, char *err,
                                        size_t errlen)
 {
+    /* Relative to danausd's own directory, it would mean nothing to the
+     * operator who wrote it. */
+    if (root_dir[0] != '/') {
+        snprintf(err, errlen,
+                 "local backend: source '%s' must be an absolute path",
+                 root_dir);
+        return NULL;
+    }
     int root_fd = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0) {
         snprintf(err, errlen, "local backend: cannot open root %s: %s",
