@@ -191,6 +191,18 @@ static int run_danausd_in(const char *dir, const char *conf, char *out,
     return WIFEXITED(d.status) ? WEXITSTATUS(d.status) : -1;
 }
 
+/* danausd on the site's service and rundir lines, then body, written to
+ * path: its exit code, and what it said in out. */
+static int run_bad_config(struct site *s, const char *path, const char *body,
+                          char *out, size_t outlen)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "service %s\nrundir %s\n%s", s->service, s->rundir, body);
+    fclose(f);
+    return run_danausd_in(s->dir, "bad.conf", out, outlen);
+}
+
 static void test_malformed_config(void **state)
 {
     const struct bad_config cases[] = {
@@ -210,12 +222,7 @@ static void test_malformed_config(void **state)
     char path[PATH_MAX + 16], out[4096];
     snprintf(path, sizeof path, "%s/bad.conf", s->dir);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f, "service %s\nrundir %s\n%s", s->service, s->rundir,
-                cases[i].body);
-        fclose(f);
-        int code = run_danausd_in(s->dir, "bad.conf", out, sizeof out);
+        int code = run_bad_config(s, path, cases[i].body, out, sizeof out);
         printf("case %zu: exit %d, said: %s", i, code, out);
         assert_int_equal(code, 1);
         assert_string_equal(out, cases[i].expected);
@@ -234,13 +241,8 @@ static void test_malformed_config(void **state)
 #endif
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f, "service %s\nrundir %s\n%s", s->service, s->rundir,
-                refused[i].body);
-        fclose(f);
-        assert_int_equal(run_danausd_in(s->dir, "bad.conf", out, sizeof out),
-                         1);
+        assert_int_equal(
+            run_bad_config(s, path, refused[i].body, out, sizeof out), 1);
         size_t n = strlen(out), m = strlen(refused[i].expected);
         printf("refused %zu said: %s", i, out);
         assert_true(n >= m);
