@@ -44,6 +44,14 @@ service_start() {
     done
 }
 
+# site_remove: what a test that ran one danausd at $mnt from $site leaves:
+# the service stopped, its FUSE mount gone, the site removed.
+site_remove() {
+    service_stop
+    grep -q " $mnt fuse" /proc/mounts && umount -l "$mnt"
+    rm -rf "$site"
+}
+
 # service_stop: SIGTERM to $daemon, and wait for it.
 service_stop() {
     [ -n "$daemon" ] && kill -TERM "$daemon" 2>/dev/null

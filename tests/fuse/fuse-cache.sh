@@ -45,12 +45,7 @@ pre() {
 
 . "$(dirname "$0")/../lib.sh"
 daemon=
-cleanup() {
-    [ -n "$daemon" ] && service_stop
-    grep -q " $mnt fuse" /proc/mounts && umount -l "$mnt"
-    rm -rf "$site"
-}
-trap cleanup EXIT
+trap site_remove EXIT
 service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
     exit 1
 

@@ -60,12 +60,7 @@ as() {
 }
 owner() { stat -c %u:%g "$1" 2>&1; }
 daemon=
-cleanup() {
-    service_stop
-    grep -q " $mnt fuse" /proc/mounts && umount -l "$mnt"
-    rm -rf "$site"
-}
-trap cleanup EXIT
+trap site_remove EXIT
 
 service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
     exit 1

@@ -51,9 +51,7 @@ cleanup() {
     [ -n "${USER_PID:-}" ] && kill "$USER_PID" 2>/dev/null
     [ -n "${ROOT_PID:-}" ] && kill "$ROOT_PID" 2>/dev/null
     [ -n "$daemon" ] && kill -CONT "$daemon" 2>/dev/null
-    [ -n "$daemon" ] && service_stop
-    grep -q " $mnt fuse" /proc/mounts && umount -l "$mnt"
-    rm -rf "$site"
+    site_remove
 }
 trap cleanup EXIT
 service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
