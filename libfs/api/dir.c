@@ -186,6 +186,24 @@ static struct danaus_dir *dir_of(DIR *dirp)
     return d;
 }
 
+/* The record at buf[at, len): its head in *rec, its name and the name's
+ * length. False when it does not fit there, or its name has no end: the
+ * records come from the service. */
+static bool record_at(const unsigned char *buf, size_t len, size_t at,
+                      struct danaus_dirent *rec, const char **name,
+                      size_t *name_len)
+{
+    if (at > len || len - at < DANAUS_DIRENT_NAME_AT)
+        return false;
+    size_t left = len - at;
+    memcpy(rec, buf + at, DANAUS_DIRENT_NAME_AT);
+    if (rec->d_reclen <= DANAUS_DIRENT_NAME_AT || rec->d_reclen > left)
+        return false;
+    *name = (const char *)buf + at + DANAUS_DIRENT_NAME_AT;
+    *name_len = strnlen(*name, rec->d_reclen - DANAUS_DIRENT_NAME_AT);
+    return *name_len < rec->d_reclen - DANAUS_DIRENT_NAME_AT;
+}
+
 /* Asks c's GETDENTS for the records' attributes (readdirplus): packs the
  * directory's instance-relative path, which *dir gets. False when fd's
  * path is not known on c's mount (the listing is asked without). */
@@ -214,19 +232,21 @@ static void keep_attrs(const struct call *c, struct namecache_fill *fill,
     uint64_t cap = call_capacity(c);
     char path[NAMECACHE_PATH];
     size_t dlen = strlen(dir);
-    for (uint64_t at = 0; at < n;) {
-        const struct danaus_dirent *d = (const void *)(out + at);
-        if (d->d_reclen <= DANAUS_DIRENT_NAME_AT || d->d_reclen > n - at ||
+    struct danaus_dirent rec;
+    const char *name;
+    size_t nlen;
+    for (uint64_t at = 0; at < n; at += rec.d_reclen) {
+        if (!record_at(out, n, at, &rec, &name, &nlen) ||
             (uint64_t)(attrs - out) + sizeof(struct danaus_stat) > cap)
             return;
         struct danaus_stat st;
         memcpy(&st, attrs, sizeof st);
-        size_t nlen = strnlen(d->d_name, d->d_reclen - DANAUS_DIRENT_NAME_AT);
+        attrs += sizeof st;
         if (st.ino != 0 && dlen + 1 + nlen < sizeof path) {
             if (dlen)
-                snprintf(path, sizeof path, "%s/%s", dir, d->d_name);
+                snprintf(path, sizeof path, "%s/%s", dir, name);
             else
-                memcpy(path, d->d_name, nlen + 1);
+                memcpy(path, name, nlen + 1);
             namecache_key(fill, c->desc.mount, path, AT_SYMLINK_NOFOLLOW);
             namecache_keep(fill, 0, &st);
             if (!S_ISLNK(st.mode)) {
@@ -234,8 +254,6 @@ static void keep_attrs(const struct call *c, struct namecache_fill *fill,
                 namecache_keep(fill, 0, &st);
             }
         }
-        attrs += sizeof st;
-        at += d->d_reclen;
     }
 }
 
@@ -301,18 +319,11 @@ static struct dirent *next_entry(struct danaus_dir *d)
         d->pos = 0;
         d->len = (size_t)n;
     }
-    /* The records come from the service: check each fits before use. */
-    const size_t head = offsetof(struct danaus_dirent, d_name);
     struct danaus_dirent rec;
-    size_t left = d->len - d->pos;
-    if (left < head)
-        goto bad;
-    memcpy(&rec, d->buf + d->pos, head);
-    if (rec.d_reclen <= head || rec.d_reclen > left)
-        goto bad;
-    const char *name = (const char *)d->buf + d->pos + head;
-    size_t name_len = strnlen(name, rec.d_reclen - head);
-    if (name_len == rec.d_reclen - head || name_len >= sizeof d->entry.d_name)
+    const char *name;
+    size_t name_len;
+    if (!record_at(d->buf, d->len, d->pos, &rec, &name, &name_len) ||
+        name_len >= sizeof d->entry.d_name)
         goto bad;
     d->entry.d_ino = rec.d_ino;
     d->entry.d_off = rec.d_off;
