@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,8 +312,21 @@ static int port_rules(const struct net_port *p, const char *address, int add)
     return rc;
 }
 
+/* Deletes the host's end of a veth pair, and so the pair, when there. */
+static void veth_delete(const char *veth)
+{
+    const char *const argv[] = {"ip", "link", "del", veth, NULL};
+    if (if_nametoindex(veth) != 0 && run(argv) < 0)
+        fail_clear();
+}
+
 void net_release(struct record *rec)
 {
+    const char *veth = record_get(rec, "veth");
+    if (veth) {
+        veth_delete(veth);
+        record_unset(rec, "veth");
+    }
     const char *address = record_get(rec, "address");
     if (!record_num(rec, "published", 0) || !address)
         return;
@@ -352,7 +366,8 @@ static int others(const char *self, int n, char used[256],
             continue;
         const char *address = record_get(&rec, "address");
         int bridge, host, alive = holds(&rec);
-        if (!alive && record_num(&rec, "published", 0)) {
+        if (!alive && (record_num(&rec, "published", 0) ||
+                       record_get(&rec, "veth"))) {
             net_release(&rec);
             record_save(path, &rec);
         } else if (alive) {
@@ -428,6 +443,7 @@ int net_reserve(const char *name, const char *pool,
                  ports[i].udp ? "udp" : "tcp");
     record_set(rec, "bridge", "%d", n);
     record_set(rec, "address", "10.89.%d.%d", n, host);
+    record_set(rec, "veth", "dn%d-%d", n, host);
     record_set(rec, "ports", "%s", list);
     record_set(rec, "published", "%d", nports > 0);
     return 0;
@@ -436,10 +452,10 @@ int net_reserve(const char *name, const char *pool,
 int net_attach(pid_t pid, const struct record *rec)
 {
     const char *address = record_get(rec, "address");
+    const char *veth = record_get(rec, "veth");
     struct bridge b;
     bridge_of((int)record_num(rec, "bridge", 0), &b);
-    char veth[16], target[16], cidr[32];
-    snprintf(veth, sizeof veth, "dn%d", (int)pid);
+    char target[16], cidr[32];
     snprintf(target, sizeof target, "%d", (int)pid);
     snprintf(cidr, sizeof cidr, "%s/24", address);
     const char *const pair[] = {"ip", "link", "add", veth, "type", "veth",
@@ -454,6 +470,9 @@ int net_attach(pid_t pid, const struct record *rec)
     const char *const route[] = {"nsenter", "-t", target, "-n", "ip",
                                  "route", "add", "default", "via", b.gateway,
                                  NULL};
+    /* The pair of the address's last holder, its network namespace
+     * still being torn down by the kernel, would refuse the name. */
+    veth_delete(veth);
     if (bridge_ensure(&b) < 0 || run(pair) < 0 || run(plug) < 0 ||
         run(inner) < 0 || run(up) < 0 || run(route) < 0)
         return -1;

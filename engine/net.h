@@ -7,8 +7,10 @@
  * host's address (iptables nat); traffic between two pools' bridges
  * refused (the filter chain NET_ISOLATE). Per container a veth pair
  * whose inner end is the container's eth0, with an address of the
- * pool's subnet and a default route through the bridge (the host's end
- * goes with the container's network namespace), and the ports it
+ * pool's subnet and a default route through the bridge (named after the
+ * address, "veth" in its record, deleted when the container ends: the
+ * kernel would take it away with the network namespace, but later), and
+ * the ports it
  * publishes (-p): DNAT from the host's addresses, 127.0.0.1 included.
  * docs/confinement.md has the rules.
  */
@@ -53,8 +55,8 @@ int net_reserve(const char *name, const char *pool,
  * eth0's address and route, the published ports' rules. 0 or -1
  * (fail.h). */
 int net_attach(pid_t pid, const struct record *rec);
-/* Takes away the rules of the ports rec published, if any, and clears
- * its "published". */
+/* Takes away rec's veth pair and the rules of the ports it published,
+ * if any, and clears its "veth" and "published". */
 void net_release(struct record *rec);
 /* The pool's bridge and its rules, when it has one (pool rm). */
 void net_pool_remove(const struct record *pool);

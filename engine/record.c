@@ -91,6 +91,19 @@ void record_set(struct record *r, const char *key, const char *fmt, ...)
     r->val[r->n++] = val;
 }
 
+void record_unset(struct record *r, const char *key)
+{
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->key[i], key) == 0) {
+            free(r->key[i]);
+            free(r->val[i]);
+            r->n--;
+            r->key[i] = r->key[r->n];
+            r->val[i] = r->val[r->n];
+            return;
+        }
+}
+
 void record_free(struct record *r)
 {
     for (int i = 0; i < r->n; i++) {

@@ -23,6 +23,8 @@ const char *record_get(const struct record *r, const char *key);
 long long record_num(const struct record *r, const char *key, long long def);
 void record_set(struct record *r, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Takes key and its value away, when there. */
+void record_unset(struct record *r, const char *key);
 void record_free(struct record *r);
 
 #endif

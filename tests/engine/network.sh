@@ -11,7 +11,7 @@ danaus=$1
 work=$(mktemp -d /tmp/danaus-network-test.XXXXXX)
 export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
-listener= na= nb= # the pools' bridge numbers, once known
+listener= holder= na= nb= # the pools' bridge numbers, once known
 rogue=danaus-rogue-$$ # a network namespace of the test's own
 # The engine keeps its isolation chain once made (as docker keeps its
 # chains); the test takes it away if it made it. The bridges of the
@@ -26,6 +26,7 @@ drop_rules() { # drop_rules PATTERN: every rule whose spec matches
 }
 cleanup() {
     [ -n "$listener" ] && kill "$listener" 2>/dev/null
+    [ -n "$holder" ] && kill "$holder" 2>/dev/null
     ip netns del "$rogue" 2>/dev/null
     remove_containers_and_pools
     for n in $na $nb; do
@@ -133,9 +134,14 @@ check "each pool has a bridge and subnet of its own" 1 \
 check "a container of pool na cannot reach pool nb's listener" EHOSTUNREACH \
     "$(on na -- attacker connect "$b1" 7001)"
 check "a second container of pool nb reaches it" ok "$(on nb -- attacker connect "$b1" 7001)"
+# Something outside holding a1's network namespace keeps it, and the
+# veth pair with it, until the engine deletes the pair itself.
+nsenter -t "$(sed -n 's/^pid=//p' "$DANAUS_STATE/containers/a1/container")" -n sleep 60 &
+holder=$!
 "$danaus" rm -f a1 >/dev/null; "$danaus" rm -f b1 >/dev/null
 check "no veth is left on the pools' bridges once their containers are gone" 0 \
     "$( (ip -o link show master "danaus$na"; ip -o link show master "danaus$nb") | wc -l)"
+kill "$holder"
 
 # 3. -p: the host's port to the container's.
 hp=$(free_port)
@@ -169,8 +175,14 @@ up=$(python3 -c 'import socket; s=socket.socket(type=socket.SOCK_DGRAM); s.bind(
 "$danaus" run -d --name dns --pool nb --image bb --network bridge -p "$up:5353/udp" -- \
     attacker udp 5353 >/dev/null
 listening dns 5353
-python3 -c "import socket; socket.socket(type=socket.SOCK_DGRAM).sendto(b'datagram', ('127.0.0.1', $up))"
-"$danaus" wait dns >/dev/null
+# Datagrams may be lost: one every 0.2 s until the container has one.
+python3 -c "import socket, time
+s = socket.socket(type=socket.SOCK_DGRAM)
+for i in range(100):
+    s.sendto(b'datagram', ('127.0.0.1', $up)); time.sleep(0.2)" &
+sender=$!
+timeout 30 "$danaus" wait dns >/dev/null
+kill "$sender" 2>/dev/null
 check "-p PORT/udp: a datagram to the host's port reaches the container" datagram \
     "$("$danaus" logs dns)"
 "$danaus" rm -f dns >/dev/null
