@@ -74,6 +74,22 @@ static void rule_delete(const char *table, const char *const spec[])
 
 /* ---- the pool's bridge ---- */
 
+/* The MAC of an address on a bridge, made of the address (as docker's
+ * 02:42 ones are). A container's: a new container on the address of one
+ * gone keeps its MAC, so the host's and the other containers' ARP entries
+ * for the address stay right; an entry to another MAC would lose what is
+ * sent to the address (a datagram) or delay it (a TCP connect) until it
+ * expires. The bridge's: left to itself, a bridge takes the lowest MAC of
+ * its ports, so a container leaving could change it, and every
+ * container's entry for the gateway would go wrong. */
+static void mac_of(const char *address, char mac[32])
+{
+    unsigned a[4] = {0};
+    sscanf(address, "%u.%u.%u.%u", &a[0], &a[1], &a[2], &a[3]);
+    snprintf(mac, 32, "02:da:%02x:%02x:%02x:%02x", a[0] & 255, a[1] & 255,
+             a[2] & 255, a[3] & 255);
+}
+
 struct bridge {
     char name[16];    /* danausN */
     char subnet[32];  /* 10.89.N.0/24 */
@@ -164,6 +180,21 @@ static int write_proc(const char *path, const char *what)
     return rc;
 }
 
+/* Whether interface name has MAC mac. */
+static int mac_is(const char *name, const char *mac)
+{
+    char path[64], now[32] = "";
+    snprintf(path, sizeof path, "/sys/class/net/%s/address", name);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (!fgets(now, sizeof now, f))
+            now[0] = 0;
+        fclose(f);
+    }
+    now[strcspn(now, "\n")] = 0;
+    return strcmp(now, mac) == 0;
+}
+
 /* The bridge, its address, its rules and forwarding, each made only
  * where missing. route_localnet lets the host's connections from
  * 127.0.0.1 to a published port leave through the bridge (masqueraded
@@ -171,7 +202,8 @@ static int write_proc(const char *path, const char *what)
  * the host's loopback from the bridge. */
 static int bridge_ensure(const struct bridge *b)
 {
-    char sysfs[64], localnet[80], cidr[40];
+    char sysfs[64], localnet[80], cidr[40], mac[32];
+    mac_of(b->gateway, mac);
     snprintf(sysfs, sizeof sysfs, "/sys/class/net/%s", b->name);
     snprintf(localnet, sizeof localnet,
              "/proc/sys/net/ipv4/conf/%s/route_localnet", b->name);
@@ -181,7 +213,13 @@ static int bridge_ensure(const struct bridge *b)
     const char *const addr[] = {"ip", "addr", "replace", cidr, "dev",
                                 b->name, NULL};
     const char *const up[] = {"ip", "link", "set", b->name, "up", NULL};
+    const char *const own_mac[] = {"ip", "link", "set", b->name, "address",
+                                   mac, NULL};
     if (access(sysfs, F_OK) < 0 && run(add) < 0)
+        return -1;
+    /* Set only when it differs: setting a bridge's MAC voids its ARP
+     * entries, also when the MAC stays. */
+    if (!mac_is(b->name, mac) && run(own_mac) < 0)
         return -1;
     return run(addr) < 0 || run(up) < 0 || isolate_chain() < 0 ||
                    bridge_rules(b, 1) < 0 ||
@@ -455,12 +493,13 @@ int net_attach(pid_t pid, const struct record *rec)
     const char *veth = record_get(rec, "veth");
     struct bridge b;
     bridge_of((int)record_num(rec, "bridge", 0), &b);
-    char target[16], cidr[32];
+    char target[16], cidr[32], mac[32];
     snprintf(target, sizeof target, "%d", (int)pid);
     snprintf(cidr, sizeof cidr, "%s/24", address);
+    mac_of(address, mac);
     const char *const pair[] = {"ip", "link", "add", veth, "type", "veth",
-                                "peer", "name", "eth0", "netns", target,
-                                NULL};
+                                "peer", "name", "eth0", "address", mac,
+                                "netns", target, NULL};
     const char *const plug[] = {"ip", "link", "set", veth, "master", b.name,
                                 "up", NULL};
     const char *const inner[] = {"nsenter", "-t", target, "-n", "ip", "addr",
