@@ -23,6 +23,10 @@ struct hrc_tracker {
 
 static struct hrc_tracker untracked = {NO_MOUNT, NULL};
 
+/* The estimator the thread's last read was noted in, for hrc_settle. An
+ * estimator lives as long as the service, though its mount may change. */
+static _Thread_local struct reuse *noted;
+
 void hrc_init(struct hrc_table *t)
 {
     pthread_mutex_init(&t->lock, NULL);
@@ -31,6 +35,7 @@ void hrc_init(struct hrc_table *t)
     for (uint32_t i = 0; i < DANAUS_MAX_INSTANCES; i++)
         atomic_init(&t->of[i], NULL);
     t->nmade = 0;
+    atomic_init(&t->counting, false);
 }
 
 void hrc_free(struct hrc_table *t)
@@ -89,14 +94,24 @@ void hrc_read(struct hrc_table *t, uint32_t mount, const struct ls_file *file,
               uint64_t off, uint64_t len)
 {
     uint64_t key = file->ino ? file->ino : (uint64_t)(uintptr_t)file;
-    if (mount >= DANAUS_MAX_INSTANCES || len == 0)
+    if (mount >= DANAUS_MAX_INSTANCES || len == 0 ||
+        !atomic_load_explicit(&t->counting, memory_order_relaxed))
         return;
     struct hrc_tracker *k = tracker_of(t, mount);
     if (atomic_load_explicit(&k->mount, memory_order_relaxed) != mount)
         return;
-    uint64_t last = (off + len - 1) / HRC_PAGE;
-    for (uint64_t page = off / HRC_PAGE; page <= last; page++)
-        reuse_read(k->reuse, key, page);
+    uint64_t first = off / HRC_PAGE, last = (off + len - 1) / HRC_PAGE;
+    if (noted && noted != k->reuse)
+        hrc_settle();
+    reuse_read(k->reuse, key, first, last - first + 1);
+    noted = k->reuse;
+}
+
+void hrc_settle(void)
+{
+    if (noted)
+        reuse_fold(noted);
+    noted = NULL;
 }
 
 void hrc_forget(struct hrc_table *t, uint32_t mount)
@@ -116,6 +131,7 @@ void hrc_forget(struct hrc_table *t, uint32_t mount)
 int hrc_get(struct hrc_table *t, uint32_t i, uint32_t *mount,
             struct reuse_curve *out)
 {
+    atomic_store_explicit(&t->counting, true, memory_order_relaxed);
     pthread_mutex_lock(&t->lock);
     int rc = -ENOENT;
     for (uint32_t j = 0; j < t->nmade; j++) {

@@ -1,7 +1,7 @@
 /*
  * test_hrc.c - the service's table of hit-ratio curves by mount
- * (fsservice/core/hrc.h): a read counts every page it returned, under its
- * own mount; the service makes no more than HRC_TRACKED estimators
+ * (fsservice/core/hrc.h): nothing is counted until a curve is asked for;
+ * then a read counts every page it returned, under its own mount; the service makes no more than HRC_TRACKED estimators
  * whatever mounts clients read; a removed mount's goes to the next one;
  * service threads reading at once lose no page (and, under
  * ThreadSanitizer, race on nothing).
@@ -22,6 +22,16 @@ static int setup(void **state)
 {
     (void)state;
     hrc_init(&table);
+    return 0;
+}
+
+/* The table, counting: a curve asked for once. */
+static int setup_counting(void **state)
+{
+    static struct reuse_curve c;
+    uint32_t m;
+    setup(state);
+    assert_int_equal(hrc_get(&table, 0, &m, &c), -ENOENT);
     return 0;
 }
 
@@ -62,6 +72,17 @@ static void test_pages_of_a_read(void **state)
         ;
     assert_int_equal(m, 5);
     assert_true(c.hit[0] > 0.49 && c.hit[0] < 0.51);
+}
+
+static void test_counting_once_asked(void **state)
+{
+    (void)state;
+    struct ls_file f = {.ino = 42};
+    hrc_read(&table, 3, &f, 0, 4096);
+    assert_int_equal(reads_of(3), -1);
+    assert_int_equal(table.nmade, 0);
+    hrc_read(&table, 3, &f, 0, 4096);
+    assert_int_equal(reads_of(3), 1);
 }
 
 static void test_bounded(void **state)
@@ -111,9 +132,14 @@ static void test_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_pages_of_a_read, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bounded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_counting_once_asked, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_pages_of_a_read, setup_counting,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_bounded, setup_counting,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_threads, setup_counting,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,7 +145,7 @@ static void estimate(const struct trace *t, struct reuse_curve *c)
     struct reuse *r = reuse_new(seed ? strtoull(seed, NULL, 0) : 0x5eed);
     assert_non_null(r);
     for (uint32_t i = 0; i < t->n; i++)
-        reuse_read(r, 1000 + t->page[i] % 7, t->page[i] / 7);
+        reuse_read(r, 1000 + t->page[i] % 7, t->page[i] / 7, 1);
     reuse_curve(r, c);
     reuse_free(r);
 }
@@ -222,7 +222,7 @@ static void test_bounded(void **state)
     assert_non_null(r);
     static struct reuse_curve c;
     for (uint64_t i = 0; i < 4 * READS; i++)
-        reuse_read(r, i >> 20, i);
+        reuse_read(r, i >> 20, i, 1);
     reuse_curve(r, &c);
     assert_true(c.samples == REUSE_SAMPLES);
     assert_true(c.rate < 0.01);
