@@ -73,7 +73,11 @@ static struct branch_listing *list_dir(struct union_instance *u, int b,
         }
     }
     in->ops->close(f);
-    if (ok && got == 0 && (l->names = malloc((n ? n : 1) * sizeof *l->names))) {
+    /* The names only: a listing is kept as long as the union. */
+    char *kept = ok && got == 0 ? realloc(store, used ? used : 1) : NULL;
+    if (kept)
+        store = kept;
+    if (kept && (l->names = malloc((n ? n : 1) * sizeof *l->names))) {
         for (size_t i = 0, at = 0; i < n; i++, at += strlen(store + at) + 1)
             l->names[i] = store + at;
         qsort(l->names, n, sizeof *l->names, by_name);
@@ -88,10 +92,20 @@ static struct branch_listing *list_dir(struct union_instance *u, int b,
     return NULL;
 }
 
-static struct branch_listing *find(struct union_instance *u, int b,
+/* The chain of branch b's dir (FNV-1a over the branch and the path). */
+static struct branch_listing **chain(struct union_instance *u, int b,
+                                     const char *dir)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)b;
+    for (const char *c = dir; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    return &u->listings[h % UNION_LISTING_BUCKETS];
+}
+
+static struct branch_listing *find(struct branch_listing *l, int b,
                                   const char *dir)
 {
-    for (struct branch_listing *l = u->listings; l; l = l->next)
+    for (; l; l = l->next)
         if (l->branch == b && strcmp(l->dir, dir) == 0)
             return l;
     return NULL;
@@ -103,10 +117,11 @@ int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
     if (u->branch[b].writable || !u->listings_on)
         return -1;
     pthread_mutex_lock(&u->listing_lock);
-    struct branch_listing *l = find(u, b, dir);
+    struct branch_listing **head = chain(u, b, dir);
+    struct branch_listing *l = find(*head, b, dir);
     if (!l && u->nlistings < LISTINGS_MAX && (l = list_dir(u, b, dir))) {
-        l->next = u->listings;
-        u->listings = l;
+        l->next = *head;
+        *head = l;
         u->nlistings++;
     }
     int has = -1;
@@ -128,12 +143,13 @@ int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
 
 void union_branch_listings_free(struct union_instance *u)
 {
-    while (u->listings) {
-        struct branch_listing *l = u->listings;
-        u->listings = l->next;
-        free(l->names);
-        free(l->store);
-        free(l);
-    }
+    for (int i = 0; i < UNION_LISTING_BUCKETS; i++)
+        while (u->listings[i]) {
+            struct branch_listing *l = u->listings[i];
+            u->listings[i] = l->next;
+            free(l->names);
+            free(l->store);
+            free(l);
+        }
     u->nlistings = 0;
 }

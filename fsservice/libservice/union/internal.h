@@ -22,6 +22,8 @@
 /* A set of branches, bit i for branch i. */
 typedef uint32_t union_mask;
 
+#define UNION_LISTING_BUCKETS 4096 /* of the listings' hash table */
+
 /* What origin.c knows of the top branch's directories: whether each holds
  * copies with an origin (IMPURE_XATTR), as last read or set; slots are
  * chosen by a hash of the path and keep the whole path. */
@@ -55,7 +57,8 @@ struct union_instance {
     pthread_mutex_t partial_lock; /* guards partials */
     struct union_partial *partials; /* open partial copies (partial.c) */
     pthread_mutex_t listing_lock; /* guards listings */
-    struct branch_listing *listings; /* branch_listing.c */
+    /* branch_listing.c: chains by the hash of branch and directory */
+    struct branch_listing *listings[UNION_LISTING_BUCKETS];
     int nlistings;
     int listings_on; /* from the end of union_instance_new on */
     struct union_impure_cache impure; /* origin.c */
