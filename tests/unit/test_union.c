@@ -143,6 +143,20 @@ static int setup_closed(void **state)
     return make_fixture(state, fill_closed);
 }
 
+/* Siblings whose names start alike (deep/er and deep/er64), for the walks
+ * a lookup shares with the one before. */
+static void fill_siblings(struct fixture *f)
+{
+    host_dir(f, "l2/deep/er64");
+    host_file(f, "l2/deep/er64/x", "x in er64");
+    host_file(f, "l2/deep/y", "y in deep");
+}
+
+static int setup_siblings(void **state)
+{
+    return make_fixture(state, fill_siblings);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type,
                         struct FTW *ftw)
 {
@@ -464,6 +478,25 @@ static void test_walks_remembered_see_changes(void **state)
                      -EACCES);
 }
 
+/* A walk down a tree looks up one directory's names, then a sibling's:
+ * the shared parents come from the walk before, and nothing else does. */
+static void test_walks_shared_by_siblings(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    assert_string_equal(readf(f, "deep/er64/x"), "x in er64");
+    assert_string_equal(readf(f, "deep/er/f"), "deep file");
+    assert_string_equal(readf(f, "deep/er64/x"), "x in er64");
+    assert_string_equal(readf(f, "deep/y"), "y in deep");
+    assert_string_equal(readf(f, "deep/er/f"), "deep file");
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "deep/er/x", 0, &st),
+                     -ENOENT);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "deep/er64/f", 0, &st),
+                     -ENOENT);
+    assert_string_equal(readf(f, "d/a"), "a1");
+    assert_string_equal(readf(f, "deep/er/f"), "deep file");
+}
+
 static void test_readdir_stable(void **state)
 {
     struct fixture *f = *state;
@@ -626,6 +659,8 @@ int main(void)
                                         setup_closed, teardown),
         cmocka_unit_test_setup_teardown(test_unlink_rmdir_whiteouts, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_walks_shared_by_siblings,
+                                        setup_siblings, teardown),
         cmocka_unit_test_setup_teardown(test_walks_remembered_see_changes,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_readdir_stable, setup, teardown),

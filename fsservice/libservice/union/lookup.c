@@ -203,24 +203,46 @@ static bool memo_path(const char *path, size_t *dir_len)
 
 static _Thread_local struct walk_memo memo;
 
-static bool memo_fits(const struct walk_memo *m, const struct union_instance *u,
-                      const struct ls_cred *cred, uint64_t gen,
-                      const char *path, size_t dir_len)
+/* Whether the memo's walk was made in union u by cred since the last
+ * change (gen). */
+static bool memo_valid(const struct walk_memo *m, const struct union_instance *u,
+                       const struct ls_cred *cred, uint64_t gen)
 {
     return m->union_id == u->id && m->generation == gen &&
-           m->dir_len == dir_len && memcmp(m->dir, path, dir_len) == 0 &&
            m->uid == cred->uid && m->gid == cred->gid &&
            m->ngroups == cred->ngroups &&
            memcmp(m->groups, cred->groups,
                   (size_t)cred->ngroups * sizeof *cred->groups) == 0;
 }
 
+/* The length of the leading directories path's directory (its first
+ * dir_len bytes) shares with the memo's, whole components only. */
+static size_t memo_shared(const struct walk_memo *m, const char *path,
+                          size_t dir_len)
+{
+    size_t n = m->dir_len < dir_len ? m->dir_len : dir_len, at = 0;
+    while (at < n && m->dir[at] == path[at])
+        at++;
+    if ((at == m->dir_len || m->dir[at] == '/') &&
+        (at == dir_len || path[at] == '/'))
+        return at;
+    /* A component differs: back to the '/' before it, which both have. */
+    while (at > 0 && path[--at] != '/')
+        ;
+    return at;
+}
+
 /* What the memo offers one lookup, looked at once: the generation the
  * lookup's walk belongs to, whether path may be memoized (dir_len, its
- * directory's length) and whether the memo holds its directory's walk. */
+ * directory's length), and how much of its directory's walk the memo
+ * holds: the leading shared bytes (whole components, a depth of the
+ * memo's walk), all of them on a hit. A walk down a tree (find's) looks
+ * up each directory's names, then a sibling's: the shared parents are
+ * not walked again. */
 struct memo_look {
     uint64_t gen;
-    size_t dir_len;
+    size_t dir_len, shared;
+    int depth; /* the shared directories */
     bool usable, hit;
 };
 
@@ -231,7 +253,13 @@ static struct memo_look memo_look(const struct union_instance *u,
     struct memo_look l = {
         .gen = atomic_load_explicit(&generation, memory_order_acquire)};
     l.usable = memo_path(path, &l.dir_len);
-    l.hit = l.usable && memo_fits(&memo, u, cred, l.gen, path, l.dir_len);
+    if (!l.usable || !memo_valid(&memo, u, cred, l.gen))
+        return l;
+    l.shared = memo_shared(&memo, path, l.dir_len);
+    for (size_t i = 0; i < l.shared; i++)
+        l.depth += path[i] == '/';
+    l.depth += l.shared > 0;
+    l.hit = l.shared == l.dir_len && l.shared == memo.dir_len;
     return l;
 }
 
@@ -280,9 +308,13 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
     int links = 0;
 
     char *p = todo;
-    if (look->hit) {
+    if (look->depth > 0) {
         walk_copy(&w, &memo.w);
-        p = todo + look->dir_len + 1;
+        if (look->depth < w.depth) {
+            w.path[w.len[look->depth + 1]] = '\0';
+            w.depth = look->depth;
+        }
+        p = todo + look->shared + 1;
     }
     for (;;) {
         while (*p == '/')
@@ -391,9 +423,10 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
                  const char *path, int flags, struct union_node *out)
 {
     struct memo_look look = memo_look(u, cred, path);
-    /* The memo may know path's directory is not in the top branch: the
-     * fast path's stat there would only fail. */
-    bool top_absent = look.hit && !(memo.w.dirs[memo.w.depth] & 1u);
+    /* The memo may know that one of path's directories is not in the top
+     * branch, which then holds nothing below it: the fast path's stat
+     * there would only fail. */
+    bool top_absent = look.depth > 0 && !(memo.w.dirs[look.depth] & 1u);
     if ((flags & UNION_FAST) && !union_path_has_reserved(path) &&
         strlen(path) < sizeof out->path && !top_absent) {
         struct ls_instance *top = union_branch_inst(u, 0);
