@@ -456,7 +456,11 @@ static int parse_line(struct parse *p, char **w, int n, struct config *cfg)
     const struct ls_setting_key *bk = ls_backend_setting(k);
     if (bk)
         return backend_line(p, bk, w[1], cfg);
-    return fail(p, "unknown setting '%s'", k);
+    /* A setting of a backend this danausd was built without lands here:
+     * the list says which backends it has. */
+    char names[256];
+    ls_backend_names(names, sizeof names);
+    return fail(p, "unknown setting '%s' (backends built in: %s)", k, names);
 }
 
 static void set_defaults(struct config *cfg)

@@ -18,9 +18,13 @@ expect_error "pool create on ceph" 1 \
     "$danaus" pool create a --cpus 0 --memory 64M --backend "$back"
 check "nothing of the pool was made" "" "$(ls "$DANAUS_STATE/pools" 2>/dev/null)"
 
-printf 'service noceph-%s\nceph_conf %s\nmount /a ceph /\n' $$ \
-    "$work/ceph.conf" >"$work/danausd.conf"
+printf 'service noceph-%s\nmount /a ceph /\n' $$ >"$work/danausd.conf"
 expect_error "danausd with a ceph mount" 1 "unknown backend 'ceph' (local)" \
+    "$danausd" -c "$work/danausd.conf" --check
+printf 'service noceph-%s\nceph_conf %s\n' $$ "$work/ceph.conf" \
+    >"$work/danausd.conf"
+expect_error "danausd with a Ceph setting" 1 \
+    "unknown setting 'ceph_conf' (backends built in: local)" \
     "$danausd" -c "$work/danausd.conf" --check
 
 [ "$failures" -eq 0 ]

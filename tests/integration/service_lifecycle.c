@@ -207,7 +207,8 @@ static void test_malformed_config(void **state)
 {
     const struct bad_config cases[] = {
         {"x 1\nmount /m local /tmp\n",
-         "danausd: bad.conf:3: unknown setting 'x'\n"},
+         "danausd: bad.conf:3: unknown setting 'x' (backends built in: "
+         BUILT_BACKENDS ")\n"},
         {"mount /m local /tmp\nslots 0\n",
          "danausd: bad.conf:4: slots must be a number from 1 to 65536, not '0'\n"},
         {"mount /m nfs /tmp\n",

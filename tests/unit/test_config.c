@@ -138,7 +138,9 @@ static void refuses_with_line_and_problem(void **state)
     static const struct {
         const char *text, *message;
     } cases[] = {
-        {"service s\nbogus 1\n", "t:2: unknown setting 'bogus'"},
+        {"service s\nbogus 1\n",
+         "t:2: unknown setting 'bogus' (backends built in: " BUILT_BACKENDS
+         ")"},
         {"service s\nmount /a local /x\nmount /a/b local /y\n",
          "t:3: mount point /a/b overlaps /a"},
         {"service s\nmount relative local /x\n",
@@ -201,7 +203,8 @@ static void refuses_with_line_and_problem(void **state)
         {"service s\nceph_oc_size lots\n",
          "t:2: ceph_oc_size must be a number, not 'lots'"},
 #else
-        {"service s\nceph_conf /c\n", "t:2: unknown setting 'ceph_conf'"},
+        {"service s\nceph_conf /c\n",
+         "t:2: unknown setting 'ceph_conf' (backends built in: local)"},
         {"service s\nmount /a ceph /x\n",
          "t:2: unknown backend 'ceph' (local)"},
 #endif
