@@ -177,15 +177,18 @@ static int fix_dots(struct union_instance *u, const struct ls_cred *cred,
     return 0;
 }
 
-/* Reads one branch's directory into the merge. Names of this branch and
- * its whiteouts join `decided` only after the branch is read. */
+/* Reads one branch's directory into the merge, through held when the
+ * caller has it open, else opened here. Names of this branch and its
+ * whiteouts join `decided` only after the branch is read. */
 static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
-                        int b, int first, const char *path, struct merge *m,
+                        int b, int first, const char *path,
+                        struct ls_file *held, struct merge *m,
                         size_t *whiteouts, size_t *nwhite, char *buf)
 {
     struct ls_instance *in = union_branch_inst(u, b);
-    struct ls_file *f;
-    int rc = in->ops->open(in, cred, path, O_RDONLY | O_DIRECTORY, 0, &f);
+    struct ls_file *f = held;
+    int rc = f ? 0 : in->ops->open(in, cred, path, O_RDONLY | O_DIRECTORY,
+                                   0, &f);
     if (rc < 0)
         return rc;
     off_t pos = 0;
@@ -224,7 +227,8 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
     }
     rc = got < 0 ? (int)got : 0;
 out:
-    in->ops->close(f);
+    if (!held)
+        in->ops->close(f);
     return rc;
 }
 
@@ -257,6 +261,13 @@ static int by_cookie(const void *a, const void *b)
 int union_list(struct union_instance *u, const struct ls_cred *cred,
                const struct union_node *node, struct union_listing *out)
 {
+    return union_list_held(u, cred, node, -1, NULL, out);
+}
+
+int union_list_held(struct union_instance *u, const struct ls_cred *cred,
+                    const struct union_node *node, int held_branch,
+                    struct ls_file *held, struct union_listing *out)
+{
     struct merge m = {0};
     struct name_set decided = {0};
     char *buf = malloc(READ_BUF);
@@ -268,7 +279,8 @@ int union_list(struct union_instance *u, const struct ls_cred *cred,
         if (!(node->dirs & (1u << b)))
             continue;
         size_t start = m.n, nwhite = 0;
-        rc = merge_branch(u, cred, b, first, node->path, &m, whiteouts,
+        rc = merge_branch(u, cred, b, first, node->path,
+                          b == held_branch ? held : NULL, &m, whiteouts,
                           &nwhite, buf);
         if (rc < 0)
             break;

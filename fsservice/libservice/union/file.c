@@ -35,6 +35,13 @@ struct union_file {
     pthread_mutex_t dir_lock;
     struct union_listing listing;
     int listed;             /* listing holds a snapshot */
+    /* A directory's walk at the open (its merge mask and stat), good
+     * while no change a walk depends on came since (walk_kept, and
+     * union_generation still walk_gen). */
+    int walk_kept;
+    uint64_t walk_gen;
+    union_mask dirs;
+    struct danaus_stat dir_st;
 };
 
 static struct union_file *ufile(struct ls_file *f)
@@ -118,6 +125,7 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
     if (!(flags & O_DIRECTORY))
         lf |= UNION_FAST; /* a directory needs its merge mask */
     struct union_node n;
+    uint64_t gen = union_generation();
     int rc = union_lookup(u, cred, path, lf, &n);
     if (rc < 0)
         return rc;
@@ -131,7 +139,15 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
         if (n.dirs == 0) /* found by the fast path: merge it */
             if ((rc = union_lookup(u, cred, path, lf & ~UNION_FAST, &n)) < 0)
                 return rc;
-        return open_in_branch(u, cred, n.branch, &n, flags, 0, out);
+        rc = open_in_branch(u, cred, n.branch, &n, flags, 0, out);
+        if (rc == 0) {
+            struct union_file *f = ufile(*out);
+            f->walk_kept = 1;
+            f->walk_gen = gen;
+            f->dirs = n.dirs;
+            f->dir_st = n.st;
+        }
+        return rc;
     }
     if (writes && n.branch != 0 && !S_ISLNK(n.st.mode)) {
         if ((rc = union_need_writable(u)) < 0)
@@ -313,9 +329,11 @@ int union_cache_hold(struct ls_file *file, uint64_t *key)
     return lower_ops(f)->cache_hold(f->lower, key);
 }
 
-/* Takes the snapshot: the directory's merge as it is now (looked up again,
- * since branches may have joined it since the open). A directory removed
- * since lists nothing, as on Linux. */
+/* Takes the snapshot: the directory's merge as it is now. While nothing
+ * a walk depends on changed since the open, the open's walk holds and
+ * the branch the directory is open in is read through its handle; else
+ * branches may have joined it, or it may be gone (then it lists nothing,
+ * as on Linux), so it is looked up and listed afresh. */
 static int snapshot(struct union_instance *u, const struct ls_cred *cred,
                     struct union_file *f)
 {
@@ -323,9 +341,20 @@ static int snapshot(struct union_instance *u, const struct ls_cred *cred,
     struct union_node *n = malloc(sizeof *n);
     if (!n)
         return -ENOMEM;
-    int rc = union_lookup(u, cred, f->path, 0, n);
+    int kept = f->walk_kept && f->walk_gen == union_generation(), rc = 0;
+    if (kept) {
+        strcpy(n->path, f->path);
+        n->branch = f->branch;
+        n->st = f->dir_st;
+        n->dirs = f->dirs;
+        n->parent_dirs = 0;
+    } else {
+        rc = union_lookup(u, cred, f->path, 0, n);
+    }
     if (rc == 0 && S_ISDIR(n->st.mode))
-        rc = union_list(u, cred, n, &f->listing);
+        rc = kept ? union_list_held(u, cred, n, f->branch, f->lower,
+                                    &f->listing)
+                  : union_list(u, cred, n, &f->listing);
     else if (rc == -ENOENT || rc == 0)
         rc = 0;
     free(n);

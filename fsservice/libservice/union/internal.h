@@ -114,6 +114,9 @@ struct union_node {
  * name made, removed or copied up, a mode, an owner, an xattr): no thread
  * reuses the walks it remembers (lookup.c). */
 void union_changed(void);
+/* Where the changes stand: a walk made after reading it holds while it
+ * stays the same. */
+uint64_t union_generation(void);
 /* An id for a new union, never given before in this process. */
 uint64_t union_new_id(void);
 
@@ -260,6 +263,11 @@ struct union_listing {
 /* The merged listing of directory node, without whiteouts and markers. */
 int union_list(struct union_instance *u, const struct ls_cred *cred,
                const struct union_node *node, struct union_listing *out);
+/* The same, reading branch held's directory through held, the directory
+ * open there already (its position is its own: getdents takes one). */
+int union_list_held(struct union_instance *u, const struct ls_cred *cred,
+                    const struct union_node *node, int held_branch,
+                    struct ls_file *held, struct union_listing *out);
 void union_listing_free(struct union_listing *l);
 /* getdents over a listing: records of cookies above *pos. A name's
  * cookie is a hash of it, so a cookie resumes a listing taken at another

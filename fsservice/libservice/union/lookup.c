@@ -157,6 +157,11 @@ void union_changed(void)
     atomic_fetch_add_explicit(&generation, 1, memory_order_release);
 }
 
+uint64_t union_generation(void)
+{
+    return atomic_load_explicit(&generation, memory_order_acquire);
+}
+
 uint64_t union_new_id(void)
 {
     return atomic_fetch_add_explicit(&last_id, 1, memory_order_relaxed) + 1;
