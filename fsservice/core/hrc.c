@@ -23,10 +23,6 @@ struct hrc_tracker {
 
 static struct hrc_tracker untracked = {NO_MOUNT, NULL};
 
-/* The estimator the thread's last read was noted in, for hrc_settle. An
- * estimator lives as long as the service, though its mount may change. */
-static _Thread_local struct reuse *noted;
-
 void hrc_init(struct hrc_table *t)
 {
     pthread_mutex_init(&t->lock, NULL);
@@ -101,17 +97,7 @@ void hrc_read(struct hrc_table *t, uint32_t mount, const struct ls_file *file,
     if (atomic_load_explicit(&k->mount, memory_order_relaxed) != mount)
         return;
     uint64_t first = off / HRC_PAGE, last = (off + len - 1) / HRC_PAGE;
-    if (noted && noted != k->reuse)
-        hrc_settle();
     reuse_read(k->reuse, key, first, last - first + 1);
-    noted = k->reuse;
-}
-
-void hrc_settle(void)
-{
-    if (noted)
-        reuse_fold(noted);
-    noted = NULL;
 }
 
 void hrc_forget(struct hrc_table *t, uint32_t mount)

@@ -44,14 +44,9 @@ void hrc_free(struct hrc_table *t);
 
 /* A read of mount returned len bytes of file at off. The file is named
  * by its inode number when its open learnt it, else by the open file
- * (whose pages then count apart from other opens of the same file).
- * Noted only (reuse.h): the calling thread counts it at its next
- * hrc_settle, once the read is answered; a curve asked for before counts
- * it then. */
+ * (whose pages then count apart from other opens of the same file). */
 void hrc_read(struct hrc_table *t, uint32_t mount, const struct ls_file *file,
               uint64_t off, uint64_t len);
-/* Counts the reads the calling thread noted. */
-void hrc_settle(void);
 
 /* The mount is gone: its tracker is free for another. */
 void hrc_forget(struct hrc_table *t, uint32_t mount);

@@ -40,16 +40,8 @@ struct pageset {
     uint32_t *tree;         /* Fenwick: 1 per time some entry holds */
 };
 
-/* A read noted and not yet counted. */
-struct note {
-    uint64_t key, first, count;
-};
-
 struct reuse {
-    pthread_mutex_t lock;       /* counting, and everything below notes */
-    pthread_mutex_t notes_lock; /* notes and nnotes */
-    struct note notes[REUSE_NOTES];
-    uint32_t nnotes;
+    pthread_mutex_t lock;
     uint64_t seed;
     uint64_t threshold; /* pages whose hash is at most this are sampled */
     uint64_t reads;
@@ -305,54 +297,17 @@ static bool recent_read(struct reuse *r, uint64_t hash)
     return false;
 }
 
-/* Under lock: counts the reads of n notes. */
-static void count_notes(struct reuse *r, const struct note *notes, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t file = mix(notes[i].key ^ r->seed);
-        for (uint64_t page = notes[i].first;
-             page - notes[i].first < notes[i].count; page++) {
-            uint64_t hash = mix(file + page);
-            r->reads++;
-            bool near = recent_read(r, hash);
-            if (hash <= r->threshold)
-                sampled_read(r, hash, !near);
-        }
-    }
-}
-
-/* Under lock: counts what was noted, in the order it was. */
-static void fold_notes(struct reuse *r)
-{
-    struct note taken[REUSE_NOTES];
-    pthread_mutex_lock(&r->notes_lock);
-    uint32_t n = r->nnotes;
-    memcpy(taken, r->notes, n * sizeof *taken);
-    r->nnotes = 0;
-    pthread_mutex_unlock(&r->notes_lock);
-    count_notes(r, taken, n);
-}
-
 void reuse_read(struct reuse *r, uint64_t key, uint64_t first, uint64_t count)
 {
-    struct note note = {key, first, count};
-    pthread_mutex_lock(&r->notes_lock);
-    bool noted = r->nnotes < REUSE_NOTES;
-    if (noted)
-        r->notes[r->nnotes++] = note;
-    pthread_mutex_unlock(&r->notes_lock);
-    if (noted)
-        return;
+    uint64_t file = mix(key ^ r->seed);
     pthread_mutex_lock(&r->lock);
-    fold_notes(r);
-    count_notes(r, &note, 1);
-    pthread_mutex_unlock(&r->lock);
-}
-
-void reuse_fold(struct reuse *r)
-{
-    pthread_mutex_lock(&r->lock);
-    fold_notes(r);
+    for (uint64_t page = first; page - first < count; page++) {
+        uint64_t hash = mix(file + page);
+        r->reads++;
+        bool near = recent_read(r, hash);
+        if (hash <= r->threshold)
+            sampled_read(r, hash, !near);
+    }
     pthread_mutex_unlock(&r->lock);
 }
 
@@ -384,7 +339,6 @@ static void fill_curve(struct reuse *r, struct reuse_curve *out)
 void reuse_curve(struct reuse *r, struct reuse_curve *out)
 {
     pthread_mutex_lock(&r->lock);
-    fold_notes(r);
     fill_curve(r, out);
     pthread_mutex_unlock(&r->lock);
 }
@@ -400,9 +354,6 @@ static void set_clear(struct pageset *s)
 void reuse_reset(struct reuse *r)
 {
     pthread_mutex_lock(&r->lock);
-    pthread_mutex_lock(&r->notes_lock);
-    r->nnotes = 0;
-    pthread_mutex_unlock(&r->notes_lock);
     r->threshold = UINT64_MAX;
     r->reads = 0;
     set_clear(&r->sample);
@@ -455,7 +406,6 @@ struct reuse *reuse_new(uint64_t seed)
         return NULL;
     }
     pthread_mutex_init(&r->lock, NULL);
-    pthread_mutex_init(&r->notes_lock, NULL);
     r->seed = seed;
     reuse_reset(r);
     return r;
@@ -466,7 +416,6 @@ void reuse_free(struct reuse *r)
     if (!r)
         return;
     pthread_mutex_destroy(&r->lock);
-    pthread_mutex_destroy(&r->notes_lock);
     set_free(&r->sample);
     set_free(&r->recent);
     free(r);

@@ -23,12 +23,8 @@
  * 8 per power of two. The curve is given at the bins' edges, where it is
  * exact for a stream of fewer than REUSE_SAMPLES pages.
  *
- * Threads: any number may note reads at once. A read is only noted
- * (under a lock held for a few stores) and counted later, by
- * reuse_fold or the next curve, so that a service thread can answer its
- * call first and count after; reads noted past REUSE_NOTES are counted
- * at once. Counting takes the estimator's mutex, which noting never
- * waits for.
+ * Threads: reuse_read may run on any number of threads at once; each
+ * read takes the estimator's mutex once for all its pages.
  */
 #ifndef DANAUS_REUSE_H
 #define DANAUS_REUSE_H
@@ -39,7 +35,6 @@
 
 #define REUSE_SAMPLES 4096
 #define REUSE_NEAR 1024
-#define REUSE_NOTES 64 /* reads noted and not yet counted */
 /* Bins of distances: 16 of one page, then 8 per power of two up to
  * 2^40 pages; the last holds everything beyond. Bin i starts at
  * danaus_hrc_pages(i) pages. */
@@ -54,12 +49,9 @@ void reuse_free(struct reuse *r);
 /* Forgets every read (for a new owner). */
 void reuse_reset(struct reuse *r);
 
-/* A read of pages first to first + count - 1 of the file named key:
- * noted, to be counted by reuse_fold. */
+/* A read of pages first to first + count - 1 of the file named key. */
 void reuse_read(struct reuse *r, uint64_t key, uint64_t first,
                 uint64_t count);
-/* Counts every read noted so far. */
-void reuse_fold(struct reuse *r);
 
 struct reuse_curve {
     uint64_t reads;           /* reads counted */
@@ -70,7 +62,6 @@ struct reuse_curve {
     double hit[REUSE_BINS];
 };
 
-/* The curve of every read noted so far. */
 void reuse_curve(struct reuse *r, struct reuse_curve *out);
 
 #endif

@@ -68,7 +68,6 @@
 #include "workers.h"
 
 #include "blocking.h"
-#include "hrc.h"
 #include "pacing.h"
 #include "placement.h"
 
@@ -354,7 +353,6 @@ static void run(struct service *svc, struct crew *crew,
     client_request_end(c, b.slot);
     if (deadline_end(rec))
         ipc_complete(slot, b.seq, result);
-    hrc_settle(); /* the call's reads, counted once answered */
     if (handed_on) {
         placement_go_home(&place);
         atomic_fetch_sub(&crew->in_long, 1);

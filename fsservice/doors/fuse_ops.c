@@ -628,7 +628,6 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         fuse_loop_moved((uint64_t)n, 0);
         hrc_read(c.ex->hrc, c.ex->index, file, (uint64_t)off, (uint64_t)n);
         fuse_reply_buf(req, buf, (size_t)n);
-        hrc_settle();
     }
     free(buf);
 }
