@@ -241,14 +241,13 @@ static size_t memo_shared(const struct walk_memo *m, const char *path,
  * lookup's walk belongs to, whether path may be memoized (dir_len, its
  * directory's length), and how much of its directory's walk the memo
  * holds: the leading shared bytes (whole components, a depth of the
- * memo's walk), all of them on a hit. A walk down a tree (find's) looks
- * up each directory's names, then a sibling's: the shared parents are
- * not walked again. */
+ * memo's walk). A walk down a tree (find's) looks up each directory's
+ * names, then a sibling's: the shared parents are not walked again. */
 struct memo_look {
     uint64_t gen;
     size_t dir_len, shared;
     int depth; /* the shared directories */
-    bool usable, hit;
+    bool usable;
 };
 
 static struct memo_look memo_look(const struct union_instance *u,
@@ -264,7 +263,6 @@ static struct memo_look memo_look(const struct union_instance *u,
     for (size_t i = 0; i < l.shared; i++)
         l.depth += path[i] == '/';
     l.depth += l.shared > 0;
-    l.hit = l.shared == l.dir_len && l.shared == memo.dir_len;
     return l;
 }
 
