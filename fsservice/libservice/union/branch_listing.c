@@ -92,14 +92,12 @@ static struct branch_listing *list_dir(struct union_instance *u, int b,
     return NULL;
 }
 
-/* The chain of branch b's dir (FNV-1a over the branch and the path). */
+/* The chain of branch b's dir. */
 static struct branch_listing **chain(struct union_instance *u, int b,
                                      const char *dir)
 {
-    uint32_t h = 2166136261u ^ (uint32_t)b;
-    for (const char *c = dir; *c; c++)
-        h = (h ^ (unsigned char)*c) * 16777619u;
-    return &u->listings[h % UNION_LISTING_BUCKETS];
+    return &u->listings[(union_hash(dir) ^ (uint64_t)b) %
+                        UNION_LISTING_BUCKETS];
 }
 
 static struct branch_listing *find(struct branch_listing *l, int b,

@@ -243,10 +243,7 @@ static uint64_t name_cookie(const char *name)
         return 1;
     if (strcmp(name, "..") == 0)
         return 2;
-    uint64_t h = 14695981039346656037ull;
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        h = (h ^ *c) * 1099511628211ull;
-    h &= (1ull << 62) - 1;
+    uint64_t h = union_hash(name) & ((1ull << 62) - 1);
     return h < 3 ? h + 3 : h;
 }
 

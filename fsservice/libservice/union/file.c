@@ -35,10 +35,9 @@ struct union_file {
     pthread_mutex_t dir_lock;
     struct union_listing listing;
     int listed;             /* listing holds a snapshot */
-    /* A directory's walk at the open (its merge mask and stat), good
-     * while no change a walk depends on came since (walk_kept, and
-     * union_generation still walk_gen). */
-    int walk_kept;
+    /* A directory's walk at the open (its merge mask, never 0 for a
+     * directory, and stat), good while no change a walk depends on came
+     * since (union_generation still walk_gen); dirs 0: none kept. */
     uint64_t walk_gen;
     union_mask dirs;
     struct danaus_stat dir_st;
@@ -142,7 +141,6 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
         rc = open_in_branch(u, cred, n.branch, &n, flags, 0, out);
         if (rc == 0) {
             struct union_file *f = ufile(*out);
-            f->walk_kept = 1;
             f->walk_gen = gen;
             f->dirs = n.dirs;
             f->dir_st = n.st;
@@ -341,7 +339,7 @@ static int snapshot(struct union_instance *u, const struct ls_cred *cred,
     struct union_node *n = malloc(sizeof *n);
     if (!n)
         return -ENOMEM;
-    int kept = f->walk_kept && f->walk_gen == union_generation(), rc = 0;
+    int kept = f->dirs != 0 && f->walk_gen == union_generation(), rc = 0;
     if (kept) {
         strcpy(n->path, f->path);
         n->branch = f->branch;

@@ -68,7 +68,7 @@ struct union_instance {
 /* FNV-1a: for the tables of names and paths. */
 static inline uint64_t union_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 14695981039346656037ull;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
