@@ -202,14 +202,11 @@ static void writef(struct fixture *f, const char *path, int flags,
     f->ops->close(file);
 }
 
-/* The sorted names of a union directory, space-separated, "." and ".."
- * left out; each name must appear once. */
-static const char *list(struct fixture *f, const char *path)
+/* The sorted names an open union directory lists from its start,
+ * space-separated, "." and ".." left out; each name must appear once. */
+static const char *list_open(struct fixture *f, struct ls_file *dir)
 {
     static char out[1024];
-    struct ls_file *dir;
-    assert_int_equal(f->ops->open(f->u, &root_cred, path,
-                                  O_RDONLY | O_DIRECTORY, 0, &dir), 0);
     char buf[4096];
     char *names[64];
     int n = 0;
@@ -225,7 +222,6 @@ static const char *list(struct fixture *f, const char *path)
         }
     }
     assert_int_equal(got, 0);
-    f->ops->close(dir);
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             if (strcmp(names[j], names[i]) < 0) {
@@ -242,6 +238,17 @@ static const char *list(struct fixture *f, const char *path)
     }
     for (int i = 0; i < n; i++)
         free(names[i]);
+    return out;
+}
+
+/* The same of the directory at path, opened for it. */
+static const char *list(struct fixture *f, const char *path)
+{
+    struct ls_file *dir;
+    assert_int_equal(f->ops->open(f->u, &root_cred, path,
+                                  O_RDONLY | O_DIRECTORY, 0, &dir), 0);
+    const char *out = list_open(f, dir);
+    f->ops->close(dir);
     return out;
 }
 
@@ -497,41 +504,6 @@ static void test_walks_shared_by_siblings(void **state)
     assert_string_equal(readf(f, "deep/er/f"), "deep file");
 }
 
-static int by_string(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names an open directory lists from its start, sorted, joined by
- * spaces ("." and ".." left out). */
-static const char *names_of(struct fixture *f, struct ls_file *dir)
-{
-    static char out[1024];
-    static char all[64][256];
-    char *sorted[64];
-    char buf[4096];
-    off_t pos = 0;
-    ssize_t got;
-    int n = 0;
-    while ((got = f->ops->getdents(dir, &root_cred, buf, sizeof buf, &pos)) >
-           0)
-        for (ssize_t at = 0; at < got;) {
-            struct danaus_dirent *d = (struct danaus_dirent *)(buf + at);
-            at += d->d_reclen;
-            if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..") && n < 64)
-                strcpy(all[n++], d->d_name);
-        }
-    assert_int_equal(got, 0);
-    for (int i = 0; i < n; i++)
-        sorted[i] = all[i];
-    qsort(sorted, (size_t)n, sizeof *sorted, by_string);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++)
-        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s",
-                 i ? " " : "", sorted[i]);
-    return out;
-}
-
 /* An open directory lists what it holds at each start: names made and
  * removed since the open, a branch that joined it since (a copy-up), and
  * nothing once it is removed. */
@@ -541,25 +513,25 @@ static void test_listing_of_an_open_directory(void **state)
     struct ls_file *dir;
     assert_int_equal(f->ops->open(f->u, &root_cred, "d",
                                   O_RDONLY | O_DIRECTORY, 0, &dir), 0);
-    assert_string_equal(names_of(f, dir), "a b");
+    assert_string_equal(list_open(f, dir), "a b");
     writef(f, "d/c", O_CREAT, "c"); /* copies d up: the top branch joins */
-    assert_string_equal(names_of(f, dir), "a b c");
+    assert_string_equal(list_open(f, dir), "a b c");
     f->ops->close(dir);
     assert_int_equal(f->ops->open(f->u, &root_cred, "d",
                                   O_RDONLY | O_DIRECTORY, 0, &dir), 0);
-    assert_string_equal(names_of(f, dir), "a b c");
+    assert_string_equal(list_open(f, dir), "a b c");
     assert_int_equal(f->ops->unlink(f->u, &root_cred, "d/b"), 0);
     writef(f, "d/e", O_CREAT, "e");
-    assert_string_equal(names_of(f, dir), "a c e");
+    assert_string_equal(list_open(f, dir), "a c e");
     f->ops->close(dir);
     assert_int_equal(f->ops->mkdir(f->u, &root_cred, "empty", 0755), 0);
     assert_int_equal(f->ops->open(f->u, &root_cred, "empty",
                                   O_RDONLY | O_DIRECTORY, 0, &dir), 0);
     writef(f, "empty/x", O_CREAT, "x");
-    assert_string_equal(names_of(f, dir), "x");
+    assert_string_equal(list_open(f, dir), "x");
     assert_int_equal(f->ops->unlink(f->u, &root_cred, "empty/x"), 0);
     assert_int_equal(f->ops->rmdir(f->u, &root_cred, "empty"), 0);
-    assert_string_equal(names_of(f, dir), "");
+    assert_string_equal(list_open(f, dir), "");
     f->ops->close(dir);
 }
 
