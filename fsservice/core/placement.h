@@ -16,7 +16,7 @@
  * After a short call, a thread that finds its client waiting on its own
  * cpu steps aside to another cpu (placement.c says why).
  *
- * Each crew thread has one placement, used by that thread only; a
+ * Each service thread has one placement, used by that thread only; a
  * placement of zeros is at home.
  */
 #ifndef DANAUS_PLACEMENT_H

@@ -157,7 +157,7 @@ static int spawn(struct crew *crew, bool extra)
 
 /* Whether the client this thread answered last waits on its cpu. */
 static __thread bool client_here;
-/* Where this crew thread runs a long call (placement.h). */
+/* Where this thread runs a long call (placement.h). */
 static __thread struct placement place;
 
 /* How long to spin for the next request (see the head comment). */
@@ -306,32 +306,36 @@ static bool kernel_name_space(struct service *svc, uint32_t mount)
 }
 
 /* Runs call, begun, on this thread (a long one with its shares taken:
- * threadshares.h). A crew's thread (crew set) marks the slot as its own
- * and, before a long call, hands the queue on and moves to the client's
- * cpu; rec times the request against its deadline (every thread that
+ * threadshares.h). Before a long call the thread moves to the client's
+ * cpu, within its crew's cpus or, for a swept request's thread (crew
+ * NULL), the service's: a client that rings no bell must not have its
+ * long calls run elsewhere. A crew's thread also hands its queue on
+ * first. rec times the request against its deadline (every thread that
  * serves has one). Keeps call's reference on its client. */
-static void run(struct service *svc, struct crew *crew,
+static void run(struct workers *w, struct crew *crew,
                 struct call_record *rec, const struct long_call *call,
                 bool long_call)
 {
+    struct service *svc = w->svc;
     struct client *c = call->c;
     struct ipc_bell b = call->b;
     const struct danaus_desc *d = &call->d;
     uint32_t mark = call->mark;
     struct ipc_slot *slot = ipc_slot(&c->area, b.slot);
     bool handed_on = crew && long_call;
-    if (crew) {
-        if (handed_on) {
-            atomic_fetch_add(&crew->in_long, 1);
-            hand_off_queue(crew);
-            await_input_here(slot, d);
-            placement_follow(&place, &crew->cpus, mark);
-        }
-        /* After the move: a client whose cpu the call now runs on must not
-         * spin for it. */
-        ipc_slot_running(slot);
-        atomic_fetch_add(&crew->in_call, 1);
+    if (handed_on) {
+        atomic_fetch_add(&crew->in_long, 1);
+        hand_off_queue(crew);
     }
+    if (long_call) {
+        await_input_here(slot, d);
+        placement_follow(&place, crew ? &crew->cpus : &w->cpus, mark);
+    }
+    /* After the move: a client whose cpu the call now runs on must not
+     * spin for it. */
+    ipc_slot_running(slot);
+    if (crew)
+        atomic_fetch_add(&crew->in_call, 1);
     uint64_t now = ipc_now_ns();
     if (call->admit_at > now)
         admission_wait(call->admit_at - now);
@@ -353,10 +357,10 @@ static void run(struct service *svc, struct crew *crew,
     client_request_end(c, b.slot);
     if (deadline_end(rec))
         ipc_complete(slot, b.seq, result);
-    if (handed_on) {
+    if (long_call)
         placement_go_home(&place);
+    if (handed_on)
         atomic_fetch_sub(&crew->in_long, 1);
-    }
     if (crew) {
         atomic_fetch_sub(&crew->in_call, 1);
         client_here = mark != 0 && mark == ipc_cpu_mark() &&
@@ -380,7 +384,7 @@ static void run_long_calls(struct workers *w, struct crew *crew,
         struct client *c = call->c;
         if (call == first || (client_attached(&w->svc->clients, c) &&
                               !atomic_load(&w->stop)))
-            run(w->svc, crew, rec, call, true);
+            run(w, crew, rec, call, true);
         else
             client_request_end(c, call->b.slot);
         struct long_call *next = thread_shares_leave(shares, c);
@@ -426,7 +430,7 @@ static void serve_bell(struct workers *w, struct crew *crew,
                       !runs_beside(crew, call.mark, call_is_write(d))));
     }
     if (!long_call) {
-        run(svc, crew, rec, &call, false);
+        run(w, crew, rec, &call, false);
         client_put(call.c);
         return;
     }
@@ -681,6 +685,9 @@ int workers_start(struct workers *w, struct service *svc,
 {
     w->svc = svc;
     w->ncrews = ngroups;
+    CPU_ZERO(&w->cpus);
+    for (uint32_t i = 0; i < ngroups; i++)
+        CPU_OR(&w->cpus, &w->cpus, &groups[i]);
     w->max_per_queue = (int)svc->cfg.threads_per_queue;
     w->max_stalled = (int)svc->cfg.stalled_threads_per_queue;
     w->watching = false;

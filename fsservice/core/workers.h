@@ -28,6 +28,7 @@ struct workers {
     struct service *svc;
     struct crew *crews;
     uint32_t ncrews;
+    cpu_set_t cpus; /* the service's: all crews' */
     int max_per_queue;
     int max_stalled; /* threads a stalled queue may add beyond that */
     pthread_t watch; /* the stall and deadline watch */

@@ -18,9 +18,12 @@ add_executable(danausd_stuck ${CMAKE_SOURCE_DIR}/fsservice/main.c
 target_link_libraries(danausd_stuck PRIVATE danaus_service)
 
 add_executable(service_stuck
-  ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_stuck.c)
-target_link_libraries(service_stuck PRIVATE danaus danaus_test_harness
-  PkgConfig::CMOCKA Threads::Threads)
+  ${CMAKE_CURRENT_SOURCE_DIR}/integration/service_stuck.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/security/raw_client.c)
+target_include_directories(service_stuck PRIVATE
+  ${CMAKE_CURRENT_SOURCE_DIR}/security)
+target_link_libraries(service_stuck PRIVATE danaus danaus_ipc
+  danaus_test_harness PkgConfig::CMOCKA Threads::Threads)
 add_test(NAME service_stuck COMMAND service_stuck
   $<TARGET_FILE:danausd_stuck>)
 set_tests_properties(service_stuck PROPERTIES LABELS integration TIMEOUT 120)

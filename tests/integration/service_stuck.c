@@ -13,7 +13,9 @@
  * waits forever). Each blocked mkdir, a long call, must run on the cpu of
  * the client thread that sent it (fsservice/core/placement.c): for every
  * cpu, at least STUCK_PER_CPU service threads are then allowed that cpu
- * alone. SIGTERM must end the service within STOP_BOUND_MS (the
+ * alone. So must a blocked mkdir that rang no bell (a raw client's, whose
+ * slot says a service thread watches it), which the sweeper finds and
+ * runs on a thread of its own. SIGTERM must end the service within STOP_BOUND_MS (the
  * service waits 2 s for calls in progress, then leaves them), and the
  * blocked client's calls then fail with ENOTCONN, as any client's whose
  * service is gone and not restarted (DANAUS_RESTART_WAIT_MS=0).
@@ -28,6 +30,7 @@
  * times its mkdir out too, and still reads.
  */
 #include "harness.h"
+#include "raw_client.h"
 
 #include <danaus/danaus.h>
 #include <dirent.h>
@@ -39,6 +42,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +285,84 @@ static void test_stuck_mount_stalls_nothing(void **state)
     assert_int_equal(WEXITSTATUS(client.status), 0);
 }
 
+struct unrung {
+    struct raw *r;
+    pthread_t thread;
+    int cpu, slot;
+};
+
+/* A mkdir in the stuck mount from cpu, posted with the slot's watched
+ * word set, as if a service thread spun on it: no bell rings. */
+static void *post_unrung(void *arg)
+{
+    struct unrung *u = arg;
+    pin(u->cpu);
+    char path[32];
+    snprintf(path, sizeof path, "u%d", u->cpu);
+    struct danaus_desc d = {.call = DANAUS_CALL_MKDIR,
+                            .mount = raw_mount(u->r, STUCK)};
+    d.arg[0] = 0755;
+    atomic_store(&ipc_slot(&u->r->area, (uint32_t)u->slot)->watched, 1);
+    raw_call(u->r, (uint32_t)u->slot, &d, path, (uint32_t)strlen(path) + 1,
+             60000);
+    return NULL;
+}
+
+/* One unrung mkdir per cpu, each waited for until this process is
+ * killed. */
+static int block_unrung(void *arg)
+{
+    (void)arg;
+    char sock[600];
+    snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    cpu_set_t set;
+    int n = cpus(&set);
+    struct unrung *u = calloc((size_t)n, sizeof *u);
+    CHILD_CHECK(u != NULL, "calloc");
+    for (int i = 0; i < n; i++) {
+        u[i].r = &r;
+        u[i].cpu = nth_cpu(&set, i);
+        u[i].slot = raw_slot(&r);
+        CHILD_CHECK(u[i].slot >= 0, "slot: %d", u[i].slot);
+    }
+    for (int i = 0; i < n; i++)
+        CHILD_CHECK(pthread_create(&u[i].thread, NULL, post_unrung, &u[i]) ==
+                        0,
+                    "pthread_create");
+    for (int i = 0; i < n; i++)
+        pthread_join(u[i].thread, NULL);
+    return 0;
+}
+
+/* The sweeper's threads, too, run a blocked call on its client's cpu; and
+ * SIGTERM still ends the service. */
+static void test_swept_calls_follow_clients(void **state)
+{
+    (void)state;
+    make_site("", false);
+    fflush(NULL);
+    blocked_client = fork();
+    assert_true(blocked_client >= 0);
+    if (blocked_client == 0)
+        _exit(block_unrung(NULL));
+
+    cpu_set_t set;
+    sched_getaffinity(0, sizeof set, &set);
+    for (int i = 0; i < CPU_COUNT(&set); i++) {
+        int cpu = nth_cpu(&set, i), n;
+        double t0 = now_ms();
+        while ((n = threads_on_cpu_alone(service.pid, cpu)) < 1 &&
+               now_ms() - t0 < FOLLOW_BOUND_MS)
+            usleep(10 * 1000);
+        printf("threads of danausd on cpu %d alone: %d (unrung blocked "
+               "calls from it: 1)\n", cpu, n);
+        assert_true(n >= 1);
+    }
+    stop_within_bound();
+}
+
 static int time_out_and_go_on(void *arg)
 {
     site_use(arg);
@@ -350,6 +432,7 @@ int main(int argc, char **argv)
     danausd = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_stuck_mount_stalls_nothing, cleanup),
+        cmocka_unit_test_teardown(test_swept_calls_follow_clients, cleanup),
         cmocka_unit_test_teardown(test_deadline, cleanup),
         cmocka_unit_test_teardown(test_union_branch, cleanup),
     };
