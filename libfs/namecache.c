@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define ENTRIES 8192u /* a power of two */
@@ -43,7 +44,7 @@ struct answer {
     uint64_t instance; /* the page's */
     uint64_t names, inode, drops;
     uint64_t expires_ns;
-    uint64_t listed; /* kept from a listing's attributes */
+    uint64_t listed; /* kept from a listing's attributes: its kind + 1 */
     struct danaus_stat st;
     char path[NAMECACHE_PATH];
 };
@@ -64,7 +65,9 @@ struct entry {
 
 static struct entry table[ENTRIES];
 static _Atomic uint64_t drops;
-static _Atomic uint64_t listed_kept, listed_used;
+/* Names kept from listings, and lookups that found them, per kind. */
+enum listed_kind { LISTED_OTHER, LISTED_DIR, LISTED_KINDS };
+static _Atomic uint64_t listed_kept[LISTED_KINDS], listed_used[LISTED_KINDS];
 
 /* The words race with a writer by design, and the sequence check decides:
  * relaxed atomic loads and stores, so the race is a defined one. */
@@ -176,7 +179,8 @@ static int lookup_key(const struct namecache_fill *fill,
                     load(&page->inodes[e->bucket]) != e->inode))
         return 0;
     if (e->listed)
-        atomic_fetch_add_explicit(&listed_used, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&listed_used[e->listed - 1], 1,
+                                  memory_order_relaxed);
     if (e->err)
         return -e->err;
     *st = e->st;
@@ -217,6 +221,8 @@ void namecache_keep(const struct namecache_fill *fill, int err,
         if (load(&page->attrs) != fill->attrs)
             return;
     }
+    enum listed_kind kind =
+        !err && S_ISDIR(st->mode) ? LISTED_DIR : LISTED_OTHER;
     union words a = {.a = {
         .mount = fill->mount,
         .flags = fill->flags,
@@ -228,7 +234,7 @@ void namecache_keep(const struct namecache_fill *fill, int err,
         .inode = inode,
         .drops = fill->drops,
         .expires_ns = fill->born_ns + (uint64_t)page->timeout_ms * 1000000u,
-        .listed = fill->listing,
+        .listed = fill->listing ? kind + 1 : 0,
     }};
     if (!err)
         a.a.st = *st;
@@ -246,28 +252,41 @@ void namecache_keep(const struct namecache_fill *fill, int err,
     atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
     /* Once per name: a listing keeps lstat's answer for every name. */
     if (fill->listing && fill->flags == AT_SYMLINK_NOFOLLOW)
-        atomic_fetch_add_explicit(&listed_kept, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&listed_kept[kind], 1,
+                                  memory_order_relaxed);
+}
+
+/* Whether the names of kind its listings kept are looked up enough. */
+static bool kind_pays(enum listed_kind kind)
+{
+    uint64_t kept = atomic_load_explicit(&listed_kept[kind],
+                                         memory_order_relaxed);
+    uint64_t used = atomic_load_explicit(&listed_used[kind],
+                                         memory_order_relaxed);
+    if (kept > (1u << 16)) {
+        atomic_store_explicit(&listed_kept[kind], kept / 2,
+                              memory_order_relaxed);
+        atomic_store_explicit(&listed_used[kind], used / 2,
+                              memory_order_relaxed);
+    }
+    return kept < 256 || used * 2 >= kept;
 }
 
 /* The service's stat of a listed name is a walk through every branch
  * of a container's union, worth about half the round trip it may save,
- * so listings pay while at least one name in two is looked up again (tar,
- * ls -l and git do; find, which stats only directories, does not). The
+ * so listings pay while at least one name in two is looked up again:
+ * every name for tar, ls -l and git; directories alone for find and rm
+ * -r, which look up every directory they list and nothing else. The
  * first listings ask, to learn; the counts decay so that a process that
- * changes its ways is followed; and one listing in 32 asks anyway, for a
- * count that would otherwise never move. */
-bool namecache_want_listings(void)
+ * changes its ways is followed; and one listing in 32 asks for all,
+ * for counts that would otherwise never move. */
+int namecache_want_listings(void)
 {
     static _Atomic uint32_t asked;
-    uint64_t kept = atomic_load_explicit(&listed_kept, memory_order_relaxed);
-    uint64_t used = atomic_load_explicit(&listed_used, memory_order_relaxed);
-    if (kept > (1u << 16)) {
-        atomic_store_explicit(&listed_kept, kept / 2, memory_order_relaxed);
-        atomic_store_explicit(&listed_used, used / 2, memory_order_relaxed);
-    }
-    return kept < 256 || used * 2 >= kept ||
-           atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed) % 32 ==
-               0;
+    if (kind_pays(LISTED_OTHER) ||
+        atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed) % 32 == 0)
+        return DANAUS_LISTING_ATTRS_ALL;
+    return kind_pays(LISTED_DIR) ? DANAUS_LISTING_ATTRS_DIRS : 0;
 }
 
 void namecache_drop(void)

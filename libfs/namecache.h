@@ -77,9 +77,11 @@ void namecache_key_fstat(struct namecache_fill *fill, uint32_t mount,
 void namecache_keep(const struct namecache_fill *fill, int err,
                     const struct danaus_stat *st);
 
-/* Whether a listing should bring its names' attributes: true while this
- * process looks up enough of the names its listings kept. */
-bool namecache_want_listings(void);
+/* Which attributes a listing should bring (DANAUS_LISTING_ATTRS_ALL or
+ * _DIRS), or 0 for none: those of a kind of name (directories, or the
+ * others) while this process looks up enough of the names of that kind its
+ * listings kept. */
+int namecache_want_listings(void);
 
 /* Forgets every answer: the process's credentials changed. */
 void namecache_drop(void);

@@ -11,6 +11,7 @@
 #include "nosuid.h"
 #include "request.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -440,9 +441,9 @@ static int64_t listing_rest(struct request *r, char *own, int64_t n,
 /* The attributes of each record in own[0, got) (service memory, the
  * backend's), as STAT of dir/name answers them, into the answer after the
  * records: what readdirplus gives the FUSE door, for the client's name
- * cache. */
+ * cache. dirs_only: of records that may be directories alone. */
 static void listing_attrs(struct request *r, const char *dir,
-                          const char *own, int64_t got)
+                          const char *own, int64_t got, bool dirs_only)
 {
     struct ls_instance *inst = r->of->file->inst;
     unsigned char *out = r->out + DANAUS_DIRENT_ATTRS_AT(got);
@@ -458,7 +459,9 @@ static void listing_attrs(struct request *r, const char *dir,
         size_t nlen = strnlen(name, d->d_reclen - DANAUS_DIRENT_NAME_AT);
         struct danaus_stat st = {0};
         bool dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
-        if (!dots && nlen < d->d_reclen - DANAUS_DIRENT_NAME_AT &&
+        bool wanted = !dirs_only || d->d_type == DT_DIR ||
+                      d->d_type == DT_UNKNOWN;
+        if (!dots && wanted && nlen < d->d_reclen - DANAUS_DIRENT_NAME_AT &&
             dlen + 1 + nlen < sizeof path) {
             if (dlen)
                 snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -481,9 +484,11 @@ int64_t call_getdents(struct request *r)
     int64_t n = count_arg(r);
     if (n < 0)
         return n;
-    bool plus = r->d->arg[1] == 1;
+    int64_t attrs = r->d->arg[1];
+    bool plus = attrs == DANAUS_LISTING_ATTRS_ALL ||
+                attrs == DANAUS_LISTING_ATTRS_DIRS;
     char dir[PATH_MAX];
-    if (r->d->arg[1] != 0 && !plus)
+    if (attrs != 0 && !plus)
         return -EINVAL;
     if (plus) {
         int rc = request_string(r, dir, sizeof dir);
@@ -509,7 +514,7 @@ int64_t call_getdents(struct request *r)
     if (got > 0)
         memcpy(r->out, own, (size_t)got);
     if (got > 0 && plus)
-        listing_attrs(r, dir, own, got);
+        listing_attrs(r, dir, own, got, attrs == DANAUS_LISTING_ATTRS_DIRS);
     free(own);
     return got;
 }

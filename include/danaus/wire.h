@@ -24,10 +24,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 10 /* 9: OPEN answers with attributes,
+#define DANAUS_WIRE_VERSION 11 /* 9: OPEN answers with attributes,
                                   GETDENTS tells the listing's end; 10:
                                   no DUP (a dup shares its handle), CLOSE
-                                  of a batch, GETDENTS with attributes */
+                                  of a batch, GETDENTS with attributes;
+                                  11: or with directories' alone */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -77,9 +78,9 @@ enum danaus_call {
     DANAUS_CALL_LSEEK,       /* handle; arg0 offset, arg1 whence -> offset */
     DANAUS_CALL_FSYNC,       /* handle; arg0 datasync */
     DANAUS_CALL_GETDENTS,    /* handle; arg0 count -> bytes of dirent64 out;
-                                with arg1 1 and the directory's path in
-                                the buffer, also each record's attributes
-                                (DANAUS_DIRENT_ATTRS_AT) */
+                                with arg1 a DANAUS_LISTING_ATTRS_ and the
+                                directory's path in the buffer, also
+                                records' attributes (DANAUS_DIRENT_ATTRS_AT) */
     DANAUS_CALL_GETFL,       /* handle -> open flags */
     DANAUS_CALL_SETFL,       /* handle; arg0 flags (O_APPEND, O_NONBLOCK) */
     DANAUS_CALL_STAT,        /* path | handle; arg0 AT_ flags -> danaus_stat */
@@ -203,8 +204,13 @@ struct danaus_dirent {
 /* A GETDENTS with attributes answers a struct danaus_stat per record, in
  * the records' order, from this offset on, each as STAT of the record's
  * path (symlinks not followed) answered it; st_ino 0 where it did not
- * (and for "." and ".."). Its records fit DANAUS_DIRENT_PLUS_ROOM(cap) of
- * a buffer of cap bytes: the smallest record is 24 bytes. */
+ * (and for "." and ".."). With DANAUS_LISTING_ATTRS_DIRS only records of
+ * type DT_DIR or DT_UNKNOWN are stat'ed, the others answer st_ino 0: what
+ * a tree walker (find, rm -r) looks up. Its records fit
+ * DANAUS_DIRENT_PLUS_ROOM(cap) of a buffer of cap bytes: the smallest
+ * record is 24 bytes. */
+#define DANAUS_LISTING_ATTRS_ALL 1
+#define DANAUS_LISTING_ATTRS_DIRS 2
 #define DANAUS_DIRENT_ATTRS_AT(bytes) (((uint64_t)(bytes) + 7) & ~(uint64_t)7)
 #define DANAUS_DIRENT_PLUS_ROOM(cap)                                          \
     ((cap) < 8 ? 0                                                            \

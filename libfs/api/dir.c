@@ -204,10 +204,12 @@ static bool record_at(const unsigned char *buf, size_t len, size_t at,
     return *name_len < rec->d_reclen - DANAUS_DIRENT_NAME_AT;
 }
 
-/* Asks c's GETDENTS for the records' attributes (readdirplus): packs the
- * directory's instance-relative path, which *dir gets. False when fd's
- * path is not known on c's mount (the listing is asked without). */
-static bool ask_attrs(struct call *c, int fd, char *dir, size_t size)
+/* Asks c's GETDENTS for the records' attributes (readdirplus), which
+ * ones as want says (DANAUS_LISTING_ATTRS_): packs the directory's
+ * instance-relative path, which *dir gets. False when fd's path is not
+ * known on c's mount (the listing is asked without). */
+static bool ask_attrs(struct call *c, int fd, int want, char *dir,
+                      size_t size)
 {
     char abs[DANAUS_PATH_MAX];
     const char *rel;
@@ -217,7 +219,7 @@ static bool ask_attrs(struct call *c, int fd, char *dir, size_t size)
         strlen(rel) >= size || pack_str(&c->pack, rel) < 0)
         return false;
     strcpy(dir, rel);
-    c->desc.arg[1] = 1;
+    c->desc.arg[1] = want;
     return true;
 }
 
@@ -260,14 +262,16 @@ static void keep_attrs(const struct call *c, struct namecache_fill *fill,
 /* GETDENTS into buf: bytes of records (0 at the end), or -1 with errno;
  * *end: the service said nothing follows them. The records' attributes
  * come along, for the name cache, while the process stats enough of the
- * names it lists (ls -l, tar, git do; rm -rf does not). */
+ * names it lists (ls -l, tar, git do), or its directories' (find and rm
+ * -r stat those alone; namecache_want_listings). */
 static ssize_t getdents(int fd, void *buf, size_t count, bool *end)
 {
     struct call c;
     if (call_begin_fd(&c, DANAUS_CALL_GETDENTS, fd, false) < 0)
         return -1;
     char dir[NAMECACHE_PATH];
-    bool plus = namecache_want_listings() && ask_attrs(&c, fd, dir, sizeof dir);
+    int want = namecache_want_listings();
+    bool plus = want && ask_attrs(&c, fd, want, dir, sizeof dir);
     uint64_t room = plus ? DANAUS_DIRENT_PLUS_ROOM(call_capacity(&c))
                          : call_capacity(&c);
     if (count > room)

@@ -733,6 +733,17 @@ static void directories(struct side *s)
         fs->closedir(d);
     else
         fs->close(fd);
+    FD(s, fd, "open d plain", fs->open(P(s, "d"), O_RDONLY));
+    d = fs->fdopendir(fd);
+    rec_ok(s, "fdopendir without O_DIRECTORY", d != NULL, errno);
+    if (d) {
+        list_stream(s, "readdir fdopendir plain", d);
+        INT(s, "closedir plain", fs->closedir(d));
+    } else {
+        fs->close(fd);
+    }
+    d = fs->fdopendir(1 << 20);
+    rec_ok(s, "fdopendir bad fd", d != NULL, errno);
 
     /* More entries than one GETDENTS buffer holds. */
     INT(s, "mkdir many", fs->mkdir(P(s, "many"), 0755));

@@ -9,7 +9,8 @@
 # all), a directory's search permission taken away is seen below it, and
 # a process that changes its uid does not keep the answers of the old one;
 # an fstat is kept and dropped as a stat is; a listing's attributes
-# (readdirplus) are kept and dropped as a stat's.
+# (readdirplus) are kept and dropped as a stat's, and a process that walks
+# a tree as find does gets its directories' with its listings.
 #
 #   name-cache.sh DANAUSD LIBDANAUS PROBE
 #
@@ -188,6 +189,20 @@ expect "listed, then removed: gone at once" "errno=ENOENT" \
     "$(ask user lstat "$t/l/b")"
 expect "a listed symlink is followed by stat" "600" \
     "$(field "$(ask user stat "$t/l/s")" mode)"
+
+# A process that, as find does, looks up the directories it lists and
+# nothing else has its listings bring directories' attributes (once it
+# has listed enough names to tell): a listed directory, never stat'ed, is
+# answered while the service is stopped.
+pre sh -c "for i in \$(seq 30); do mkdir -p $t/walk/d\$i/sub;
+    for j in \$(seq 12); do : > $t/walk/d\$i/f\$j; done; done"
+expect "walk" "dirs=60" "$(ask user walk "$t/walk")"
+pre mkdir -p "$t/walk2/x"
+pre touch "$t/walk2/y"
+expect "list after the walk" "entries=4" "$(ask user list "$t/walk2")"
+answer=$(stopped user lstat "$t/walk2/x")
+expect "a listed directory is answered without the service" "755" \
+    "$(field "$answer" mode)"
 
 # A process that changes its uid does not keep the answers of the old
 # one: root's cached answer below a 0700 directory is refused to uid 1000.

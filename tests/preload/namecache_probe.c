@@ -14,6 +14,9 @@
  *   fstat -                  fstat of that descriptor, as stat's answer
  *   list DIR                 readdir of DIR to its end: entries=N, or
  *                            errno=NAME
+ *   walk DIR                 what find does below DIR: lists each
+ *                            directory and lstats the directories it
+ *                            lists, nothing else: dirs=N, or errno=NAME
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,6 +49,37 @@ static void answer_list(const char *path)
         n++;
     closedir(d);
     printf("entries=%d\n", n);
+}
+
+/* Directories below path, each listed and lstat'ed; -1 on an error. */
+static int walk(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while (n >= 0 && (e = readdir(d))) {
+        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 ||
+            strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[4200];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        int below = lstat(sub, &st) == 0 ? walk(sub) : -1;
+        n = below < 0 ? -1 : n + 1 + below;
+    }
+    closedir(d);
+    return n;
+}
+
+static void answer_walk(const char *path)
+{
+    int n = walk(path);
+    if (n < 0)
+        printf("errno=%s\n", strerrorname_np(errno));
+    else
+        printf("dirs=%d\n", n);
 }
 
 static void answer_fstat(void)
@@ -112,6 +146,8 @@ int main(void)
                 answer_fstat();
             else if (strcmp(line, "list") == 0)
                 answer_list(arg);
+            else if (strcmp(line, "walk") == 0)
+                answer_walk(arg);
             else if (strcmp(line, "open") == 0 ||
                      strcmp(line, "openr") == 0 ||
                      strcmp(line, "pread") == 0 || strcmp(line, "pwrite") == 0)

@@ -379,31 +379,19 @@ static void path_only_opens_refuse_io(void **state)
     assert_int_equal(open_path("nothere", O_PATH), -ENOENT);
 }
 
-/* A listing with attributes: each record's as STAT of dir/name (no
- * attributes for "." and ".."), the records cut to fit beside them; a
- * flag other than 0 or 1, or no directory path, is EINVAL. */
-static void listing_with_attributes(void **state)
+/* A listing of ls with attributes asked as want: the number of records
+ * with attributes, each checked against lstat of its file; "." and ".."
+ * never have any, nor (DANAUS_LISTING_ATTRS_DIRS) any but directories. */
+static int listed_with_attributes(int64_t h, int want)
 {
-    assert_int_equal(run(alice, desc(DANAUS_CALL_MKDIR, "ls", NULL)), 0);
-    assert_true(open_path("ls/one", O_CREAT | O_WRONLY) > 0);
-    assert_int_equal(run(alice, desc(DANAUS_CALL_SYMLINK, "one", "ls/two")),
-                     0);
-    int64_t h = open_path("ls", O_RDONLY | O_DIRECTORY);
-    assert_true(h > 0);
-    struct danaus_desc rd = desc(DANAUS_CALL_GETDENTS, NULL, NULL);
+    struct danaus_desc rewind = desc(DANAUS_CALL_LSEEK, NULL, NULL);
+    rewind.handle = (uint64_t)h;
+    rewind.arg[1] = SEEK_SET;
+    assert_int_equal(run(alice, rewind), 0);
+    struct danaus_desc rd = desc(DANAUS_CALL_GETDENTS, "ls", NULL);
     rd.handle = (uint64_t)h;
     rd.arg[0] = SLOT_BUF;
-    rd.arg[1] = 2;
-    assert_int_equal(run(alice, rd), -EINVAL);
-    rd.arg[1] = 1;
-    memset(buf_of(alice_slot), 'x', SLOT_BUF);
-    rd.buf_len = SLOT_BUF;
-    assert_int_equal(run(alice, rd), -ENAMETOOLONG);
-
-    rd = desc(DANAUS_CALL_GETDENTS, "ls", NULL);
-    rd.handle = (uint64_t)h;
-    rd.arg[0] = SLOT_BUF;
-    rd.arg[1] = 1;
+    rd.arg[1] = want;
     int64_t n = run(alice, rd);
     assert_true(n > 0 && (uint64_t)n <= DANAUS_DIRENT_PLUS_ROOM(SLOT_BUF));
     const unsigned char *b = buf_of(alice_slot);
@@ -416,7 +404,10 @@ static void listing_with_attributes(void **state)
         snprintf(path, sizeof path, "%s/ls/%s", root, d->d_name);
         struct stat st;
         assert_int_equal(lstat(path, &st), 0);
-        if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0) {
+        bool dots = strcmp(d->d_name, ".") == 0 ||
+                    strcmp(d->d_name, "..") == 0;
+        if (dots || (want == DANAUS_LISTING_ATTRS_DIRS &&
+                     !S_ISDIR(st.st_mode))) {
             assert_int_equal(attrs->ino, 0);
         } else {
             assert_int_equal(attrs->ino, st.st_ino);
@@ -425,7 +416,35 @@ static void listing_with_attributes(void **state)
         }
         at += d->d_reclen;
     }
-    assert_int_equal(seen, 2);
+    return seen;
+}
+
+/* A listing with attributes: each record's as STAT of dir/name (no
+ * attributes for "." and ".."), or directories' alone, the records cut to
+ * fit beside them; a flag other than those, or no directory path, is
+ * EINVAL. */
+static void listing_with_attributes(void **state)
+{
+    assert_int_equal(run(alice, desc(DANAUS_CALL_MKDIR, "ls", NULL)), 0);
+    assert_true(open_path("ls/one", O_CREAT | O_WRONLY) > 0);
+    assert_int_equal(run(alice, desc(DANAUS_CALL_SYMLINK, "one", "ls/two")),
+                     0);
+    assert_int_equal(run(alice, desc(DANAUS_CALL_MKDIR, "ls/three", NULL)),
+                     0);
+    int64_t h = open_path("ls", O_RDONLY | O_DIRECTORY);
+    assert_true(h > 0);
+    struct danaus_desc rd = desc(DANAUS_CALL_GETDENTS, NULL, NULL);
+    rd.handle = (uint64_t)h;
+    rd.arg[0] = SLOT_BUF;
+    rd.arg[1] = 3;
+    assert_int_equal(run(alice, rd), -EINVAL);
+    rd.arg[1] = DANAUS_LISTING_ATTRS_ALL;
+    memset(buf_of(alice_slot), 'x', SLOT_BUF);
+    rd.buf_len = SLOT_BUF;
+    assert_int_equal(run(alice, rd), -ENAMETOOLONG);
+
+    assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_ALL), 3);
+    assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_DIRS), 1);
 }
 
 /* A doorbell is a claim: it is served only if the client it names owns
