@@ -11,8 +11,8 @@
 #include "libfs/cwd.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
+#include "libfs/kmounts.h"
 #include "libfs/namecache.h"
-#include "libfs/sys.h"
 #include "libfs/umask.h"
 #include "libfs/usermem.h"
 
@@ -266,7 +266,7 @@ DANAUS_EXPORT int danaus_unlinkat(int dirfd, const char *pathname, int flags)
     if (call_begin_name(&c, id, dirfd, pathname, &where) < 0)
         return -1;
     /* Linux refuses to remove a directory something is mounted on. */
-    if ((flags & AT_REMOVEDIR) && sys_mount_root(where.abs)) {
+    if ((flags & AT_REMOVEDIR) && kmounts_mount_point(where.abs)) {
         errno = EBUSY;
         return -1;
     }
