@@ -433,18 +433,19 @@ static void *mmap_refused(int fd)
 /* A Danaus descriptor has no pages of its own; the service's FUSE door
  * (fsservice/doors/fuse_door.h) shows the same file at the same path, so
  * the map is made on a kernel descriptor of it, opened with fd's access
- * mode, and MAP_SHARED writes reach the file through the door. The inode
- * numbers must agree: without the door, or once the path names another
- * file, the map is refused. */
+ * mode (the library's record of it: an open file's access mode never
+ * changes), and MAP_SHARED writes reach the file through the door. The
+ * inode numbers must agree: without the door, or once the path names
+ * another file, the map is refused. */
 static void *mmap_danaus(void *addr, size_t len, int prot, int flags, int fd,
                          off_t offset)
 {
     char path[DANAUS_PATH_MAX];
     struct stat dst, kst;
-    int fl = danaus_fcntl(fd, F_GETFL);
-    if (fl < 0 || fdtable_path(fd, path, sizeof path) < 0 ||
+    if (fdtable_path(fd, path, sizeof path) < 0 ||
         danaus_fstat(fd, &dst) < 0)
         return MAP_FAILED;
+    int fl = fdtable_flags(fd);
     int kfd = (int)syscall(SYS_openat, AT_FDCWD, path,
                            (fl & (O_ACCMODE | O_PATH)) | O_CLOEXEC);
     if (kfd < 0)

@@ -376,6 +376,13 @@ static int danaus_only(void)
           "mmap of a Danaus file: through the FUSE door");
     if (p != MAP_FAILED)
         munmap(p, 4096);
+    /* The map's kernel descriptor has fd's access mode: read-only. */
+    int rdonly = open(f, O_RDONLY);
+    errno = 0;
+    p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rdonly, 0);
+    check(p == MAP_FAILED && (errno == EACCES || errno == ENODEV),
+          "a shared writable map of a read-only descriptor: EACCES");
+    close(rdonly);
     p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
     check(p != MAP_FAILED, "anonymous mmap passes through");
     munmap(p, 4096);
