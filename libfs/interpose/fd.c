@@ -411,6 +411,9 @@ DANAUS_EXPORT int isatty(int fd)
     return 0;
 }
 
+/* Private maps of at most this many bytes are copies (mmap_copy). */
+#define COPY_MAP_MAX (1u << 20)
+
 /* A Danaus file the kernel cannot map: say so once per call, naming the
  * file, rather than fail silently. */
 static void *mmap_refused(int fd)
@@ -461,12 +464,77 @@ static void *mmap_danaus(void *addr, size_t len, int prot, int flags, int fd,
     return p;
 }
 
+/* Whether a map is one mmap_copy makes: private, not executable, with
+ * no flags but these, of at most COPY_MAP_MAX bytes at a page-aligned
+ * offset. */
+static bool copy_fits(size_t len, int prot, int flags, off_t offset)
+{
+    const int plain = MAP_PRIVATE | MAP_FIXED | MAP_FIXED_NOREPLACE |
+                      MAP_POPULATE | MAP_NORESERVE;
+    return (flags & MAP_TYPE) == MAP_PRIVATE && !(flags & ~plain) &&
+           !(prot & PROT_EXEC) && len > 0 && len <= COPY_MAP_MAX &&
+           offset >= 0 && offset % getpagesize() == 0;
+}
+
+/* A small private map of a Danaus file is an anonymous map holding a
+ * copy of its bytes, read through the service: none of the FUSE door's
+ * round trips (lookups of a path the kernel has not seen, an open,
+ * reads, a release), which git pays for every loose object it reads.
+ * POSIX leaves it unspecified whether a private map sees the file's
+ * later changes; this one does not. Pages wholly past the file's end
+ * read as zeros, where the kernel's map would raise SIGBUS. */
+static void *mmap_copy(void *addr, size_t len, int prot, int flags, int fd,
+                       off_t offset)
+{
+    int mode = fdtable_flags(fd);
+    if (mode & O_PATH) {
+        errno = EBADF;
+        return MAP_FAILED;
+    }
+    if ((mode & O_ACCMODE) == O_WRONLY) {
+        errno = EACCES;
+        return MAP_FAILED;
+    }
+    char *p = REAL(mmap)(addr, len, PROT_READ | PROT_WRITE,
+                         flags | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return MAP_FAILED;
+    for (size_t done = 0; done < len;) {
+        ssize_t n = danaus_pread(fd, p + done, len - done,
+                                 offset + (off_t)done);
+        if (n < 0) {
+            int saved = errno == EISDIR ? ENODEV : errno;
+            munmap(p, len);
+            errno = saved;
+            return MAP_FAILED;
+        }
+        if (n == 0)
+            break;
+        done += (size_t)n;
+    }
+    if (prot != (PROT_READ | PROT_WRITE) && mprotect(p, len, prot) < 0) {
+        int saved = errno;
+        munmap(p, len);
+        errno = saved;
+        return MAP_FAILED;
+    }
+    return p;
+}
+
+static void *mmap_routed(void *addr, size_t len, int prot, int flags, int fd,
+                         off_t offset)
+{
+    if (copy_fits(len, prot, flags, offset))
+        return mmap_copy(addr, len, prot, flags, fd, offset);
+    return mmap_danaus(addr, len, prot, flags, fd, offset);
+}
+
 DANAUS_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
                          off_t offset)
 {
     if ((flags & MAP_ANONYMOUS) || !route_fd(fd))
         return REAL(mmap)(addr, len, prot, flags, fd, offset);
-    return mmap_danaus(addr, len, prot, flags, fd, offset);
+    return mmap_routed(addr, len, prot, flags, fd, offset);
 }
 
 DANAUS_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags,
@@ -474,5 +542,5 @@ DANAUS_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags,
 {
     if ((flags & MAP_ANONYMOUS) || !route_fd(fd))
         return REAL(mmap64)(addr, len, prot, flags, fd, offset);
-    return mmap_danaus(addr, len, prot, flags, fd, offset);
+    return mmap_routed(addr, len, prot, flags, fd, offset);
 }

@@ -350,6 +350,26 @@ static void check(int cond, const char *what)
     }
 }
 
+/* Whether the map that starts at p names no file in /proc/self/maps. */
+static int map_is_anonymous(const void *p)
+{
+    FILE *maps = fopen("/proc/self/maps", "re");
+    char line[4096];
+    int anonymous = 0;
+    while (maps && fgets(line, sizeof line, maps)) {
+        unsigned long start;
+        char path[4096] = "";
+        if (sscanf(line, "%lx-%*x %*s %*s %*s %*s %4095s", &start, path) >= 1 &&
+            start == (unsigned long)p) {
+            anonymous = path[0] == '\0';
+            break;
+        }
+    }
+    if (maps)
+        fclose(maps);
+    return anonymous;
+}
+
 /* What only a Danaus directory shows. */
 static int danaus_only(void)
 {
@@ -383,6 +403,28 @@ static int danaus_only(void)
     check(p == MAP_FAILED && (errno == EACCES || errno == ENODEV),
           "a shared writable map of a read-only descriptor: EACCES");
     close(rdonly);
+    /* A small private map is a copy made through the service: the file's
+     * bytes, in an anonymous map (no FUSE door needed); writes to it stay
+     * in it. */
+    p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    check(p != MAP_FAILED && memcmp(p, "danaus data", 11) == 0,
+          "a private map holds the file's bytes");
+    check(p != MAP_FAILED && map_is_anonymous(p),
+          "a small private map is a copy");
+    if (p != MAP_FAILED) {
+        memcpy(p, "private", 7);
+        char back[12] = "";
+        check(pread(fd, back, 11, 0) == 11 &&
+                  memcmp(back, "danaus data", 11) == 0,
+              "a write to a private map leaves the file alone");
+        munmap(p, 4096);
+    }
+    int wronly = open(f, O_WRONLY);
+    errno = 0;
+    p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, wronly, 0);
+    check(p == MAP_FAILED && errno == EACCES,
+          "a private map of a write-only descriptor: EACCES");
+    close(wronly);
     p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
     check(p != MAP_FAILED, "anonymous mmap passes through");
     munmap(p, 4096);
