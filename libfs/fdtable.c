@@ -39,11 +39,17 @@ struct fd_entry {
     _Atomic int flags;
     _Atomic int64_t pos;
     _Atomic uint64_t pos_stamp;
+    /* shares when the open file was opened here: while that count has not
+     * moved, no other process holds it (fdtable_own_pos); SHARED_OFFSET
+     * once dup'ed. */
+    uint64_t opened_at; /* under table_lock */
     _Atomic bool unsynced;
     _Atomic bool lost_writes;
 };
 
 static uint64_t next_origin; /* under table_lock */
+static _Atomic uint64_t shares; /* fdtable_offsets_shared calls */
+#define SHARED_OFFSET UINT64_MAX   /* an opened_at shares never reaches */
 
 /* How many descriptors hold each service handle: dup gives the new
  * descriptor its source's handle, and the service is told to close a
@@ -155,11 +161,15 @@ static void entry_write(struct fd_entry *e, const struct fd_info *info)
 static const struct fd_info no_file;
 
 /* Under table_lock: a fresh resume record (open), or a copy of from's
- * (dup: the same open file). */
+ * (dup: the same open file, whose offset each descriptor's copy follows
+ * only through its own calls from now on: neither is known here again). */
 static void record_init(struct fd_entry *e, int flags, uint64_t ino,
-                        const struct fd_entry *from)
+                        struct fd_entry *from)
 {
     e->origin = from ? from->origin : ++next_origin;
+    if (from)
+        from->opened_at = SHARED_OFFSET;
+    e->opened_at = from ? SHARED_OFFSET : atomic_load(&shares);
     e->ino = from ? from->ino : ino;
     atomic_store(&e->flags, from ? atomic_load(&from->flags) : flags);
     atomic_store(&e->pos, from ? atomic_load(&from->pos) : 0);
@@ -450,6 +460,27 @@ int fdtable_flags(int fd)
 {
     struct fd_entry *e = entry_find(fd);
     return e ? atomic_load_explicit(&e->flags, memory_order_relaxed) : 0;
+}
+
+void fdtable_offsets_shared(void)
+{
+    atomic_fetch_add(&shares, 1);
+}
+
+bool fdtable_own_pos(int fd, int64_t *pos)
+{
+    pthread_mutex_lock(&table_lock);
+    struct fd_entry *e = entry_find(fd);
+    struct fd_info info = {0};
+    if (e)
+        entry_read(e, &info);
+    struct handle_refs *r =
+        e && info.handle != FDTABLE_LOST ? *refs_slot(&info) : NULL;
+    bool own = r && r->count == 1 && e->opened_at == atomic_load(&shares);
+    if (own)
+        *pos = atomic_load(&e->pos);
+    pthread_mutex_unlock(&table_lock);
+    return own;
 }
 
 bool fdtable_take_lost_writes(int fd)

@@ -104,6 +104,18 @@ void fdtable_note_written(int fd);
 void fdtable_note_synced(int fd);
 /* The open flags fd was opened with, with its F_SETFL changes. */
 int fdtable_flags(int fd);
+
+/* Every descriptor open now may share its offset with another process
+ * from now on: before a fork, a spawn, and after descriptors came through
+ * an exec. */
+void fdtable_offsets_shared(void);
+
+/* fd's offset, when this process alone moves it and knows where it is: fd
+ * was opened here, since the last fdtable_offsets_shared, and is its open
+ * file's only descriptor (the copy kept is then the service's offset, as
+ * every answer that moves it is noted). False otherwise, for the caller
+ * to ask the service. */
+bool fdtable_own_pos(int fd, int64_t *pos);
 /* True once after a restart that may have lost fd's unsynced writes. */
 bool fdtable_take_lost_writes(int fd);
 

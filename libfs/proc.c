@@ -83,6 +83,7 @@ static void release_locks(void)
 
 static void before_fork(void)
 {
+    fdtable_offsets_shared();
     closes_hold();
     fork_token = 0;
     /* Until this image attaches, its inherited descriptors wait in a ticket
@@ -252,6 +253,8 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
      * would then believe its own. The cwd needs no ticket. */
     uint64_t token = 0;
     bool have_ticket = in.n == 0;
+    if (in.n > 0)
+        fdtable_offsets_shared(); /* a spawned child shares them */
     if (in.n > 0 && !service_connected()) {
         token = inherited_token;
         have_ticket = true;
@@ -340,6 +343,9 @@ void proc_inherit(void)
         if (fdtable_insert(rec.fd, &info, path, rec.flags, 0) == 0)
             inherited_fds = true;
     }
+    /* Their offsets are where the old image left them, and not ours to
+     * know; the process that forked it may still share them. */
+    fdtable_offsets_shared();
 out:
     sys_close((int)memfd);
 }

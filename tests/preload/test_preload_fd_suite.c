@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *dir, *kdir;
@@ -205,6 +206,62 @@ static void basics(void)
     say_file("c", at(dir, "c"));
 }
 
+/* Where fd's offset is, asked by a program exec'ed with it. */
+static void tell_after_exec(const char *what, int fd)
+{
+    char arg[16];
+    snprintf(arg, sizeof arg, "%d", fd);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/proc/self/exe", "fd_suite", "tell", arg, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    say(what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* Where a forked child's read leaves the offset of fd (at 0 first), as
+ * its parent sees it. */
+static void child_reads(const char *what, int fd)
+{
+    lseek(fd, 0, SEEK_SET);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char b[2];
+        _exit(read(fd, b, 2) == 2 ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    say("child read 2", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    say(what, lseek(fd, 0, SEEK_CUR));
+}
+
+/* An offset moved by a child, by another descriptor of the open file
+ * (also once that is closed), or before an exec, is seen where it went;
+ * each case on a file opened for it. */
+static void offsets_shared(void)
+{
+    int fd = make(at(dir, "o1"), "abcdef");
+    child_reads("lseek cur after a child's read", fd);
+    close(fd);
+    fd = make(at(dir, "o2"), "abcdef");
+    lseek(fd, 0, SEEK_SET);
+    int d = dup(fd);
+    say_read("read dup 3", d, 3);
+    close(d);
+    say("lseek cur after the dup's read and close", lseek(fd, 0, SEEK_CUR));
+    close(fd);
+    fd = make(at(dir, "o3"), "abcdef");
+    lseek(fd, 2, SEEK_SET);
+    say_read("read 1", fd, 1);
+    say("lseek cur", lseek(fd, 0, SEEK_CUR));
+    tell_after_exec("lseek cur in an exec'ed child", fd);
+    close(fd);
+}
+
 static void sharing(void)
 {
     char *f = at(dir, "s");
@@ -336,6 +393,7 @@ static int transcript(void)
 {
     basics();
     sharing();
+    offsets_shared();
     copies();
     return 0;
 }
@@ -531,6 +589,8 @@ int main(int argc, char **argv)
             return danaus_only();
         if (strcmp(argv[1], "overflow") == 0)
             return overflow();
+        if (strcmp(argv[1], "tell") == 0)
+            return (int)lseek(atoi(argv[2]), 0, SEEK_CUR);
     }
     fprintf(stderr, "usage: %s transcript|danaus DIR KDIR | overflow DIR\n",
             argv[0]);
