@@ -230,22 +230,33 @@ static int64_t send_once(struct call *c)
     return result;
 }
 
+/* Whether c moves its descriptor's offset. */
+static bool moves_offset(const struct call *c)
+{
+    switch (c->desc.call) {
+    case DANAUS_CALL_READ:
+    case DANAUS_CALL_WRITE:
+    case DANAUS_CALL_LSEEK:
+    case DANAUS_CALL_GETDENTS:
+        return c->fd >= 0;
+    default:
+        return false;
+    }
+}
+
 /* What the library keeps of a descriptor's state for a restart (fdtable.h),
- * from a call that succeeded. */
-static void note_success(const struct call *c)
+ * from a call that succeeded. in_slot: its answer is in c's slot, where
+ * the offset it moved to is; a call a restart settled (resume_call) has
+ * noted that itself, and its slot is the dead service's. */
+static void note_success(const struct call *c, bool in_slot)
 {
     if (c->fd < 0)
         return;
     const struct ipc_slot *s = ipc_slot(&c->svc->area, c->thread->slot);
+    if (in_slot && moves_offset(c))
+        fdtable_note_pos(c->fd, s->pos);
     switch (c->desc.call) {
     case DANAUS_CALL_WRITE:
-        fdtable_note_written(c->fd);
-        /* fall through */
-    case DANAUS_CALL_READ:
-    case DANAUS_CALL_LSEEK:
-    case DANAUS_CALL_GETDENTS:
-        fdtable_note_pos(c->fd, s->pos);
-        break;
     case DANAUS_CALL_PWRITE:
     case DANAUS_CALL_TRUNCATE:
     case DANAUS_CALL_FALLOCATE:
@@ -264,7 +275,7 @@ static void note_success(const struct call *c)
 
 int64_t call_send(struct call *c)
 {
-    bool begun_before = false;
+    bool begun_before = false, in_slot = true;
     int64_t result;
     for (;;) {
         result = send_once(c);
@@ -283,16 +294,19 @@ int64_t call_send(struct call *c)
         int64_t moved = resume_call(c, begun, &done);
         if (moved != 0) {
             result = moved == RESUME_DONE ? done : moved;
+            in_slot = false;
             break;
         }
         begun_before |= begun;
     }
     if (begun_before)
         result = resume_settle(c, result);
+    if (result < 0 && moves_offset(c))
+        fdtable_offset_unknown(c->fd); /* a timed-out call may still land */
     if (result < 0) {
         errno = result >= -4095 ? (int)-result : EIO;
         return -1;
     }
-    note_success(c);
+    note_success(c, in_slot);
     return result;
 }

@@ -483,6 +483,15 @@ bool fdtable_own_pos(int fd, int64_t *pos)
     return own;
 }
 
+void fdtable_offset_unknown(int fd)
+{
+    pthread_mutex_lock(&table_lock);
+    struct fd_entry *e = entry_find(fd);
+    if (e)
+        e->opened_at = SHARED_OFFSET;
+    pthread_mutex_unlock(&table_lock);
+}
+
 bool fdtable_take_lost_writes(int fd)
 {
     struct fd_entry *e = entry_find(fd);

@@ -116,6 +116,11 @@ void fdtable_offsets_shared(void);
  * every answer that moves it is noted). False otherwise, for the caller
  * to ask the service. */
 bool fdtable_own_pos(int fd, int64_t *pos);
+
+/* fd's offset may have moved without an answer saying where (a call that
+ * failed, as one timed out at its deadline may still land): it is the
+ * service's to tell from now on. */
+void fdtable_offset_unknown(int fd);
 /* True once after a restart that may have lost fd's unsynced writes. */
 bool fdtable_take_lost_writes(int fd);
 
