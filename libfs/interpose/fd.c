@@ -499,26 +499,18 @@ static void *mmap_copy(void *addr, size_t len, int prot, int flags, int fd,
                          flags | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return MAP_FAILED;
-    for (size_t done = 0; done < len;) {
-        ssize_t n = danaus_pread(fd, p + done, len - done,
-                                 offset + (off_t)done);
-        if (n < 0) {
-            int saved = errno == EISDIR ? ENODEV : errno;
-            munmap(p, len);
-            errno = saved;
-            return MAP_FAILED;
-        }
-        if (n == 0)
-            break;
+    size_t done = 0;
+    ssize_t n = 1;
+    while (done < len && (n = danaus_pread(fd, p + done, len - done,
+                                           offset + (off_t)done)) > 0)
         done += (size_t)n;
-    }
-    if (prot != (PROT_READ | PROT_WRITE) && mprotect(p, len, prot) < 0) {
-        int saved = errno;
-        munmap(p, len);
-        errno = saved;
-        return MAP_FAILED;
-    }
-    return p;
+    if (n >= 0 && (prot == (PROT_READ | PROT_WRITE) ||
+                   mprotect(p, len, prot) == 0))
+        return p;
+    int saved = n < 0 && errno == EISDIR ? ENODEV : errno;
+    munmap(p, len);
+    errno = saved;
+    return MAP_FAILED;
 }
 
 static void *mmap_routed(void *addr, size_t len, int prot, int flags, int fd,
