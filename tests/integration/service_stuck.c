@@ -200,21 +200,22 @@ static int threads_on_cpu_alone(pid_t pid, int cpu)
     return n;
 }
 
-/* Every blocked mkdir runs on its client's cpu: STUCK_PER_CPU threads
- * allowed that cpu alone, for each cpu (waits for them to be taken). */
-static void check_calls_follow_clients(void)
+/* Every blocked mkdir runs on its client's cpu: per_cpu threads allowed
+ * that cpu alone, for each cpu (waits for them to be taken); what: the
+ * calls', for the report. */
+static void check_calls_follow_clients(int per_cpu, const char *what)
 {
     cpu_set_t set;
     sched_getaffinity(0, sizeof set, &set);
     for (int i = 0; i < CPU_COUNT(&set); i++) {
         int cpu = nth_cpu(&set, i), n;
         double t0 = now_ms();
-        while ((n = threads_on_cpu_alone(service.pid, cpu)) < STUCK_PER_CPU &&
+        while ((n = threads_on_cpu_alone(service.pid, cpu)) < per_cpu &&
                now_ms() - t0 < FOLLOW_BOUND_MS)
             usleep(10 * 1000);
-        printf("threads of danausd on cpu %d alone: %d (blocked calls from "
-               "it: %d)\n", cpu, n, STUCK_PER_CPU);
-        assert_true(n >= STUCK_PER_CPU);
+        printf("threads of danausd on cpu %d alone: %d (%s from it: %d)\n",
+               cpu, n, what, per_cpu);
+        assert_true(n >= per_cpu);
     }
 }
 
@@ -272,7 +273,7 @@ static void test_stuck_mount_stalls_nothing(void **state)
     /* Time for the mkdirs to reach the service and block its threads. */
     usleep(500 * 1000);
 
-    check_calls_follow_clients();
+    check_calls_follow_clients(STUCK_PER_CPU, "blocked calls");
     printf("with every queue's threads blocked: ");
     assert_int_equal(run_in_child(work_elsewhere, &site, CALLS_BOUND_MS), 0);
 
@@ -347,19 +348,7 @@ static void test_swept_calls_follow_clients(void **state)
     assert_true(blocked_client >= 0);
     if (blocked_client == 0)
         _exit(block_unrung(NULL));
-
-    cpu_set_t set;
-    sched_getaffinity(0, sizeof set, &set);
-    for (int i = 0; i < CPU_COUNT(&set); i++) {
-        int cpu = nth_cpu(&set, i), n;
-        double t0 = now_ms();
-        while ((n = threads_on_cpu_alone(service.pid, cpu)) < 1 &&
-               now_ms() - t0 < FOLLOW_BOUND_MS)
-            usleep(10 * 1000);
-        printf("threads of danausd on cpu %d alone: %d (unrung blocked "
-               "calls from it: 1)\n", cpu, n);
-        assert_true(n >= 1);
-    }
+    check_calls_follow_clients(1, "unrung blocked calls");
     stop_within_bound();
 }
 

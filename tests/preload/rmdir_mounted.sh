@@ -13,11 +13,10 @@ mnt=$site/mnt
 mkdir -p "$site/run" "$site/backing"
 printf 'service rmdirm-%s\nrundir %s\nfuse on\nfuse_keep 0\nmount %s local %s\n' \
     $$ "$site/run" "$mnt" "$site/backing" > "$site/danausd.conf"
+daemon=
 cleanup() {
     umount "$mnt/b" "$mnt/with space" 2>/dev/null
-    [ -n "${daemon:-}" ] && kill -TERM "$daemon" 2>/dev/null &&
-        wait "$daemon" 2>/dev/null
-    rm -rf "$site"
+    site_remove
 }
 trap cleanup EXIT
 service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||

@@ -206,6 +206,14 @@ static void basics(void)
     say_file("c", at(dir, "c"));
 }
 
+/* The exit code of child pid, once it ends; -1 when a signal ended it. */
+static int exit_code(pid_t pid)
+{
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* Where fd's offset is, asked by a program exec'ed with it. */
 static void tell_after_exec(const char *what, int fd)
 {
@@ -217,9 +225,7 @@ static void tell_after_exec(const char *what, int fd)
         execl("/proc/self/exe", "fd_suite", "tell", arg, (char *)NULL);
         _exit(127);
     }
-    int status;
-    waitpid(pid, &status, 0);
-    say(what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    say(what, exit_code(pid));
 }
 
 /* Where a forked child's read leaves the offset of fd (at 0 first), as
@@ -233,9 +239,7 @@ static void child_reads(const char *what, int fd)
         char b[2];
         _exit(read(fd, b, 2) == 2 ? 0 : 1);
     }
-    int status;
-    waitpid(pid, &status, 0);
-    say("child read 2", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    say("child read 2", exit_code(pid));
     say(what, lseek(fd, 0, SEEK_CUR));
 }
 
