@@ -474,9 +474,10 @@ bool fdtable_own_pos(int fd, int64_t *pos)
     struct fd_info info = {0};
     if (e)
         entry_read(e, &info);
-    struct handle_refs *r =
-        e && info.handle != FDTABLE_LOST ? *refs_slot(&info) : NULL;
-    bool own = r && r->count == 1 && e->opened_at == atomic_load(&shares);
+    /* A dup marks both descriptors, so an unmarked one is its open
+     * file's only descriptor. */
+    bool own = e && info.handle != FDTABLE_LOST &&
+               e->opened_at == atomic_load(&shares);
     if (own)
         *pos = atomic_load(&e->pos);
     pthread_mutex_unlock(&table_lock);

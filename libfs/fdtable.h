@@ -111,10 +111,9 @@ int fdtable_flags(int fd);
 void fdtable_offsets_shared(void);
 
 /* fd's offset, when this process alone moves it and knows where it is: fd
- * was opened here, since the last fdtable_offsets_shared, and is its open
- * file's only descriptor (the copy kept is then the service's offset, as
- * every answer that moves it is noted). False otherwise, for the caller
- * to ask the service. */
+ * was opened here, since the last fdtable_offsets_shared, and never dup'ed
+ * (the copy kept is then the service's offset, as every answer that moves
+ * it is noted). False otherwise, for the caller to ask the service. */
 bool fdtable_own_pos(int fd, int64_t *pos);
 
 /* fd's offset may have moved without an answer saying where (a call that
