@@ -41,9 +41,24 @@
  * FAIRNESS_CONFIG adds lines to the service's configuration (e.g. "nice 0"
  * to compare settings); FAIRNESS_ROWS names the rows to run besides
  * "alone" (e.g. "dents,hog"; default: all).
+ *
+ * With FAIRNESS_VICTIM=library the victim is an honest program instead:
+ * it stats /fair/victim through libdanaus (danaus_stat), whose name cache
+ * answers most calls without a round trip, as it would any program's.
+ *
+ * With FAIRNESS_KERNEL=1 the same rows run on the kernel's path instead,
+ * the reference a tenant compares with: the victim stat(2)s the file in
+ * the site's host directory, and each flooder does with system calls what
+ * it did through the service (bells: one thread that only burns a cpu;
+ * dents: getdents64 over the host directory beside a thread writing
+ * memory; hog has no kernel counterpart and is left out). What the
+ * kernel's rows show is what sharing the cpus with such a neighbour costs
+ * any file system; the service's rows beyond it are the service's.
  */
 #include "raw_client.h"
 #include "harness.h"
+
+#include <danaus/danaus.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +75,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,8 +86,11 @@
 #define BIG_DENTS 20000
 
 static char sock[600];
+static char site_dir[256]; /* the mount's host directory */
 static double seconds = 5;
 static bool pin;
+static bool kernel; /* FAIRNESS_KERNEL: every row on the kernel's path */
+static bool library_victim; /* FAIRNESS_VICTIM=library */
 
 /* With pin: the calling process onto the first (victim) or the last cpu
  * it may use. */
@@ -119,25 +138,17 @@ static uint64_t runq_wait_ns(void)
     return waiting;
 }
 
-/* Stats "victim" for the run's length, each call's latency into s. */
-static void victim(struct samples *s)
+/* Times stat_once(arg) for the run's length, each call's latency into
+ * s, and ends the victim's process (exit 1 when a call failed). */
+static void time_stats(struct samples *s, int (*stat_once)(void *),
+                       void *arg)
 {
-    struct raw r;
-    uint64_t t = ipc_now_ns();
-    attach(&r);
-    s->attach_ns = ipc_now_ns() - t;
-    int slot = raw_slot(&r);
-    uint32_t m = raw_mount(&r, MOUNT);
-    int64_t h = raw_open(&r, (uint32_t)slot, m, "victim", O_CREAT | O_RDWR);
-    if (slot < 0 || h <= 0)
-        _exit(1);
     uint64_t end = ipc_now_ns() + (uint64_t)(seconds * 1e9);
     uint64_t runq = runq_wait_ns();
     s->n = 0;
     while (s->n < MAX_SAMPLES) {
-        struct danaus_desc d = {.call = DANAUS_CALL_STAT, .mount = m};
         uint64_t t0 = ipc_now_ns();
-        if (raw_call(&r, (uint32_t)slot, &d, "victim", 7, 10000) != 0)
+        if (stat_once(arg) != 0)
             _exit(1);
         uint64_t t1 = ipc_now_ns();
         s->ns[s->n++] = t1 - t0;
@@ -146,6 +157,63 @@ static void victim(struct samples *s)
     }
     s->runq_ns = runq_wait_ns() - runq;
     _exit(0);
+}
+
+static int program_stat(void *path)
+{
+    struct stat st;
+    return kernel ? stat(path, &st) : danaus_stat(path, &st);
+}
+
+struct raw_victim {
+    struct raw r;
+    int slot;
+    uint32_t mount;
+};
+
+static int raw_stat(void *arg)
+{
+    struct raw_victim *v = arg;
+    struct danaus_desc d = {.call = DANAUS_CALL_STAT, .mount = v->mount};
+    return raw_call(&v->r, (uint32_t)v->slot, &d, "victim", 7, 10000) == 0
+               ? 0
+               : -1;
+}
+
+/* victim() as a program: stat(2) of the same file on the kernel's path
+ * (dir the site's host directory), or danaus_stat through libdanaus (dir
+ * the mount). */
+static void program_victim(struct samples *s, const char *dir)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/victim", dir);
+    uint64_t t = ipc_now_ns();
+    int fd = kernel ? open(path, O_CREAT | O_RDWR, 0644)
+                    : danaus_open(path, O_CREAT | O_RDWR, 0644);
+    if (fd < 0 || (kernel ? close(fd) : danaus_close(fd)) != 0)
+        _exit(1);
+    s->attach_ns = kernel ? 0 : ipc_now_ns() - t;
+    time_stats(s, program_stat, path);
+}
+
+/* Stats "victim" for the run's length, each call's latency into s. */
+static void victim(struct samples *s)
+{
+    if (kernel)
+        program_victim(s, site_dir);
+    if (library_victim)
+        program_victim(s, MOUNT);
+    static struct raw_victim v;
+    uint64_t t = ipc_now_ns();
+    attach(&v.r);
+    s->attach_ns = ipc_now_ns() - t;
+    v.slot = raw_slot(&v.r);
+    v.mount = raw_mount(&v.r, MOUNT);
+    int64_t h = raw_open(&v.r, (uint32_t)v.slot, v.mount, "victim",
+                         O_CREAT | O_RDWR);
+    if (v.slot < 0 || h <= 0)
+        _exit(1);
+    time_stats(s, raw_stat, &v);
 }
 
 /* ---- the flooders: each runs until killed ---- */
@@ -198,8 +266,51 @@ static void *flood_thread_main(void *arg)
     return NULL;
 }
 
+/* ---- the flooders' system calls, for the kernel's path ---- */
+
+/* What a flooder's thread that only touches its memory (bells, dents'
+ * rewriting thread) costs: a cpu. */
+static void *burn_cpu(void *arg)
+{
+    (void)arg;
+    static volatile uint64_t word;
+    for (;;)
+        word++;
+    return NULL;
+}
+
+/* flood_thread_main's calls as system calls, on "flood-N" in the site. */
+static void *kernel_flood_thread(void *arg)
+{
+    int call = (int)(intptr_t)arg;
+    static _Atomic int next;
+    char path[512];
+    snprintf(path, sizeof path, "%s/flood-%d", site_dir, next++);
+    int fd = open(path, O_CREAT | O_RDWR, 0644);
+    if (fd < 0)
+        _exit(1);
+    static char data[256 << 10];
+    struct stat st;
+    for (uint64_t i = 0;; i++) {
+        if (call == DANAUS_CALL_STAT) {
+            stat(path, &st);
+            continue;
+        }
+        pwrite(fd, data, sizeof data, (off_t)(i % 16) * (off_t)sizeof data);
+        fsync(fd);
+    }
+    return NULL;
+}
+
 static void flood_requests(int threads, int call)
 {
+    if (kernel) {
+        pthread_t tid;
+        for (int i = 0; i < threads; i++)
+            pthread_create(&tid, NULL, kernel_flood_thread,
+                           (void *)(intptr_t)call);
+        pause();
+    }
     static struct raw r;
     attach(&r);
     static struct flood_thread t[8];
@@ -231,10 +342,32 @@ static void *zero_first_reclen(void *arg)
     return NULL;
 }
 
+/* list_dents on the kernel's path: getdents64 over the host directory,
+ * with burn a thread burning a cpu beside it. */
+static void kernel_list_dents(const char *dir, bool burn)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", site_dir, dir);
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        _exit(1);
+    pthread_t t;
+    if (burn)
+        pthread_create(&t, NULL, burn_cpu, NULL);
+    static char buf[32 << 10];
+    for (;;) {
+        lseek(fd, 0, SEEK_SET);
+        while (syscall(SYS_getdents64, fd, buf, sizeof buf) > 0)
+            ;
+    }
+}
+
 /* Lists dir over and over; with zero, a second thread zeroes the first
  * record's d_reclen in the slot meanwhile. */
 static void list_dents(const char *dir, bool zero)
 {
+    if (kernel)
+        kernel_list_dents(dir, zero);
     struct raw r;
     attach(&r);
     int slot = raw_slot(&r);
@@ -375,6 +508,8 @@ static void measure(void (*flooder)(int), int how, struct samples *s,
 static void bells(int how)
 {
     (void)how;
+    if (kernel)
+        burn_cpu(NULL);
     flood_bells();
 }
 
@@ -430,6 +565,9 @@ int main(int argc, char **argv)
     if (argc == 3)
         seconds = atof(argv[2]);
     pin = getenv("FAIRNESS_PIN") && atoi(getenv("FAIRNESS_PIN"));
+    kernel = getenv("FAIRNESS_KERNEL") && atoi(getenv("FAIRNESS_KERNEL"));
+    library_victim = getenv("FAIRNESS_VICTIM") &&
+                     strcmp(getenv("FAIRNESS_VICTIM"), "library") == 0;
     struct site site;
     struct daemon daemon_;
     if (site_make(&site, "fairness") != 0 ||
@@ -442,6 +580,8 @@ int main(int argc, char **argv)
         return 1;
     }
     snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
+    snprintf(site_dir, sizeof site_dir, "%s", site.dir);
+    site_use(&site);
     /* The attacks' uid reaches the socket and the mount. */
     if (chmod(site.dir, 0755) < 0 || chmod(site.rundir, 0755) < 0 ||
         chmod(sock, 0666) < 0 || make_dents(site.dir, "dents", DENTS) < 0 ||
@@ -474,7 +614,8 @@ int main(int argc, char **argv)
            "attach_ms", "runq_us");
     const char *only = getenv("FAIRNESS_ROWS");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        if (i > 0 && !row_wanted(only, rows[i].name))
+        if (i > 0 && (!row_wanted(only, rows[i].name) ||
+                      (kernel && rows[i].flooder == hog)))
             continue;
         double median, p99;
         measure(rows[i].flooder, rows[i].how, s, &median, &p99);

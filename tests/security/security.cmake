@@ -26,7 +26,7 @@ add_executable(security_fairness
   ${CMAKE_CURRENT_SOURCE_DIR}/security/raw_client.c)
 target_include_directories(security_fairness PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/integration)
-target_link_libraries(security_fairness PRIVATE danaus_ipc
+target_link_libraries(security_fairness PRIVATE danaus danaus_ipc
   danaus_test_harness Threads::Threads)
 add_custom_target(bench-fairness
   COMMAND $<TARGET_FILE:security_fairness> $<TARGET_FILE:danausd> 5
