@@ -20,9 +20,6 @@
 
 #define MAX_CURVES 256
 #define PAGE 4096.0
-/* The knee: the smallest size reaching this share of the largest hit
- * ratio, past which more memory buys little. */
-#define KNEE_SHARE 0.95
 
 struct curve {
     char name[DANAUS_PATH_MAX];
@@ -33,17 +30,6 @@ struct curve {
 static double hit(const struct curve *c, int i)
 {
     return c->r.hit_ppm[i] / 1e6;
-}
-
-static int knee_of(const struct curve *c)
-{
-    double most = hit(c, DANAUS_HRC_POINTS - 1);
-    if (most <= 0)
-        return -1;
-    int i = 0;
-    while (hit(c, i) < KNEE_SHARE * most)
-        i++;
-    return i;
 }
 
 /* A container's root (state containers/NAME/root) is named NAME, any
@@ -76,7 +62,7 @@ static int fetch(const char *pool, struct curve *c)
         if (rc == ESTALE)
             continue;
         name_of(c[n].r.mountpoint, c[n].name, sizeof c[n].name);
-        c[n].knee = knee_of(&c[n]);
+        c[n].knee = danaus_hrc_knee(c[n].r.hit_ppm);
         n++;
     }
     return n;

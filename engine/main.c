@@ -40,7 +40,7 @@ static int usage(FILE *out)
     fprintf(out,
             "usage: danaus [--state DIR] COMMAND\n"
             "  pool create NAME --cpus LIST --memory SIZE "
-            "--backend local:DIR|ceph:CONF:DIR [--cache SIZE]\n"
+            "--backend local:DIR|ceph:CONF:DIR [--cache SIZE|auto]\n"
             "              [--write-through] [--backend-ops N] "
             "[--backend-write-rate SIZE]\n"
             "              [--backend-latency-target MS] [--pids-limit N]\n"

@@ -197,14 +197,19 @@ static int parse_options(const char *name, const struct pool_options *o,
                          struct record *rec)
 {
     cpu_set_t cpus;
-    uint64_t memory, cache;
+    uint64_t memory, cache = 0;
+    bool cache_auto = o->cache && strcmp(o->cache, "auto") == 0;
     if (!o->cpus || !o->memory || !o->backend)
         return fail("pool create needs --cpus, --memory and --backend");
     if (cpulist_parse(o->cpus, &cpus) < 0 || check_cpus(name, &cpus) < 0 ||
         size_parse("memory", o->memory, &memory) < 0 ||
-        (o->cache && size_parse("cache", o->cache, &cache) < 0) ||
+        (o->cache && !cache_auto &&
+         size_parse("cache", o->cache, &cache) < 0) ||
         parse_backend(o->backend, rec) < 0)
         return -1;
+    if (cache_auto && strcmp(record_get(rec, "backend_kind"), "ceph"))
+        return fail("--cache auto: a local pool's file data is in the "
+                    "kernel's page cache, bounded by --memory");
     if (o->write_through && strcmp(record_get(rec, "backend_kind"), "ceph"))
         return fail("--write-through: only a ceph backend buffers writes in "
                     "danausd (a local backend's are in the kernel)");
@@ -214,6 +219,9 @@ static int parse_options(const char *name, const struct pool_options *o,
                     (unsigned long long)(host >> 20));
     if (memory < (16u << 20))
         return fail("memory %s: a pool needs at least 16M", o->memory);
+    if (cache_auto && memory < (32u << 20))
+        return fail("--cache auto: memory %s leaves the cache no room; "
+                    "give the pool at least 32M", o->memory);
     /* The cache is the service's own memory, charged to the pool: one as
      * large as the limit would have the limit kill the pool's danausd. */
     if (o->cache && cache > memory - (16u << 20))
@@ -226,7 +234,9 @@ static int parse_options(const char *name, const struct pool_options *o,
     record_set(rec, "cpus", "%s", list);
     record_set(rec, "memory", "%llu", (unsigned long long)memory);
     record_set(rec, "backend", "%s", o->backend);
-    if (o->cache)
+    if (cache_auto)
+        record_set(rec, "cache", "auto");
+    else if (o->cache)
         record_set(rec, "cache", "%llu", (unsigned long long)cache);
     if (o->write_through)
         record_set(rec, "write_through", "on");

@@ -357,6 +357,9 @@ int main(int argc, char **argv)
     bound_locks_and_handles(&svc, nofile);
     readcache_init(&svc.readcache);
     hrc_init(&svc.hrc);
+    if (cache_size_start(&svc.cache_size, svc.cfg.cache_auto, err,
+                         sizeof err) < 0)
+        return die(err);
     if (announce_init(&svc.announce, svc.cfg.fuse_cache_timeout_ms) < 0)
         return die("cannot make the announcement page");
     admission_init(&svc.admission, svc.cfg.backend_ops_per_second,

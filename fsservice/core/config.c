@@ -255,6 +255,17 @@ static int set_u32(struct parse *p, const struct key *k, const char *v,
     return parse_u32(p, k->name, v, k->lo, k->hi, field(cfg, k));
 }
 
+/* A size in bytes (K, M or G allowed) within the key's range. */
+static int set_size(struct parse *p, const struct key *k, const char *v,
+                    struct config *cfg)
+{
+    uint64_t *n = field(cfg, k);
+    if (parse_size(v, k->hi, n) < 0 || *n < k->lo)
+        return fail(p, "%s must be a size from %lluM, not '%s'", k->name,
+                    (unsigned long long)(k->lo >> 20), v);
+    return 0;
+}
+
 /* A number within the key's range and a power of two (or 0 when lo is). */
 static int set_power_of_two(struct parse *p, const struct key *k,
                             const char *v, struct config *cfg)
@@ -432,6 +443,7 @@ static const struct key keys[] = {
     U32("backend_weight", backend_weight, 1, 10000),
     U32("backend_reservation_ops", backend_reservation_ops, 0, 1000000),
     FLAG("backend_fair_share", backend_fair_share),
+    {"cache_auto", set_size, AT(cache_auto), 1u << 20, 1ull << 50},
     CALL("core_groups", set_core_groups),
     CALL("cpus", set_cpus),
     FLAG("fuse", fuse),

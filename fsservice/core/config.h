@@ -71,6 +71,9 @@ struct config {
      * second the pool keeps while it waits on the backend */
     int backend_fair_share;
     uint32_t backend_weight, backend_reservation_ops;
+    /* the backends' caches of file data follow the mounts' hit-ratio
+     * knees up to this many bytes (cachesize.h); 0: their own sizes */
+    uint64_t cache_auto;
     int core_group_level;       /* 0 auto, 2 or 3 a cache level, -1 per cpu */
     cpu_set_t cpus;             /* 'cpus LIST': the service's cpus... */
     int cpus_line;              /* ...set on this line; 0: not set */

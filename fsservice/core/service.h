@@ -6,6 +6,7 @@
 
 #include "admission.h"
 #include "announce.h"
+#include "cachesize.h"
 #include "pressure.h"
 #include "client.h"
 #include "config.h"
@@ -45,6 +46,7 @@ struct service {
     struct lock_table locks;    /* record locks of all clients */
     struct stats_table stats;   /* what the preload door served, by mount */
     struct hrc_table hrc;       /* the hit-ratio curve of each mount's reads */
+    struct cache_size cache_size; /* the backends' caches sized by them */
     struct readcache readcache; /* the clients' read caches */
     struct announce announce;   /* and their name and attribute caches */
     struct admission admission; /* the pool's load on its backend */

@@ -527,8 +527,10 @@ static void *sweeper_main(void *arg)
                                   SWEEP_BATCH);
         for (uint32_t i = 0; i < n; i++)
             serve_swept(w, bells[i]);
+        uint64_t now = ipc_now_ns();
         pressure_tick(&w->svc->pressure, &w->svc->admission, &w->deadlines,
-                      ipc_now_ns());
+                      now);
+        cache_size_tick(&w->svc->cache_size, &w->svc->hrc, now);
         nanosleep(&period, NULL);
     }
     rcu_unregister_thread();

@@ -281,6 +281,11 @@ struct ls_backend {
      * the storage, so that a killed service loses what was not fsync'd.
      * NULL: never. */
     bool (*caches_writes)(struct ls_backend *);
+    /* Sets how many bytes of file data its own cache holds (the core's
+     * cache_auto, sized from the mounts' hit-ratio curves): 0 or -errno.
+     * NULL: it keeps none of its own (a local directory's is the
+     * kernel's page cache). */
+    int (*resize_cache)(struct ls_backend *, uint64_t bytes);
     /* Ends what start began; the instances are gone. */
     void (*stop)(struct ls_backend *);
     void *arg;       /* the backend's own, e.g. what a shim wraps */
@@ -318,6 +323,9 @@ void ls_backends_enable_cache(const struct ls_change_sink *sink,
                               void (*report)(const char *backend, int err));
 /* Whether any ready backend caches writes (ls_backend.caches_writes). */
 bool ls_backends_cache_writes(void);
+/* resize_cache of every ready backend that has one: how many took the
+ * size, or -errno from the first that refused it. */
+int ls_backends_resize_cache(uint64_t bytes);
 /* Stops every started backend. */
 void ls_backends_stop(void);
 

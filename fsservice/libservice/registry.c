@@ -178,6 +178,20 @@ bool ls_backends_cache_writes(void)
     return false;
 }
 
+int ls_backends_resize_cache(uint64_t bytes)
+{
+    int resized = 0;
+    for (struct ls_backend *b = backends; b; b = b->next) {
+        if (!b->resize_cache || !ls_backend_ready(b))
+            continue;
+        int rc = b->resize_cache(b, bytes);
+        if (rc < 0)
+            return rc;
+        resized++;
+    }
+    return resized;
+}
+
 void ls_backends_stop(void)
 {
     for (struct ls_backend *b = backends; b; b = b->next) {

@@ -341,6 +341,20 @@ static inline uint64_t danaus_hrc_pages(unsigned i)
     return (1ull << k) + ((uint64_t)j << (k - 3));
 }
 
+/* The knee of a curve: its first point whose hit ratio reaches 95% of the
+ * largest size's, past which more memory buys little; -1 without hits.
+ * `danaus stats --hrc` prints it and a service's cache_auto sizes by it. */
+static inline int danaus_hrc_knee(const uint32_t hit_ppm[DANAUS_HRC_POINTS])
+{
+    uint64_t most = hit_ppm[DANAUS_HRC_POINTS - 1];
+    if (most == 0)
+        return -1;
+    int i = 0;
+    while ((uint64_t)hit_ppm[i] * 100 < most * 95)
+        i++;
+    return i;
+}
+
 /*
  * HELLO's reply: the geometry of the transport (ipc.h), then nmounts
  * entries, each a uint32_t (host

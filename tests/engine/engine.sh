@@ -578,12 +578,20 @@ if [ "$backend" = ceph ]; then
     check "pool create --cache reaches the service's Ceph client" 1 \
         "$(grep -cx 'ceph_oc_size 33554432' "$DANAUS_STATE/pools/c/danausd.conf" 2>/dev/null)"
     "$danaus" pool rm c
+    # auto: sized by the containers' knees, up to the memory less 16M.
+    "$danaus" pool create c --cpus 0 --memory 256M --cache auto --backend "$back_a"
+    check "pool create --cache auto bounds the cache by the pool's memory" 1 \
+        "$(grep -cx 'cache_auto 251658240' "$DANAUS_STATE/pools/c/danausd.conf" 2>/dev/null)"
+    check "and its danausd runs with it" 0 \
+        "$("$danaus" run --rm --pool c --image bb -- /bin/true >/dev/null 2>&1; echo $?)"
+    "$danaus" pool rm c
 fi
 
 # With no pool left every cpu is free: what remains is the other input.
 expect_error "a cache the memory limit cannot hold" 1 "the limit would kill the pool's own service" "$danaus" pool create c --cpus 0 --memory 64M --cache 60M --backend "$back_a"
 expect_error "memory the host lacks" 1 "the host has only" "$danaus" pool create c --cpus 0 --memory 64T --backend "$back_a"
 mkdir -p "$work/wt"
+expect_error "cache auto on a local backend" 1 "the kernel's page cache" "$danaus" pool create c --cpus 0 --memory 64M --backend "local:$work/wt" --cache auto
 expect_error "write-through on a local backend" 1 "only a ceph backend buffers writes" "$danaus" pool create c --cpus 0 --memory 64M --backend "local:$work/wt" --write-through
 expect_error "missing backend directory" 1 "is not a directory" "$danaus" pool create c --cpus 0 --memory 64M --backend local:/nonexistent
 expect_error "backend leaving its directory" 1 "may not have '.', '..'" "$danaus" pool create c --cpus 0 --memory 64M --backend "local:$work/../../../etc"

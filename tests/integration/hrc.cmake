@@ -8,3 +8,9 @@ add_test(NAME hrc_local COMMAND
 # It preloads libdanaus.so into a plain program: not under ASan.
 set_tests_properties(hrc_local PROPERTIES LABELS "integration;preload"
   TIMEOUT 300)
+# On Ceph, with the pool's cache sized by the two knees (cache_auto).
+danaus_ceph_test(hrc_ceph_auto LABELS integration preload
+  PROPERTIES TIMEOUT 300
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/hrc.sh $<TARGET_FILE:danausd>
+  $<TARGET_FILE:danaus_engine> $<TARGET_FILE:danaus> $<TARGET_FILE:hrc_reader>
+  ${DANAUS_CEPH_CONF})

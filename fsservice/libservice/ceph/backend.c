@@ -74,6 +74,11 @@ static bool caches_writes(struct ls_backend *b)
     return !client_of(b)->write_through;
 }
 
+static int resize_cache(struct ls_backend *b, uint64_t bytes)
+{
+    return cephfs_client_resize_cache(client_of(b), bytes);
+}
+
 static void stop(struct ls_backend *b)
 {
     cephfs_client_free(client_of(b));
@@ -102,5 +107,6 @@ struct ls_backend cephfs_backend = {
     .cred_release = cred_release,
     .enable_cache = enable_cache,
     .caches_writes = caches_writes,
+    .resize_cache = resize_cache,
     .stop = stop,
 };

@@ -39,6 +39,9 @@ void cephfs_client_free(struct cephfs_client *);
  * to sink: read delegations (deleg.c). Before serving; 0 or -errno. */
 int cephfs_client_enable_cache(struct cephfs_client *,
                                const struct ls_change_sink *sink);
+/* Sets the object cache's size while mounted (client_oc_size, which
+ * Ceph applies at run time): 0 or -errno. */
+int cephfs_client_resize_cache(struct cephfs_client *, uint64_t bytes);
 /* root is a directory in CephFS, created if absent, named from the top of
  * the file system (not from the client's mount root). */
 struct ls_instance *cephfs_instance_new(struct cephfs_client *,

@@ -81,6 +81,16 @@ static int write_through(struct ceph_mount_info *cm, char *err, size_t errlen)
     return set_option(cm, "client_oc_max_dirty", "0", err, errlen);
 }
 
+int cephfs_client_resize_cache(struct cephfs_client *cl, uint64_t bytes)
+{
+    char value[24], err[200];
+    snprintf(value, sizeof value, "%llu", (unsigned long long)bytes);
+    int r = set_option(cl->cmount, "client_oc_size", value, err, sizeof err);
+    if (r < 0)
+        fprintf(stderr, "danausd: %s\n", err);
+    return r;
+}
+
 static uint64_t monotonic_ns(void)
 {
     struct timespec ts;
