@@ -146,8 +146,8 @@ rounds_table() { # ROUNDS CORE DOOR ROUND_CSV...
             n[k]++
         }
         END {
-            nops = split("stat open+close pread-4k pread-4k-rand pread-4k-seq pwrite-4k pwrite-4k-rand pwrite-4k-seq create unlink seq-read-1m seq-write-1m", ops, " ")
-            split("stat|open+close|pread 4 KiB, offset 0|pread 4 KiB, random offsets in 16 MiB|pread 4 KiB, consecutive offsets|pwrite 4 KiB, offset 0|pwrite 4 KiB, random offsets in 16 MiB|pwrite 4 KiB, consecutive offsets|create|unlink|1 MiB sequential read (MB/s)|1 MiB sequential write (MB/s)", label, "|")
+            nops = split("stat open+close pread-4k pread-4k-rw pread-4k-rand pread-4k-seq pwrite-4k pwrite-4k-rand pwrite-4k-seq create unlink seq-read-1m seq-write-1m", ops, " ")
+            split("stat|open+close|pread 4 KiB, offset 0|pread 4 KiB, offset 0, a read-write descriptor|pread 4 KiB, random offsets in 16 MiB|pread 4 KiB, consecutive offsets|pwrite 4 KiB, offset 0|pwrite 4 KiB, random offsets in 16 MiB|pwrite 4 KiB, consecutive offsets|create|unlink|1 MiB sequential read (MB/s)|1 MiB sequential write (MB/s)", label, "|")
             nsys = split("preload danaus libcephfs handoff ceph-fuse fuse-door danaus-local local", sys, " ")
             if (rounds == 1)
                 print "One round, us per op unless MB/s:"

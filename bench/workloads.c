@@ -27,6 +27,7 @@ const char *const op_names[OP_COUNT] = {
     [OP_STAT] = "stat",
     [OP_OPEN_CLOSE] = "open+close",
     [OP_PREAD_4K] = "pread-4k",
+    [OP_PREAD_4K_RW] = "pread-4k-rw",
     [OP_PWRITE_4K] = "pwrite-4k",
     [OP_PREAD_4K_RAND] = "pread-4k-rand",
     [OP_PREAD_4K_SEQ] = "pread-4k-seq",
@@ -43,6 +44,7 @@ static const char *const op_dirs[OP_COUNT] = {
     [OP_STAT] = "stat",
     [OP_OPEN_CLOSE] = "open-close",
     [OP_PREAD_4K] = "pread-4k",
+    [OP_PREAD_4K_RW] = "pread-4k-rw",
     [OP_PWRITE_4K] = "pwrite-4k",
     [OP_PREAD_4K_RAND] = "pread-4k-rand",
     [OP_PREAD_4K_SEQ] = "pread-4k-seq",
@@ -140,6 +142,7 @@ static int setup(struct work *w, const struct params *p)
     case OP_OPEN_CLOSE:
         return make_file(w, w->file);
     case OP_PREAD_4K:
+    case OP_PREAD_4K_RW:
     case OP_PWRITE_4K:
     case OP_PREAD_4K_RAND:
     case OP_PREAD_4K_SEQ:
@@ -150,7 +153,7 @@ static int setup(struct work *w, const struct params *p)
         w->fd = fs->open(fs->ctx, w->file, O_CREAT | O_TRUNC | O_RDWR, 0644);
         if (w->fd < 0)
             return fail(w, "open", w->fd);
-        if (w->op == OP_PREAD_4K)
+        if (w->op == OP_PREAD_4K || w->op == OP_PREAD_4K_RW)
             rc = write_all(w, BLOCK);
         else if (spread(w->op))
             rc = write_all(w, (size_t)SPREAD_BLOCKS * BLOCK);
@@ -273,6 +276,7 @@ static int body(struct work *w, int batch, int n)
                 rc = fs->close(ctx, (int)rc);
             break;
         case OP_PREAD_4K:
+        case OP_PREAD_4K_RW:
         case OP_PREAD_4K_RAND:
         case OP_PREAD_4K_SEQ:
             rc = fs->pread(ctx, w->fd, w->buf, BLOCK,

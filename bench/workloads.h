@@ -28,6 +28,9 @@ enum op {
     OP_STAT,
     OP_OPEN_CLOSE,
     OP_PREAD_4K,
+    /* pread-4k through a descriptor open for reading and writing, as a
+     * database opens its files */
+    OP_PREAD_4K_RW,
     OP_PWRITE_4K,
     /* 4 KiB calls over a 16 MiB file, at random or consecutive offsets:
      * offset 0 alone flatters every cache. */

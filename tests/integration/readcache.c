@@ -19,7 +19,8 @@
  * by path and ftruncate; the service's FUSE door (the kernel's path); and
  * a writer outside the service (another Ceph client: libcephfs in a child;
  * on the local backend a process writing the directory itself), one that
- * closes its file and one that keeps writing with it open. And once the
+ * closes its file and one that keeps writing with it open; and, through a
+ * descriptor open for reading and writing, its own writes. And once the
  * service is dead, no pread comes from the cache.
  */
 #include "harness.h"
@@ -351,15 +352,21 @@ static void test_changes_by_another_client(void **state)
 
 /* ---- changes through the FUSE door (the kernel's path) ---- */
 
+/* Writes "kkkk" at the start of path through the kernel's open, which the
+ * FUSE door serves. */
+static void write_through_door(const char *path)
+{
+    int kfd = open(path, O_WRONLY);
+    CHILD_CHECK(kfd >= 0 && pwrite(kfd, "kkkk", 4, 0) == 4 && close(kfd) == 0,
+                "write through the door: %s", strerror(errno));
+}
+
 static int fuse_door_child(void *arg)
 {
     (void)arg;
     char path[800];
     int fd = open_cached("door", 'a', path, sizeof path);
-    /* Not danaus_open: the kernel's open, served by the door. */
-    int kfd = open(path, O_WRONLY);
-    CHILD_CHECK(kfd >= 0 && pwrite(kfd, "kkkk", 4, 0) == 4 && close(kfd) == 0,
-                "write through the door: %s", strerror(errno));
+    write_through_door(path);
     EXPECT(fd, 0, 4, 4, 'k');
     EXPECT(fd, 4, 4092, 4092, 'a');
     danaus_close(fd);
@@ -370,6 +377,46 @@ static void test_changes_through_fuse_door(void **state)
 {
     (void)state;
     run_reader(fuse_door_child, 30000);
+}
+
+/* ---- a descriptor open for reading and writing ---- */
+
+/* Databases open their files O_RDWR: such a descriptor's preads are
+ * cached as a read-only one's are (the local backend's write lease,
+ * Ceph's write delegation), and every change shows in the next pread:
+ * its own writes, another client's, the FUSE door's. */
+static int read_write_child(void *arg)
+{
+    (void)arg;
+    char path[800];
+    site_use(&site);
+    path_of(path, sizeof path, "rdwr");
+    prepare(path, 'a');
+    int fd = danaus_open(path, O_RDWR);
+    CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
+    EXPECT(fd, 0, 4096, 4096, 'a');
+    EXPECT_CACHED(fd, 0, 4096, 4096, 'a');
+    CHILD_CHECK(danaus_pwrite(fd, "wwww", 4, 0) == 4, "pwrite: %s",
+                strerror(errno));
+    EXPECT(fd, 0, 4, 4, 'w');
+    EXPECT(fd, 4, 4092, 4092, 'a');
+    EXPECT_CACHED(fd, 0, 4, 4, 'w');
+
+    in_other_process(overwrite_start, path);
+    EXPECT(fd, 0, 4096, 4096, 'b');
+    EXPECT_CACHED(fd, 0, 4096, 4096, 'b');
+
+    write_through_door(path);
+    EXPECT(fd, 0, 4, 4, 'k');
+    EXPECT(fd, 4, 4092, 4092, 'b');
+    danaus_close(fd);
+    return 0;
+}
+
+static void test_read_write_descriptor(void **state)
+{
+    (void)state;
+    run_reader(read_write_child, 60000);
 }
 
 /* ---- changes by a writer outside the service ---- */
@@ -595,6 +642,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_readahead),
         cmocka_unit_test(test_changes_by_another_client),
         cmocka_unit_test(test_changes_through_fuse_door),
+        cmocka_unit_test(test_read_write_descriptor),
         cmocka_unit_test(test_changes_from_outside),
         cmocka_unit_test(test_service_death),
     };

@@ -1,6 +1,7 @@
 /*
  * deleg.c - what lets a client's read cache hold CephFS data: read
- * delegations (ceph_ll_delegation).
+ * delegations, and write delegations for files open for reading and
+ * writing (ceph_ll_delegation).
  *
  * A read delegation on an open Fh keeps the caps that let a Ceph client
  * cache the file's data (Fr, Fc, Fs) until it is recalled, and libcephfs
@@ -12,6 +13,13 @@
  * one). So an announcement made from the recall happens before the change.
  * It is refused (-EAGAIN) while the file is open for writing in this client
  * or the caps are elsewhere: then nothing is cached.
+ *
+ * A write delegation, on an Fh open for reading and writing, is granted
+ * only while that Fh is the inode's one open in this client and the client
+ * holds the caps to buffer writes; any other open, here or in another
+ * client, recalls it (libcephfs's Inode::set_deleg and break_deleg). The
+ * Fh's own writes break nothing: dispatch announces them before it
+ * answers (readcache_wrote), as for the local backend's write leases.
  *
  * The recall comes with libcephfs's client lock held, where calling back
  * into libcephfs would deadlock: it announces the change, marks the file
@@ -119,8 +127,8 @@ int ceph_file_cache_hold(struct ls_file *f, uint64_t *key)
 {
     struct ceph_file *cf = (struct ceph_file *)f;
     struct cephfs_client *cl = ceph_inst(f->inst)->client;
-    if (!cl->cache || !cf->fh || (cf->flags & O_ACCMODE) != O_RDONLY ||
-        f->ino == 0)
+    int mode = cf->flags & O_ACCMODE;
+    if (!cl->cache || !cf->fh || mode == O_WRONLY || f->ino == 0)
         return 0;
     *key = f->ino;
     if (atomic_load(&cf->deleg) == DELEG_HELD)
@@ -132,8 +140,10 @@ int ceph_file_cache_hold(struct ls_file *f, uint64_t *key)
         uint32_t recalls = atomic_load(&cf->deleg_recalls);
         int expect = DELEG_NONE;
         /* A recall between the grant and the mark leaves it recalled. */
-        if (ceph_ll_delegation(cl->cmount, cf->fh, CEPH_DELEGATION_RD,
-                               on_recall, cf) == 0 &&
+        unsigned type = mode == O_RDONLY ? CEPH_DELEGATION_RD
+                                         : CEPH_DELEGATION_WR;
+        if (ceph_ll_delegation(cl->cmount, cf->fh, type, on_recall, cf) ==
+                0 &&
             atomic_load(&cf->deleg_recalls) == recalls &&
             atomic_compare_exchange_strong(&cf->deleg, &expect, DELEG_HELD))
             held = DELEG_HELD;
