@@ -50,6 +50,7 @@ static int usage(FILE *out)
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
+            "  images | rmi NAME\n"
             "  run [--pool P] --image I [--name N] [-e VAR[=VALUE]]... [-d] "
             "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro][,idmap]]... "
@@ -66,7 +67,8 @@ static int usage(FILE *out)
             "  stop [-t SECONDS] NAME | start NAME | restart [-t SECONDS] NAME |\n"
             "  rm [-f] NAME |\n"
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
-            "  stats [NAME...] | stats --hrc POOL | top NAME | info | version\n"
+            "  stats [--no-stream] [NAME...] | stats --hrc POOL | top NAME |\n"
+            "  info | version\n"
             "  cp NAME:PATH HOSTPATH | cp HOSTPATH NAME:PATH\n");
     return out == stdout ? 0 : 2;
 }
@@ -492,6 +494,11 @@ static int command(int argc, char **argv)
     const char *cmd = argv[0];
     if (strcmp(cmd, "pool") == 0)
         return pool_command(argc - 1, argv + 1);
+    /* docker's names for image ls and image rm */
+    if (strcmp(cmd, "images") == 0 && argc == 1)
+        return image_list();
+    if (strcmp(cmd, "rmi") == 0 && argc == 2)
+        return image_remove(argv[1]);
     if (strcmp(cmd, "image") == 0)
         return image_command(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
@@ -516,8 +523,14 @@ static int command(int argc, char **argv)
     if (strcmp(cmd, "stats") == 0 && argc == 3 &&
         strcmp(argv[1], "--hrc") == 0)
         return hrc_show(argv[2]);
-    if (strcmp(cmd, "stats") == 0)
-        return stats_show(argv + 1, argc - 1);
+    if (strcmp(cmd, "stats") == 0) {
+        /* One sample is all stats gives: docker's --no-stream is it. */
+        int n = 0;
+        for (int i = 1; i < argc; i++)
+            if (strcmp(argv[i], "--no-stream") != 0)
+                argv[++n] = argv[i];
+        return stats_show(argv + 1, n);
+    }
     if (strcmp(cmd, "inspect") == 0)
         return inspect_command(argc - 1, argv + 1);
     if (strcmp(cmd, "stop") == 0 || strcmp(cmd, "restart") == 0)

@@ -268,6 +268,8 @@ out=$("$danaus" stats io)
 check "stats counts a container's calls through the preload" 1 "$(echo "$out" | awk '$1 == "io" { print ($5 > 100) }')"
 check "stats gives a row for the container's pool" 1 "$(echo "$out" | grep -c '^pool a ')"
 expect_error "stats of an unknown container" 1 "unknown container 'nope'" "$danaus" stats nope
+check "stats --no-stream is the one sample stats gives" 1 \
+    "$("$danaus" stats --no-stream io | awk '$1 == "io" { print ($5 > 100) }')"
 "$danaus" rm -f io
 "$danaus" run -d --pool a --image dyn --name door -e LD_PRELOAD= -- sh -c 'while :; do echo x >/f; read l </f; done' >/dev/null
 out=$("$danaus" stats door)

@@ -92,6 +92,10 @@ for f in docker:docker.tar ocia:oci.tar ocid:ocidir; do
     check "a container of ${f#*:} sees the image" from-the-image "$("$danaus" run --rm --pool p --image "${f%%:*}" -- cat /etc/motd)"
 done
 check "the kinds are recognised" "docker-save oci-archive oci-layout" "$("$danaus" image ls | awk '$1 ~ /^(docker|ocia|ocid)$/ {print $3}' | xargs)"
+check "images lists what image ls does" "$("$danaus" image ls)" "$("$danaus" images)"
+"$danaus" rmi ocid
+check "rmi removes an image as image rm does" "docker ocia" \
+    "$("$danaus" images | awk '$1 ~ /^(docker|ocia|ocid)$/ {print $1}' | xargs)"
 
 # A Containerfile's ENTRYPOINT, CMD, ENV, WORKDIR and USER (issue 40), run
 # as podman runs them (seen with podman 4.3 here), with docker's overrides.

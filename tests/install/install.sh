@@ -4,7 +4,9 @@
 # danaus.h (and not the internal wire.h) and danaus.pc land under the
 # prefix, and the example program, built with nothing but `pkg-config
 # --cflags --libs danaus`, runs against the installed danausd on the local
-# backend.
+# backend. The manual pages render without a warning and name every verb
+# of `danaus --help`; the systemd unit runs the installed danaus and
+# passes systemd-analyze verify.
 set -eu
 build=$1 src=$2
 work=$(mktemp -d /tmp/danaus-install.XXXXXX)
@@ -20,6 +22,25 @@ done
 # The protocol between library and service changes with them: not a
 # header for programs.
 [ ! -e "$prefix/include/danaus/wire.h" ] || { echo "installed: wire.h"; exit 1; }
+
+man=$prefix/share/man
+for page in man1/danaus.1 man8/danausd.8 man8/danaus-runtime.8; do
+    [ -e "$man/$page" ] || { echo "not installed: $page"; exit 1; }
+    warnings=$(groff -man -ww -z -Tutf8 "$man/$page" 2>&1)
+    [ -z "$warnings" ] || { echo "$page: $warnings"; exit 1; }
+done
+text=$(MANWIDTH=200 man -l "$man/man1/danaus.1" 2>/dev/null)
+for verb in $("$prefix/bin/danaus" --help |
+        grep -oE '(^  |\| )[a-z]+' | tr -d ' |' | sort -u); do
+    echo "$text" | grep -qw -- "$verb" ||
+        { echo "danaus.1 does not name the verb '$verb'"; exit 1; }
+done
+unit=$prefix/lib/systemd/system/danaus-pools.service
+grep -qx "ExecStart=$prefix/bin/danaus pool ls" "$unit" ||
+    { echo "the unit does not run the installed danaus"; exit 1; }
+MANPATH=$man systemd-analyze verify "$unit" ||
+    { echo "systemd-analyze verify refused the unit"; exit 1; }
+echo "manual pages and the systemd unit installed"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 flags=$(pkg-config --cflags --libs danaus)
 cc -o "$work/demo" "$src/examples/demo.c" $flags
