@@ -196,8 +196,9 @@ static int release_locked(const char *id, int keep)
     } else if (rc == 0 && writable && local) {
         if (remove_tree(writable) < 0 && errno != ENOENT)
             rc = fail_errno("cannot remove %s", writable);
-    } else if (rc == 0 && writable) {
-        /* Through the pool's danausd, or once it runs again. */
+    } else if (rc == 0 && writable && known) {
+        /* Through the pool's danausd, or once it runs again (of a pool
+         * removed since, the branch stays: only its danausd reached it). */
         char branch[8 + ID_MAX_LEN];
         snprintf(branch, sizeof branch, "oci-%s", id);
         rc = live ? store_branch_remove(name, branch)
