@@ -101,6 +101,7 @@ static void a_branch_in_use_is_not_forgotten(void **state)
     /* Nothing to forget is no error. */
     assert_int_equal(union_branches_forget(reg, "local", low), 0);
     assert_int_equal(union_branches_forget(reg, "local", "/nowhere"), 0);
+    u->ops->destroy(u);
     union_branches_free(reg);
 }
 
