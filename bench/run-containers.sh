@@ -58,10 +58,14 @@
 # the Danaus engine (a local pool), through podman with danaus-runtime
 # (the same pool, by annotation) and through podman with runc over its
 # own overlayfs storage (crun refuses this machine's cgroup hybrid mode).
-# RUNS (default 7) runs of each, the three interleaved, after a warm-up
+# With CEPH_CONF (a running cluster; none is started), the engine and
+# podman with danaus-runtime in a pool on Ceph as well (a new directory
+# /bench-podman-PID of it, left there; the local pool then gets cpu 0 and
+# the Ceph pool cpu 1 unless POOL_CPUS and CEPH_POOL_CPUS say otherwise).
+# RUNS (default 7) runs of each, all interleaved, after a warm-up
 # run of each; podman.txt gives the medians and their ratios to podman
-# with runc, podman.csv every run. It starts a pool and podman storage of
-# its own under a temp dir and removes both on exit.
+# with runc, podman.csv every run. It starts its pools and podman storage
+# under a temp dir and removes both on exit.
 #
 # What it starts (and stops on exit, also on error): the cluster (unless
 # CEPH_CONF), a ceph-fuse mount for setting up, the Danaus pools (danausd,
@@ -122,19 +126,25 @@ podman_cleanup() {
     exit "$rc"
 }
 
+# The pool a Danaus system runs in: "... (ceph)" the Ceph one.
+system_pool() { # SYSTEM
+    case $1 in *"(ceph)") echo bench-ceph ;; *) echo bench ;; esac
+}
+
 # One run of SYSTEM: its wall time in seconds, and its exit code, as
 # "SECONDS RC".
 podman_run_one() { # SYSTEM
     local limits="--ulimit nofile=1024:1024 --ulimit nproc=4096:4096" rc=0
     local t0=$EPOCHREALTIME
     case $1 in
-    "danaus engine")
-        "$danaus" --state "$state" run --rm --pool bench --image bench \
-            -- sh -c "$CONTAINER_CMD" ;;
-    "podman + danaus-runtime")
+    "danaus engine"*)
+        "$danaus" --state "$state" run --rm --pool "$(system_pool "$1")" \
+            --image bench -- sh -c "$CONTAINER_CMD" ;;
+    "podman + danaus-runtime"*)
         # shellcheck disable=SC2086 # $limits is words
         podman_ --runtime "$runtime" --runtime-flag "danaus-state=$state" \
-            run --rm --network none $limits --annotation danaus.pool=bench \
+            run --rm --network none $limits \
+            --annotation "danaus.pool=$(system_pool "$1")" \
             localhost/bench sh -c "$CONTAINER_CMD" ;;
     "podman + runc")
         # shellcheck disable=SC2086
@@ -164,9 +174,16 @@ podman_mode() {
     "$danaus" --state "$state" image import bench "$image" >/dev/null
     tar -C "$image" -cf "$work/image.tar" .
     podman_ import -q "$work/image.tar" localhost/bench >/dev/null
+    local systems=("danaus engine" "podman + danaus-runtime" "podman + runc")
+    if [ -n "${CEPH_CONF:-}" ]; then
+        pool_cpus=${POOL_CPUS:-0}
+        "$danaus" --state "$state" pool create bench-ceph \
+            --cpus "${CEPH_POOL_CPUS:-1}" --memory "$pool_memory" \
+            --backend "ceph:$CEPH_CONF:/bench-podman-$$"
+        systems+=("danaus engine (ceph)" "podman + danaus-runtime (ceph)")
+    fi
     "$danaus" --state "$state" pool create bench --cpus "$pool_cpus" \
         --memory "$pool_memory" --backend "local:$work/backend"
-    local systems=("danaus engine" "podman + danaus-runtime" "podman + runc")
     echo "system,run,seconds,rc" >"$work/podman.csv"
     for s in "${systems[@]}"; do
         out=$(podman_run_one "$s")
@@ -182,10 +199,10 @@ podman_mode() {
     cp "$work/podman.csv" "$outdir/podman.csv"
     {
         echo "One container's start: run --rm of sh -c '$CONTAINER_CMD'"
-        echo "(busybox-static, $data_files x $data_kib KiB in /data), local backend; median of $runs runs"
+        echo "(busybox-static, $data_files x $data_kib KiB in /data), local backend${CEPH_CONF:+ and Ceph}; median of $runs runs"
         echo "each, the systems interleaved, after one warm-up run of each."
         echo
-        printf '%-26s %9s %6s %14s\n' system seconds failed "vs podman+runc"
+        printf '%-32s %9s %6s %14s\n' system seconds failed "vs podman+runc"
         tail -n +2 "$work/podman.csv" | sort -t, -k1,1 -k3,3n | awk -F, '
             $1 != sys { if (sys != "") close_system(); sys = $1; n = 0; bad = 0 }
             { t[++n] = $3; if ($4 != 0) bad++ }
@@ -194,7 +211,7 @@ podman_mode() {
                 close_system()
                 base = med["podman + runc"]
                 for (i = 1; i <= k; i++)
-                    printf "%-26s %9.3f %6d %13.2fx\n", order[i], med[order[i]], fails[order[i]], (base > 0 ? med[order[i]] / base : 0)
+                    printf "%-32s %9.3f %6d %13.2fx\n", order[i], med[order[i]], fails[order[i]], (base > 0 ? med[order[i]] / base : 0)
             }'
     } | tee "$outdir/podman.txt"
     say "results in $outdir/podman.txt and $outdir/podman.csv"

@@ -97,13 +97,34 @@ int door_mount_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
                    const char *lower, int read_only)
 {
+    return door_union_add(pool, mountpoint, backend, writable, NULL, lower,
+                          read_only);
+}
+
+int door_union_add(const char *pool, const char *mountpoint,
+                   const char *backend, const char *writable,
+                   const char *lower_backend, const char *lower,
+                   int read_only)
+{
     const char *s[] = {mountpoint, backend, writable, lower,
-                       read_only ? "ro" : "rw"};
-    int rc = call(pool, DANAUS_DOOR_MOUNT_ADD, s, 5);
+                       read_only ? "ro" : "rw", lower_backend};
+    int rc = call(pool, DANAUS_DOOR_MOUNT_ADD, s, lower_backend ? 6 : 5);
     if (rc > 0) {
         errno = rc;
         return fail_errno("pool %s: danausd cannot mount %s", pool,
                           mountpoint);
+    }
+    return rc;
+}
+
+int door_branch_forget(const char *pool, const char *backend,
+                       const char *dir)
+{
+    const char *s[] = {backend, dir};
+    int rc = call(pool, DANAUS_DOOR_BRANCH_FORGET, s, 2);
+    if (rc > 0 && rc != EBUSY) {
+        errno = rc;
+        return fail_errno("pool %s: danausd cannot forget %s", pool, dir);
     }
     return rc;
 }

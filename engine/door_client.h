@@ -1,9 +1,10 @@
 /*
  * door_client.h - the engine's control calls into a pool's running
  * danausd, over its door socket (wire.h DANAUS_DOOR_MOUNT_ADD,
- * DANAUS_DOOR_MOUNT_REMOVE and DANAUS_DOOR_VIEW): adding a container's root
- * as a union instance, mounted through the FUSE door, giving the
- * container's mount namespace its view of it, and removing it.
+ * DANAUS_DOOR_MOUNT_REMOVE, DANAUS_DOOR_VIEW, DANAUS_DOOR_BRANCH_FORGET):
+ * adding a container's root as a union instance, mounted through the FUSE
+ * door, giving the container's mount namespace its view of it, removing
+ * it, and letting go of a layer's copy no container uses.
  */
 #ifndef ENGINE_DOOR_CLIENT_H
 #define ENGINE_DOOR_CLIENT_H
@@ -16,7 +17,19 @@
 int door_mount_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
                    const char *lower, int read_only);
+/* door_mount_add with read-only branches of another backend than the
+ * writable one's: lower_backend (NULL: backend). */
+int door_union_add(const char *pool, const char *mountpoint,
+                   const char *backend, const char *writable,
+                   const char *lower_backend, const char *lower,
+                   int read_only);
 int door_mount_remove(const char *pool, const char *mountpoint);
+/* The pool's danausd forgets its read-only branch instance of dir, a
+ * directory of backend, so that the directory can be removed and made
+ * again: 0 (forgotten, or it had none), EBUSY (a mounted union uses it),
+ * or -1 (fail.h). */
+int door_branch_forget(const char *pool, const char *backend,
+                       const char *dir);
 /* What the pool's danausd served of the mount at mountpoint ("": of every
  * mount) through the preload door. 0, or -1 (fail.h). */
 struct danaus_stats_reply;

@@ -8,6 +8,7 @@
  * view, which danausd serves; danausd opens the branches as root.
  */
 #include "store.h"
+#include "door_client.h"
 #include "fail.h"
 #include "helper.h"
 #include "query.h"
@@ -188,21 +189,36 @@ int store_branch_defer(const char *pool, const char *container)
     return 0;
 }
 
-/* A copy no image names: kept by the danausd running now (now), which
- * may hold it open, and removed under another one, which cannot (an
- * image naming it again would have taken it back first). */
-static int sweep_layer(const char *pool, const char *hex, const char *now)
+/* A copy no image names: removed at once when the pool's danausd lets
+ * go of its branch instance (no mounted union uses it: a container that
+ * outlived its image, or was handed over by the keeper, keeps it). Else
+ * kept by the danausd running now (now), and removed under another one
+ * that holds no instance of it either; a danausd that cannot be asked
+ * (one of an older build) made no union over it if it is not the one
+ * that kept it (an image naming it again would have taken it back
+ * first). */
+static int sweep_layer(const char *pool, const struct record *rec,
+                       const char *hex, const char *now)
 {
-    char mark[STATE_PATH_MAX], top[STATE_PATH_MAX];
+    char mark[STATE_PATH_MAX], top[STATE_PATH_MAX], dir[STATE_PATH_MAX];
     struct record r;
     layer_mark(pool, hex, mark);
     if (record_load(mark, &r) < 0)
         return 0;
     const char *kept_by = record_get(&r, "kept_by");
-    int keep = kept_by && strcmp(kept_by, now) == 0;
-    int rc = kept_by ? 0 : mark_save(mark, now);
+    snprintf(dir, sizeof dir, "%.3000s/layers/%s",
+             record_get(rec, "backend_dir"), hex);
+    int held = door_branch_forget(pool, record_get(rec, "backend_kind"),
+                                  dir);
+    if (held < 0)
+        fail_clear();
+    int keep = held == EBUSY ||
+               (held < 0 && (!kept_by || strcmp(kept_by, now) == 0));
+    int rc = keep && (!kept_by || strcmp(kept_by, now) != 0)
+                 ? mark_save(mark, now)
+                 : 0;
     record_free(&r);
-    if (keep || !kept_by)
+    if (keep)
         return rc;
     /* The mark goes first: a copy without one is unpacked afresh when
      * used again, so a removal cut short (or failed) leaves no half copy
@@ -225,7 +241,7 @@ static int sweep_layers(const char *pool, const struct record *rec)
     char **used = layer_list_in_use(&used_n);
     for (int i = 0; i < n; i++)
         if (!layer_listed(used, used_n, marks[i]) &&
-            sweep_layer(pool, marks[i], now) < 0)
+            sweep_layer(pool, rec, marks[i], now) < 0)
             rc = -1;
     state_list_free(used, used_n);
     state_list_free(marks, n);

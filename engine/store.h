@@ -5,11 +5,11 @@
  *   BACKEND/layers/HEX       a layer (layers.h), unpacked once per pool
  *                            and shared by every image that names it
  *                            (marked by pools/POOL/layers/HEX). A copy
- *                            no image names is kept while the pool's
- *                            danausd that may hold it open runs (its
- *                            union branch instances are kept by path):
- *                            its mark then names that danausd, and the
- *                            first sweep under another removes it
+ *                            no image names is removed once the pool's
+ *                            danausd has forgotten its branch instance
+ *                            (kept by path), which it refuses while a
+ *                            mounted union uses it: its mark then names
+ *                            that danausd, and a later sweep asks again
  *   BACKEND/images/ID/N      layer N of an image imported before layers
  *                            were shared (pools/POOL/images/ID)
  *   BACKEND/containers/NAME  a container's private writable branch
@@ -43,8 +43,8 @@ int store_branch_remove(const char *pool, const char *container);
  * again (pools/POOL/stale/CONTAINER). 0 or -1 (fail.h). */
 int store_branch_defer(const char *pool, const char *container);
 /* With the pool's danausd running (pool: its record): removes the noted
- * branches and the layer copies no image names that no running danausd
- * may hold; marks those it may hold with its pid. 0 or -1 (fail.h). */
+ * branches and the layer copies no image names that no mounted union
+ * uses; marks those one uses with the danausd's pid. 0 or -1 (fail.h). */
 int store_sweep(const char *pool, const struct record *rec);
 /* store_sweep for every pool whose danausd runs. */
 int store_sweep_everywhere(void);

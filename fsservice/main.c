@@ -422,6 +422,7 @@ int main(int argc, char **argv)
                 "exiting without them\n", svc.cfg.service, blocked);
         fuse_door_farewell(svc.fuse);
         fflush(NULL);
+        log_flush();
         _exit(0);
     }
     fuse_door_stop(svc.fuse);
@@ -439,5 +440,6 @@ int main(int argc, char **argv)
     announce_free(&svc.announce);
     config_free(&svc.cfg);
     rcu_unregister_thread();
+    log_flush();
     return 0;
 }

@@ -4,7 +4,9 @@
  * The engine does the work: its command makes the default pool and
  * restarts a dead danausd, door_client.c adds the union and the view. The
  * runtime decides what goes where, and makes and removes the writable
- * branch itself: its pools are local, their backend a host directory.
+ * branch: itself in a local pool, whose backend is a host directory;
+ * through the pool's danausd (store.h) in a Ceph pool, whose unions stack
+ * that branch over the root podman prepared, a local one.
  */
 #include "root.h"
 #include "cpulist.h"
@@ -15,6 +17,7 @@
 #include "record.h"
 #include "service.h"
 #include "state.h"
+#include "store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -168,6 +171,8 @@ static int release_locked(const char *id, int keep)
     const char *name = record_get(&rec, "pool");
     const char *writable = record_get(&rec, "writable");
     const char *lower = record_get(&rec, "lower");
+    int local = !record_get(&rec, "backend_kind") ||
+                strcmp(record_get(&rec, "backend_kind"), "local") == 0;
     int known = name && query_pool(name, &pool) == 0;
     int live = known && service_alive(&pool);
     if (known)
@@ -188,9 +193,16 @@ static int release_locked(const char *id, int keep)
         snprintf(path, sizeof path, "%s/record", dir);
         if (record_save(path, &rec) < 0)
             rc = fail_errno("cannot save %s", path);
-    } else if (rc == 0 && writable && remove_tree(writable) < 0 &&
-               errno != ENOENT) {
-        rc = fail_errno("cannot remove %s", writable);
+    } else if (rc == 0 && writable && local) {
+        if (remove_tree(writable) < 0 && errno != ENOENT)
+            rc = fail_errno("cannot remove %s", writable);
+    } else if (rc == 0 && writable && known) {
+        /* Through the pool's danausd, or once it runs again (of a pool
+         * removed since, the branch stays: only its danausd reached it). */
+        char branch[8 + ID_MAX_LEN];
+        snprintf(branch, sizeof branch, "oci-%s", id);
+        rc = live ? store_branch_remove(name, branch)
+                  : store_branch_defer(name, branch);
     }
     record_free(&rec);
     if (rc == 0 && !keep) {
@@ -273,13 +285,16 @@ int root_pool(const char *id, char *pool)
     return rc;
 }
 
-/* A new, empty writable branch at path in the pool's backend, a host
- * directory: made here, as the pool's danausd would make it (as root),
- * without the engine's helper processes (store.h) that a backend of
- * another kind needs. containers/ stays root's and 0700 (store.c). 0, or
- * -1 (fail.h). */
-static int branch_create(const struct record *prec, const char *path)
+/* A new, empty writable branch at path in the pool's backend, named
+ * branch there. In a host directory it is made here, as the pool's
+ * danausd would make it (as root), without the engine's helper processes
+ * (store.h) that a backend of another kind needs. containers/ stays
+ * root's and 0700 (store.c). 0, or -1 (fail.h). */
+static int branch_create(const char *pool, const struct record *prec,
+                         const char *branch, const char *path)
 {
+    if (strcmp(record_get(prec, "backend_kind"), "local") != 0)
+        return store_branch_create(pool, branch);
     char kind[STATE_PATH_MAX + 16];
     snprintf(kind, sizeof kind, "%.4000s/containers",
              record_get(prec, "backend_dir"));
@@ -299,10 +314,7 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
     char dir[STATE_PATH_MAX], path[STATE_PATH_MAX + 8];
     char writable[STATE_PATH_MAX + 200], door[STATE_PATH_MAX];
     char branch[8 + ID_MAX_LEN], lower[STATE_PATH_MAX + 32];
-    if (strcmp(record_get(prec, "backend_kind"), "local") != 0)
-        return fail("pool %s has a Ceph backend: danaus-runtime serves the "
-                    "root podman prepares, a host directory, from local "
-                    "pools only", pool);
+    const char *kind = record_get(prec, "backend_kind");
     state_path(path, "runtime");
     if (mkdir(path, 0700) < 0 && errno != EEXIST)
         return fail_errno("cannot create %s", path);
@@ -316,6 +328,7 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
     snprintf(writable, sizeof writable, "%.3800s/containers/%s",
              record_get(prec, "backend_dir"), branch);
     record_set(&rec, "writable", "%s", writable);
+    record_set(&rec, "backend_kind", "%s", kind);
     record_set(&rec, "bundle", "%s", bundle);
     record_set(&rec, "autoremove", "%d", b->autoremove);
     record_set(&rec, "stopped", "0");
@@ -345,8 +358,9 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
     else if (mkdir(lower, 0700) < 0 ||
              mount(b->root, lower, NULL, MS_BIND, NULL) < 0)
         rc = fail_errno("cannot bind %s at %s", b->root, lower);
-    else if ((!reuse && branch_create(prec, writable) < 0) ||
-             door_mount_add(pool, path, "local", writable, lower,
+    else if ((!reuse && branch_create(pool, prec, branch, writable) < 0) ||
+             door_union_add(pool, path, kind, writable,
+                            strcmp(kind, "local") ? "local" : NULL, lower,
                             b->read_only) < 0 ||
              bundle_write(b, dir, path, pool, door, service_library(), paths,
                           npaths) < 0)

@@ -6,6 +6,10 @@
  * branches are registered too (so they are destroyed with the rest) but a
  * union's writable branch is its own: reusing one would merge two
  * containers' changes, so a directory named writable twice is refused.
+ * Each entry counts the mounted unions that use it, so that one no union
+ * uses can be forgotten (union_branches_forget); a forgotten or retired
+ * entry is no longer found, but its instance lives on with the others,
+ * since an unmounted union may still be serving a request over it.
  */
 #include "branches.h"
 
@@ -20,7 +24,9 @@ struct branch_entry {
     struct branch_entry *next;
     char *backend;
     int writable;
-    int retired; /* a writable branch whose union was unmounted */
+    int retired;  /* no longer found: its union was unmounted (writable),
+                     or the engine had it forgotten */
+    unsigned users; /* mounted unions over it */
     struct ls_instance *inst;
     char dir[];
 };
@@ -92,6 +98,10 @@ struct ls_instance *union_branches_mount(struct union_branches **regp,
         reg->have_cred = 1;
     }
 
+    /* The read-only branches' backend, the writable one's unless the
+     * mount names another. */
+    const char *lower_backend = m->lower_backend ? m->lower_backend
+                                                 : m->backend;
     struct union_branch br[UNION_MAX_BRANCHES];
     int n = 0;
     br[n].inst = branch(reg, m->backend, m->source, 1, err, errlen);
@@ -113,22 +123,45 @@ struct ls_instance *union_branches_mount(struct union_branches **regp,
             return NULL;
         }
         br[n].writable = 0;
-        br[n].inst = branch(reg, m->backend, dir, 0, err, errlen);
+        br[n].inst = branch(reg, lower_backend, dir, 0, err, errlen);
         if (!br[n++].inst) {
             free(list);
             return NULL;
         }
     }
     free(list);
-    return union_instance_new(br, n, &reg->copyup_cred, err, errlen);
+    struct ls_instance *u =
+        union_instance_new(br, n, &reg->copyup_cred, err, errlen);
+    for (struct branch_entry *e = u ? reg->entries : NULL; e; e = e->next)
+        for (int i = 0; i < n; i++)
+            if (e->inst == br[i].inst)
+                e->users++;
+    return u;
 }
 
-void union_branches_retire(struct union_branches *reg,
-                           struct ls_instance *writable)
+void union_branches_unmounted(struct union_branches *reg,
+                              struct ls_instance *inst)
 {
-    for (struct branch_entry *e = reg ? reg->entries : NULL; e; e = e->next)
-        if (e->writable && e->inst == writable)
-            e->retired = 1;
+    struct ls_instance *used[UNION_MAX_BRANCHES];
+    int n = union_branch_instances(inst, used);
+    for (struct branch_entry *e = reg && n ? reg->entries : NULL; e;
+         e = e->next)
+        for (int i = 0; i < n; i++)
+            if (e->inst == used[i]) {
+                e->users--;
+                e->retired |= e->writable;
+            }
+}
+
+int union_branches_forget(struct union_branches *reg, const char *backend,
+                          const char *dir)
+{
+    struct branch_entry *e = reg ? find(reg, backend, dir) : NULL;
+    if (e && e->users > 0)
+        return -EBUSY;
+    if (e)
+        e->retired = 1;
+    return 0;
 }
 
 void union_branches_free(struct union_branches *reg)

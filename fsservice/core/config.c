@@ -586,6 +586,7 @@ void config_free(struct config *cfg)
         free(cfg->mounts[i].backend);
         free(cfg->mounts[i].source);
         free(cfg->mounts[i].union_lower);
+        free(cfg->mounts[i].lower_backend);
     }
     memset(cfg, 0, sizeof *cfg);
 }

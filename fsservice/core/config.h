@@ -28,6 +28,9 @@ struct config_mount {
                                    a union's writable branch */
     char *union_lower;          /* a union's read-only branches, top first,
                                    ':'-separated; NULL for a plain mount */
+    char *lower_backend;        /* the read-only branches' backend when it
+                                   is not backend's (a mount the engine
+                                   adds); NULL: backend */
 };
 
 struct config {

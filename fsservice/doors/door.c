@@ -578,8 +578,8 @@ static int may_change_mounts(struct door *d, int fd)
 }
 
 /* The n NUL-ended strings after the header, or -EINVAL. */
-static int mount_strings(const struct danaus_door_msg *m, size_t len,
-                         const char **out, uint32_t n)
+static int door_strings(const struct danaus_door_msg *m, size_t len,
+                        const char **out, uint32_t n)
 {
     const char *p = (const char *)(m + 1), *end = (const char *)m + len;
     if (m->arg != n || n == 0)
@@ -591,6 +591,16 @@ static int mount_strings(const struct danaus_door_msg *m, size_t len,
         out[i] = p;
         p = nul + 1;
     }
+    return 0;
+}
+
+/* door_strings, the first a mount point. */
+static int mount_strings(const struct danaus_door_msg *m, size_t len,
+                         const char **out, uint32_t n)
+{
+    int rc = door_strings(m, len, out, n);
+    if (rc < 0)
+        return rc;
     /* Absolute and normalized, as the hello list must carry it. */
     const char *mp = out[0];
     if (mp[0] != '/' || strstr(mp, "//") || strstr(mp, "/./") ||
@@ -600,23 +610,27 @@ static int mount_strings(const struct danaus_door_msg *m, size_t len,
 }
 
 /* Adds the mount that message m (MOUNT_ADD) asks for: a union instance
- * over branches of the service's backend, or a plain one, added to the
+ * over branches of the service's backends, or a plain one, added to the
  * table and mounted through the FUSE door, which keeps m to add it again
  * after a restart. Its index, or -errno. */
 static int add_mount(struct door *d, const struct danaus_door_msg *m,
                      size_t len)
 {
-    const char *s[5] = {0};
-    int rc = mount_strings(m, len, s, m->arg == 5 ? 5 : 4);
-    struct ls_backend *backend = rc == 0 ? ls_backend_find(s[1]) : NULL;
-    if (rc == 0 && !backend)
-        rc = -EINVAL;
+    const char *s[6] = {0};
+    int rc = mount_strings(m, len, s, m->arg >= 5 && m->arg <= 6 ? m->arg : 4);
     bool read_only = rc == 0 && s[4] && strcmp(s[4], "ro") == 0;
     if (rc == 0 && s[4] && !read_only && strcmp(s[4], "rw") != 0)
         rc = -EINVAL;
-    /* A backend the configuration did not start (no Ceph mount). */
-    if (rc == 0 && !ls_backend_ready(backend))
-        rc = -ENODEV;
+    /* The read-only branches' backend, when not the writable one's. */
+    const char *lower = s[5] && rc == 0 ? s[5] : s[1];
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        struct ls_backend *backend = ls_backend_find(i ? lower : s[1]);
+        if (!backend)
+            rc = -EINVAL;
+        /* A backend the configuration did not start (no Ceph mount). */
+        else if (!ls_backend_ready(backend))
+            rc = -ENODEV;
+    }
     if (rc < 0)
         return rc;
     struct config_mount cm = {
@@ -624,6 +638,7 @@ static int add_mount(struct door *d, const struct danaus_door_msg *m,
         .backend = (char *)s[1],
         .source = (char *)s[2],
         .union_lower = (char *)s[3],
+        .lower_backend = (char *)s[5],
     };
     char err[512];
     /* No lower branches: a plain instance of the directory (a volume). */
@@ -638,6 +653,7 @@ static int add_mount(struct door *d, const struct danaus_door_msg *m,
     inst->read_only = read_only;
     int index = fstable_add(&d->svc->fs, s[0], inst);
     if (index < 0) {
+        union_branches_unmounted(d->svc->union_branches, inst);
         inst->ops->destroy(inst);
         return index;
     }
@@ -645,6 +661,7 @@ static int add_mount(struct door *d, const struct danaus_door_msg *m,
                        (const char *)m, len);
     if (rc < 0) {
         fstable_remove(&d->svc->fs, s[0]);
+        union_branches_unmounted(d->svc->union_branches, inst);
         return rc;
     }
     announce_names(&d->svc->announce); /* its index names other files */
@@ -676,8 +693,7 @@ static void mount_remove(struct door *d, struct conn *c,
         rc = fstable_remove(&d->svc->fs, s[0]);
     }
     if (rc >= 0) {
-        union_branches_retire(d->svc->union_branches,
-                              union_writable_branch(inst));
+        union_branches_unmounted(d->svc->union_branches, inst);
         /* The view first: it pins the container's mount namespace, and
          * with it that namespace's copy of the FUSE mount. */
         views_drop_index(&d->views, (uint32_t)rc);
@@ -686,6 +702,23 @@ static void mount_remove(struct door *d, struct conn *c,
         announce_names(&d->svc->announce);
         fprintf(stderr, "danausd: %s unmounted\n", s[0]);
         rc = 0;
+    }
+    reply(c->fd, -rc, 0);
+}
+
+/* The engine removed (or will remove) a read-only branch's directory: the
+ * service forgets its instance, unless a mounted union uses it (EBUSY). */
+static void branch_forget(struct door *d, struct conn *c,
+                          const struct danaus_door_msg *m, size_t len)
+{
+    const char *s[2];
+    int rc = may_change_mounts(d, c->fd);
+    if (rc == 0)
+        rc = door_strings(m, len, s, 2);
+    if (rc == 0) {
+        rc = union_branches_forget(d->svc->union_branches, s[0], s[1]);
+        if (rc == 0)
+            fprintf(stderr, "danausd: %s %s forgotten\n", s[0], s[1]);
     }
     reply(c->fd, -rc, 0);
 }
@@ -854,6 +887,10 @@ static void handle_message(struct door *d, struct conn *c,
     }
     if (m->op == DANAUS_DOOR_MOUNT_REMOVE) {
         mount_remove(d, c, m, len);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_BRANCH_FORGET) {
+        branch_forget(d, c, m, len);
         return;
     }
     if (m->op == DANAUS_DOOR_VIEW) {

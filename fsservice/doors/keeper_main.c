@@ -279,5 +279,6 @@ int keeper_main(int argc, char **argv)
         let_go(&held[i]);
     if (listener >= 0 && listener_path_ours)
         unlink(sa.sun_path);
+    log_flush();
     return 0;
 }

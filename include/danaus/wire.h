@@ -235,12 +235,14 @@ enum danaus_door_op {
     DANAUS_DOOR_TICKET,    /* arg: handle count, or DANAUS_TICKET_ALL; the
                               handles follow the message -> token */
     DANAUS_DOOR_ADOPT,     /* token: a ticket for this (new) client */
-    DANAUS_DOOR_MOUNT_ADD, /* arg 4 or 5; strings: mount point, "local" |
-                              "ceph", writable branch, read-only branches
-                              top first joined by ':' (none: the writable
-                              directory alone, a data volume), and
-                              optionally "ro" (served read-only) or "rw"
-                              -> mount index in value */
+    DANAUS_DOOR_MOUNT_ADD, /* arg 4, 5 or 6; strings: mount point,
+                              "local" | "ceph", writable branch, read-only
+                              branches top first joined by ':' (none: the
+                              writable directory alone, a data volume),
+                              optionally "ro" (served read-only) or "rw",
+                              and then the read-only branches' backend if
+                              not the writable one's -> mount index in
+                              value */
     DANAUS_DOOR_MOUNT_REMOVE, /* arg 1; string: mount point */
     DANAUS_DOOR_STATS,     /* arg 1; string: a mount point, or "" for the
                               whole service -> struct danaus_stats_reply */
@@ -252,14 +254,20 @@ enum danaus_door_op {
     DANAUS_DOOR_HRC,       /* arg i: the hit-ratio curve of the i-th mount
                               the service tracks -> struct
                               danaus_hrc_reply, ENOENT past the last */
+    DANAUS_DOOR_BRANCH_FORGET, /* arg 2; strings: a backend, a directory of
+                              it: the service forgets its read-only branch
+                              instance of it (EBUSY while a mounted union
+                              uses it), so that a union over a directory
+                              made again there sees the new one */
 };
 
 /*
  * MOUNT_ADD and MOUNT_REMOVE are the container engine's control calls: a
  * union instance added to a running service (and mounted through its FUSE
- * door), then taken away. Only a peer with the service's own uid or root
- * may make them; no hello is needed. Their strings follow the message
- * header, each ending in NUL. A removed mount keeps its index, which is
+ * door), then taken away; BRANCH_FORGET lets the engine remove an image
+ * layer's copy no mounted union uses. Only a peer with the service's own
+ * uid or root may make them; no hello is needed. Their strings follow the
+ * message header, each ending in NUL. A removed mount keeps its index, which is
  * never reused: requests of clients that knew it fail with EINVAL.
  *
  * VIEW: a container sees its root instance at "/", not at the host mount

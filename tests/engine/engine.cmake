@@ -51,6 +51,13 @@ add_test(NAME engine_runtime
     $<TARGET_FILE:danaus_runtime> $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_runtime PROPERTIES LABELS engine TIMEOUT 300
   RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+# The same in a pool on Ceph: the writable branch in Ceph, over podman's
+# root in a host directory.
+danaus_ceph_test(engine_runtime_ceph LABELS engine
+  PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/runtime.sh
+    $<TARGET_FILE:danaus_runtime> $<TARGET_FILE:danaus_engine>
+    ${DANAUS_CEPH_CONF})
 # danaus cp, and a container's links to host files (tests/engine/cp.sh).
 add_test(NAME engine_cp
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/cp.sh $<TARGET_FILE:danaus_engine>)

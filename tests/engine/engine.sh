@@ -438,9 +438,10 @@ check "an image imported again under a removed name runs in the same pool" "0 se
 echo from-the-image >"$img/etc/motd"
 "$danaus" image rm re
 # One layer, three images (issue 40): the state directory and the pool's
-# backend keep it once; an image removed leaves the others running, and
-# imported again it runs in the pool that ran it, before and after the
-# pool's danausd is replaced (which lets the unused copy go).
+# backend keep it once; an image removed leaves the others running; the
+# last image naming it removed takes the pool's copy with it at once, and
+# imported again it runs in the pool that ran it, with the same danausd
+# and with the next one.
 kib() { du -skc "$@" 2>/dev/null | tail -1 | cut -f1; }
 grew_once() { # grew_once BEFORE AFTER LAYER-KIB
     [ $(($2 - $1)) -lt $(($3 / 4)) ] && echo once || echo "by $(($2 - $1)) KiB"; }
@@ -464,17 +465,23 @@ check "an image of a shared layer runs after another is removed" "0 from-the-ima
 out=$("$danaus" run --rm --pool a --image same1 -- cat /etc/motd 2>&1)
 check "a layer removed and imported again runs in the pool that ran it" "0 from-the-image" "$? $out"
 hex=$(sed -n 's/^layers_sha256=//p' "$DANAUS_STATE/images/same1/image")
+danausd_a=$(cat "$DANAUS_STATE/pools/a/run/a.pid")
 "$danaus" image rm same1
 check "a removed layer leaves the state directory" absent \
     "$(ls "$DANAUS_STATE/layers/$hex.tar" 2>/dev/null || echo absent)"
+check "image rm frees the pool's copy of a layer no image names at once" \
+    absent "$(ls -d "$backdir_a/layers/$hex" 2>/dev/null || echo absent)"
+"$danaus" image import same1 "$work/same.tar"
+out=$("$danaus" run --rm --pool a --image same1 -- cat /etc/motd 2>&1)
+check "a layer unpacked again runs with the same danausd" \
+    "0 from-the-image $danausd_a" "$? $out $(cat "$DANAUS_STATE/pools/a/run/a.pid")"
+"$danaus" image rm same1
 victim=$(cat "$DANAUS_STATE/pools/a/run/a.pid")
 kill -9 "$victim"
 tries=0
 while [ "$(cat "$DANAUS_STATE/pools/a/run/a.pid")" = "$victim" ] && [ $tries -lt 100 ]; do
     tries=$((tries + 1)); sleep 0.1; done
 "$danaus" pool ls >/dev/null
-check "the pool's copy of a removed layer goes with the danausd that held it" \
-    absent "$(ls -d "$backdir_a/layers/$hex" 2>/dev/null || echo absent)"
 "$danaus" image import same1 "$work/same.tar"
 out=$("$danaus" run --rm --pool a --image same1 -- cat /etc/motd 2>&1)
 check "a layer unpacked again runs under the next danausd" "0 from-the-image" "$? $out"

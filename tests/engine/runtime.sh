@@ -1,7 +1,8 @@
 #!/bin/sh
 # danaus-runtime under podman (issue 40): podman calls it as it calls runc,
 # and the container's root is a union served by a pool's danausd, over the
-# root podman prepared. Usage: runtime.sh DANAUS_RUNTIME DANAUS. Needs
+# root podman prepared. Usage: runtime.sh DANAUS_RUNTIME DANAUS
+# [CEPH_CONF]; with CEPH_CONF, the checks of a pool on Ceph instead. Needs
 # root, /dev/fuse, busybox-static, podman and runc (exit 77 without them).
 set -u
 runtime=$(realpath "$1")
@@ -25,7 +26,7 @@ pm() {
 }
 limits="--ulimit nofile=1024:1024 --ulimit nproc=1024:1024"
 run() { pm run --network none $limits "$@"; }
-ctd=
+ctd= cephdir=
 cleanup() {
     [ -n "$ctd" ] && kill "$ctd" && wait "$ctd"
     # (containerd's shims of the test's containerd, by their address)
@@ -33,6 +34,7 @@ cleanup() {
         kill "$p" 2>/dev/null; done
     pm rm -af -t 0 >/dev/null 2>&1
     remove_containers_and_pools
+    [ -n "$cephdir" ] && rm -rf "$work/cephroot$cephdir"
     grep -o " $work[^ ]*" /proc/mounts | sort -r | xargs -r umount -l
     # (the runtime's notes of which state directory a container is in)
     grep -lxF "$DANAUS_STATE" /run/danaus-runtime/* 2>/dev/null | xargs -r rm -f
@@ -59,6 +61,54 @@ tar -C "$dimg" -cf "$work/dyn.tar" . && pm import -q "$work/dyn.tar" localhost/d
 
 check "--version names danaus-runtime, then runc" "1 1" \
     "$("$runtime" --version | grep -c '^danaus-runtime version') $("$runtime" --version | grep -c '^runc version')"
+
+# A container's loop through kills of its danausd: it writes, reads back
+# and lists its root.
+work_loop='i=0; while [ $i -lt 150 ]; do echo line$i >> /w/log || exit 5; n=0; while read -r l; do n=$((n + 1)); done < /w/log; [ "$n" -eq $((i + 1)) ] || { echo "lost at $i: $n"; exit 3; }; set -- /w/*; [ "$1" = /w/log ] || exit 4; i=$((i + 1)); sleep 0.02; done; echo "wrote $n"'
+# survive_kills PIDFILE [RUN-OPTION...]: a container "survivor" runs the
+# loop through three kills of its pool's danausd, whose pid PIDFILE holds.
+survive_kills() {
+    pidfile=$1
+    shift
+    run -d --name survivor "$@" localhost/bb sh -c "mkdir -p /w && $work_loop" >/dev/null
+    first=$(cat "$pidfile")
+    kill_danausd_thrice "$pidfile"
+    check "the container lived through three kills of its danausd" 0 \
+        "$(timeout 120 podman --root "$work/storage" --runroot "$work/run" --storage-driver overlay wait survivor)"
+    check "it wrote and read back every line" "wrote 150" "$(pm logs survivor | tail -1)"
+    check "a fourth danausd serves the pool" new "$([ "$(cat "$pidfile")" != "$first" ] && echo new)"
+}
+# On Ceph: the writable branch in the pool's Ceph backend, over the root
+# podman prepared in a host directory. The pool writes through: its
+# survivor below writes without fsync and checks every line after kills.
+if [ $# -ge 3 ]; then
+    cephdir=/runtime-test-$$
+    mkdir -p "$work/cephroot"
+    ceph-fuse -c "$3" "$work/cephroot" >/dev/null 2>&1 || exit 1
+    mkdir -p "$work/cephroot$cephdir"
+    back=$work/cephroot$cephdir
+    "$danaus" pool create c --cpus 0 --memory 512M --write-through \
+        --backend "ceph:$3:$cephdir" || exit 1
+    out=$(run --name w --annotation danaus.pool=c localhost/bb sh -c 'echo on-ceph > /f; cat /f /etc/motd; grep " / / " /proc/self/mountinfo | sed "s/.* - \([^ ]*\) .*/\1/"' 2>&1)
+    check "podman run in a Ceph pool: the container sees its write and the image" "on-ceph
+from-the-image
+fuse.danaus" "$out"
+    id=$(pm inspect -f '{{.Id}}' w)
+    check "the write is in the Ceph pool's backend, in the container's branch" \
+        on-ceph "$(cat "$back/containers/oci-$id/f" 2>&1)"
+    check "podman's container layer holds none of it" absent \
+        "$(ls "$work"/storage/overlay/*/diff/f 2>/dev/null || echo absent)"
+    pm rm w >/dev/null
+    run --rm --annotation danaus.pool=c localhost/bb true
+    check "rm removes the branch from the Ceph backend" "" "$(ls "$back/containers")"
+    survive_kills "$DANAUS_STATE/pools/c/run/c.pid" --annotation danaus.pool=c
+    pm rm -f -t 0 survivor >/dev/null
+    run --rm --annotation danaus.pool=c localhost/bb true
+    check "rm after the kills leaves no root mounted, no record, no branch" "0 :" \
+        "$(grep -c "$DANAUS_STATE/runtime" /proc/mounts) $(ls "$DANAUS_STATE/runtime"):$(ls "$back/containers")"
+    [ "$failures" -eq 0 ] && echo "all runtime checks passed"
+    exit "$failures"
+fi
 
 # A pool of the operator's on cpu 0: the default pool gets the others.
 mkdir -p "$work/back-p"
@@ -172,15 +222,8 @@ check "stop and rm leave no root mounted" 0 \
 # starts the next one, which takes the FUSE mount and the view over. The
 # container writes, reads back and lists its root through three kills;
 # a write after them succeeds.
-work_loop='i=0; while [ $i -lt 150 ]; do echo line$i >> /w/log || exit 5; n=0; while read -r l; do n=$((n + 1)); done < /w/log; [ "$n" -eq $((i + 1)) ] || { echo "lost at $i: $n"; exit 3; }; set -- /w/*; [ "$1" = /w/log ] || exit 4; i=$((i + 1)); sleep 0.02; done; echo "wrote $n"'
-run -d --name survivor localhost/bb sh -c "mkdir -p /w && $work_loop" >/dev/null
 pidfile=$DANAUS_STATE/pools/default/run/default.pid
-first=$(cat "$pidfile")
-kill_danausd_thrice "$pidfile"
-check "the container lived through three kills of its danausd" 0 \
-    "$(timeout 120 podman --root "$work/storage" --runroot "$work/run" --storage-driver overlay wait survivor)"
-check "it wrote and read back every line" "wrote 150" "$(pm logs survivor | tail -1)"
-check "a fourth danausd serves the pool" new "$([ "$(cat "$pidfile")" != "$first" ] && echo new)"
+survive_kills "$pidfile"
 run -d --name after localhost/bb sleep 100 >/dev/null
 kill -9 "$(cat "$pidfile")"
 sleep 1

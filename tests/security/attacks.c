@@ -1473,6 +1473,53 @@ static void test_curves_for_root_only(void **state)
     assert_int_equal(reap(spawn(curve_reader, NULL), 30), 0);
 }
 
+/* ---- forgetting a union's branch: the engine's call too ---- */
+
+/* The tenant asks the service to forget a branch instance (so that a
+ * later union would serve whatever is at that path then): refused, as
+ * the engine's calls are. */
+static int branch_forgetter(void *arg)
+{
+    (void)arg;
+    become(NOBODY);
+    struct raw r;
+    struct danaus_door_reply reply;
+    static const char strings[] = "local\0/";
+    CHILD_CHECK(raw_connect(&r, sock) == 0, "connect");
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_BRANCH_FORGET, 2, 0, strings,
+                         sizeof strings, &reply) == EPERM,
+                "BRANCH_FORGET answered the tenant");
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_branch_forget_for_root_only(void **state)
+{
+    (void)state;
+    start("forget", "owner 65534:65534\n");
+    assert_int_equal(reap(spawn(branch_forgetter, NULL), 30), 0);
+    /* Root's malformed calls are refused, and the service goes on. */
+    struct raw r;
+    struct danaus_door_reply reply;
+    static const char unended[] = {'l', 'o', 'c', 'a', 'l', '\0', '/'};
+    static const char one[] = "local";
+    static const char fine[] = "local\0/nowhere";
+    assert_int_equal(raw_connect(&r, sock), 0);
+    assert_int_equal(raw_door(&r, DANAUS_DOOR_BRANCH_FORGET, 2, 0, unended,
+                              sizeof unended, &reply),
+                     EINVAL);
+    assert_int_equal(raw_door(&r, DANAUS_DOOR_BRANCH_FORGET, 1, 0, one,
+                              sizeof one, &reply),
+                     EINVAL);
+    assert_int_equal(raw_door(&r, DANAUS_DOOR_BRANCH_FORGET, 2, 0, NULL, 0,
+                              &reply),
+                     EINVAL);
+    assert_int_equal(raw_door(&r, DANAUS_DOOR_BRANCH_FORGET, 2, 0, fine,
+                              sizeof fine, &reply),
+                     0);
+    raw_detach(&r);
+}
+
 /* ---- two containers: two views in one service ---- */
 
 struct container {
@@ -2059,6 +2106,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_announcements_read_only, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_curves_for_root_only, stop),
+        cmocka_unit_test_teardown(test_branch_forget_for_root_only, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),

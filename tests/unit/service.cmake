@@ -1,10 +1,20 @@
-# Unit tests of danausd's parts: configuration, its log lines, handle
+# Unit tests of danausd's parts: configuration, its log lines, the
+# unions' shared branches, handle
 # table, request validation, the FUSE door's tables, when a thread steps
 # aside, the pool's rate on its backend, how the pools hold back for one
 # another, and their fair shares of it.
 danaus_unit_test(test_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
                  LIBS danaus_service)
 danaus_unit_test(test_log SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_log.c
+                 LIBS danaus_service)
+# (and libcephfs's own lines, where the Ceph backend is built)
+if(DANAUS_WITH_CEPH)
+  target_compile_definitions(test_log PRIVATE _FILE_OFFSET_BITS=64)
+  target_include_directories(test_log PRIVATE ${CEPHFS_INCLUDE_DIR})
+  target_link_libraries(test_log PRIVATE ${CEPHFS_LIBRARY})
+endif()
+danaus_unit_test(test_branches
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_branches.c
                  LIBS danaus_service)
 danaus_unit_test(test_handles SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_handles.c
                  LIBS danaus_service)

@@ -3,7 +3,9 @@
  * a pool's log relies on them: after log_start every line on stderr,
  * whichever call wrote it and in how many pieces, begins with the time
  * (UTC, ms) and the service's name, and lines of threads writing at once
- * stay whole. Each case runs in a child whose descriptor 2 is a file.
+ * stay whole, also lines that go around stdio (a raw write(2), libcephfs's
+ * own) and the last lines before a crash. Each case runs in a child whose
+ * descriptor 2 is a pipe, read until every writer has closed it.
  */
 #include "fsservice/core/log.h"
 
@@ -12,6 +14,7 @@
 #include <pthread.h>
 #include <regex.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,31 +24,39 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#ifdef DANAUS_WITH_CEPH
+#include <cephfs/libcephfs.h>
+#endif
 
 #define STAMP "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z "
 
-/* Runs body in a child with stderr going to a fresh file; the file's text
- * in out. */
+/* Runs body in a child whose descriptor 2 is a pipe; what reaches the
+ * pipe until every writer has closed it (the relay too) in out. The child
+ * may end by a signal (a crash). */
 static void run_logged(void (*body)(void), char *out, size_t size)
 {
-    char path[] = "/tmp/danaus-test-log.XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    unlink(path);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        dup2(fd, STDERR_FILENO);
+        close(p[0]);
+        dup2(p[1], STDERR_FILENO);
+        close(p[1]);
+        unsetenv("DANAUS_LOG_PIPE");
         body();
         _exit(0);
     }
+    close(p[1]);
+    size_t used = 0;
+    ssize_t n;
+    while (used < size - 1 &&
+           (n = read(p[0], out + used, size - 1 - used)) > 0)
+        used += (size_t)n;
+    out[used] = '\0';
+    close(p[0]);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    ssize_t n = pread(fd, out, size - 1, 0);
-    assert_true(n >= 0);
-    out[n] = '\0';
-    close(fd);
 }
 
 /* Each line of text matches the pattern; their number. */
@@ -146,12 +157,61 @@ static void lines_of_threads_stay_whole(void **state)
                      THREADS * LINES);
 }
 
+static void raw_then_killed(void)
+{
+    log_start("r");
+    static const char raw[] = "raw: one line\nraw: two ";
+    static const char rest[] = "pieces\n";
+    if (write(STDERR_FILENO, raw, sizeof raw - 1) < 0 ||
+        write(STDERR_FILENO, rest, sizeof rest - 1) < 0)
+        _exit(1);
+    fprintf(stderr, "stdio: last words\n");
+    raise(SIGKILL);
+}
+
+static void raw_writes_and_the_last_lines_of_a_crash(void **state)
+{
+    char text[1024];
+    run_logged(raw_then_killed, text, sizeof text);
+    assert_non_null(strstr(text, " r raw: one line\n"));
+    assert_non_null(strstr(text, " r raw: two pieces\n"));
+    assert_non_null(strstr(text, " r stdio: last words\n"));
+    assert_int_equal(lines_matching(text, STAMP "r "), 3);
+}
+
+#ifdef DANAUS_WITH_CEPH
+/* libcephfs says why it cannot start, from its own threads, on
+ * descriptor 2 (err_to_stderr, on by default for a client). */
+static void ceph_complains(void)
+{
+    log_start("c");
+    struct ceph_mount_info *cm;
+    if (ceph_create(&cm, NULL) < 0)
+        _exit(1);
+    ceph_conf_read_file(cm, "/nonexistent/ceph.conf");
+    ceph_init(cm);
+    ceph_release(cm);
+}
+
+static void libcephfs_lines_have_their_time_and_name(void **state)
+{
+    char text[8192];
+    run_logged(ceph_complains, text, sizeof text);
+    assert_non_null(strstr(text, " c unable to get monitor info"));
+    lines_matching(text, STAMP "c ");
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_line_has_its_time_and_name),
         cmocka_unit_test(the_time_is_the_utc_now),
         cmocka_unit_test(lines_of_threads_stay_whole),
+        cmocka_unit_test(raw_writes_and_the_last_lines_of_a_crash),
+#ifdef DANAUS_WITH_CEPH
+        cmocka_unit_test(libcephfs_lines_have_their_time_and_name),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -359,10 +359,13 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
     return &u->base;
 }
 
-struct ls_instance *union_writable_branch(struct ls_instance *inst)
+int union_branch_instances(struct ls_instance *inst,
+                           struct ls_instance **out)
 {
     if (!inst || inst->ops != &union_ops)
-        return NULL;
+        return 0;
     struct union_instance *u = union_of(inst);
-    return u->branch[0].writable ? union_branch_inst(u, 0) : NULL;
+    for (int i = 0; i < u->nbranches; i++)
+        out[i] = union_branch_inst(u, i);
+    return u->nbranches;
 }

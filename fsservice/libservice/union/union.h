@@ -4,10 +4,12 @@
  *
  * Each branch is an instance of a lower libservice rooted at the branch's
  * directory (ls_instance_new of the local or ceph backend, on one shared Ceph
- * client). The union calls the branch instances' ops directly: no data copy,
- * no thread hop, no inode layer. A read-only branch instance may be shared
- * by any number of unions (many containers of one image); the union does
- * not own its branch instances, fsservice/core/branches.c does.
+ * client); branches of different backends stack as well (the union copies
+ * up through each branch's own ops). The union calls the branch
+ * instances' ops directly: no data copy, no thread hop, no inode layer. A
+ * read-only branch instance may be shared by any number of unions (many
+ * containers of one image); the union does not own its branch instances,
+ * fsservice/core/branches.c does.
  */
 #ifndef DANAUS_UNION_H
 #define DANAUS_UNION_H
@@ -38,7 +40,9 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
 int union_copyup_whole(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path);
 
-/* The writable branch of inst if inst is a union, else NULL. */
-struct ls_instance *union_writable_branch(struct ls_instance *inst);
+/* The branch instances of inst, top first, into out (room for
+ * UNION_MAX_BRANCHES); their number, 0 if inst is not a union. */
+int union_branch_instances(struct ls_instance *inst,
+                           struct ls_instance **out);
 
 #endif
