@@ -10,8 +10,17 @@
  * called it, on the path the caller named. A socket runs between them
  * (tree_stream.h), and each end trusts nothing the other sends: a
  * container can lead neither end to a host file.
+ *
+ * A container that does not run has no namespaces to join: its root is
+ * mounted as start mounts it (the pool's danausd serving the union of
+ * its writable branch over its layers) for the length of the copy, and
+ * the child takes that mount for its root (chroot) and enters a user
+ * namespace mapped as the container's, so it is the container's root
+ * there as well. The container's directory is locked meanwhile
+ * (cp_check_idle), so that start and rm do not take the root away.
  */
 #include "cp.h"
+#include "container.h"
 #include "fail.h"
 #include "query.h"
 #include "record.h"
@@ -30,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -126,25 +136,39 @@ static int receive_side(int sock, const struct side *s)
     return rc;
 }
 
-/* The child: joins the container (mount namespace, then user namespace,
- * which gives up the host's rights), opens its root, and does the
+/* How the child reaches the container: the namespaces of a running
+ * one (opened by the engine: the child may not reach the host's /proc
+ * once it joined one), or the root of one that does not run, mounted
+ * for the copy, and a user namespace mapped as its own. */
+struct reach {
+    int mnt, user; /* -1: none (no user: the pool shares the host's ids) */
+    int root;      /* a stopped container's root, else -1 */
+    int lock;      /* its directory, locked (cp_check_idle), else -1 */
+    struct record rec;
+};
+
+/* The child: joins the container (its mount namespace, or a stopped
+ * one's root, then its user namespace, which gives up the host's
+ * rights), opens its root, and does the
  * container's side. Not dumpable, so the container's processes, of the
  * same user now, cannot trace it. */
-static void container_side(int sock, int mnt, int user, const char *path,
+static void container_side(int sock, const struct reach *r, const char *path,
                            int sending)
 {
     prctl(PR_SET_DUMPABLE, 0);
-    int rc = setns(mnt, CLONE_NEWNS) < 0
+    int rc = r->mnt >= 0 && setns(r->mnt, CLONE_NEWNS) < 0
                  ? fail_errno("cp: cannot join the container's mount "
                               "namespace")
+             : r->mnt < 0 && (fchdir(r->root) < 0 || chroot(".") < 0)
+                 ? fail_errno("cp: cannot enter the container's root")
                  : 0;
-    if (rc == 0 && user >= 0)
-        rc = userns_join(user);
+    if (rc == 0 && r->user >= 0)
+        rc = userns_join(r->user);
     /* Nothing of the host's stays open: the socket only. */
     close_range(3, (unsigned)sock - 1, 0);
     close_range((unsigned)sock + 1, ~0u, 0);
     struct side s = {path, -1};
-    if (rc == 0 && (s.root = open("/", O_PATH | O_DIRECTORY)) < 0)
+    if (rc == 0 && (s.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
         rc = fail_errno("cp: cannot open the container's root");
     if (rc < 0) {
         tree_fail(sock, fail_message());
@@ -154,29 +178,91 @@ static void container_side(int sock, int mnt, int user, const char *path,
     _exit(rc < 0);
 }
 
-/* The container's namespaces, opened by the engine (the child may not
- * reach the host's /proc once it joined one). */
-static int open_namespaces(const char *name, int *mnt, int *user)
+static void reach_close(struct reach *r)
 {
-    struct record rec;
-    if (query_container(name, &rec) < 0)
+    if (r->mnt >= 0)
+        close(r->mnt);
+    if (r->user >= 0)
+        close(r->user);
+    if (r->root >= 0)
+        close(r->root);
+}
+
+/* The container's directory, locked; -1 (fail.h) when a cp holds it. */
+static int lock_container(const char *name)
+{
+    char dir[STATE_PATH_MAX];
+    state_path(dir, "containers/%s", name);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return fail_errno("cannot open %s", dir);
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
+    close(fd);
+    return fail("container '%s' is being copied to or from (danaus cp)",
+                name);
+}
+
+int cp_check_idle(const char *name)
+{
+    int fd = lock_container(name);
+    if (fd < 0)
         return -1;
-    const char *status = record_get(&rec, "status");
-    int up = status && strcmp(status, "running") == 0 && service_alive(&rec);
-    pid_t pid = (pid_t)record_num(&rec, "pid", 0);
-    int own_user = record_num(&rec, "userns_base", 0) != 0;
-    record_free(&rec);
-    if (!up)
-        return fail("container '%s' is not running", name);
+    close(fd); /* (the lock goes with it) */
+    return 0;
+}
+
+static int reach_running(const char *name, struct reach *r)
+{
+    pid_t pid = (pid_t)record_num(&r->rec, "pid", 0);
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
-    *mnt = open(path, O_RDONLY | O_CLOEXEC);
+    r->mnt = open(path, O_RDONLY | O_CLOEXEC);
     snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
-    *user = own_user ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    if (*mnt < 0 || (own_user && *user < 0))
+    if (record_num(&r->rec, "userns_base", 0) != 0)
+        r->user = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->mnt < 0 || (record_num(&r->rec, "userns_base", 0) && r->user < 0))
         return fail_errno("cannot open the namespaces of container '%s'",
                           name);
     return 0;
+}
+
+static int reach_stopped(const char *name, struct reach *r)
+{
+    char root[STATE_PATH_MAX];
+    uint32_t base = (uint32_t)record_num(&r->rec, "userns_base", 0);
+    state_path(root, "containers/%s/root", name);
+    if ((r->lock = lock_container(name)) < 0 ||
+        container_mount_root(name, &r->rec) < 0)
+        return -1;
+    if ((r->root = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return fail_errno("cannot open the root of container '%s'", name);
+    if (base && (r->user = userns_open_mapped(base)) < 0)
+        return -1;
+    return 0;
+}
+
+/* Opens the way to the container: 0, or -1 (fail.h). */
+static int reach(const char *name, struct reach *r)
+{
+    if (query_container(name, &r->rec) < 0)
+        return -1;
+    const char *status = record_get(&r->rec, "status");
+    int up = status && strcmp(status, "running") == 0 &&
+             service_alive(&r->rec);
+    return up ? reach_running(name, r) : reach_stopped(name, r);
+}
+
+/* Undoes reach: the stopped container's root is unmounted, its lock
+ * dropped. */
+static void leave(const char *name, struct reach *r)
+{
+    reach_close(r);
+    if (r->lock >= 0) {
+        container_unmount_root(name, &r->rec);
+        close(r->lock);
+    }
+    record_free(&r->rec);
 }
 
 int container_cp(const char *src, const char *dst)
@@ -187,24 +273,22 @@ int container_cp(const char *src, const char *dst)
     if ((from && container_path(dst, name, sizeof name)) || (!from && !to))
         return fail("cp: expected CONTAINER:PATH HOSTPATH or HOSTPATH "
                     "CONTAINER:PATH");
-    int mnt = -1, user = -1, sock[2];
-    if (open_namespaces(name, &mnt, &user) < 0 ||
+    struct reach r = {.mnt = -1, .user = -1, .root = -1, .lock = -1};
+    int sock[2] = {-1, -1};
+    if (reach(name, &r) < 0 ||
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) < 0) {
-        fail_errno("cp: cannot start");
-        if (mnt >= 0)
-            close(mnt);
-        if (user >= 0)
-            close(user);
+        if (!fail_message())
+            fail_errno("cp: cannot start");
+        leave(name, &r);
         return -1;
     }
     state_unlock();
     pid_t child = fork();
     if (child == 0)
-        container_side(sock[1], mnt, user, from ? from : to, from != NULL);
+        container_side(sock[1], &r, from ? from : to, from != NULL);
     close(sock[1]);
-    close(mnt);
-    if (user >= 0)
-        close(user);
+    reach_close(&r);
+    r.mnt = r.user = r.root = -1;
     int rc = child < 0 ? fail_errno("cp: fork")
              : from    ? receive_side(sock[0], &(struct side){dst, -1})
                        : send_side(sock[0], &(struct side){src, -1});
@@ -213,5 +297,6 @@ int container_cp(const char *src, const char *dst)
     while (child > 0 && waitpid(child, NULL, 0) < 0 && errno == EINTR)
         ;
     state_lock();
+    leave(name, &r);
     return rc;
 }

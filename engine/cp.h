@@ -1,6 +1,6 @@
 /*
  * cp.h - danaus cp: files, directory trees and symbolic links between a
- * running container and the host, as docker cp copies them.
+ * container (running or not) and the host, as docker cp copies them.
  */
 #ifndef ENGINE_CP_H
 #define ENGINE_CP_H
@@ -9,5 +9,9 @@
  * directory that exists by the source's name, else as the destination's
  * name. 0, or -1 (fail.h). */
 int container_cp(const char *src, const char *dst);
+/* 0 when no cp holds the container (whose root a cp of a stopped
+ * container mounts for itself), else -1 (fail.h): start and rm wait for
+ * none. */
+int cp_check_idle(const char *name);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "start.h"
 #include "container.h"
+#include "cp.h"
 #include "fail.h"
 #include "query.h"
 #include "runinfo.h"
@@ -118,7 +119,11 @@ int container_start(const char *name)
         return -1;
     const char *status = record_get(&rec, "status");
     int up = status && strcmp(status, "running") == 0 && service_alive(&rec);
+    if (!up && cp_check_idle(name) < 0)
+        return record_free(&rec), -1;
     struct json *info = up ? NULL : runinfo_load(name);
+    if (info)
+        container_unmount_root(name, &rec); /* what a killed cp left */
     int rc = up     ? printf("%s\n", name) * 0
              : info ? run_again(name, &rec, info)
                     : fail("container '%s' was run before its configuration "

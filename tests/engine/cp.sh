@@ -1,5 +1,5 @@
 #!/bin/sh
-# danaus cp between a running container and the host (issue 40): files,
+# danaus cp between a container, running or not, and the host (issue 40): files,
 # trees and links both ways, as docker cp copies them, and a container
 # that made symbolic links pointing at host files: it reads no host file
 # through them and has none written through them, on either side.
@@ -88,7 +88,32 @@ in_c 'rm /x/v && echo pwned >/x/v'
 check "a copy out replaces a link it made before, not what it names" \
     "pwned host-victim" "$(cat "$work/out/x/v") $(cat "$work/victim")"
 
-expect_error "a container that does not run" 1 \
+# A container that does not run: its root is reached all the same, with
+# the same defences, and left unmounted after.
+in_c "echo while-running >/tmp/kept && ln -s $work/victim /tmp/flink2 &&
+      ln -s /etc/shadow /evil2"
+"$danaus" stop -t 0 c
+mkdir "$work/stopped"
+"$danaus" cp c:/tmp/kept "$work/stopped/"
+check "a stopped container's file comes out" while-running \
+    "$(cat "$work/stopped/kept" 2>&1)"
+"$danaus" cp "$work/hosttree" c:/tmp/tree2
+"$danaus" cp "$work/hostfile" c:/tmp/flink2
+"$danaus" cp c:/evil2 "$work/stopped/evil2"
+check "a stopped container's link comes out as a link" /etc/shadow \
+    "$(readlink "$work/stopped/evil2")"
+expect_error "a stopped container's directory link resolves in it" 1 \
+    "cp: cannot open shadow" "$danaus" cp c:/ln/shadow "$work/stopped/shadow"
+check "the host file behind its link is untouched" host-victim \
+    "$(cat "$work/victim")"
+check "its root is not left mounted" 0 \
+    "$(grep -c " $DANAUS_STATE/containers/c/root " /proc/self/mountinfo)"
+"$danaus" start c >/dev/null
+check "what went into the stopped container is there when it runs, the container's root's" \
+    "deep 0 from-the-host file" \
+    "$(in_c 'cat /tmp/tree2/d/f; stat -c %u /tmp/tree2/d/f; cat /tmp/flink2; [ -L /tmp/flink2 ] && echo link || echo file' | xargs)"
+
+expect_error "a container that does not exist" 1 \
     "container 'nope'" "$danaus" cp nope:/etc/motd "$work/out/"
 expect_error "two host paths" 1 "cp: expected CONTAINER:PATH HOSTPATH" \
     "$danaus" cp "$work/hostfile" "$work/out/x"
