@@ -99,6 +99,12 @@ static int check_last(const char *path, const char *name)
     return 0;
 }
 
+/* cp's options (cp.h). */
+static unsigned options;
+
+/* What goes wrong before the stream starts is told to the other end
+ * too: the sender's failure in place of its entry, the receiver's in
+ * place of its answer. */
 static int send_side(int sock, const struct side *s)
 {
     char path[PATH_MAX], dir[PATH_MAX];
@@ -107,11 +113,18 @@ static int send_side(int sock, const struct side *s)
         len--; /* "DIR/" is DIR */
     snprintf(path, sizeof path, "%.*s", (int)len, s->path);
     const char *name = split(path, dir, sizeof dir);
+    int fd = -1;
     if (check_last(s->path, name) < 0)
-        return -1;
-    int fd = side_open(s, dir, O_PATH | O_DIRECTORY);
-    if (fd < 0)
-        return fail_errno("cp: cannot find '%s'", s->path);
+        return tree_send_end(sock, -1);
+    if (options & CP_FOLLOW) { /* -L: what it names, in its own world */
+        fd = side_open(s, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        return fd < 0 ? tree_send_end(sock, fail_errno("cp: cannot open "
+                                                       "'%s'", s->path))
+                      : tree_send_fd(sock, fd, name);
+    }
+    if ((fd = side_open(s, dir, O_PATH | O_DIRECTORY)) < 0)
+        return tree_send_end(sock,
+                             fail_errno("cp: cannot find '%s'", s->path));
     int rc = tree_send(sock, fd, name, name);
     close(fd);
     return rc;
@@ -125,13 +138,19 @@ static int receive_side(int sock, const struct side *s)
     char dir[PATH_MAX];
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
         name = split(s->path, dir, sizeof dir);
-        if (check_last(s->path, name) < 0)
+        if (check_last(s->path, name) < 0) {
+            tree_fail(sock, fail_message());
             return -1;
+        }
         fd = side_open(s, dir, O_RDONLY | O_DIRECTORY);
     }
-    if (fd < 0)
-        return fail_errno("cp: cannot find the directory of '%s'", s->path);
-    int rc = tree_receive(sock, fd, name);
+    if (fd < 0) {
+        fail_errno("cp: cannot find the directory of '%s'", s->path);
+        tree_fail(sock, fail_message());
+        return -1;
+    }
+    int rc = tree_receive(sock, fd, name,
+                          options & CP_ARCHIVE ? TREE_ARCHIVE : 0);
     close(fd);
     return rc;
 }
@@ -265,8 +284,9 @@ static void leave(const char *name, struct reach *r)
     record_free(&r->rec);
 }
 
-int container_cp(const char *src, const char *dst)
+int container_cp(const char *src, const char *dst, unsigned flags)
 {
+    options = flags;
     char name[NAME_MAX + 1];
     const char *from = container_path(src, name, sizeof name);
     const char *to = from ? NULL : container_path(dst, name, sizeof name);

@@ -67,7 +67,8 @@ static int usage(FILE *out)
             "  rm [-f] NAME |\n"
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
             "  stats [NAME...] | stats --hrc POOL | top NAME | info | version\n"
-            "  cp NAME:PATH HOSTPATH | cp HOSTPATH NAME:PATH\n");
+            "  cp [-a] [-L] NAME:PATH HOSTPATH | cp [-a] [-L] HOSTPATH "
+            "NAME:PATH\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -487,6 +488,25 @@ static int logs_command(int argc, char **argv)
     return container_logs(argv[i], follow, tail);
 }
 
+/* cp [-a] [-L] SRC DST (-aL together too, as docker takes them) */
+static int cp_command(int argc, char **argv)
+{
+    unsigned flags = 0;
+    int i = 0;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++)
+        for (const char *f = argv[i] + 1; *f; f++)
+            if (*f == 'a')
+                flags |= CP_ARCHIVE;
+            else if (*f == 'L')
+                flags |= CP_FOLLOW;
+            else
+                return fail("cp: unknown option '%s' (-a, -L)", argv[i]);
+    if (argc - i != 2)
+        return fail("cp: expected [-a] [-L] CONTAINER:PATH HOSTPATH|- or "
+                    "[-a] [-L] HOSTPATH|- CONTAINER:PATH");
+    return container_cp(argv[i], argv[i + 1], flags);
+}
+
 static int command(int argc, char **argv)
 {
     const char *cmd = argv[0];
@@ -538,8 +558,8 @@ static int command(int argc, char **argv)
         return kill_command(argc - 1, argv + 1);
     if (strcmp(cmd, "wait") == 0 && argc == 2)
         return container_wait(argv[1]);
-    if (strcmp(cmd, "cp") == 0 && argc == 3)
-        return container_cp(argv[1], argv[2]);
+    if (strcmp(cmd, "cp") == 0)
+        return cp_command(argc - 1, argv + 1);
     return fail("unknown command '%s' (see danaus --help)", cmd);
 }
 

@@ -14,7 +14,7 @@ trap 'remove_containers_and_pools; rm -rf "$work"' EXIT
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo ls ln mkdir rm sleep stat printf readlink; do
+for c in sh cat echo ls ln mkdir rm sleep stat printf readlink chown touch; do
     ln -s busybox "$img/bin/$c"; done
 echo from-the-image >"$img/etc/motd"
 mkdir -p "$work/back" "$work/out"
@@ -113,11 +113,45 @@ check "what went into the stopped container is there when it runs, the container
     "deep 0 from-the-host file" \
     "$(in_c 'cat /tmp/tree2/d/f; stat -c %u /tmp/tree2/d/f; cat /tmp/flink2; [ -L /tmp/flink2 ] && echo link || echo file' | xargs)"
 
+# -L follows a link given as the source, in its own world; -a keeps
+# owners (else the receiver's, as docker does); times are kept.
+in_c 'ln -s /etc/motd /tmp/motdlink && echo o >/tmp/owned &&
+      chown 1001:1002 /tmp/owned && touch -d @1000000000 /tmp/owned'
+"$danaus" cp -L c:/tmp/motdlink "$work/out/"
+check "-L copies what a container's link names" "from-the-image no" \
+    "$(cat "$work/out/motdlink") $([ -L "$work/out/motdlink" ] && echo yes || echo no)"
+expect_error "-L follows a link to /etc/shadow in the container's root" 1 \
+    "cp: cannot open '/evil'" "$danaus" cp -L c:/evil "$work/out/evilL"
+check "so no host file came out" no \
+    "$([ -e "$work/out/evilL" ] && echo yes || echo no)"
+ln -s "$work/hostfile" "$work/hostlink"
+"$danaus" cp -L "$work/hostlink" c:/tmp/
+check "-L copies what a host link names into the container" \
+    "from-the-host file" \
+    "$(in_c 'cat /tmp/hostlink; [ -L /tmp/hostlink ] && echo link || echo file' | xargs)"
+"$danaus" cp c:/tmp/owned "$work/out/"
+"$danaus" cp -a c:/tmp/owned "$work/out/owned-a"
+check "out: the caller's without -a, the container's ids with it; times kept" \
+    "0:0 1001:1002 1000000000" \
+    "$(stat -c %u:%g "$work/out/owned") $(stat -c %u:%g "$work/out/owned-a") $(stat -c %Y "$work/out/owned-a")"
+echo mine >"$work/mine" && chown 1234:4321 "$work/mine"
+"$danaus" cp "$work/mine" c:/tmp/mine
+"$danaus" cp -a "$work/mine" c:/tmp/mine-a
+check "in: the container's root's without -a, the source's ids with it" \
+    "0:0 1234:4321" "$(in_c 'stat -c %u:%g /tmp/mine /tmp/mine-a' | xargs)"
+expect_error "an unknown option" 1 "cp: unknown option '-x'" \
+    "$danaus" cp -x c:/tmp/mine "$work/out/"
+
 expect_error "a container that does not exist" 1 \
     "container 'nope'" "$danaus" cp nope:/etc/motd "$work/out/"
 expect_error "two host paths" 1 "cp: expected CONTAINER:PATH HOSTPATH" \
     "$danaus" cp "$work/hostfile" "$work/out/x"
 expect_error "a missing source" 1 "cp: cannot open missing" \
     "$danaus" cp c:/etc/missing "$work/out/"
+expect_error "a missing directory of the source" 1 \
+    "cp: cannot find '/nodir/x'" "$danaus" cp c:/nodir/x "$work/out/"
+expect_error "a missing directory of the destination" 1 \
+    "cp: cannot find the directory of '/nodir/x'" \
+    "$danaus" cp "$work/hostfile" c:/nodir/x
 
 [ "$failures" -eq 0 ]
