@@ -26,6 +26,7 @@
 #include "record.h"
 #include "service.h"
 #include "state.h"
+#include "tar_stream.h"
 #include "tree_stream.h"
 #include "userns.h"
 
@@ -99,7 +100,9 @@ static int check_last(const char *path, const char *name)
     return 0;
 }
 
-/* cp's options (cp.h). */
+/* cp's options (cp.h), and CP_TAR_IN: the source is a tar stream, to
+ * be unpacked into the container's directory. */
+#define CP_TAR_IN 0x100
 static unsigned options;
 
 /* What goes wrong before the stream starts is told to the other end
@@ -130,12 +133,26 @@ static int send_side(int sock, const struct side *s)
     return rc;
 }
 
-/* Into the destination when it is a directory, else as its name. */
+/* Into the destination when it is a directory, else as its name; a tar
+ * stream's members into the directory it must be (as docker's). */
 static int receive_side(int sock, const struct side *s)
 {
     int fd = side_open(s, s->path, O_RDONLY | O_DIRECTORY);
     const char *name = NULL;
     char dir[PATH_MAX];
+    if (options & CP_TAR_IN) {
+        if (fd < 0) {
+            tree_fail(sock, (fail_errno("cp: '%s' must be a directory",
+                                        s->path),
+                             fail_message()));
+            return -1;
+        }
+        int rc = tree_receive(sock, fd, NULL,
+                              TREE_CONTENTS |
+                                  (options & CP_ARCHIVE ? TREE_ARCHIVE : 0));
+        close(fd);
+        return rc;
+    }
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
         name = split(s->path, dir, sizeof dir);
         if (check_last(s->path, name) < 0) {
@@ -286,12 +303,15 @@ static void leave(const char *name, struct reach *r)
 
 int container_cp(const char *src, const char *dst, unsigned flags)
 {
-    options = flags;
+    int tar_out = strcmp(dst, "-") == 0;
+    options = flags | (strcmp(src, "-") == 0 ? CP_TAR_IN : 0);
+    if (tar_out) /* a reader gone: EPIPE, said, not the engine killed */
+        signal(SIGPIPE, SIG_IGN);
     char name[NAME_MAX + 1];
     const char *from = container_path(src, name, sizeof name);
     const char *to = from ? NULL : container_path(dst, name, sizeof name);
     if ((from && container_path(dst, name, sizeof name)) || (!from && !to))
-        return fail("cp: expected CONTAINER:PATH HOSTPATH or HOSTPATH "
+        return fail("cp: expected CONTAINER:PATH HOSTPATH|- or HOSTPATH|- "
                     "CONTAINER:PATH");
     struct reach r = {.mnt = -1, .user = -1, .root = -1, .lock = -1};
     int sock[2] = {-1, -1};
@@ -309,9 +329,15 @@ int container_cp(const char *src, const char *dst, unsigned flags)
     close(sock[1]);
     reach_close(&r);
     r.mnt = r.user = r.root = -1;
-    int rc = child < 0 ? fail_errno("cp: fork")
-             : from    ? receive_side(sock[0], &(struct side){dst, -1})
-                       : send_side(sock[0], &(struct side){src, -1});
+    struct side host = {from ? dst : src, -1};
+    int rc;
+    if (child < 0)
+        rc = fail_errno("cp: fork");
+    else if (from)
+        rc = tar_out ? tar_receive(sock[0], 1) : receive_side(sock[0], &host);
+    else
+        rc = options & CP_TAR_IN ? tar_send(0, sock[0])
+                                 : send_side(sock[0], &host);
     /* Closed before the wait: a child still sending stops. */
     close(sock[0]);
     while (child > 0 && waitpid(child, NULL, 0) < 0 && errno == EINTR)

@@ -67,7 +67,7 @@ static int usage(FILE *out)
             "  rm [-f] NAME |\n"
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
             "  stats [NAME...] | stats --hrc POOL | top NAME | info | version\n"
-            "  cp [-a] [-L] NAME:PATH HOSTPATH | cp [-a] [-L] HOSTPATH "
+            "  cp [-a] [-L] NAME:PATH HOSTPATH|- | cp [-a] [-L] HOSTPATH|- "
             "NAME:PATH\n");
     return out == stdout ? 0 : 2;
 }

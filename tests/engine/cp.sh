@@ -142,6 +142,68 @@ check "in: the container's root's without -a, the source's ids with it" \
 expect_error "an unknown option" 1 "cp: unknown option '-x'" \
     "$danaus" cp -x c:/tmp/mine "$work/out/"
 
+# - : a tar stream out of the container, and one into a directory of it.
+"$danaus" cp c:/data/t - >"$work/t.tar"
+check "cp NAME:PATH - writes a tar of it" "t/ t/a t/l t/sub/ t/sub/b" \
+    "$(tar -tf "$work/t.tar" | sort | xargs)"
+check "its members' contents" "one l -> a" \
+    "$(tar -xOf "$work/t.tar" t/a) $(tar -tvf "$work/t.tar" t/l | sed 's/.* t\///')"
+long=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+in_c "mkdir -p /tmp/long/$long/$long && echo far >/tmp/long/$long/$long/f &&
+      mkdir /tmp/long2"
+"$danaus" cp c:/tmp/long - | "$danaus" cp - c:/tmp/long2
+check "names past ustar's 100 bytes go out and in (pax)" far \
+    "$(in_c "cat /tmp/long2/long/$long/$long/f")"
+in_c 'mkdir /tmp/fromtar'
+tar -C "$work/hosttree" -cf - . | "$danaus" cp - c:/tmp/fromtar
+check "cp - NAME:DIR unpacks a tar into DIR" "deep" "$(in_c 'cat /tmp/fromtar/d/f')"
+expect_error "cp - into what is not a directory" 1 \
+    "cp: '/etc/motd' must be a directory" \
+    sh -c "tar -C '$work/hosttree' -cf - . | '$danaus' cp - c:/etc/motd"
+
+# A tar stream is an attacker's: names that climb out, links that point
+# out, device nodes, links to pass through (hostile_tar.py writes them).
+in_c 'mkdir /tmp/h'
+hostile() { # hostile KIND: its archive into c:/tmp/h
+    python3 "$(dirname "$0")/hostile_tar.py" "$1" | "$danaus" cp - c:/tmp/h; }
+hostile absolute
+check "a leading '/' is taken below the directory" "A R" \
+    "$(in_c 'cat /tmp/h/abs /tmp/h/rel' | xargs)"
+for kind in climb climb-inside hardlink-out; do
+    expect_error "a member that climbs out is refused ($kind)" 1 \
+        "is outside the directory" hostile "$kind"
+done
+expect_error "a link pointing out is refused" 1 "points outside the directory" \
+    hostile link-out
+expect_error "a link is not passed through" 1 "cp: cannot enter s" \
+    hostile through-link
+check "nothing was made outside the directory" "no no from-the-image" \
+    "$(in_c '[ -e /tmp/escape ] && echo yes || echo no; [ -e /escape ] && echo yes || echo no; cat /etc/motd' | xargs)"
+devices=$(hostile devices 2>&1 >/dev/null)
+check "device nodes and FIFOs are left out, and said" "2 kept no no" \
+    "$(echo "$devices" | grep -c 'left out') $(in_c 'cat /tmp/h/kept; [ -e /tmp/h/null ] && echo yes || echo no; [ -e /tmp/h/p ] && echo yes || echo no' | xargs)"
+expect_error "what is not a tar archive" 1 "not a tar archive" \
+    sh -c "head -c 2048 /dev/urandom | '$danaus' cp - c:/tmp/h"
+hostile hardlink
+check "a hard link inside is made" "2 H" \
+    "$(in_c 'stat -c %h /tmp/h/hl; cat /tmp/h/hl' | xargs)"
+
+# While a cp holds an ended container's root, start and rm refuse it.
+"$danaus" stop -t 0 c
+(while [ ! -e "$work/go" ]; do sleep 0.1; done # (the archive waits)
+ tar -C "$work/hosttree" -cf - .) | "$danaus" cp - c:/tmp/h &
+for i in $(seq 100); do
+    grep -q " $DANAUS_STATE/containers/c/root " /proc/self/mountinfo && break
+    sleep 0.1; done
+expect_error "start refuses a container a cp holds" 1 "is being copied" \
+    "$danaus" start c
+expect_error "rm refuses it too" 1 "is being copied" "$danaus" rm c
+touch "$work/go"
+wait
+"$danaus" start c >/dev/null
+check "the copy went in, and the container runs after" deep \
+    "$(in_c 'cat /tmp/h/d/f')"
+
 expect_error "a container that does not exist" 1 \
     "container 'nope'" "$danaus" cp nope:/etc/motd "$work/out/"
 expect_error "two host paths" 1 "cp: expected CONTAINER:PATH HOSTPATH" \

@@ -6,6 +6,7 @@
  * the directory given; an honest tree is made whole.
  */
 #include "fail.h"
+#include "forged_stream.h"
 #include "tree_stream.h"
 
 #include <errno.h>
@@ -41,20 +42,10 @@ static int teardown(void **state)
     return system(cmd);
 }
 
-struct forged {
-    char bytes[8192];
-    size_t len;
-};
-
 static void put(struct forged *f, enum tree_kind kind, unsigned mode,
                 const void *payload, size_t len, size_t claimed)
 {
-    struct tree_record h = {.kind = kind, .mode = mode,
-                            .len = (uint32_t)claimed, .uid = 1234,
-                            .gid = 4321, .mtime = 1000000000};
-    memcpy(f->bytes + f->len, &h, sizeof h);
-    memcpy(f->bytes + f->len + sizeof h, payload, len);
-    f->len += sizeof h + len;
+    forged_put(f, kind, mode, payload, len, claimed);
 }
 
 #define PUT(f, kind, text) put(f, kind, 0644, text, strlen(text), strlen(text))
@@ -64,22 +55,16 @@ static void put(struct forged *f, enum tree_kind kind, unsigned mode,
 static int receive_with(const struct forged *f, const char *name,
                         unsigned flags, char *message, size_t size)
 {
-    int sock[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sock), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(sock[1]);
-        /* The answer is read by nobody: written, then the end closed. */
-        _exit(write(sock[0], f->bytes, f->len) == (ssize_t)f->len ? 0 : 1);
-    }
-    close(sock[0]);
+    pid_t pid = -1;
+    int sock = forged_feed(f, &pid);
+    assert_true(sock >= 0);
     int dir = open(inside, O_RDONLY | O_DIRECTORY);
     assert_true(dir >= 0);
     fail_clear();
-    int rc = tree_receive(sock[1], dir, name, flags);
+    int rc = tree_receive(sock, dir, name, flags);
     snprintf(message, size, "%s", rc < 0 ? fail_message() : "");
     close(dir);
-    close(sock[1]);
+    close(sock);
     waitpid(pid, NULL, 0);
     return rc;
 }
