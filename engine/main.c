@@ -21,6 +21,7 @@
 #include "size.h"
 #include "state.h"
 #include "stats.h"
+#include "volume.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,8 @@ static int usage(FILE *out)
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
+            "  volume create|rm|inspect [--pool P] NAME... | volume ls "
+            "[--pool P] [-q]\n"
             "  run [--pool P] --image I [--name N] [-e VAR[=VALUE]]... [-d] "
             "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro][,idmap]]... "
@@ -347,6 +350,39 @@ static const char *only_pool(void)
     return name;
 }
 
+/* volume create|ls|rm|inspect [--pool P] [-q] [NAME...]: a pool's
+ * volumes (the only pool's when --pool is left out; ls: every pool's). */
+static int volume_command(int argc, char **argv)
+{
+    const char *verb = argc ? argv[0] : "", *pool = NULL;
+    int quiet = 0, i = 1, ls = strcmp(verb, "ls") == 0;
+    for (; i < argc && argv[i][0] == '-'; i++)
+        if (strcmp(argv[i], "--pool") == 0 && i + 1 < argc)
+            pool = argv[++i];
+        else if (ls && strcmp(argv[i], "-q") == 0)
+            quiet = 1;
+        else
+            return fail("volume %s: unknown option '%s'", verb, argv[i]);
+    int names = argc - i;
+    if (!ls && !pool && !(pool = only_pool()))
+        return fail("volume %s needs --pool when there is not exactly one "
+                    "pool", verb);
+    if (ls && names == 0)
+        return volume_list(pool, quiet);
+    if (strcmp(verb, "create") == 0 && names == 1)
+        return volume_create(pool, argv[i]);
+    if (strcmp(verb, "inspect") == 0 && names > 0)
+        return volume_inspect(pool, argv + i, names);
+    if (strcmp(verb, "rm") == 0 && names > 0) {
+        for (; i < argc; i++)
+            if (volume_remove(pool, argv[i]) < 0)
+                return -1;
+        return 0;
+    }
+    return fail("volume: expected create [--pool P] NAME, ls [--pool P] "
+                "[-q], rm [--pool P] NAME... or inspect [--pool P] NAME...");
+}
+
 /* Returns the exit status; 125 for bad options. */
 static int run_command(int argc, char **argv)
 {
@@ -514,6 +550,8 @@ static int command(int argc, char **argv)
         return pool_command(argc - 1, argv + 1);
     if (strcmp(cmd, "image") == 0)
         return image_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "volume") == 0)
+        return volume_command(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return run_command(argc - 1, argv + 1);
     if (strcmp(cmd, "exec") == 0)
