@@ -18,6 +18,10 @@
  * namespace mapped as the container's, so it is the container's root
  * there as well. The container's directory is locked meanwhile
  * (cp_check_idle), so that start and rm do not take the root away.
+ *
+ * `-` on the host's side is a tar stream (tar_stream.h) in place of the
+ * host's path: read from stdin into a directory of the container, or
+ * written to stdout.
  */
 #include "cp.h"
 #include "container.h"
@@ -142,9 +146,8 @@ static int receive_side(int sock, const struct side *s)
     char dir[PATH_MAX];
     if (options & CP_TAR_IN) {
         if (fd < 0) {
-            tree_fail(sock, (fail_errno("cp: '%s' must be a directory",
-                                        s->path),
-                             fail_message()));
+            fail_errno("cp: '%s' must be a directory", s->path);
+            tree_fail(sock, fail_message());
             return -1;
         }
         int rc = tree_receive(sock, fd, NULL,
@@ -185,9 +188,8 @@ struct reach {
 
 /* The child: joins the container (its mount namespace, or a stopped
  * one's root, then its user namespace, which gives up the host's
- * rights), opens its root, and does the
- * container's side. Not dumpable, so the container's processes, of the
- * same user now, cannot trace it. */
+ * rights), opens its root, and does the container's side. Not dumpable,
+ * so the container's processes, of the same user now, cannot trace it. */
 static void container_side(int sock, const struct reach *r, const char *path,
                            int sending)
 {
@@ -251,13 +253,14 @@ int cp_check_idle(const char *name)
 static int reach_running(const char *name, struct reach *r)
 {
     pid_t pid = (pid_t)record_num(&r->rec, "pid", 0);
+    int own_user = record_num(&r->rec, "userns_base", 0) != 0;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
     r->mnt = open(path, O_RDONLY | O_CLOEXEC);
     snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
-    if (record_num(&r->rec, "userns_base", 0) != 0)
+    if (own_user)
         r->user = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->mnt < 0 || (record_num(&r->rec, "userns_base", 0) && r->user < 0))
+    if (r->mnt < 0 || (own_user && r->user < 0))
         return fail_errno("cannot open the namespaces of container '%s'",
                           name);
     return 0;

@@ -283,7 +283,9 @@ static int send_member(struct reader *r, struct member *m)
             return fail("cp: the archive is more than %d directories deep",
                         DEPTH_MAX);
         snprintf(r->open[r->depth++], sizeof r->open[0], "%s", last);
-        return skip(r->in, m->size) < 0 || put(r, TREE_DIR, m, 0, last, len);
+        return skip(r->in, m->size) < 0 || put(r, TREE_DIR, m, 0, last, len) < 0
+                   ? -1
+                   : 0;
     case '0': case '\0': case '7':
         return put(r, TREE_FILE, m, 0, last, len) < 0 ? -1
                                                       : send_data(r, m->size);
@@ -337,6 +339,10 @@ static int pax_records(char *data, size_t len, struct pending *p)
             return fail("cp: the archive has a broken pax header");
         *eq = '\0';
         const char *v = eq + 1;
+        if ((strcmp(key, "path") == 0 || strcmp(key, "linkpath") == 0) &&
+            strlen(v) >= PATH_MAX)
+            return fail("cp: the archive has a name of more than %d bytes",
+                        PATH_MAX - 1);
         if (strcmp(key, "path") == 0)
             snprintf(p->name, sizeof p->name, "%s", v);
         else if (strcmp(key, "linkpath") == 0)
@@ -521,8 +527,10 @@ static int write_header(struct writer *w, const char *name, char type,
          pax_add(pax, sizeof pax, &used, "path", name) < 0) ||
         (link && strlen(link) > 99 &&
          pax_add(pax, sizeof pax, &used, "linkpath", link) < 0) ||
-        (r->uid > 07777777 && pax_add(pax, sizeof pax, &used, "uid", uid) < 0) ||
-        (r->gid > 07777777 && pax_add(pax, sizeof pax, &used, "gid", gid) < 0) ||
+        (r->uid > 07777777 &&
+         pax_add(pax, sizeof pax, &used, "uid", uid) < 0) ||
+        (r->gid > 07777777 &&
+         pax_add(pax, sizeof pax, &used, "gid", gid) < 0) ||
         (size > 077777777777ll &&
          pax_add(pax, sizeof pax, &used, "size", bytes) < 0))
         return -1;
