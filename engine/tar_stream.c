@@ -559,7 +559,9 @@ static int write_file(struct writer *w, const char *name,
     int rc = 0;
     while (rc == 0 &&
            (rc = tree_get(w->sock, &h, w->data, TREE_DATA_MAX)) == 0) {
-        if (h.kind != TREE_DATA)
+        if (h.kind == TREE_FAIL) /* the sender's reason */
+            rc = fail("%.1024s", w->data);
+        else if (h.kind != TREE_DATA)
             rc = fail("cp: %s: expected its data", name);
         else if (h.len == 0)
             break;

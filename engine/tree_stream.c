@@ -311,7 +311,11 @@ static int receive_file(const struct receiver *r, int dirfd,
     struct tree_record h;
     int rc = 0;
     while (rc == 0 && (rc = recv_all(r->sock, &h, sizeof h)) == 0) {
-        if (h.kind != TREE_DATA) {
+        if (h.kind == TREE_FAIL) { /* the sender's reason, not ours */
+            rc = payload(r->sock, &h, data, MESSAGE_MAX) < 0
+                     ? -1
+                     : fail("%s", data);
+        } else if (h.kind != TREE_DATA) {
             rc = fail("cp: %s: expected its data", name);
         } else if ((rc = payload(r->sock, &h, data, DATA_MAX)) == 0) {
             if (h.len == 0)
