@@ -26,8 +26,10 @@
 #include "cp.h"
 #include "container.h"
 #include "fail.h"
+#include "json.h"
 #include "query.h"
 #include "record.h"
+#include "runinfo.h"
 #include "service.h"
 #include "state.h"
 #include "tar_stream.h"
@@ -266,12 +268,66 @@ static int reach_running(const char *name, struct reach *r)
     return 0;
 }
 
-static int reach_stopped(const char *name, struct reach *r)
+/* path with '.' and empty components dropped and ".." taken back (not
+ * above "/"), as out: "" for "/", else "/a/b". */
+static void lexical(const char *path, char *out, size_t size)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    out[0] = '\0';
+    for (char *save = NULL, *c = strtok_r(copy, "/", &save); c;
+         c = strtok_r(NULL, "/", &save))
+        if (strcmp(c, "..") == 0)
+            *(strrchr(out, '/') ? strrchr(out, '/') : out) = '\0';
+        else if (strcmp(c, ".") != 0)
+            snprintf(out + strlen(out), size - strlen(out), "/%s", c);
+}
+
+/* Whether one of a and b (lexical) is the other or lies below it. */
+static int overlap(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+    return strncmp(a, b, n) == 0 &&
+           (la == lb || (la < lb ? b[la] : a[lb]) == '/');
+}
+
+/* Only a stopped container's root is mounted for a copy, not its -v
+ * directories and volumes: a path on one of them, or above one, would
+ * miss what the container sees there (or write under it), so it is
+ * refused. 0 or -1 (fail.h). */
+static int check_off_mounts(const char *name, const char *path)
+{
+    struct json *info = runinfo_load(name);
+    const struct json *mounts = NULL;
+    char mine[PATH_MAX], theirs[PATH_MAX];
+    int rc = 0;
+    fail_clear(); /* (one run before configurations were saved: none) */
+    if (info)
+        json_get("config.json", info, "Mounts", &mounts);
+    lexical(path, mine, sizeof mine);
+    for (const struct json *m = mounts ? mounts->first : NULL; m && !rc;
+         m = m->next) {
+        const struct json *dest = NULL;
+        json_get("config.json", m, "Destination", &dest);
+        if (!dest || !dest->text)
+            continue;
+        lexical(dest->text, theirs, sizeof theirs);
+        if (overlap(mine, theirs))
+            rc = fail("cp: container '%s' is not running, and '%s' meets "
+                      "its -v %s, which only a running container has",
+                      name, path, dest->text);
+    }
+    json_free(info);
+    return rc;
+}
+
+static int reach_stopped(const char *name, struct reach *r, const char *path)
 {
     char root[STATE_PATH_MAX];
     uint32_t base = (uint32_t)record_num(&r->rec, "userns_base", 0);
     state_path(root, "containers/%s/root", name);
-    if ((r->lock = lock_container(name)) < 0 ||
+    if (check_off_mounts(name, path) < 0 ||
+        (r->lock = lock_container(name)) < 0 ||
         container_mount_root(name, &r->rec) < 0)
         return -1;
     if ((r->root = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
@@ -281,15 +337,15 @@ static int reach_stopped(const char *name, struct reach *r)
     return 0;
 }
 
-/* Opens the way to the container: 0, or -1 (fail.h). */
-static int reach(const char *name, struct reach *r)
+/* Opens the way to the container, for its path: 0, or -1 (fail.h). */
+static int reach(const char *name, struct reach *r, const char *path)
 {
     if (query_container(name, &r->rec) < 0)
         return -1;
     const char *status = record_get(&r->rec, "status");
     int up = status && strcmp(status, "running") == 0 &&
              service_alive(&r->rec);
-    return up ? reach_running(name, r) : reach_stopped(name, r);
+    return up ? reach_running(name, r) : reach_stopped(name, r, path);
 }
 
 /* Undoes reach: the stopped container's root is unmounted, its lock
@@ -318,7 +374,7 @@ int container_cp(const char *src, const char *dst, unsigned flags)
                     "CONTAINER:PATH");
     struct reach r = {.mnt = -1, .user = -1, .root = -1, .lock = -1};
     int sock[2] = {-1, -1};
-    if (reach(name, &r) < 0 ||
+    if (reach(name, &r, from ? from : to) < 0 ||
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) < 0) {
         if (!fail_message())
             fail_errno("cp: cannot start");

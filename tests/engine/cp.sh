@@ -113,6 +113,22 @@ check "what went into the stopped container is there when it runs, the container
     "deep 0 from-the-host file" \
     "$(in_c 'cat /tmp/tree2/d/f; stat -c %u /tmp/tree2/d/f; cat /tmp/flink2; [ -L /tmp/flink2 ] && echo link || echo file' | xargs)"
 
+# An ended container's -v directories and volumes are not mounted for a
+# copy: a path on or above one is refused, not copied short.
+mkdir "$work/vdir"
+"$danaus" run --pool p --image bb --name v -v "$work/vdir:/srv/data" \
+    -v named:/named -- sh -c 'echo in-vol >/named/x && echo root >/etc/r'
+expect_error "cp refuses a stopped container's -v directory" 1 \
+    "meets its -v /srv/data" "$danaus" cp "$work/hostfile" v:/srv/data/
+expect_error "and its volume, however the path is written" 1 \
+    "meets its -v /named" "$danaus" cp v:/tmp/../named//x "$work/stopped/"
+expect_error "and a directory above one" 1 "meets its -v /srv/data" \
+    "$danaus" cp v:/srv "$work/stopped/"
+"$danaus" cp v:/etc/r "$work/stopped/"
+check "the rest of its root is reached" root "$(cat "$work/stopped/r")"
+check "nothing went into the host directory" "" "$(ls "$work/vdir")"
+"$danaus" rm v
+
 # -L follows a link given as the source, in its own world; -a keeps
 # owners (else the receiver's, as docker does); times are kept.
 in_c 'ln -s /etc/motd /tmp/motdlink && echo o >/tmp/owned &&
