@@ -498,23 +498,23 @@ static pid_t start(struct container *c, int *err)
  * pool's backend, mounted through the FUSE door under the container's
  * state directory: the container binds that mount at DIR, and its view
  * (container_main) gives the preload the instance there. 0 or -1. */
-static int mount_volumes(struct container *c, struct record *pool)
+static int mount_volumes(const char *pool_name, const struct record *pool,
+                         const char *name, struct ns_bind *volumes, int n)
 {
-    const struct run_options *o = c->o;
     char dir[STATE_PATH_MAX], mp[STATE_PATH_MAX];
-    for (int i = 0; i < o->nvolumes; i++) {
-        struct ns_bind *b = &o->volumes[i];
+    for (int i = 0; i < n; i++) {
+        struct ns_bind *b = &volumes[i];
         if (!b->volume)
             continue;
         snprintf(dir, sizeof dir, "%.3000s/volumes/%s",
                  record_get(pool, "backend_dir"), b->volume);
-        state_path(mp, "containers/%s/volumes/%d", c->name, i);
-        if (store_volume_create(o->pool, b->volume) < 0)
+        state_path(mp, "containers/%s/volumes/%d", name, i);
+        if (store_volume_create(pool_name, b->volume) < 0)
             return -1;
         if (make_dirs(mp, 0700) < 0)
             return fail_errno("cannot create %s", mp);
-        if (door_mount_add(o->pool, mp, record_get(pool, "backend_kind"), dir,
-                           "", b->readonly) < 0 ||
+        if (door_mount_add(pool_name, mp, record_get(pool, "backend_kind"),
+                           dir, "", b->readonly) < 0 ||
             !(b->host = strdup(mp)))
             return -1;
     }
@@ -595,10 +595,11 @@ static int prepare(struct container *c, struct record *pool)
         (!o->again && store_branch_create(o->pool, c->name) < 0) ||
         mount_root(o->pool, pool, c->name, &c->layers, o->read_only) < 0)
         return -1;
-    return mount_volumes(c, pool);
+    return mount_volumes(o->pool, pool, c->name, o->volumes, o->nvolumes);
 }
 
-int container_mount_root(const char *name, const struct record *rec)
+int container_mount_root(const char *name, const struct record *rec,
+                         struct ns_bind *volumes, int n)
 {
     const char *pool_name = record_get(rec, "pool");
     struct record pool, image;
@@ -619,7 +620,8 @@ int container_mount_root(const char *name, const struct record *rec)
                  store_publish(pool_name, &layers,
                                record_get(&pool, "nosuid") != NULL) < 0 ||
                  mount_root(pool_name, &pool, name, &layers,
-                            (int)record_num(rec, "read_only", 0)) < 0
+                            (int)record_num(rec, "read_only", 0)) < 0 ||
+                 mount_volumes(pool_name, &pool, name, volumes, n) < 0
              ? -1
              : 0;
     record_free(&pool);
@@ -631,6 +633,7 @@ void container_unmount_root(const char *name, const struct record *rec)
     char root[STATE_PATH_MAX];
     state_path(root, "containers/%s/root", name);
     char *saved = fail_message() ? strdup(fail_message()) : NULL;
+    unmount_volumes(record_get(rec, "pool"), name, 1);
     door_mount_remove(record_get(rec, "pool"), root);
     fail_clear();
     if (saved)

@@ -63,10 +63,12 @@ int container_exec(const char *name, const struct run_options *x,
                    char **argv);
 /* For danaus cp of a container that does not run (rec: its record):
  * its root mounted as start mounts it, by the pool's danausd at
- * containers/NAME/root, with no process of the container's. 0 or -1
- * (fail.h). */
-int container_mount_root(const char *name, const struct record *rec);
-/* Takes that mount away (none there is no error; fail.h untouched). */
+ * containers/NAME/root, and the volumes among its n -v (runinfo_binds)
+ * under containers/NAME/volumes/, their host set to the mount; no
+ * process of the container's runs. 0 or -1 (fail.h). */
+int container_mount_root(const char *name, const struct record *rec,
+                         struct ns_bind *volumes, int n);
+/* Takes those mounts away (none there is no error; fail.h untouched). */
 void container_unmount_root(const char *name, const struct record *rec);
 
 #endif

@@ -11,13 +11,15 @@
  * (tree_stream.h), and each end trusts nothing the other sends: a
  * container can lead neither end to a host file.
  *
- * A container that does not run has no namespaces to join: its root is
- * mounted as start mounts it (the pool's danausd serving the union of
- * its writable branch over its layers) for the length of the copy, and
- * the child takes that mount for its root (chroot) and enters a user
- * namespace mapped as the container's, so it is the container's root
- * there as well. The container's directory is locked meanwhile
- * (cp_check_idle), so that start and rm do not take the root away.
+ * A container that does not run has no namespaces to join: its root
+ * and volumes are mounted as start mounts them (the pool's danausd
+ * serving the union of its writable branch over its layers) for the
+ * length of the copy, and the child builds a mount namespace as run
+ * builds the container's (its -v bound, pivot_root into the root; no
+ * /dev, /proc or /sys: ns.h), then enters a user namespace mapped as the
+ * container's, so it is the container's root there as well. The
+ * container's directory is locked meanwhile (cp_check_idle), so that
+ * start and rm do not take the mounts away.
  *
  * `-` on the host's side is a tar stream (tar_stream.h) in place of the
  * host's path: read from stdin into a directory of the container, or
@@ -27,6 +29,7 @@
 #include "container.h"
 #include "fail.h"
 #include "json.h"
+#include "ns.h"
 #include "query.h"
 #include "record.h"
 #include "runinfo.h"
@@ -183,8 +186,11 @@ static int receive_side(int sock, const struct side *s)
  * for the copy, and a user namespace mapped as its own. */
 struct reach {
     int mnt, user; /* -1: none (no user: the pool shares the host's ids) */
-    int root;      /* a stopped container's root, else -1 */
-    int lock;      /* its directory, locked (cp_check_idle), else -1 */
+    int lock;      /* a stopped one's directory, locked (cp_check_idle) */
+    char root[STATE_PATH_MAX]; /* a stopped one's root, mounted */
+    struct json *info;         /* what run saved of it (runinfo.h) */
+    struct ns_bind *binds;     /* its -v, volumes mounted, nbinds */
+    int nbinds;
     struct record rec;
 };
 
@@ -196,12 +202,13 @@ static void container_side(int sock, const struct reach *r, const char *path,
                            int sending)
 {
     prctl(PR_SET_DUMPABLE, 0);
-    int rc = r->mnt >= 0 && setns(r->mnt, CLONE_NEWNS) < 0
-                 ? fail_errno("cp: cannot join the container's mount "
-                              "namespace")
-             : r->mnt < 0 && (fchdir(r->root) < 0 || chroot(".") < 0)
-                 ? fail_errno("cp: cannot enter the container's root")
-                 : 0;
+    int rc = 0;
+    if (r->mnt >= 0 && setns(r->mnt, CLONE_NEWNS) < 0)
+        rc = fail_errno("cp: cannot join the container's mount namespace");
+    else if (r->mnt < 0 && unshare(CLONE_NEWNS) < 0)
+        rc = fail_errno("cp: cannot make a mount namespace");
+    else if (r->mnt < 0) /* as run builds it, but the kernel's parts */
+        rc = ns_enter_root_for_copy(r->root, r->binds, r->nbinds, r->user);
     if (rc == 0 && r->user >= 0)
         rc = userns_join(r->user);
     /* Nothing of the host's stays open: the socket only. */
@@ -224,8 +231,7 @@ static void reach_close(struct reach *r)
         close(r->mnt);
     if (r->user >= 0)
         close(r->user);
-    if (r->root >= 0)
-        close(r->root);
+    r->mnt = r->user = -1;
 }
 
 /* The container's directory, locked; -1 (fail.h) when a cp holds it. */
@@ -268,84 +274,31 @@ static int reach_running(const char *name, struct reach *r)
     return 0;
 }
 
-/* path with '.' and empty components dropped and ".." taken back (not
- * above "/"), as out: "" for "/", else "/a/b". */
-static void lexical(const char *path, char *out, size_t size)
+static int reach_stopped(const char *name, struct reach *r)
 {
-    char copy[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", path);
-    out[0] = '\0';
-    for (char *save = NULL, *c = strtok_r(copy, "/", &save); c;
-         c = strtok_r(NULL, "/", &save))
-        if (strcmp(c, "..") == 0)
-            *(strrchr(out, '/') ? strrchr(out, '/') : out) = '\0';
-        else if (strcmp(c, ".") != 0)
-            snprintf(out + strlen(out), size - strlen(out), "/%s", c);
-}
-
-/* Whether one of a and b (lexical) is the other or lies below it. */
-static int overlap(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
-    return strncmp(a, b, n) == 0 &&
-           (la == lb || (la < lb ? b[la] : a[lb]) == '/');
-}
-
-/* Only a stopped container's root is mounted for a copy, not its -v
- * directories and volumes: a path on one of them, or above one, would
- * miss what the container sees there (or write under it), so it is
- * refused. 0 or -1 (fail.h). */
-static int check_off_mounts(const char *name, const char *path)
-{
-    struct json *info = runinfo_load(name);
-    const struct json *mounts = NULL;
-    char mine[PATH_MAX], theirs[PATH_MAX];
-    int rc = 0;
-    fail_clear(); /* (one run before configurations were saved: none) */
-    if (info)
-        json_get("config.json", info, "Mounts", &mounts);
-    lexical(path, mine, sizeof mine);
-    for (const struct json *m = mounts ? mounts->first : NULL; m && !rc;
-         m = m->next) {
-        const struct json *dest = NULL;
-        json_get("config.json", m, "Destination", &dest);
-        if (!dest || !dest->text)
-            continue;
-        lexical(dest->text, theirs, sizeof theirs);
-        if (overlap(mine, theirs))
-            rc = fail("cp: container '%s' is not running, and '%s' meets "
-                      "its -v %s, which only a running container has",
-                      name, path, dest->text);
-    }
-    json_free(info);
-    return rc;
-}
-
-static int reach_stopped(const char *name, struct reach *r, const char *path)
-{
-    char root[STATE_PATH_MAX];
     uint32_t base = (uint32_t)record_num(&r->rec, "userns_base", 0);
-    state_path(root, "containers/%s/root", name);
-    if (check_off_mounts(name, path) < 0 ||
-        (r->lock = lock_container(name)) < 0 ||
-        container_mount_root(name, &r->rec) < 0)
+    state_path(r->root, "containers/%s/root", name);
+    r->info = runinfo_load(name);
+    fail_clear(); /* (one run before configurations were saved: no -v) */
+    if (r->info && !(r->binds = runinfo_binds(r->info, &r->nbinds)))
+        return fail("out of memory");
+    if ((r->lock = lock_container(name)) < 0 ||
+        container_mount_root(name, &r->rec, r->binds, r->nbinds) < 0)
         return -1;
-    if ((r->root = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return fail_errno("cannot open the root of container '%s'", name);
     if (base && (r->user = userns_open_mapped(base)) < 0)
         return -1;
     return 0;
 }
 
-/* Opens the way to the container, for its path: 0, or -1 (fail.h). */
-static int reach(const char *name, struct reach *r, const char *path)
+/* Opens the way to the container: 0, or -1 (fail.h). */
+static int reach(const char *name, struct reach *r)
 {
     if (query_container(name, &r->rec) < 0)
         return -1;
     const char *status = record_get(&r->rec, "status");
     int up = status && strcmp(status, "running") == 0 &&
              service_alive(&r->rec);
-    return up ? reach_running(name, r) : reach_stopped(name, r, path);
+    return up ? reach_running(name, r) : reach_stopped(name, r);
 }
 
 /* Undoes reach: the stopped container's root is unmounted, its lock
@@ -357,6 +310,8 @@ static void leave(const char *name, struct reach *r)
         container_unmount_root(name, &r->rec);
         close(r->lock);
     }
+    free(r->binds);
+    json_free(r->info);
     record_free(&r->rec);
 }
 
@@ -372,9 +327,9 @@ int container_cp(const char *src, const char *dst, unsigned flags)
     if ((from && container_path(dst, name, sizeof name)) || (!from && !to))
         return fail("cp: expected CONTAINER:PATH HOSTPATH|- or HOSTPATH|- "
                     "CONTAINER:PATH");
-    struct reach r = {.mnt = -1, .user = -1, .root = -1, .lock = -1};
+    struct reach r = {.mnt = -1, .user = -1, .lock = -1};
     int sock[2] = {-1, -1};
-    if (reach(name, &r, from ? from : to) < 0 ||
+    if (reach(name, &r) < 0 ||
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) < 0) {
         if (!fail_message())
             fail_errno("cp: cannot start");
@@ -387,7 +342,6 @@ int container_cp(const char *src, const char *dst, unsigned flags)
         container_side(sock[1], &r, from ? from : to, from != NULL);
     close(sock[1]);
     reach_close(&r);
-    r.mnt = r.user = r.root = -1;
     struct side host = {from ? dst : src, -1};
     int rc;
     if (child < 0)

@@ -113,20 +113,27 @@ check "what went into the stopped container is there when it runs, the container
     "deep 0 from-the-host file" \
     "$(in_c 'cat /tmp/tree2/d/f; stat -c %u /tmp/tree2/d/f; cat /tmp/flink2; [ -L /tmp/flink2 ] && echo link || echo file' | xargs)"
 
-# An ended container's -v directories and volumes are not mounted for a
-# copy: a path on or above one is refused, not copied short.
-mkdir "$work/vdir"
-"$danaus" run --pool p --image bb --name v -v "$work/vdir:/srv/data" \
+# An ended container's -v directories and volumes are reached as they
+# are when it runs, not the root's directories under them.
+mkdir "$work/vdir" && echo host-side >"$work/vdir/h"
+"$danaus" run --pool p --image bb --name v -v "$work/vdir:/srv/data:ro" \
     -v named:/named -- sh -c 'echo in-vol >/named/x && echo root >/etc/r'
-expect_error "cp refuses a stopped container's -v directory" 1 \
-    "meets its -v /srv/data" "$danaus" cp "$work/hostfile" v:/srv/data/
-expect_error "and its volume, however the path is written" 1 \
-    "meets its -v /named" "$danaus" cp v:/tmp/../named//x "$work/stopped/"
-expect_error "and a directory above one" 1 "meets its -v /srv/data" \
-    "$danaus" cp v:/srv "$work/stopped/"
+"$danaus" cp "$work/hostfile" v:/named/
+"$danaus" cp v:/tmp/../named//x "$work/stopped/"
+check "in and out of its volume, however the path is written" \
+    "in-vol from-the-host" \
+    "$(cat "$work/stopped/x" 2>&1) $("$danaus" run --rm --pool p --image bb -v named:/n -- cat /n/hostfile)"
+"$danaus" cp v:/srv "$work/stopped/"
+check "a directory above a -v brings what the -v holds" host-side \
+    "$(cat "$work/stopped/srv/data/h" 2>&1)"
+expect_error "a read-only -v stays read-only" 1 "Read-only file system" \
+    "$danaus" cp "$work/hostfile" v:/srv/data/
 "$danaus" cp v:/etc/r "$work/stopped/"
-check "the rest of its root is reached" root "$(cat "$work/stopped/r")"
-check "nothing went into the host directory" "" "$(ls "$work/vdir")"
+check "and the rest of its root" root "$(cat "$work/stopped/r")"
+expect_error "its /proc is no host's" 1 "cp: cannot find '/proc/1/cmdline'" \
+    "$danaus" cp v:/proc/1/cmdline "$work/stopped/"
+check "its volumes are not left mounted" 0 \
+    "$(grep -c " $DANAUS_STATE/containers/v/" /proc/self/mountinfo)"
 "$danaus" rm v
 
 # -L follows a link given as the source, in its own world; -a keeps
