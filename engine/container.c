@@ -614,16 +614,16 @@ int container_mount_root(const char *name, const struct record *rec,
         rc = layer_list_of(&image, record_get(rec, "image"), &layers);
         record_free(&image);
     }
-    if (rc == 0)
+    if (rc == 0) {
         container_unmount_root(name, rec); /* what a killed cp left */
-    rc = rc < 0 ||
-                 store_publish(pool_name, &layers,
-                               record_get(&pool, "nosuid") != NULL) < 0 ||
-                 mount_root(pool_name, &pool, name, &layers,
-                            (int)record_num(rec, "read_only", 0)) < 0 ||
-                 mount_volumes(pool_name, &pool, name, volumes, n) < 0
-             ? -1
-             : 0;
+        rc = store_publish(pool_name, &layers,
+                           record_get(&pool, "nosuid") != NULL) < 0 ||
+                     mount_root(pool_name, &pool, name, &layers,
+                                (int)record_num(rec, "read_only", 0)) < 0 ||
+                     mount_volumes(pool_name, &pool, name, volumes, n) < 0
+                 ? -1
+                 : 0;
+    }
     record_free(&pool);
     return rc;
 }
