@@ -162,6 +162,9 @@ echo mine >"$work/mine" && chown 1234:4321 "$work/mine"
 "$danaus" cp -a "$work/mine" c:/tmp/mine-a
 check "in: the container's root's without -a, the source's ids with it" \
     "0:0 1234:4321" "$(in_c 'stat -c %u:%g /tmp/mine /tmp/mine-a' | xargs)"
+echo far >"$work/far" && chown 70000:70000 "$work/far"
+expect_error "-a with ids outside the container's map fails" 1 \
+    "cp: cannot give far to 70000:70000" "$danaus" cp -a "$work/far" c:/tmp/
 expect_error "an unknown option" 1 "cp: unknown option '-x'" \
     "$danaus" cp -x c:/tmp/mine "$work/out/"
 
