@@ -18,6 +18,7 @@
 #include "container.h"
 #include "cgroup.h"
 #include "confine.h"
+#include "cp.h"
 #include "dns.h"
 #include "door_client.h"
 #include "fail.h"
@@ -497,27 +498,47 @@ static pid_t start(struct container *c, int *err)
  * pool's backend, mounted through the FUSE door under the container's
  * state directory: the container binds that mount at DIR, and its view
  * (container_main) gives the preload the instance there. 0 or -1. */
-static int mount_volumes(struct container *c, struct record *pool)
+static int mount_volumes(const char *pool_name, const struct record *pool,
+                         const char *name, struct ns_bind *volumes, int n)
 {
-    const struct run_options *o = c->o;
     char dir[STATE_PATH_MAX], mp[STATE_PATH_MAX];
-    for (int i = 0; i < o->nvolumes; i++) {
-        struct ns_bind *b = &o->volumes[i];
+    for (int i = 0; i < n; i++) {
+        struct ns_bind *b = &volumes[i];
         if (!b->volume)
             continue;
         snprintf(dir, sizeof dir, "%.3000s/volumes/%s",
                  record_get(pool, "backend_dir"), b->volume);
-        state_path(mp, "containers/%s/volumes/%d", c->name, i);
-        if (store_volume_create(o->pool, b->volume) < 0)
+        state_path(mp, "containers/%s/volumes/%d", name, i);
+        if (store_volume_create(pool_name, b->volume) < 0)
             return -1;
         if (make_dirs(mp, 0700) < 0)
             return fail_errno("cannot create %s", mp);
-        if (door_mount_add(o->pool, mp, record_get(pool, "backend_kind"), dir,
-                           "", b->readonly) < 0 ||
+        if (door_mount_add(pool_name, mp, record_get(pool, "backend_kind"),
+                           dir, "", b->readonly) < 0 ||
             !(b->host = strdup(mp)))
             return -1;
     }
     return 0;
+}
+
+/* The container's root: a union of its writable branch in the pool's
+ * backend over the layers, mounted by the pool's danausd at
+ * containers/NAME/root. 0 or -1 (fail.h). */
+static int mount_root(const char *pool_name, const struct record *pool,
+                      const char *name, const struct layer_list *layers,
+                      int read_only)
+{
+    const char *backend = record_get(pool, "backend_dir");
+    char root[STATE_PATH_MAX], writable[STATE_PATH_MAX], lower[8192] = "";
+    state_path(root, "containers/%s/root", name);
+    snprintf(writable, sizeof writable, "%.3000s/containers/%s", backend,
+             name);
+    for (int i = layers->n - 1; i >= 0; i--)
+        snprintf(lower + strlen(lower), sizeof lower - strlen(lower),
+                 "%s%.3000s/layers/%s", i == layers->n - 1 ? "" : ":",
+                 backend, layers->hex[i]);
+    return door_mount_add(pool_name, root, record_get(pool, "backend_kind"),
+                          writable, lower, read_only);
 }
 
 /* What inspect shows of the run's configuration (runinfo.h). */
@@ -539,7 +560,7 @@ static int prepare(struct container *c, struct record *pool)
     if (store_publish(o->pool, &c->layers,
                       record_get(pool, "nosuid") != NULL) < 0)
         return -1;
-    char dir[STATE_PATH_MAX], writable[STATE_PATH_MAX];
+    char dir[STATE_PATH_MAX];
     state_path(dir, "containers/%s", c->name);
     if (mkdir(dir, 0700) < 0 && !(o->again && errno == EEXIST))
         return errno == EEXIST ? fail("container name '%s' is taken", c->name)
@@ -570,20 +591,54 @@ static int prepare(struct container *c, struct record *pool)
         (o->bridge_network &&
          dns_write(dir, c->name, &c->rec, c->userns_base) < 0))
         return -1;
-    const char *backend = record_get(pool, "backend_dir");
-    snprintf(writable, sizeof writable, "%.3000s/containers/%s", backend,
-             c->name);
-    char lower[8192] = "";
-    for (int i = c->layers.n - 1; i >= 0; i--)
-        snprintf(lower + strlen(lower), sizeof lower - strlen(lower),
-                 "%s%.3000s/layers/%s", i == c->layers.n - 1 ? "" : ":",
-                 backend, c->layers.hex[i]);
     if (cgroup_container_create(o->pool, c->name, o->pids_limit) < 0 ||
         (!o->again && store_branch_create(o->pool, c->name) < 0) ||
-        door_mount_add(o->pool, c->root, record_get(pool, "backend_kind"),
-                       writable, lower, o->read_only) < 0)
+        mount_root(o->pool, pool, c->name, &c->layers, o->read_only) < 0)
         return -1;
-    return mount_volumes(c, pool);
+    return mount_volumes(o->pool, pool, c->name, o->volumes, o->nvolumes);
+}
+
+int container_mount_root(const char *name, const struct record *rec,
+                         struct ns_bind *volumes, int n)
+{
+    const char *pool_name = record_get(rec, "pool");
+    struct record pool, image;
+    static struct layer_list layers; /* (large) */
+    if (query_pool(pool_name, &pool) < 0)
+        return -1;
+    int rc = !service_alive(&pool)
+                 ? fail("pool %s: danausd does not run", pool_name)
+             : query_image(record_get(rec, "image"), &image) < 0 ? -1
+                                                                 : 0;
+    if (rc == 0) {
+        rc = layer_list_of(&image, record_get(rec, "image"), &layers);
+        record_free(&image);
+    }
+    if (rc == 0) {
+        container_unmount_root(name, rec); /* what a killed cp left */
+        rc = store_publish(pool_name, &layers,
+                           record_get(&pool, "nosuid") != NULL) < 0 ||
+                     mount_root(pool_name, &pool, name, &layers,
+                                (int)record_num(rec, "read_only", 0)) < 0 ||
+                     mount_volumes(pool_name, &pool, name, volumes, n) < 0
+                 ? -1
+                 : 0;
+    }
+    record_free(&pool);
+    return rc;
+}
+
+void container_unmount_root(const char *name, const struct record *rec)
+{
+    char root[STATE_PATH_MAX];
+    state_path(root, "containers/%s/root", name);
+    char *saved = fail_message() ? strdup(fail_message()) : NULL;
+    unmount_volumes(record_get(rec, "pool"), name, 1);
+    door_mount_remove(record_get(rec, "pool"), root);
+    fail_clear();
+    if (saved)
+        fail("%s", saved);
+    free(saved);
 }
 
 /* The signals a foreground run passes to the container's pid 1, as docker
@@ -992,6 +1047,8 @@ int container_remove(const char *name, int force)
     struct record rec;
     if (query_container(name, &rec) < 0)
         return -1;
+    if (!running(&rec) && cp_check_idle(name) < 0)
+        return record_free(&rec), -1;
     if (running(&rec)) {
         if (!force) {
             record_free(&rec);

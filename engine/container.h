@@ -6,6 +6,7 @@
 
 #include "net.h"
 #include "ns.h"
+#include "record.h"
 
 #include <sys/types.h>
 
@@ -60,5 +61,14 @@ int container_logs(const char *name, int follow, long tail);
  * 126/127 when argv cannot be run. */
 int container_exec(const char *name, const struct run_options *x,
                    char **argv);
+/* For danaus cp of a container that does not run (rec: its record):
+ * its root mounted as start mounts it, by the pool's danausd at
+ * containers/NAME/root, and the volumes among its n -v (runinfo_binds)
+ * under containers/NAME/volumes/, their host set to the mount; no
+ * process of the container's runs. 0 or -1 (fail.h). */
+int container_mount_root(const char *name, const struct record *rec,
+                         struct ns_bind *volumes, int n);
+/* Takes those mounts away (none there is no error; fail.h untouched). */
+void container_unmount_root(const char *name, const struct record *rec);
 
 #endif

@@ -45,6 +45,13 @@ int helper_run(const char *pool, const char *const argv[])
     return helper_run_tolerating(pool, argv, NULL, NULL);
 }
 
+int helper_run_to(const char *pool, const char *const argv[], int out_fd)
+{
+    char what[64];
+    snprintf(what, sizeof what, "pool %s", pool);
+    return program_run(what, argv, out_fd, as_client, (void *)pool);
+}
+
 int helper_run_tolerating(const char *pool, const char *const argv[],
                           const char *tolerated, int *count)
 {

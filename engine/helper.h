@@ -10,6 +10,8 @@
 
 /* Runs argv to completion. 0, or -1 (fail.h) with what it printed last. */
 int helper_run(const char *pool, const char *const argv[]);
+/* helper_run with its stdout on out_fd. */
+int helper_run_to(const char *pool, const char *const argv[], int out_fd);
 /* helper_run, taking stderr lines that end in tolerated for no error
  * (program_run_tolerating); *count gets how many there were. */
 int helper_run_tolerating(const char *pool, const char *const argv[],

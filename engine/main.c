@@ -21,6 +21,7 @@
 #include "size.h"
 #include "state.h"
 #include "stats.h"
+#include "volume.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ static int usage(FILE *out)
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
             "  images | rmi NAME\n"
+            "  volume create|rm|inspect [--pool P] NAME... | volume ls "
+            "[--pool P] [-q]\n"
             "  run [--pool P] --image I [--name N] [-e VAR[=VALUE]]... [-d] "
             "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro][,idmap]]... "
@@ -69,7 +72,8 @@ static int usage(FILE *out)
             "  logs [-f] [--tail N] NAME | kill [-s SIGNAL] NAME | wait NAME |\n"
             "  stats [--no-stream] [NAME...] | stats --hrc POOL | top NAME |\n"
             "  info | version\n"
-            "  cp NAME:PATH HOSTPATH | cp HOSTPATH NAME:PATH\n");
+            "  cp [-a] [-L] NAME:PATH HOSTPATH|- | cp [-a] [-L] HOSTPATH|- "
+            "NAME:PATH\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -348,6 +352,39 @@ static const char *only_pool(void)
     return name;
 }
 
+/* volume create|ls|rm|inspect [--pool P] [-q] [NAME...]: a pool's
+ * volumes (the only pool's when --pool is left out; ls: every pool's). */
+static int volume_command(int argc, char **argv)
+{
+    const char *verb = argc ? argv[0] : "", *pool = NULL;
+    int quiet = 0, i = 1, ls = strcmp(verb, "ls") == 0;
+    for (; i < argc && argv[i][0] == '-'; i++)
+        if (strcmp(argv[i], "--pool") == 0 && i + 1 < argc)
+            pool = argv[++i];
+        else if (ls && strcmp(argv[i], "-q") == 0)
+            quiet = 1;
+        else
+            return fail("volume %s: unknown option '%s'", verb, argv[i]);
+    int names = argc - i;
+    if (!ls && !pool && !(pool = only_pool()))
+        return fail("volume %s needs --pool when there is not exactly one "
+                    "pool", verb);
+    if (ls && names == 0)
+        return volume_list(pool, quiet);
+    if (strcmp(verb, "create") == 0 && names == 1)
+        return volume_create(pool, argv[i]);
+    if (strcmp(verb, "inspect") == 0 && names > 0)
+        return volume_inspect(pool, argv + i, names);
+    if (strcmp(verb, "rm") == 0 && names > 0) {
+        for (; i < argc; i++)
+            if (volume_remove(pool, argv[i]) < 0)
+                return -1;
+        return 0;
+    }
+    return fail("volume: expected create [--pool P] NAME, ls [--pool P] "
+                "[-q], rm [--pool P] NAME... or inspect [--pool P] NAME...");
+}
+
 /* Returns the exit status; 125 for bad options. */
 static int run_command(int argc, char **argv)
 {
@@ -489,6 +526,25 @@ static int logs_command(int argc, char **argv)
     return container_logs(argv[i], follow, tail);
 }
 
+/* cp [-a] [-L] SRC DST (-aL together too, as docker takes them) */
+static int cp_command(int argc, char **argv)
+{
+    unsigned flags = 0;
+    int i = 0;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++)
+        for (const char *f = argv[i] + 1; *f; f++)
+            if (*f == 'a')
+                flags |= CP_ARCHIVE;
+            else if (*f == 'L')
+                flags |= CP_FOLLOW;
+            else
+                return fail("cp: unknown option '%s' (-a, -L)", argv[i]);
+    if (argc - i != 2)
+        return fail("cp: expected [-a] [-L] CONTAINER:PATH HOSTPATH|- or "
+                    "[-a] [-L] HOSTPATH|- CONTAINER:PATH");
+    return container_cp(argv[i], argv[i + 1], flags);
+}
+
 static int command(int argc, char **argv)
 {
     const char *cmd = argv[0];
@@ -501,6 +557,8 @@ static int command(int argc, char **argv)
         return image_remove(argv[1]);
     if (strcmp(cmd, "image") == 0)
         return image_command(argc - 1, argv + 1);
+    if (strcmp(cmd, "volume") == 0)
+        return volume_command(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return run_command(argc - 1, argv + 1);
     if (strcmp(cmd, "exec") == 0)
@@ -551,8 +609,8 @@ static int command(int argc, char **argv)
         return kill_command(argc - 1, argv + 1);
     if (strcmp(cmd, "wait") == 0 && argc == 2)
         return container_wait(argv[1]);
-    if (strcmp(cmd, "cp") == 0 && argc == 3)
-        return container_cp(argv[1], argv[2]);
+    if (strcmp(cmd, "cp") == 0)
+        return cp_command(argc - 1, argv + 1);
     return fail("unknown command '%s' (see danaus --help)", cmd);
 }
 

@@ -265,8 +265,10 @@ static int root_flags(int read_only)
     return mount(NULL, "/", NULL, flags, NULL);
 }
 
-int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
-                  int read_only, unsigned root_id, int idmap_userns)
+/* ns_enter_root; with_kernel 0: no /dev, /proc or /sys. */
+static int enter_root(const char *root, const struct ns_bind *binds,
+                      int nbinds, int read_only, unsigned root_id,
+                      int idmap_userns, int with_kernel)
 {
     /* Nothing we mount from here on may propagate back to the host. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -278,7 +280,7 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
     for (int i = 0; i < nbinds; i++)
         if ((trees[i] = take_tree(&binds[i], &is_dir[i], idmap_userns)) < 0)
             return -1;
-    if (dev_take(devices) < 0)
+    if (with_kernel && dev_take(devices) < 0)
         return -1;
     /* pivot_root(".", ".") stacks the old root on top of the new one; the
      * detach below then uncovers the new root (pivot_root(2), NOTES). */
@@ -290,8 +292,9 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
         return fail_errno("cannot detach the host's root");
     if (chdir("/") < 0)
         return fail_errno("chdir /");
-    if (dev_mount(devices, root_id) < 0 || mount_kernel_fs() < 0 ||
-        (read_only && mount_scratch(root_id) < 0))
+    if (with_kernel && (dev_mount(devices, root_id) < 0 ||
+                        mount_kernel_fs() < 0 ||
+                        (read_only && mount_scratch(root_id) < 0)))
         return -1;
     for (int i = 0; i < nbinds; i++)
         if (place_tree(trees[i], is_dir[i], &binds[i]) < 0)
@@ -300,6 +303,19 @@ int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
     if (root_flags(read_only) < 0)
         return fail_errno("cannot set the container's root's flags");
     return 0;
+}
+
+int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
+                  int read_only, unsigned root_id, int idmap_userns)
+{
+    return enter_root(root, binds, nbinds, read_only, root_id, idmap_userns,
+                      1);
+}
+
+int ns_enter_root_for_copy(const char *root, const struct ns_bind *binds,
+                           int nbinds, int idmap_userns)
+{
+    return enter_root(root, binds, nbinds, 0, 0, idmap_userns, 0);
 }
 
 int ns_network_up(void)

@@ -51,6 +51,13 @@ struct ns_bind {
  */
 int ns_enter_root(const char *root, const struct ns_bind *binds, int nbinds,
                   int read_only, unsigned root_id, int idmap_userns);
+/* ns_enter_root for danaus cp of a container that does not run: the
+ * root and the binds only. No /dev, /proc or /sys: the host's (the
+ * copy has no PID namespace of the container's) would put the host's
+ * processes within reach of the container's links; the root keeps the
+ * mode its service gives it. 0 or -1 (fail.h). */
+int ns_enter_root_for_copy(const char *root, const struct ns_bind *binds,
+                           int nbinds, int idmap_userns);
 
 /* The directories a read-only root keeps writable. */
 #define NS_SCRATCH_DIRS 3

@@ -111,6 +111,39 @@ int runinfo_save(const char *name, const struct runinfo *r)
     return rc;
 }
 
+/* A string member of o, NULL when absent or empty. */
+static const char *text(const struct json *o, const char *key)
+{
+    const struct json *v = NULL;
+    json_get("config.json", o, key, &v);
+    return v && v->type == JSON_STRING && v->text[0] ? v->text : NULL;
+}
+
+struct ns_bind *runinfo_binds(const struct json *info, int *n)
+{
+    const struct json *mounts = NULL;
+    json_get("config.json", info, "Mounts", &mounts);
+    *n = 0;
+    for (const struct json *m = mounts ? mounts->first : NULL; m; m = m->next)
+        (*n)++;
+    struct ns_bind *b = calloc((size_t)*n + 1, sizeof *b);
+    int k = 0;
+    for (const struct json *m = mounts ? mounts->first : NULL; b && m;
+         m = m->next) {
+        const struct json *rw = NULL;
+        json_get("config.json", m, "RW", &rw);
+        const char *mode = text(m, "Mode");
+        b[k] = (struct ns_bind){text(m, "Source"), text(m, "Destination"),
+                                !rw || strcmp(rw->text, "true") != 0,
+                                text(m, "Name"), 0,
+                                mode && strcmp(mode, "idmap") == 0};
+        if (b[k].inside && (b[k].host || b[k].volume))
+            k++;
+    }
+    *n = k;
+    return b;
+}
+
 struct json *runinfo_load(const char *name)
 {
     char path[STATE_PATH_MAX];

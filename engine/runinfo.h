@@ -36,5 +36,9 @@ struct runinfo {
 int runinfo_save(const char *name, const struct runinfo *r);
 /* The saved object, or NULL (a container run before it was saved). */
 struct json *runinfo_load(const char *name);
+/* -v as run was given them, from the saved object's Mounts (the strings
+ * point into it; a volume's host is its directory in the backend until
+ * container.h mounts it). NULL when out of memory; free it. */
+struct ns_bind *runinfo_binds(const struct json *info, int *n);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "start.h"
 #include "container.h"
+#include "cp.h"
 #include "fail.h"
 #include "query.h"
 #include "runinfo.h"
@@ -40,32 +41,6 @@ static const char *text(const struct json *o, const char *key)
     return v && v->type == JSON_STRING && v->text[0] ? v->text : NULL;
 }
 
-/* -v as run was given them, from Mounts. NULL when out of memory. */
-static struct ns_bind *binds(const struct json *info, int *n)
-{
-    const struct json *mounts = NULL;
-    json_get("config.json", info, "Mounts", &mounts);
-    *n = 0;
-    for (const struct json *m = mounts ? mounts->first : NULL; m; m = m->next)
-        (*n)++;
-    struct ns_bind *b = calloc((size_t)*n + 1, sizeof *b);
-    int k = 0;
-    for (const struct json *m = mounts ? mounts->first : NULL; b && m;
-         m = m->next) {
-        const struct json *rw = NULL;
-        json_get("config.json", m, "RW", &rw);
-        const char *mode = text(m, "Mode");
-        b[k] = (struct ns_bind){text(m, "Source"), text(m, "Destination"),
-                                !rw || strcmp(rw->text, "true") != 0,
-                                text(m, "Name"), 0,
-                                mode && strcmp(mode, "idmap") == 0};
-        if (b[k].inside && (b[k].host || b[k].volume))
-            k++;
-    }
-    *n = k;
-    return b;
-}
-
 /* -p as run was given them, from the record's "ports" (net.h). NULL when
  * out of memory. */
 static struct net_port *ports(const struct record *rec, int *n)
@@ -97,7 +72,7 @@ static int run_again(const char *name, const struct record *rec,
     int nargv = 0;
     o.env = strings(config, "Env", &o.nenv);
     o.argv = strings(config, "Cmd", &nargv);
-    o.volumes = binds(info, &o.nvolumes);
+    o.volumes = runinfo_binds(info, &o.nvolumes);
     o.ports = ports(rec, &o.nports);
     int rc = !o.env || !o.argv || !o.volumes || !o.ports
                  ? fail("out of memory")
@@ -118,7 +93,11 @@ int container_start(const char *name)
         return -1;
     const char *status = record_get(&rec, "status");
     int up = status && strcmp(status, "running") == 0 && service_alive(&rec);
+    if (!up && cp_check_idle(name) < 0)
+        return record_free(&rec), -1;
     struct json *info = up ? NULL : runinfo_load(name);
+    if (info)
+        container_unmount_root(name, &rec); /* what a killed cp left */
     int rc = up     ? printf("%s\n", name) * 0
              : info ? run_again(name, &rec, info)
                     : fail("container '%s' was run before its configuration "

@@ -70,3 +70,9 @@ if(NOT DANAUS_WITH_CEPH)
       $<TARGET_FILE:danaus_engine> $<TARGET_FILE:danausd>)
   set_tests_properties(engine_no_ceph PROPERTIES LABELS engine TIMEOUT 60)
 endif()
+# danaus volume create, ls, rm, inspect (tests/engine/volume.sh).
+add_test(NAME engine_volume
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/volume.sh
+    $<TARGET_FILE:danaus_engine>)
+set_tests_properties(engine_volume PROPERTIES LABELS engine TIMEOUT 300
+  RUN_SERIAL TRUE)

@@ -6,6 +6,7 @@
  * the directory given; an honest tree is made whole.
  */
 #include "fail.h"
+#include "forged_stream.h"
 #include "tree_stream.h"
 
 #include <errno.h>
@@ -41,45 +42,37 @@ static int teardown(void **state)
     return system(cmd);
 }
 
-struct forged {
-    char bytes[8192];
-    size_t len;
-};
-
 static void put(struct forged *f, enum tree_kind kind, unsigned mode,
                 const void *payload, size_t len, size_t claimed)
 {
-    struct tree_record h = {kind, mode, (uint32_t)claimed};
-    memcpy(f->bytes + f->len, &h, sizeof h);
-    memcpy(f->bytes + f->len + sizeof h, payload, len);
-    f->len += sizeof h + len;
+    forged_put(f, kind, mode, payload, len, claimed);
 }
 
 #define PUT(f, kind, text) put(f, kind, 0644, text, strlen(text), strlen(text))
 
-/* Feeds the forged stream to tree_receive into inside (named name); its
- * result, with the failure's message in message. */
-static int receive(const struct forged *f, const char *name, char *message,
-                   size_t size)
+/* Feeds the forged stream to tree_receive into inside (named name) with
+ * flags; its result, with the failure's message in message. */
+static int receive_with(const struct forged *f, const char *name,
+                        unsigned flags, char *message, size_t size)
 {
-    int sock[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sock), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(sock[1]);
-        /* The answer is read by nobody: written, then the end closed. */
-        _exit(write(sock[0], f->bytes, f->len) == (ssize_t)f->len ? 0 : 1);
-    }
-    close(sock[0]);
+    pid_t pid = -1;
+    int sock = forged_feed(f, &pid);
+    assert_true(sock >= 0);
     int dir = open(inside, O_RDONLY | O_DIRECTORY);
     assert_true(dir >= 0);
     fail_clear();
-    int rc = tree_receive(sock[1], dir, name);
+    int rc = tree_receive(sock, dir, name, flags);
     snprintf(message, size, "%s", rc < 0 ? fail_message() : "");
     close(dir);
-    close(sock[1]);
+    close(sock);
     waitpid(pid, NULL, 0);
     return rc;
+}
+
+static int receive(const struct forged *f, const char *name, char *message,
+                   size_t size)
+{
+    return receive_with(f, name, 0, message, size);
 }
 
 /* Whether path (under top) exists, without following a link. */
@@ -193,6 +186,83 @@ static void nothing_is_written_through_a_sent_link(void **state)
     assert_true(exists("in/u/f"));
 }
 
+/* Hard links name entries below the receiver's directory only: no
+ * climbing out, no way through a link. */
+static void hard_links_stay_inside(void **state)
+{
+    char msg[256], path[256], other[256];
+    struct forged f = {.len = 0};
+    put(&f, TREE_DIR, 0755, "t", 1, 1);
+    PUT(&f, TREE_FILE, "a");
+    PUT(&f, TREE_DATA, "same");
+    put(&f, TREE_DATA, 0, "", 0, 0);
+    put(&f, TREE_HARDLINK, 0, "h\0t/a", 6, 6);
+    put(&f, TREE_END, 0, "", 0, 0);
+    assert_int_equal(receive(&f, NULL, msg, sizeof msg), 0);
+    struct stat a, h;
+    snprintf(path, sizeof path, "%s/t/a", inside);
+    snprintf(other, sizeof other, "%s/t/h", inside);
+    assert_int_equal(stat(path, &a), 0);
+    assert_int_equal(stat(other, &h), 0);
+    assert_true(a.st_ino == h.st_ino);
+
+    snprintf(path, sizeof path, "%s/victim", top);
+    int fd = open(path, O_WRONLY | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    static const char *const paths[] = {"../victim", "t/../../victim",
+                                        "/victim", "", "u/l/victim"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char link[64], body[160];
+        f.len = 0;
+        int n = snprintf(link, sizeof link, "l%c%s", '\0', top);
+        put(&f, TREE_DIR, 0755, "u", 1, 1);
+        put(&f, TREE_LINK, 0, link, (size_t)n, (size_t)n);
+        put(&f, TREE_END, 0, "", 0, 0);
+        assert_int_equal(receive(&f, NULL, msg, sizeof msg), 0);
+        f.len = 0;
+        n = snprintf(body, sizeof body, "x%c%s", '\0', paths[i]);
+        put(&f, TREE_DIR, 0755, "v", 1, 1);
+        put(&f, TREE_HARDLINK, 0, body, (size_t)n, (size_t)n);
+        put(&f, TREE_END, 0, "", 0, 0);
+        assert_int_equal(receive(&f, NULL, msg, sizeof msg), -1);
+        assert_false(exists("in/v/x"));
+    }
+    assert_int_equal(stat(path, &a), 0);
+    assert_int_equal(a.st_nlink, 1);
+}
+
+/* TREE_CONTENTS: the top directory's entries land in the directory
+ * given, which keeps its mode; TREE_ARCHIVE: owners as sent (as root),
+ * else the receiver's; times as sent. */
+static void contents_owners_and_times(void **state)
+{
+    char msg[256], path[256];
+    struct forged f = {.len = 0};
+    put(&f, TREE_DIR, 0777, "ignored", 7, 7);
+    PUT(&f, TREE_FILE, "f");
+    put(&f, TREE_DATA, 0, "", 0, 0);
+    put(&f, TREE_END, 0, "", 0, 0);
+    assert_int_equal(receive_with(&f, NULL, TREE_CONTENTS, msg, sizeof msg),
+                     0);
+    struct stat st;
+    snprintf(path, sizeof path, "%s/f", inside);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mtim.tv_sec, 1000000000);
+    assert_int_equal(st.st_uid, getuid());
+    assert_int_equal(stat(inside, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    assert_false(exists("in/ignored"));
+    if (getuid() != 0)
+        return; /* (owners can be given by root only) */
+    assert_int_equal(receive_with(&f, NULL, TREE_CONTENTS | TREE_ARCHIVE, msg,
+                                  sizeof msg),
+                     0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_uid, 1234);
+    assert_int_equal(st.st_gid, 4321);
+}
+
 /* The sender's failure is the message told. */
 static void the_senders_failure_is_told(void **state)
 {
@@ -216,6 +286,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(nothing_is_written_through_a_sent_link,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(the_senders_failure_is_told, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(hard_links_stay_inside, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(contents_owners_and_times, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
