@@ -13,7 +13,7 @@ packages="
   uuid-runtime procps acl libcap2-bin iproute2 iptables
   python3 sqlite3 git tar rocksdb-tools libjemalloc2
   podman skopeo crun runc containerd mmdebstrap curl
-  gnuplot-nox
+  gnuplot-nox groff-base man-db systemd
 "
 
 sudo=""
