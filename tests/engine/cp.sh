@@ -3,9 +3,11 @@
 # trees and links both ways, as docker cp copies them, and a container
 # that made symbolic links pointing at host files: it reads no host file
 # through them and has none written through them, on either side.
-# Usage: cp.sh DANAUS. Needs root, /dev/fuse, busybox-static.
+# Usage: cp.sh DANAUS [CEPH_CONF]: the pool's backend a local directory,
+# or with CEPH_CONF a directory of that cluster. Needs root, /dev/fuse,
+# busybox-static.
 set -u
-danaus=$1
+danaus=$1 ceph_conf=${2:-}
 work=$(mktemp -d /tmp/danaus-cp-test.XXXXXX)
 export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
@@ -18,9 +20,12 @@ for c in sh cat echo ls ln mkdir rm sleep stat printf readlink chown touch; do
     ln -s busybox "$img/bin/$c"; done
 echo from-the-image >"$img/etc/motd"
 mkdir -p "$work/back" "$work/out"
+back="local:$work/back"
+[ -z "$ceph_conf" ] || back="ceph:$ceph_conf:/engine-cp-test-$$"
 "$danaus" image import bb "$img" >/dev/null || exit 1
-"$danaus" pool create p --cpus 0 --memory 256M --backend "local:$work/back" ||
-    exit 1
+"$danaus" pool create p --cpus 0 --memory 256M --backend "$back" || exit 1
+check "the pool's backend is the one asked for" "${back%%:*}" \
+    "$(sed -n 's/^backend_kind=//p' "$DANAUS_STATE/pools/p/pool" 2>/dev/null)"
 "$danaus" run -d --pool p --image bb --name c -- sleep 1000 >/dev/null || exit 1
 in_c() { "$danaus" exec c sh -c "$1"; }
 

@@ -63,6 +63,10 @@ add_test(NAME engine_cp
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/cp.sh $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_cp PROPERTIES LABELS engine TIMEOUT 300
   RUN_SERIAL TRUE)
+danaus_ceph_test(engine_cp_ceph LABELS engine
+  PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/cp.sh
+    $<TARGET_FILE:danaus_engine> ${DANAUS_CEPH_CONF})
 # A build without Ceph refuses a ceph backend (tests/engine/no_ceph.sh).
 if(NOT DANAUS_WITH_CEPH)
   add_test(NAME engine_no_ceph
