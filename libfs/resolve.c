@@ -91,7 +91,7 @@ static __thread struct {
     const char *path;
     uint32_t mount;
     size_t rel;
-    char abs[DANAUS_PATH_MAX];
+    char abs[DANAUS_LONG_PATH_MAX];
     char text[DANAUS_PATH_MAX];
 } routed;
 
