@@ -10,7 +10,7 @@ set(DANAUS_LONG_PATHS_TEST ${CMAKE_CURRENT_SOURCE_DIR}/conformance/long-paths.sh
   $<TARGET_FILE:longpath_probe>)
 add_test(NAME long_paths_local COMMAND ${DANAUS_LONG_PATHS_TEST} local -)
 set_tests_properties(long_paths_local PROPERTIES
-  LABELS "conformance;preload;fuse" TIMEOUT 120)
+  LABELS "conformance;preload;fuse;union" TIMEOUT 120)
 danaus_ceph_test(long_paths_ceph LABELS conformance preload fuse
   PROPERTIES TIMEOUT 180
   COMMAND ${DANAUS_LONG_PATHS_TEST} ceph ${DANAUS_CEPH_CONF})
