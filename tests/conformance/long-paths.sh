@@ -27,6 +27,14 @@ backend=$4 ceph_conf=$5
 
 . "$(dirname "$0")/lib.sh"
 site_make longpaths "$backend" "$ceph_conf" || exit 2
+daemon=
+cleanup() {
+    service_stop
+    reference_remove "$backend"
+    unmount_left "$mnt" "$site/union"
+    rm -rf "$site"
+}
+[ -n "${KEEP:-}" ] || trap cleanup EXIT
 reference_make "$backend" "$ceph_conf" longpaths || exit 1
 echo "host secret" > "$site/secret"
 
@@ -83,14 +91,6 @@ if [ "$backend" = local ]; then
     done
 fi
 
-daemon=
-cleanup() {
-    service_stop
-    reference_remove "$backend"
-    unmount_left "$mnt" "$site/union"
-    rm -rf "$site"
-}
-[ -n "${KEEP:-}" ] || trap cleanup EXIT
 service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
     exit 1
 

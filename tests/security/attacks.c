@@ -1643,6 +1643,21 @@ static int long_escape(void *arg)
     int64_t rc = two_strings(&r, slot, DANAUS_CALL_STAT, p, NULL, 0);
     CHILD_CHECK(rc == -ENAMETOOLONG, "a path of 12 KiB: %lld",
                 (long long)rc);
+
+    /* Away with the chain (the site's removal walks no deeper than
+     * PATH_MAX), and with what Ceph's walk made at the instance's root. */
+    const char *made[] = {"up", "abs", "root", "f"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", chain, made[i]);
+        two_strings(&r, slot, DANAUS_CALL_UNLINK, p, NULL, 0);
+    }
+    two_strings(&r, slot, DANAUS_CALL_UNLINK, "escaped-move", NULL, 0);
+    two_strings(&r, slot, DANAUS_CALL_RMDIR, "escaped-dir", NULL, 0);
+    for (; n > 0; n = n > 251 ? n - 251 : 0) {
+        chain[n] = '\0';
+        rc = two_strings(&r, slot, DANAUS_CALL_RMDIR, chain, NULL, 0);
+        CHILD_CHECK(rc == 0, "rmdir of %zu bytes: %lld", n, (long long)rc);
+    }
     raw_detach(&r);
     return 0;
 }
