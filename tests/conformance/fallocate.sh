@@ -34,13 +34,7 @@ fi
 head -c 65536 /dev/zero | tr '\0' 'x' > "$site/lower/f"
 
 daemon=
-cleanup() {
-    service_stop
-    reference_remove "$backend"
-    unmount_left "$mnt" "$site/union"
-    rm -rf "$site"
-}
-[ -n "${KEEP:-}" ] || trap cleanup EXIT
+[ -n "${KEEP:-}" ] || trap 'reference_cleanup "$backend"' EXIT
 start() {
     service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf"
 }

@@ -58,6 +58,17 @@ reference_remove() {
     return 0
 }
 
+# reference_cleanup local|ceph: at the end of a script that made a site
+# (with a union at $site/union, or not) and a reference, what it leaves:
+# the service stopped, the reference and the mounts gone, the site
+# removed.
+reference_cleanup() {
+    service_stop
+    reference_remove "$1"
+    unmount_left "$mnt" "$site/union"
+    rm -rf "$site"
+}
+
 # plain COMMAND...: runs COMMAND without the preload (through the FUSE door
 # on the mount); pre COMMAND...: under the preload, as a client of
 # $service whose library is $lib. Bounded: a broken door must fail the

@@ -28,13 +28,7 @@ backend=$4 ceph_conf=$5
 . "$(dirname "$0")/lib.sh"
 site_make longpaths "$backend" "$ceph_conf" || exit 2
 daemon=
-cleanup() {
-    service_stop
-    reference_remove "$backend"
-    unmount_left "$mnt" "$site/union"
-    rm -rf "$site"
-}
-[ -n "${KEEP:-}" ] || trap cleanup EXIT
+[ -n "${KEEP:-}" ] || trap 'reference_cleanup "$backend"' EXIT
 reference_make "$backend" "$ceph_conf" longpaths || exit 1
 echo "host secret" > "$site/secret"
 
