@@ -130,6 +130,13 @@ expect "no link past PATH_MAX leads the preload out of the instance" \
     "up $refused abs $refused root $refused" \
     "$(flat "$site/preload-escape.txt")"
 
+# A tree deeper than PATH_MAX removed as programs remove one: GNU rm
+# walks it with descriptors (*at calls), under the preload.
+deep pre "$mnt/pre" make
+expect "rm -rf of a tree past PATH_MAX through the preload" "0 gone" \
+    "$(pre rm -rf "$mnt/pre"; echo $? "$(plain ls "$mnt" | grep -c '^pre$' |
+        sed 's/^0$/gone/')")"
+
 [ "$backend" = local ] || exit $((failures != 0))
 
 # The union: the probe over directories its lower branch holds.

@@ -169,6 +169,23 @@ int main(int argc, char **argv)
     say("stat it", stat(r, &st));
     say("rmdir e", rmdir(q));
 
+    /* *at calls from a descriptor of the chain's end, whose path from the
+     * mount's top is longer than PATH_MAX. */
+    int end = open(p, O_RDONLY | O_DIRECTORY);
+    say("open chain O_DIRECTORY", end < 0 ? -1 : 0);
+    say("mkdirat end z", mkdirat(end, "z", 0700));
+    fd = openat(end, "z/f", O_CREAT | O_EXCL | O_WRONLY, 0600);
+    say("openat end z/f O_CREAT", fd < 0 ? -1 : 0);
+    if (fd >= 0)
+        close(fd);
+    say("fstatat end z/f", fstatat(end, "z/f", &st, 0));
+    say("renameat end z/f z/g", renameat(end, "z/f", end, "z/g"));
+    say("fchmodat end z/g", fchmodat(end, "z/g", 0644, 0));
+    say("unlinkat end z/g", unlinkat(end, "z/g", 0));
+    say("unlinkat end z AT_REMOVEDIR", unlinkat(end, "z", AT_REMOVEDIR));
+    if (end >= 0)
+        close(end);
+
     /* Take the chain down again, deepest first. */
     int down = 0;
     snprintf(q, sizeof q, "%s/f", p);
