@@ -23,7 +23,8 @@
  * later piece whose ".." or absolute symlink would need a directory above
  * its start is refused with ENAMETOOLONG, as the whole path was before
  * such paths were resolved: only a walk that keeps every directory of the
- * path could take it, and the kernel's cannot be told the root.
+ * path could take it, and the kernel's cannot be told the root. Each
+ * piece follows up to the kernel's 40 links (ELOOP) on its own.
  */
 #ifndef DANAUS_LOCAL_PATH_H
 #define DANAUS_LOCAL_PATH_H
