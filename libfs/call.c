@@ -15,16 +15,27 @@
 #include <stdatomic.h>
 #include <string.h>
 
-int pack_str(struct call_pack *p, const char *s)
+/* Appends s and its NUL when s is shorter than max bytes and fits. */
+static int pack_below(struct call_pack *p, const char *s, size_t max)
 {
-    size_t n = strnlen(s, DANAUS_PATH_MAX);
-    if (n >= DANAUS_PATH_MAX || n + 1 > p->cap - p->len) {
+    size_t n = strnlen(s, max);
+    if (n >= max || n + 1 > p->cap - p->len) {
         errno = ENAMETOOLONG;
         return -1;
     }
     memcpy(p->buf + p->len, s, n + 1);
     p->len += (uint32_t)(n + 1);
     return 0;
+}
+
+int pack_str(struct call_pack *p, const char *s)
+{
+    return pack_below(p, s, DANAUS_PATH_MAX);
+}
+
+int pack_path(struct call_pack *p, const char *rel)
+{
+    return pack_below(p, rel, DANAUS_LONG_PATH_MAX);
 }
 
 int pack_data(struct call_pack *p, const void *data, size_t n)
@@ -86,7 +97,7 @@ int call_begin(struct call *c, enum danaus_call id, uint32_t mount,
  * (ENOTDIR), as the kernel does. */
 static int pack_rel(struct call_pack *p, const char *rel, bool slash)
 {
-    if (pack_str(p, rel) < 0)
+    if (pack_path(p, rel) < 0)
         return -1;
     if (!slash || rel[0] == '\0')
         return 0;

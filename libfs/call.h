@@ -32,6 +32,11 @@ struct call_pack {
  * DANAUS_PATH_MAX bytes or longer or does not fit. */
 int pack_str(struct call_pack *p, const char *s);
 
+/* Appends rel, an instance-relative path (resolved_path.rel), and its NUL.
+ * 0, or -1 with errno ENAMETOOLONG when rel is DANAUS_LONG_PATH_MAX bytes
+ * or longer or does not fit. */
+int pack_path(struct call_pack *p, const char *rel);
+
 /* Appends n data bytes. 0, or -1 with errno E2BIG when they do not fit. */
 int pack_data(struct call_pack *p, const void *data, size_t n);
 

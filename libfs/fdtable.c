@@ -617,7 +617,7 @@ void fdtable_mark_lost(int fd)
 
 void fdtable_renamed(const char *from, const char *to)
 {
-    char moved[DANAUS_PATH_MAX];
+    char moved[DANAUS_LONG_PATH_MAX];
     pthread_mutex_lock(&table_lock);
     struct fd_entry *e;
     for (int fd = 0; (e = next_file(&fd)); fd++) {

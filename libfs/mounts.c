@@ -11,18 +11,14 @@
 #include <stdbool.h>
 #include <string.h>
 
-int path_normalize(const char *abs, char *out, size_t size)
+/* Appends the components of s to out, which holds *n bytes without a
+ * trailing '/': "." and empty ones dropped, ".." dropping the last one
+ * (none left: it stays at "/"). 0, or -1 with errno ENAMETOOLONG. */
+static int append_components(char *out, size_t *np, size_t size,
+                             const char *s)
 {
-    if (abs[0] != '/') {
-        errno = EINVAL;
-        return -1;
-    }
-    if (size < 2) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    size_t n = 0; /* out holds n bytes, no trailing '/' unless it is "/" */
-    const char *p = abs;
+    size_t n = *np;
+    const char *p = s;
     while (*p) {
         while (*p == '/')
             p++;
@@ -47,10 +43,36 @@ int path_normalize(const char *abs, char *out, size_t size)
         memcpy(out + n, start, len);
         n += len;
     }
+    *np = n;
+    return 0;
+}
+
+/* The lexical normal form of base (absolute) joined with path (NULL:
+ * none), as path_normalize gives it, without joining them first. */
+static int normalize_joined(const char *base, const char *path, char *out,
+                            size_t size)
+{
+    if (base[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    if (size < 2) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    size_t n = 0;
+    if (append_components(out, &n, size, base) < 0 ||
+        (path && append_components(out, &n, size, path) < 0))
+        return -1;
     if (n == 0)
         out[n++] = '/';
     out[n] = '\0';
     return 0;
+}
+
+int path_normalize(const char *abs, char *out, size_t size)
+{
+    return normalize_joined(abs, NULL, out, size);
 }
 
 int mount_table_add(struct mount_table *t, const char *path, uint32_t index)
@@ -116,28 +138,23 @@ int mount_table_match(const struct mount_table *t, const char *norm,
 int path_resolve_from(const struct mount_table *t, const char *base,
                       const char *path, struct resolved_path *out)
 {
-    char joined[2 * DANAUS_PATH_MAX];
     if (path[0] == '\0') {
         errno = ENOENT;
         return -1;
     }
-    if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX) {
+    /* The kernel's rule on one path argument; the directory a relative
+     * one starts from may be deeper (a descriptor opened by a long path),
+     * up to what the wire carries. */
+    if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX ||
+        (path[0] != '/' &&
+         strnlen(base, DANAUS_LONG_PATH_MAX) >= DANAUS_LONG_PATH_MAX)) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    if (path[0] == '/') {
-        strcpy(joined, path);
-    } else {
-        size_t n = strnlen(base, DANAUS_PATH_MAX);
-        if (n >= DANAUS_PATH_MAX) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        memcpy(joined, base, n);
-        joined[n] = '/';
-        strcpy(joined + n + 1, path);
-    }
-    if (path_normalize(joined, out->abs, sizeof out->abs) < 0)
+    int rc = path[0] == '/'
+                 ? path_normalize(path, out->abs, sizeof out->abs)
+                 : normalize_joined(base, path, out->abs, sizeof out->abs);
+    if (rc < 0)
         return -1;
     int m = mount_table_match(t, out->abs, &out->rel);
     if (m < 0)

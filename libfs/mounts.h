@@ -32,10 +32,12 @@ struct mount_table {
 };
 
 /* A resolved path: the mount, its absolute normalized form, and the part
- * below the mount point ("" for the mount root), which points into abs. */
+ * below the mount point ("" for the mount root), which points into abs.
+ * A relative path joined to its directory may be longer than PATH_MAX,
+ * as the kernel allows (wire.h). */
 struct resolved_path {
     uint32_t mount;
-    char abs[DANAUS_PATH_MAX];
+    char abs[DANAUS_LONG_PATH_MAX];
     const char *rel;
 };
 

@@ -49,11 +49,12 @@ static int base_directory(int dirfd, char *out, size_t size)
 }
 
 /* base gets the directory path starts from, when it is relative. */
-static int find_base(int dirfd, const char *path, char base[DANAUS_PATH_MAX])
+static int find_base(int dirfd, const char *path,
+                     char base[DANAUS_LONG_PATH_MAX])
 {
     if (path[0] == '/' || path[0] == '\0')
         return 0;
-    if (base_directory(dirfd, base, DANAUS_PATH_MAX) < 0) {
+    if (base_directory(dirfd, base, DANAUS_LONG_PATH_MAX) < 0) {
         if (errno == ERANGE)
             errno = ENAMETOOLONG;
         return -1;
@@ -64,7 +65,7 @@ static int find_base(int dirfd, const char *path, char base[DANAUS_PATH_MAX])
 int path_resolve(const struct mount_table *t, int dirfd, const char *path,
                  struct resolved_path *out)
 {
-    char base[DANAUS_PATH_MAX];
+    char base[DANAUS_LONG_PATH_MAX];
     if (find_base(dirfd, path, base) < 0)
         return -1;
     return path_resolve_from(t, base, path, out);
@@ -73,7 +74,7 @@ int path_resolve(const struct mount_table *t, int dirfd, const char *path,
 int path_resolve_name(const struct mount_table *t, int dirfd,
                       const char *path, struct resolved_path *out)
 {
-    char base[DANAUS_PATH_MAX];
+    char base[DANAUS_LONG_PATH_MAX];
     if (find_base(dirfd, path, base) < 0)
         return -1;
     return path_resolve_name_from(t, base, path, out);
@@ -91,7 +92,7 @@ static __thread struct {
     const char *path;
     uint32_t mount;
     size_t rel;
-    char abs[DANAUS_PATH_MAX];
+    char abs[DANAUS_LONG_PATH_MAX];
     char text[DANAUS_PATH_MAX];
 } routed;
 

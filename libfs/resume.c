@@ -24,7 +24,7 @@
 /* The request of a call whose answer overwrites it (resume_keep_request),
  * not replaced while resume_call waits for the next service: the
  * resume's own calls (the opens of stale descriptors) are not kept. */
-static __thread unsigned char kept[2 * DANAUS_PATH_MAX + 8];
+static __thread unsigned char kept[DANAUS_LONG_PATH_MAX + DANAUS_PATH_MAX + 8];
 static __thread uint32_t kept_len;
 static __thread bool keeping_paused;
 
@@ -145,7 +145,7 @@ static int stat_on(uint32_t mount, uint64_t handle, struct danaus_stat *st)
 static bool holds_at(const struct service *now, int fd, uint64_t ino,
                      int64_t off, const void *bytes, uint32_t n)
 {
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     uint32_t mount;
     if (fdtable_path(fd, path, sizeof path) < 0)
         return false;
@@ -324,7 +324,7 @@ static uint64_t reopen(const struct service *now, const char *path,
     *mount = (uint32_t)index;
     struct call c;
     if (call_begin(&c, DANAUS_CALL_OPEN, *mount, 0) < 0 || c.svc != now ||
-        pack_str(&c.pack, rel) < 0)
+        pack_path(&c.pack, rel) < 0)
         return service_gone(now) ? 0 : FDTABLE_LOST;
     c.desc.arg[0] = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC);
     int64_t handle = call_send(&c);

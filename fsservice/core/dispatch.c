@@ -198,7 +198,7 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
         return -EINVAL;
 
     /* Field by field: an initializer would also zero the two path buffers,
-     * 8 KiB per request, which request_string fills when a call has
+     * 16 KiB per request, which request_string fills when a call has
      * strings. */
     struct request r;
     r.svc = svc;

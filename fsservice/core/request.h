@@ -37,8 +37,10 @@ struct request {
     uint32_t *cache_gen_out; /* the slot's cache_gen (ipc.h) */
     struct ipc_slot *slot;   /* for ipc_publish_bytes */
     int at_flags;            /* a path call's AT_ flags, once checked */
-    char path[DANAUS_PATH_MAX];
-    char path2[DANAUS_PATH_MAX]; /* second string: rename target, xattr name */
+    /* Instance-relative paths may be longer than PATH_MAX (wire.h). */
+    char path[DANAUS_LONG_PATH_MAX];
+    char path2[DANAUS_LONG_PATH_MAX]; /* second string: rename target,
+                                         xattr name */
 };
 
 typedef int64_t (*call_handler)(struct request *r);

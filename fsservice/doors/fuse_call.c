@@ -43,11 +43,11 @@ void fuse_call_paced(struct fuse_call *c)
 
 int fuse_call_path(struct fuse_call *c, fuse_ino_t ino, char *path)
 {
-    return fuse_node_path(&c->ex->nodes, ino, path, PATH_MAX);
+    return fuse_node_path(&c->ex->nodes, ino, path, DANAUS_LONG_PATH_MAX);
 }
 
 int fuse_call_child_path(struct fuse_call *c, fuse_ino_t parent,
                          const char *name, char *path)
 {
-    return fuse_node_child_path(&c->ex->nodes, parent, name, path, PATH_MAX);
+    return fuse_node_child_path(&c->ex->nodes, parent, name, path, DANAUS_LONG_PATH_MAX);
 }

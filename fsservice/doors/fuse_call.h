@@ -34,8 +34,10 @@ void fuse_call_pace(struct fuse_call *c, bool op, size_t bytes);
  * a change it made is announced to the preload's caches. */
 void fuse_call_paced(struct fuse_call *c);
 
-/* The path of node ino, or of name in node parent, into path (PATH_MAX
- * bytes): 0 or -errno. */
+/* The path of node ino, or of name in node parent, into path
+ * (DANAUS_LONG_PATH_MAX bytes: the kernel walks a deep directory's names
+ * one lookup at a time, so a node's path may be longer than PATH_MAX):
+ * 0 or -errno. */
 int fuse_call_path(struct fuse_call *c, fuse_ino_t ino, char *path);
 int fuse_call_child_path(struct fuse_call *c, fuse_ino_t parent,
                          const char *name, char *path);

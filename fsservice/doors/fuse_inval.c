@@ -34,7 +34,7 @@ static uint64_t parent_node(struct fuse_export *ex, const char *path,
 {
     const char *slash = strrchr(path, '/');
     size_t len = slash ? (size_t)(slash - path) : 0;
-    char dir[PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     uint64_t ino;
     *name = slash ? slash + 1 : path;
     if (len >= sizeof dir)
@@ -51,7 +51,7 @@ static uint64_t parent_node(struct fuse_export *ex, const char *path,
  * whatever is mounted on it. */
 static void expire_node_name(struct fuse_export *ex, uint64_t id)
 {
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     const char *name;
     if (fuse_node_path(&ex->nodes, id, path, sizeof path) < 0 ||
         path[0] == '\0') /* the root has no entry */

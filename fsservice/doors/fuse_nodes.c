@@ -11,6 +11,7 @@
 #include "fuse_nodes.h"
 
 #include <errno.h>
+#include <danaus/wire.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -380,7 +381,7 @@ static int path_locked(struct fuse_nodes *t, uint64_t id, char *out,
     for (uint64_t x = id; x != ROOT_ID; x = rec(t, x)->parent) {
         const struct node_rec *r = rec(t, x);
         if (r->state != NODE_NAMED || !in_use(t, r->parent) ||
-            ++depth > PATH_MAX / 2)
+            ++depth > DANAUS_LONG_PATH_MAX / 2)
             return -ESTALE;
         len += r->namelen + (len ? 1u : 0u);
     }
@@ -501,7 +502,8 @@ void fuse_nodes_unlinked(struct fuse_nodes *t, const char *path)
 /* Whether id is dir or lies below it. */
 static bool below(const struct fuse_nodes *t, uint64_t id, uint64_t dir)
 {
-    for (size_t depth = 0; id != ROOT_ID && depth <= PATH_MAX / 2; depth++) {
+    for (size_t depth = 0; id != ROOT_ID && depth <= DANAUS_LONG_PATH_MAX / 2;
+         depth++) {
         if (id == dir)
             return true;
         id = rec(t, id)->parent;
@@ -515,7 +517,7 @@ void fuse_nodes_rename(struct fuse_nodes *t, const char *from,
     const char *slash = strrchr(to, '/');
     const char *base = slash ? slash + 1 : to;
     size_t len = strlen(base);
-    char dir[PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     size_t dirlen = slash ? (size_t)(slash - to) : 0;
     if (dirlen >= sizeof dir)
         return;

@@ -87,7 +87,7 @@ static int attrs_of(struct fuse_call *c, fuse_ino_t ino, struct ls_file *file,
                     struct stat *st)
 {
     struct danaus_stat d;
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int rc;
     if (file) {
         rc = c->inst->ops->fstat(file, c->cred, &d);
@@ -176,7 +176,7 @@ static void reply_entry(struct fuse_call *c, const char *path, bool negative)
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int rc = fuse_call_child_path(&c, parent, name, path);
     if (rc < 0)
         fuse_reply_err(req, -rc);
@@ -268,7 +268,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
                        int to_set, struct fuse_file_info *fi)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     struct ls_file *file = NULL;
     int rc = fi ? fuse_replay_file(&c, fi, &file)
                 : fuse_call_path(&c, ino, path);
@@ -292,7 +292,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int rc = fuse_call_path(&c, ino, path);
     if (rc == 0)
         rc = c.inst->ops->access(c.inst, c.cred, path, mask, 0);
@@ -302,7 +302,7 @@ static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
     BEGIN(req, c);
-    char path[PATH_MAX], target[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX], target[PATH_MAX];
     int rc = fuse_call_path(&c, ino, path);
     ssize_t n = rc < 0 ? rc
                        : c.inst->ops->readlink(c.inst, c.cred, path, target,
@@ -322,7 +322,7 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
                  enum make what, mode_t mode, dev_t dev, const char *target)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     enum fuse_done_op op = what == MAKE_DIR    ? DONE_MKDIR
                            : what == MAKE_NODE ? DONE_MKNOD
                                                : DONE_SYMLINK;
@@ -373,7 +373,7 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
                         bool dir)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     enum fuse_done_op op = dir ? DONE_RMDIR : DONE_UNLINK;
     int rc = fuse_call_child_path(&c, parent, name, path);
     enum earlier e = rc < 0 ? EARLIER_NONE : fuse_replay_find(&c, op, &rc);
@@ -421,7 +421,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
                       unsigned int flags)
 {
     BEGIN(req, c);
-    char from[PATH_MAX], to[PATH_MAX];
+    char from[DANAUS_LONG_PATH_MAX], to[DANAUS_LONG_PATH_MAX];
     int rc = fuse_call_child_path(&c, parent, name, from);
     if (rc == 0)
         rc = fuse_call_child_path(&c, newparent, newname, to);
@@ -461,7 +461,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
                     const char *newname)
 {
     BEGIN(req, c);
-    char existing[PATH_MAX], path[PATH_MAX];
+    char existing[DANAUS_LONG_PATH_MAX], path[DANAUS_LONG_PATH_MAX];
     int rc = fuse_call_path(&c, ino, existing);
     if (rc == 0)
         rc = fuse_call_child_path(&c, newparent, newname, path);
@@ -535,7 +535,7 @@ static void take_back(struct fuse_call *c, struct fuse_file_info *fi)
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int flags = fi->flags & BACKEND_OPEN_FLAGS;
     struct ls_file *file;
     if (fuse_replay_opened(&c, DONE_OPEN, fi)) {
@@ -565,7 +565,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
                       mode_t mode, struct fuse_file_info *fi)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int flags =
         (fi->flags & (BACKEND_OPEN_FLAGS | O_TRUNC | O_EXCL)) | O_CREAT;
     mode = nosuid_mode(c.ex->nosuid, mode);
@@ -689,7 +689,7 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     struct danaus_statfs s;
     int rc = fuse_call_path(&c, ino, path);
     if (rc == 0)
@@ -755,7 +755,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 static int open_dir(struct fuse_call *c, fuse_ino_t ino, struct ls_file **dir)
 {
     const struct ls_ops *ops = c->inst->ops;
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int rc = fuse_call_path(c, ino, path);
     if (rc == 0)
         rc = ops->open(c->inst, c->cred, path, O_RDONLY | O_DIRECTORY, 0, dir);
@@ -796,7 +796,7 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
                         const char *value, size_t size, int flags)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     const struct idmap *m = c.ex->creds->idmap;
     unsigned char *mapped =
         idmap_xattr_names_ids(m, name) && size ? malloc(size) : NULL;
@@ -824,7 +824,7 @@ static void query_xattr(fuse_req_t req, fuse_ino_t ino, const char *name,
                         size_t size)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     char *buf = size ? malloc(size) : NULL;
     ssize_t n = size && !buf ? -ENOMEM : fuse_call_path(&c, ino, path);
     if (n == 0)
@@ -858,7 +858,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int rc = fuse_call_path(&c, ino, path);
     if (rc == 0) {
         fuse_call_pace(&c, true, 0);
@@ -880,7 +880,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
         return;
     }
     BEGIN(req, c);
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     struct ls_file *dir;
     if (fuse_replay_opened(&c, DONE_OPENDIR, fi)) {
         if (fuse_reply_open(req, fi) != 0)
@@ -930,7 +930,7 @@ static bool dot_or_dotdot(const char *name)
 static void plus_entry(struct listing *l, const struct danaus_dirent *de,
                        struct fuse_entry_param *e)
 {
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     struct danaus_stat d;
     memset(e, 0, sizeof *e);
     if (dot_or_dotdot(de->d_name) ||

@@ -91,7 +91,7 @@ static int reopen(struct fuse_call *c, const struct fuse_handle *h, int flags,
         fuse_cred_of(c->ex->creds, getpid(), geteuid(), getegid());
     if (!self)
         return -ENOMEM;
-    char path[PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     struct ls_file *file = NULL;
     struct danaus_stat d;
     int rc = fuse_call_path(c, h->node, path);

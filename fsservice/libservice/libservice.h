@@ -8,9 +8,12 @@
  * calling it directly: no copy, no thread hop between layers.
  *
  * Conventions:
- *  - paths are instance-relative ("" is the instance root, no leading '/').
- *    A backend resolves them inside its root: neither ".." nor a symlink
- *    (absolute or relative) ever leads outside it.
+ *  - paths are instance-relative ("" is the instance root, no leading '/'),
+ *    shorter than DANAUS_LONG_PATH_MAX, which is longer than the kernel's
+ *    PATH_MAX: a relative path the kernel accepts, joined to the directory
+ *    it starts from (wire.h). A backend resolves them inside its root:
+ *    neither ".." nor a symlink (absolute or relative) ever leads outside
+ *    it.
  *  - every call acts with the client's credentials (struct ls_cred).
  *  - results are >= 0 on success and -errno on failure.
  *  - flags arguments named "at" take AT_SYMLINK_NOFOLLOW (and AT_EACCESS for

@@ -41,6 +41,12 @@
 #define DANAUS_NARGS 6
 #define DANAUS_CLOSE_BATCH 32 /* handles one CLOSE may name */
 #define DANAUS_PATH_MAX 4096
+/* The longest instance-relative path a call carries, with its NUL. The
+ * kernel bounds each path argument (below DANAUS_PATH_MAX), not the depth
+ * it resolves: a relative argument joined to the directory it starts
+ * from (below DANAUS_PATH_MAX too) may be up to twice as long, and the
+ * service resolves it (libservice.h). */
+#define DANAUS_LONG_PATH_MAX (2 * DANAUS_PATH_MAX)
 #define DANAUS_MAX_GROUPS 64  /* supplementary groups kept per client */
 /* Symbolic links one path walk follows before ELOOP, as Linux's own walk
  * (MAXSYMLINKS): every walker of Danaus, the client's, the backends' and

@@ -304,7 +304,7 @@ static void moved(const char *from, const char *to)
 static void follow_rename(const char *from_abs, const char *to_abs,
                           unsigned flags)
 {
-    char from[DANAUS_PATH_MAX], to[DANAUS_PATH_MAX];
+    char from[DANAUS_LONG_PATH_MAX], to[DANAUS_LONG_PATH_MAX];
     without_slash(from_abs, from);
     without_slash(to_abs, to);
     if (flags & RENAME_EXCHANGE) {
@@ -341,7 +341,7 @@ static int two_path_call(enum danaus_call id, int fromfd, const char *from,
         errno = EXDEV;
         return -1;
     }
-    if (pack_str(&c.pack, where_to.rel) < 0)
+    if (pack_path(&c.pack, where_to.rel) < 0)
         return -1;
     c.desc.arg[0] = arg0;
     if (send_status(&c) < 0)
@@ -423,7 +423,7 @@ DANAUS_EXPORT int danaus_symlinkat(const char *target, int newdirfd,
     /* The target is stored as written, never resolved here. */
     if (resolve_for_call(&svc->mounts, newdirfd, linkpath, true, &where) < 0 ||
         call_begin(&c, DANAUS_CALL_SYMLINK, where.mount, 0) < 0 ||
-        pack_str(&c.pack, target) < 0 || pack_str(&c.pack, where.rel) < 0)
+        pack_str(&c.pack, target) < 0 || pack_path(&c.pack, where.rel) < 0)
         return -1;
     return send_status(&c);
 }

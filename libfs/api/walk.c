@@ -301,6 +301,11 @@ static int enter_parent(const char *dir, bool *kernel_moved)
             errno = ENOTDIR;
             rc = -1;
         }
+        /* The cwd is kept below PATH_MAX (cwd.h). */
+        if (rc == 0 && strlen(where->abs) >= DANAUS_PATH_MAX) {
+            errno = ENAMETOOLONG;
+            rc = -1;
+        }
         if (rc == 0)
             cwd_set(where->abs);
     } else {

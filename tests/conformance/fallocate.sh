@@ -24,30 +24,17 @@ backend=$4 ceph_conf=$5
 
 . "$(dirname "$0")/lib.sh"
 site_make fallocate "$backend" "$ceph_conf" || exit 2
-mkdir "$site/upper" "$site/lower" "$site/plain" || exit 1
+mkdir "$site/upper" "$site/lower" || exit 1
+reference_make "$backend" "$ceph_conf" fallocate || exit 1
 if [ "$backend" = local ]; then
     echo "union $site/union local $site/upper $site/lower" \
         >> "$site/danausd.conf"
-    ref=$site/plain
-else
-    ref=$site/cephfuse
-    mkdir "$ref" || exit 1
-    ceph-fuse -c "$ceph_conf" -r / "$ref" > "$site/ceph-fuse.log" 2>&1 ||
-        { echo "ceph-fuse failed:"; cat "$site/ceph-fuse.log"; exit 1; }
-    ref=$ref/fallocate-ref-$$
-    mkdir "$ref" || exit 1
 fi
 # 64 KiB of 'x': no zero byte anywhere.
 head -c 65536 /dev/zero | tr '\0' 'x' > "$site/lower/f"
 
 daemon=
-cleanup() {
-    service_stop
-    [ "$backend" = ceph ] && rm -rf "$ref" && umount "$site/cephfuse"
-    unmount_left "$mnt" "$site/union"
-    rm -rf "$site"
-}
-[ -n "${KEEP:-}" ] || trap cleanup EXIT
+[ -n "${KEEP:-}" ] || trap 'reference_cleanup "$backend"' EXIT
 start() {
     service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf"
 }

@@ -37,6 +37,38 @@ site_make() {
     } > "$site/danausd.conf"
 }
 
+# reference_make local|ceph CEPH_CONF NAME: $ref, a directory of the
+# kernel's client of the backend to compare with: $site/plain on the host
+# (ext4) for local, for Ceph a directory NAME-ref-PID of a ceph-fuse mount
+# of the cluster at $site/cephfuse. $site/plain is made either way.
+reference_make() {
+    mkdir "$site/plain" || return 1
+    ref=$site/plain
+    [ "$1" = local ] && return 0
+    mkdir "$site/cephfuse" || return 1
+    ceph-fuse -c "$2" -r / "$site/cephfuse" > "$site/ceph-fuse.log" 2>&1 ||
+        { echo "ceph-fuse failed:"; cat "$site/ceph-fuse.log"; return 1; }
+    ref=$site/cephfuse/$3-ref-$$
+    mkdir "$ref"
+}
+
+# reference_remove local|ceph: removes what reference_make made in Ceph.
+reference_remove() {
+    [ "$1" = ceph ] && rm -rf "$ref" && umount "$site/cephfuse"
+    return 0
+}
+
+# reference_cleanup local|ceph: at the end of a script that made a site
+# (with a union at $site/union, or not) and a reference, what it leaves:
+# the service stopped, the reference and the mounts gone, the site
+# removed.
+reference_cleanup() {
+    service_stop
+    reference_remove "$1"
+    unmount_left "$mnt" "$site/union"
+    rm -rf "$site"
+}
+
 # plain COMMAND...: runs COMMAND without the preload (through the FUSE door
 # on the mount); pre COMMAND...: under the preload, as a client of
 # $service whose library is $lib. Bounded: a broken door must fail the

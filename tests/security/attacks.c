@@ -1584,6 +1584,155 @@ static void test_two_containers(void **state)
     }
 }
 
+/* ---- paths longer than PATH_MAX that try to lead out (issue 38) ---- */
+
+#define LONG_LEVELS 20 /* names of 250 bytes: 5,019 bytes deep */
+
+/* A call on the two strings a and b (b NULL: one string), with arg0. */
+static int64_t two_strings(struct raw *r, int slot, enum danaus_call call,
+                           const char *a, const char *b, int64_t arg0)
+{
+    static char buf[4 * DANAUS_LONG_PATH_MAX];
+    size_t la = strlen(a) + 1, lb = b ? strlen(b) + 1 : 0;
+    CHILD_CHECK(la + lb <= sizeof buf, "strings too long");
+    memcpy(buf, a, la);
+    if (b)
+        memcpy(buf + la, b, lb);
+    struct danaus_desc d = {.call = call, .mount = raw_mount(r, MOUNT_A)};
+    d.arg[0] = arg0;
+    return raw_call(r, (uint32_t)slot, &d, buf, (uint32_t)(la + lb), 10000);
+}
+
+/* As root (whom no permission stops), on MOUNT_A (its root one level below the site): a chain of
+ * LONG_LEVELS directories, longer than PATH_MAX, made with the whole path
+ * each time; at its end symlinks out ("up" climbs LONG_LEVELS + 1 levels
+ * to the site's "secret", "abs" names it, "root" is "/"), and paths that
+ * try to leave through them and through "..". Nothing may open, and
+ * nothing be made or moved, outside the instance: on the local backend
+ * the later part of such a path may not climb above where it starts
+ * (ENAMETOOLONG); Ceph's walk stops a climb at the instance's root
+ * (ENOENT: no secret there). */
+static int long_escape(void *arg)
+{
+    (void)arg;
+    struct raw r = attacker_attach();
+    int slot = raw_slot(&r);
+    CHILD_CHECK(slot >= 0, "slot");
+    static char chain[DANAUS_LONG_PATH_MAX], p[4 * DANAUS_LONG_PATH_MAX],
+        q[2 * DANAUS_LONG_PATH_MAX];
+    char name[251], secret[PATH_MAX + 16];
+    memset(name, 'c', 250);
+    name[250] = '\0';
+    snprintf(secret, sizeof secret, "%s/secret", site.dir);
+    size_t n = 0;
+    for (int i = 0; i < LONG_LEVELS; i++) {
+        n += (size_t)sprintf(chain + n, "%s%s", i ? "/" : "", name);
+        int64_t rc = two_strings(&r, slot, DANAUS_CALL_MKDIR, chain, NULL,
+                                 0755);
+        CHILD_CHECK(rc == 0, "mkdir of %zu bytes: %lld", n, (long long)rc);
+    }
+    char up[3 * LONG_LEVELS + 16] = "";
+    for (int i = 0; i <= LONG_LEVELS; i++)
+        strcat(up, "../");
+    strcat(up, "secret");
+    const char *links[][2] = {{"up", up}, {"abs", secret}, {"root", "/"}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", chain, links[i][0]);
+        int64_t rc = two_strings(&r, slot, DANAUS_CALL_SYMLINK, links[i][1],
+                                 p, 0);
+        CHILD_CHECK(rc == 0, "symlink %s: %lld", links[i][0], (long long)rc);
+    }
+    snprintf(q, sizeof q, "%s/f", chain);
+    int64_t h = raw_open(&r, (uint32_t)slot, raw_mount(&r, MOUNT_A), q,
+                         O_CREAT | O_WRONLY);
+    CHILD_CHECK(h > 0, "create at the end: %lld", (long long)h);
+
+    /* What each try names: through the links, ".." past the chain's top
+     * in a later piece, and ".." filling a first piece and going on. */
+    char dots[3 * (LONG_LEVELS + 1) + 1] = "";
+    for (int i = 0; i <= LONG_LEVELS; i++)
+        strcat(dots, "/..");
+    const char *tries[] = {"/up", "/abs", NULL, "/../../secret", NULL};
+    for (int i = 0; i < 5; i++) {
+        if (i == 2)
+            snprintf(p, sizeof p, "%s/root%s", chain, secret);
+        else if (i == 4)
+            snprintf(p, sizeof p, "%s%s/secret", chain, dots);
+        else
+            snprintf(p, sizeof p, "%s%s", chain, tries[i]);
+        int64_t rc = raw_open(&r, (uint32_t)slot, raw_mount(&r, MOUNT_A), p,
+                              O_RDONLY);
+        CHILD_CHECK(rc < 0, "open of try %d gave a handle", i);
+        rc = two_strings(&r, slot, DANAUS_CALL_STAT, p, NULL, 0);
+        CHILD_CHECK(rc < 0, "stat of try %d answered", i);
+    }
+    p[0] = '\0';
+    for (int i = 0; i < 1400; i++)
+        strcat(p, "../");
+    strcat(p, "secret");
+    CHILD_CHECK(raw_open(&r, (uint32_t)slot, raw_mount(&r, MOUNT_A), p,
+                         O_RDONLY) < 0,
+                "open of 1,400 \"..\" gave a handle");
+
+    /* Made or moved out: the test looks for them on the host. */
+    snprintf(p, sizeof p, "%s%s/escaped-dir", chain, dots);
+    two_strings(&r, slot, DANAUS_CALL_MKDIR, p, NULL, 0755);
+    snprintf(p, sizeof p, "%s/up/../escaped-link", chain);
+    two_strings(&r, slot, DANAUS_CALL_SYMLINK, "x", p, 0);
+    snprintf(p, sizeof p, "%s%s/escaped-move", chain, dots);
+    two_strings(&r, slot, DANAUS_CALL_RENAME, q, p, 0);
+    snprintf(p, sizeof p, "%s/abs", chain);
+    two_strings(&r, slot, DANAUS_CALL_TRUNCATE, p, NULL, 0);
+
+    /* Longer than any path the wire carries. */
+    memset(p, 'a', 3 * DANAUS_PATH_MAX);
+    p[3 * DANAUS_PATH_MAX] = '\0';
+    int64_t rc = two_strings(&r, slot, DANAUS_CALL_STAT, p, NULL, 0);
+    CHILD_CHECK(rc == -ENAMETOOLONG, "a path of 12 KiB: %lld",
+                (long long)rc);
+
+    /* Away with the chain (the site's removal walks no deeper than
+     * PATH_MAX), and with what Ceph's walk made at the instance's root. */
+    const char *made[] = {"up", "abs", "root", "f"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", chain, made[i]);
+        two_strings(&r, slot, DANAUS_CALL_UNLINK, p, NULL, 0);
+    }
+    two_strings(&r, slot, DANAUS_CALL_UNLINK, "escaped-move", NULL, 0);
+    two_strings(&r, slot, DANAUS_CALL_RMDIR, "escaped-dir", NULL, 0);
+    for (; n > 0; n = n > 251 ? n - 251 : 0) {
+        chain[n] = '\0';
+        rc = two_strings(&r, slot, DANAUS_CALL_RMDIR, chain, NULL, 0);
+        CHILD_CHECK(rc == 0, "rmdir of %zu bytes: %lld", n, (long long)rc);
+    }
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_long_paths_stay_inside(void **state)
+{
+    (void)state;
+    start("longpaths", "");
+    char secret[PATH_MAX + 64];
+    snprintf(secret, sizeof secret, "%s/secret", site.dir);
+    FILE *f = fopen(secret, "w");
+    assert_non_null(f);
+    fputs("host secret\n", f);
+    fclose(f);
+    assert_int_equal(chmod(secret, 0644), 0);
+    assert_int_equal(reap(spawn(long_escape, NULL), 60), 0);
+    const char *made[] = {"escaped-dir", "escaped-link", "escaped-move"};
+    for (int i = 0; i < 3; i++) {
+        char p[PATH_MAX + 64];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", site.dir, made[i]);
+        assert_int_equal(lstat(p, &st), -1);
+    }
+    struct stat st;
+    assert_int_equal(stat(secret, &st), 0);
+    assert_int_equal(st.st_size, 12);
+}
+
 /* ---- a hello from a process that did not connect (issue 35, 2) ---- */
 
 /* In a container's mount namespace with the view of MOUNT_A: connects,
@@ -2108,6 +2257,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_curves_for_root_only, stop),
         cmocka_unit_test_teardown(test_branch_forget_for_root_only, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
+        cmocka_unit_test_teardown(test_long_paths_stay_inside, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
         cmocka_unit_test_teardown(test_uid_takes_handles_and_locks, stop),

@@ -102,6 +102,62 @@ static void match_longest_prefix_on_component_boundary(void **state)
     mount_table_clear(&t);
 }
 
+/* n bytes of "c/c/...": 125 names of 250 'c's and what is left. */
+static char *names_of(size_t n)
+{
+    char *s = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        s[i] = i % 251 == 250 ? '/' : 'c';
+    s[n] = '\0';
+    return s;
+}
+
+/* As the kernel: one path argument below PATH_MAX, however deep the
+ * directory it starts from; the join may be longer, up to what the wire
+ * carries (DANAUS_LONG_PATH_MAX). */
+static void resolve_joins_past_path_max(void **state)
+{
+    (void)state;
+    struct mount_table t = {0};
+    struct resolved_path r;
+    assert_int_equal(mount_table_add(&t, "/m", 3), 0);
+    char *deep = names_of(3000), *rel = names_of(4095), *base = malloc(3100);
+    snprintf(base, 3100, "/m/%s", deep);
+    assert_int_equal(path_resolve_from(&t, base, rel, &r), 0);
+    assert_int_equal(r.mount, 3);
+    assert_int_equal(strlen(r.rel), 3000 + 1 + 4095);
+    assert_memory_equal(r.rel, deep, 3000);
+    assert_string_equal(r.rel + 3001, rel);
+
+    /* ".." past the argument's start climbs into the directory's path. */
+    char dots[64] = "../x";
+    assert_int_equal(path_resolve_from(&t, base, dots, &r), 0);
+    size_t parent = (size_t)(strrchr(deep, '/') - deep);
+    assert_memory_equal(r.rel, deep, parent);
+    assert_string_equal(r.rel + parent, "/x");
+
+    char *overlong = names_of(4096);
+    errno = 0;
+    assert_int_equal(path_resolve_from(&t, "/m", overlong, &r), -1);
+    assert_int_equal(errno, ENAMETOOLONG);
+
+    /* A descriptor's path past PATH_MAX, then a join past the wire's. */
+    char *deeper = names_of(6000), *far = malloc(6100);
+    snprintf(far, 6100, "/m/%s", deeper);
+    assert_int_equal(path_resolve_from(&t, far, "f", &r), 0);
+    assert_int_equal(strlen(r.rel), 6002);
+    errno = 0;
+    assert_int_equal(path_resolve_from(&t, far, rel, &r), -1);
+    assert_int_equal(errno, ENAMETOOLONG);
+    free(deep);
+    free(rel);
+    free(base);
+    free(overlong);
+    free(deeper);
+    free(far);
+    mount_table_clear(&t);
+}
+
 static void root_mount_holds_everything_else(void **state)
 {
     struct mount_table t = {0};
@@ -367,6 +423,7 @@ int main(void)
         cmocka_unit_test(normalize_rejects_relative_and_overlong),
         cmocka_unit_test(match_longest_prefix_on_component_boundary),
         cmocka_unit_test(root_mount_holds_everything_else),
+        cmocka_unit_test(resolve_joins_past_path_max),
         cmocka_unit_test(view_root_with_kernel_paths),
         cmocka_unit_test(resolve_in_a_view),
         cmocka_unit_test_setup_teardown(call_takes_routed_resolution_once,

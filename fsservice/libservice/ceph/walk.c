@@ -8,7 +8,9 @@
  * target is absolute restarts at the instance root, past the mount point
  * when the target lies under it (link_prefix, libservice.h). Linux's rules are kept:
  * at most 40 symlinks per walk (ELOOP), ENAMETOOLONG for a component longer
- * than NAME_MAX or a path of DANAUS_PATH_MAX bytes or more, ENOTDIR when a
+ * than NAME_MAX or a path of DANAUS_LONG_PATH_MAX bytes or more (the walk,
+ * one name at a time, takes paths longer than the kernel's PATH_MAX, as
+ * the kernel's walk from a deep current directory does), ENOTDIR when a
  * non-directory is walked through or named with a trailing slash, and, as
  * Linux, "." and ".." need search permission on the directory they leave.
  *
@@ -256,7 +258,7 @@ static int walk(struct ceph_instance *ci, const struct ls_cred *cred,
 {
     if (ceph_perm(cred) == NULL)
         return -EINVAL;
-    if (strnlen(path, DANAUS_PATH_MAX) >= DANAUS_PATH_MAX)
+    if (strnlen(path, DANAUS_LONG_PATH_MAX) >= DANAUS_LONG_PATH_MAX)
         return -ENAMETOOLONG;
     struct walk w = {.ci = ci, .cred = cred, .depth = 1,
                      .cap = INLINE_DEPTH, .p = path, .last_stx = last_stx,

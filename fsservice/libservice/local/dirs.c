@@ -22,6 +22,7 @@
 #include "dirs.h"
 #include "cred.h"
 #include "path.h"
+#include "fsservice/libservice/libservice.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -184,7 +185,7 @@ int local_name_resolve(int root_fd, const char *link_prefix, const char *path,
         out->kind = LOCAL_LAST_NAME;
     out->name = last;
 
-    char parent[PATH_MAX];
+    char parent[DANAUS_LONG_PATH_MAX];
     if (start >= sizeof parent)
         return -ENAMETOOLONG;
     memcpy(parent, path, start);

@@ -5,7 +5,9 @@
  * Measured here (kernel 6.18): with RESOLVE_IN_ROOT, "abs -> /etc" and
  * "rel -> ../../../etc" both resolve inside the root (ENOENT for
  * "abs/passwd"), a self-referencing symlink gives ELOOP, and the empty path
- * gives ENOENT, which is why "" is sent as ".".
+ * gives ENOENT, which is why "" is sent as ".". openat2 refuses a path of
+ * PATH_MAX bytes or more (ENAMETOOLONG), which is why longer ones are
+ * resolved in pieces (path.h).
  */
 #include "path.h"
 #include "fsservice/libservice/libservice.h"
@@ -145,9 +147,72 @@ static int open_through_links(int root_fd, const char *link_prefix,
     return open_how(root_fd, walked, flags, mode, RESOLVE_IN_ROOT);
 }
 
+/* Where the next piece of a long path ends: its last '/' below PATH_MAX,
+ * or 0 when there is none (a name longer than NAME_MAX). */
+static size_t piece_end(const char *path)
+{
+    size_t cut = PATH_MAX - 1;
+    while (cut > 0 && path[cut] != '/')
+        cut--;
+    return cut;
+}
+
+/* The directory the first piece of path leads to in the root, or the
+ * next piece beneath dir_fd; -EXDEV from beneath becomes -ENAMETOOLONG:
+ * the piece needed a directory above the one it starts from. */
+static int open_piece(int root_fd, const char *link_prefix, int dir_fd,
+                      const char *piece, int flags, mode_t mode)
+{
+    if (dir_fd < 0) {
+        bool via_links;
+        return local_open_dir_in_root(root_fd, link_prefix, piece,
+                                      &via_links);
+    }
+    int fd = open_how(dir_fd, piece, flags, mode, RESOLVE_BENEATH);
+    return fd == -EXDEV ? -ENAMETOOLONG : fd;
+}
+
+/* open of path, PATH_MAX bytes or longer, piece by piece (path.h). */
+static int open_long(int root_fd, const char *link_prefix, const char *path,
+                     int flags, mode_t mode)
+{
+    char piece[PATH_MAX];
+    int dir_fd = -1;
+    for (;;) {
+        if (dir_fd >= 0 && strlen(path) < PATH_MAX) {
+            int fd = open_piece(root_fd, link_prefix, dir_fd, path, flags,
+                                mode);
+            close(dir_fd);
+            return fd;
+        }
+        size_t cut = piece_end(path);
+        if (cut == 0) {
+            if (dir_fd >= 0)
+                close(dir_fd);
+            return -ENAMETOOLONG;
+        }
+        memcpy(piece, path, cut);
+        piece[cut] = '\0';
+        int next = open_piece(root_fd, link_prefix, dir_fd, piece,
+                              O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+        if (dir_fd >= 0)
+            close(dir_fd);
+        if (next < 0)
+            return next;
+        dir_fd = next;
+        /* The rest without its leading slashes; "" (the path ended in
+         * slashes) is the directory itself. */
+        path += cut;
+        while (*path == '/')
+            path++;
+    }
+}
+
 int local_open_in_root(int root_fd, const char *link_prefix, const char *path,
                        int flags, mode_t mode)
 {
+    if (strnlen(path, PATH_MAX) >= PATH_MAX)
+        return open_long(root_fd, link_prefix, path, flags, mode);
     if (!link_prefix)
         return open_how(root_fd, path, flags, mode, RESOLVE_IN_ROOT);
     /* Most paths hold no symlink: one call. */
@@ -162,6 +227,10 @@ int local_open_dir_in_root(int root_fd, const char *link_prefix,
                            const char *path, bool *via_links)
 {
     int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    if (strnlen(path, PATH_MAX) >= PATH_MAX) {
+        *via_links = true; /* as far as anyone can tell */
+        return open_long(root_fd, link_prefix, path, flags, 0);
+    }
     int fd = open_how(root_fd, path, flags, 0,
                       RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS);
     *via_links = fd == -ELOOP;

@@ -14,6 +14,17 @@
  * program on the mount (pjdfstest's links are such). The kernel's walk
  * cannot be told that, so a path with a symlink in it is walked here, one
  * component at a time; a path without one still costs one openat2.
+ *
+ * A path of PATH_MAX bytes or more (instance-relative paths may be up to
+ * DANAUS_LONG_PATH_MAX, wire.h), which openat2 refuses whole, is resolved
+ * in pieces, each cut at a '/' below PATH_MAX: the first in the root as
+ * above, each next one beneath the directory the one before led to
+ * (RESOLVE_BENEATH), so that no piece leads above where it starts. A
+ * later piece whose ".." or absolute symlink would need a directory above
+ * its start is refused with ENAMETOOLONG, as the whole path was before
+ * such paths were resolved: only a walk that keeps every directory of the
+ * path could take it, and the kernel's cannot be told the root. Each
+ * piece follows up to the kernel's 40 links (ELOOP) on its own.
  */
 #ifndef DANAUS_LOCAL_PATH_H
 #define DANAUS_LOCAL_PATH_H

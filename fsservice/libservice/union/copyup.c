@@ -106,7 +106,7 @@ int union_copyup_dirs(struct union_instance *u, const struct ls_cred *cred,
                       const char *dir)
 {
     struct ls_instance *top = union_branch_inst(u, 0);
-    char prefix[DANAUS_PATH_MAX];
+    char prefix[DANAUS_LONG_PATH_MAX];
     size_t len = strlen(dir);
     for (size_t at = 0; at <= len; at++) {
         if (at < len && dir[at] != '/')
@@ -201,7 +201,7 @@ static int copy_one(struct union_instance *u, const struct union_node *node,
     struct ls_instance *src = union_branch_inst(u, node->branch);
     struct ls_instance *top = union_branch_inst(u, 0);
     const struct ls_cred *c = &u->copyup_cred;
-    char dir[DANAUS_PATH_MAX], tmp_name[48], tmp[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX], tmp_name[48], tmp[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(node->path, dir, &name);
     snprintf(tmp_name, sizeof tmp_name, ".wh..wh.copyup.%u",
@@ -257,7 +257,7 @@ int union_copyup(struct union_instance *u, const struct ls_cred *cred,
         return -EROFS;
     if (S_ISDIR(node->st.mode))
         return union_copyup_dirs(u, cred, node->path);
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(node->path, dir, &name);
     int rc = union_copyup_dirs(u, cred, dir);
@@ -315,7 +315,7 @@ int union_copyup_tree(struct union_instance *u, const struct ls_cred *cred,
         const char *name = list.entries[i].name;
         if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
             continue;
-        char path[DANAUS_PATH_MAX];
+        char path[DANAUS_LONG_PATH_MAX];
         rc = union_join(path, node->path, name);
         if (rc == 0)
             rc = union_lookup(u, cred, path, 0, child);

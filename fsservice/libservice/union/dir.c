@@ -129,7 +129,7 @@ static int add_entry(struct merge *m, const struct danaus_dirent *d)
 static int top_ino(struct union_instance *u, const char *dir,
                    const char *name, struct union_dirent *e)
 {
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int rc = union_join(path, dir, name);
     if (rc < 0)
         return rc;
@@ -155,7 +155,7 @@ static int fix_dots(struct union_instance *u, const struct ls_cred *cred,
 {
     struct union_node *parent = NULL;
     if (node->path[0]) {
-        char dir[DANAUS_PATH_MAX];
+        char dir[DANAUS_LONG_PATH_MAX];
         const char *name;
         union_split(node->path, dir, &name);
         parent = malloc(sizeof *parent);

@@ -94,7 +94,7 @@ static int open_new(struct union_instance *u, const struct ls_cred *cred,
     int rc = union_need_writable(u);
     if (rc < 0)
         return rc;
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(n->path, dir, &name);
     rc = union_copyup_dirs(u, cred, dir);

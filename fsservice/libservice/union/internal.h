@@ -41,7 +41,7 @@ struct union_impure_cache {
 /* A copy-up under way: later writers of the same path wait for it. */
 struct union_copying {
     struct union_copying *next;
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
 };
 
 struct union_instance {
@@ -103,7 +103,7 @@ enum {
 };
 
 struct union_node {
-    char path[DANAUS_PATH_MAX]; /* resolved: symlink-free but maybe the last */
+    char path[DANAUS_LONG_PATH_MAX]; /* resolved: symlink-free but maybe the last */
     int branch;                 /* topmost branch holding it; -1 absent */
     struct danaus_stat st;      /* its lstat in that branch */
     union_mask dirs;            /* a directory: the branches merged into it */
@@ -130,10 +130,10 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
 int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
                     const struct union_node *node, int below);
 /* Splits a normalized path: *name points into path, dir gets the rest. */
-void union_split(const char *path, char dir[DANAUS_PATH_MAX],
+void union_split(const char *path, char dir[DANAUS_LONG_PATH_MAX],
                  const char **name);
 /* dir + "/" + name into out; -ENAMETOOLONG if it does not fit. */
-int union_join(char out[DANAUS_PATH_MAX], const char *dir, const char *name);
+int union_join(char out[DANAUS_LONG_PATH_MAX], const char *dir, const char *name);
 
 /* ---- whiteouts and opaque directories (whiteout.c) ---- */
 

@@ -38,7 +38,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void union_split(const char *path, char dir[DANAUS_PATH_MAX],
+void union_split(const char *path, char dir[DANAUS_LONG_PATH_MAX],
                  const char **name)
 {
     const char *slash = strrchr(path, '/');
@@ -53,10 +53,10 @@ void union_split(const char *path, char dir[DANAUS_PATH_MAX],
     *name = slash + 1;
 }
 
-int union_join(char out[DANAUS_PATH_MAX], const char *dir, const char *name)
+int union_join(char out[DANAUS_LONG_PATH_MAX], const char *dir, const char *name)
 {
     size_t dl = strlen(dir), nl = strlen(name);
-    if (dl + 1 + nl + 1 > DANAUS_PATH_MAX)
+    if (dl + 1 + nl + 1 > DANAUS_LONG_PATH_MAX)
         return -ENAMETOOLONG;
     memcpy(out, dir, dl);
     size_t at = dl;
@@ -133,7 +133,7 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
 /* The walk's position: the resolved directory and its merge mask, with a
  * stack so ".." returns to the parent's. */
 struct walk {
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     size_t len[DANAUS_PATH_MAX / 2];
     union_mask dirs[DANAUS_PATH_MAX / 2];
     int depth;
@@ -174,7 +174,7 @@ struct walk_memo {
     int ngroups;
     gid_t groups[DANAUS_MAX_GROUPS];
     size_t dir_len; /* the path's text up to its last '/' */
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     struct walk w;
 };
 
@@ -285,9 +285,9 @@ static void memo_keep(struct walk_memo *m, const struct union_instance *u,
 /* Rewrites the rest of the walk as target, then "/" + rest if any rest. */
 static int splice_link(char *todo, const char *target, const char *rest)
 {
-    char joined[DANAUS_PATH_MAX];
+    char joined[DANAUS_LONG_PATH_MAX];
     size_t tl = strlen(target), rl = strlen(rest);
-    if (tl + 1 + rl + 1 > DANAUS_PATH_MAX)
+    if (tl + 1 + rl + 1 > DANAUS_LONG_PATH_MAX)
         return -ENAMETOOLONG;
     memcpy(joined, target, tl);
     size_t at = tl;
@@ -303,7 +303,7 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
                        const struct memo_look *look, struct union_node *out)
 {
     static _Thread_local struct walk w;
-    char todo[DANAUS_PATH_MAX];
+    char todo[DANAUS_LONG_PATH_MAX];
     if (strlen(path) >= sizeof todo)
         return -ENAMETOOLONG;
     strcpy(todo, path);
@@ -350,7 +350,7 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
 
         if (last && look->usable && links == 0)
             memo_keep(&memo, u, cred, look->gen, path, look->dir_len, &w);
-        char child[DANAUS_PATH_MAX];
+        char child[DANAUS_LONG_PATH_MAX];
         int rc = union_join(child, w.path, name);
         if (rc < 0)
             return rc;
@@ -379,7 +379,7 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
             if (n == 0)
                 return -ENOENT;
             /* A trailing slash still asks the target for a directory. */
-            char rest_copy[DANAUS_PATH_MAX];
+            char rest_copy[DANAUS_LONG_PATH_MAX];
             strcpy(rest_copy, must_dir ? "/" : rest);
             if (target[0] == '/')
                 walk_reset(&w, u->root_dirs);
@@ -449,7 +449,7 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
 int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
                     const struct union_node *node, int below)
 {
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(node->path, dir, &name);
     for (int b = next_branch(node->parent_dirs, below + 1); b >= 0;

@@ -28,7 +28,7 @@
 
 /* The last component of a path as written: "." and ".." get Linux's
  * errors before any lookup decides otherwise. */
-static const char *last_component(const char *path, char buf[DANAUS_PATH_MAX])
+static const char *last_component(const char *path, char buf[DANAUS_LONG_PATH_MAX])
 {
     size_t len = strlen(path);
     while (len > 0 && path[len - 1] == '/')
@@ -36,8 +36,8 @@ static const char *last_component(const char *path, char buf[DANAUS_PATH_MAX])
     size_t start = len;
     while (start > 0 && path[start - 1] != '/')
         start--;
-    size_t n = len - start < DANAUS_PATH_MAX - 1 ? len - start
-                                                 : DANAUS_PATH_MAX - 1;
+    size_t n = len - start < DANAUS_LONG_PATH_MAX - 1 ? len - start
+                                                 : DANAUS_LONG_PATH_MAX - 1;
     memcpy(buf, path + start, n);
     buf[n] = '\0';
     return buf;
@@ -63,7 +63,7 @@ static int union_empty(struct union_instance *u, const struct ls_cred *cred,
 static int prepare_new(struct union_instance *u, const struct ls_cred *cred,
                        const struct union_node *n, int *removed)
 {
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(n->path, dir, &name);
     int rc = union_copyup_dirs(u, cred, dir);
@@ -78,7 +78,7 @@ static int prepare_new(struct union_instance *u, const struct ls_cred *cred,
 
 static void restore_whiteout(struct union_instance *u, const char *path)
 {
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(path, dir, &name);
     union_whiteout_create(u, dir, name);
@@ -92,7 +92,7 @@ static int whiteout_if_lower(struct union_instance *u,
     int lower = n->branch != 0 ? 1 : union_lower_has(u, cred, n, 0);
     if (lower <= 0)
         return lower;
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(n->path, dir, &name);
     int rc = union_copyup_dirs(u, cred, dir);
@@ -135,7 +135,7 @@ int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
                 const char *path)
 {
     struct union_instance *u = union_of(inst);
-    char last[DANAUS_PATH_MAX];
+    char last[DANAUS_LONG_PATH_MAX];
     last_component(path, last);
     if (strcmp(last, ".") == 0)
         return -EINVAL;
@@ -278,7 +278,7 @@ int union_rename(struct ls_instance *inst, const struct ls_cred *cred,
     if (src_dir && (removed || dst_lower))
         rc = union_opaque_mark(u, dst->path);
     if (rc == 0 && src_lower) {
-        char dir[DANAUS_PATH_MAX];
+        char dir[DANAUS_LONG_PATH_MAX];
         const char *name;
         union_split(src->path, dir, &name);
         rc = union_whiteout_create(u, dir, name);

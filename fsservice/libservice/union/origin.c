@@ -183,7 +183,7 @@ int union_origin_impure(struct union_instance *u, const char *dir)
 /* Marks the top branch's directory of path, if it is not yet. */
 static int mark_parent(struct union_instance *u, const char *path)
 {
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(path, dir, &name);
     if (union_origin_impure(u, dir))
@@ -233,7 +233,7 @@ static void apply(const uint8_t *v, ssize_t len, struct danaus_stat *st)
 void union_origin_stat(struct union_instance *u, const char *path,
                        struct danaus_stat *st)
 {
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(path, dir, &name);
     if (path[0] && !union_origin_impure(u, dir))

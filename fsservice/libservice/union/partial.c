@@ -116,6 +116,10 @@ int union_partial_make(struct union_instance *u, const struct union_node *node,
 {
     struct ls_instance *top = union_branch_inst(u, 0);
     const struct ls_cred *c = &u->copyup_cred;
+    /* The record keeps origins below PATH_MAX; a deeper file is copied
+     * whole (copyup.c). */
+    if (strlen(node->path) >= DANAUS_PATH_MAX)
+        return -ENAMETOOLONG;
     uint8_t *rec = malloc(RECORD_MAX);
     if (!rec)
         return -ENOMEM;

@@ -29,7 +29,7 @@ int union_need_writable(struct union_instance *u)
 int union_check_parent_writable(struct union_instance *u,
                                 const struct ls_cred *cred, const char *path)
 {
-    char dir[DANAUS_PATH_MAX];
+    char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(path, dir, &name);
     struct union_node *n = malloc(sizeof *n);

@@ -32,7 +32,7 @@ int union_path_has_reserved(const char *path)
     return union_is_reserved_name(path) || strstr(path, "/" WH_PREFIX);
 }
 
-static int whiteout_path(char out[DANAUS_PATH_MAX], const char *dir,
+static int whiteout_path(char out[DANAUS_LONG_PATH_MAX], const char *dir,
                          const char *name)
 {
     char wname[WH_PREFIX_LEN + 256];
@@ -59,7 +59,7 @@ static int exists(struct union_instance *u, const struct ls_cred *cred, int b,
 int union_whiteout_exists(struct union_instance *u, const struct ls_cred *cred,
                           int b, const char *dir, const char *name)
 {
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     if (whiteout_path(path, dir, name) < 0)
         return 0; /* too long a name to have a whiteout */
     const char *wname = strrchr(path, '/');
@@ -71,7 +71,7 @@ int union_whiteout_exists(struct union_instance *u, const struct ls_cred *cred,
 int union_is_opaque(struct union_instance *u, const struct ls_cred *cred,
                     int b, const char *dir)
 {
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     if (union_join(path, dir, OPAQUE_MARKER) < 0)
         return 0;
     int listed = union_branch_has(u, cred, b, dir, OPAQUE_MARKER);
@@ -94,7 +94,7 @@ static int create_marker(struct union_instance *u, const char *path)
 int union_whiteout_create(struct union_instance *u, const char *dir,
                           const char *name)
 {
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int rc = whiteout_path(path, dir, name);
     return rc < 0 ? rc : create_marker(u, path);
 }
@@ -102,7 +102,7 @@ int union_whiteout_create(struct union_instance *u, const char *dir,
 int union_whiteout_remove(struct union_instance *u, const char *dir,
                           const char *name)
 {
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     if (whiteout_path(path, dir, name) < 0)
         return 0;
     struct ls_instance *top = union_branch_inst(u, 0);
@@ -114,7 +114,7 @@ int union_whiteout_remove(struct union_instance *u, const char *dir,
 
 int union_opaque_mark(struct union_instance *u, const char *dir)
 {
-    char path[DANAUS_PATH_MAX];
+    char path[DANAUS_LONG_PATH_MAX];
     int rc = union_join(path, dir, OPAQUE_MARKER);
     return rc < 0 ? rc : create_marker(u, path);
 }
@@ -146,7 +146,7 @@ int union_whiteouts_clear(struct union_instance *u, const char *dir)
                 at += d->d_reclen;
                 if (!union_is_reserved_name(d->d_name))
                     continue;
-                char path[DANAUS_PATH_MAX];
+                char path[DANAUS_LONG_PATH_MAX];
                 rc = union_join(path, dir, d->d_name);
                 if (rc == 0)
                     rc = top->ops->unlink(top, &u->copyup_cred, path);
