@@ -296,8 +296,10 @@ static void *kernel_flood_thread(void *arg)
             stat(path, &st);
             continue;
         }
-        pwrite(fd, data, sizeof data, (off_t)(i % 16) * (off_t)sizeof data);
-        fsync(fd);
+        if (pwrite(fd, data, sizeof data,
+                   (off_t)(i % 16) * (off_t)sizeof data) != sizeof data ||
+            fsync(fd) != 0)
+            _exit(1);
     }
     return NULL;
 }
