@@ -4,9 +4,18 @@
  * Both the sample and the recent pages are a `pageset`: pages in a fixed
  * array, found by their hash in an open-addressed table (linear probing,
  * deletion by backward shift), each with the time stamp of its last read.
- * A Fenwick tree over time stamps counts the pages of the set read after
- * a given one, which is its reuse distance within the set. Time stamps
- * run up to twice the set's size, then are renumbered in order.
+ * A bitmap over time stamps marks those some page holds, with a count per
+ * block of 512: the pages of the set read after a given one, its reuse
+ * distance within the set, are the marks above its stamp, so a read moves
+ * two bits and a count or two, and only a distance wanted adds them up.
+ * Time stamps run up to about twice the set's size, then are renumbered
+ * in order.
+ *
+ * A read of many pages asks for few distances: a page whose previous read
+ * came right after (the next time stamp) that of the page the set saw
+ * just before it in the same read is as far back as that one was (the
+ * other's move to the top makes up for the stamp between them), so a
+ * file read again in the order it was read last costs one count per run.
  *
  * The sample also keeps its pages in a max-heap by hash, whose top is
  * the next to go when the threshold falls; the recent set drops its
@@ -27,17 +36,31 @@ struct entry {
     uint32_t heap_at; /* its place in the heap (the sample's) */
 };
 
+/* Time stamps in a block of the bitmap. */
+#define BLOCK_WORDS 8
+#define BLOCK_STAMPS (64 * BLOCK_WORDS)
+
 struct pageset {
     uint32_t cap;           /* pages it may hold at once */
     uint32_t mask;          /* of the table: 2 * cap entries */
-    uint32_t window;        /* time stamps: 2 * cap */
+    uint32_t window;        /* time stamps: 2 * cap, whole blocks */
     uint32_t n, now, oldest;
+    uint32_t renumbered;    /* times its stamps were renumbered */
+    uint32_t nspare;
     bool heaped;            /* its entries are in heap (the sample) */
     struct entry *e;        /* cap */
     uint32_t *heap;         /* cap entry indices, largest hash first */
     uint32_t *table;        /* entry index or NONE */
     uint32_t *at_time;      /* the entry read last at a time, or NONE */
-    uint32_t *tree;         /* Fenwick: 1 per time some entry holds */
+    uint32_t *spare;        /* nspare entry indices not in use */
+    uint32_t *block;        /* stamps held, per block of live */
+    uint64_t *live;         /* a bit per time stamp some entry holds */
+};
+
+/* The last page a read found in a set, before it was read again. */
+struct run {
+    bool known;             /* else the next page finds its own distance */
+    uint32_t time, distance, renumbered;
 };
 
 struct reuse {
@@ -76,18 +99,27 @@ static unsigned bin_of(uint64_t d)
     return b < REUSE_BINS ? b : REUSE_BINS - 1;
 }
 
-static void tree_add(struct pageset *s, uint32_t t, uint32_t delta)
+static void live_set(struct pageset *s, uint32_t t)
 {
-    for (uint32_t i = t + 1; i <= s->window; i += i & -i)
-        s->tree[i] += delta;
+    s->live[t / 64] |= 1ull << (t % 64);
+    s->block[t / BLOCK_STAMPS]++;
 }
 
-/* Entries whose time stamp is at most t. */
-static uint32_t tree_upto(const struct pageset *s, uint32_t t)
+static void live_clear(struct pageset *s, uint32_t t)
 {
-    uint32_t sum = 0;
-    for (uint32_t i = t + 1; i > 0; i -= i & -i)
-        sum += s->tree[i];
+    s->live[t / 64] &= ~(1ull << (t % 64));
+    s->block[t / BLOCK_STAMPS]--;
+}
+
+/* Entries whose time stamp is after t (t < now). */
+static uint32_t live_after(const struct pageset *s, uint32_t t)
+{
+    uint32_t word = t / 64, b = t / BLOCK_STAMPS;
+    uint32_t sum = (uint32_t)__builtin_popcountll(s->live[word] >> (t % 64) >> 1);
+    for (uint32_t i = word + 1; i < (b + 1) * BLOCK_WORDS; i++)
+        sum += (uint32_t)__builtin_popcountll(s->live[i]);
+    for (uint32_t i = b + 1; i <= (s->now - 1) / BLOCK_STAMPS; i++)
+        sum += s->block[i];
     return sum;
 }
 
@@ -131,11 +163,13 @@ static void compact(struct pageset *s)
         s->at_time[k] = idx;
         s->e[idx].time = k++;
     }
-    memset(s->tree, 0, (s->window + 1) * sizeof *s->tree);
+    memset(s->live, 0, s->window / 8);
+    memset(s->block, 0, s->window / BLOCK_STAMPS * sizeof *s->block);
     for (uint32_t t = 0; t < k; t++)
-        tree_add(s, t, 1);
+        live_set(s, t);
     s->now = k;
     s->oldest = 0;
+    s->renumbered++;
 }
 
 static void stamp(struct pageset *s, uint32_t idx)
@@ -144,13 +178,13 @@ static void stamp(struct pageset *s, uint32_t idx)
         compact(s);
     s->e[idx].time = s->now;
     s->at_time[s->now] = idx;
-    tree_add(s, s->now++, 1);
+    live_set(s, s->now++);
 }
 
 static void unstamp(struct pageset *s, uint32_t idx)
 {
     s->at_time[s->e[idx].time] = NONE;
-    tree_add(s, s->e[idx].time, (uint32_t)-1);
+    live_clear(s, s->e[idx].time);
 }
 
 static bool newest(const struct pageset *s, uint32_t idx)
@@ -158,10 +192,19 @@ static bool newest(const struct pageset *s, uint32_t idx)
     return s->e[idx].time + 1 == s->now;
 }
 
-/* The pages of s read since entry idx was. */
-static uint32_t set_distance(const struct pageset *s, uint32_t idx)
+/* The pages of s read since entry idx was, which the read is about to
+ * read again; run: the page it found in s before this one (reuse.c's
+ * opening comment). */
+static uint32_t set_distance(const struct pageset *s, uint32_t idx,
+                             struct run *run)
 {
-    return newest(s, idx) ? 0 : s->n - tree_upto(s, s->e[idx].time);
+    uint32_t t = s->e[idx].time, d;
+    if (run->known && run->renumbered == s->renumbered && t == run->time + 1)
+        d = run->distance;
+    else
+        d = newest(s, idx) ? 0 : live_after(s, t);
+    *run = (struct run){true, t, d, s->renumbered};
+    return d;
 }
 
 /* A read of entry idx. */
@@ -176,26 +219,21 @@ static void set_touch(struct pageset *s, uint32_t idx)
 /* A new entry for hash at free table position p; its index. */
 static uint32_t set_insert(struct pageset *s, uint64_t hash, uint32_t p)
 {
-    uint32_t idx = s->n++;
+    uint32_t idx = s->spare[--s->nspare];
+    s->n++;
     s->e[idx].hash = hash;
     s->table[p] = idx;
     stamp(s, idx);
     return idx;
 }
 
-/* Takes entry idx out; the last entry moves into its place. */
+/* Takes entry idx out. */
 static void set_remove(struct pageset *s, uint32_t idx)
 {
     unstamp(s, idx);
     table_remove(s, set_find(s, s->e[idx].hash));
-    if (idx == --s->n)
-        return;
-    struct entry *moved = &s->e[s->n];
-    s->e[idx] = *moved;
-    if (s->heaped)
-        s->heap[moved->heap_at] = idx;
-    s->at_time[moved->time] = idx;
-    s->table[set_find(s, moved->hash)] = idx;
+    s->spare[s->nspare++] = idx;
+    s->n--;
 }
 
 static void heap_place(struct pageset *s, uint32_t at, uint32_t idx)
@@ -257,37 +295,42 @@ static unsigned scaled_bin(uint32_t sampled, uint64_t threshold)
 }
 
 /* A read of a sampled page; far: it is not among the recent pages. */
-static void sampled_read(struct reuse *r, uint64_t hash, bool far)
+static void sampled_read(struct reuse *r, uint64_t hash, bool far,
+                         struct run *run)
 {
     struct pageset *s = &r->sample;
     uint32_t p = set_find(s, hash);
     uint32_t idx = s->table[p];
     if (idx != NONE) {
         if (far)
-            r->hist[scaled_bin(set_distance(s, idx), r->threshold)] += 1;
+            r->hist[scaled_bin(set_distance(s, idx, run), r->threshold)] += 1;
+        else
+            run->known = false;
         set_touch(s, idx);
         return;
     }
+    run->known = false;
     r->cold += 1;
     idx = set_insert(s, hash, p);
-    heap_place(s, idx, idx);
-    heap_up(s, idx);
+    heap_place(s, s->n - 1, idx);
+    heap_up(s, s->n - 1);
     if (s->n > REUSE_SAMPLES)
         evict_largest(r);
 }
 
 /* A read among the recent pages: its exact distance if it is one of
  * them (true), else it becomes the newest (false). */
-static bool recent_read(struct reuse *r, uint64_t hash)
+static bool recent_read(struct reuse *r, uint64_t hash, struct run *run)
 {
     struct pageset *s = &r->recent;
     uint32_t p = set_find(s, hash);
     uint32_t idx = s->table[p];
     if (idx != NONE) {
-        r->near[bin_of(set_distance(s, idx))]++;
+        r->near[bin_of(set_distance(s, idx, run))]++;
         set_touch(s, idx);
         return true;
     }
+    run->known = false;
     idx = set_insert(s, hash, p);
     if (s->n > REUSE_NEAR) {
         while (s->at_time[s->oldest] == NONE)
@@ -300,13 +343,14 @@ static bool recent_read(struct reuse *r, uint64_t hash)
 void reuse_read(struct reuse *r, uint64_t key, uint64_t first, uint64_t count)
 {
     uint64_t file = mix(key ^ r->seed);
+    struct run recent = {0}, sample = {0};
     pthread_mutex_lock(&r->lock);
     for (uint64_t page = first; page - first < count; page++) {
         uint64_t hash = mix(file + page);
         r->reads++;
-        bool near = recent_read(r, hash);
+        bool near = recent_read(r, hash, &recent);
         if (hash <= r->threshold)
-            sampled_read(r, hash, !near);
+            sampled_read(r, hash, !near, &sample);
     }
     pthread_mutex_unlock(&r->lock);
 }
@@ -348,7 +392,10 @@ static void set_clear(struct pageset *s)
     s->n = s->now = s->oldest = 0;
     memset(s->table, 0xff, (s->mask + 1) * sizeof *s->table);
     memset(s->at_time, 0xff, s->window * sizeof *s->at_time);
-    memset(s->tree, 0, (s->window + 1) * sizeof *s->tree);
+    memset(s->live, 0, s->window / 8);
+    memset(s->block, 0, s->window / BLOCK_STAMPS * sizeof *s->block);
+    for (s->nspare = 0; s->nspare < s->cap; s->nspare++)
+        s->spare[s->nspare] = s->cap - 1 - s->nspare;
 }
 
 void reuse_reset(struct reuse *r)
@@ -364,33 +411,37 @@ void reuse_reset(struct reuse *r)
     pthread_mutex_unlock(&r->lock);
 }
 
-/* The arrays of a set of cap pages (one past it, for the page that comes
- * in before one goes), carved from one allocation. */
-static bool set_init(struct pageset *s, uint32_t cap)
-{
-    s->cap = cap + 1;
-    s->mask = 2 * cap - 1;
-    s->window = 2 * cap;
-    size_t words = (size_t)s->cap + (s->mask + 1) + s->window +
-                   (s->window + 1);
-    s->e = calloc(s->cap, sizeof *s->e);
-    uint32_t *w = calloc(words, sizeof *w);
-    if (!s->e || !w) {
-        free(s->e);
-        free(w);
-        return false;
-    }
-    s->heap = w;
-    s->table = s->heap + s->cap;
-    s->at_time = s->table + s->mask + 1;
-    s->tree = s->at_time + s->window;
-    return true;
-}
-
 static void set_free(struct pageset *s)
 {
     free(s->e);
     free(s->heap);
+    free(s->live);
+}
+
+/* The arrays of a set of cap pages (one past it, for the page that comes
+ * in before one goes): entries, the bitmap, and the rest carved from one
+ * allocation. */
+static bool set_init(struct pageset *s, uint32_t cap)
+{
+    s->cap = cap + 1;
+    s->mask = 2 * cap - 1;
+    s->window = (2 * s->cap + BLOCK_STAMPS - 1) / BLOCK_STAMPS * BLOCK_STAMPS;
+    size_t words = (size_t)s->cap + (s->mask + 1) + s->window + s->cap +
+                   s->window / BLOCK_STAMPS;
+    s->e = calloc(s->cap, sizeof *s->e);
+    uint32_t *w = calloc(words, sizeof *w);
+    s->live = calloc(s->window / 64, sizeof *s->live);
+    s->heap = w;
+    if (!s->e || !w || !s->live) {
+        set_free(s);
+        s->e = NULL, s->heap = NULL, s->live = NULL;
+        return false;
+    }
+    s->table = s->heap + s->cap;
+    s->at_time = s->table + s->mask + 1;
+    s->spare = s->at_time + s->window;
+    s->block = s->spare + s->cap;
+    return true;
 }
 
 struct reuse *reuse_new(uint64_t seed)
