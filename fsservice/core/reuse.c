@@ -317,13 +317,27 @@ static unsigned scaled_bin(uint32_t sampled, uint64_t threshold)
                                                     : REUSE_BINS - 1;
 }
 
+/* The member read right after the one the read found last, before that
+ * one's read now: the next page of a file read again in its last order,
+ * found without the table; NONE if no such member. */
+static uint32_t next_in_run(const struct stamps *st, const struct run *run)
+{
+    if (!run->known || run->renumbered != st->renumbered ||
+        run->time + 1 >= st->now)
+        return NONE;
+    return st->at_time[run->time + 1];
+}
+
 /* A read of a sampled page; far: it is not among the recent pages. */
 static void sampled_read(struct reuse *r, uint64_t hash, bool far,
                          struct run *run)
 {
     struct sample *s = &r->sample;
-    uint32_t p = index_find(&s->ix, hash);
-    uint32_t idx = s->ix.table[p];
+    uint32_t p = 0, idx = next_in_run(&s->st, run);
+    if (idx == NONE || s->ix.hash[idx] != hash) {
+        p = index_find(&s->ix, hash);
+        idx = s->ix.table[p];
+    }
     if (idx != NONE) {
         if (far)
             r->hist[scaled_bin(distance(&s->st, idx, run), r->threshold)] += 1;
