@@ -23,7 +23,8 @@
  * came right after (the next time stamp) that of the page the set saw
  * just before it in the same read is as far back as that one was (the
  * other's move to the top makes up for the stamp between them), so a
- * file read again in the order it was read last costs one count per run.
+ * file read again in the order it was read last costs one count per run;
+ * and the sample finds such a page at that next stamp, not in its table.
  */
 #include "reuse.h"
 
