@@ -5,7 +5,8 @@
  * with a scan through it, and a loop larger than the sample set. At every
  * size of the curve (the bins' edges) the estimate is within 5% absolute
  * hit ratio of the exact one; the estimator holds no more than its
- * samples whatever the trace; a small working set is counted exactly.
+ * samples whatever the trace; a small working set is counted exactly; a
+ * read of many pages counts as they would one by one.
  * REUSE_SEED in the environment keys the estimator's hash otherwise
  * (bench/run-hrc-accuracy.sh runs it with several).
  */
@@ -213,6 +214,35 @@ static void test_small_set_exact(void **state)
     assert_true(compare(&t, "small") < 1e-9);
 }
 
+/* A read of many pages counts as those pages read one by one: files read
+ * again in runs, whole and in parts, in the order they were read and out
+ * of it, with single pages among them, near (the recent pages) and far
+ * (the sample), long enough for the time stamps to be renumbered. */
+static void test_runs_as_pages(void **state)
+{
+    (void)state;
+    struct reuse *runs = reuse_new(11), *pages = reuse_new(11);
+    assert_true(runs && pages);
+    static struct reuse_curve a, b;
+    for (uint32_t i = 0; i < 40000; i++) {
+        uint64_t key = next_random() % 3, count = 1 + next_random() % 300;
+        uint64_t first = i % 5 ? next_random() % 3000
+                               : (i / 5 * 256) % 4096;
+        if (i % 7 == 0)
+            count = 1;
+        reuse_read(runs, key, first, count);
+        for (uint64_t p = first; p < first + count; p++)
+            reuse_read(pages, key, p, 1);
+    }
+    reuse_curve(runs, &a);
+    reuse_curve(pages, &b);
+    assert_int_equal(a.reads, b.reads);
+    for (unsigned i = 0; i < REUSE_BINS; i++)
+        assert_true(a.hit[i] == b.hit[i]);
+    reuse_free(runs);
+    reuse_free(pages);
+}
+
 /* A stream of pages never read again keeps the estimator at its size:
  * its samples, and a curve of no hits at all. */
 static void test_bounded(void **state)
@@ -243,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_loop),
         cmocka_unit_test(test_small_set_exact),
         cmocka_unit_test(test_bounded),
+        cmocka_unit_test(test_runs_as_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
