@@ -133,7 +133,7 @@ struct pending {
 
 struct reader {
     int in, sock;
-    int depth; /* directories open in the stream below the top */
+    unsigned depth; /* directories open in the stream below the top */
     char open[DEPTH_MAX][NAME_MAX + 1];
 };
 
@@ -198,9 +198,9 @@ static int put(struct reader *r, enum tree_kind kind,
 
 /* Closes the stream's directories down to the first depth components of
  * c, then opens c[depth..n) as directories it only names. */
-static int walk_to(struct reader *r, char **c, int n)
+static int walk_to(struct reader *r, char **c, int count)
 {
-    int k = 0;
+    unsigned n = count > 0 ? (unsigned)count : 0, k = 0;
     while (k < r->depth && k < n && strcmp(r->open[k], c[k]) == 0)
         k++;
     for (; r->depth > k; r->depth--)
