@@ -40,8 +40,7 @@ uint64_t cache_size_wanted(struct hrc_table *t, uint64_t bound,
     uint32_t mount;
     *mounts = 0;
     for (uint32_t i = 0; hrc_get(t, i, &mount, &curve) == 0; i++) {
-        for (unsigned j = 0; j < DANAUS_HRC_POINTS; j++)
-            hit_ppm[j] = (uint32_t)(curve.hit[j] * 1e6 + 0.5);
+        hrc_curve_ppm(&curve, hit_ppm);
         int knee = danaus_hrc_knee(hit_ppm);
         if (knee < 0)
             continue;

@@ -132,3 +132,10 @@ int hrc_get(struct hrc_table *t, uint32_t i, uint32_t *mount,
     pthread_mutex_unlock(&t->lock);
     return rc;
 }
+
+void hrc_curve_ppm(const struct reuse_curve *c,
+                   uint32_t hit_ppm[DANAUS_HRC_POINTS])
+{
+    for (unsigned i = 0; i < DANAUS_HRC_POINTS; i++)
+        hit_ppm[i] = (uint32_t)(c->hit[i] * 1e6 + 0.5);
+}

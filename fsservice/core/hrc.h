@@ -56,4 +56,9 @@ void hrc_forget(struct hrc_table *t, uint32_t mount);
 int hrc_get(struct hrc_table *t, uint32_t i, uint32_t *mount,
             struct reuse_curve *out);
 
+/* A curve's hit ratios in parts per million, as the wire gives them
+ * (danaus_hrc_reply) and danaus_hrc_knee reads them. */
+void hrc_curve_ppm(const struct reuse_curve *c,
+                   uint32_t hit_ppm[DANAUS_HRC_POINTS]);
+
 #endif

@@ -863,8 +863,7 @@ static void send_hrc(struct door *d, struct conn *c,
         r.samples = curve.samples;
         r.reads = curve.reads;
         r.rate_ppb = (uint64_t)(curve.rate * 1e9 + 0.5);
-        for (unsigned i = 0; i < DANAUS_HRC_POINTS; i++)
-            r.hit_ppm[i] = (uint32_t)(curve.hit[i] * 1e6 + 0.5);
+        hrc_curve_ppm(&curve, r.hit_ppm);
     }
     r.error = rc < 0 ? -rc : 0;
     send(c->fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
