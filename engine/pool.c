@@ -217,14 +217,14 @@ static int parse_options(const char *name, const struct pool_options *o,
     if (host && memory > host)
         return fail("memory %s: the host has only %llu MiB", o->memory,
                     (unsigned long long)(host >> 20));
-    if (memory < (16u << 20))
+    if (memory < POOL_SERVICE_MEMORY)
         return fail("memory %s: a pool needs at least 16M", o->memory);
     if (cache_auto && memory < (32u << 20))
         return fail("--cache auto: memory %s leaves the cache no room; "
                     "give the pool at least 32M", o->memory);
     /* The cache is the service's own memory, charged to the pool: one as
      * large as the limit would have the limit kill the pool's danausd. */
-    if (o->cache && cache > memory - (16u << 20))
+    if (o->cache && cache > memory - POOL_SERVICE_MEMORY)
         return fail("cache %s: does not fit in the pool's memory %s with "
                     "16M left for danausd and the containers (the limit "
                     "would kill the pool's own service)", o->cache,
@@ -234,8 +234,9 @@ static int parse_options(const char *name, const struct pool_options *o,
     record_set(rec, "cpus", "%s", list);
     record_set(rec, "memory", "%llu", (unsigned long long)memory);
     record_set(rec, "backend", "%s", o->backend);
-    if (cache_auto)
-        record_set(rec, "cache", "auto");
+    if (cache_auto) /* the knees of its containers' curves, up to this */
+        record_set(rec, "cache_auto", "%llu",
+                   (unsigned long long)(memory - POOL_SERVICE_MEMORY));
     else if (o->cache)
         record_set(rec, "cache", "%llu", (unsigned long long)cache);
     if (o->write_through)

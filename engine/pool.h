@@ -34,6 +34,9 @@ struct pool_options {
     const char *userns;
 };
 
+/* What a pool's memory keeps beyond the service's cache, for danausd and
+ * the containers: also the least memory a pool may have. */
+#define POOL_SERVICE_MEMORY (16ull << 20)
 #define POOL_PIDS_DEFAULT 16384
 #define POOL_PIDS_MAX 4194304
 

@@ -131,15 +131,10 @@ static int write_config(const char *pool, const struct record *rec)
                     record_get(rec, "ceph_id"), keyring,
                     record_get(rec, "backend_dir"));
         }
-        /* auto: the knees of its containers' curves, up to what the
-         * pool's memory leaves its service and containers (pool.c). */
-        const char *cache = record_get(rec, "cache");
-        if (cache && strcmp(cache, "auto") == 0)
-            fprintf(f, "cache_auto %llu\n",
-                    strtoull(record_get(rec, "memory"), NULL, 10) -
-                        (16ull << 20));
-        else if (cache)
-            fprintf(f, "ceph_oc_size %s\n", cache);
+        if (record_get(rec, "cache_auto"))
+            fprintf(f, "cache_auto %s\n", record_get(rec, "cache_auto"));
+        if (record_get(rec, "cache"))
+            fprintf(f, "ceph_oc_size %s\n", record_get(rec, "cache"));
         if (record_get(rec, "write_through"))
             fprintf(f, "ceph_write_through on\n");
     }
