@@ -409,6 +409,26 @@ static void test_lower_listings_answer_as_branches(void **state)
     assert_int_equal(f->ops->stat(f->u, &root_cred, "only2", 0, &st), -ENOENT);
 }
 
+/* A merged listing reads each branch's directory whole, and keeps what a
+ * read-only branch held as that directory's listing: a later lookup there
+ * asks no branch again. Seen by changing the branch behind the union's
+ * back, which a union never has to serve (its lower branches never
+ * change): the name added after the listing stays unseen. */
+static void test_merged_listing_answers_lookups(void **state)
+{
+    struct fixture *f = *state;
+    struct ls_file *dir;
+    assert_int_equal(f->ops->open(f->u, &root_cred, "d",
+                                  O_RDONLY | O_DIRECTORY, 0, &dir), 0);
+    assert_string_equal(list_open(f, dir), "a b");
+    f->ops->close(dir);
+    host_file(f, "l2/d/late", "added under the union");
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "d/late", 0, &st),
+                     -ENOENT);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &st), 0);
+}
+
 static void test_unlink_rmdir_whiteouts(void **state)
 {
     struct fixture *f = *state;
@@ -700,6 +720,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_walks_shared_by_siblings,
                                         setup_siblings, teardown),
         cmocka_unit_test_setup_teardown(test_walks_remembered_see_changes,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_merged_listing_answers_lookups,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_listing_of_an_open_directory,
                                         setup, teardown),

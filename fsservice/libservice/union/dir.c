@@ -194,12 +194,19 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
     off_t pos = 0;
     ssize_t got;
     int impure = b == 0 && union_origin_impure(u, path);
+    /* A read-only branch's names, read whole here, also answer later
+     * lookups in it (branch_listing.c) without reading it again. */
+    struct branch_listing *names = union_branch_listing_begin(u, b, path);
     while ((got = in->ops->getdents(f, cred, buf, READ_BUF, &pos)) > 0) {
         for (ssize_t at = 0; at < got;) {
             const struct danaus_dirent *d =
                 (const struct danaus_dirent *)(buf + at);
             at += d->d_reclen;
             const char *name = d->d_name;
+            if (names && union_branch_listing_add(names, name) < 0) {
+                union_branch_listing_drop(names);
+                names = NULL;
+            }
             int dot = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
             if (dot) {
                 if (first && (rc = add_entry(m, d)) < 0)
@@ -226,7 +233,12 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
         }
     }
     rc = got < 0 ? (int)got : 0;
+    if (rc == 0 && names) {
+        union_branch_listing_keep(u, names);
+        names = NULL;
+    }
 out:
+    union_branch_listing_drop(names);
     if (!held)
         in->ops->close(f);
     return rc;

@@ -90,6 +90,19 @@ struct branch_listing;
  * listed: then ask the branch itself. */
 int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
                      int b, const char *dir, const char *name);
+/* A listing of dir in branch b read by a caller that reads the directory
+ * whole anyway (a merged listing), so that it is not read again on first
+ * need: begin gives NULL when none is wanted (a writable branch, dir
+ * listed already, the table full); add each name the branch gives (-1:
+ * too many, drop it); keep it once the branch said the listing ended.
+ * A listing read with a client's credential is as complete as the copy-up
+ * credential's: whoever may read a directory reads all its names. */
+struct branch_listing *union_branch_listing_begin(struct union_instance *u,
+                                                  int b, const char *dir);
+int union_branch_listing_add(struct branch_listing *l, const char *name);
+void union_branch_listing_keep(struct union_instance *u,
+                               struct branch_listing *l);
+void union_branch_listing_drop(struct branch_listing *l);
 void union_branch_listings_free(struct union_instance *u);
 
 /* ---- lookup (lookup.c) ---- */
