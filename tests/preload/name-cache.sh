@@ -3,7 +3,9 @@
 # (libfs/namecache.h): a long-lived preloaded process (namecache_probe)
 # stats names, which it then holds in its cache, and each change another
 # process makes (preloaded, or a plain program through the FUSE door) is
-# seen by its next stat, at once. fuse_cache_timeout_ms is 60 s, so only
+# seen by its next stat, at once; in a union (a container's root) a write
+# through a descriptor drops the answers of that file alone.
+# fuse_cache_timeout_ms is 60 s, so only
 # the service's announcements can make a change visible. Also: a cached
 # answer is served while the service is stopped (the cache is used at
 # all), a directory's search permission taken away is seen below it, and
@@ -27,9 +29,10 @@ danausd=$(realpath "$1") lib=$(realpath "$2") probe=$(realpath "$3")
 site=$(mktemp -d /tmp/danaus-ncache-XXXXXX) || exit 1
 chmod 755 "$site"
 mnt=$site/mnt
+umnt=$site/umnt
 service="ncache-$$"
-mkdir "$site/run" "$site/backing" || exit 1
-chmod 755 "$site/backing"
+mkdir "$site/run" "$site/backing" "$site/up" "$site/low" || exit 1
+chmod 755 "$site/backing" "$site/up" "$site/low"
 cat > "$site/danausd.conf" <<CONF
 service $service
 owner 1000:1000
@@ -37,6 +40,7 @@ rundir $site/run
 fuse_keep 0
 fuse_cache_timeout_ms 60000
 mount $mnt local $site/backing
+union $umnt local $site/up $site/low
 CONF
 
 pre() {
@@ -52,6 +56,8 @@ cleanup() {
     [ -n "${USER_PID:-}" ] && kill "$USER_PID" 2>/dev/null
     [ -n "${ROOT_PID:-}" ] && kill "$ROOT_PID" 2>/dev/null
     [ -n "$daemon" ] && kill -CONT "$daemon" 2>/dev/null
+    service_stop
+    grep -q " $umnt fuse" /proc/mounts && umount -l "$umnt"
     site_remove
 }
 trap cleanup EXIT
@@ -278,6 +284,21 @@ if pid == 0:
     print(os.fstat(os.open('$t/fb', os.O_RDONLY)).st_size, flush=True)
     os._exit(0)
 os.waitpid(pid, 0)")"
+
+# In a union, a write through a descriptor is announced under the number
+# stat reports for the file, as on a plain mount: another file's cached
+# answer stays, the written file's goes.
+u=$umnt
+pre sh -c "echo a > $u/ua; echo b > $u/ub"
+expect "union: open O_RDWR" "ok" "$(ask root open "$u/ub")"
+ask user stat "$u/ua" > /dev/null
+ask user stat "$u/ub" > /dev/null
+expect "union: pwrite" "ok" "$(ask root pwrite 0 xyz)"
+answer=$(stopped user stat "$u/ua")
+expect "union: another file's cached answer stays after a write" "2" \
+    "$(field "$answer" size)"
+expect "union: the written file's size seen at once" "3" \
+    "$(field "$(ask user stat "$u/ub")" size)"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

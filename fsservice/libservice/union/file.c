@@ -71,6 +71,14 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     f->branch = b;
     f->path = path;
     f->readable = (flags & O_ACCMODE) != O_WRONLY;
+    /* The number stat reports, a copy's origin's (origin.c), which the
+     * file keeps while open: what its changes are announced under. */
+    if (lower->ino) {
+        struct danaus_stat st = {.ino = lower->ino};
+        if (b == 0)
+            union_origin_stat(u, n->path, &st);
+        f->base.ino = st.ino;
+    }
     /* A read-only branch's fstat is its own (union_fstat). */
     f->base.has_attrs = b != 0 && lower->has_attrs;
     if (f->base.has_attrs)
