@@ -108,6 +108,13 @@ int union_copyup_dirs(struct union_instance *u, const struct ls_cred *cred,
     struct ls_instance *top = union_branch_inst(u, 0);
     char prefix[DANAUS_LONG_PATH_MAX];
     size_t len = strlen(dir);
+    /* A directory of the top branch has its ancestors there: one stat for
+     * the common case, a name made where its directory is up already. */
+    struct danaus_stat here;
+    if (len == 0 || (top->ops->stat(top, &u->copyup_cred, dir,
+                                    AT_SYMLINK_NOFOLLOW, &here) == 0 &&
+                     S_ISDIR(here.mode)))
+        return 0;
     for (size_t at = 0; at <= len; at++) {
         if (at < len && dir[at] != '/')
             continue;
