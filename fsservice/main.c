@@ -44,6 +44,7 @@ static void usage(void)
 static int die(const char *msg)
 {
     fprintf(stderr, "danausd: %s\n", msg);
+    log_flush(); /* in the log before the exit status is */
     return 1;
 }
 

@@ -82,6 +82,17 @@ static void write_all(struct iovec *iov, int n)
     }
 }
 
+/* A NUL is log_flush's fence, never part of a line: the bytes of buf
+ * without them, moved to its start. */
+static ssize_t drop_fences(char *buf, size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != '\0')
+            buf[kept++] = buf[i];
+    return (ssize_t)kept;
+}
+
 /* The relay: what arrives on in, each line that starts there with its
  * prefix in the same writev, so that a line is one write to the log file
  * (O_APPEND). A log that cannot be written drops the line. */
@@ -95,6 +106,7 @@ static void relay(int in, const char *name)
             continue;
         if (got <= 0)
             break;
+        got = drop_fences(buf, (size_t)got);
         size_t head_len = prefix(name, head, sizeof head), done = 0;
         while (done < (size_t)got) {
             const char *nl = memchr(buf + done, '\n', (size_t)got - done);
@@ -187,13 +199,26 @@ void log_start(const char *name)
     stderr = f;
 }
 
-void log_flush(void)
+/* Waits (bounded) until the relay has read all the pipe holds. */
+static void drained(void)
 {
-    fflush(stderr);
-    for (int ms = 0; log_relayed && ms < LOG_FLUSH_WAIT_MS; ms++) {
+    for (int ms = 0; ms < LOG_FLUSH_WAIT_MS; ms++) {
         int queued = 0;
         if (ioctl(STDERR_FILENO, FIONREAD, &queued) < 0 || queued == 0)
             return;
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
+}
+
+/* An empty pipe only says that the relay read the last lines, maybe not
+ * that it wrote them yet: it then reads a fence (a NUL it drops) only
+ * once it has, as it writes what it read before it reads again. */
+void log_flush(void)
+{
+    fflush(stderr);
+    if (!log_relayed)
+        return;
+    drained();
+    if (write(STDERR_FILENO, "", 1) == 1)
+        drained();
 }

@@ -15,9 +15,9 @@
  * (a keeper, a restarted service) keeps it. Call once, before any thread
  * starts. */
 void log_start(const char *name);
-/* Before a clean exit: waits (up to a second) until the relay has taken
- * every line written so far, so that whoever waits for the service's
- * exit finds them in the log. */
+/* Before a clean exit: waits (up to a second each for the lines and a
+ * fence) until the relay has written every line written so far to the
+ * log, so that whoever waits for the service's exit finds them there. */
 void log_flush(void);
 
 #endif
