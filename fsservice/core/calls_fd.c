@@ -78,7 +78,9 @@ int64_t call_open(struct request *r)
                   ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC));
     if (writes && inst->read_only)
         return -EROFS;
-    if (writes && request_exec_busy(r))
+    /* A truncating open is refused before it truncates; any other asks
+     * after the open, by the number it learnt (no walk of the path). */
+    if (writes && (flags & O_TRUNC) && request_exec_busy(r, 0))
         return -ETXTBSY;
     /* On a read-only instance O_CREAT opens what exists and creates
      * nothing, as Linux does on a read-only mount. */
@@ -101,6 +103,10 @@ int64_t call_open(struct request *r)
     }
     if (rc == LS_OPEN_SPECIAL)
         return 0;
+    if (writes && !(flags & O_TRUNC) && request_exec_busy(r, file->ino)) {
+        file->inst->ops->close(file);
+        return -ETXTBSY;
+    }
     /* Read now: once the handle is in the table, the client may close it
      * (from another thread) before this call returns. */
     struct danaus_open_out out = {.ino = file->ino,

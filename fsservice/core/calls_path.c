@@ -292,7 +292,7 @@ int64_t call_truncate(struct request *r)
     }
     if ((rc = instance(r, &inst)) < 0)
         return rc;
-    if (request_exec_busy(r))
+    if (request_exec_busy(r, 0))
         return -ETXTBSY;
     return inst->ops->truncate(inst, &r->c->cred, r->path, len);
 }

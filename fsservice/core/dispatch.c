@@ -103,10 +103,10 @@ bool request_read_only(struct request *r)
     return ro;
 }
 
-bool request_exec_busy(struct request *r)
+bool request_exec_busy(struct request *r, uint64_t ino)
 {
-    return r->svc->exec_busy &&
-           r->svc->exec_busy(r->svc->fuse, r->d->mount, r->path, &r->c->cred);
+    return r->svc->exec_busy && r->svc->exec_busy(r->svc->fuse, r->d->mount,
+                                                  r->path, ino, &r->c->cred);
 }
 
 /* Announces a change the call r made to the clients' caches

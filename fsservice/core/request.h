@@ -51,9 +51,9 @@ int request_string(struct request *r, char *out, size_t cap);
 struct ls_instance *request_instance(struct request *r);
 /* Whether desc.mount is served read-only (EROFS for changes). */
 bool request_read_only(struct request *r);
-/* Whether r->path is a program running from the FUSE door (ETXTBSY for
- * writers, as the kernel says). */
-bool request_exec_busy(struct request *r);
+/* Whether the file of inode ino (0: r->path's) is a program running from
+ * the FUSE door (ETXTBSY for writers, as the kernel says). */
+bool request_exec_busy(struct request *r, uint64_t ino);
 
 /* Handlers. calls_fd.c: calls on an open file. */
 int64_t call_open(struct request *r);

@@ -61,12 +61,14 @@ struct service {
                     enum service_change what, const char *path,
                     const char *path2, struct ls_file *file,
                     const struct ls_cred *cred);
-    /* Whether a file (a path of mount `mount`) is a program running from
-     * the FUSE door: the kernel refuses to write it (ETXTBSY) through its
-     * own paths, and the preload door asks before it opens for writing or
-     * truncates. Set by the FUSE door; NULL when there is none. */
+    /* Whether a file (of mount `mount`: its inode number, or when 0 its
+     * path) is a program running from the FUSE door: the kernel refuses
+     * to write it (ETXTBSY) through its own paths, and the preload door
+     * asks when it opens for writing or truncates. Set by the FUSE door;
+     * NULL when there is none. */
     bool (*exec_busy)(struct fuse_door *door, uint32_t mount,
-                      const char *path, const struct ls_cred *cred);
+                      const char *path, uint64_t ino,
+                      const struct ls_cred *cred);
     char **argv;                /* danausd's command line, to restart it */
     uid_t euid;                 /* the service's own identity */
     gid_t egid;

@@ -618,7 +618,8 @@ void fuse_door_changed(struct fuse_door *d, uint32_t mount,
 }
 
 bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
-                         const char *path, const struct ls_cred *cred)
+                         const char *path, uint64_t ino,
+                         const struct ls_cred *cred)
 {
     if (mount >= (uint32_t)d->nexports)
         return false;
@@ -626,6 +627,7 @@ bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
     if (!ex->looping || atomic_load(&ex->handles.nexec) == 0)
         return false;
     struct danaus_stat st;
-    return ex->inst->ops->stat(ex->inst, cred, path, 0, &st) == 0 &&
-           fuse_handles_find(&ex->handles, st.ino, true, NULL);
+    if (!ino && ex->inst->ops->stat(ex->inst, cred, path, 0, &st) == 0)
+        ino = st.ino;
+    return ino && fuse_handles_find(&ex->handles, ino, true, NULL);
 }

@@ -89,9 +89,10 @@ void fuse_door_changed(struct fuse_door *d, uint32_t mount,
                        const char *path2, struct ls_file *file,
                        const struct ls_cred *cred);
 
-/* Whether the file at path (of mount `mount`) is open through FUSE for
- * execve (a running program). */
+/* Whether the file of inode ino, or when ino is 0 the one at path (of
+ * mount `mount`), is open through FUSE for execve (a running program). */
 bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
-                         const char *path, const struct ls_cred *cred);
+                         const char *path, uint64_t ino,
+                         const struct ls_cred *cred);
 
 #endif

@@ -10,7 +10,8 @@
 #  - a binary stored in the instance runs from it, with and without the
 #    preload (which survives the exec), dlopens a library stored there, and
 #    python3 imports a C extension stored there; a running program's file
-#    cannot be truncated by an open (ETXTBSY);
+#    cannot be truncated by an open (ETXTBSY), nor opened for writing or
+#    truncated through the preload;
 #  - static busybox (no preload possible) writes files a preloaded program
 #    reads at once, and the other way round, including an overwrite of the
 #    same size while busybox holds the file open;
@@ -123,6 +124,26 @@ p.wait()
 print(os.stat('$mnt/bin/sleeper').st_size == os.stat('/bin/sleep').st_size)"
 expect "O_RDONLY|O_TRUNC of a running program: ETXTBSY, file whole" \
     "ETXTBSY|True" "$(plain python3 -c "$txt" 2>&1 | paste -sd'|')"
+# The same through the preload, which asks the FUSE door: an open for
+# writing with and without O_TRUNC, and a truncate by path.
+txt="import errno, os, subprocess, time
+p = subprocess.Popen(['$mnt/bin/sleeper', '30'])
+time.sleep(0.5)
+def tried(f):
+    try:
+        f()
+        return 'done'
+    except OSError as e:
+        return errno.errorcode[e.errno]
+print(tried(lambda: os.open('$mnt/bin/sleeper', os.O_WRONLY)))
+print(tried(lambda: os.open('$mnt/bin/sleeper', os.O_RDWR | os.O_TRUNC)))
+print(tried(lambda: os.truncate('$mnt/bin/sleeper', 0)))
+p.kill()
+p.wait()
+print(os.stat('$mnt/bin/sleeper').st_size == os.stat('/bin/sleep').st_size)"
+expect "preloaded writes to a running program: ETXTBSY, file whole" \
+    "ETXTBSY|ETXTBSY|ETXTBSY|True" \
+    "$(pre python3 -c "$txt" 2>&1 | paste -sd'|')"
 
 pyinc=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 pysuffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
