@@ -94,9 +94,9 @@ static union_mask merge_below(struct union_instance *u,
             return m;
         if (rc == 0)
             m |= 1u << next;
-        else if (rc != -ENOENT ||
+        else if (rc != -ENOENT || next_branch(parent, next + 1) < 0 ||
                  union_whiteout_exists(u, cred, next, dir, name) != 0)
-            return m;
+            return m; /* (a whiteout in the last branch hides nothing) */
         b = next;
     }
 }
@@ -123,6 +123,10 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
         }
         if (rc != -ENOENT)
             return rc;
+        /* A whiteout hides the name in the branches below b: none, no
+         * question. */
+        if (next_branch(dirs, b + 1) < 0)
+            break;
         rc = union_whiteout_exists(u, cred, b, dir, name);
         if (rc != 0)
             return rc < 0 ? rc : -ENOENT;
@@ -462,8 +466,8 @@ int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
                                      AT_SYMLINK_NOFOLLOW, &st);
         if (rc == 0)
             return 1;
-        if (rc != -ENOENT)
-            return rc;
+        if (rc != -ENOENT || next_branch(node->parent_dirs, b + 1) < 0)
+            return rc == -ENOENT ? 0 : rc;
         rc = union_whiteout_exists(u, cred, b, dir, name);
         if (rc != 0)
             return rc < 0 ? rc : 0;
