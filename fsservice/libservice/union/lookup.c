@@ -66,6 +66,10 @@ int union_join(char out[DANAUS_LONG_PATH_MAX], const char *dir, const char *name
     return 0;
 }
 
+/* union_lookup's own flag for lookup_slow, beside UNION_*: the fast path
+ * found no entry at the path in the top branch. */
+#define UNION_TOP_LACKS 0x100
+
 /* The lowest set bit at or after b; -1 if none. */
 static int next_branch(union_mask m, int b)
 {
@@ -106,11 +110,13 @@ static union_mask merge_below(struct union_instance *u,
  * whited out. */
 static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
                        union_mask dirs, const char *dir, const char *name,
-                       const char *path, struct union_node *out)
+                       const char *path, bool top_lacks,
+                       struct union_node *out)
 {
     for (int b = next_branch(dirs, 0); b >= 0; b = next_branch(dirs, b + 1)) {
         struct ls_instance *in = union_branch_inst(u, b);
-        int rc = union_branch_has(u, cred, b, dir, name) == 0
+        int rc = (b == 0 && top_lacks) ||
+                         union_branch_has(u, cred, b, dir, name) == 0
                      ? -ENOENT
                      : in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW,
                                      &out->st);
@@ -358,7 +364,12 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
         int rc = union_join(child, w.path, name);
         if (rc < 0)
             return rc;
-        rc = lookup_name(u, cred, w.dirs[w.depth], w.path, name, child, out);
+        /* The fast path's stat found nothing at path in the top branch:
+         * not asked again for the same name. */
+        bool top_lacks = last && links == 0 && (flags & UNION_TOP_LACKS) &&
+                         strcmp(child, path) == 0;
+        rc = lookup_name(u, cred, w.dirs[w.depth], w.path, name, child,
+                         top_lacks, out);
         if (rc == -ENOENT && last && (flags & UNION_MAY_BE_ABSENT)) {
             strcpy(out->path, child);
             out->branch = -1;
@@ -438,14 +449,18 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
         strlen(path) < sizeof out->path && !top_absent) {
         struct ls_instance *top = union_branch_inst(u, 0);
         int at = (flags & UNION_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
-        if (top->ops->stat(top, cred, path, at, &out->st) == 0 &&
-            !S_ISDIR(out->st.mode)) {
+        int rc = top->ops->stat(top, cred, path, at, &out->st);
+        if (rc == 0 && !S_ISDIR(out->st.mode)) {
             strcpy(out->path, path);
             out->branch = 0;
             out->dirs = 0;
             out->parent_dirs = 0;
             return 0;
         }
+        /* Not following, ENOENT says the top branch has no such entry (a
+         * followed link's target may be what is missing). */
+        if (rc == -ENOENT && at == AT_SYMLINK_NOFOLLOW)
+            flags |= UNION_TOP_LACKS;
     }
     return lookup_slow(u, cred, path, flags, &look, out);
 }
