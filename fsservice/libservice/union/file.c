@@ -105,10 +105,16 @@ static int open_new(struct union_instance *u, const struct ls_cred *cred,
     char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(n->path, dir, &name);
-    rc = union_copyup_dirs(u, cred, dir);
+    /* The walk's merge mask of the directory: one the top branch has is
+     * not copied up, and one the top branch alone has holds no whiteout
+     * that hides anything (a copied-up directory starts with none). */
+    bool up = n->parent_dirs & 1u;
+    rc = up ? 0 : union_copyup_dirs(u, cred, dir);
     if (rc < 0)
         return rc;
-    int removed = union_whiteout_remove(u, dir, name);
+    int removed = up && (n->parent_dirs & ~1u)
+                      ? union_whiteout_remove(u, dir, name)
+                      : 0;
     if (removed < 0)
         return removed;
     n->dirs = 0;
