@@ -3,9 +3,11 @@
 # unionfs-fuse -o cow mount (the reference user-level union) and on a
 # Danaus union instance, over branches of the same contents; the two
 # transcripts (listings, contents, modes, link counts, error messages of
-# failed calls) must be the same.
+# failed calls) must be the same. Then, on the Danaus union alone, the
+# "." and ".." entries of every directory must carry the numbers stat
+# gives the directory and its parent (DOTS_PROBE, dots_probe.c).
 #
-#   compat.sh DANAUSD LIBDANAUS local|ceph CEPH_CONF|-
+#   compat.sh DANAUSD LIBDANAUS local|ceph CEPH_CONF|- DOTS_PROBE
 #
 # The reference always runs on local directories; the Danaus union runs on
 # the chosen backend (its branches in a fresh CephFS directory for ceph,
@@ -28,11 +30,12 @@
 # kernel's cache, not the union.
 set -u
 
-if [ $# -ne 4 ]; then
-    echo "usage: compat.sh DANAUSD LIBDANAUS local|ceph CEPH_CONF|-" >&2
+if [ $# -ne 5 ]; then
+    echo "usage: compat.sh DANAUSD LIBDANAUS local|ceph CEPH_CONF|- DOTS_PROBE" >&2
     exit 2
 fi
 danausd=$(realpath "$1") lib=$(realpath "$2") backend=$3 ceph_conf=$4
+probe=$(realpath "$5")
 here=$(dirname "$(realpath "$0")")
 command -v unionfs-fuse > /dev/null || { echo "unionfs-fuse missing" >&2; exit 1; }
 
@@ -100,6 +103,10 @@ echo "exit status $?" >> "$site/danaus.txt"
 ok=1
 diff -a -u "$site/reference.txt" "$site/danaus.txt" \
     --label unionfs-fuse --label "danaus union ($backend)" || ok=0
+# The Danaus union alone: "." and ".." of every directory below its root
+# as stat says (the root's ".." is outside the union, as on any mount).
+danaus_env sh -c 'cd "$1" && find . -mindepth 1 -type d -exec "$2" {} +' sh \
+    "$mountpoint" "$probe" || ok=0
 cleanup
 if [ $ok -eq 1 ]; then
     echo "same: $(grep -c '^\$ ' "$site/reference.txt") steps, tree of" \

@@ -537,6 +537,15 @@ static void test_metadata_copyup_keeps_st_ino(void **state)
     assert_int_equal(symlink("big", host(f, "low/sl")), 0);
     uint64_t file = ino_of(f, "big"), dir = ino_of(f, "dir");
     uint64_t sub = ino_of(f, "dir/sub"), sl = ino_of(f, "sl");
+    /* Before any copy-up ".." of dir/sub is as the read-only branch lists
+     * it; under a parent the top branch has of its own (not a copy) it is
+     * the top's number, not the lower branch's "..". */
+    assert_int_equal(d_ino_of(f, "dir/sub", ".."), dir);
+    assert_int_equal(mkdir(host(f, "up/own"), 0755), 0);
+    assert_int_equal(mkdir(host(f, "low/own"), 0755), 0);
+    assert_int_equal(mkdir(host(f, "low/own/below"), 0755), 0);
+    assert_int_equal(d_ino_of(f, "own/below", ".."),
+                     host_stat(f, "up/own").st_ino);
     assert_int_equal(f->ops->chmod(f->u, &root_cred, "big", 0600, 0), 0);
     assert_int_equal(f->ops->chown(f->u, &root_cred, "sl", 7, 7,
                                    AT_SYMLINK_NOFOLLOW), 0);

@@ -8,14 +8,17 @@ set_tests_properties(test_union PROPERTIES LABELS "unit;union")
 # The compatibility test against unionfs-fuse -o cow (tests/union/compat.sh):
 # one scenario through both unions, transcripts compared; the Danaus union
 # over the local backend, and over CephFS with the ctest ceph fixture.
+# Then "." and ".." of every directory of the Danaus union against stat
+# (dots_probe).
 set(DANAUS_UNION_COMPAT ${CMAKE_CURRENT_SOURCE_DIR}/union/compat.sh)
+add_executable(dots_probe ${CMAKE_CURRENT_SOURCE_DIR}/union/dots_probe.c)
 add_test(NAME union_compat_local
   COMMAND ${DANAUS_UNION_COMPAT} $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
-    local -)
+    local - $<TARGET_FILE:dots_probe>)
 set_tests_properties(union_compat_local PROPERTIES LABELS union TIMEOUT 120)
 danaus_ceph_test(union_compat_ceph LABELS union PROPERTIES TIMEOUT 300
   COMMAND ${DANAUS_UNION_COMPAT} $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>
-    ceph ${DANAUS_CEPH_CONF})
+    ceph ${DANAUS_CEPH_CONF} $<TARGET_FILE:dots_probe>)
 
 # The memory test (tests/union/memory.sh): 16 unions over one 64 MiB file
 # of a shared read-only branch on CephFS; RSS growth under 2 copies.

@@ -148,13 +148,35 @@ static uint64_t node_ino(struct union_instance *u, const struct union_node *n)
     return st.ino;
 }
 
+/* Whether ".." as the directory's topmost branch listed it is already
+ * what stat reports for the parent: the parent's topmost branch is that
+ * same branch, a read-only one (no copies, so no origins). Not when the
+ * branch gave ".." the directory's own number, as libcephfs does for a
+ * directory whose parent it does not know. */
+static bool dotdot_as_listed(const struct union_node *node,
+                             const struct merge *m)
+{
+    if (node->branch <= 0 || node->parent_dirs == 0 ||
+        __builtin_ctz(node->parent_dirs) != node->branch)
+        return false;
+    uint64_t dot = 0, dotdot = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const char *e = m->names + m->name_off[i];
+        if (strcmp(e, ".") == 0)
+            dot = m->entries[i].ino;
+        else if (strcmp(e, "..") == 0)
+            dotdot = m->entries[i].ino;
+    }
+    return dotdot != 0 && dotdot != dot;
+}
+
 /* "." and ".." name the directory and its parent as stat does (the root's
  * ".." is left as its branch says: outside the union). */
 static int fix_dots(struct union_instance *u, const struct ls_cred *cred,
                     const struct union_node *node, struct merge *m)
 {
     struct union_node *parent = NULL;
-    if (node->path[0]) {
+    if (node->path[0] && !dotdot_as_listed(node, m)) {
         char dir[DANAUS_LONG_PATH_MAX];
         const char *name;
         union_split(node->path, dir, &name);

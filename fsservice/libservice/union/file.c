@@ -39,7 +39,7 @@ struct union_file {
      * directory, and stat), good while no change a walk depends on came
      * since (union_generation still walk_gen); dirs 0: none kept. */
     uint64_t walk_gen;
-    union_mask dirs;
+    union_mask dirs, parent_dirs;
     struct danaus_stat dir_st;
 };
 
@@ -157,6 +157,7 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
             struct union_file *f = ufile(*out);
             f->walk_gen = gen;
             f->dirs = n.dirs;
+            f->parent_dirs = n.parent_dirs;
             f->dir_st = n.st;
         }
         return rc;
@@ -359,7 +360,7 @@ static int snapshot(struct union_instance *u, const struct ls_cred *cred,
         n->branch = f->branch;
         n->st = f->dir_st;
         n->dirs = f->dirs;
-        n->parent_dirs = 0;
+        n->parent_dirs = f->parent_dirs;
     } else {
         rc = union_lookup(u, cred, f->path, 0, n);
     }
