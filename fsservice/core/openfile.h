@@ -32,6 +32,10 @@ struct open_file {
     bool lock_key_known;
     struct lock_key lock_key;
     struct lock_table *_Atomic locks;
+    /* An errno a write of pages its client kept back met (writeback.h):
+     * the next fsync reports it, once, as Linux reports a failed
+     * writeback. */
+    _Atomic int writeback_error;
     struct rcu_head rcu;
 };
 

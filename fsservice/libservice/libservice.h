@@ -153,6 +153,13 @@ struct ls_ops {
      * for reading and writing), which its caller accounts for. Never
      * blocks for long. NULL: never. */
     int (*cache_hold)(struct ls_file *, uint64_t *key);
+    /* Whether a hold on a file open for writing also lets the client keep
+     * its writes back (ipc.h, write-back pages): the backend then holds
+     * the file for this open file alone, and announces in a thread that
+     * may call this backend, holding none of its locks, and keeps every
+     * other opener waiting until the announcement returns (the core writes
+     * the pages kept back during it). */
+    bool write_back_on_hold;
 
     /* Paths. */
     int (*stat)(struct ls_instance *, const struct ls_cred *, const char *path,

@@ -21,7 +21,11 @@
  * its open, and a lease changes nothing for it), and one breaker thread
  * takes the lease-break signals, sent to it alone (F_SETOWN_EX with its
  * tid, read through a signalfd): it announces the change of the file the
- * descriptor names now, and only then gives the lease up. A descriptor
+ * descriptor names now, and only then gives the lease up. The
+ * announcement also writes the pages clients kept back of the file
+ * (write_back_on_hold; core's writeback.c), through the holder's own
+ * descriptor, which breaks no lease: the opener waits until they are
+ * in the file. A descriptor
  * closed and reused before its signal is read costs a spurious
  * announcement and lease of the new file, never a missed one: whatever
  * file loses its lease is announced first.
