@@ -381,7 +381,8 @@ int main(int argc, char **argv)
         return die(err);
     }
     svc.clients.readcache = &svc.readcache;
-    static struct ls_change_sink sink = {.changed = readcache_changed};
+    static struct ls_change_sink sink = {.changed = readcache_changed,
+                                         .flush = readcache_flush_key};
     sink.arg = &svc.readcache;
     svc.readcache.flush = writeback_flush;
     svc.readcache.flush_arg = &svc;

@@ -200,8 +200,10 @@ void readcache_wrote(struct readcache *rc, struct client *c, uint64_t handle)
     struct readcache_reader *r = *find(rc, c, handle);
     uint64_t key = r ? r->key : 0;
     pthread_mutex_unlock(&rc->lock);
-    if (r)
+    if (r) {
         readcache_changed(rc, key);
+        readcache_flush_key(rc, key);
+    }
 }
 
 /* A write-back handle to flush once the lock is let go. */
@@ -214,18 +216,27 @@ void readcache_changed(void *arg, uint64_t key)
 {
     struct readcache *rc = arg;
     pthread_mutex_lock(&rc->lock);
-    uint32_t n = 0;
     for (struct readcache_reader *r = rc->by_key[key_bucket(key)]; r;
          r = r->next_by_key)
         if (r->key == key) {
             r->pending = false;
             if (r->gen)
                 set_gen(r, 0);
-            n += r->writes_back;
         }
-    /* Every generation is 0 first, so no client keeps a page more; the
-     * pages are written without the lock (a flush takes it to announce),
-     * their clients kept by the count of flushes under way. */
+    pthread_mutex_unlock(&rc->lock);
+}
+
+/* After readcache_changed, every generation is 0, so no client keeps a
+ * page more: the pages are written without the lock (a flush takes it to
+ * announce), their clients kept by the count of flushes under way. */
+void readcache_flush_key(void *arg, uint64_t key)
+{
+    struct readcache *rc = arg;
+    pthread_mutex_lock(&rc->lock);
+    uint32_t n = 0;
+    for (struct readcache_reader *r = rc->by_key[key_bucket(key)]; r;
+         r = r->next_by_key)
+        n += r->key == key && r->writes_back;
     struct to_flush few[8];
     struct to_flush *v = !n || !rc->flush ? NULL
                          : n <= 8          ? few

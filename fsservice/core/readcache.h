@@ -78,8 +78,10 @@ void readcache_forget_client(struct readcache *rc, struct client *c);
 void readcache_flush_client(struct readcache *rc, struct client *c);
 
 /* The data backends name key is about to change (ls_change_sink): every
- * handle's generation goes to 0, then write-back handles are flushed. */
+ * handle's generation goes to 0; then (flush) the pages of write-back
+ * handles of it are written. */
 void readcache_changed(void *rc, uint64_t key);
+void readcache_flush_key(void *rc, uint64_t key);
 
 /* c is about to write pages it kept back of handle: every handle of the
  * file gets generation 0 (nothing is flushed). */

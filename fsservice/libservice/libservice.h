@@ -155,10 +155,12 @@ struct ls_ops {
     int (*cache_hold)(struct ls_file *, uint64_t *key);
     /* Whether a hold on a file open for writing also lets the client keep
      * its writes back (ipc.h, write-back pages): the backend then holds
-     * the file for this open file alone, and announces in a thread that
-     * may call this backend, holding none of its locks, and keeps every
-     * other opener waiting until the announcement returns (the core writes
-     * the pages kept back during it). */
+     * the file for this open file alone, and after announcing a change
+     * (ls_change_sink.changed) calls the sink's flush from a thread that
+     * holds none of its locks, keeping every other access waiting until
+     * flush returns (the core writes the pages kept back during it). Not
+     * Ceph's: its recall comes as the MDS revokes the caps a write needs,
+     * so no write can be made before the delegation goes back. */
     bool write_back_on_hold;
 
     /* Paths. */
@@ -210,9 +212,13 @@ struct ls_ops {
 
 /* Where backends announce changes of data they let be cached (cache_hold):
  * changed(arg, key) runs in a backend's thread, maybe with its locks held,
- * so it must be quick and must not call into any backend. */
+ * so it must be quick and must not call into any backend. flush(arg, key)
+ * then writes what clients kept back of key (ls_ops.write_back_on_hold),
+ * through this backend: called after changed, where no backend lock is
+ * held, before the change the announcement was for may go on. */
 struct ls_change_sink {
     void (*changed)(void *arg, uint64_t key);
+    void (*flush)(void *arg, uint64_t key);
     void *arg;
 };
 

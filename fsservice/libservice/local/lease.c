@@ -21,11 +21,10 @@
  * its open, and a lease changes nothing for it), and one breaker thread
  * takes the lease-break signals, sent to it alone (F_SETOWN_EX with its
  * tid, read through a signalfd): it announces the change of the file the
- * descriptor names now, and only then gives the lease up. The
- * announcement also writes the pages clients kept back of the file
- * (write_back_on_hold; core's writeback.c), through the holder's own
- * descriptor, which breaks no lease: the opener waits until they are
- * in the file. A descriptor
+ * descriptor names now, has the pages clients kept back of the file
+ * written (the sink's flush, write_back_on_hold) through the holder's own
+ * descriptor, which breaks no lease, and only then gives the lease up: the
+ * opener waits until they are in the file. A descriptor
  * closed and reused before its signal is read costs a spurious
  * announcement and lease of the new file, never a missed one: whatever
  * file loses its lease is announced first.
@@ -73,8 +72,10 @@ static void *breaker_main(void *arg)
     while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
         int fd = (int)si.ssi_fd;
         struct stat st;
-        if (fstat(fd, &st) == 0)
+        if (fstat(fd, &st) == 0) {
             leases.sink.changed(leases.sink.arg, key_of(&st));
+            leases.sink.flush(leases.sink.arg, key_of(&st));
+        }
         fcntl(fd, F_SETLEASE, F_UNLCK);
     }
     return NULL;
