@@ -312,16 +312,28 @@ int64_t call_pwrite(struct request *r)
     return write_at(r, r->d->arg[1], &end);
 }
 
+/* Small writes through a file the backend would not hold (open
+ * elsewhere) that go by before it is asked again: each ask costs the
+ * backend's hold (the local lease's system calls). */
+#define ARM_RETRY 64
+
 /* After the write's own announcement (dispatch), which set the handle's
  * generation to 0: a new one, which a client that only writes needs to
  * keep its next writes back; after a small write only, as only small ones
  * are kept (a large one would pay for the backend's hold for nothing). */
 void pwrite_may_write_back(struct request *r)
 {
-    if (writes_back(r->of) && !r->of->file->is_dir &&
-        r->in_len <= IPC_CACHE_BLOCK)
-        readcache_begin(&r->svc->readcache, r->c, r->d->handle, r->of->file,
-                        true);
+    struct open_file *of = r->of;
+    if (!writes_back(of) || of->file->is_dir || r->in_len > IPC_CACHE_BLOCK)
+        return;
+    uint32_t skips = atomic_load(&of->arm_skips);
+    if (skips) {
+        atomic_store(&of->arm_skips, skips - 1);
+        return;
+    }
+    if (!readcache_begin(&r->svc->readcache, r->c, r->d->handle, of->file,
+                         true))
+        atomic_store(&of->arm_skips, ARM_RETRY);
 }
 
 int64_t call_flush(struct request *r)

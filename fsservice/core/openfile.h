@@ -36,6 +36,9 @@ struct open_file {
      * the next fsync reports it, once, as Linux reports a failed
      * writeback. */
     _Atomic int writeback_error;
+    /* Small PWRITEs to let by before asking the backend again for a hold
+     * that lets the client keep writes back (calls_fd.c). */
+    _Atomic uint32_t arm_skips;
     struct rcu_head rcu;
 };
 
