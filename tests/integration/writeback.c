@@ -182,6 +182,43 @@ static void test_writer_sees_its_writes(void **state)
     assert_int_equal(rc, 0);
 }
 
+/* ---- a forked child reads them through the descriptor it inherited ---- */
+
+/* The child shares the open file (no open of its own, so no lease
+ * breaks): the fork itself must have flushed. */
+static int fork_child(void *arg)
+{
+    (void)arg;
+    char path[800], hpath[800];
+    paths("forked", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsigned char got[PAGE], want[PAGE];
+        for (int i = 0; i < PAGES; i++) {
+            fill(want, PAGE, (off_t)i * PAGE);
+            CHILD_CHECK(danaus_pread(fd, got, PAGE, (off_t)i * PAGE) == PAGE &&
+                            memcmp(got, want, PAGE) == 0,
+                        "the child's pread of page %d: not what was written",
+                        i);
+        }
+        _exit(0);
+    }
+    int status;
+    CHILD_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                    WEXITSTATUS(status) == 0,
+                "the child failed");
+    return 0;
+}
+
+static void test_forked_child_reads_them(void **state)
+{
+    (void)state;
+    int rc = run_in_child(fork_child, NULL, 30000);
+    kill(svc.pid, SIGCONT);
+    assert_int_equal(rc, 0);
+}
+
 /* ---- fsync and close write them ---- */
 
 static int fsync_child(void *arg)
@@ -444,6 +481,7 @@ int main(int argc, char **argv)
     danausd = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_sees_its_writes),
+        cmocka_unit_test(test_forked_child_reads_them),
         cmocka_unit_test(test_fsync_writes_them),
         cmocka_unit_test(test_another_opener_sees_them),
         cmocka_unit_test(test_killed_writer_loses_nothing),
