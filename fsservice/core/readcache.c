@@ -102,11 +102,10 @@ uint32_t readcache_begin(struct readcache *rc, struct client *c,
                          uint64_t handle, struct ls_file *file,
                          bool writes_back)
 {
-    const struct ls_ops *ops = file->inst->ops;
-    int (*hold)(struct ls_file *, uint64_t *) = ops->cache_hold;
+    int (*hold)(struct ls_file *, uint64_t *) = file->inst->ops->cache_hold;
     if (!c->area.cache_blocks || !hold)
         return 0;
-    writes_back &= c->area.dirty_pages && ops->write_back_on_hold;
+    writes_back &= c->area.dirty_pages != 0;
     uint64_t key;
     pthread_mutex_lock(&rc->lock);
     struct readcache_reader *r = *find(rc, c, handle);
@@ -118,7 +117,7 @@ uint32_t readcache_begin(struct readcache *rc, struct client *c,
     if (!r) {
         /* The first time: the key comes with the first hold. */
         pthread_mutex_unlock(&rc->lock);
-        if (hold(file, &key) != 1)
+        if (hold(file, &key) < 1)
             return 0;
         pthread_mutex_lock(&rc->lock);
         r = add(rc, c, handle, key);
@@ -126,8 +125,10 @@ uint32_t readcache_begin(struct readcache *rc, struct client *c,
     if (r)
         r->pending = true;
     pthread_mutex_unlock(&rc->lock);
-    if (!r || hold(file, &key) != 1)
+    int held = r ? hold(file, &key) : 0;
+    if (held < 1)
         return 0;
+    writes_back &= held == LS_HOLD_WRITES;
     pthread_mutex_lock(&rc->lock);
     uint32_t gen = 0;
     r = *find(rc, c, handle);

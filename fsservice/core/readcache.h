@@ -18,10 +18,10 @@
  * asked for (again), and an announcement meanwhile clears the pending mark.
  *
  * A handle open for writing may get a generation with IPC_GEN_WRITES_BACK
- * (ipc.h) when its backend says so (ls_ops.write_back_on_hold): its client
+ * (ipc.h) when its backend's hold says so (LS_HOLD_WRITES): its client
  * then keeps small writes in its area. An announcement of the file then
- * flushes them (flush, below) after setting the generation to 0 and before
- * it returns, so the backend lets the other opener go only once they are
+ * has them flushed (readcache_flush_key) after the generation went to 0,
+ * and the backend lets the other opener go only once they are
  * written.
  *
  * One mutex guards it: only PREADs that were not served from a cache,

@@ -6,7 +6,10 @@
  * returned is lost when someone else opens the file, when the writer is
  * killed, or when danausd is killed and started again.
  *
- *   writeback DANAUSD
+ *   writeback DANAUSD local | union
+ *
+ * union: the mount is a union (a container's root) over the local
+ * backend, whose writable branch is the host directory seen below.
  *
  * Whether a pwrite was kept is seen from outside, as the read cache's
  * test sees a cached pread: the service is stopped (SIGSTOP) and woken
@@ -41,7 +44,9 @@
 #define PAGES 8
 
 static const char *danausd;
-static char host[600]; /* the local backend's directory */
+static bool in_union;  /* the mount is a union over the host directory */
+static char host[600]; /* the local backend's directory: the union's
+                          writable branch */
 static struct site site;
 static struct daemon svc;
 static char mnt[600];
@@ -456,9 +461,13 @@ static int start(void **state)
         return -1;
     snprintf(mnt, sizeof mnt, "%s/mnt", site.dir);
     snprintf(host, sizeof host, "%s/host", site.dir);
+    char lower[600];
+    snprintf(lower, sizeof lower, "%s/lower", site.dir);
     if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0 ||
-        site_write_config(&site, "fuse off\nmount %s local %s\n", mnt,
-                          host) < 0)
+        mkdir(lower, 0755) < 0 ||
+        site_write_config(&site, "fuse off\n%s %s local %s%s%s\n",
+                          in_union ? "union" : "mount", mnt, host,
+                          in_union ? " " : "", in_union ? lower : "") < 0)
         return -1;
     return daemon_start(&svc, danausd, &site, "danausd", 60000);
 }
@@ -474,11 +483,13 @@ static int stop(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: writeback DANAUSD\n");
+    if (argc != 3 ||
+        (strcmp(argv[2], "local") != 0 && strcmp(argv[2], "union") != 0)) {
+        fprintf(stderr, "usage: writeback DANAUSD local | union\n");
         return 2;
     }
     danausd = argv[1];
+    in_union = strcmp(argv[2], "union") == 0;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_sees_its_writes),
         cmocka_unit_test(test_forked_child_reads_them),
@@ -488,5 +499,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_service_killed_loses_nothing),
         cmocka_unit_test(test_restart_resends_kept_pages),
     };
-    return cmocka_run_group_tests_name("writeback_local", tests, start, stop);
+    return cmocka_run_group_tests_name(in_union ? "writeback_union"
+                                                : "writeback_local",
+                                       tests, start, stop);
 }

@@ -22,7 +22,7 @@
  * takes the lease-break signals, sent to it alone (F_SETOWN_EX with its
  * tid, read through a signalfd): it announces the change of the file the
  * descriptor names now, has the pages clients kept back of the file
- * written (the sink's flush, write_back_on_hold) through the holder's own
+ * written (the sink's flush, LS_HOLD_WRITES) through the holder's own
  * descriptor, which breaks no lease, and only then gives the lease up: the
  * opener waits until they are in the file. A descriptor
  * closed and reused before its signal is read costs a spurious
@@ -108,9 +108,10 @@ int local_lease_hold(int fd, int as_root, uint64_t *key)
     /* A read lease needs a read-only descriptor; a write lease, which an
      * O_RDWR descriptor takes, is broken by any other open of the file. */
     int type = (flags & O_ACCMODE) == O_RDONLY ? F_RDLCK : F_WRLCK;
+    int held = type == F_WRLCK ? LS_HOLD_WRITES : 1;
     *key = key_of(&st);
     if (fcntl(fd, F_GETLEASE) == type)
-        return 1;
+        return held;
     struct f_owner_ex owner = {F_OWNER_TID, breaker};
     if (fcntl(fd, F_SETSIG, LOCAL_LEASE_SIGNAL) < 0 ||
         fcntl(fd, F_SETOWN_EX, &owner) < 0)
@@ -120,5 +121,5 @@ int local_lease_hold(int fd, int as_root, uint64_t *key)
         if (local_cred_enter(&root) < 0)
             return 0;
     }
-    return fcntl(fd, F_SETLEASE, type) == 0;
+    return fcntl(fd, F_SETLEASE, type) == 0 ? held : 0;
 }

@@ -1025,7 +1025,6 @@ static const struct ls_ops local_ops = {
     .open = local_open,
     .close = local_close,
     .cache_hold = local_cache_hold,
-    .write_back_on_hold = true,
     .pread = local_pread,
     .pwrite = local_pwrite,
     .fsync = local_fsync,
