@@ -19,6 +19,7 @@
 #include "fsservice/core/cpus.h"
 #include "fsservice/core/log.h"
 #include "fsservice/core/workers.h"
+#include "fsservice/core/writeback.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -152,6 +153,7 @@ static int create_queues(struct service *svc, const cpu_set_t *cpus,
                                                  : cfg->slots,
         .slot_buf = cfg->slot_buffer,
         .cache_blocks = cfg->read_cache_blocks,
+        .dirty_pages = cfg->read_cache_blocks ? cfg->write_back_pages : 0,
     };
     int n = ipc_core_groups(cfg->core_group_level, cpus, g->cpu_queue, groups,
                             IPC_MAX_QUEUES);
@@ -380,8 +382,11 @@ int main(int argc, char **argv)
         return die(err);
     }
     svc.clients.readcache = &svc.readcache;
-    static struct ls_change_sink sink = {.changed = readcache_changed};
+    static struct ls_change_sink sink = {.changed = readcache_changed,
+                                         .flush = readcache_flush_key};
     sink.arg = &svc.readcache;
+    svc.readcache.flush = writeback_flush;
+    svc.readcache.flush_arg = &svc;
     service_name = svc.cfg.service;
     if (geo.cache_blocks)
         ls_backends_enable_cache(&sink, say_no_cache);

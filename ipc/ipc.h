@@ -84,6 +84,7 @@
 #define IPC_MAX_SLOTS (1u << 16)      /* per client */
 #define IPC_MAX_SLOT_BUF (1u << 30)
 #define IPC_MAX_CACHE_BLOCKS (1u << 18) /* per client: 1 GiB */
+#define IPC_MAX_DIRTY_PAGES (1u << 16)  /* per client: 256 MiB */
 #define IPC_CACHELINE 64
 
 /* A doorbell: which client's slot holds a request with which sequence. */
@@ -170,6 +171,8 @@ struct ipc_geometry {
     uint32_t slot_buf; /* bulk bytes per slot, multiple of 4096 */
     uint32_t cache_blocks; /* read cache blocks per client, a power of two,
                               or 0 for none */
+    uint32_t dirty_pages;  /* write-back pages per client (writeback.c), 0
+                              for none; only with a read cache */
     uint16_t cpu_queue[IPC_MAX_CPUS]; /* cpu number -> queue index */
 };
 
@@ -183,6 +186,7 @@ struct ipc_segment {
 };
 
 struct ipc_cache_block;
+struct ipc_dirty_page;
 
 /* One client's slots, and its read cache. */
 struct ipc_area {
@@ -196,11 +200,15 @@ struct ipc_area {
     _Atomic uint32_t *cache_gens;       /* IPC_CACHE_HANDLES words */
     struct ipc_cache_block *cache_heads; /* cache_blocks of them */
     unsigned char *cache_data;          /* cache_blocks * IPC_CACHE_BLOCK */
+    uint32_t dirty_pages;               /* 0: no write-back */
+    struct ipc_dirty_page *dirty_heads; /* dirty_pages of them */
+    unsigned char *dirty_data;          /* dirty_pages * IPC_CACHE_BLOCK */
 };
 
 /* Geometry limits: 1..IPC_MAX_QUEUES queues, ncells a power of two up to
  * IPC_MAX_CELLS, 1..IPC_MAX_SLOTS slots, slot_buf a multiple of 4096 up to
  * 1 GiB, cache_blocks 0 or a power of two up to IPC_MAX_CACHE_BLOCKS,
+ * dirty_pages up to IPC_MAX_DIRTY_PAGES and 0 without a read cache,
  * every cpu_queue entry < nqueues. Every call returns 0 or -errno:
  * -EINVAL for a bad geometry, or (map) a descriptor that is not a memfd of
  * at least the size the geometry implies (for an area: its read cache).
@@ -422,6 +430,77 @@ void ipc_cache_keep(const struct ipc_area *a, uint64_t handle, uint32_t gen,
 /* Service: handle index's generation is gen from now on (0: none of its
  * blocks counts). */
 void ipc_cache_set_gen(const struct ipc_area *a, uint32_t index, uint32_t gen);
+
+/*
+ * Write-back pages (writeback.c): small positioned writes a client keeps
+ * in its own area instead of sending them, while its handle's generation
+ * carries IPC_GEN_WRITES_BACK: the service gives that bit only to a
+ * handle open for writing whose backend holds the file for this open file
+ * alone (a local write lease) and tells the service, which flushes the
+ * handle's pages and sets its generation to 0 before anyone else may
+ * open the file. The service also flushes them when the client asks
+ * (FLUSH) and when the client is gone; a client whose service died sends
+ * them to the next one.
+ *
+ * A page's state moves FREE -> CLAIMED (a client thread fills it) ->
+ * COMMITTED -> TAKEN (the service, or the client resending it, copied it
+ * and writes it) -> FREE. The client commits, then looks at the handle's
+ * generation again, both sequentially consistent; the service sets the
+ * generation to 0, then takes: so either the service's flush finds the
+ * page, or the client sees the generation moved and takes it back
+ * (ipc_dirty_retract) to send it itself. seq orders the pages of one
+ * client: the service writes what it took in seq order.
+ *
+ * Trust: every word is the client's. The service decides only on its copy
+ * (ipc_dirty_take), looks the handle up in that client's own table, and
+ * checks the range; a client that rewrites its pages misleads the service
+ * only into writing bytes of its own into files it has open for writing.
+ */
+#define IPC_GEN_WRITES_BACK 0x80000000u
+
+enum ipc_dirty_state {
+    IPC_DIRTY_FREE = 0,
+    IPC_DIRTY_CLAIMED,
+    IPC_DIRTY_COMMITTED,
+    IPC_DIRTY_TAKEN,
+};
+
+struct ipc_dirty_page {
+    _Atomic uint32_t state; /* enum ipc_dirty_state */
+    uint32_t len;           /* bytes at off, up to IPC_CACHE_BLOCK */
+    uint64_t handle;
+    uint64_t off;
+    uint64_t seq;
+};
+
+/* Client: a FREE page made CLAIMED, looking from *cursor on (which moves
+ * past it); -1 when every page is in use. */
+int32_t ipc_dirty_claim(const struct ipc_area *a, uint32_t *cursor);
+
+/* Client: fills claimed page i and makes it COMMITTED. */
+void ipc_dirty_commit(const struct ipc_area *a, uint32_t i, uint64_t handle,
+                      uint64_t seq, const void *data, uint32_t len,
+                      uint64_t off);
+
+/* Client: takes committed page i back (FREE): true, else the service (or a
+ * resend) has taken it. */
+bool ipc_dirty_retract(const struct ipc_area *a, uint32_t i);
+
+/* Client: whether page i is TAKEN still. */
+bool ipc_dirty_taken(const struct ipc_area *a, uint32_t i);
+
+/* Service (or a client resending a dead service's pages): takes page i if
+ * it is COMMITTED, or TAKEN when also_taken (a dead service's flush may
+ * not have written it), copying its head into *copy. */
+bool ipc_dirty_take(const struct ipc_area *a, uint32_t i, bool also_taken,
+                    struct ipc_dirty_page *copy);
+
+/* The data of page i, len bytes (at most IPC_CACHE_BLOCK), copied out. */
+void ipc_dirty_copy(const struct ipc_area *a, uint32_t i, void *out,
+                    uint32_t len);
+
+/* Page i was written (or dropped): FREE again. */
+void ipc_dirty_release(const struct ipc_area *a, uint32_t i);
 
 /*
  * Announcements (announce.c): what lets a client keep names and attributes

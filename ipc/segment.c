@@ -7,7 +7,8 @@
  *
  *   queues  [queue 0]...[queue nqueues-1]
  *   area    with a read cache: [generation per handle index]
- *           [block heads][block data] (see cache.c);
+ *           [block heads][block data] (see cache.c), and with
+ *           write-back [page heads][page data] (see writeback.c);
  *           then [slot 0]...[slot nslots-1]
  *
  * Both sides compute the layout from the geometry they hold privately
@@ -56,7 +57,9 @@ bool ipc_geometry_valid(const struct ipc_geometry *g)
         g->nslots < 1 || g->nslots > IPC_MAX_SLOTS ||
         g->slot_buf % IPC_PAGE != 0 || g->slot_buf > IPC_MAX_SLOT_BUF ||
         (g->cache_blocks != 0 && !power_of_two(g->cache_blocks)) ||
-        g->cache_blocks > IPC_MAX_CACHE_BLOCKS)
+        g->cache_blocks > IPC_MAX_CACHE_BLOCKS ||
+        g->dirty_pages > IPC_MAX_DIRTY_PAGES ||
+        (g->dirty_pages && !g->cache_blocks))
         return false;
     for (int cpu = 0; cpu < IPC_MAX_CPUS; cpu++)
         if (g->cpu_queue[cpu] >= g->nqueues)
@@ -85,6 +88,11 @@ static void area_layout(const struct ipc_geometry *g, struct ipc_area *a)
                         round_page((uint64_t)g->cache_blocks *
                                    sizeof(struct ipc_cache_block)) +
                         (uint64_t)g->cache_blocks * IPC_CACHE_BLOCK;
+    a->dirty_pages = g->dirty_pages;
+    if (g->dirty_pages)
+        a->cache_size += round_page((uint64_t)g->dirty_pages *
+                                    sizeof(struct ipc_dirty_page)) +
+                         (uint64_t)g->dirty_pages * IPC_CACHE_BLOCK;
     a->size = a->cache_size + a->slot_size * g->nslots;
 }
 
@@ -101,6 +109,12 @@ static void area_locate(struct ipc_area *a)
     a->cache_heads = (struct ipc_cache_block *)p;
     p += round_page((uint64_t)a->cache_blocks * sizeof(struct ipc_cache_block));
     a->cache_data = p;
+    if (!a->dirty_pages)
+        return;
+    p += (uint64_t)a->cache_blocks * IPC_CACHE_BLOCK;
+    a->dirty_heads = (struct ipc_dirty_page *)p;
+    p += round_page((uint64_t)a->dirty_pages * sizeof(struct ipc_dirty_page));
+    a->dirty_data = p;
 }
 
 /* A memfd of size bytes (zero-filled) with seals, or -errno. */

@@ -10,6 +10,7 @@
 #include "resolve.h"
 #include "resume.h"
 #include "usermem.h"
+#include "writeback.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -288,6 +289,10 @@ int64_t call_send(struct call *c)
 {
     bool begun_before = false, in_slot = true;
     int64_t result;
+    /* Whatever the call asks or changes comes after this process's kept
+     * writes (writeback.h). */
+    if (c->desc.call != DANAUS_CALL_FLUSH && writeback_flush() < 0)
+        return -1;
     for (;;) {
         result = send_once(c);
         if (result != -ENOTCONN || !service_gone(c->svc))

@@ -24,6 +24,8 @@
  */
 #include "namecache.h"
 
+#include "writeback.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -193,7 +195,7 @@ int namecache_lookup(const struct service *svc, uint32_t mount,
 {
     namecache_begin(svc, fill);
     namecache_key(fill, mount, path, flags);
-    return lookup_key(fill, st);
+    return writeback_dirty() ? 0 : lookup_key(fill, st);
 }
 
 int namecache_lookup_fstat(const struct service *svc, uint32_t mount,
@@ -202,7 +204,7 @@ int namecache_lookup_fstat(const struct service *svc, uint32_t mount,
 {
     namecache_begin(svc, fill);
     namecache_key_fstat(fill, mount, handle);
-    return lookup_key(fill, st);
+    return writeback_dirty() ? 0 : lookup_key(fill, st);
 }
 
 void namecache_keep(const struct namecache_fill *fill, int err,

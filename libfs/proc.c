@@ -21,6 +21,7 @@
 #include "stdstreams.h"
 #include "sys.h"
 #include "thread.h"
+#include "writeback.h"
 
 #include <danaus/wire.h>
 #include <errno.h>
@@ -83,6 +84,8 @@ static void release_locks(void)
 
 static void before_fork(void)
 {
+    /* The child reads the files this process wrote (writeback.h). */
+    writeback_flush();
     fdtable_offsets_shared();
     closes_hold();
     fork_token = 0;
@@ -112,6 +115,7 @@ static void after_fork_child(void)
     closes_release();
     heldlocks_after_fork_child();
     namecache_drop();
+    writeback_forget();
     if (!service_connected())
         return;
     service_forget();
@@ -238,6 +242,9 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
     if (!route_enabled())
         return envp;
     int saved = errno;
+    /* The new image may read what this one wrote, before the service
+     * learns that this one is gone. */
+    writeback_flush();
     static struct inherited in; /* too big for a vfork child's stack */
     static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&in_lock);

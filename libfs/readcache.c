@@ -8,6 +8,7 @@
 
 #include "fdtable.h"
 #include "service.h"
+#include "writeback.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -23,7 +24,7 @@ ssize_t readcache_pread(int fd, void *buf, size_t n, off_t off)
     struct fd_info info;
     bool usable = svc && svc->area.cache_blocks && fdtable_lookup(fd, &info) &&
                   info.epoch == svc->epoch && info.handle != FDTABLE_LOST &&
-                  service_seen_alive(svc);
+                  !writeback_dirty() && service_seen_alive(svc);
     errno = saved;
     return usable ? ipc_cache_read(&svc->area, info.handle, buf, n,
                                    (uint64_t)off)

@@ -15,6 +15,7 @@
 #include "fdtable.h"
 #include "heldlocks.h"
 #include "thread.h"
+#include "writeback.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -369,6 +370,10 @@ static void resume_open_file(const struct service *dead,
                              v[latest].pos, &mount);
     if (handle == 0)
         return;
+    /* The writes this process kept back and the dead service may not have
+     * made, before anything else of ours reaches the file. */
+    writeback_resend(dead, v[0].info.handle, mount,
+                     handle == FDTABLE_LOST ? 0 : handle);
     struct fd_info h = {handle, mount, now->epoch};
     bool used = false;
     for (int i = 0; i < n; i++)

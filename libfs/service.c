@@ -164,7 +164,8 @@ static int map_shared(struct service *s, const struct danaus_hello_reply *r,
 {
     struct ipc_geometry g = {.nqueues = r->nqueues, .ncells = r->ncells,
                              .nslots = r->nslots, .slot_buf = r->slot_buf,
-                             .cache_blocks = r->cache_blocks};
+                             .cache_blocks = r->cache_blocks,
+                             .dirty_pages = r->dirty_pages};
     memcpy(g.cpu_queue, r->cpu_queue, sizeof g.cpu_queue);
     if (ipc_queues_map(fds[0], &g, &s->seg) != 0)
         return -1;

@@ -10,7 +10,8 @@
  * create nothing. On a local directory the host's kernel answers the name
  * space and attributes from its caches as quickly as a stat, so there only
  * syncs, locks, truncates, fallocates (which allocate or free a range's
- * blocks, as a truncate does) and bulk transfers count
+ * blocks, as a truncate does), flushes of write-back pages and bulk
+ * transfers count
  * (call_short_in_kernel).
  * A wrong guess costs little either way: a cheap request
  * counted long costs one wake-up of a parked thread; a long one counted
@@ -57,6 +58,7 @@ bool call_short_in_kernel(const struct danaus_desc *d)
     case DANAUS_CALL_LOCK:
     case DANAUS_CALL_TRUNCATE:
     case DANAUS_CALL_FALLOCATE:
+    case DANAUS_CALL_FLUSH:
         return false;
     default:
         return !call_is_bulk_transfer(d);

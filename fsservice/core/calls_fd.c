@@ -10,6 +10,7 @@
 #include "blocking.h"
 #include "nosuid.h"
 #include "request.h"
+#include "writeback.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,6 +51,16 @@ static bool readable(struct open_file *of)
 static bool writable(struct open_file *of)
 {
     return (atomic_load(&of->flags) & O_ACCMODE) != O_RDONLY;
+}
+
+/* Whether the client may keep small writes through of back (ipc.h), the
+ * backend willing: a write must reach the file at once with O_SYNC,
+ * O_DSYNC and O_DIRECT, and an append's offset is the file's end, which
+ * only the backend knows. */
+static bool writes_back(struct open_file *of)
+{
+    return writable(of) && !(atomic_load(&of->flags) &
+                             (O_APPEND | O_SYNC | O_DSYNC | O_DIRECT));
 }
 
 /* The count a data call asks for, which must fit the slot buffer. */
@@ -291,7 +302,8 @@ int64_t call_pread(struct request *r)
         return -EINVAL;
     uint32_t gen = readable(r->of) && !r->of->file->is_dir
                        ? readcache_begin(&r->svc->readcache, r->c,
-                                         r->d->handle, r->of->file)
+                                         r->d->handle, r->of->file,
+                                         writes_back(r->of))
                        : 0;
     int64_t n = read_at(r, r->d->arg[1]);
     *r->cache_gen_out = n >= 0 ? gen : 0;
@@ -304,6 +316,36 @@ int64_t call_pwrite(struct request *r)
         return -EINVAL;
     off_t end;
     return write_at(r, r->d->arg[1], &end);
+}
+
+/* Small writes through a file the backend would not hold (open
+ * elsewhere) that go by before it is asked again: each ask costs the
+ * backend's hold (the local lease's system calls). */
+#define ARM_RETRY 64
+
+/* After the write's own announcement (dispatch), which set the handle's
+ * generation to 0: a new one, which a client that only writes needs to
+ * keep its next writes back; after a small write only, as only small ones
+ * are kept (a large one would pay for the backend's hold for nothing). */
+void pwrite_may_write_back(struct request *r)
+{
+    struct open_file *of = r->of;
+    if (!writes_back(of) || of->file->is_dir || r->in_len > IPC_CACHE_BLOCK)
+        return;
+    uint32_t skips = atomic_load(&of->arm_skips);
+    if (skips) {
+        atomic_store(&of->arm_skips, skips - 1);
+        return;
+    }
+    if (!readcache_begin(&r->svc->readcache, r->c, r->d->handle, of->file,
+                         true))
+        atomic_store(&of->arm_skips, ARM_RETRY);
+}
+
+int64_t call_flush(struct request *r)
+{
+    writeback_flush(r->svc, r->c, 0);
+    return 0;
 }
 
 /* A directory's offset is a cookie of its backend: it can be read and set,
@@ -367,9 +409,12 @@ int64_t call_lseek(struct request *r)
     return rc;
 }
 
+/* A write of pages kept back that failed is reported here, once. */
 int64_t call_fsync(struct request *r)
 {
-    return ops_of(r->of)->fsync(r->of->file, &r->c->cred, r->d->arg[0] != 0);
+    int rc = ops_of(r->of)->fsync(r->of->file, &r->c->cred, r->d->arg[0] != 0);
+    int lost = atomic_exchange(&r->of->writeback_error, 0);
+    return rc < 0 ? rc : -lost;
 }
 
 /* The modes of linux/falloc.h, checked as the kernel's vfs_fallocate does

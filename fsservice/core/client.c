@@ -39,6 +39,8 @@ static void client_free(struct client *c)
 {
     if (c->area.slots)
         ipc_area_unmap(&c->area);
+    pthread_mutex_destroy(&c->writeback_lock);
+    free(c->writeback_taken);
     free(c->slots);
     free(c);
 }
@@ -58,7 +60,12 @@ struct client *client_new(struct client_registry *r, pid_t pid,
         return NULL;
     c->area.fd = -1;
     c->slots = calloc(r->geo.nslots, sizeof *c->slots);
-    int rc = c->slots ? ipc_area_create(&r->geo, &c->area) : -ENOMEM;
+    pthread_mutex_init(&c->writeback_lock, NULL);
+    c->writeback_taken = calloc(r->geo.dirty_pages ? r->geo.dirty_pages : 1,
+                                sizeof *c->writeback_taken);
+    int rc = c->slots && c->writeback_taken
+                 ? ipc_area_create(&r->geo, &c->area)
+                 : -ENOMEM;
     if (rc == 0 && handle_table_init(&c->handles) < 0)
         rc = -ENOMEM;
     if (rc < 0) {
@@ -91,8 +98,12 @@ void client_put(struct client *c)
 {
     if (atomic_fetch_sub(&c->refs, 1) != 1)
         return;
-    if (c->readcache)
+    /* Before its handles close: the pages it kept back go to their files
+     * while its open files still hold the backend's lease. */
+    if (c->readcache) {
+        readcache_flush_client(c->readcache, c);
         readcache_forget_client(c->readcache, c);
+    }
     handle_table_destroy(&c->handles);
     /* The last reference: no request of the client is running, so none
      * can take a lock after this. */

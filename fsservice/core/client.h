@@ -38,9 +38,17 @@
 #include "fsservice/libservice/libservice.h"
 
 #include "ipc/ipc.h"
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* A write-back page a flush took, its head as copied (writeback.h). */
+struct writeback_page {
+    struct ipc_dirty_page head;
+    uint32_t page;
+    bool superseded; /* a later page of the same range replaces it */
+};
 
 /* The service's private record of one slot of a client's area. */
 struct client_slot {
@@ -62,6 +70,8 @@ struct client {
     uint32_t nslots;            /* slots it owns; door thread only */
     struct lock_table *locks;   /* where its POSIX locks go when it goes */
     struct readcache *readcache; /* forgets its handles when it goes */
+    pthread_mutex_t writeback_lock;        /* one flush at a time */
+    struct writeback_page *writeback_taken; /* area.dirty_pages of them */
     struct slowcalls slow;      /* how long its calls hold a thread */
     bool sees_all;              /* every live mount (no view) */
     uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */

@@ -49,6 +49,8 @@ struct config {
     uint32_t uid_clients;       /* clients one uid may attach at once */
     uint32_t read_cache_blocks; /* 4 KiB blocks of each client's read cache
                                    (ipc.h), a power of two; 0: none */
+    uint32_t write_back_pages;  /* 4 KiB pages of small writes each client
+                                   may keep back (ipc.h); 0: none */
     uint32_t client_locks;      /* record locks one client may hold */
     uint32_t uid_locks;         /* ... one uid, all its clients together;
                                    0: 4 x client_locks (shares.h) */

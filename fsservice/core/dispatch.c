@@ -70,6 +70,7 @@ static const struct {
     [DANAUS_CALL_LOCK] = {call_lock, NEEDS_HANDLE},
     [DANAUS_CALL_MKNOD] = {call_mknod, NEEDS_NOTHING, WRITES},
     [DANAUS_CALL_FALLOCATE] = {call_fallocate, NEEDS_HANDLE, WRITES},
+    [DANAUS_CALL_FLUSH] = {call_flush, NEEDS_NOTHING},
 };
 
 int request_string(struct request *r, char *out, size_t cap)
@@ -188,6 +189,21 @@ static void tell_changed(struct request *r)
     changed(r, mount, what, path, path2, file);
 }
 
+/* Calls on an open file that change its data, or must find it whole. */
+static bool changes_data(uint32_t call)
+{
+    switch (call) {
+    case DANAUS_CALL_WRITE:
+    case DANAUS_CALL_PWRITE:
+    case DANAUS_CALL_TRUNCATE:
+    case DANAUS_CALL_FALLOCATE:
+    case DANAUS_CALL_FSYNC:
+        return true;
+    default:
+        return false;
+    }
+}
+
 int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
                  const struct danaus_desc *d)
 {
@@ -227,11 +243,17 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
             return -EBADF;
         }
     }
+    bool of_data = r.of && changes_data(d->call);
+    /* Pages another client sharing the open file kept back land first. */
+    if (of_data)
+        readcache_wrote(&svc->readcache, c, d->handle);
     int64_t rc = calls[d->call].writes && request_read_only(&r)
                      ? -EROFS
                      : calls[d->call].fn(&r);
     if (rc >= 0)
         tell_changed(&r);
+    if (rc >= 0 && d->call == DANAUS_CALL_PWRITE)
+        pwrite_may_write_back(&r);
     if (r.of)
         open_file_put(r.of);
     return rc;

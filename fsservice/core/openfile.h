@@ -32,6 +32,13 @@ struct open_file {
     bool lock_key_known;
     struct lock_key lock_key;
     struct lock_table *_Atomic locks;
+    /* An errno a write of pages its client kept back met (writeback.h):
+     * the next fsync reports it, once, as Linux reports a failed
+     * writeback. */
+    _Atomic int writeback_error;
+    /* Small PWRITEs to let by before asking the backend again for a hold
+     * that lets the client keep writes back (calls_fd.c). */
+    _Atomic uint32_t arm_skips;
     struct rcu_head rcu;
 };
 

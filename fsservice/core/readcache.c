@@ -21,6 +21,8 @@ struct readcache_reader {
                          one can count again */
     bool pending;     /* a hold is being asked for: an announcement
                          clears it, and the hold then gives nothing */
+    bool writes_back; /* was given IPC_GEN_WRITES_BACK: the client may
+                         hold pages of it */
     struct readcache_reader *next_by_key, *next_by_handle;
 };
 
@@ -39,6 +41,7 @@ void readcache_init(struct readcache *rc)
 {
     *rc = (struct readcache){0};
     pthread_mutex_init(&rc->lock, NULL);
+    pthread_cond_init(&rc->flushed, NULL);
 }
 
 void readcache_free(struct readcache *rc)
@@ -50,6 +53,7 @@ void readcache_free(struct readcache *rc)
             free(r);
         }
     pthread_mutex_destroy(&rc->lock);
+    pthread_cond_destroy(&rc->flushed);
 }
 
 static struct readcache_reader **find(struct readcache *rc,
@@ -87,16 +91,25 @@ static struct readcache_reader *add(struct readcache *rc, struct client *c,
     return r;
 }
 
+/* The next generation after last: below IPC_GEN_WRITES_BACK, never 0. */
+static uint32_t next_gen(uint32_t last)
+{
+    uint32_t gen = (last + 1) & ~IPC_GEN_WRITES_BACK;
+    return gen ? gen : 1;
+}
+
 uint32_t readcache_begin(struct readcache *rc, struct client *c,
-                         uint64_t handle, struct ls_file *file)
+                         uint64_t handle, struct ls_file *file,
+                         bool writes_back)
 {
     int (*hold)(struct ls_file *, uint64_t *) = file->inst->ops->cache_hold;
     if (!c->area.cache_blocks || !hold)
         return 0;
+    writes_back &= c->area.dirty_pages != 0;
     uint64_t key;
     pthread_mutex_lock(&rc->lock);
     struct readcache_reader *r = *find(rc, c, handle);
-    if (r && r->gen) {
+    if (r && r->gen && (!writes_back || r->writes_back)) {
         uint32_t gen = r->gen;
         pthread_mutex_unlock(&rc->lock);
         return gen;
@@ -104,7 +117,7 @@ uint32_t readcache_begin(struct readcache *rc, struct client *c,
     if (!r) {
         /* The first time: the key comes with the first hold. */
         pthread_mutex_unlock(&rc->lock);
-        if (hold(file, &key) != 1)
+        if (hold(file, &key) < 1)
             return 0;
         pthread_mutex_lock(&rc->lock);
         r = add(rc, c, handle, key);
@@ -112,15 +125,18 @@ uint32_t readcache_begin(struct readcache *rc, struct client *c,
     if (r)
         r->pending = true;
     pthread_mutex_unlock(&rc->lock);
-    if (!r || hold(file, &key) != 1)
+    int held = r ? hold(file, &key) : 0;
+    if (held < 1)
         return 0;
+    writes_back &= held == LS_HOLD_WRITES;
     pthread_mutex_lock(&rc->lock);
     uint32_t gen = 0;
     r = *find(rc, c, handle);
     if (r && r->pending && r->key == key) {
         r->pending = false;
-        r->last = r->last + 1 ? r->last + 1 : 1;
-        set_gen(r, r->last);
+        r->last = next_gen(r->last);
+        r->writes_back |= writes_back;
+        set_gen(r, r->last | (writes_back ? IPC_GEN_WRITES_BACK : 0));
         gen = r->gen;
     }
     pthread_mutex_unlock(&rc->lock);
@@ -159,6 +175,8 @@ void readcache_forget(struct readcache *rc, struct client *c, uint64_t handle)
 void readcache_forget_client(struct readcache *rc, struct client *c)
 {
     pthread_mutex_lock(&rc->lock);
+    while (rc->flushing)
+        pthread_cond_wait(&rc->flushed, &rc->lock);
     for (uint32_t b = 0; rc->readers && b < READCACHE_BUCKETS; b++) {
         struct readcache_reader **p = &rc->by_handle[b];
         while (*p) {
@@ -171,15 +189,29 @@ void readcache_forget_client(struct readcache *rc, struct client *c)
     pthread_mutex_unlock(&rc->lock);
 }
 
+void readcache_flush_client(struct readcache *rc, struct client *c)
+{
+    if (c->area.dirty_pages && rc->flush)
+        rc->flush(rc->flush_arg, c, 0);
+}
+
 void readcache_wrote(struct readcache *rc, struct client *c, uint64_t handle)
 {
     pthread_mutex_lock(&rc->lock);
     struct readcache_reader *r = *find(rc, c, handle);
     uint64_t key = r ? r->key : 0;
     pthread_mutex_unlock(&rc->lock);
-    if (r)
+    if (r) {
         readcache_changed(rc, key);
+        readcache_flush_key(rc, key);
+    }
 }
+
+/* A write-back handle to flush once the lock is let go. */
+struct to_flush {
+    struct client *c;
+    uint64_t handle;
+};
 
 void readcache_changed(void *arg, uint64_t key)
 {
@@ -187,6 +219,55 @@ void readcache_changed(void *arg, uint64_t key)
     pthread_mutex_lock(&rc->lock);
     for (struct readcache_reader *r = rc->by_key[key_bucket(key)]; r;
          r = r->next_by_key)
+        if (r->key == key) {
+            r->pending = false;
+            if (r->gen)
+                set_gen(r, 0);
+        }
+    pthread_mutex_unlock(&rc->lock);
+}
+
+/* After readcache_changed, every generation is 0, so no client keeps a
+ * page more: the pages are written without the lock (a flush takes it to
+ * announce), their clients kept by the count of flushes under way. */
+void readcache_flush_key(void *arg, uint64_t key)
+{
+    struct readcache *rc = arg;
+    pthread_mutex_lock(&rc->lock);
+    uint32_t n = 0;
+    for (struct readcache_reader *r = rc->by_key[key_bucket(key)]; r;
+         r = r->next_by_key)
+        n += r->key == key && r->writes_back;
+    struct to_flush few[8];
+    struct to_flush *v = !n || !rc->flush ? NULL
+                         : n <= 8          ? few
+                                           : calloc(n, sizeof *v);
+    uint32_t k = 0;
+    for (struct readcache_reader *r = rc->by_key[key_bucket(key)]; v && r;
+         r = r->next_by_key)
+        if (r->key == key && r->writes_back && k < n)
+            v[k++] = (struct to_flush){r->c, r->handle};
+    rc->flushing += k;
+    pthread_mutex_unlock(&rc->lock);
+    for (uint32_t i = 0; i < k; i++)
+        rc->flush(rc->flush_arg, v[i].c, v[i].handle);
+    if (v != few)
+        free(v);
+    if (!k)
+        return;
+    pthread_mutex_lock(&rc->lock);
+    rc->flushing -= k;
+    pthread_cond_broadcast(&rc->flushed);
+    pthread_mutex_unlock(&rc->lock);
+}
+
+void readcache_writing_back(struct readcache *rc, struct client *c,
+                            uint64_t handle)
+{
+    pthread_mutex_lock(&rc->lock);
+    struct readcache_reader *r = *find(rc, c, handle);
+    uint64_t key = r ? r->key : 0;
+    for (r = r ? rc->by_key[key_bucket(key)] : NULL; r; r = r->next_by_key)
         if (r->key == key) {
             r->pending = false;
             if (r->gen)

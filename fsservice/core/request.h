@@ -65,6 +65,10 @@ int64_t call_pwrite(struct request *r);
 int64_t call_lseek(struct request *r);
 int64_t call_fsync(struct request *r);
 int64_t call_fallocate(struct request *r);
+int64_t call_flush(struct request *r);
+/* After a PWRITE through r->of: its handle's generation, with
+ * IPC_GEN_WRITES_BACK when its next small writes may be kept back. */
+void pwrite_may_write_back(struct request *r);
 int64_t call_getdents(struct request *r);
 int64_t call_getfl(struct request *r);
 int64_t call_setfl(struct request *r);

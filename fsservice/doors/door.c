@@ -422,6 +422,7 @@ static void hello(struct door *d, struct conn *c)
     r->nslots = g->nslots;
     r->slot_buf = g->slot_buf;
     r->cache_blocks = g->cache_blocks;
+    r->dirty_pages = g->dirty_pages;
     r->flags = ls_backends_cache_writes() ? DANAUS_HELLO_CACHES_WRITES : 0;
     memcpy(r->cpu_queue, g->cpu_queue, sizeof r->cpu_queue);
     if (view >= 0) {

@@ -151,7 +151,15 @@ struct ls_ops {
      * service or from another client of the storage, until the file is
      * closed; but for changes made through this very file (a file open
      * for reading and writing), which its caller accounts for. Never
-     * blocks for long. NULL: never. */
+     * blocks for long. NULL: never.
+     * LS_HOLD_WRITES instead of 1: the hold also lets the client keep its
+     * writes back (ipc.h, write-back pages): the file is held for this open
+     * file alone, open for writing, and after announcing a change the
+     * backend calls the sink's flush from a thread that holds none of its
+     * locks, keeping every other access waiting until flush returns (the
+     * core writes the pages kept back during it). Not Ceph's: its recall
+     * comes as the MDS revokes the caps a write needs, so no write can be
+     * made before the delegation goes back. */
     int (*cache_hold)(struct ls_file *, uint64_t *key);
 
     /* Paths. */
@@ -201,11 +209,17 @@ struct ls_ops {
     void (*destroy)(struct ls_instance *);
 };
 
+#define LS_HOLD_WRITES 2 /* ls_ops.cache_hold: writes may be kept back */
+
 /* Where backends announce changes of data they let be cached (cache_hold):
  * changed(arg, key) runs in a backend's thread, maybe with its locks held,
- * so it must be quick and must not call into any backend. */
+ * so it must be quick and must not call into any backend. flush(arg, key)
+ * then writes what clients kept back of key (LS_HOLD_WRITES),
+ * through this backend: called after changed, where no backend lock is
+ * held, before the change the announcement was for may go on. */
 struct ls_change_sink {
     void (*changed)(void *arg, uint64_t key);
+    void (*flush)(void *arg, uint64_t key);
     void *arg;
 };
 

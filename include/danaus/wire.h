@@ -24,11 +24,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 11 /* 9: OPEN answers with attributes,
+#define DANAUS_WIRE_VERSION 12 /* 9: OPEN answers with attributes,
                                   GETDENTS tells the listing's end; 10:
                                   no DUP (a dup shares its handle), CLOSE
                                   of a batch, GETDENTS with attributes;
-                                  11: or with directories' alone */
+                                  11: or with directories' alone; 12:
+                                  write-back pages, FLUSH */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -119,6 +120,8 @@ enum danaus_call {
                                 arg1 device number */
     DANAUS_CALL_FALLOCATE,   /* handle; arg0 mode (FALLOC_FL_ bits), arg1
                                 offset, arg2 len */
+    DANAUS_CALL_FLUSH,       /* writes the client's write-back pages
+                                (ipc.h) -> 0 */
     DANAUS_CALL_COUNT
 };
 
@@ -397,6 +400,7 @@ struct danaus_hello_reply {
     uint32_t cache_blocks;     /* its read cache (ipc.h), 0: none; the
                                   announcement page (ipc.h) is the third
                                   descriptor */
+    uint32_t dirty_pages;      /* its write-back pages (ipc.h), 0: none */
     uint32_t flags;            /* DANAUS_HELLO_ */
     uint16_t cpu_queue[DANAUS_MAX_CPUS]; /* cpu number -> queue */
     char mounts[]; /* nmounts entries: index, then path and NUL */

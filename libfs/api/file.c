@@ -16,6 +16,7 @@
 #include "libfs/lock.h"
 #include "libfs/namecache.h"
 #include "libfs/readcache.h"
+#include "libfs/writeback.h"
 #include "libfs/sys.h"
 #include "libfs/umask.h"
 #include "libfs/usermem.h"
@@ -272,13 +273,19 @@ static void copy_out_piece(uint32_t ready, void *arg)
  * then, as a caller's loop around write(2) would. A positioned read into
  * one buffer is first looked up in the read cache (readcache.h), and one
  * of up to 32 KiB that missed it asks for its readahead window; what
- * positioned reads bring is kept there. */
+ * positioned reads bring is kept there. A positioned write of one page
+ * from one buffer may be kept back (writeback.h). */
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {
     ssize_t total = iov_total(iov, iovcnt);
     if (total < 0)
         return -1;
+    if (writing && offset >= 0 && iovcnt == 1 && total > 0) {
+        ssize_t n = writeback_pwrite(fd, iov[0].iov_base, (size_t)total, offset);
+        if (n >= 0)
+            return n;
+    }
     if (!writing && offset >= 0 && iovcnt == 1 && total > 0) {
         ssize_t n = readcache_pread(fd, iov[0].iov_base, (size_t)total, offset);
         if (n >= 0)

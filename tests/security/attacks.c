@@ -1343,6 +1343,215 @@ static void test_read_cache_scribbled(void **state)
     assert_int_equal(reap(owner, 60), 0);
 }
 
+/* ---- write-back pages: forged in the attacker's own area ---- */
+
+/* The pages a client keeps back are its own memory, which the service
+ * reads when it flushes them (ipc.h): the attacker writes pages naming
+ * handles it does not have (every index, with generations a handle could
+ * carry), a handle it holds read-only (a file it may read, not write),
+ * offsets past what a file can hold, lengths past a page, and a thread
+ * flips every word of every page while the service takes them; it asks
+ * for flushes over and over, and leaves forged pages behind at its exit.
+ * Its own file gets its own bytes through its own writable handle; the
+ * read-only file and root's secret keep theirs; the service stays up and
+ * the checkers see nothing wrong. */
+struct forged {
+    struct raw r;
+    _Atomic bool stop;
+};
+
+static void forge_page(const struct ipc_area *a, uint32_t i, uint64_t handle,
+                       uint64_t off, uint32_t len, unsigned char c)
+{
+    struct ipc_dirty_page *p = &a->dirty_heads[i];
+    p->handle = handle;
+    p->off = off;
+    p->len = len;
+    p->seq = (uint64_t)rand();
+    memset(a->dirty_data + (uint64_t)i * IPC_CACHE_BLOCK, c, IPC_CACHE_BLOCK);
+    atomic_store(&p->state, IPC_DIRTY_COMMITTED);
+}
+
+static void *flip_pages(void *arg)
+{
+    struct forged *f = arg;
+    const struct ipc_area *a = &f->r.area;
+    while (!atomic_load(&f->stop)) {
+        uint32_t i = (uint32_t)rand() % a->dirty_pages;
+        unsigned char *head = (unsigned char *)&a->dirty_heads[i];
+        head[(size_t)rand() % sizeof a->dirty_heads[i]] ^=
+            (unsigned char)(1u << (rand() % 8));
+        if (rand() % 4 == 0)
+            atomic_store(&a->dirty_heads[i].state,
+                         (uint32_t)(rand() % 2 ? IPC_DIRTY_COMMITTED
+                                               : rand()));
+    }
+    return NULL;
+}
+
+static int write_back_forger(void *arg)
+{
+    const struct secret *s = arg;
+    become(NOBODY);
+    static struct forged f;
+    f.r = attacker_attach();
+    const struct ipc_area *a = &f.r.area;
+    CHILD_CHECK(a->dirty_pages > 0, "attacker: no write-back pages");
+    int slot = raw_slot(&f.r);
+    uint32_t mount = raw_mount(&f.r, MOUNT_A);
+    CHILD_CHECK(slot >= 0, "attacker: slot");
+    char mine[64], shown[80];
+    snprintf(mine, sizeof mine, "forger-%d", (int)getpid());
+    snprintf(shown, sizeof shown, "%s-shown", s->name);
+    int64_t own = raw_open(&f.r, (uint32_t)slot, mount, mine,
+                           O_CREAT | O_RDWR | O_TRUNC);
+    int64_t ro = raw_open(&f.r, (uint32_t)slot, mount, shown, O_RDONLY);
+    CHILD_CHECK(own > 0 && ro > 0, "attacker: opens: %lld %lld",
+                (long long)own, (long long)ro);
+    CHILD_CHECK(raw_open(&f.r, (uint32_t)slot, mount, shown, O_RDWR) ==
+                    -EACCES,
+                "attacker: opened the read-only file for writing");
+    srand((unsigned)getpid());
+    struct danaus_desc flush = {.call = DANAUS_CALL_FLUSH, .mount = mount};
+    /* Its own page through its own handle, the only one that lands. */
+    forge_page(a, 0, (uint64_t)own, 0, 4096, 'm');
+    CHILD_CHECK(raw_call(&f.r, (uint32_t)slot, &flush, NULL, 0, 10000) == 0,
+                "attacker: flush of its own page");
+    /* Forged heads, one flush each round. */
+    for (uint32_t round = 0; round < 64; round++) {
+        uint32_t n = a->dirty_pages < 64 ? a->dirty_pages : 64;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t handle;
+            switch (i % 4) {
+            case 0: /* another index, any generation */
+                handle = DANAUS_HANDLE(rand() % 64, rand() % 4 + 1);
+                break;
+            case 1:
+                handle = (uint64_t)ro;
+                break;
+            default:
+                handle = (uint64_t)rand() << 32 | (uint64_t)rand();
+                break;
+            }
+            uint64_t off = i % 3 == 0 ? UINT64_MAX - (uint64_t)(rand() % 8192)
+                         : i % 3 == 1 ? (uint64_t)INT64_MAX - 100
+                                      : (uint64_t)(rand() % 4) * 4096;
+            uint32_t len = i % 5 == 0 ? UINT32_MAX : (uint32_t)rand() % 8192;
+            forge_page(a, i, handle, off, len, 'x');
+        }
+        /* Its own handle, a length past the page the service copies. */
+        forge_page(a, 0, (uint64_t)own, (uint64_t)(round % 4) * 4096,
+                   4097 + (uint32_t)rand() % 4096, 'x');
+        CHILD_CHECK(raw_call(&f.r, (uint32_t)slot, &flush, NULL, 0, 10000) ==
+                        0,
+                    "attacker: flush of forged pages");
+    }
+    /* Every word flipped while the service takes them. */
+    pthread_t flipper;
+    pthread_create(&flipper, NULL, flip_pages, &f);
+    uint64_t end = seconds_from_now(2);
+    while (ipc_now_ns() < end) {
+        for (uint32_t i = 0; i < a->dirty_pages; i++)
+            forge_page(a, i, (uint64_t)(i % 2 ? ro : own),
+                       (uint64_t)(rand() % 8) * 4096, 4096, 'y');
+        int64_t rc = raw_call(&f.r, (uint32_t)slot, &flush, NULL, 0, 10000);
+        CHILD_CHECK(rc == 0, "attacker: flush while flipping: %lld",
+                    (long long)rc);
+    }
+    atomic_store(&f.stop, true);
+    pthread_join(flipper, NULL);
+    /* Left behind: the service flushes them when it sees the client go. */
+    for (uint32_t i = 0; i < a->dirty_pages; i++)
+        forge_page(a, i, i % 2 ? (uint64_t)ro : DANAUS_HANDLE(i, 1),
+                   UINT64_MAX - 1, 4096, 'z');
+    return 0;
+}
+
+/* Root's files: the secret (0600) and one anyone may read (0644). */
+static int write_back_victim(void *arg)
+{
+    const struct secret *s = arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "victim: attach");
+    int slot = raw_slot(&r);
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    char shown[80];
+    snprintf(shown, sizeof shown, "%s-shown", s->name);
+    CHILD_CHECK(raw_write_file(&r, (uint32_t)slot, mount, s->name, 0600,
+                               true) > 0 &&
+                    raw_write_file(&r, (uint32_t)slot, mount, shown, 0644,
+                                   true) > 0,
+                "victim: files");
+    raw_detach(&r);
+    return 0;
+}
+
+/* Root's client reads both files back: the secret's bytes, and no more. */
+static int secret_intact(void *arg)
+{
+    const struct secret *s = arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "reader: attach");
+    int slot = raw_slot(&r);
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    char shown[80];
+    snprintf(shown, sizeof shown, "%s-shown", s->name);
+    const char *names[] = {s->name, shown};
+    unsigned char want[4096];
+    secret_bytes(want, sizeof want);
+    for (int f = 0; f < 2; f++) {
+        int64_t h = raw_open(&r, (uint32_t)slot, mount, names[f], O_RDONLY);
+        CHILD_CHECK(h > 0, "reader: open %s", names[f]);
+        for (uint32_t k = 0; k <= SECRET_BLOCKS; k++) {
+            int64_t n = raw_pread(&r, (uint32_t)slot, mount, h, k);
+            CHILD_CHECK(n == (k < SECRET_BLOCKS ? 4096 : 0),
+                        "reader: %s block %u: %lld", names[f], k,
+                        (long long)n);
+            CHILD_CHECK(n == 0 || memcmp(ipc_slot(&r.area, (uint32_t)slot)->buf,
+                                         want, 4096) == 0,
+                        "reader: %s block %u changed", names[f], k);
+        }
+    }
+    raw_detach(&r);
+    return 0;
+}
+
+static void test_write_back_forged(void **state)
+{
+    (void)state;
+    start("writeback", "owner 65534:65534\n");
+    static struct secret s;
+    snprintf(s.name, sizeof s.name, "wb-secret-%d", (int)getpid());
+    assert_int_equal(reap(spawn(write_back_victim, &s), 30), 0);
+    with_checkers(write_back_forger, &s, 2, 0);
+    assert_int_equal(reap(spawn(secret_intact, &s), 30), 0);
+    if (ceph_conf)
+        return;
+    /* Its own file holds its own bytes (wherever its flipped offsets put
+     * them: that is its right), and none of the service's memory. */
+    DIR *d = opendir(host_a);
+    assert_non_null(d);
+    struct dirent *e;
+    int forgers = 0;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, "forger-", 7) != 0)
+            continue;
+        forgers++;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", host_a, e->d_name);
+        static unsigned char b[16 * 4096];
+        int fd = open(path, O_RDONLY);
+        ssize_t n = pread(fd, b, sizeof b, 0);
+        assert_true(n >= 4096);
+        for (ssize_t k = 0; k < n; k++)
+            if (b[k] != 0 && b[k] != 'm' && b[k] != 'x' && b[k] != 'y')
+                fail_msg("byte %zd of its file is %#x", k, b[k]);
+        close(fd);
+    }
+    closedir(d);
+    assert_int_equal(forgers, 1);
+}
+
 /* ---- the announcement page: read-only to every client ---- */
 
 /* nobody's client tries every way to write the page the service bumps
@@ -2252,6 +2461,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_area_grows_with_slots, stop),
         cmocka_unit_test_teardown(test_pid_file_planted, stop),
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
+        cmocka_unit_test_teardown(test_write_back_forged, stop),
         cmocka_unit_test_teardown(test_announcements_read_only, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_curves_for_root_only, stop),

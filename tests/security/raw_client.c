@@ -19,7 +19,8 @@ static int take_reply(struct raw *r, const struct danaus_hello_reply *h,
     r->index = h->client_index;
     r->g = (struct ipc_geometry){.nqueues = h->nqueues, .ncells = h->ncells,
                                  .nslots = h->nslots, .slot_buf = h->slot_buf,
-                                 .cache_blocks = h->cache_blocks};
+                                 .cache_blocks = h->cache_blocks,
+                                 .dirty_pages = h->dirty_pages};
     memcpy(r->g.cpu_queue, h->cpu_queue, sizeof r->g.cpu_queue);
     const char *p = h->mounts, *end = (const char *)h + len;
     for (uint32_t i = 0; i < h->nmounts && i < RAW_MAX_MOUNTS; i++) {

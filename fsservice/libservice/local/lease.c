@@ -21,7 +21,10 @@
  * its open, and a lease changes nothing for it), and one breaker thread
  * takes the lease-break signals, sent to it alone (F_SETOWN_EX with its
  * tid, read through a signalfd): it announces the change of the file the
- * descriptor names now, and only then gives the lease up. A descriptor
+ * descriptor names now, has the pages clients kept back of the file
+ * written (the sink's flush, LS_HOLD_WRITES) through the holder's own
+ * descriptor, which breaks no lease, and only then gives the lease up: the
+ * opener waits until they are in the file. A descriptor
  * closed and reused before its signal is read costs a spurious
  * announcement and lease of the new file, never a missed one: whatever
  * file loses its lease is announced first.
@@ -69,8 +72,10 @@ static void *breaker_main(void *arg)
     while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
         int fd = (int)si.ssi_fd;
         struct stat st;
-        if (fstat(fd, &st) == 0)
+        if (fstat(fd, &st) == 0) {
             leases.sink.changed(leases.sink.arg, key_of(&st));
+            leases.sink.flush(leases.sink.arg, key_of(&st));
+        }
         fcntl(fd, F_SETLEASE, F_UNLCK);
     }
     return NULL;
@@ -103,9 +108,10 @@ int local_lease_hold(int fd, int as_root, uint64_t *key)
     /* A read lease needs a read-only descriptor; a write lease, which an
      * O_RDWR descriptor takes, is broken by any other open of the file. */
     int type = (flags & O_ACCMODE) == O_RDONLY ? F_RDLCK : F_WRLCK;
+    int held = type == F_WRLCK ? LS_HOLD_WRITES : 1;
     *key = key_of(&st);
     if (fcntl(fd, F_GETLEASE) == type)
-        return 1;
+        return held;
     struct f_owner_ex owner = {F_OWNER_TID, breaker};
     if (fcntl(fd, F_SETSIG, LOCAL_LEASE_SIGNAL) < 0 ||
         fcntl(fd, F_SETOWN_EX, &owner) < 0)
@@ -115,5 +121,5 @@ int local_lease_hold(int fd, int as_root, uint64_t *key)
         if (local_cred_enter(&root) < 0)
             return 0;
     }
-    return fcntl(fd, F_SETLEASE, type) == 0;
+    return fcntl(fd, F_SETLEASE, type) == 0 ? held : 0;
 }

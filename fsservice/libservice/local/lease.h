@@ -15,9 +15,9 @@
 #define LOCAL_LEASE_SIGNAL (SIGRTMIN + 7)
 
 /* ls_ops.cache_hold on a descriptor: 1 with *key while it holds a read
- * lease (a write lease, for a descriptor open for writing too), taking one
- * if it can: as root when as_root, which leaves the calling thread acting
- * as root until its next switch), else 0. */
+ * lease, LS_HOLD_WRITES while it holds a write lease (a descriptor open
+ * for writing), taking one if it can: as root when as_root, which leaves
+ * the calling thread acting as root until its next switch), else 0. */
 int local_lease_hold(int fd, int as_root, uint64_t *key);
 
 #endif

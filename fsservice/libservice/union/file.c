@@ -333,7 +333,9 @@ int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
     return union_removexattr(file->inst, cred, f->path, name, 0);
 }
 
-/* The branch's file decides, unless a partial copy merges two files. */
+/* The branch's file decides, unless a partial copy merges two files; a
+ * write lets it keep writes back (LS_HOLD_WRITES) as the branch's does,
+ * the flush writing through union_pwrite to that same file. */
 int union_cache_hold(struct ls_file *file, uint64_t *key)
 {
     struct union_file *f = ufile(file);

@@ -1,0 +1,505 @@
+/*
+ * writeback.c - small writes kept back in the client's area (ipc.h,
+ * write-back pages; fsservice/core/writeback.c, libfs/writeback.c), as
+ * users rely on them: a kept pwrite returns without the service, the
+ * writer's own reads and stats see it, and no byte of a write that
+ * returned is lost when someone else opens the file, when the writer is
+ * killed, or when danausd is killed and started again.
+ *
+ *   writeback DANAUSD local | union
+ *
+ * union: the mount is a union (a container's root) over the local
+ * backend, whose writable branch is the host directory seen below.
+ *
+ * Whether a pwrite was kept is seen from outside, as the read cache's
+ * test sees a cached pread: the service is stopped (SIGSTOP) and woken
+ * 300 ms later, and a kept pwrite returns long before that. Whether bytes
+ * reached the file is seen on the host directory the local backend
+ * serves: stat(2) there does not break the service's lease; open(2)
+ * there does, as any other opener's would.
+ */
+#include "harness.h"
+
+#include <danaus/danaus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#define WAKE_MS 300 /* the stopped service is woken after this */
+#define KEPT_MS 150 /* a kept pwrite returns well within this */
+#define PAGE 4096
+#define PAGES 8
+
+static const char *danausd;
+static bool in_union;  /* the mount is a union over the host directory */
+static char host[600]; /* the local backend's directory: the union's
+                          writable branch */
+static struct site site;
+static struct daemon svc;
+static char mnt[600];
+
+static void *wake_service(void *arg)
+{
+    (void)arg;
+    usleep(WAKE_MS * 1000);
+    kill(svc.pid, SIGCONT);
+    return NULL;
+}
+
+static void fill(unsigned char *buf, size_t n, off_t off)
+{
+    for (size_t k = 0; k < n; k++)
+        buf[k] = (unsigned char)('a' + (off + (off_t)k) / PAGE % 26);
+}
+
+/* pwrites page i of fd's pattern while the service is stopped: whether it
+ * returned before the service was woken (and wrote the page). */
+static bool write_without_service(int fd, int i)
+{
+    unsigned char buf[PAGE];
+    fill(buf, PAGE, (off_t)i * PAGE);
+    pthread_t waker;
+    kill(svc.pid, SIGSTOP);
+    pthread_create(&waker, NULL, wake_service, NULL);
+    double t0 = now_ms();
+    ssize_t n = danaus_pwrite(fd, buf, PAGE, (off_t)i * PAGE);
+    double took = now_ms() - t0;
+    pthread_join(waker, NULL);
+    CHILD_CHECK(n == PAGE, "pwrite of page %d: %zd (%s)", i, n,
+                strerror(errno));
+    return took < KEPT_MS;
+}
+
+static void write_page(int fd, int i)
+{
+    unsigned char buf[PAGE];
+    fill(buf, PAGE, (off_t)i * PAGE);
+    ssize_t n = danaus_pwrite(fd, buf, PAGE, (off_t)i * PAGE);
+    CHILD_CHECK(n == PAGE, "pwrite of page %d: %zd (%s)", i, n,
+                strerror(errno));
+}
+
+static void paths(const char *name, char *path, char *hpath, size_t len)
+{
+    snprintf(path, len, "%s/%s", mnt, name);
+    snprintf(hpath, len, "%s/%s", host, name);
+}
+
+static off_t host_size(const char *hpath)
+{
+    struct stat st;
+    return stat(hpath, &st) == 0 ? st.st_size : -1;
+}
+
+/* The file at hpath (the host's, or the mount's through read) holds
+ * pages [0, n) of the pattern and nothing more. */
+static void expect_pages(ssize_t (*rd)(int, void *, size_t, off_t),
+                         int (*op)(const char *, int, ...), int (*cl)(int),
+                         const char *p, int n)
+{
+    int fd = op(p, O_RDONLY);
+    CHILD_CHECK(fd >= 0, "open %s: %s", p, strerror(errno));
+    unsigned char got[PAGE], want[PAGE];
+    for (int i = 0; i <= n; i++) {
+        ssize_t k = rd(fd, got, PAGE, (off_t)i * PAGE);
+        CHILD_CHECK(k == (i < n ? PAGE : 0), "%s: page %d: %zd bytes (%s)", p,
+                    i, k, strerror(errno));
+        fill(want, PAGE, (off_t)i * PAGE);
+        CHILD_CHECK(k == 0 || memcmp(got, want, PAGE) == 0,
+                    "%s: page %d is not what was written", p, i);
+    }
+    cl(fd);
+}
+
+static void expect_on_host(const char *hpath, int n)
+{
+    expect_pages(pread, open, close, hpath, n);
+}
+
+static void expect_through_danaus(const char *path, int n)
+{
+    expect_pages(danaus_pread, danaus_open, danaus_close, path, n);
+}
+
+/* fd, a new file at path whose first page went through (which gives the
+ * handle the service's promise) and whose next PAGES - 1 are kept back:
+ * the host's file still ends after page 0. */
+static int open_with_kept_pages(const char *path, const char *hpath)
+{
+    site_use(&site);
+    int fd = danaus_open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    CHILD_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+    write_page(fd, 0);
+    for (int i = 1; i < PAGES; i++)
+        CHILD_CHECK(i > 1 || write_without_service(fd, i),
+                    "a pwrite waited for the stopped service");
+    for (int i = 2; i < PAGES; i++)
+        write_page(fd, i);
+    CHILD_CHECK(host_size(hpath) == PAGE,
+                "the host's file has %lld bytes: the writes were not kept",
+                (long long)host_size(hpath));
+    return fd;
+}
+
+/* ---- the writer sees its writes ---- */
+
+static int own_reads_child(void *arg)
+{
+    (void)arg;
+    char path[800], hpath[800];
+    paths("own", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    unsigned char got[PAGE], want[PAGE];
+    fill(want, PAGE, 3 * PAGE);
+    CHILD_CHECK(danaus_pread(fd, got, PAGE, 3 * PAGE) == PAGE &&
+                    memcmp(got, want, PAGE) == 0,
+                "pread of a kept page: %s", strerror(errno));
+    struct stat st;
+    CHILD_CHECK(danaus_fstat(fd, &st) == 0 && st.st_size == PAGES * PAGE,
+                "fstat: size %lld", (long long)st.st_size);
+    /* Kept again after the read, then a path stat. */
+    write_page(fd, PAGES);
+    CHILD_CHECK(danaus_stat(path, &st) == 0 && st.st_size == (PAGES + 1) * PAGE,
+                "stat: size %lld", (long long)st.st_size);
+    CHILD_CHECK(danaus_close(fd) == 0, "close: %s", strerror(errno));
+    expect_on_host(hpath, PAGES + 1);
+    return 0;
+}
+
+static void test_writer_sees_its_writes(void **state)
+{
+    (void)state;
+    int rc = run_in_child(own_reads_child, NULL, 30000);
+    kill(svc.pid, SIGCONT);
+    assert_int_equal(rc, 0);
+}
+
+/* ---- a forked child reads them through the descriptor it inherited ---- */
+
+/* The child shares the open file (no open of its own, so no lease
+ * breaks): the fork itself must have flushed. */
+static int fork_child(void *arg)
+{
+    (void)arg;
+    char path[800], hpath[800];
+    paths("forked", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsigned char got[PAGE], want[PAGE];
+        for (int i = 0; i < PAGES; i++) {
+            fill(want, PAGE, (off_t)i * PAGE);
+            CHILD_CHECK(danaus_pread(fd, got, PAGE, (off_t)i * PAGE) == PAGE &&
+                            memcmp(got, want, PAGE) == 0,
+                        "the child's pread of page %d: not what was written",
+                        i);
+        }
+        _exit(0);
+    }
+    int status;
+    CHILD_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                    WEXITSTATUS(status) == 0,
+                "the child failed");
+    return 0;
+}
+
+static void test_forked_child_reads_them(void **state)
+{
+    (void)state;
+    int rc = run_in_child(fork_child, NULL, 30000);
+    kill(svc.pid, SIGCONT);
+    assert_int_equal(rc, 0);
+}
+
+/* ---- fsync and close write them ---- */
+
+static int fsync_child(void *arg)
+{
+    (void)arg;
+    char path[800], hpath[800];
+    paths("fsynced", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    CHILD_CHECK(danaus_fdatasync(fd) == 0, "fdatasync: %s", strerror(errno));
+    CHILD_CHECK(host_size(hpath) == PAGES * PAGE,
+                "after fdatasync the host's file has %lld bytes",
+                (long long)host_size(hpath));
+    /* fsync'd data survives a kill of the service, as before. */
+    kill(svc.pid, SIGKILL);
+    expect_on_host(hpath, PAGES);
+    _exit(0);
+}
+
+static void test_fsync_writes_them(void **state)
+{
+    (void)state;
+    int rc = run_in_child(fsync_child, NULL, 30000);
+    kill(svc.pid, SIGCONT);
+    assert_int_equal(rc, 0);
+    assert_int_equal(daemon_wait_exit(&svc, 10000), 0);
+    assert_int_equal(daemon_start(&svc, danausd, &site, "danausd-2", 60000), 0);
+}
+
+/* ---- another opener sees them ---- */
+
+/* Keeps pages back, says so on ready, and holds the file open, making no
+ * call, until done is closed. */
+static int holder_child(void *arg)
+{
+    int *fds = arg; /* ready (write end), done (read end) */
+    char path[800], hpath[800];
+    paths("held", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    CHILD_CHECK(write(fds[0], "r", 1) == 1, "ready: %s", strerror(errno));
+    char c;
+    while (read(fds[1], &c, 1) > 0)
+        ;
+    (void)fd;
+    _exit(0); /* nothing flushed at exit: the opener had it done */
+}
+
+struct holder {
+    pid_t pid;
+    int done; /* closing it lets the holder go */
+};
+
+static struct holder start_holder(void)
+{
+    int ready[2], done[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(done), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        close(done[1]);
+        int fds[2] = {ready[1], done[0]};
+        _exit(holder_child(fds));
+    }
+    close(ready[1]);
+    close(done[0]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    return (struct holder){pid, done[1]};
+}
+
+static void end_holder(struct holder h)
+{
+    close(h.done);
+    int status;
+    assert_int_equal(waitpid(h.pid, &status, 0), h.pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static int danaus_opener(void *arg)
+{
+    (void)arg;
+    char path[800], hpath[800];
+    paths("held", path, hpath, sizeof path);
+    site_use(&site);
+    expect_through_danaus(path, PAGES);
+    return 0;
+}
+
+static void test_another_opener_sees_them(void **state)
+{
+    (void)state;
+    char path[800], hpath[800];
+    paths("held", path, hpath, sizeof path);
+    /* A program on the host, outside Danaus. */
+    struct holder h = start_holder();
+    int fd = open(hpath, O_RDONLY);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(host_size(hpath), PAGES * PAGE);
+    expect_on_host(hpath, PAGES);
+    end_holder(h);
+    /* Another client of the service. */
+    h = start_holder();
+    assert_int_equal(run_in_child(danaus_opener, NULL, 30000), 0);
+    end_holder(h);
+}
+
+/* ---- the writer is killed ---- */
+
+static int killed_child(void *arg)
+{
+    (void)arg;
+    char path[800], hpath[800];
+    paths("killed", path, hpath, sizeof path);
+    open_with_kept_pages(path, hpath);
+    raise(SIGKILL);
+    return 1;
+}
+
+static void test_killed_writer_loses_nothing(void **state)
+{
+    (void)state;
+    char path[800], hpath[800];
+    paths("killed", path, hpath, sizeof path);
+    assert_int_equal(run_in_child(killed_child, NULL, 30000), 128 + SIGKILL);
+    /* The service writes them when it sees the client gone: no other
+     * opener needed (stat does not break a lease). */
+    double t0 = now_ms();
+    while (host_size(hpath) != PAGES * PAGE && now_ms() - t0 < 5000)
+        sleep_ms(10);
+    assert_int_equal(host_size(hpath), PAGES * PAGE);
+    expect_on_host(hpath, PAGES);
+}
+
+/* ---- danausd is killed in the middle of kept writes ---- */
+
+#define STREAM_PAGES 3000
+#define KILL_AFTER 700
+
+/* Writes STREAM_PAGES pages one by one (each kept back while there is
+ * room), telling the parent after KILL_AFTER; the service is killed and
+ * started again meanwhile. Then closes and reads them all back. */
+static int stream_child(void *arg)
+{
+    int out = *(int *)arg;
+    char path[800], hpath[800];
+    paths("stream", path, hpath, sizeof path);
+    site_use(&site);
+    int fd = danaus_open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    CHILD_CHECK(fd >= 0, "open: %s", strerror(errno));
+    for (int i = 0; i < STREAM_PAGES; i++) {
+        write_page(fd, i);
+        if (i == KILL_AFTER)
+            CHILD_CHECK(write(out, "k", 1) == 1, "tell: %s", strerror(errno));
+    }
+    CHILD_CHECK(danaus_close(fd) == 0, "close: %s", strerror(errno));
+    expect_on_host(hpath, STREAM_PAGES);
+    return 0;
+}
+
+static void test_service_killed_loses_nothing(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        _exit(stream_child(&p[1]));
+    }
+    close(p[1]);
+    char c;
+    assert_int_equal(read(p[0], &c, 1), 1);
+    close(p[0]);
+    daemon_kill(&svc);
+    assert_int_equal(daemon_start(&svc, danausd, &site, "danausd-3", 60000), 0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Pages kept back and never flushed by the dead service reach the file
+ * through the next one, when the writer next makes a call. */
+static int resend_child(void *arg)
+{
+    int *fds = arg; /* ready (write end), restarted (read end) */
+    char path[800], hpath[800];
+    paths("resent", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    CHILD_CHECK(write(fds[0], "r", 1) == 1, "ready: %s", strerror(errno));
+    char c;
+    CHILD_CHECK(read(fds[1], &c, 1) == 1, "restarted: %s", strerror(errno));
+    CHILD_CHECK(host_size(hpath) == PAGE,
+                "the dead service wrote kept pages: %lld bytes",
+                (long long)host_size(hpath));
+    CHILD_CHECK(danaus_fsync(fd) == 0, "fsync: %s", strerror(errno));
+    expect_on_host(hpath, PAGES);
+    return 0;
+}
+
+static void test_restart_resends_kept_pages(void **state)
+{
+    (void)state;
+    int ready[2], restarted[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(restarted), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        close(restarted[1]);
+        int fds[2] = {ready[1], restarted[0]};
+        _exit(resend_child(fds));
+    }
+    close(ready[1]);
+    close(restarted[0]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    daemon_kill(&svc);
+    assert_int_equal(daemon_start(&svc, danausd, &site, "danausd-4", 60000), 0);
+    assert_int_equal(write(restarted[1], "s", 1), 1);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    close(ready[0]);
+    close(restarted[1]);
+}
+
+static int start(void **state)
+{
+    (void)state;
+    if (site_make(&site, "writeback") < 0)
+        return -1;
+    snprintf(mnt, sizeof mnt, "%s/mnt", site.dir);
+    snprintf(host, sizeof host, "%s/host", site.dir);
+    char lower[600];
+    snprintf(lower, sizeof lower, "%s/lower", site.dir);
+    if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0 ||
+        mkdir(lower, 0755) < 0 ||
+        site_write_config(&site, "fuse off\n%s %s local %s%s%s\n",
+                          in_union ? "union" : "mount", mnt, host,
+                          in_union ? " " : "", in_union ? lower : "") < 0)
+        return -1;
+    return daemon_start(&svc, danausd, &site, "danausd", 60000);
+}
+
+static int stop(void **state)
+{
+    (void)state;
+    kill(svc.pid, SIGCONT);
+    int rc = daemon_stop(&svc);
+    site_remove(&site);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 ||
+        (strcmp(argv[2], "local") != 0 && strcmp(argv[2], "union") != 0)) {
+        fprintf(stderr, "usage: writeback DANAUSD local | union\n");
+        return 2;
+    }
+    danausd = argv[1];
+    in_union = strcmp(argv[2], "union") == 0;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_writer_sees_its_writes),
+        cmocka_unit_test(test_forked_child_reads_them),
+        cmocka_unit_test(test_fsync_writes_them),
+        cmocka_unit_test(test_another_opener_sees_them),
+        cmocka_unit_test(test_killed_writer_loses_nothing),
+        cmocka_unit_test(test_service_killed_loses_nothing),
+        cmocka_unit_test(test_restart_resends_kept_pages),
+    };
+    return cmocka_run_group_tests_name(in_union ? "writeback_union"
+                                                : "writeback_local",
+                                       tests, start, stop);
+}
