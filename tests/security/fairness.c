@@ -25,6 +25,9 @@
  *             which says short that keep a service thread long;
  *   manydents 24 processes listing that directory so at once, more
  *             than a uid's share of a queue's threads (half of 36);
+ *   twouids   the same 24, 12 of one uid and 12 of another: two uids
+ *             together may hold all of a queue's threads but the
+ *             reserves;
  *   hog       processes holding every attachment, slot and ticket the uid
  *             can get, and one making connections that never say hello as
  *             fast as the door closes them.
@@ -82,6 +85,7 @@
 #define MOUNT "/fair"
 #define MAX_SAMPLES (4 << 20)
 #define ATTACKER_UID 4243
+#define ATTACKER2_UID 4244
 #define DENTS 1000
 #define BIG_DENTS 20000
 
@@ -326,14 +330,18 @@ static void flood_requests(int threads, int call)
 
 /* ---- issue 35's attacks, as another uid ---- */
 
-static void become_attacker(void)
+static void become(uid_t uid)
 {
-    if (setgroups(0, NULL) < 0 || setgid(ATTACKER_UID) < 0 ||
-        setuid(ATTACKER_UID) < 0) {
+    if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0) {
         fprintf(stderr, "security_fairness: cannot become uid %d: %s\n",
-                ATTACKER_UID, strerror(errno));
+                (int)uid, strerror(errno));
         _exit(1);
     }
+}
+
+static void become_attacker(void)
+{
+    become(ATTACKER_UID);
 }
 
 static void *zero_first_reclen(void *arg)
@@ -404,16 +412,34 @@ static void flood_dents(const char *dir, bool zero)
     list_dents(dir, zero);
 }
 
-/* n processes of the attacker's uid listing the big directory at once:
- * more slow calls than a uid has threads for (threadshares.h). */
-static void flood_many_dents(int n)
+/* n processes of uid listing the big directory at once: more slow calls
+ * than a uid has threads for (threadshares.h). */
+static void list_many_dents(uid_t uid, int n)
 {
-    become_attacker();
+    become(uid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* after become, which clears it */
     for (int i = 0; i < n; i++)
         if (fork() == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             list_dents("bigdents", false);
         }
+    pause();
+}
+
+static void flood_many_dents(int n)
+{
+    list_many_dents(ATTACKER_UID, n);
+}
+
+/* flood_many_dents split between two uids, from a process that keeps
+ * root's uid: a parent's death signal reaches a child of another uid
+ * only from a parent allowed to signal it. */
+static void flood_two_uids(int n)
+{
+    if (fork() == 0)
+        list_many_dents(ATTACKER_UID, n - n / 2);
+    if (fork() == 0)
+        list_many_dents(ATTACKER2_UID, n / 2);
     pause();
 }
 
@@ -608,6 +634,7 @@ int main(int argc, char **argv)
         {"dents", dents, 0},
         {"bigdents", dents, 1},
         {"manydents", flood_many_dents, 24},
+        {"twouids", flood_two_uids, 24},
         {"hog", hog, 0},
     };
     double base = 0, base99 = 0, base_rate = 0;
