@@ -189,49 +189,69 @@ static int make_groups(struct cpu_groups *g, uint32_t shares)
     return rc;
 }
 
-/* The tasks file of uid's group (CPU_OTHER: the rest's), made if need
- * be; -1 when it cannot be. The mover's. */
-static int group_tasks(struct cpu_groups *g, int64_t uid)
+/* The directory of uid's group (CPU_OTHER: the rest's), into dir. */
+static void group_dir(const struct cpu_groups *g, int64_t uid, char *dir,
+                      size_t size)
+{
+    if (uid == CPU_OTHER)
+        snprintf(dir, size, "%s/uid.other", g->dir);
+    else
+        snprintf(dir, size, "%s/uid.%lld", g->dir, (long long)uid);
+}
+
+/* The group uid's threads go to: uid, or CPU_OTHER when CPU_UID_GROUPS
+ * others have one; made if need be, or CPU_HOME when it cannot be. The
+ * mover's. */
+static int64_t group_of(struct cpu_groups *g, int64_t uid)
 {
     struct cpu_uid_group *free_one = NULL;
     for (int i = 0; i <= CPU_UID_GROUPS; i++) {
         struct cpu_uid_group *u = &g->uids[i];
         if (u->uid == uid) {
             u->idle_since = 0;
-            return u->tasks;
+            return uid;
         }
         if (u->uid == CPU_HOME && i < CPU_UID_GROUPS && !free_one)
             free_one = u;
     }
     if (uid != CPU_OTHER && !free_one)
-        return group_tasks(g, CPU_OTHER);
+        return group_of(g, CPU_OTHER);
     if (uid == CPU_OTHER)
         free_one = &g->uids[CPU_UID_GROUPS];
-    char dir[PATH_MAX + 64], path[PATH_MAX + 80];
-    if (uid == CPU_OTHER)
-        snprintf(dir, sizeof dir, "%s/uid.other", g->dir);
-    else
-        snprintf(dir, sizeof dir, "%s/uid.%lld", g->dir, (long long)uid);
-    snprintf(path, sizeof path, "%s/tasks", dir);
+    char dir[PATH_MAX + 64];
+    group_dir(g, uid, dir, sizeof dir);
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-        return -1;
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    *free_one = (struct cpu_uid_group){uid, fd, 0};
-    return fd;
+        return CPU_HOME;
+    *free_one = (struct cpu_uid_group){uid, 0};
+    return uid;
 }
 
-/* Writes m's tid into the tasks file of where; a thread that has gone
- * meanwhile, or a group that cannot be had, leaves it where it is. */
+/* Writes m's tid into the tasks file of where's group. A group's file is
+ * opened for the write only: a service out of descriptors (a client's
+ * handles, docs/trust.md) then keeps the thread where it is, and holds
+ * no descriptor for groups. A thread that has gone meanwhile is not
+ * moved either. */
 static void move(struct cpu_groups *g, struct cpu_member *m, int64_t where)
 {
-    int fd = where == CPU_HOME ? g->home_tasks : group_tasks(g, where);
     char tid[32];
     int n = snprintf(tid, sizeof tid, "%d", (int)m->tid);
-    if (fd >= 0 && write(fd, tid, (size_t)n) < 0) {
-        /* ESRCH: it ended; otherwise it stays where it was */
+    if (where != CPU_HOME)
+        where = group_of(g, where);
+    if (where == CPU_HOME) {
+        if (write(g->home_tasks, tid, (size_t)n) < 0) {
+            /* ESRCH: it ended */
+        }
+        return;
     }
+    char dir[PATH_MAX + 64], path[PATH_MAX + 80];
+    group_dir(g, where, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/tasks", dir);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0 && write(fd, tid, (size_t)n) < 0) {
+        /* ESRCH: it ended */
+    }
+    if (fd >= 0)
+        close(fd);
 }
 
 /* Moves each member to where it wants to be. The lock is not held while
@@ -277,16 +297,10 @@ static void remove_idle(struct cpu_groups *g, uint64_t now)
         if (now - u->idle_since < GROUP_IDLE_NS)
             continue;
         char dir[PATH_MAX + 64];
-        if (u->uid == CPU_OTHER)
-            snprintf(dir, sizeof dir, "%s/uid.other", g->dir);
-        else
-            snprintf(dir, sizeof dir, "%s/uid.%lld", g->dir,
-                     (long long)u->uid);
+        group_dir(g, u->uid, dir, sizeof dir);
         /* EBUSY: a thread started inside it is still there; next time. */
-        if (rmdir(dir) == 0 || errno == ENOENT) {
-            close(u->tasks);
+        if (rmdir(dir) == 0 || errno == ENOENT)
             u->uid = CPU_HOME;
-        }
     }
 }
 
@@ -348,9 +362,6 @@ void cpu_groups_stop(struct cpu_groups *g)
         atomic_fetch_add(&g->kick, 1);
         ipc_futex_wake(&g->kick, 1);
         pthread_join(g->mover, NULL);
-        for (int i = 0; i <= CPU_UID_GROUPS; i++)
-            if (g->uids[i].uid != CPU_HOME)
-                close(g->uids[i].tasks);
         remove_tree(g->dir, g->home_tasks);
         g->on = false;
     }

@@ -70,7 +70,6 @@ struct cpu_member {
 
 struct cpu_uid_group {
     int64_t uid;         /* CPU_HOME: a free entry */
-    int tasks;           /* its tasks file, open for writing */
     uint64_t idle_since; /* ipc_now_ns when it was seen empty first; 0 */
 };
 
