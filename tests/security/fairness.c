@@ -48,6 +48,10 @@
  * With FAIRNESS_VICTIM=library the victim is an honest program instead:
  * it stats /fair/victim through libdanaus (danaus_stat), whose name cache
  * answers most calls without a round trip, as it would any program's.
+ With FAIRNESS_VICTIM=fsync the raw victim fsyncs its file instead: a
+ * long call (workers.c), run on a thread of its own in its uid's cpu
+ * group where the service makes them (cpugroups.h), beside the
+ * attackers' long calls in theirs.
  *
  * With FAIRNESS_KERNEL=1 the same rows run on the kernel's path instead,
  * the reference a tenant compares with: the victim stat(2)s the file in
@@ -95,6 +99,7 @@ static double seconds = 5;
 static bool pin;
 static bool kernel; /* FAIRNESS_KERNEL: every row on the kernel's path */
 static bool library_victim; /* FAIRNESS_VICTIM=library */
+static bool fsync_victim;   /* FAIRNESS_VICTIM=fsync */
 
 /* With pin: the calling process onto the first (victim) or the last cpu
  * it may use. */
@@ -173,6 +178,7 @@ struct raw_victim {
     struct raw r;
     int slot;
     uint32_t mount;
+    int64_t handle;
 };
 
 static int raw_stat(void *arg)
@@ -182,6 +188,15 @@ static int raw_stat(void *arg)
     return raw_call(&v->r, (uint32_t)v->slot, &d, "victim", 7, 10000) == 0
                ? 0
                : -1;
+}
+
+static int raw_fsync(void *arg)
+{
+    struct raw_victim *v = arg;
+    struct danaus_desc d = {.call = DANAUS_CALL_FSYNC, .mount = v->mount,
+                            .handle = (uint64_t)v->handle};
+    return raw_call(&v->r, (uint32_t)v->slot, &d, NULL, 0, 10000) == 0 ? 0
+                                                                      : -1;
 }
 
 /* victim() as a program: stat(2) of the same file on the kernel's path
@@ -200,7 +215,8 @@ static void program_victim(struct samples *s, const char *dir)
     time_stats(s, program_stat, path);
 }
 
-/* Stats "victim" for the run's length, each call's latency into s. */
+/* Stats (or fsyncs) "victim" for the run's length, each call's latency
+ * into s. */
 static void victim(struct samples *s)
 {
     if (kernel)
@@ -213,11 +229,11 @@ static void victim(struct samples *s)
     s->attach_ns = ipc_now_ns() - t;
     v.slot = raw_slot(&v.r);
     v.mount = raw_mount(&v.r, MOUNT);
-    int64_t h = raw_open(&v.r, (uint32_t)v.slot, v.mount, "victim",
-                         O_CREAT | O_RDWR);
-    if (v.slot < 0 || h <= 0)
+    v.handle = raw_open(&v.r, (uint32_t)v.slot, v.mount, "victim",
+                        O_CREAT | O_RDWR);
+    if (v.slot < 0 || v.handle <= 0)
         _exit(1);
-    time_stats(s, raw_stat, &v);
+    time_stats(s, fsync_victim ? raw_fsync : raw_stat, &v);
 }
 
 /* ---- the flooders: each runs until killed ---- */
@@ -596,6 +612,8 @@ int main(int argc, char **argv)
     kernel = getenv("FAIRNESS_KERNEL") && atoi(getenv("FAIRNESS_KERNEL"));
     library_victim = getenv("FAIRNESS_VICTIM") &&
                      strcmp(getenv("FAIRNESS_VICTIM"), "library") == 0;
+    fsync_victim = getenv("FAIRNESS_VICTIM") &&
+                   strcmp(getenv("FAIRNESS_VICTIM"), "fsync") == 0;
     struct site site;
     struct daemon daemon_;
     if (site_make(&site, "fairness") != 0 ||
