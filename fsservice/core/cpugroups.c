@@ -158,7 +158,8 @@ static int make_groups(struct cpu_groups *g, uint32_t shares)
         rc = cpu_mount(root, point, sizeof root);
     if (rc < 0)
         return rc;
-    /* A mount of part of the hierarchy shows its root as "/". */
+    /* A mount of part of the hierarchy (a container's) names the part
+     * as its root; the group lies below it. */
     const char *below = rel;
     size_t n = strlen(root);
     if (strcmp(root, "/") != 0 && strncmp(rel, root, n) == 0)
