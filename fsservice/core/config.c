@@ -433,6 +433,7 @@ static const struct key keys[] = {
     U32("write_back_pages", write_back_pages, 0, IPC_MAX_DIRTY_PAGES),
     U32("threads_per_queue", threads_per_queue, 1, 64),
     U32("stalled_threads_per_queue", stalled_threads_per_queue, 0, 1024),
+    U32("long_calls_cpu_shares", long_calls_cpu_shares, 0, 262144),
     U32("fuse_keep", fuse_keep_s, 0, 86400),
     U32("fuse_cache_timeout_ms", fuse_cache_timeout_ms, 0, 3600000),
     U32("request_deadline_ms", request_deadline_ms, 0, 86400000),
@@ -494,6 +495,7 @@ static void set_defaults(struct config *cfg)
     cfg->fuse_keep_s = 30;
     cfg->fuse_cache_timeout_ms = 1000;
     cfg->stalled_threads_per_queue = 32;
+    cfg->long_calls_cpu_shares = 1024;
     cfg->fuse = 1;
     cfg->backend_fair_share = 1;
 }

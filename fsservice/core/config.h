@@ -60,6 +60,8 @@ struct config {
     uint32_t threads_per_queue; /* upper bound; one thread starts per queue */
     /* more a queue may add while all its threads are blocked in calls */
     uint32_t stalled_threads_per_queue;
+    /* the cpu weight of all long calls together (cpugroups.h); 0: none */
+    uint32_t long_calls_cpu_shares;
     /* a request still in its backend after this is answered ETIMEDOUT;
      * 0: never. fsync only with request_deadline_fsync. */
     uint32_t request_deadline_ms;

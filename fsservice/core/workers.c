@@ -42,7 +42,9 @@
  * client publish would wake), so a crew of several costs a single-client
  * ping-pong nothing; an added thread parked for EXTRA_IDLE_MS leaves.
  * Nor must they share a cpu with them: a thread running a long request
- * moves to the cpu its client posted from for the call (placement.h).
+ * moves to the cpu its client posted from for the call (placement.h),
+ * and into its client's uid's cpu group, where all long calls together
+ * weigh as one task (cpugroups.h).
  * A bulk read or write is such a request only while its queue serves
  * more than one client (another in the last SHARED_WINDOW_MS), and a write
  * also while the other cpus are busy (runs_beside): a lone client's
@@ -108,9 +110,13 @@ struct crew {
 struct thread_arg {
     struct crew *crew;
     bool extra;
+    bool home; /* started in the service's cpu group (cpugroups.h) */
 };
 
 static void *worker_main(void *arg);
+
+/* This thread's place in the long calls' cpu groups (cpugroups.h). */
+static __thread struct cpu_member cpu_me;
 
 /* The crew's cpus within those the spawning thread may use now: the
  * service's cpus can shrink while it runs (a cpuset made smaller, taskset
@@ -135,6 +141,7 @@ static int spawn(struct crew *crew, bool extra)
         return -ENOMEM;
     a->crew = crew;
     a->extra = extra;
+    a->home = cpu_groups_at_home(&cpu_me);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -328,6 +335,7 @@ static void run(struct workers *w, struct crew *crew,
         hand_off_queue(crew);
     }
     if (long_call) {
+        cpu_groups_want(&cpu_me, c->cred.uid);
         await_input_here(slot, d);
         placement_follow(&place, crew ? &crew->cpus : &w->cpus, mark);
     }
@@ -393,6 +401,7 @@ static void run_long_calls(struct workers *w, struct crew *crew,
             free(call);
         call = next;
     }
+    cpu_groups_want(&cpu_me, CPU_HOME);
 }
 
 /* Runs the request bell b names, if it checks out (client.h), on this
@@ -478,7 +487,10 @@ static void *swept_main(void *arg)
     struct call_record rec;
     deadline_register(&s.w->deadlines, &rec);
     rcu_register_thread();
+    /* Started by the sweeper, which never moves. */
+    cpu_groups_join(&s.w->groups, &cpu_me, true);
     serve_bell(s.w, NULL, &s.w->swept_threads, &rec, s.bell);
+    cpu_groups_leave(&cpu_me);
     rcu_unregister_thread();
     deadline_unregister(&s.w->deadlines, &rec);
     atomic_fetch_sub(&s.w->sweeping, 1);
@@ -583,6 +595,7 @@ static void *worker_main(void *arg)
     struct call_record rec;
     deadline_register(&w->deadlines, &rec);
     rcu_register_thread();
+    cpu_groups_join(&w->groups, &cpu_me, a.home);
     while (!atomic_load(&w->stop)) {
         if (!become_watcher(crew)) {
             forget_answered();
@@ -614,6 +627,7 @@ static void *worker_main(void *arg)
             ;
     }
     forget_answered();
+    cpu_groups_leave(&cpu_me);
     rcu_unregister_thread();
     deadline_unregister(&w->deadlines, &rec);
     atomic_fetch_sub(&crew->nthreads, 1);
@@ -705,11 +719,15 @@ int workers_start(struct workers *w, struct service *svc,
      * service's cpus. */
     if (!get_default_call_rcu_data())
         return -ENOMEM;
+    int rc = cpu_groups_start(&w->groups, svc->cfg.long_calls_cpu_shares);
+    if (rc < 0)
+        return rc;
     uid_t owner = svc->clients.shares.owner;
     thread_shares_init(&w->swept_threads, owner, SWEEP_THREADS);
     w->crews = calloc(ngroups, sizeof *w->crews);
     if (!w->crews) {
         thread_shares_free(&w->swept_threads);
+        cpu_groups_stop(&w->groups);
         return -ENOMEM;
     }
     for (uint32_t i = 0; i < ngroups; i++) {
@@ -725,14 +743,14 @@ int workers_start(struct workers *w, struct service *svc,
         atomic_init(&crew->watchers, 0);
         atomic_init(&crew->parked, 0);
         atomic_init(&crew->park_seq, 0);
-        int rc = spawn(crew, false);
+        rc = spawn(crew, false);
         if (rc < 0) {
             workers_stop(w);
             return rc;
         }
     }
     if (w->max_stalled > 0 || svc->cfg.request_deadline_ms > 0) {
-        int rc = pthread_create(&w->watch, NULL, watch, w);
+        rc = pthread_create(&w->watch, NULL, watch, w);
         if (rc) {
             workers_stop(w);
             return -rc;
@@ -741,7 +759,7 @@ int workers_start(struct workers *w, struct service *svc,
     }
     pthread_t t;
     atomic_fetch_add(&w->live, 1);
-    int rc = pthread_create(&t, NULL, sweeper_main, w);
+    rc = pthread_create(&t, NULL, sweeper_main, w);
     if (rc == 0)
         rc = pthread_detach(t);
     else
@@ -769,6 +787,8 @@ int workers_stop(struct workers *w)
         nanosleep(&tick, NULL);
     }
     int left = atomic_load(&w->live);
+    /* Threads left behind go back to the service's group. */
+    cpu_groups_stop(&w->groups);
     /* Threads left behind still use the crews. */
     if (left == 0) {
         for (uint32_t i = 0; w->crews && i < w->ncrews; i++)

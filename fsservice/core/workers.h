@@ -13,6 +13,7 @@
 #ifndef DANAUS_WORKERS_H
 #define DANAUS_WORKERS_H
 
+#include "cpugroups.h"
 #include "deadline.h"
 #include "service.h"
 #include "threadshares.h"
@@ -38,6 +39,7 @@ struct workers {
     _Atomic int live;     /* threads running */
     _Atomic int sweeping; /* threads running swept requests */
     struct thread_shares swept_threads; /* their shares, per uid */
+    struct cpu_groups groups; /* where long calls run (cpugroups.h) */
 };
 
 int workers_start(struct workers *w, struct service *svc,

@@ -92,7 +92,8 @@ static int open_ceph_root(void *arg)
     return 0;
 }
 
-static void start(const char *tag, const char *extra)
+/* start, with exe in danausd's place. */
+static void start_exe(const char *tag, const char *extra, const char *exe)
 {
     assert_int_equal(site_make(&site, tag), 0);
     assert_int_equal(chmod(site.dir, 0755), 0);
@@ -105,11 +106,16 @@ static void start(const char *tag, const char *extra)
                                        "fuse off\nclient_slots %d\n%s%s%s%s",
                                        CLIENT_SLOTS, ceph, a, b, extra),
                      0);
-    assert_int_equal(daemon_start(&daemon_, danausd, &site, "danausd",
-                                  30000), 0);
+    assert_int_equal(daemon_start(&daemon_, exe, &site, "danausd", 30000),
+                     0);
     snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
     if (ceph_conf)
         assert_int_equal(reap(spawn(open_ceph_root, NULL), 30), 0);
+}
+
+static void start(const char *tag, const char *extra)
+{
+    start_exe(tag, extra, danausd);
 }
 
 static int stop(void **state)
@@ -2441,6 +2447,326 @@ static void test_uid_takes_threads(void **state)
     assert_int_equal(reap(hog, 30), 128 + SIGKILL);
 }
 
+/* ---- long calls in cpu groups (cpugroups.h) ---- */
+
+#define FSYNC_HOG_CALLS 4
+
+/* What the tests below make in the cpu hierarchy and beside it, for
+ * remove_planted to remove whatever they left. */
+static char planted_group[PATH_MAX + 64], planted_uid[PATH_MAX + 80],
+    wrapper[64];
+
+/* The group, in the cgroup v1 hierarchy with the cpu controller, of the
+ * task whose cgroup file (/proc/.../cgroup) is at path, into out: 0 or
+ * -1. */
+static int cpu_group_of(const char *path, char *out, size_t size)
+{
+    FILE *f = fopen(path, "re");
+    char line[PATH_MAX + 128];
+    int rc = -1;
+    while (f && rc != 0 && fgets(line, sizeof line, f)) {
+        char *ctl = strchr(line, ':');
+        char *rel = ctl ? strchr(ctl + 1, ':') : NULL;
+        if (!rel)
+            continue;
+        *rel++ = '\0';
+        rel[strcspn(rel, "\n")] = '\0';
+        char *save = NULL;
+        for (char *w = strtok_r(ctl + 1, ",", &save); w;
+             w = strtok_r(NULL, ",", &save))
+            if (strcmp(w, "cpu") == 0 &&
+                (size_t)snprintf(out, size, "%s", rel) < size)
+                rc = 0;
+    }
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* This process's group in that hierarchy as a directory (mounted whole:
+ * -1 otherwise), and the hierarchy's mount point. */
+static int cpu_group_dir(char *dir, size_t size, char *point, size_t psize)
+{
+    char rel[PATH_MAX];
+    if (cpu_group_of("/proc/self/cgroup", rel, sizeof rel) != 0)
+        return -1;
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    char line[2 * PATH_MAX + 256];
+    int rc = -1;
+    while (f && rc != 0 && fgets(line, sizeof line, f)) {
+        char root[PATH_MAX], p[PATH_MAX], type[32], opts[512];
+        char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", root, p) != 2 ||
+            sscanf(dash + 3, "%31s %*s %511s", type, opts) != 2 ||
+            strcmp(type, "cgroup") != 0 || strcmp(root, "/") != 0)
+            continue;
+        char *save = NULL;
+        for (char *w = strtok_r(opts, ",", &save); w && rc != 0;
+             w = strtok_r(NULL, ",", &save))
+            if (strcmp(w, "cpu") == 0 &&
+                (size_t)snprintf(point, psize, "%s", p) < psize &&
+                (size_t)snprintf(dir, size, "%s%s", p,
+                                 strcmp(rel, "/") == 0 ? "" : rel) < size)
+                rc = 0;
+    }
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* The thread ids listed in a tasks file (at most max): how many. */
+static int read_tids(const char *path, pid_t *tids, int max)
+{
+    FILE *f = fopen(path, "re");
+    int n = 0, tid;
+    while (f && n < max && fscanf(f, "%d", &tid) == 1)
+        tids[n++] = tid;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static int wait_gone(const char *path, int timeout_ms)
+{
+    for (int i = 0; i < timeout_ms / 10 && access(path, F_OK) == 0; i++)
+        usleep(10000);
+    return access(path, F_OK) == 0 ? -1 : 0;
+}
+
+struct fsync_call {
+    struct raw *r;
+    int slot;
+    uint32_t mount;
+    int64_t handle, result;
+};
+
+static void *fsync_one(void *arg)
+{
+    struct fsync_call *c = arg;
+    struct danaus_desc d = {.call = DANAUS_CALL_FSYNC, .mount = c->mount,
+                            .handle = (uint64_t)c->handle};
+    c->result = raw_call(c->r, (uint32_t)c->slot, &d, NULL, 0, 60000);
+    return NULL;
+}
+
+/* One client of HOG_UID with FSYNC_HOG_CALLS fsyncs at once, from as many
+ * threads: long calls, each waiting for the pool's rate when it is
+ * small. Exits 0 once every one was answered 0. */
+static int fsync_hog(void *arg)
+{
+    (void)arg;
+    become(HOG_UID);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* after become, which clears it */
+    static struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "fsync hog attach");
+    struct fsync_call calls[FSYNC_HOG_CALLS];
+    uint32_t a = raw_mount(&r, MOUNT_A);
+    for (int i = 0; i < FSYNC_HOG_CALLS; i++) {
+        calls[i] = (struct fsync_call){&r, raw_slot(&r), a, 0, 0};
+        CHILD_CHECK(calls[i].slot >= 0, "fsync hog slot %d", i);
+    }
+    int64_t h = raw_open(&r, (uint32_t)calls[0].slot, a, "fsync-hog",
+                         O_CREAT | O_RDWR);
+    CHILD_CHECK(h > 0, "fsync hog open: %lld", (long long)h);
+    pthread_t t[FSYNC_HOG_CALLS];
+    for (int i = 0; i < FSYNC_HOG_CALLS; i++) {
+        calls[i].handle = h;
+        CHILD_CHECK(pthread_create(&t[i], NULL, fsync_one, &calls[i]) == 0,
+                    "thread");
+    }
+    for (int i = 0; i < FSYNC_HOG_CALLS; i++) {
+        pthread_join(t[i], NULL);
+        CHILD_CHECK(calls[i].result == 0, "fsync %d: %lld", i,
+                    (long long)calls[i].result);
+    }
+    return 0;
+}
+
+/* cpu_group_dir into home and point (PATH_MAX each), or the test is
+ * skipped: it needs the local backend and a cgroup v1 cpu hierarchy. */
+static void cpu_dirs_or_skip(char *home, char *point)
+{
+    if (ceph_conf || cpu_group_dir(home, PATH_MAX, point, PATH_MAX) != 0) {
+        printf("  no cgroup v1 cpu hierarchy mounted whole: skipped\n");
+        skip();
+    }
+}
+
+/* Stops the service if a test left it, and removes what the tests
+ * planted: 0, or -1 when a group would not go (a group is empty once the
+ * service's log relay has gone too). */
+static int remove_planted(void **state)
+{
+    int rc = site.dir[0] ? stop(state) : 0;
+    if (planted_uid[0])
+        rmdir(planted_uid);
+    for (int i = 0; planted_group[0] && i < 500 &&
+                    rmdir(planted_group) < 0 && errno != ENOENT;
+         i++)
+        usleep(10000);
+    if (planted_group[0] && access(planted_group, F_OK) == 0)
+        rc = -1;
+    if (wrapper[0])
+        unlink(wrapper);
+    planted_group[0] = planted_uid[0] = wrapper[0] = '\0';
+    return rc;
+}
+
+/* The service's long calls run in a cpu group of their uid's, inside a
+ * group of all long calls with the configured cpu.shares; the threads
+ * leave it when the calls end; idle uid groups go, and at stop the
+ * service removes them all, as it removed at start the groups a killed
+ * danausd left. Needs a cgroup v1 cpu hierarchy (skipped without). */
+static void test_long_calls_in_cpu_groups(void **state)
+{
+    (void)state;
+    char home[PATH_MAX], point[PATH_MAX];
+    cpu_dirs_or_skip(home, point);
+    /* What a killed danausd left: the groups of a pid that runs no more. */
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    assert_true(dead > 0);
+    waitpid(dead, NULL, 0);
+    char *stale = planted_group;
+    snprintf(stale, sizeof planted_group, "%s/danausd.%d", home, (int)dead);
+    snprintf(planted_uid, sizeof planted_uid, "%s/uid.7", stale);
+    assert_int_equal(mkdir(stale, 0755), 0);
+    assert_int_equal(mkdir(planted_uid, 0755), 0);
+
+    start("cpu-groups", "long_calls_cpu_shares 512\nbackend_ops_per_second 1\n");
+    assert_int_equal(access(stale, F_OK), -1);
+    planted_group[0] = planted_uid[0] = '\0';
+    char dir[PATH_MAX + 64], path[PATH_MAX + 128], text[32] = "";
+    snprintf(dir, sizeof dir, "%s/danausd.%d", home, (int)daemon_.pid);
+    snprintf(path, sizeof path, "%s/cpu.shares", dir);
+    FILE *f = fopen(path, "re");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof text, f));
+    fclose(f);
+    assert_string_equal(text, "512\n");
+
+    /* A uid's fsyncs wait for the pool's rate (one op a second) on
+     * service threads, which sit in its group meanwhile. */
+    assert_int_equal(chmod(sock, 0666), 0);
+    pid_t hog = spawn(fsync_hog, NULL);
+    char uid_dir[PATH_MAX + 80], uid_tasks[PATH_MAX + 96];
+    snprintf(uid_dir, sizeof uid_dir, "%s/uid.%d", dir, HOG_UID);
+    snprintf(uid_tasks, sizeof uid_tasks, "%s/tasks", uid_dir);
+    pid_t tids[64];
+    int n = 0;
+    for (int i = 0; i < 1000 && n == 0; i++) {
+        n = read_tids(uid_tasks, tids, 64);
+        usleep(10000);
+    }
+    printf("  %d service threads in %s\n", n, uid_dir);
+    assert_true(n > 0);
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d", (int)daemon_.pid,
+                 (int)tids[i]);
+        assert_int_equal(access(path, F_OK), 0);
+    }
+    struct honest_report other = honest_run(HONEST_UID,
+                                            "another uid, beside it");
+    assert_int_equal(other.errors, 0);
+    assert_int_equal(reap(hog, 60), 0);
+
+    /* Answered, the threads are back in the service's group, and the
+     * uid's group goes once idle. */
+    assert_int_equal(wait_gone(uid_dir, 10000), 0);
+    char service_group[PATH_MAX], group[PATH_MAX];
+    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)daemon_.pid);
+    assert_int_equal(cpu_group_of(path, service_group, sizeof service_group),
+                     0);
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d/cgroup",
+                 (int)daemon_.pid, (int)tids[i]);
+        if (cpu_group_of(path, group, sizeof group) == 0)
+            assert_string_equal(group, service_group);
+    }
+
+    /* A stop removes the service's groups. */
+    assert_int_equal(daemon_stop(&daemon_), 0);
+    assert_int_equal(access(dir, F_OK), -1);
+    site_remove(&site);
+    memset(&site, 0, sizeof site);
+    memset(&daemon_, 0, sizeof daemon_);
+}
+
+/* Starts danausd through a shell wrapper: in a cpu group it may not
+ * write (root without CAP_DAC_OVERRIDE, the group another uid's), or
+ * in a mount namespace without the cpu hierarchy. Either way it says so
+ * once, makes no group, and serves long and short calls. */
+static void run_without_groups(const char *how, const char *home,
+                               const char *point)
+{
+    char *script = wrapper;
+    snprintf(wrapper, sizeof wrapper, "/tmp/danaus-cpu-wrap.XXXXXX");
+    int fd = mkstemp(script);
+    assert_true(fd >= 0);
+    static const char text[] =
+        "#!/bin/sh\n"
+        "case $DANAUS_TEST_CPU in\n"
+        "norights) echo $$ > \"$DANAUS_TEST_CPU_GROUP/tasks\" &&\n"
+        "  exec setpriv --bounding-set -dac_override,-dac_read_search \\\n"
+        "    \"$DANAUS_TEST_DANAUSD\" \"$@\" ;;\n"
+        "nomount) exec unshare -m sh -c "
+        "'umount \"$DANAUS_TEST_CPU_MOUNT\" && exec \"$0\" \"$@\"' \\\n"
+        "    \"$DANAUS_TEST_DANAUSD\" \"$@\" ;;\n"
+        "esac\n"
+        "exit 1\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)sizeof text - 1);
+    assert_int_equal(fchmod(fd, 0755), 0);
+    close(fd);
+    /* The norights group: another uid's, files and all. */
+    char group[PATH_MAX + 64];
+    snprintf(group, sizeof group, "%s/danaus-test-norights.%d", home,
+             (int)getpid());
+    if (strcmp(how, "norights") == 0) {
+        snprintf(planted_group, sizeof planted_group, "%s", group);
+        assert_int_equal(mkdir(group, 0755), 0);
+        DIR *d = opendir(group);
+        assert_non_null(d);
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, "..") != 0)
+                assert_int_equal(fchownat(dirfd(d), e->d_name, HOG2_UID,
+                                          HOG2_UID, 0),
+                                 0);
+        closedir(d);
+    }
+    setenv("DANAUS_TEST_CPU", how, 1);
+    setenv("DANAUS_TEST_CPU_GROUP", group, 1);
+    setenv("DANAUS_TEST_CPU_MOUNT", point, 1);
+    setenv("DANAUS_TEST_DANAUSD", danausd, 1);
+    start_exe("cpu-none", "", script);
+    unsetenv("DANAUS_TEST_CPU");
+    static char log[65536];
+    assert_non_null(strstr(daemon_log_text(&daemon_, log, sizeof log),
+                           "no cpu group for long calls"));
+    char dir[PATH_MAX + 128];
+    snprintf(dir, sizeof dir, "%s/danausd.%d",
+             strcmp(how, "norights") == 0 ? group : home, (int)daemon_.pid);
+    assert_int_equal(access(dir, F_OK), -1);
+    assert_int_equal(chmod(sock, 0666), 0);
+    assert_int_equal(reap(spawn(fsync_hog, NULL), 60), 0);
+    assert_int_equal(honest_run(HONEST_UID, how).errors, 0);
+    assert_int_equal(daemon_stop(&daemon_), 0);
+    site_remove(&site);
+    memset(&site, 0, sizeof site);
+    memset(&daemon_, 0, sizeof daemon_);
+    assert_int_equal(remove_planted(NULL), 0);
+}
+
+static void test_long_calls_without_cpu_groups(void **state)
+{
+    (void)state;
+    char home[PATH_MAX], point[PATH_MAX];
+    cpu_dirs_or_skip(home, point);
+    run_without_groups("norights", home, point);
+    run_without_groups("nomount", home, point);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -2472,6 +2798,10 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
         cmocka_unit_test_teardown(test_uid_takes_handles_and_locks, stop),
         cmocka_unit_test_teardown(test_uid_takes_threads, stop),
+        cmocka_unit_test_teardown(test_long_calls_in_cpu_groups,
+                                  remove_planted),
+        cmocka_unit_test_teardown(test_long_calls_without_cpu_groups,
+                                  remove_planted),
         cmocka_unit_test_teardown(test_fuzzer, stop),
     };
     if (getenv("DANAUS_SECURITY_FILTER"))

@@ -25,6 +25,9 @@
  *             which says short that keep a service thread long;
  *   manydents 24 processes listing that directory so at once, more
  *             than a uid's share of a queue's threads (half of 36);
+ *   twouids   the same 24, 12 of one uid and 12 of another: two uids
+ *             together may hold all of a queue's threads but the
+ *             reserves;
  *   hog       processes holding every attachment, slot and ticket the uid
  *             can get, and one making connections that never say hello as
  *             fast as the door closes them.
@@ -45,6 +48,10 @@
  * With FAIRNESS_VICTIM=library the victim is an honest program instead:
  * it stats /fair/victim through libdanaus (danaus_stat), whose name cache
  * answers most calls without a round trip, as it would any program's.
+ With FAIRNESS_VICTIM=fsync the raw victim fsyncs its file instead: a
+ * long call (workers.c), run on a thread of its own in its uid's cpu
+ * group where the service makes them (cpugroups.h), beside the
+ * attackers' long calls in theirs.
  *
  * With FAIRNESS_KERNEL=1 the same rows run on the kernel's path instead,
  * the reference a tenant compares with: the victim stat(2)s the file in
@@ -82,6 +89,7 @@
 #define MOUNT "/fair"
 #define MAX_SAMPLES (4 << 20)
 #define ATTACKER_UID 4243
+#define ATTACKER2_UID 4244
 #define DENTS 1000
 #define BIG_DENTS 20000
 
@@ -91,6 +99,7 @@ static double seconds = 5;
 static bool pin;
 static bool kernel; /* FAIRNESS_KERNEL: every row on the kernel's path */
 static bool library_victim; /* FAIRNESS_VICTIM=library */
+static bool fsync_victim;   /* FAIRNESS_VICTIM=fsync */
 
 /* With pin: the calling process onto the first (victim) or the last cpu
  * it may use. */
@@ -169,6 +178,7 @@ struct raw_victim {
     struct raw r;
     int slot;
     uint32_t mount;
+    int64_t handle;
 };
 
 static int raw_stat(void *arg)
@@ -178,6 +188,15 @@ static int raw_stat(void *arg)
     return raw_call(&v->r, (uint32_t)v->slot, &d, "victim", 7, 10000) == 0
                ? 0
                : -1;
+}
+
+static int raw_fsync(void *arg)
+{
+    struct raw_victim *v = arg;
+    struct danaus_desc d = {.call = DANAUS_CALL_FSYNC, .mount = v->mount,
+                            .handle = (uint64_t)v->handle};
+    return raw_call(&v->r, (uint32_t)v->slot, &d, NULL, 0, 10000) == 0 ? 0
+                                                                      : -1;
 }
 
 /* victim() as a program: stat(2) of the same file on the kernel's path
@@ -196,7 +215,8 @@ static void program_victim(struct samples *s, const char *dir)
     time_stats(s, program_stat, path);
 }
 
-/* Stats "victim" for the run's length, each call's latency into s. */
+/* Stats (or fsyncs) "victim" for the run's length, each call's latency
+ * into s. */
 static void victim(struct samples *s)
 {
     if (kernel)
@@ -209,11 +229,11 @@ static void victim(struct samples *s)
     s->attach_ns = ipc_now_ns() - t;
     v.slot = raw_slot(&v.r);
     v.mount = raw_mount(&v.r, MOUNT);
-    int64_t h = raw_open(&v.r, (uint32_t)v.slot, v.mount, "victim",
-                         O_CREAT | O_RDWR);
-    if (v.slot < 0 || h <= 0)
+    v.handle = raw_open(&v.r, (uint32_t)v.slot, v.mount, "victim",
+                        O_CREAT | O_RDWR);
+    if (v.slot < 0 || v.handle <= 0)
         _exit(1);
-    time_stats(s, raw_stat, &v);
+    time_stats(s, fsync_victim ? raw_fsync : raw_stat, &v);
 }
 
 /* ---- the flooders: each runs until killed ---- */
@@ -326,14 +346,18 @@ static void flood_requests(int threads, int call)
 
 /* ---- issue 35's attacks, as another uid ---- */
 
-static void become_attacker(void)
+static void become(uid_t uid)
 {
-    if (setgroups(0, NULL) < 0 || setgid(ATTACKER_UID) < 0 ||
-        setuid(ATTACKER_UID) < 0) {
+    if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0) {
         fprintf(stderr, "security_fairness: cannot become uid %d: %s\n",
-                ATTACKER_UID, strerror(errno));
+                (int)uid, strerror(errno));
         _exit(1);
     }
+}
+
+static void become_attacker(void)
+{
+    become(ATTACKER_UID);
 }
 
 static void *zero_first_reclen(void *arg)
@@ -404,16 +428,34 @@ static void flood_dents(const char *dir, bool zero)
     list_dents(dir, zero);
 }
 
-/* n processes of the attacker's uid listing the big directory at once:
- * more slow calls than a uid has threads for (threadshares.h). */
-static void flood_many_dents(int n)
+/* n processes of uid listing the big directory at once: more slow calls
+ * than a uid has threads for (threadshares.h). */
+static void list_many_dents(uid_t uid, int n)
 {
-    become_attacker();
+    become(uid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* after become, which clears it */
     for (int i = 0; i < n; i++)
         if (fork() == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             list_dents("bigdents", false);
         }
+    pause();
+}
+
+static void flood_many_dents(int n)
+{
+    list_many_dents(ATTACKER_UID, n);
+}
+
+/* flood_many_dents split between two uids, from a process that keeps
+ * root's uid: a parent's death signal reaches a child of another uid
+ * only from a parent allowed to signal it. */
+static void flood_two_uids(int n)
+{
+    if (fork() == 0)
+        list_many_dents(ATTACKER_UID, n - n / 2);
+    if (fork() == 0)
+        list_many_dents(ATTACKER2_UID, n / 2);
     pause();
 }
 
@@ -570,6 +612,8 @@ int main(int argc, char **argv)
     kernel = getenv("FAIRNESS_KERNEL") && atoi(getenv("FAIRNESS_KERNEL"));
     library_victim = getenv("FAIRNESS_VICTIM") &&
                      strcmp(getenv("FAIRNESS_VICTIM"), "library") == 0;
+    fsync_victim = getenv("FAIRNESS_VICTIM") &&
+                   strcmp(getenv("FAIRNESS_VICTIM"), "fsync") == 0;
     struct site site;
     struct daemon daemon_;
     if (site_make(&site, "fairness") != 0 ||
@@ -608,6 +652,7 @@ int main(int argc, char **argv)
         {"dents", dents, 0},
         {"bigdents", dents, 1},
         {"manydents", flood_many_dents, 24},
+        {"twouids", flood_two_uids, 24},
         {"hog", hog, 0},
     };
     double base = 0, base99 = 0, base_rate = 0;
