@@ -47,7 +47,7 @@ trap cleanup EXIT
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo ls mkdir rm sleep grep awk true; do ln -s busybox "$img/bin/$c"; done
+for c in sh cat echo ls mkdir mv rm sleep grep awk true; do ln -s busybox "$img/bin/$c"; done
 echo from-the-image >"$img/etc/motd"
 tar -C "$img" -cf "$work/bb.tar" . && pm import -q "$work/bb.tar" localhost/bb >/dev/null || exit 1
 dimg=$work/dimg
@@ -136,6 +136,13 @@ fuse.danaus" "$out"
     pm rm w >/dev/null
     run --rm --annotation danaus.pool=c localhost/bb true
     check "rm removes the branch from the Ceph backend" "" "$(ls "$back/containers")"
+    # The runtime removes a branch through the pool's store mount; a tree
+    # deeper than PATH_MAX, which a path walk cannot name, too.
+    d=d123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789
+    p=$d/$d/$d/$d/$d/$d/$d/$d/$d/$d
+    run --rm --annotation danaus.pool=c localhost/bb sh -c "mkdir -p /tmp/x/$p/$p/$p /tmp/y/$p/$p && echo deep > /tmp/x/$p/$p/$p/f && mv /tmp/x /tmp/y/$p/$p/"
+    check "rm removes a branch deeper than PATH_MAX from the Ceph backend" "0 " \
+        "$? $(ls "$back/containers")"
     survive_kills "$DANAUS_STATE/pools/c/run/c.pid" --annotation danaus.pool=c
     pm rm -f -t 0 survivor >/dev/null
     run --rm --annotation danaus.pool=c localhost/bb true
