@@ -56,16 +56,19 @@
 # --podman compares one container's start under podman instead, on the
 # local backend, no Ceph: `run --rm` of the image's CONTAINER_CMD through
 # the Danaus engine (a local pool), through podman with danaus-runtime
-# (the same pool, by annotation) and through podman with runc over its
-# own overlayfs storage (crun refuses this machine's cgroup hybrid mode).
+# delegating to crun and to runc (the same pool, by annotation) and
+# through podman with crun and with runc over its own overlayfs storage.
+# On a cgroup hybrid host it first runs deploy/cgroup-hybrid.sh, without
+# which crun refuses to run (the mount it makes stays: host setup).
 # With CEPH_CONF (a running cluster; none is started), the engine and
 # podman with danaus-runtime in a pool on Ceph as well (a new directory
 # /bench-podman-PID of it, left there; the local pool then gets cpu 0 and
 # the Ceph pool cpu 1 unless POOL_CPUS and CEPH_POOL_CPUS say otherwise).
 # RUNS (default 7) runs of each, all interleaved, after a warm-up
 # run of each; podman.txt gives the medians and their ratios to podman
-# with runc, podman.csv every run. It starts its pools and podman storage
-# under a temp dir and removes both on exit.
+# with crun and with runc, podman.csv every run, with the date, commit
+# and load. It starts its pools and podman storage under a temp dir and
+# removes both on exit.
 #
 # What it starts (and stops on exit, also on error): the cluster (unless
 # CEPH_CONF), a ceph-fuse mount for setting up, the Danaus pools (danausd,
@@ -140,16 +143,20 @@ podman_run_one() { # SYSTEM
     "danaus engine"*)
         "$danaus" --state "$state" run --rm --pool "$(system_pool "$1")" \
             --image bench -- sh -c "$CONTAINER_CMD" ;;
-    "podman + danaus-runtime"*)
+    "podman + danaus-runtime/"*)
+        # (the runc it delegates to follows the slash)
+        local runc=${1#*/}
+        runc=${runc%% *}
         # shellcheck disable=SC2086 # $limits is words
         podman_ --runtime "$runtime" --runtime-flag "danaus-state=$state" \
+            --runtime-flag "danaus-runc=$runc" \
             run --rm --network none $limits \
             --annotation "danaus.pool=$(system_pool "$1")" \
             localhost/bench sh -c "$CONTAINER_CMD" ;;
-    "podman + runc")
+    "podman + runc" | "podman + crun")
         # shellcheck disable=SC2086
-        podman_ --runtime "$(command -v runc)" run --rm --network none \
-            $limits localhost/bench sh -c "$CONTAINER_CMD" ;;
+        podman_ --runtime "$(command -v "${1#podman + }")" run --rm \
+            --network none $limits localhost/bench sh -c "$CONTAINER_CMD" ;;
     esac >>"$work/podman-runs.log" 2>&1 || rc=$?
     local t1=$EPOCHREALTIME
     awk -v a="$t0" -v b="$t1" -v rc="$rc" 'BEGIN {printf "%.3f %s\n", b - a, rc}'
@@ -159,9 +166,10 @@ podman_mode() {
     runtime=$(realpath "$build/runtime/danaus-runtime")
     local runs=${RUNS:-7} s r out
     [ -x "$runtime" ] || die "$runtime not found: build the target danaus_runtime in $build"
-    for c in podman runc; do
+    for c in podman runc crun; do
         command -v "$c" >/dev/null || die "$c not found"
     done
+    "$repo/deploy/cgroup-hybrid.sh" || die "crun cannot run here (deploy/cgroup-hybrid.sh)"
     trap podman_cleanup EXIT
     say "making the image ($data_files data files of $data_kib KiB)"
     local image=$work/image
@@ -174,14 +182,18 @@ podman_mode() {
     "$danaus" --state "$state" image import bench "$image" >/dev/null
     tar -C "$image" -cf "$work/image.tar" .
     podman_ import -q "$work/image.tar" localhost/bench >/dev/null
-    local systems=("danaus engine" "podman + danaus-runtime" "podman + runc")
+    local systems=("danaus engine" "podman + danaus-runtime/crun"
+        "podman + danaus-runtime/runc" "podman + crun" "podman + runc")
     if [ -n "${CEPH_CONF:-}" ]; then
         pool_cpus=${POOL_CPUS:-0}
         "$danaus" --state "$state" pool create bench-ceph \
             --cpus "${CEPH_POOL_CPUS:-1}" --memory "$pool_memory" \
             --backend "ceph:$CEPH_CONF:/bench-podman-$$"
-        systems+=("danaus engine (ceph)" "podman + danaus-runtime (ceph)")
+        systems+=("danaus engine (ceph)" "podman + danaus-runtime/crun (ceph)"
+            "podman + danaus-runtime/runc (ceph)")
     fi
+    local load0 load1
+    load0=$(cut -d' ' -f1-3 /proc/loadavg)
     "$danaus" --state "$state" pool create bench --cpus "$pool_cpus" \
         --memory "$pool_memory" --backend "local:$work/backend"
     echo "system,run,seconds,rc" >"$work/podman.csv"
@@ -196,22 +208,29 @@ podman_mode() {
             say "$s #$r: ${out% *} s (exit ${out#* })"
         done
     done
+    load1=$(cut -d' ' -f1-3 /proc/loadavg)
     cp "$work/podman.csv" "$outdir/podman.csv"
     {
         echo "One container's start: run --rm of sh -c '$CONTAINER_CMD'"
         echo "(busybox-static, $data_files x $data_kib KiB in /data), local backend${CEPH_CONF:+ and Ceph}; median of $runs runs"
         echo "each, the systems interleaved, after one warm-up run of each."
+        echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cpus, load $load0 before, $load1 after"
         echo
-        printf '%-32s %9s %6s %14s\n' system seconds failed "vs podman+runc"
+        echo "median and fastest run in seconds; the ratios are of the medians (and of the fastest runs)."
+        echo
+        printf '%-36s %7s %7s %6s %15s %15s\n' system median fastest failed "vs p+crun" "vs p+runc"
         tail -n +2 "$work/podman.csv" | sort -t, -k1,1 -k3,3n | awk -F, '
             $1 != sys { if (sys != "") close_system(); sys = $1; n = 0; bad = 0 }
             { t[++n] = $3; if ($4 != 0) bad++ }
-            function close_system() { med[sys] = t[int((n + 1) / 2)]; fails[sys] = bad; order[++k] = sys }
+            function close_system() { med[sys] = t[int((n + 1) / 2)]; low[sys] = t[1]; fails[sys] = bad; order[++k] = sys }
+            function ratio(a, b) { return b > 0 ? a / b : 0 }
             END {
                 close_system()
-                base = med["podman + runc"]
-                for (i = 1; i <= k; i++)
-                    printf "%-32s %9.3f %6d %13.2fx\n", order[i], med[order[i]], fails[order[i]], (base > 0 ? med[order[i]] / base : 0)
+                c = "podman + crun"; r = "podman + runc"
+                for (i = 1; i <= k; i++) {
+                    s = order[i]
+                    printf "%-36s %7.3f %7.3f %6d %6.2fx (%.2fx) %6.2fx (%.2fx)\n", s, med[s], low[s], fails[s], ratio(med[s], med[c]), ratio(low[s], low[c]), ratio(med[s], med[r]), ratio(low[s], low[r])
+                }
             }'
     } | tee "$outdir/podman.txt"
     say "results in $outdir/podman.txt and $outdir/podman.csv"

@@ -54,6 +54,7 @@ static int usage(FILE *out)
             "  images | rmi NAME\n"
             "  volume create|rm|inspect [--pool P] NAME... | volume ls "
             "[--pool P] [-q]\n"
+            "  volume prune [--pool P] [-f]\n"
             "  run [--pool P] --image I [--name N] [-e VAR[=VALUE]]... [-d] "
             "[--rm]\n"
             "      [--read-only] [-i] [-t] [-v HOSTDIR|VOLUME:DIR[:ro][,idmap]]... "
@@ -352,25 +353,32 @@ static const char *only_pool(void)
     return name;
 }
 
-/* volume create|ls|rm|inspect [--pool P] [-q] [NAME...]: a pool's
- * volumes (the only pool's when --pool is left out; ls: every pool's). */
+/* volume create|ls|rm|prune|inspect [--pool P] [-q] [-f] [NAME...]: a
+ * pool's volumes (the only pool's when --pool is left out; ls and prune:
+ * every pool's). */
 static int volume_command(int argc, char **argv)
 {
     const char *verb = argc ? argv[0] : "", *pool = NULL;
-    int quiet = 0, i = 1, ls = strcmp(verb, "ls") == 0;
+    int quiet = 0, force = 0, i = 1, ls = strcmp(verb, "ls") == 0;
+    int prune = strcmp(verb, "prune") == 0;
     for (; i < argc && argv[i][0] == '-'; i++)
         if (strcmp(argv[i], "--pool") == 0 && i + 1 < argc)
             pool = argv[++i];
         else if (ls && strcmp(argv[i], "-q") == 0)
             quiet = 1;
+        else if (prune && (strcmp(argv[i], "-f") == 0 ||
+                           strcmp(argv[i], "--force") == 0))
+            force = 1;
         else
             return fail("volume %s: unknown option '%s'", verb, argv[i]);
     int names = argc - i;
-    if (!ls && !pool && !(pool = only_pool()))
+    if (!ls && !prune && !pool && !(pool = only_pool()))
         return fail("volume %s needs --pool when there is not exactly one "
                     "pool", verb);
     if (ls && names == 0)
         return volume_list(pool, quiet);
+    if (prune && names == 0)
+        return volume_prune(pool, force);
     if (strcmp(verb, "create") == 0 && names == 1)
         return volume_create(pool, argv[i]);
     if (strcmp(verb, "inspect") == 0 && names > 0)
@@ -382,7 +390,8 @@ static int volume_command(int argc, char **argv)
         return 0;
     }
     return fail("volume: expected create [--pool P] NAME, ls [--pool P] "
-                "[-q], rm [--pool P] NAME... or inspect [--pool P] NAME...");
+                "[-q], rm [--pool P] NAME..., prune [--pool P] [-f] or "
+                "inspect [--pool P] NAME...");
 }
 
 /* Returns the exit status; 125 for bad options. */

@@ -144,12 +144,18 @@ int store_unpublish_everywhere(const char *id)
     return rc;
 }
 
+/* A container's branch is made and removed by this process through the
+ * store's FUSE mount, which the pool's danausd serves as it serves the
+ * helpers (host root is the pool's root at both doors): a container's
+ * start and removal then start no helper process. A tree the walk cannot
+ * remove (paths past PATH_MAX, which nftw cannot name) is left to a
+ * helper's rm, which walks with *at calls. */
 int store_branch_remove(const char *pool, const char *container)
 {
     char dir[STATE_PATH_MAX], mark[STATE_PATH_MAX];
     store_path(pool, dir, sizeof dir, "containers", container);
     const char *const rm[] = {"rm", "-rf", dir, NULL};
-    if (helper_run(pool, rm) < 0)
+    if (remove_tree(dir) < 0 && helper_run(pool, rm) < 0)
         return -1;
     state_path(mark, "pools/%s/stale/%s", pool, container);
     unlink(mark);
@@ -158,13 +164,15 @@ int store_branch_remove(const char *pool, const char *container)
 
 int store_branch_create(const char *pool, const char *container)
 {
-    char dir[STATE_PATH_MAX];
+    char kind[STATE_PATH_MAX], dir[STATE_PATH_MAX];
+    store_path(pool, kind, sizeof kind, "containers", "");
     store_path(pool, dir, sizeof dir, "containers", container);
-    const char *const mk[] = {"mkdir", "-p", dir, NULL};
-    return store_branch_remove(pool, container) < 0 ||
-                   private_kind_dir(pool, "containers") < 0
-               ? -1
-               : helper_run(pool, mk);
+    /* containers/ made private again, as private_kind_dir does. */
+    if ((mkdir(kind, 0700) < 0 && errno != EEXIST) || chmod(kind, 0700) < 0)
+        return fail_errno("cannot create %s", kind);
+    if (store_branch_remove(pool, container) < 0)
+        return -1;
+    return mkdir(dir, 0755) < 0 ? fail_errno("cannot create %s", dir) : 0;
 }
 
 int store_volume_create(const char *pool, const char *name)

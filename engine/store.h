@@ -1,6 +1,8 @@
 /*
  * store.h - what the engine keeps in a pool's backend, written through the
- * pool's danausd (helper.h) so it is the same for every backend:
+ * pool's danausd so it is the same for every backend: layers by helper
+ * processes (helper.h), writable branches by the caller itself through
+ * the pool's store mount (the danausd's FUSE door):
  *
  *   BACKEND/layers/HEX       a layer (layers.h), unpacked once per pool
  *                            and shared by every image that names it

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define VOLUMES_MAX 4096 /* listed per pool */
 
@@ -137,15 +138,24 @@ int volume_create(const char *pool, const char *name)
 
 static const char *list_quiet; /* volume_list's -q, for list_pool */
 
+/* Whether the pool's danausd runs; if not, says its volumes are not
+ * done (listed, pruned). */
+static int pool_serves(const char *pool, struct record *rec,
+                       const char *done)
+{
+    if (service_alive(rec))
+        return 1;
+    fprintf(stderr, "danaus: pool %s: danausd is down; its volumes are not "
+                    "%s\n", pool, done);
+    return 0;
+}
+
 static int list_pool(const char *pool, struct record *rec)
 {
     char **names;
     int n;
-    if (!service_alive(rec)) {
-        fprintf(stderr, "danaus: pool %s: danausd is down; its volumes are "
-                        "not listed\n", pool);
+    if (!pool_serves(pool, rec, "listed"))
         return 0;
-    }
     int rc = volume_names(pool, &names, &n);
     for (int i = 0; rc == 0 && i < n; i++)
         if (list_quiet)
@@ -172,9 +182,19 @@ int volume_list(const char *pool, int quiet)
     return rc;
 }
 
+/* Removes the volume's directory and what it holds. 0 or -1 (fail.h). */
+static int remove_volume(const char *pool, const char *name)
+{
+    char store[STATE_PATH_MAX], dir[STATE_PATH_MAX];
+    service_store_mount(pool, store, sizeof store);
+    snprintf(dir, sizeof dir, "%.4000s/volumes/%s", store, name);
+    const char *const rm[] = {"rm", "-rf", dir, NULL};
+    return helper_run(pool, rm);
+}
+
 int volume_remove(const char *pool, const char *name)
 {
-    char users[1024], store[STATE_PATH_MAX], dir[STATE_PATH_MAX];
+    char users[1024];
     struct record rec;
     if (state_check_name("volume", name) < 0 || query_pool(pool, &rec) < 0)
         return -1;
@@ -186,13 +206,55 @@ int volume_remove(const char *pool, const char *name)
     if (volume_users(pool, name, NULL, users, sizeof users) > 0)
         return fail("volume '%s' of pool %s is in use by %s (remove it "
                     "first)", name, pool, users);
-    service_store_mount(pool, store, sizeof store);
-    snprintf(dir, sizeof dir, "%.4000s/volumes/%s", store, name);
-    const char *const rm[] = {"rm", "-rf", dir, NULL};
-    if (helper_run(pool, rm) < 0)
+    if (remove_volume(pool, name) < 0)
         return -1;
     printf("%s\n", name);
     return 0;
+}
+
+/* The volumes of one pool that no container names, removed. */
+static int prune_pool(const char *pool, struct record *rec)
+{
+    char **names, users[1024];
+    int n;
+    if (!pool_serves(pool, rec, "pruned"))
+        return 0;
+    int rc = volume_names(pool, &names, &n);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        if (volume_users(pool, names[i], NULL, users, sizeof users) > 0)
+            continue;
+        rc = remove_volume(pool, names[i]);
+        if (rc == 0)
+            printf("%s\n", names[i]);
+    }
+    state_list_free(names, n);
+    return rc;
+}
+
+/* docker's question before a prune: whether a line of stdin says yes. */
+static int confirmed(const char *pool)
+{
+    char answer[64] = "";
+    fprintf(stderr, "WARNING! This will remove all volumes%s%s not used by "
+            "at least one container.\nAre you sure you want to continue? "
+            "[y/N] ", pool ? " of pool " : "", pool ? pool : "");
+    if (!fgets(answer, sizeof answer, stdin))
+        return 0;
+    answer[strcspn(answer, "\n")] = '\0';
+    return strcasecmp(answer, "y") == 0 || strcasecmp(answer, "yes") == 0;
+}
+
+int volume_prune(const char *pool, int force)
+{
+    struct record rec;
+    if (pool && query_pool(pool, &rec) < 0)
+        return -1;
+    int rc = 0;
+    if (force || confirmed(pool))
+        rc = pool ? prune_pool(pool, &rec) : query_each_pool(prune_pool);
+    if (pool)
+        record_free(&rec);
+    return rc;
 }
 
 int volume_inspect(const char *pool, char **names, int n)

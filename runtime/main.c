@@ -15,8 +15,12 @@
  * DANAUS_STATE (as for the engine; podman does not pass it on, containerd
  * does), else /var/lib/danaus; create notes it under ROOT_POINTER_DIR for the later
  * commands of that container, which podman runs without its runtime
- * flags (its cleanup process). runc is DANAUS_RUNC, else runc on the
- * PATH.
+ * flags (its cleanup process). The runtime that makes the rest of the
+ * container ("runc" here, runc or crun) is --danaus-runc (podman:
+ * --runtime-flag danaus-runc=crun), else DANAUS_RUNC, else runc on the
+ * PATH; create notes it beside the state directory, and every later
+ * command of that container runs the one noted, since a container one of
+ * them made is unknown to the other.
  */
 #include "bundle.h"
 #include "fail.h"
@@ -39,6 +43,7 @@
 struct runtime {
     const char *runc;
     const char *state;
+    char noted_runc[PATH_MAX]; /* the note's, for a container made before */
     const char *log, *log_format; /* runc's --log and --log-format */
     char **argv; /* runc, its global options, then the command's words */
     int argc;
@@ -123,7 +128,8 @@ static int run_runc(const struct runtime *rt, const char *const *args)
 }
 
 /* The index in args of the first word that is not an option or an
- * option's value (valued: the options that take one), or n. */
+ * option's value (valued: the options that take one; NULL: every one
+ * does), or n. */
 static int first_operand(char **args, int n, const char *const *valued)
 {
     char name[64];
@@ -132,7 +138,8 @@ static int first_operand(char **args, int n, const char *const *valued)
             return i + 1 < n ? i + 1 : n;
         if (args[i][0] != '-')
             return i;
-        if (!option_name(args[i], name, sizeof name) && listed(name, valued))
+        if (!option_name(args[i], name, sizeof name) &&
+            (!valued || listed(name, valued)))
             i++;
     }
     return n;
@@ -355,28 +362,85 @@ static int exec_in(struct runtime *rt, char **args, int n)
     return rc;
 }
 
-/* The container's id among a command's words (create's, delete's or
- * exec's), or NULL. */
+/* runc's commands that name a container, with the options of each that
+ * take a value (NULL: all of update's do); the id is the first operand. */
+static const struct {
+    const char *cmd;
+    const char *const *valued;
+} id_commands[] = {
+    {"create", create_valued},
+    {"exec", exec_valued},
+    {"delete", (const char *const[]){NULL}},
+    {"start", (const char *const[]){NULL}},
+    {"state", (const char *const[]){NULL}},
+    {"kill", (const char *const[]){NULL}},
+    {"pause", (const char *const[]){NULL}},
+    {"resume", (const char *const[]){NULL}},
+    {"ps", (const char *const[]){"format", "f", NULL}},
+    {"events", (const char *const[]){"interval", NULL}},
+    {"update", NULL},
+};
+
+/* The container's id among a command's words, or NULL. */
 static const char *command_id(const char *cmd, char **args, int n)
 {
-    const char *const *valued = strcmp(cmd, "create") == 0 ? create_valued
-                                : strcmp(cmd, "exec") == 0
-                                    ? exec_valued
-                                    : (const char *const[]){NULL};
-    int at = first_operand(args, n, valued);
-    return at < n && root_check_id(args[at]) == 0 ? args[at] : NULL;
+    for (size_t i = 0; i < sizeof id_commands / sizeof *id_commands; i++) {
+        if (strcmp(cmd, id_commands[i].cmd) != 0)
+            continue;
+        int at = first_operand(args, n, id_commands[i].valued);
+        return at < n && root_check_id(args[at]) == 0 ? args[at] : NULL;
+    }
+    return NULL;
+}
+
+/* ROOT_POINTER_DIR/ID, create's note of container id: its state
+ * directory, then the runc that made it (absent in a note of an older
+ * runtime), a line each. 0, with what it names in state and runc ("" for
+ * none), or -1. */
+static int read_note(const char *id, char *state, char *runc)
+{
+    char pointer[STATE_PATH_MAX];
+    snprintf(pointer, sizeof pointer, "%s/%s", ROOT_POINTER_DIR, id);
+    state[0] = runc[0] = '\0';
+    FILE *f = fopen(pointer, "re");
+    if (!f)
+        return -1;
+    if (fgets(state, STATE_PATH_MAX, f) && fgets(runc, PATH_MAX, f))
+        runc[strcspn(runc, "\n")] = '\0';
+    state[strcspn(state, "\n")] = '\0';
+    fclose(f);
+    return state[0] ? 0 : -1;
+}
+
+/* The program name runs: itself when it names a path, else the first
+ * executable of that name on the PATH; into out. 0, or -1 (fail.h). */
+static int resolve_program(const char *name, char *out)
+{
+    if (strchr(name, '/'))
+        return realpath(name, out) ? 0 : fail_errno("cannot run %s", name);
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        size_t len = strcspn(p, ":");
+        char candidate[PATH_MAX];
+        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)len, p, name);
+        if (len > 0 && access(candidate, X_OK) == 0 &&
+            realpath(candidate, out))
+            return 0;
+        p += len + (p[len] == ':');
+    }
+    return fail("cannot run %s: not found on the PATH", name);
 }
 
 /* Opens the state directory: the one noted for the container in
  * ROOT_POINTER_DIR/ID, else --danaus-state, else DANAUS_STATE, else the
- * default; create
- * notes it. 0; 1 when a later command finds no state directory (the
- * container is runc's alone: none is made for it); -1 (fail.h). */
+ * default; create notes it, and the runc it runs. 0; 1 when a later
+ * command finds no state directory (the container is runc's alone: none
+ * is made for it); -1 (fail.h). */
 static int open_state(struct runtime *rt, const char *cmd, char **args,
                       int n)
 {
     const char *id = command_id(cmd, args, n);
-    char pointer[STATE_PATH_MAX], noted[STATE_PATH_MAX] = "";
+    char pointer[STATE_PATH_MAX], noted[STATE_PATH_MAX], runc[PATH_MAX];
     if (!id)
         return fail("%s: expected a container id", cmd);
     snprintf(pointer, sizeof pointer, "%s/%s", ROOT_POINTER_DIR, id);
@@ -384,25 +448,23 @@ static int open_state(struct runtime *rt, const char *cmd, char **args,
     const char *state = rt->state && *rt->state ? rt->state
                         : env && *env           ? env
                                                 : DEFAULT_STATE;
-    FILE *f = fopen(pointer, "re");
-    if (f && fgets(noted, sizeof noted, f))
+    if (read_note(id, noted, runc) == 0)
         state = noted;
-    if (f)
-        fclose(f);
     if (strcmp(cmd, "create") != 0 && access(state, F_OK) < 0)
         return 1;
     if (state_open(state) < 0)
         return -1;
     if (strcmp(cmd, "create") != 0 || noted[0])
         return 0;
-    char tmp[STATE_PATH_MAX + 8];
+    char tmp[STATE_PATH_MAX + 8], real[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.new", pointer);
+    if (resolve_program(rt->runc, runc) < 0)
+        return -1;
     if (mkdir(ROOT_POINTER_DIR, 0700) < 0 && errno != EEXIST)
         return fail_errno("cannot create %s", ROOT_POINTER_DIR);
-    f = fopen(tmp, "we");
-    char real[PATH_MAX];
+    FILE *f = fopen(tmp, "we");
     if (f && realpath(state_root(), real))
-        fputs(real, f);
+        fprintf(f, "%s\n%s\n", real, runc);
     if (!f || fclose(f) != 0 || rename(tmp, pointer) < 0)
         return fail_errno("cannot write %s", pointer);
     return 0;
@@ -416,18 +478,22 @@ static int globals(struct runtime *rt, int argc, char **argv)
     rt->argv = calloc((size_t)argc + 1, sizeof *rt->argv);
     if (!rt->argv)
         return fail("out of memory");
-    rt->argv[rt->argc++] = (char *)rt->runc;
+    rt->argc++; /* the runc, once known (main) */
     int i;
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *value = option_name(argv[i], name, sizeof name);
-        int next = !value && (listed(name, global_valued) ||
-                              strcmp(name, "danaus-state") == 0);
+        int ours = strcmp(name, "danaus-state") == 0 ||
+                   strcmp(name, "danaus-runc") == 0;
+        int next = !value && (listed(name, global_valued) || ours);
         if (next && i + 1 == argc)
             return fail("option %s needs a value", argv[i]);
         if (next)
             value = argv[i + 1];
-        if (strcmp(name, "danaus-state") == 0) {
-            rt->state = value;
+        if (ours) {
+            if (strcmp(name, "danaus-state") == 0)
+                rt->state = value;
+            else if (value && *value)
+                rt->runc = value;
             i += next;
             continue;
         }
@@ -454,6 +520,14 @@ int main(int argc, char **argv)
     if (i < 0)
         return report(&rt);
     const char *cmd = i < argc ? argv[i] : "";
+    /* A container's later commands (and its create again, for podman
+     * start) run the runc its first create noted. */
+    char noted_state[STATE_PATH_MAX];
+    const char *id = command_id(cmd, argv + i + 1, argc - i - 1);
+    if (id && read_note(id, noted_state, rt.noted_runc) == 0 &&
+        rt.noted_runc[0])
+        rt.runc = rt.noted_runc;
+    rt.argv[0] = (char *)rt.runc;
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-v") == 0) {
         printf("danaus-runtime version %s (the rest of the container is "
                "runc's)\n", DANAUS_VERSION);

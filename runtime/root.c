@@ -287,9 +287,9 @@ int root_pool(const char *id, char *pool)
 
 /* A new, empty writable branch at path in the pool's backend, named
  * branch there. In a host directory it is made here, as the pool's
- * danausd would make it (as root), without the engine's helper processes
- * (store.h) that a backend of another kind needs. containers/ stays
- * root's and 0700 (store.c). 0, or -1 (fail.h). */
+ * danausd would make it (as root); in a backend of another kind through
+ * the pool's store mount (store.h). containers/ stays root's and 0700
+ * (store.c). 0, or -1 (fail.h). */
 static int branch_create(const char *pool, const struct record *prec,
                          const char *branch, const char *path)
 {

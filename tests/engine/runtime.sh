@@ -47,7 +47,7 @@ trap cleanup EXIT
 img=$work/img
 mkdir -p "$img/bin" "$img/etc" "$img/tmp"
 cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo ls mkdir rm sleep grep awk true; do ln -s busybox "$img/bin/$c"; done
+for c in sh cat echo ls mkdir mv rm sleep grep awk true; do ln -s busybox "$img/bin/$c"; done
 echo from-the-image >"$img/etc/motd"
 tar -C "$img" -cf "$work/bb.tar" . && pm import -q "$work/bb.tar" localhost/bb >/dev/null || exit 1
 dimg=$work/dimg
@@ -78,6 +78,41 @@ survive_kills() {
     check "it wrote and read back every line" "wrote 150" "$(pm logs survivor | tail -1)"
     check "a fourth danausd serves the pool" new "$([ "$(cat "$pidfile")" != "$first" ] && echo new)"
 }
+# crun_checks BRANCHES [RUN-OPTION...]: the runtime delegating to crun
+# (--danaus-runc, podman's --runtime-flag) instead of runc: the root is
+# still the pool's, every later command of the container (start, exec,
+# kill, delete, run by podman without the flag) reaches crun, and rm
+# removes the branch from BRANCHES, the pool's backend's containers/. On
+# a cgroup hybrid host crun needs deploy/cgroup-hybrid.sh first.
+crun_checks() {
+    branches=$1
+    shift
+    if ! command -v crun >/dev/null; then
+        echo "skip crun: not installed (deploy/install-deps.sh installs it)"
+        return
+    fi
+    "$(dirname "$0")/../../deploy/cgroup-hybrid.sh"
+    check "the cgroup step leaves crun no controller in cgroup v2" "" \
+        "$(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null)"
+    crun_run() { pm --runtime-flag danaus-runc=crun run --network none $limits "$@"; }
+    out=$(crun_run --rm "$@" localhost/bb sh -c 'echo by-crun > /f; cat /f; grep " / / " /proc/self/mountinfo | sed "s/.* - \([^ ]*\) .*/\1/"' 2>&1)
+    check "delegating to crun: the container sees its write on the pool's root" "by-crun
+fuse.danaus" "$out"
+    crun_run -d --name cr "$@" localhost/bb sh -c 'echo kept > /f; trap "exit 0" TERM; while :; do sleep 0.1; done' >/dev/null
+    sleep 0.5
+    cid=$(pm inspect -f '{{.Id}}' cr)
+    check "crun made the container, runc knows nothing of it" "1 0" \
+        "$(crun list -q 2>/dev/null | grep -cx "$cid") $(runc list -q 2>/dev/null | grep -cx "$cid")"
+    check "exec reaches crun's container, in the pool's root" kept "$(pm exec cr cat /f 2>&1)"
+    check "the write is in the pool's backend" kept "$(cat "$branches/oci-$cid/f" 2>&1)"
+    pm stop -t 10 cr >/dev/null
+    check "stop reaches crun: the container exits 0" 0 "$(pm inspect -f '{{.State.ExitCode}}' cr)"
+    pm rm cr >/dev/null
+    run --rm "$@" localhost/bb true
+    check "rm leaves crun no container, no root mounted, no branch" "0 0 " \
+        "$(crun list -q 2>/dev/null | grep -cx "$cid") $(grep -c "$DANAUS_STATE/runtime" /proc/mounts) $(ls "$branches")"
+}
+
 # On Ceph: the writable branch in the pool's Ceph backend, over the root
 # podman prepared in a host directory. The pool writes through: its
 # survivor below writes without fsync and checks every line after kills.
@@ -101,11 +136,19 @@ fuse.danaus" "$out"
     pm rm w >/dev/null
     run --rm --annotation danaus.pool=c localhost/bb true
     check "rm removes the branch from the Ceph backend" "" "$(ls "$back/containers")"
+    # The runtime removes a branch through the pool's store mount; a tree
+    # deeper than PATH_MAX, which a path walk cannot name, too.
+    d=d123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789
+    p=$d/$d/$d/$d/$d/$d/$d/$d/$d/$d
+    run --rm --annotation danaus.pool=c localhost/bb sh -c "mkdir -p /tmp/x/$p/$p/$p /tmp/y/$p/$p && echo deep > /tmp/x/$p/$p/$p/f && mv /tmp/x /tmp/y/$p/$p/"
+    check "rm removes a branch deeper than PATH_MAX from the Ceph backend" "0 " \
+        "$? $(ls "$back/containers")"
     survive_kills "$DANAUS_STATE/pools/c/run/c.pid" --annotation danaus.pool=c
     pm rm -f -t 0 survivor >/dev/null
     run --rm --annotation danaus.pool=c localhost/bb true
     check "rm after the kills leaves no root mounted, no record, no branch" "0 :" \
         "$(grep -c "$DANAUS_STATE/runtime" /proc/mounts) $(ls "$DANAUS_STATE/runtime"):$(ls "$back/containers")"
+    crun_checks "$back/containers" --annotation danaus.pool=c
     [ "$failures" -eq 0 ] && echo "all runtime checks passed"
     exit "$failures"
 fi
@@ -232,6 +275,8 @@ pm rm -f -t 0 after survivor >/dev/null
 run --rm localhost/bb true
 check "rm after the kills leaves no root mounted, no record" "0 " \
     "$(grep -c "$DANAUS_STATE/runtime" /proc/mounts) $(ls "$DANAUS_STATE/runtime")"
+
+crun_checks "$backend/containers"
 
 # containerd: ctr run with danaus-runtime as its runc binary (containerd
 # passes DANAUS_STATE on); its shim unmounts the container's rootfs after

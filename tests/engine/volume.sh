@@ -54,7 +54,7 @@ expect_error "inspect of one that is not there" 1 "no volume 'nope'" \
 expect_error "a name that is not one" 1 "volume name '../x'" \
     "$danaus" volume create ../x
 expect_error "a verb that is not one" 1 "volume: expected create" \
-    "$danaus" volume prune
+    "$danaus" volume frob
 
 "$danaus" pool create q --cpus 1 --memory 256M --backend "local:$work/back2" ||
     exit 1
@@ -65,5 +65,23 @@ check "ls --pool lists one pool's" "other" \
     "$("$danaus" volume ls -q --pool q)"
 expect_error "create needs --pool with two pools" 1 "needs --pool" \
     "$danaus" volume create x
+
+# prune: every volume no container (running or not) names, after asking.
+"$danaus" volume create --pool p kept >/dev/null
+"$danaus" run -d --pool p --image bb --name c2 -v kept:/k -- sleep 1000 \
+    >/dev/null
+"$danaus" stop -t 0 c2
+check "prune asks first: no answer removes nothing" "0 auto kept other" \
+    "$(echo | "$danaus" volume prune >/dev/null 2>&1; echo $?) $("$danaus" volume ls -q | sort | xargs)"
+check "prune --pool -f removes the pool's unused volumes, printing them" \
+    auto "$("$danaus" volume prune --pool p -f)"
+check "the one a stopped container names stays, and the other pool's" \
+    "kept other no" \
+    "$("$danaus" volume ls -q | sort | xargs) $([ -e "$work/back/volumes/auto" ] && echo yes || echo no)"
+check "a yes prunes every pool's" other \
+    "$(echo y | "$danaus" volume prune 2>/dev/null)"
+"$danaus" rm c2
+check "once its container is gone the last one goes too" "kept " \
+    "$("$danaus" volume prune -f) $("$danaus" volume ls -q)"
 
 [ "$failures" -eq 0 ]
