@@ -171,9 +171,23 @@ static void *send_signals(void *p)
     return NULL;
 }
 
+/* Answers once the waiting thread has taken more than ten signals (or
+ * after 10 s): the wait must have gone on through them, however slowly a
+ * loaded machine delivers them. */
+static void *answer_after_signals(void *p)
+{
+    struct late_answer *a = p;
+
+    for (int ms = 0; ms < 10000 && atomic_load(&signals_seen) <= 10; ms++)
+        usleep(1000);
+    a->answered_ns = ipc_now_ns();
+    ipc_complete(a->slot, a->seq, a->result);
+    return NULL;
+}
+
 static void test_signals_do_not_end_wait(void **state)
 {
-    struct late_answer a = {ipc_slot(&seg, 3), 9, 77, 150000, 0};
+    struct late_answer a = {ipc_slot(&seg, 3), 9, 77, 0, 0};
     struct sigaction sa;
     struct pester ps;
     pthread_t answerer, pesterer;
@@ -185,7 +199,8 @@ static void test_signals_do_not_end_wait(void **state)
     assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
     ps.target = pthread_self();
     atomic_store(&ps.stop, false);
-    assert_int_equal(pthread_create(&answerer, NULL, answer_later, &a), 0);
+    assert_int_equal(pthread_create(&answerer, NULL, answer_after_signals, &a),
+                     0);
     assert_int_equal(pthread_create(&pesterer, NULL, send_signals, &ps), 0);
 
     assert_int_equal(ipc_await(a.slot, a.seq, NULL, NULL), 77);
