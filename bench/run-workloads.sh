@@ -7,7 +7,9 @@
 # comment gives their sizes) in one Debian image, on a
 # Danaus container on the local backend (dynamic programs through the
 # preload, static ones through the FUSE door), on `podman run` with
-# overlayfs storage on the same disk, and in a chroot on the host's file
+# overlayfs storage on the same disk, on `podman run` with danaus-runtime
+# (podman's root of the image under a writable branch in the same Danaus
+# pool, runc doing the rest, as for the podman row), and in a chroot on the host's file
 # system as the kernel's baseline; with --ceph, also on a Danaus container
 # on the Ceph backend and in a chroot on ceph-fuse. Rounds interleave the
 # systems; the table gives each step's median time and Danaus's ratios.
@@ -98,6 +100,8 @@ fi
 
 danaus=$build/engine/danaus
 [ -x "$danaus" ] || die "$danaus not found: build the target danaus_engine in $build"
+runtime=$(realpath "$build/runtime/danaus-runtime")
+[ -x "$runtime" ] || die "$runtime not found: build the target danaus_runtime in $build"
 for c in podman runc go git unshare chroot; do
     command -v "$c" >/dev/null || die "$c not found"
 done
@@ -125,6 +129,8 @@ cleanup() {
     remove_engine_state pools
     state=$ceph_state remove_engine_state pools
     remove_podman_state
+    # danaus-runtime's notes of which state directory a container is in
+    grep -lxF "$state" /run/danaus-runtime/* 2>/dev/null | xargs -r rm -f
     if [ -n "$fuse_pid" ]; then
         [ -n "$top" ] && rm -rf "${work:?}/fuse/${top#/}"
         unmount_fuse_at "$work/fuse" "$fuse_pid"
@@ -191,7 +197,7 @@ podman_ import -q "$work/image.tar" localhost/wl:bench >/dev/null
 
 # The systems, in the order of a round; run_system runs a command in a new
 # root of one of them.
-systems=("danaus (local)" "podman (overlayfs)" "ext4")
+systems=("danaus (local)" "podman (danaus-runtime)" "podman (overlayfs)" "ext4")
 run_system() { # NAME CMD...
     local s=$1
     shift
@@ -203,6 +209,11 @@ run_system() { # NAME CMD...
         # hybrid mode, and neither may raise nofile/nproc here.
         podman_ --runtime "$(command -v runc)" run --rm --network none \
             --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 localhost/wl:bench "$@" ;;
+    "podman (danaus-runtime)")
+        podman_ --runtime "$runtime" --runtime-flag "danaus-state=$state" \
+            --runtime-flag danaus-runc=runc run --rm --network none \
+            --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 \
+            --annotation danaus.pool=wll localhost/wl:bench "$@" ;;
     ext4) in_chroot "$root" "$@" ;;
     ceph-fuse) in_chroot "$work/fuse$top/root" "$@" ;;
     esac
@@ -294,7 +305,7 @@ median() { awk -F, -v s="$1" -v t="$2" '$1 == s && $2 == t {print $3}' "$summary
     echo
     line=$(printf '%-14s' step)
     for s in "${systems[@]}"; do line+=$(printf ' %18s' "$s"); done
-    line+=$(printf ' %11s %11s' "/ext4" "/podman")
+    line+=$(printf ' %11s %11s %11s' "/ext4" "/podman" "rt/podman")
     [ -n "$ceph" ] && line+=$(printf ' %11s' "/ceph-fuse")
     echo "$line"
     for step in $(awk -F, '$1 == "ext4" {print $2}' "$summary"); do
@@ -302,13 +313,15 @@ median() { awk -F, -v s="$1" -v t="$2" '$1 == s && $2 == t {print $3}' "$summary
         for s in "${systems[@]}"; do line+=$(printf ' %18.3f' "$(median "$s" "$step")"); done
         d=$(median "danaus (local)" "$step")
         line+=$(awk -v d="$d" -v e="$(median ext4 "$step")" -v p="$(median "podman (overlayfs)" "$step")" \
-            'BEGIN {printf " %10.2fx %10.2fx", d / e, d / p}')
+            -v r="$(median "podman (danaus-runtime)" "$step")" \
+            'BEGIN {printf " %10.2fx %10.2fx %10.2fx", d / e, d / p, r / p}')
         [ -n "$ceph" ] && line+=$(awk -v d="$(median "danaus (ceph)" "$step")" \
             -v f="$(median ceph-fuse "$step")" 'BEGIN {printf " %10.2fx", d / f}')
         echo "$line"
     done
     echo
     echo "/ext4, /podman: time of Danaus (local) over the other's (lower: Danaus faster)"
+    echo "rt/podman: time of podman with danaus-runtime over podman with overlayfs"
     if [ -n "$ceph" ]; then echo "/ceph-fuse: time of Danaus (ceph) over ceph-fuse's"; fi
     echo "Results (a step's last output line; per system where they differ):"
     awk -F, '
