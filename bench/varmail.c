@@ -13,7 +13,8 @@
  *   varmail DIR [THREADS [SECONDS [WRITES [SIZE [FILES]]]]]
  *
  * Prints one line: threads, messages per second, and the mean time of
- * an fsync (with its write-back) and of a whole message, in microseconds.
+ * each step (the open, the pwrites together, the fsync with its
+ * write-back, the close) and of a whole message, in microseconds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,7 @@ struct worker {
     const char *dir;
     int index;
     long messages;
-    double fsync_ns, message_ns;
+    double open_ns, write_ns, fsync_ns, close_ns, message_ns;
 };
 
 static int writes = 4, size = 4096, files = 16;
@@ -68,6 +69,7 @@ static void *deliver(void *arg)
         int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
         if (fd < 0)
             die("open");
+        double topen = now_ns();
         for (int k = 0; k < writes; k++)
             if (pwrite(fd, buf, (size_t)size, (off_t)k * size) != size)
                 die("pwrite");
@@ -77,8 +79,12 @@ static void *deliver(void *arg)
         double t2 = now_ns();
         if (close(fd) < 0)
             die("close");
+        double t3 = now_ns();
+        w->open_ns += topen - t0;
+        w->write_ns += t1 - topen;
         w->fsync_ns += t2 - t1;
-        w->message_ns += now_ns() - t0;
+        w->close_ns += t3 - t2;
+        w->message_ns += t3 - t0;
         w->messages++;
     }
     free(buf);
@@ -118,18 +124,23 @@ int main(int argc, char **argv)
     nanosleep(&nap, NULL);
     atomic_store(&stop, true);
     long messages = 0;
-    double fsync_ns = 0, message_ns = 0;
+    double open_ns = 0, write_ns = 0, fsync_ns = 0, close_ns = 0;
+    double message_ns = 0;
     for (int i = 0; i < threads; i++) {
         pthread_join(w[i].thread, NULL);
         messages += w[i].messages;
+        open_ns += w[i].open_ns;
+        write_ns += w[i].write_ns;
         fsync_ns += w[i].fsync_ns;
+        close_ns += w[i].close_ns;
         message_ns += w[i].message_ns;
     }
     double elapsed = (now_ns() - t0) / 1e9;
-    printf("threads %d messages/s %.0f fsync_us %.1f message_us %.1f\n",
-           threads, (double)messages / elapsed,
-           messages ? fsync_ns / (double)messages / 1e3 : 0,
-           messages ? message_ns / (double)messages / 1e3 : 0);
+    double per = messages ? 1e3 * (double)messages : 1;
+    printf("threads %d messages/s %.0f open_us %.1f pwrites_us %.1f "
+           "fsync_us %.1f close_us %.1f message_us %.1f\n",
+           threads, (double)messages / elapsed, open_ns / per, write_ns / per,
+           fsync_ns / per, close_ns / per, message_ns / per);
     free(w);
     return 0;
 }
