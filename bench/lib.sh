@@ -29,6 +29,14 @@ start_danausd() { # LOG COMMAND...
     return 1
 }
 
+# Stops the danausds started with start_danausd whose pids are in the
+# array pids (SIGTERM, then waits for each), for a script's EXIT trap.
+stop_danausds() {
+    local p
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+
 # Sets conf: CEPH_CONF's cluster, or one started in $work/ceph (then
 # cluster_dir names it, for the script's cleanup to stop).
 use_ceph_cluster() {

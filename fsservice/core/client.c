@@ -40,7 +40,10 @@ static void client_free(struct client *c)
     if (c->area.slots)
         ipc_area_unmap(&c->area);
     pthread_mutex_destroy(&c->writeback_lock);
+    pthread_mutex_destroy(&c->writeback_work.lock);
+    pthread_cond_destroy(&c->writeback_work.done);
     free(c->writeback_taken);
+    free(c->writeback_units);
     free(c->slots);
     free(c);
 }
@@ -61,9 +64,13 @@ struct client *client_new(struct client_registry *r, pid_t pid,
     c->area.fd = -1;
     c->slots = calloc(r->geo.nslots, sizeof *c->slots);
     pthread_mutex_init(&c->writeback_lock, NULL);
+    pthread_mutex_init(&c->writeback_work.lock, NULL);
+    pthread_cond_init(&c->writeback_work.done, NULL);
     c->writeback_taken = calloc(r->geo.dirty_pages ? r->geo.dirty_pages : 1,
                                 sizeof *c->writeback_taken);
-    int rc = c->slots && c->writeback_taken
+    c->writeback_units = calloc(r->geo.dirty_pages ? r->geo.dirty_pages : 1,
+                                sizeof *c->writeback_units);
+    int rc = c->slots && c->writeback_taken && c->writeback_units
                  ? ipc_area_create(&r->geo, &c->area)
                  : -ENOMEM;
     if (rc == 0 && handle_table_init(&c->handles) < 0)

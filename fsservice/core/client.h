@@ -50,6 +50,22 @@ struct writeback_page {
     bool superseded; /* a later page of the same range replaces it */
 };
 
+/* One handle's pages of a flush (writeback.c), written by one thread in
+ * the order the client numbered them. */
+struct writeback_unit {
+    struct open_file *of; /* NULL: the handle is not open (pages dropped) */
+    uint32_t first, count; /* in writeback_taken */
+};
+
+/* The flush being written, whose units any thread that comes to flush
+ * the same client takes, up to the service's writeback_flushers. */
+struct writeback_work {
+    pthread_mutex_t lock; /* short: taking a unit, counting one written */
+    pthread_cond_t done;  /* a unit written */
+    uint32_t nunits;      /* 0: no flush being written */
+    uint32_t next, written, writers, max_writers;
+};
+
 /* The service's private record of one slot of a client's area. */
 struct client_slot {
     _Atomic bool owned;     /* given to a thread (door thread writes) */
@@ -72,6 +88,8 @@ struct client {
     struct readcache *readcache; /* forgets its handles when it goes */
     pthread_mutex_t writeback_lock;        /* one flush at a time */
     struct writeback_page *writeback_taken; /* area.dirty_pages of them */
+    struct writeback_unit *writeback_units; /* as many */
+    struct writeback_work writeback_work;
     struct slowcalls slow;      /* how long its calls hold a thread */
     bool sees_all;              /* every live mount (no view) */
     uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */

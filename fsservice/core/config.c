@@ -431,6 +431,7 @@ static const struct key keys[] = {
     {"read_cache_blocks", set_power_of_two, AT(read_cache_blocks), 0,
      IPC_MAX_CACHE_BLOCKS},
     U32("write_back_pages", write_back_pages, 0, IPC_MAX_DIRTY_PAGES),
+    U32("writeback_flushers", writeback_flushers, 1, 64),
     U32("threads_per_queue", threads_per_queue, 1, 64),
     U32("stalled_threads_per_queue", stalled_threads_per_queue, 0, 1024),
     U32("long_calls_cpu_shares", long_calls_cpu_shares, 0, 262144),
@@ -491,6 +492,7 @@ static void set_defaults(struct config *cfg)
     cfg->slot_buffer = 256u << 10;
     cfg->read_cache_blocks = 4096;
     cfg->write_back_pages = 256;
+    cfg->writeback_flushers = 4;
     cfg->threads_per_queue = 4;
     cfg->fuse_keep_s = 30;
     cfg->fuse_cache_timeout_ms = 1000;

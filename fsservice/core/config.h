@@ -51,6 +51,7 @@ struct config {
                                    (ipc.h), a power of two; 0: none */
     uint32_t write_back_pages;  /* 4 KiB pages of small writes each client
                                    may keep back (ipc.h); 0: none */
+    uint32_t writeback_flushers; /* threads writing one client's flush */
     uint32_t client_locks;      /* record locks one client may hold */
     uint32_t uid_locks;         /* ... one uid, all its clients together;
                                    0: 4 x client_locks (shares.h) */

@@ -252,6 +252,107 @@ static void test_fsync_writes_them(void **state)
     assert_int_equal(daemon_start(&svc, danausd, &site, "danausd-2", 60000), 0);
 }
 
+/* ---- flushed by many threads, the later of two writes wins ---- */
+
+#define WRITERS 4
+
+struct overlapper {
+    int fd;
+    pthread_barrier_t *kept, *checked;
+};
+
+/* The writes each overlapper keeps back, in this order: a later one
+ * overlaps earlier ones, and the last replaces the first's range. */
+static const struct overlap {
+    off_t off;
+    size_t len;
+    char byte;
+} overlaps[] = {
+    {0, PAGE, 'X'}, {50, 100, 'Y'}, {PAGE, PAGE, 'Z'}, {PAGE - 6, 10, 'W'},
+    {0, PAGE, 'V'},
+};
+
+/* What a file holds once the overlaps landed in their order. */
+static void overlapped(unsigned char *want, size_t len)
+{
+    memset(want, 0, len);
+    for (size_t k = 0; k < sizeof overlaps / sizeof overlaps[0]; k++)
+        memset(want + overlaps[k].off, overlaps[k].byte, overlaps[k].len);
+}
+
+static void *overlapper_main(void *arg)
+{
+    struct overlapper *o = arg;
+    unsigned char buf[PAGE];
+    for (size_t k = 0; k < sizeof overlaps / sizeof overlaps[0]; k++) {
+        memset(buf, overlaps[k].byte, overlaps[k].len);
+        CHILD_CHECK(danaus_pwrite(o->fd, buf, overlaps[k].len,
+                                  overlaps[k].off) == (ssize_t)overlaps[k].len,
+                    "pwrite: %s", strerror(errno));
+    }
+    pthread_barrier_wait(o->kept);
+    pthread_barrier_wait(o->checked);
+    CHILD_CHECK(danaus_fdatasync(o->fd) == 0, "fdatasync: %s",
+                strerror(errno));
+    return NULL;
+}
+
+/* WRITERS threads of one client keep overlapping writes to files of
+ * their own, then all fdatasync at once: the service writes the pages
+ * of the four files with up to writeback_flushers threads, and each
+ * file must hold what the last write of each byte put there. */
+static int overlap_child(void *arg)
+{
+    (void)arg;
+    site_use(&site);
+    char path[WRITERS][800], hpath[WRITERS][800];
+    struct overlapper o[WRITERS];
+    pthread_t t[WRITERS];
+    pthread_barrier_t kept, checked;
+    pthread_barrier_init(&kept, NULL, WRITERS + 1);
+    pthread_barrier_init(&checked, NULL, WRITERS + 1);
+    for (int i = 0; i < WRITERS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "overlap%d", i);
+        paths(name, path[i], hpath[i], sizeof path[i]);
+        o[i].fd = danaus_open(path[i], O_RDWR | O_CREAT | O_TRUNC, 0644);
+        CHILD_CHECK(o[i].fd >= 0, "open %s: %s", path[i], strerror(errno));
+        /* Through the service: gives the handle its promise. */
+        unsigned char zero[PAGE] = {0};
+        CHILD_CHECK(danaus_pwrite(o[i].fd, zero, PAGE, 0) == PAGE,
+                    "pwrite: %s", strerror(errno));
+        o[i].kept = &kept;
+        o[i].checked = &checked;
+    }
+    for (int i = 0; i < WRITERS; i++)
+        pthread_create(&t[i], NULL, overlapper_main, &o[i]);
+    pthread_barrier_wait(&kept);
+    for (int i = 0; i < WRITERS; i++)
+        CHILD_CHECK(host_size(hpath[i]) == PAGE,
+                    "%s has %lld bytes: the writes were not kept", hpath[i],
+                    (long long)host_size(hpath[i]));
+    pthread_barrier_wait(&checked);
+    for (int i = 0; i < WRITERS; i++)
+        pthread_join(t[i], NULL);
+    unsigned char want[2 * PAGE], got[2 * PAGE + 1];
+    overlapped(want, sizeof want);
+    for (int i = 0; i < WRITERS; i++) {
+        int fd = open(hpath[i], O_RDONLY);
+        CHILD_CHECK(fd >= 0 && pread(fd, got, sizeof got, 0) == sizeof want &&
+                        memcmp(got, want, sizeof want) == 0,
+                    "%s does not hold the later writes", hpath[i]);
+        close(fd);
+        danaus_close(o[i].fd);
+    }
+    return 0;
+}
+
+static void test_later_write_wins(void **state)
+{
+    (void)state;
+    assert_int_equal(run_in_child(overlap_child, NULL, 30000), 0);
+}
+
 /* ---- another opener sees them ---- */
 
 /* Keeps pages back, says so on ready, and holds the file open, making no
@@ -465,7 +566,8 @@ static int start(void **state)
     snprintf(lower, sizeof lower, "%s/lower", site.dir);
     if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0 ||
         mkdir(lower, 0755) < 0 ||
-        site_write_config(&site, "fuse off\n%s %s local %s%s%s\n",
+        site_write_config(&site,
+                          "fuse off\nwriteback_flushers 4\n%s %s local %s%s%s\n",
                           in_union ? "union" : "mount", mnt, host,
                           in_union ? " " : "", in_union ? lower : "") < 0)
         return -1;
@@ -494,6 +596,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writer_sees_its_writes),
         cmocka_unit_test(test_forked_child_reads_them),
         cmocka_unit_test(test_fsync_writes_them),
+        cmocka_unit_test(test_later_write_wins),
         cmocka_unit_test(test_another_opener_sees_them),
         cmocka_unit_test(test_killed_writer_loses_nothing),
         cmocka_unit_test(test_service_killed_loses_nothing),
