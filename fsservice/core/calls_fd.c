@@ -122,8 +122,10 @@ int64_t call_open(struct request *r)
      * (from another thread) before this call returns. */
     struct danaus_open_out out = {.ino = file->ino,
                                   .has_attrs = file->has_attrs};
-    if (file->has_attrs)
+    if (file->has_attrs) {
         out.attrs = file->attrs;
+        request_report_dev(r, r->d->mount, &out.attrs);
+    }
     struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);
     if (!of)
         return -ENOMEM;
@@ -521,6 +523,8 @@ static void listing_attrs(struct request *r, const char *dir,
             if (inst->ops->stat(inst, &r->c->cred, path, AT_SYMLINK_NOFOLLOW,
                                 &st) < 0)
                 memset(&st, 0, sizeof st);
+            else
+                request_report_dev(r, r->of->mount, &st);
         }
         memcpy(out, &st, sizeof st);
         out += sizeof st;

@@ -79,8 +79,10 @@ int64_t call_stat(struct request *r)
         return rc;
     else
         rc = inst->ops->stat(inst, &r->c->cred, r->path, at, &st);
-    if (rc == 0)
+    if (rc == 0) {
+        request_report_dev(r, r->of ? r->of->mount : r->d->mount, &st);
         memcpy(r->out, &st, sizeof st);
+    }
     return rc;
 }
 

@@ -104,6 +104,16 @@ bool request_read_only(struct request *r)
     return ro;
 }
 
+void request_report_dev(const struct request *r, uint32_t mount,
+                        struct danaus_stat *st)
+{
+    unsigned long dev = r->svc->reported_dev
+                            ? r->svc->reported_dev(r->svc->fuse, mount)
+                            : 0;
+    if (dev)
+        st->dev = dev;
+}
+
 bool request_exec_busy(struct request *r, uint64_t ino)
 {
     return r->svc->exec_busy && r->svc->exec_busy(r->svc->fuse, r->d->mount,

@@ -69,6 +69,11 @@ struct service {
     bool (*exec_busy)(struct fuse_door *door, uint32_t mount,
                       const char *path, uint64_t ino,
                       const struct ls_cred *cred);
+    /* The device number the kernel gives mount `mount`'s FUSE mount (0:
+     * none), which the preload's stat answers carry in place of the
+     * backend's, so that a file shows the same st_dev through both
+     * doors. Set by the FUSE door; NULL when there is none. */
+    unsigned long (*reported_dev)(struct fuse_door *door, uint32_t mount);
     char **argv;                /* danausd's command line, to restart it */
     uid_t euid;                 /* the service's own identity */
     gid_t egid;

@@ -303,6 +303,7 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
         fuse_nodes_free(&ex->nodes);
         return -1;
     }
+    ex->dev = fuse_mountpoint_dev(ex->mountpoint);
     ex->looping = 1;
     if (ex->resumed)
         resend_taken_requests(ex);
@@ -458,6 +459,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     pthread_mutex_unlock(&d->exports_lock);
     svc->changed = fuse_door_changed;
     svc->exec_busy = fuse_door_exec_busy;
+    svc->reported_dev = fuse_door_reported_dev;
     return 0;
 }
 
@@ -630,4 +632,12 @@ bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,
     if (!ino && ex->inst->ops->stat(ex->inst, cred, path, 0, &st) == 0)
         ino = st.ino;
     return ino && fuse_handles_find(&ex->handles, ino, true, NULL);
+}
+
+unsigned long fuse_door_reported_dev(struct fuse_door *d, uint32_t mount)
+{
+    if (mount >= (uint32_t)__atomic_load_n(&d->nexports, __ATOMIC_ACQUIRE))
+        return 0;
+    const struct fuse_export *ex = &d->exports[mount];
+    return ex->looping ? ex->dev : 0;
 }

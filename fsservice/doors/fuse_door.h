@@ -89,6 +89,11 @@ void fuse_door_changed(struct fuse_door *d, uint32_t mount,
                        const char *path2, struct ls_file *file,
                        const struct ls_cred *cred);
 
+/* The kernel's device number of mount `mount`'s FUSE mount, or 0: a file
+ * then shows one st_dev through both doors (a union's branches have
+ * their own, which the FUSE door never shows). */
+unsigned long fuse_door_reported_dev(struct fuse_door *d, uint32_t mount);
+
 /* Whether the file of inode ino, or when ino is 0 the one at path (of
  * mount `mount`), is open through FUSE for execve (a running program). */
 bool fuse_door_exec_busy(struct fuse_door *d, uint32_t mount,

@@ -65,6 +65,9 @@ struct fuse_export {
     struct fuse_dirs dirs;
     struct fuse_loop threads;
     int looping;
+    /* The kernel's device number of the mount (0: not known), which the
+     * preload's stat answers carry too (fuse_door_reported_dev). */
+    unsigned long dev;
     /* Taken over from a dead service with its FUSE connection
      * (fuse_keeper.h): libfuse did not mount it, so does not unmount it. */
     bool resumed;

@@ -53,8 +53,8 @@ tar -C "$img" -cf "$work/bb.tar" . && pm import -q "$work/bb.tar" localhost/bb >
 dimg=$work/dimg
 mkdir -p "$dimg/usr/bin" "$dimg/bin" "$dimg/etc"
 cp /bin/dash "$dimg/bin/sh"
-cp /usr/bin/tail /usr/bin/cat "$dimg/usr/bin/"
-for lib in $(ldd /bin/dash /usr/bin/tail /usr/bin/cat | grep -o '/[^ ]*' | grep -v ':$' | sort -u); do
+cp /usr/bin/tail /usr/bin/cat /usr/bin/stat "$dimg/usr/bin/"
+for lib in $(ldd /bin/dash /usr/bin/tail /usr/bin/cat /usr/bin/stat | grep -o '/[^ ]*' | grep -v ':$' | sort -u); do
     mkdir -p "$dimg$(dirname "$lib")"; cp "$lib" "$dimg$lib"; done
 echo from-the-image >"$dimg/etc/motd"
 tar -C "$dimg" -cf "$work/dyn.tar" . && pm import -q "$work/dyn.tar" localhost/dyn >/dev/null || exit 1
@@ -220,6 +220,13 @@ check "a pool annotation that is not a name is refused, naming it" "126 1" \
     "$? $(echo "$out" | grep -c "pool name '../p'")"
 check "a refused create leaves nothing, no note of the state directory" ":0" \
     "$(ls "$DANAUS_STATE/runtime"):$(grep -lxF "$DANAUS_STATE" /run/danaus-runtime/* 2>/dev/null | wc -l)"
+
+# Through the preload, the root (the writable branch, on the pool's
+# disk) and the image's directories (podman's overlayfs) show one device,
+# the FUSE mount's, as through the kernel: find -xdev, du -x and tar
+# --one-file-system stay in the root.
+check "the preload's stat gives the root and the image one device, the mount's" \
+    1 "$(run --rm localhost/dyn sh -c 'stat -c %d / /etc /usr/bin; LD_PRELOAD= stat -c %d /etc' 2>&1 | sort -u | wc -l)"
 
 # Dynamic programs take the shared-memory path: a file held open is a
 # Danaus descriptor (the library's placeholder, /dev/null opened O_PATH)

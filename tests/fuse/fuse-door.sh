@@ -15,7 +15,8 @@
 #  - static busybox (no preload possible) writes files a preloaded program
 #    reads at once, and the other way round, including an overwrite of the
 #    same size while busybox holds the file open;
-#  - stat and readdir agree between the doors (inode, size, mtime, mode);
+#  - stat and readdir agree between the doors (device, inode, size,
+#    mtime, mode);
 #  - mmap through the preload (MMAP_TEST), its MAP_SHARED write read back
 #    through the FUSE door;
 #  - another user's write to a setuid file it may write takes the setuid
@@ -187,7 +188,7 @@ expect "unlink through FUSE seen by the preload" "gone" \
 # Attributes and listings agree.
 pre touch -d '2001-02-03 04:05:06.789' "$mnt/d.txt"
 pre chmod 640 "$mnt/d.txt"
-fmt='%n %i %s %Y %y %a %F'
+fmt='%n %d %i %s %Y %y %a %F'
 expect "stat agrees between the doors" \
     "$(pre stat -c "$fmt" "$mnt/d.txt" "$mnt/bin" "$mnt/bin/hello")" \
     "$(plain stat -c "$fmt" "$mnt/d.txt" "$mnt/bin" "$mnt/bin/hello")"
