@@ -124,7 +124,7 @@ int64_t call_open(struct request *r)
                                   .has_attrs = file->has_attrs};
     if (file->has_attrs) {
         out.attrs = file->attrs;
-        request_report_dev(r, r->d->mount, &out.attrs);
+        request_report_dev(r, &out.attrs);
     }
     struct open_file *of = open_file_new(file, flags & ~OPEN_TIME_FLAGS);
     if (!of)
@@ -524,7 +524,7 @@ static void listing_attrs(struct request *r, const char *dir,
                                 &st) < 0)
                 memset(&st, 0, sizeof st);
             else
-                request_report_dev(r, r->of->mount, &st);
+                request_report_dev(r, &st);
         }
         memcpy(out, &st, sizeof st);
         out += sizeof st;

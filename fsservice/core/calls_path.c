@@ -80,7 +80,7 @@ int64_t call_stat(struct request *r)
     else
         rc = inst->ops->stat(inst, &r->c->cred, r->path, at, &st);
     if (rc == 0) {
-        request_report_dev(r, r->of ? r->of->mount : r->d->mount, &st);
+        request_report_dev(r, &st);
         memcpy(r->out, &st, sizeof st);
     }
     return rc;

@@ -104,9 +104,9 @@ bool request_read_only(struct request *r)
     return ro;
 }
 
-void request_report_dev(const struct request *r, uint32_t mount,
-                        struct danaus_stat *st)
+void request_report_dev(const struct request *r, struct danaus_stat *st)
 {
+    uint32_t mount = r->of ? r->of->mount : r->d->mount;
     unsigned long dev = r->svc->reported_dev
                             ? r->svc->reported_dev(r->svc->fuse, mount)
                             : 0;

@@ -51,10 +51,10 @@ int request_string(struct request *r, char *out, size_t cap);
 struct ls_instance *request_instance(struct request *r);
 /* Whether desc.mount is served read-only (EROFS for changes). */
 bool request_read_only(struct request *r);
-/* st as the client is told it: with the device of the mount's FUSE mount
- * where there is one (service.h's reported_dev). */
-void request_report_dev(const struct request *r, uint32_t mount,
-                        struct danaus_stat *st);
+/* st as the client is told it: with the device of the FUSE mount of the
+ * call's mount (its open file's, for a call on one) where there is one
+ * (service.h's reported_dev). */
+void request_report_dev(const struct request *r, struct danaus_stat *st);
 /* Whether the file of inode ino (0: r->path's) is a program running from
  * the FUSE door (ETXTBSY for writers, as the kernel says). */
 bool request_exec_busy(struct request *r, uint64_t ino);
