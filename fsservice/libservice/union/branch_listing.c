@@ -42,7 +42,7 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void listing_free(struct branch_listing *l)
+void union_branch_listing_drop(struct branch_listing *l)
 {
     if (l) {
         free(l->names);
@@ -63,7 +63,7 @@ static struct branch_listing *listing_new(int b, const char *dir)
 
 /* Adds one name as read; -1 (the listing then unusable) past the bound
  * or without memory. */
-static int listing_add(struct branch_listing *l, const char *name)
+int union_branch_listing_add(struct branch_listing *l, const char *name)
 {
     size_t len = strlen(name) + 1;
     if (len > LISTING_BYTES_MAX - l->used)
@@ -122,13 +122,13 @@ static struct branch_listing *list_dir(struct union_instance *u, int b,
         for (ssize_t off = 0; ok && off < got;) {
             struct danaus_dirent *d = (struct danaus_dirent *)(buf + off);
             off += d->d_reclen;
-            ok = listing_add(l, d->d_name) == 0;
+            ok = union_branch_listing_add(l, d->d_name) == 0;
         }
     }
     in->ops->close(f);
     if (ok && got == 0 && listing_finish(l) == 0)
         return l;
-    listing_free(l);
+    union_branch_listing_drop(l);
     return NULL;
 }
 
@@ -190,16 +190,11 @@ struct branch_listing *union_branch_listing_begin(struct union_instance *u,
     return wanted ? listing_new(b, dir) : NULL;
 }
 
-int union_branch_listing_add(struct branch_listing *l, const char *name)
-{
-    return listing_add(l, name);
-}
-
 void union_branch_listing_keep(struct union_instance *u,
                                struct branch_listing *l)
 {
     if (listing_finish(l) < 0) {
-        listing_free(l);
+        union_branch_listing_drop(l);
         return;
     }
     pthread_mutex_lock(&u->listing_lock);
@@ -212,12 +207,7 @@ void union_branch_listing_keep(struct union_instance *u,
         l = NULL;
     }
     pthread_mutex_unlock(&u->listing_lock);
-    listing_free(l);
-}
-
-void union_branch_listing_drop(struct branch_listing *l)
-{
-    listing_free(l);
+    union_branch_listing_drop(l);
 }
 
 void union_branch_listings_free(struct union_instance *u)
@@ -226,7 +216,7 @@ void union_branch_listings_free(struct union_instance *u)
         while (u->listings[i]) {
             struct branch_listing *l = u->listings[i];
             u->listings[i] = l->next;
-            listing_free(l);
+            union_branch_listing_drop(l);
         }
     u->nlistings = 0;
 }

@@ -156,8 +156,8 @@ static uint64_t node_ino(struct union_instance *u, const struct union_node *n)
 static bool dotdot_as_listed(const struct union_node *node,
                              const struct merge *m)
 {
-    if (node->branch <= 0 || node->parent_dirs == 0 ||
-        __builtin_ctz(node->parent_dirs) != node->branch)
+    if (node->branch <= 0 ||
+        union_next_branch(node->parent_dirs, 0) != node->branch)
         return false;
     uint64_t dot = 0, dotdot = 0;
     for (size_t i = 0; i < m->n; i++) {

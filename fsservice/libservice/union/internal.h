@@ -80,6 +80,16 @@ static inline struct ls_instance *union_branch_inst(struct union_instance *u,
     return u->branch[b].inst;
 }
 
+/* The first branch of mask m at or after b (a bit per branch, the top
+ * branch's first); -1 if none. */
+static inline int union_next_branch(union_mask m, int b)
+{
+    for (; b < UNION_MAX_BRANCHES; b++)
+        if (m & (1u << b))
+            return b;
+    return -1;
+}
+
 /* ---- listings of read-only branches (branch_listing.c) ---- */
 
 struct branch_listing;

@@ -70,15 +70,6 @@ int union_join(char out[DANAUS_LONG_PATH_MAX], const char *dir, const char *name
  * found no entry at the path in the top branch. */
 #define UNION_TOP_LACKS 0x100
 
-/* The lowest set bit at or after b; -1 if none. */
-static int next_branch(union_mask m, int b)
-{
-    for (; b < UNION_MAX_BRANCHES; b++)
-        if (m & (1u << b))
-            return b;
-    return -1;
-}
-
 /* The branches of dirs, below b, after b has the directory `path`: b and
  * then each lower branch with a directory there, until one stops the merge. */
 static union_mask merge_below(struct union_instance *u,
@@ -88,7 +79,7 @@ static union_mask merge_below(struct union_instance *u,
 {
     union_mask m = 1u << b;
     for (;;) {
-        int next = next_branch(parent, b + 1);
+        int next = union_next_branch(parent, b + 1);
         if (next < 0 || union_is_opaque(u, cred, b, path) != 0)
             return m;
         struct danaus_stat st;
@@ -98,7 +89,7 @@ static union_mask merge_below(struct union_instance *u,
             return m;
         if (rc == 0)
             m |= 1u << next;
-        else if (rc != -ENOENT || next_branch(parent, next + 1) < 0 ||
+        else if (rc != -ENOENT || union_next_branch(parent, next + 1) < 0 ||
                  union_whiteout_exists(u, cred, next, dir, name) != 0)
             return m; /* (a whiteout in the last branch hides nothing) */
         b = next;
@@ -113,7 +104,7 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
                        const char *path, bool top_lacks,
                        struct union_node *out)
 {
-    for (int b = next_branch(dirs, 0); b >= 0; b = next_branch(dirs, b + 1)) {
+    for (int b = union_next_branch(dirs, 0); b >= 0; b = union_next_branch(dirs, b + 1)) {
         struct ls_instance *in = union_branch_inst(u, b);
         int rc = (b == 0 && top_lacks) ||
                          union_branch_has(u, cred, b, dir, name) == 0
@@ -131,7 +122,7 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
             return rc;
         /* A whiteout hides the name in the branches below b: none, no
          * question. */
-        if (next_branch(dirs, b + 1) < 0)
+        if (union_next_branch(dirs, b + 1) < 0)
             break;
         rc = union_whiteout_exists(u, cred, b, dir, name);
         if (rc != 0)
@@ -426,7 +417,7 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
 
     /* The path named the root (or walked back to it). */
     strcpy(out->path, w.path);
-    int top = next_branch(w.dirs[w.depth], 0);
+    int top = union_next_branch(w.dirs[w.depth], 0);
     struct ls_instance *in = union_branch_inst(u, top);
     int rc = in->ops->stat(in, cred, out->path, AT_SYMLINK_NOFOLLOW, &out->st);
     if (rc < 0)
@@ -471,8 +462,8 @@ int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
     char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(node->path, dir, &name);
-    for (int b = next_branch(node->parent_dirs, below + 1); b >= 0;
-         b = next_branch(node->parent_dirs, b + 1)) {
+    for (int b = union_next_branch(node->parent_dirs, below + 1); b >= 0;
+         b = union_next_branch(node->parent_dirs, b + 1)) {
         struct ls_instance *in = union_branch_inst(u, b);
         struct danaus_stat st;
         int rc = union_branch_has(u, cred, b, dir, name) == 0
@@ -481,7 +472,7 @@ int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
                                      AT_SYMLINK_NOFOLLOW, &st);
         if (rc == 0)
             return 1;
-        if (rc != -ENOENT || next_branch(node->parent_dirs, b + 1) < 0)
+        if (rc != -ENOENT || union_next_branch(node->parent_dirs, b + 1) < 0)
             return rc == -ENOENT ? 0 : rc;
         rc = union_whiteout_exists(u, cred, b, dir, name);
         if (rc != 0)
