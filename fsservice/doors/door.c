@@ -1062,12 +1062,20 @@ static void *door_main(void *arg)
             else
                 serve(d, p);
         }
-        expire_tickets(d);
-        drop_silent(d);
-        for (struct conn *c = d->conns; c && d->nheld; c = c->next)
-            if (c->held_until)
-                hello(d, c);
-        if (d->accept_paused && time_ms() >= d->accept_resume)
+        /* The sweeps walk every ticket and connection: not at every
+         * event, or a client connecting over and over would have the door
+         * thread (at the service's priority) walk thousands of them per
+         * connection, taking a cpu from everyone's round trips. */
+        uint64_t now = time_ms();
+        if (now >= d->next_sweep) {
+            d->next_sweep = now + ACCEPT_PAUSE_MS;
+            expire_tickets(d);
+            drop_silent(d);
+            for (struct conn *c = d->conns; c && d->nheld; c = c->next)
+                if (c->held_until)
+                    hello(d, c);
+        }
+        if (d->accept_paused && now >= d->accept_resume)
             listen_poll(d, true);
     }
 }

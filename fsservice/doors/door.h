@@ -21,6 +21,7 @@ struct door {
     bool accept_paused; /* out of descriptors: listen_fd not polled */
     uint64_t accept_resume; /* until then (CLOCK_MONOTONIC, ms) */
     int nheld; /* hellos held for want of a descriptor */
+    uint64_t next_sweep; /* when door_main next expires and retries (ms) */
     int peer_pidfd; /* SO_PEERPIDFD: 1 the kernel has it, -1 not, 0 unknown */
     uint64_t refused_said; /* when a refused hello was last logged (ms) */
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
