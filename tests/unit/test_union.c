@@ -465,6 +465,42 @@ static void test_unlink_rmdir_whiteouts(void **state)
                      -ENOENT);
 }
 
+/* Names in directories no lower branch merges into (made in the union,
+ * or opaque) are the top branch's alone: unlink and rmdir act on them
+ * there at once (names.c), and must still answer as Linux does and leave
+ * the union's view as if it had looked them up first. */
+static void test_names_in_top_only_dirs(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "new", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "new/sub", 0755), 0);
+    writef(f, "new/f", O_CREAT, "f");
+    writef(f, "new/sub/x", O_CREAT, "x");
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "new/sub"), -EISDIR);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "new/none"), -ENOENT);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "new/f/"), -ENOTDIR);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "new/.wh.f"), -ENOENT);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new/f"), -ENOTDIR);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new/sub"), -ENOTEMPTY);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new/none"), -ENOENT);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "new/f"), 0);
+    assert_false(host_exists(f, "up/new/f"));
+    assert_false(host_exists(f, "up/new/.wh.f"));
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "new/sub/x"), 0);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new/sub/"), 0);
+    assert_false(host_exists(f, "up/new/sub"));
+    /* A directory holding only whiteouts and its opaque marker is empty
+     * to the union, though not to the top branch's rmdir. */
+    host_dir(f, "up/new/opq");
+    host_file(f, "up/new/opq/.wh..wh..opq", "");
+    host_file(f, "up/new/opq/.wh.gone", "");
+    assert_string_equal(list(f, "new"), "opq");
+    assert_string_equal(list(f, "new/opq"), "");
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new/opq"), 0);
+    assert_false(host_exists(f, "up/new/opq"));
+    assert_string_equal(list(f, "new"), "");
+}
+
 /* A thread's lookups in one directory reuse the walk to it (lookup.c's
  * memo); each change below must make the next lookup walk again, or it
  * answers from the directory as it was. */
@@ -716,6 +752,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lower_listings_answer_as_branches,
                                         setup_closed, teardown),
         cmocka_unit_test_setup_teardown(test_unlink_rmdir_whiteouts, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_names_in_top_only_dirs, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_walks_shared_by_siblings,
                                         setup_siblings, teardown),

@@ -123,6 +123,10 @@ enum {
     UNION_FAST = 4,          /* the merge masks are not needed: a
                                 non-directory of the top branch is found
                                 with one stat (see lookup.c) */
+    UNION_PARENT = 8,        /* the walk to the last component only: out
+                                gets its path and parent_dirs, branch -1,
+                                and nothing is asked of it (a plain name,
+                                no trailing slash; else as without) */
 };
 
 struct union_node {

@@ -355,6 +355,13 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
         int rc = union_join(child, w.path, name);
         if (rc < 0)
             return rc;
+        if (last && !must_dir && (flags & UNION_PARENT)) {
+            strcpy(out->path, child);
+            out->branch = -1;
+            out->dirs = 0;
+            out->parent_dirs = w.dirs[w.depth];
+            return 0;
+        }
         /* The fast path's stat found nothing at path in the top branch:
          * not asked again for the same name. */
         bool top_lacks = last && links == 0 && (flags & UNION_TOP_LACKS) &&

@@ -131,6 +131,19 @@ int union_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
+/* Whether path names an entry of a directory that no lower branch merges
+ * into (n gets its resolved path): such a name has nothing below it to
+ * hide, and the top branch's unlink or rmdir answers as the union would
+ * (EISDIR, ENOTDIR, ENOENT, EACCES), so the name need not be looked up
+ * first. 1 or 0, or -errno from the walk to its directory. */
+static int in_top_only_dir(struct union_instance *u,
+                           const struct ls_cred *cred, const char *path,
+                           struct union_node *n)
+{
+    int rc = union_lookup(u, cred, path, UNION_PARENT, n);
+    return rc < 0 ? rc : n->branch == -1 && n->parent_dirs == 1u;
+}
+
 int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
                 const char *path)
 {
@@ -144,7 +157,18 @@ int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = union_need_writable(u);
     struct union_node n;
     if (rc == 0)
-        rc = union_lookup(u, cred, path, 0, &n);
+        rc = in_top_only_dir(u, cred, path, &n);
+    if (rc < 0)
+        return rc;
+    struct ls_instance *top = union_branch_inst(u, 0);
+    if (rc == 1) {
+        rc = top->ops->rmdir(top, cred, n.path);
+        /* One holding only whiteouts is empty to the union: the whole way
+         * below clears them. */
+        if (rc != -ENOTEMPTY)
+            return rc;
+    }
+    rc = union_lookup(u, cred, path, 0, &n);
     if (rc < 0)
         return rc;
     if (n.path[0] == '\0')
@@ -155,7 +179,6 @@ int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
         (rc = union_check_parent_writable(u, cred, n.path)) < 0)
         return rc;
     if (n.dirs & 1u) {
-        struct ls_instance *top = union_branch_inst(u, 0);
         if ((rc = union_whiteouts_clear(u, n.path)) < 0 ||
             (rc = top->ops->rmdir(top, cred, n.path)) < 0)
             return rc;
@@ -170,13 +193,17 @@ int union_unlink(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = union_need_writable(u);
     struct union_node n;
     if (rc == 0)
+        rc = in_top_only_dir(u, cred, path, &n);
+    struct ls_instance *top = union_branch_inst(u, 0);
+    if (rc == 1)
+        return top->ops->unlink(top, cred, n.path);
+    if (rc == 0)
         rc = union_lookup(u, cred, path, 0, &n);
     if (rc < 0)
         return rc;
     if (S_ISDIR(n.st.mode))
         return -EISDIR;
     if (n.branch == 0) {
-        struct ls_instance *top = union_branch_inst(u, 0);
         rc = top->ops->unlink(top, cred, n.path);
     } else {
         rc = union_check_parent_writable(u, cred, n.path);
