@@ -706,6 +706,62 @@ static void test_dir_handles_follow_renames(void **state)
     assert_int_equal(host.ino, (uint64_t)hst.st_ino);
 }
 
+/* A removal voids the handles of the directory removed and below it,
+ * whatever text named it, and those resolved through a link to it; a
+ * handle kept under a text other than plain names may never outlive a
+ * removal. Each stat below, of a file the host made in the directory made
+ * again, would look in the removed one (ENOENT) through a handle kept. */
+static void host_touch(struct fixture *f, const char *rel)
+{
+    char host[160];
+    snprintf(host, sizeof host, "%s/%s", f->root, rel);
+    int fd = open(host, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static void test_dir_handles_follow_removals(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a/b", 0755), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a/c", 0755), 0);
+    host_touch(f, "a/c/x");
+    assert_int_equal(stat_errno(f, &root_cred, "a/c/x", &st), 0);
+
+    /* Kept as "a//b/", removed as "a/b". */
+    host_touch(f, "a/b/f");
+    assert_int_equal(stat_errno(f, &root_cred, "a//b/f", &st), 0);
+    assert_int_equal(f->ops->unlink(f->inst, &root_cred, "a/b/f"), 0);
+    assert_int_equal(f->ops->rmdir(f->inst, &root_cred, "a/b"), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a/b", 0755), 0);
+    host_touch(f, "a/b/g");
+    assert_int_equal(stat_errno(f, &root_cred, "a//b/g", &st), 0);
+
+    /* Kept as "a/b/", removed as "a//b/". */
+    assert_int_equal(stat_errno(f, &root_cred, "a/b/g", &st), 0);
+    assert_int_equal(f->ops->unlink(f->inst, &root_cred, "a/b/g"), 0);
+    assert_int_equal(f->ops->rmdir(f->inst, &root_cred, "a//b/"), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a/b", 0755), 0);
+    host_touch(f, "a/b/h");
+    assert_int_equal(stat_errno(f, &root_cred, "a/b/h", &st), 0);
+
+    /* Kept through a link to the directory removed. */
+    assert_int_equal(f->ops->symlink(f->inst, &root_cred, "a/b", "l"), 0);
+    assert_int_equal(stat_errno(f, &root_cred, "l/h", &st), 0);
+    char host[160]; /* removed by the host: no unlink of the service's */
+    snprintf(host, sizeof host, "%s/a/b/h", f->root);
+    assert_int_equal(unlink(host), 0);
+    assert_int_equal(f->ops->rmdir(f->inst, &root_cred, "a/b"), 0);
+    assert_int_equal(f->ops->mkdir(f->inst, &root_cred, "a/b", 0755), 0);
+    host_touch(f, "a/b/i");
+    assert_int_equal(stat_errno(f, &root_cred, "l/i", &st), 0);
+
+    /* A sibling's handle answers on. */
+    assert_int_equal(stat_errno(f, &root_cred, "a/c/x", &st), 0);
+}
+
 static void test_dir_handles_follow_permissions(void **state)
 {
     struct fixture *f = *state;
@@ -834,6 +890,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_dir_handles_follow_renames, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_dir_handles_follow_removals,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_dir_handles_follow_permissions,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_dir_handles_follow_symlinks,

@@ -65,3 +65,10 @@ add_test(NAME union_fuse_listing
     $<TARGET_FILE:danausd>)
 set_tests_properties(union_fuse_listing PROPERTIES LABELS "union;fuse"
   TIMEOUT 180)
+
+# The directories changed lately, which the union's and the local
+# backend's remembered walks consult (fsservice/libservice/dirchanges.h).
+danaus_unit_test(test_dirchanges
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_dirchanges.c
+  LIBS danaus_dirchanges)
+set_tests_properties(test_dirchanges PROPERTIES LABELS "unit;union")

@@ -8,9 +8,11 @@
  * entry is good while:
  *  - the thread's identity is the one it resolved the path with
  *    (cred.c's epoch: each identity has its own);
- *  - `changed` has not moved since before the walk that made it (read
- *    before the walk, so a change during the walk makes it stale), nor,
- *    for a path whose walk went through a symbolic link, `unlinked`;
+ *  - no change since before the walk that made it (read before the
+ *    walk, so a change during the walk makes it stale) touched its
+ *    directory or one above it (dirchanges.h; for a path not in plain
+ *    form, "a/b/", no change at all), nor, for a path whose walk went
+ *    through a symbolic link, did `unlinked` move;
  *  - it is younger than LOCAL_DIRS_TTL_MS.
  * A stale entry stays open until its slot is taken or its thread ends;
  * an idle thread may so keep a few handles of an instance gone. An entry
@@ -22,6 +24,7 @@
 #include "dirs.h"
 #include "cred.h"
 #include "path.h"
+#include "fsservice/libservice/dirchanges.h"
 #include "fsservice/libservice/libservice.h"
 
 #include <errno.h>
@@ -44,13 +47,14 @@ struct dir_entry {
     int root_fd;
     uint32_t epoch;
     bool via_links;
+    bool plain; /* path is plain names, each followed by '/' */
     uint64_t changed;
     uint64_t unlinked;
     uint64_t made_ns;
     char path[DIRS_PATH_MAX];
 };
 
-static _Atomic uint64_t changed;
+static struct dir_changes changes = DIR_CHANGES_INIT;
 static _Atomic uint64_t unlinked;
 
 static pthread_key_t table_key;
@@ -106,19 +110,39 @@ static uint32_t slot_of(int root_fd, const char *path)
     return h % DIRS_ENTRIES;
 }
 
-/* Acquire: pairs with the release of the bumps, made after the change. */
-static bool entry_good(const struct dir_entry *e, int root_fd,
-                       const char *path, uint64_t t)
+/* Whether the first len bytes of path are plain names joined by '/',
+ * maybe with a '/' after the last (no "", ".", ".." and no leading '/'):
+ * only paths in that form name a directory by one text, which is what
+ * dirchanges.h compares. */
+static bool plain(const char *path, size_t len)
+{
+    if (len > 0 && path[len - 1] == '/')
+        len--;
+    for (size_t at = 0; at < len;) {
+        size_t n = 0;
+        while (at + n < len && path[at + n] != '/')
+            n++;
+        if (n == 0 || (n == 1 && path[at] == '.') ||
+            (n == 2 && path[at] == '.' && path[at + 1] == '.'))
+            return false;
+        at += n + 1;
+    }
+    return true;
+}
+
+/* Acquire: pairs with the release of the notes, made after the change. */
+static bool entry_good(struct dir_entry *e, int root_fd, const char *path,
+                       uint64_t t)
 {
     return e->fd >= 0 && e->root_fd == root_fd &&
-           e->epoch == local_cred_epoch() &&
-           e->changed == atomic_load_explicit(&changed,
-                                              memory_order_acquire) &&
+           e->epoch == local_cred_epoch() && strcmp(e->path, path) == 0 &&
+           (e->plain ? dir_changes_spare(&changes, &e->changed, e->path,
+                                         strlen(e->path))
+                     : e->changed == dir_changes_now(&changes)) &&
            (!e->via_links ||
             e->unlinked == atomic_load_explicit(&unlinked,
                                                 memory_order_acquire)) &&
-           t - e->made_ns < LOCAL_DIRS_TTL_MS * 1000000ull &&
-           strcmp(e->path, path) == 0;
+           t - e->made_ns < LOCAL_DIRS_TTL_MS * 1000000ull;
 }
 
 static void entry_clear(struct dir_entry *e)
@@ -142,8 +166,7 @@ static int dir_open(int root_fd, const char *link_prefix, const char *path,
         *held = e;
         return e->fd;
     }
-    uint64_t changed_then = atomic_load_explicit(&changed,
-                                                 memory_order_acquire);
+    uint64_t changed_then = dir_changes_now(&changes);
     uint64_t unlinked_then = atomic_load_explicit(&unlinked,
                                                   memory_order_acquire);
     bool via_links;
@@ -151,8 +174,11 @@ static int dir_open(int root_fd, const char *link_prefix, const char *path,
     if (fd < 0 || !e || e->holds > 0)
         return fd;
     entry_clear(e);
-    *e = (struct dir_entry){fd, 1, root_fd, local_cred_epoch(), via_links,
-                            changed_then, unlinked_then, now, ""};
+    *e = (struct dir_entry){fd,           1,
+                            root_fd,      local_cred_epoch(),
+                            via_links,    plain(path, strlen(path)),
+                            changed_then, unlinked_then,
+                            now,          ""};
     strcpy(e->path, path);
     *held = e;
     return fd;
@@ -209,7 +235,17 @@ void local_name_release(struct local_name *name)
 
 void local_dirs_changed(void)
 {
-    atomic_fetch_add_explicit(&changed, 1, memory_order_release);
+    dir_changes_note(&changes, NULL, 0);
+}
+
+void local_dirs_removed(const char *path)
+{
+    size_t len = strlen(path);
+    while (len > 0 && path[len - 1] == '/')
+        len--;
+    dir_changes_note(&changes, plain(path, len) ? path : NULL, len);
+    /* A handle whose walk went through a link to it. */
+    local_dirs_unlinked();
 }
 
 void local_dirs_unlinked(void)

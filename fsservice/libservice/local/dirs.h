@@ -51,9 +51,13 @@ int local_name_resolve(int root_fd, const char *link_prefix, const char *path,
                        struct local_name *out);
 void local_name_release(struct local_name *name);
 
-/* A rename, rmdir, or change of permissions, owner or xattrs (ACLs) took
+/* A rename, or change of permissions, owner or xattrs (ACLs) took
  * effect: every thread's handles become stale. */
 void local_dirs_changed(void);
+
+/* The directory at path was removed: the handles of it and below it, and
+ * those resolved through a symbolic link, become stale. */
+void local_dirs_removed(const char *path);
 
 /* An unlink took effect: it may have removed a symbolic link that a
  * handle's path went through, so such handles become stale. */

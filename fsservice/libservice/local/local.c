@@ -898,7 +898,9 @@ static int local_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
         return rc;
     switch (n.kind) {
     case LOCAL_LAST_NAME:
-        rc = changed(neg_errno(unlinkat(n.dir_fd, n.name, AT_REMOVEDIR)));
+        rc = neg_errno(unlinkat(n.dir_fd, n.name, AT_REMOVEDIR));
+        if (rc == 0)
+            local_dirs_removed(path);
         break;
     case LOCAL_LAST_DOT:
         rc = -EINVAL;

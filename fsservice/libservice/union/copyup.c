@@ -141,7 +141,7 @@ int union_copyup_dirs(struct union_instance *u, const struct ls_cred *cred,
                 rc = copy_attrs(u, node->branch, prefix, prefix, &node->st);
                 /* The top branch merges into the directory now, with its
                  * attributes (lookup.c's memo). */
-                union_changed();
+                union_changed_at(prefix);
             } else if (rc == -EEXIST)
                 rc = 0; /* another copy-up made it */
         }

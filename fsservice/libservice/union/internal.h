@@ -137,9 +137,11 @@ struct union_node {
     union_mask parent_dirs;     /* the branches merged into its parent */
 };
 
-/* After a call that may have changed an upper branch or an attribute (a
- * name made, removed or copied up, a mode, an owner, an xattr): no thread
- * reuses the walks it remembers (lookup.c). */
+/* After a call that may have changed what a walk finds in a directory
+ * (its merged branches, its mode, owner or xattrs; lookup.c): no thread
+ * reuses a walk through dir (a resolved path), or through any directory
+ * (union_changed). */
+void union_changed_at(const char *dir);
 void union_changed(void);
 /* Where the changes stand: a walk made after reading it holds while it
  * stays the same. */

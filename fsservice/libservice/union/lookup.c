@@ -25,10 +25,12 @@
  * It counts only for the same union and the same caller (the walk checked
  * that caller's search permission on every directory), for a path of
  * plain components (no ".", "..", empty ones or symlinks followed), and
- * while no union has changed since (union_changed: every call that may
- * change an upper branch or an attribute, after it).
+ * while no change since touched a directory on its path (union_changed_at
+ * names the directory a call changed, union_changed any: after the call).
  */
 #include "internal.h"
+
+#include "fsservice/libservice/dirchanges.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -148,19 +150,25 @@ static void walk_reset(struct walk *w, union_mask root)
     w->depth = 0;
 }
 
-/* What a walk's directories depend on changed: bumped after the change,
- * read before a walk, so a walk that saw part of a change is stale. */
-static _Atomic uint64_t generation;
+/* What a walk's directories depend on changed: noted after the change,
+ * the count read before a walk, so a walk that saw part of a change of a
+ * directory on its path is stale. */
+static struct dir_changes changes = DIR_CHANGES_INIT;
 static _Atomic uint64_t last_id;
 
 void union_changed(void)
 {
-    atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+    dir_changes_note(&changes, NULL, 0);
+}
+
+void union_changed_at(const char *dir)
+{
+    dir_changes_note(&changes, dir, strlen(dir));
 }
 
 uint64_t union_generation(void)
 {
-    return atomic_load_explicit(&generation, memory_order_acquire);
+    return dir_changes_now(&changes);
 }
 
 uint64_t union_new_id(void)
@@ -209,12 +217,13 @@ static bool memo_path(const char *path, size_t *dir_len)
 
 static _Thread_local struct walk_memo memo;
 
-/* Whether the memo's walk was made in union u by cred since the last
- * change (gen). */
-static bool memo_valid(const struct walk_memo *m, const struct union_instance *u,
-                       const struct ls_cred *cred, uint64_t gen)
+/* Whether the memo's walk was made in union u by cred, and no change
+ * since touched a directory on it. */
+static bool memo_valid(struct walk_memo *m, const struct union_instance *u,
+                       const struct ls_cred *cred)
 {
-    return m->union_id == u->id && m->generation == gen &&
+    return m->union_id == u->id &&
+           dir_changes_spare(&changes, &m->generation, m->dir, m->dir_len) &&
            m->uid == cred->uid && m->gid == cred->gid &&
            m->ngroups == cred->ngroups &&
            memcmp(m->groups, cred->groups,
@@ -256,9 +265,9 @@ static struct memo_look memo_look(const struct union_instance *u,
                                   const char *path)
 {
     struct memo_look l = {
-        .gen = atomic_load_explicit(&generation, memory_order_acquire)};
+        .gen = union_generation()};
     l.usable = memo_path(path, &l.dir_len);
-    if (!l.usable || !memo_valid(&memo, u, cred, l.gen))
+    if (!l.usable || !memo_valid(&memo, u, cred))
         return l;
     l.shared = memo_shared(&memo, path, l.dir_len);
     for (size_t i = 0; i < l.shared; i++)

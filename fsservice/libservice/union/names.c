@@ -163,6 +163,8 @@ int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
     struct ls_instance *top = union_branch_inst(u, 0);
     if (rc == 1) {
         rc = top->ops->rmdir(top, cred, n.path);
+        if (rc == 0)
+            union_changed_at(n.path);
         /* One holding only whiteouts is empty to the union: the whole way
          * below clears them. */
         if (rc != -ENOTEMPTY)
@@ -179,11 +181,15 @@ int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
         (rc = union_check_parent_writable(u, cred, n.path)) < 0)
         return rc;
     if (n.dirs & 1u) {
-        if ((rc = union_whiteouts_clear(u, n.path)) < 0 ||
-            (rc = top->ops->rmdir(top, cred, n.path)) < 0)
-            return rc;
+        rc = union_whiteouts_clear(u, n.path);
+        if (rc == 0)
+            rc = top->ops->rmdir(top, cred, n.path);
     }
-    return whiteout_if_lower(u, cred, &n);
+    if (rc == 0)
+        rc = whiteout_if_lower(u, cred, &n);
+    /* Whatever part of it was done: its whiteouts, its top copy. */
+    union_changed_at(n.path);
+    return rc;
 }
 
 int union_unlink(struct ls_instance *inst, const struct ls_cred *cred,

@@ -166,12 +166,14 @@ static void union_destroy(struct ls_instance *inst)
  *
  * A walk's memo holds the directories on a path: which branches each
  * merges, and that the caller may search them. What changes those marks
- * the unions changed after it: a directory made, removed or renamed (any
- * rename, for simplicity), a directory copied up (copyup.c marks that
- * itself, whatever call copied up), and a mode, an owner or an xattr
- * (opaque marks, ACLs) of a directory, or of any path, whose type the
- * call does not tell. Files made, removed, written or retimed change no
- * walk: a later lookup of their names looks in the branches afresh. */
+ * the unions changed after it: a directory removed (union_rmdir names
+ * it) or copied up (copyup.c names it, whatever call copied up), any
+ * rename (for simplicity), and a mode, an owner or an xattr (opaque
+ * marks, ACLs) of a directory, or of any path, whose type the call does
+ * not tell. A directory made changes no walk (no walk went through a name
+ * that was not there, or was whited out), nor do files made, removed,
+ * written or retimed: a later lookup of their names looks in the branches
+ * afresh. */
 
 static int changing_fchmod(struct ls_file *f, const struct ls_cred *cred,
                            mode_t mode)
@@ -207,22 +209,6 @@ static int changing_fremovexattr(struct ls_file *f,
     int rc = union_fremovexattr(f, cred, name);
     if (f->is_dir)
         union_changed();
-    return rc;
-}
-
-static int changing_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
-                          const char *path, mode_t mode)
-{
-    int rc = union_mkdir(inst, cred, path, mode);
-    union_changed();
-    return rc;
-}
-
-static int changing_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
-                          const char *path)
-{
-    int rc = union_rmdir(inst, cred, path);
-    union_changed();
     return rc;
 }
 
@@ -292,9 +278,9 @@ static const struct ls_ops union_ops = {
     .cache_hold = union_cache_hold,
     .stat = union_stat,
     .access = union_access,
-    .mkdir = changing_mkdir,
+    .mkdir = union_mkdir,
     .mknod = union_mknod,
-    .rmdir = changing_rmdir,
+    .rmdir = union_rmdir,
     .unlink = union_unlink,
     .rename = changing_rename,
     .link = union_link,
