@@ -159,7 +159,8 @@ struct ls_ops {
      * locks, keeping every other access waiting until flush returns (the
      * core writes the pages kept back during it). Not Ceph's: its recall
      * comes as the MDS revokes the caps a write needs, so no write can be
-     * made before the delegation goes back. */
+     * made before the delegation goes back (docs/cache.md, "Not on
+     * Ceph"). */
     int (*cache_hold)(struct ls_file *, uint64_t *key);
 
     /* Paths. */
