@@ -292,7 +292,9 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
     if (rc < 0)
         return -1;
     if (fuse_dirs_init(&ex->dirs) < 0 ||
-        fuse_loop_start(&ex->threads, ex->se, ex->stats, index) < 0) {
+        fuse_loop_start(&ex->threads, ex->se, ex->stats, index,
+                        svc->long_call_groups,
+                        ex->inst->kernel_name_space) < 0) {
         fuse_dirs_free(&ex->dirs);
         if (!ex->resumed)
             fuse_session_unmount(ex->se);
