@@ -2657,10 +2657,15 @@ static void stop_and_expect_gone(const char *dir)
 
 #define FUSE_HOG_FILES 3
 
+struct fuse_fsync_call {
+    int dir; /* the mount's root */
+    char name[32];
+};
+
 static void *fuse_fsync_one(void *arg)
 {
-    const char *path = arg;
-    int fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    const struct fuse_fsync_call *c = arg;
+    int fd = openat(c->dir, c->name, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
     intptr_t rc = fd >= 0 && write(fd, "x", 1) == 1 && fsync(fd) == 0 ? 0
                                                                       : errno;
     if (fd >= 0 && close(fd) < 0)
@@ -2671,35 +2676,34 @@ static void *fuse_fsync_one(void *arg)
 /* A program of HOG_UID without the preload (as a static one is): an
  * fsync of a file of its own through the FUSE mount, from each of
  * FUSE_HOG_FILES threads at once, each waiting for the pool's rate when
- * it is small. Runs in the service's mount namespace (a service started
- * in one of its own has its FUSE mount there). Exits 0 once every one
- * succeeded. */
+ * it is small. The mount is reached through the service's root (a
+ * service started in a mount namespace of its own has it there). Exits
+ * 0 once every one succeeded. */
 static int fuse_fsync_hog(void *arg)
 {
     (void)arg;
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)daemon_.pid);
-    int ns = open(path, O_RDONLY | O_CLOEXEC);
-    CHILD_CHECK(ns >= 0 && setns(ns, CLONE_NEWNS) == 0,
-                "the service's mount namespace: %s", strerror(errno));
-    close(ns);
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)daemon_.pid, fuse_mp);
+    int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct statfs fs;
-    CHILD_CHECK(statfs(fuse_mp, &fs) == 0 && fs.f_type == FUSE_SUPER_MAGIC,
-                "%s is no FUSE mount", fuse_mp);
+    CHILD_CHECK(dir >= 0 && fstatfs(dir, &fs) == 0 &&
+                    fs.f_type == FUSE_SUPER_MAGIC,
+                "%s is no FUSE mount", path);
     become(HOG_UID);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* after become, which clears it */
-    static char paths[FUSE_HOG_FILES][PATH_MAX + 64];
+    static struct fuse_fsync_call calls[FUSE_HOG_FILES];
     pthread_t t[FUSE_HOG_FILES];
     for (int i = 0; i < FUSE_HOG_FILES; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/fuse-hog-%d", fuse_mp, i);
-        CHILD_CHECK(pthread_create(&t[i], NULL, fuse_fsync_one, paths[i]) ==
+        calls[i].dir = dir;
+        snprintf(calls[i].name, sizeof calls[i].name, "fuse-hog-%d", i);
+        CHILD_CHECK(pthread_create(&t[i], NULL, fuse_fsync_one, &calls[i]) ==
                         0,
                     "thread");
     }
     for (int i = 0; i < FUSE_HOG_FILES; i++) {
         void *rc;
         pthread_join(t[i], &rc);
-        CHILD_CHECK(rc == NULL, "fsync of %s: %s", paths[i],
+        CHILD_CHECK(rc == NULL, "fsync of %s: %s", calls[i].name,
                     strerror((int)(intptr_t)rc));
     }
     return 0;
