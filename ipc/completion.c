@@ -68,7 +68,12 @@ bool ipc_post(struct ipc_slot *s, const struct danaus_desc *d, uint32_t seq)
 
 void ipc_complete(struct ipc_slot *s, uint32_t seq, int64_t result)
 {
-    s->result = result;
+    /* Atomic, relaxed (done's store below orders it for the client): the
+     * service lets a slot take its next request before it answers the one
+     * that ran (workers.c's run ends the request, then completes it), so
+     * a client that posts without waiting for its answer can have two
+     * service threads write result at once. */
+    __atomic_store_n(&s->result, result, __ATOMIC_RELAXED);
     /* Before done: the client's next request starts out "not taken". */
     atomic_store_explicit(&s->server_cpu, 0, memory_order_relaxed);
     /*

@@ -11,8 +11,9 @@
 #     the local-backend integration tests and the hostile clients against a
 #     local-backend service (tests that preload libdanaus.so into
 #     uninstrumented programs cannot run under ASan and are left out);
-#   - ThreadSanitizer running the tests labelled `tsan` (ipc/ and the
-#     service's threaded tables), with tests/tsan.supp.
+#   - ThreadSanitizer running the tests labelled `tsan` (ipc/, the
+#     service's threaded tables, and the fairness tests of
+#     tests/security against a TSan danausd), with tests/tsan.supp.
 # Warnings are errors in every one of these builds (DANAUS_WERROR).
 #
 #   tests/run.sh [CTEST_ARGS...]   all of the above; CTEST_ARGS go to the

@@ -90,7 +90,12 @@ struct client *client_new(struct client_registry *r, pid_t pid,
     c->cred = *cred;
     c->locks = r->locks;
     c->readcache = r->readcache;
-    rcu_assign_pointer(r->table[index], c);
+    /* Release: a service thread that finds c in the table (rcu_dereference,
+     * a consume load, which GCC makes an acquire) sees every field written
+     * above, and the area's mapping. This is what rcu_assign_pointer does
+     * (a fence, then a plain store), written as a C11 release store so that
+     * ThreadSanitizer, which sees no fence in asm, sees the pairing too. */
+    atomic_store_explicit(&r->table[index], c, memory_order_release);
     if (index >= atomic_load(&r->nindex))
         atomic_store(&r->nindex, index + 1);
     return c;
@@ -167,7 +172,9 @@ int slot_assign(struct client_registry *r, struct client *c)
          * from 1. All of it is written before the door's reply gives it
          * out, so the client never sees it half made. */
         struct ipc_slot *s = ipc_slot(&c->area, i);
-        s->result = 0;
+        /* Atomic: a late ipc_complete of the slot's last owner may still
+         * write it (ipc_complete). */
+        __atomic_store_n(&s->result, 0, __ATOMIC_RELAXED);
         atomic_store(&s->waiting, 0);
         atomic_store(&s->posted, 0);
         atomic_store(&s->done, 0);

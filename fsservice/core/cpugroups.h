@@ -4,8 +4,10 @@
  * The service's threads run at nice -10, so that clients spinning on its
  * cpus cannot take the time it needs to answer others. A thread inside a
  * long call (workers.c: fsyncs, bulk transfers, every call of a client
- * slow lately) is one of those too, and a uid may have half of a queue's
- * threads in them: each of them a scheduling entity of nice -10's weight,
+ * slow lately; fuse_loop.c: the FUSE door's, for programs without the
+ * preload, judged as the preload's call each stands for) is one of
+ * those too, and a uid may have half of a queue's threads in them (and
+ * the FUSE door's threads of each mount besides): each of them a scheduling entity of nice -10's weight,
  * beside which a round trip of another client (its own process and the
  * service thread that answers it) waits for the cpu a slice at a time.
  * So, where the service may make groups in the cpu controller's

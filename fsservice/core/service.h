@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 
+struct cpu_groups;
 struct fuse_door;
 
 /* What a call of the preload door changed, for service.changed: a file's
@@ -53,6 +54,9 @@ struct service {
     struct pressure pressure;   /* and how the other pools' change it */
     struct union_branches *union_branches; /* NULL when no union */
     struct fuse_door *fuse;     /* NULL when no mount has a FUSE door */
+    /* Where long calls run (cpugroups.h): the service threads' groups,
+     * which the FUSE door's long calls join too. Set by workers_start. */
+    struct cpu_groups *long_call_groups;
     /* Told after every change the preload door made (what, below), so
      * that a door whose kernel caches names, attributes or pages drops
      * what the change made stale; set by the FUSE door, which core never

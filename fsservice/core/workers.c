@@ -722,6 +722,7 @@ int workers_start(struct workers *w, struct service *svc,
     int rc = cpu_groups_start(&w->groups, svc->cfg.long_calls_cpu_shares);
     if (rc < 0)
         return rc;
+    svc->long_call_groups = &w->groups;
     uid_t owner = svc->clients.shares.owner;
     thread_shares_init(&w->swept_threads, owner, SWEEP_THREADS);
     w->crews = calloc(ngroups, sizeof *w->crews);

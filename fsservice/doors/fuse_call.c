@@ -21,6 +21,7 @@ int fuse_call_begin(fuse_req_t req, struct fuse_call *c)
         fuse_reply_err(req, err);
         return -1;
     }
+    fuse_loop_caller(c->cred->uid);
     return 0;
 }
 

@@ -292,7 +292,9 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
     if (rc < 0)
         return -1;
     if (fuse_dirs_init(&ex->dirs) < 0 ||
-        fuse_loop_start(&ex->threads, ex->se, ex->stats, index) < 0) {
+        fuse_loop_start(&ex->threads, ex->se, ex->stats, index,
+                        svc->long_call_groups,
+                        ex->inst->kernel_name_space) < 0) {
         fuse_dirs_free(&ex->dirs);
         if (!ex->resumed)
             fuse_session_unmount(ex->se);
@@ -321,19 +323,21 @@ static void export_stop(struct fuse_export *ex)
 {
     if (!ex->looping)
         return;
-    /* The unmount detaches the mount, but its connection lives on while a
-     * process still uses it (a current directory inside, an open file),
-     * and the threads with it: fuse_loop_stop interrupts their reads.
-     * fuse_session_destroy then closes /dev/fuse, which aborts the
-     * connection (the keeper has let go of it), so those processes get
-     * ENOTCONN rather than a hang. A mount taken over from a dead service
-     * was not mounted by libfuse, which leaves it alone. */
+    /* fuse_loop_stop interrupts the threads' reads and waits for them
+     * first: libfuse's unmount closes /dev/fuse, whose number a thread
+     * still about to read it could find another file's. The unmount then
+     * detaches the mount, but its connection lives on while a process
+     * still uses it (a current directory inside, an open file); closing
+     * /dev/fuse aborts it (the keeper has let go of it), so those
+     * processes get ENOTCONN rather than a hang. A mount taken over from
+     * a dead service was not mounted by libfuse, which leaves it alone:
+     * fuse_session_destroy closes its /dev/fuse. */
     fuse_session_exit(ex->se);
+    fuse_loop_stop(&ex->threads, ex->se);
     if (ex->resumed)
         fuse_mountpoint_detach(ex->mountpoint);
     else
         fuse_session_unmount(ex->se);
-    fuse_loop_stop(&ex->threads, ex->se);
     fuse_session_destroy(ex->se);
     ex->se = NULL;
     /* Files the kernel never released (the service is going away). */

@@ -2,9 +2,11 @@
  * fuse_loop.c - the threads that serve one FUSE export (fuse_loop.h).
  */
 #include "fuse_loop.h"
+#include "fsservice/core/blocking.h"
 #include "ipc/ipc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/fuse.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -18,6 +20,10 @@
 static __thread uint64_t request_unique;
 static __thread bool request_resent;
 static __thread uint64_t request_read, request_written;
+/* Whether the request runs long (see the head comment), and this
+ * thread's place in the long calls' cpu groups. */
+static __thread bool request_long;
+static __thread struct cpu_member cpu_me;
 
 uint64_t fuse_loop_request(bool *resent)
 {
@@ -29,6 +35,89 @@ void fuse_loop_moved(uint64_t bytes_read, uint64_t bytes_written)
 {
     request_read = bytes_read;
     request_written = bytes_written;
+}
+
+void fuse_loop_caller(int64_t uid)
+{
+    if (request_long)
+        cpu_groups_want(&cpu_me, uid);
+}
+
+/* The preload's call that a request of opcode, with arguments arg (len
+ * bytes, the kernel's), stands for, into d. False for the ones the
+ * preload has no long counterpart of: lookups, attribute reads, listings
+ * (each one reply's worth, as a getdents is), closes, and what the door
+ * does not serve (libfuse answers ENOSYS at once). */
+static bool preload_call(uint32_t opcode, const void *arg, size_t len,
+                         struct danaus_desc *d)
+{
+    union {
+        struct fuse_read_in read;
+        struct fuse_write_in write;
+        struct fuse_open_in open;
+        struct fuse_setattr_in setattr;
+    } in;
+    memset(&in, 0, sizeof in);
+    memcpy(&in, arg, len < sizeof in ? len : sizeof in);
+    switch (opcode) {
+    case FUSE_READ:
+        d->call = DANAUS_CALL_PREAD;
+        d->arg[0] = in.read.size;
+        return true;
+    case FUSE_WRITE:
+        d->call = DANAUS_CALL_PWRITE;
+        d->buf_len = in.write.size;
+        return true;
+    case FUSE_OPEN:
+        d->call = DANAUS_CALL_OPEN;
+        d->arg[0] = in.open.flags;
+        return true;
+    case FUSE_CREATE:
+        d->call = DANAUS_CALL_OPEN;
+        d->arg[0] = O_CREAT;
+        return true;
+    case FUSE_FSYNC:
+    case FUSE_FSYNCDIR:
+        d->call = DANAUS_CALL_FSYNC;
+        return true;
+    case FUSE_FALLOCATE:
+        d->call = DANAUS_CALL_FALLOCATE;
+        return true;
+    case FUSE_SETATTR:
+        d->call = (in.setattr.valid & FATTR_SIZE) ? DANAUS_CALL_TRUNCATE
+                                                  : DANAUS_CALL_CHMOD;
+        return true;
+    case FUSE_MKNOD:
+    case FUSE_MKDIR:
+    case FUSE_SYMLINK:
+    case FUSE_LINK:
+    case FUSE_UNLINK:
+    case FUSE_RMDIR:
+    case FUSE_RENAME:
+    case FUSE_RENAME2:
+    case FUSE_SETXATTR:
+    case FUSE_REMOVEXATTR:
+        d->call = DANAUS_CALL_MKDIR; /* a change of names or attributes */
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether the request in buf (n bytes read) is long, as workers.c judges
+ * the preload's calls (blocking.h). A request left in a pipe (spliced)
+ * is not looked into: the door asks for none. */
+static bool long_request(const struct fuse_loop *l, const struct fuse_buf *buf,
+                         size_t n, const struct fuse_in_header *in)
+{
+    struct danaus_desc d;
+    memset(&d, 0, sizeof d);
+    if ((buf->flags & FUSE_BUF_IS_FD) || n < sizeof *in ||
+        !preload_call(in->opcode, (const char *)buf->mem + sizeof *in,
+                      n - sizeof *in, &d))
+        return false;
+    return call_may_block(&d) &&
+           !(l->kernel_name_space && call_short_in_kernel(&d));
 }
 
 /* Requests that are the kernel's bookkeeping, not a program's call. */
@@ -45,6 +134,9 @@ static void *serve(void *arg)
     struct fuse_session *se = l->se;
     struct fuse_buf buf;
     memset(&buf, 0, sizeof buf);
+    /* Started by a thread that never moves: in the service's group. */
+    if (l->groups)
+        cpu_groups_join(l->groups, &cpu_me, true);
     while (!fuse_session_exited(se)) {
         int n = fuse_session_receive_buf(se, &buf);
         if (n == -EINTR || n == -EAGAIN)
@@ -57,22 +149,29 @@ static void *serve(void *arg)
         request_unique = in.unique & ~UNIQUE_RESEND;
         request_resent = (in.unique & UNIQUE_RESEND) != 0;
         request_read = request_written = 0;
+        request_long = cpu_me.g && long_request(l, &buf, (size_t)n, &in);
         uint64_t start = ipc_now_ns();
         fuse_session_process_buf(se, &buf);
+        if (request_long)
+            cpu_groups_want(&cpu_me, CPU_HOME);
         if (counted(in.opcode))
             stats_add(l->stats, l->mount, ipc_now_ns() - start, request_read,
                       request_written);
     }
     free(buf.mem);
+    cpu_groups_leave(&cpu_me);
     return NULL;
 }
 
 int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se,
-                    struct stats_table *stats, uint32_t mount)
+                    struct stats_table *stats, uint32_t mount,
+                    struct cpu_groups *groups, bool kernel_name_space)
 {
     l->se = se;
     l->stats = stats;
     l->mount = mount;
+    l->groups = groups;
+    l->kernel_name_space = kernel_name_space;
     for (l->n = 0; l->n < FUSE_LOOP_THREADS; l->n++)
         if (pthread_create(&l->threads[l->n], NULL, serve, l) != 0)
             break;

@@ -8,6 +8,15 @@
  * to answer a request already done from the log of done requests
  * (fuse_done.h) rather than do it twice. libfuse's own loop keeps the id
  * to itself.
+ *
+ * A thread inside a long call weighs as the preload's service threads do
+ * in theirs (cpugroups.h): in a cpu group of its requester's uid, from
+ * when the request's credentials are known (fuse_loop_caller) until it
+ * is answered. Long is what workers.c counts long (blocking.h), judged
+ * from the request's header and arguments as the preload's call it
+ * stands for: an fsync, a read or write of BLOCKING_BYTES or more, a
+ * lock, a truncate or fallocate, and on an instance whose name space is
+ * not the host kernel's (Ceph) every change of names or attributes.
  */
 #ifndef DANAUS_FUSE_LOOP_H
 #define DANAUS_FUSE_LOOP_H
@@ -15,6 +24,7 @@
 #ifndef FUSE_USE_VERSION
 #define FUSE_USE_VERSION 314
 #endif
+#include "fsservice/core/cpugroups.h"
 #include "fsservice/core/stats.h"
 
 #include <fuse3/fuse_lowlevel.h>
@@ -33,12 +43,18 @@ struct fuse_loop {
      * the export's mount index. */
     struct stats_table *stats;
     uint32_t mount;
+    /* Where its long calls run, and whether the host's kernel keeps the
+     * instance's name space (ls_instance.kernel_name_space). */
+    struct cpu_groups *groups;
+    bool kernel_name_space;
 };
 
 /* Starts the threads on se, after its INIT, counting its requests as
- * mount's in stats: 0, or -1 with none left. */
+ * mount's in stats, their long calls in groups (NULL: none): 0, or -1
+ * with none left. Called by a thread that is no cpu_groups member. */
 int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se,
-                    struct stats_table *stats, uint32_t mount);
+                    struct stats_table *stats, uint32_t mount,
+                    struct cpu_groups *groups, bool kernel_name_space);
 
 /* Ends them: se's exit flag is set, then each thread's read is
  * interrupted by SIGUSR1 (installed without SA_RESTART, fuse_door.c)
@@ -48,6 +64,11 @@ void fuse_loop_stop(struct fuse_loop *l, struct fuse_session *se);
 /* The request the calling thread runs: its unique id as first sent, and
  * in *resent whether this is the kernel sending it again. */
 uint64_t fuse_loop_request(bool *resent);
+
+/* The calling thread's request runs for uid (the pool's ids, as the
+ * preload's clients are counted): if it is long, the thread waits in
+ * uid's cpu group until it is answered. */
+void fuse_loop_caller(int64_t uid);
 
 /* The bytes the calling thread's request read or wrote, for its count. */
 void fuse_loop_moved(uint64_t bytes_read, uint64_t bytes_written);

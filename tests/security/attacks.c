@@ -33,6 +33,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,6 +118,29 @@ static void start_exe(const char *tag, const char *extra, const char *exe)
 static void start(const char *tag, const char *extra)
 {
     start_exe(tag, extra, danausd);
+}
+
+/* The FUSE mount of a service start_fuse_exe started. */
+static char fuse_mp[PATH_MAX];
+
+/* start_exe, for a service whose one mount (local, over host_a) has its
+ * FUSE door, at fuse_mp, open to every user (the door's own checks, and
+ * the directory's sticky bit, as mount_line says). */
+static void start_fuse_exe(const char *tag, const char *extra,
+                           const char *exe)
+{
+    assert_int_equal(site_make(&site, tag), 0);
+    assert_int_equal(chmod(site.dir, 0755), 0);
+    char a[PATH_MAX + 64];
+    snprintf(fuse_mp, sizeof fuse_mp, "%s/fuse", site.dir);
+    mount_line(a, sizeof a, fuse_mp, host_a, "a");
+    assert_int_equal(site_write_config(&site,
+                                       "fuse_keep 0\nfuse_allow_other on\n"
+                                       "%s%s",
+                                       a, extra),
+                     0);
+    assert_int_equal(daemon_start(&daemon_, exe, &site, "danausd", 30000),
+                     0);
 }
 
 static int stop(void **state)
@@ -2582,6 +2607,108 @@ static int fsync_hog(void *arg)
     return 0;
 }
 
+/* The service's threads in the group at dir, at most max into tids,
+ * once there are any (waits up to 10 s; fails without). */
+static int threads_in_group(const char *dir, pid_t *tids, int max)
+{
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/tasks", dir);
+    int n = 0;
+    for (int i = 0; i < 1000 && n == 0; i++) {
+        n = read_tids(path, tids, max);
+        usleep(10000);
+    }
+    printf("  %d service threads in %s\n", n, dir);
+    assert_true(n > 0);
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d", (int)daemon_.pid,
+                 (int)tids[i]);
+        assert_int_equal(access(path, F_OK), 0);
+    }
+    return n;
+}
+
+/* Their calls answered, the n threads in tids are back in the service's
+ * group, and the uid's group at uid_dir goes once idle. */
+static void assert_back_home(const char *uid_dir, const pid_t *tids, int n)
+{
+    assert_int_equal(wait_gone(uid_dir, 10000), 0);
+    char path[PATH_MAX], service_group[PATH_MAX], group[PATH_MAX];
+    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)daemon_.pid);
+    assert_int_equal(cpu_group_of(path, service_group, sizeof service_group),
+                     0);
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d/cgroup",
+                 (int)daemon_.pid, (int)tids[i]);
+        if (cpu_group_of(path, group, sizeof group) == 0)
+            assert_string_equal(group, service_group);
+    }
+}
+
+/* A stop removes the service's groups (dir). */
+static void stop_and_expect_gone(const char *dir)
+{
+    assert_int_equal(daemon_stop(&daemon_), 0);
+    assert_int_equal(access(dir, F_OK), -1);
+    site_remove(&site);
+    memset(&site, 0, sizeof site);
+    memset(&daemon_, 0, sizeof daemon_);
+}
+
+#define FUSE_HOG_FILES 3
+
+struct fuse_fsync_call {
+    int dir; /* the mount's root */
+    char name[32];
+};
+
+static void *fuse_fsync_one(void *arg)
+{
+    const struct fuse_fsync_call *c = arg;
+    int fd = openat(c->dir, c->name, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    intptr_t rc = fd >= 0 && write(fd, "x", 1) == 1 && fsync(fd) == 0 ? 0
+                                                                      : errno;
+    if (fd >= 0 && close(fd) < 0)
+        rc = errno;
+    return (void *)rc;
+}
+
+/* A program of HOG_UID without the preload (as a static one is): an
+ * fsync of a file of its own through the FUSE mount, from each of
+ * FUSE_HOG_FILES threads at once, each waiting for the pool's rate when
+ * it is small. The mount is reached through the service's root (a
+ * service started in a mount namespace of its own has it there). Exits
+ * 0 once every one succeeded. */
+static int fuse_fsync_hog(void *arg)
+{
+    (void)arg;
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)daemon_.pid, fuse_mp);
+    int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct statfs fs;
+    CHILD_CHECK(dir >= 0 && fstatfs(dir, &fs) == 0 &&
+                    fs.f_type == FUSE_SUPER_MAGIC,
+                "%s is no FUSE mount", path);
+    become(HOG_UID);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* after become, which clears it */
+    static struct fuse_fsync_call calls[FUSE_HOG_FILES];
+    pthread_t t[FUSE_HOG_FILES];
+    for (int i = 0; i < FUSE_HOG_FILES; i++) {
+        calls[i].dir = dir;
+        snprintf(calls[i].name, sizeof calls[i].name, "fuse-hog-%d", i);
+        CHILD_CHECK(pthread_create(&t[i], NULL, fuse_fsync_one, &calls[i]) ==
+                        0,
+                    "thread");
+    }
+    for (int i = 0; i < FUSE_HOG_FILES; i++) {
+        void *rc;
+        pthread_join(t[i], &rc);
+        CHILD_CHECK(rc == NULL, "fsync of %s: %s", calls[i].name,
+                    strerror((int)(intptr_t)rc));
+    }
+    return 0;
+}
+
 /* cpu_group_dir into home and point (PATH_MAX each), or the test is
  * skipped: it needs the local backend and a cgroup v1 cpu hierarchy. */
 static void cpu_dirs_or_skip(char *home, char *point)
@@ -2650,47 +2777,48 @@ static void test_long_calls_in_cpu_groups(void **state)
      * service threads, which sit in its group meanwhile. */
     assert_int_equal(chmod(sock, 0666), 0);
     pid_t hog = spawn(fsync_hog, NULL);
-    char uid_dir[PATH_MAX + 80], uid_tasks[PATH_MAX + 96];
+    char uid_dir[PATH_MAX + 80];
     snprintf(uid_dir, sizeof uid_dir, "%s/uid.%d", dir, HOG_UID);
-    snprintf(uid_tasks, sizeof uid_tasks, "%s/tasks", uid_dir);
     pid_t tids[64];
-    int n = 0;
-    for (int i = 0; i < 1000 && n == 0; i++) {
-        n = read_tids(uid_tasks, tids, 64);
-        usleep(10000);
-    }
-    printf("  %d service threads in %s\n", n, uid_dir);
-    assert_true(n > 0);
-    for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "/proc/%d/task/%d", (int)daemon_.pid,
-                 (int)tids[i]);
-        assert_int_equal(access(path, F_OK), 0);
-    }
+    int n = threads_in_group(uid_dir, tids, 64);
     struct honest_report other = honest_run(HONEST_UID,
                                             "another uid, beside it");
     assert_int_equal(other.errors, 0);
     assert_int_equal(reap(hog, 60), 0);
+    assert_back_home(uid_dir, tids, n);
+    stop_and_expect_gone(dir);
+}
 
-    /* Answered, the threads are back in the service's group, and the
-     * uid's group goes once idle. */
-    assert_int_equal(wait_gone(uid_dir, 10000), 0);
-    char service_group[PATH_MAX], group[PATH_MAX];
-    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)daemon_.pid);
-    assert_int_equal(cpu_group_of(path, service_group, sizeof service_group),
-                     0);
-    for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "/proc/%d/task/%d/cgroup",
-                 (int)daemon_.pid, (int)tids[i]);
-        if (cpu_group_of(path, group, sizeof group) == 0)
-            assert_string_equal(group, service_group);
+/* The FUSE door's long calls run in the same groups: a program of
+ * another uid, without the preload, fsyncs through the FUSE mount, and
+ * the door's threads inside those calls sit in its uid's group
+ * meanwhile, and come back to the service's after. */
+static void test_fuse_long_calls_in_cpu_groups(void **state)
+{
+    (void)state;
+    char home[PATH_MAX], point[PATH_MAX];
+    cpu_dirs_or_skip(home, point);
+    start_fuse_exe("cpu-fuse",
+                   "long_calls_cpu_shares 512\nbackend_ops_per_second 1\n",
+                   danausd);
+    char dir[PATH_MAX + 64], uid_dir[PATH_MAX + 80];
+    snprintf(dir, sizeof dir, "%s/danausd.%d", home, (int)daemon_.pid);
+    snprintf(uid_dir, sizeof uid_dir, "%s/uid.%d", dir, HOG_UID);
+    pid_t hog = spawn(fuse_fsync_hog, NULL);
+    pid_t tids[64];
+    int n = threads_in_group(uid_dir, tids, 64);
+    assert_int_equal(reap(hog, 60), 0);
+    for (int i = 0; i < FUSE_HOG_FILES; i++) {
+        char path[PATH_MAX + 64], text[4] = "";
+        snprintf(path, sizeof path, "%s/fuse-hog-%d", host_a, i);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(read(fd, text, sizeof text), 1);
+        close(fd);
+        assert_string_equal(text, "x");
     }
-
-    /* A stop removes the service's groups. */
-    assert_int_equal(daemon_stop(&daemon_), 0);
-    assert_int_equal(access(dir, F_OK), -1);
-    site_remove(&site);
-    memset(&site, 0, sizeof site);
-    memset(&daemon_, 0, sizeof daemon_);
+    assert_back_home(uid_dir, tids, n);
+    stop_and_expect_gone(dir);
 }
 
 /* Starts danausd through a shell wrapper: in a cpu group it may not
@@ -2698,7 +2826,7 @@ static void test_long_calls_in_cpu_groups(void **state)
  * in a mount namespace without the cpu hierarchy. Either way it says so
  * once, makes no group, and serves long and short calls. */
 static void run_without_groups(const char *how, const char *home,
-                               const char *point)
+                               const char *point, bool fuse)
 {
     char *script = wrapper;
     snprintf(wrapper, sizeof wrapper, "/tmp/danaus-cpu-wrap.XXXXXX");
@@ -2739,7 +2867,10 @@ static void run_without_groups(const char *how, const char *home,
     setenv("DANAUS_TEST_CPU_GROUP", group, 1);
     setenv("DANAUS_TEST_CPU_MOUNT", point, 1);
     setenv("DANAUS_TEST_DANAUSD", danausd, 1);
-    start_exe("cpu-none", "", script);
+    if (fuse)
+        start_fuse_exe("cpu-none", "", script);
+    else
+        start_exe("cpu-none", "", script);
     unsetenv("DANAUS_TEST_CPU");
     static char log[65536];
     assert_non_null(strstr(daemon_log_text(&daemon_, log, sizeof log),
@@ -2748,9 +2879,13 @@ static void run_without_groups(const char *how, const char *home,
     snprintf(dir, sizeof dir, "%s/danausd.%d",
              strcmp(how, "norights") == 0 ? group : home, (int)daemon_.pid);
     assert_int_equal(access(dir, F_OK), -1);
-    assert_int_equal(chmod(sock, 0666), 0);
-    assert_int_equal(reap(spawn(fsync_hog, NULL), 60), 0);
-    assert_int_equal(honest_run(HONEST_UID, how).errors, 0);
+    if (fuse) {
+        assert_int_equal(reap(spawn(fuse_fsync_hog, NULL), 60), 0);
+    } else {
+        assert_int_equal(chmod(sock, 0666), 0);
+        assert_int_equal(reap(spawn(fsync_hog, NULL), 60), 0);
+        assert_int_equal(honest_run(HONEST_UID, how).errors, 0);
+    }
     assert_int_equal(daemon_stop(&daemon_), 0);
     site_remove(&site);
     memset(&site, 0, sizeof site);
@@ -2763,8 +2898,18 @@ static void test_long_calls_without_cpu_groups(void **state)
     (void)state;
     char home[PATH_MAX], point[PATH_MAX];
     cpu_dirs_or_skip(home, point);
-    run_without_groups("norights", home, point);
-    run_without_groups("nomount", home, point);
+    run_without_groups("norights", home, point, false);
+    run_without_groups("nomount", home, point, false);
+}
+
+/* And so does the FUSE door, its long calls too. */
+static void test_fuse_long_calls_without_cpu_groups(void **state)
+{
+    (void)state;
+    char home[PATH_MAX], point[PATH_MAX];
+    cpu_dirs_or_skip(home, point);
+    run_without_groups("norights", home, point, true);
+    run_without_groups("nomount", home, point, true);
 }
 
 int main(int argc, char **argv)
@@ -2802,9 +2947,15 @@ int main(int argc, char **argv)
                                   remove_planted),
         cmocka_unit_test_teardown(test_long_calls_without_cpu_groups,
                                   remove_planted),
+        cmocka_unit_test_teardown(test_fuse_long_calls_in_cpu_groups,
+                                  remove_planted),
+        cmocka_unit_test_teardown(test_fuse_long_calls_without_cpu_groups,
+                                  remove_planted),
         cmocka_unit_test_teardown(test_fuzzer, stop),
     };
     if (getenv("DANAUS_SECURITY_FILTER"))
         cmocka_set_test_filter(getenv("DANAUS_SECURITY_FILTER"));
+    if (getenv("DANAUS_SECURITY_SKIP"))
+        cmocka_set_skip_filter(getenv("DANAUS_SECURITY_SKIP"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
