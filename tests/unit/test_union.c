@@ -521,6 +521,13 @@ static void test_walks_remembered_see_changes(void **state)
     assert_int_equal(f->ops->stat(f->u, &user_cred, "d/b", 0, &st), 0);
     assert_int_equal(f->ops->chmod(f->u, &root_cred, "d", 0700, 0), 0);
     assert_int_equal(f->ops->stat(f->u, &user_cred, "d/b", 0, &st), -EACCES);
+    /* Closed again through a symbolic link to it: the walk through the
+     * directory the link leads to goes. */
+    assert_int_equal(f->ops->chmod(f->u, &root_cred, "d", 0755, 0), 0);
+    assert_int_equal(f->ops->symlink(f->u, &root_cred, "d", "to_d"), 0);
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "d/b", 0, &st), 0);
+    assert_int_equal(f->ops->chmod(f->u, &root_cred, "to_d", 0700, 0), 0);
+    assert_int_equal(f->ops->stat(f->u, &user_cred, "d/b", 0, &st), -EACCES);
     /* Another caller does not borrow the walk of the one before. */
     assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &st), 0);
     assert_int_equal(f->ops->stat(f->u, &user_cred, "d/a", 0, &st), -EACCES);

@@ -43,6 +43,16 @@ static int find_for_change(struct union_instance *u, const struct ls_cred *cred,
     return union_copyup(u, cred, n, keep_len);
 }
 
+/* rc, after noting a change of n's mode, owner or xattrs if n is a
+ * directory: those guard the walks through it (lookup.c's memo), and a
+ * copy-up made it merge the top branch. A file's guard no walk. */
+static int changed_entry(const struct union_node *n, int rc)
+{
+    if (rc == 0 && S_ISDIR(n->st.mode))
+        union_changed_at(n->path);
+    return rc;
+}
+
 int union_chmod(struct ls_instance *inst, const struct ls_cred *cred,
                 const char *path, mode_t mode, int at)
 {
@@ -54,7 +64,7 @@ int union_chmod(struct ls_instance *inst, const struct ls_cred *cred,
     if (rc < 0)
         return rc;
     struct ls_instance *top = union_branch_inst(u, 0);
-    return top->ops->chmod(top, cred, n.path, mode, at);
+    return changed_entry(&n, top->ops->chmod(top, cred, n.path, mode, at));
 }
 
 int union_chown(struct ls_instance *inst, const struct ls_cred *cred,
@@ -68,7 +78,7 @@ int union_chown(struct ls_instance *inst, const struct ls_cred *cred,
     if (rc < 0)
         return rc;
     struct ls_instance *top = union_branch_inst(u, 0);
-    return top->ops->chown(top, cred, n.path, uid, gid, at);
+    return changed_entry(&n, top->ops->chown(top, cred, n.path, uid, gid, at));
 }
 
 int union_utimens(struct ls_instance *inst, const struct ls_cred *cred,
@@ -135,8 +145,8 @@ int union_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
     if (rc < 0)
         return rc;
     struct ls_instance *top = union_branch_inst(u, 0);
-    return top->ops->setxattr(top, cred, n.path, name, value, size, xflags,
-                              at);
+    return changed_entry(&n, top->ops->setxattr(top, cred, n.path, name,
+                                                value, size, xflags, at));
 }
 
 int union_removexattr(struct ls_instance *inst, const struct ls_cred *cred,
@@ -152,5 +162,6 @@ int union_removexattr(struct ls_instance *inst, const struct ls_cred *cred,
     if (rc < 0)
         return rc;
     struct ls_instance *top = union_branch_inst(u, 0);
-    return top->ops->removexattr(top, cred, n.path, name, at);
+    return changed_entry(&n,
+                         top->ops->removexattr(top, cred, n.path, name, at));
 }

@@ -167,13 +167,13 @@ static void union_destroy(struct ls_instance *inst)
  * A walk's memo holds the directories on a path: which branches each
  * merges, and that the caller may search them. What changes those marks
  * the unions changed after it: a directory removed (union_rmdir names
- * it) or copied up (copyup.c names it, whatever call copied up), any
- * rename (for simplicity), and a mode, an owner or an xattr (opaque
- * marks, ACLs) of a directory, or of any path, whose type the call does
- * not tell. A directory made changes no walk (no walk went through a name
- * that was not there, or was whited out), nor do files made, removed,
- * written or retimed: a later lookup of their names looks in the branches
- * afresh. */
+ * it), copied up (copyup.c names it, whatever call copied up) or given a
+ * mode, an owner or an xattr (opaque marks, ACLs) by path (attr.c names
+ * it), any rename (for simplicity), and those changes through an open
+ * directory (below). A directory made changes no walk (no walk went
+ * through a name that was not there, or was whited out), nor do files
+ * made, removed, written, retimed or given a mode, owner or xattr: a
+ * later lookup of their names looks in the branches afresh. */
 
 static int changing_fchmod(struct ls_file *f, const struct ls_cred *cred,
                            mode_t mode)
@@ -221,41 +221,6 @@ static int changing_rename(struct ls_instance *inst,
     return rc;
 }
 
-static int changing_chmod(struct ls_instance *inst, const struct ls_cred *cred,
-                          const char *path, mode_t mode, int at)
-{
-    int rc = union_chmod(inst, cred, path, mode, at);
-    union_changed();
-    return rc;
-}
-
-static int changing_chown(struct ls_instance *inst, const struct ls_cred *cred,
-                          const char *path, uid_t uid, gid_t gid, int at)
-{
-    int rc = union_chown(inst, cred, path, uid, gid, at);
-    union_changed();
-    return rc;
-}
-
-static int changing_setxattr(struct ls_instance *inst,
-                             const struct ls_cred *cred, const char *path,
-                             const char *name, const void *value, size_t size,
-                             int xflags, int at)
-{
-    int rc = union_setxattr(inst, cred, path, name, value, size, xflags, at);
-    union_changed();
-    return rc;
-}
-
-static int changing_removexattr(struct ls_instance *inst,
-                                const struct ls_cred *cred, const char *path,
-                                const char *name, int at)
-{
-    int rc = union_removexattr(inst, cred, path, name, at);
-    union_changed();
-    return rc;
-}
-
 static const struct ls_ops union_ops = {
     .name = "union",
     .open = union_open,
@@ -286,15 +251,15 @@ static const struct ls_ops union_ops = {
     .link = union_link,
     .symlink = union_symlink,
     .readlink = union_readlink,
-    .chmod = changing_chmod,
-    .chown = changing_chown,
+    .chmod = union_chmod,
+    .chown = union_chown,
     .utimens = union_utimens,
     .truncate = union_truncate,
     .statfs = union_statfs,
     .getxattr = union_getxattr,
-    .setxattr = changing_setxattr,
+    .setxattr = union_setxattr,
     .listxattr = union_listxattr,
-    .removexattr = changing_removexattr,
+    .removexattr = union_removexattr,
     .destroy = union_destroy,
 };
 
