@@ -499,6 +499,30 @@ static void test_names_in_top_only_dirs(void **state)
     assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new/opq"), 0);
     assert_false(host_exists(f, "up/new/opq"));
     assert_string_equal(list(f, "new"), "");
+
+    /* O_CREAT | O_EXCL: made there at once, EEXIST for whatever is
+     * there, a link not followed; a reserved name is none of the
+     * union's; in a merged directory a lower name still counts. */
+    const int excl = O_CREAT | O_EXCL | O_WRONLY;
+    struct ls_file *file;
+    assert_int_equal(f->ops->open(f->u, &root_cred, "new/e", excl, 0644,
+                                  &file), 0);
+    f->ops->close(file);
+    assert_true(host_exists(f, "up/new/e"));
+    assert_int_equal(f->ops->open(f->u, &root_cred, "new/e", excl, 0644,
+                                  &file), -EEXIST);
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "new/dir", 0755), 0);
+    assert_int_equal(f->ops->open(f->u, &root_cred, "new/dir", excl, 0644,
+                                  &file), -EEXIST);
+    assert_int_equal(f->ops->symlink(f->u, &root_cred, "../only2", "new/l"),
+                     0);
+    assert_int_equal(f->ops->open(f->u, &root_cred, "new/l", excl, 0644,
+                                  &file), -EEXIST);
+    assert_int_equal(f->ops->open(f->u, &root_cred, "new/.wh.z", excl, 0644,
+                                  &file), -ENOENT);
+    assert_false(host_exists(f, "up/new/.wh.z"));
+    assert_int_equal(f->ops->open(f->u, &root_cred, "d/a", excl, 0644,
+                                  &file), -EEXIST);
 }
 
 /* A thread's lookups in one directory reuse the walk to it (lookup.c's

@@ -138,8 +138,21 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
     if (!(flags & O_DIRECTORY))
         lf |= UNION_FAST; /* a directory needs its merge mask */
     struct union_node n;
+    int rc;
+    /* A new name in a directory only the top branch has: no branch below
+     * can hold it, and the top branch's EEXIST is the union's answer, so
+     * nothing is looked up first (as unlink, names.c). */
+    if (creat_excl && !(flags & O_DIRECTORY)) {
+        rc = union_lookup(u, cred, path, UNION_PARENT, &n);
+        if (rc < 0)
+            return rc;
+        if (n.branch == -1 && n.parent_dirs == 1u) {
+            n.st.mode = 0;
+            return open_new(u, cred, &n, flags, mode, out);
+        }
+    }
     uint64_t gen = union_generation();
-    int rc = union_lookup(u, cred, path, lf, &n);
+    rc = union_lookup(u, cred, path, lf, &n);
     if (rc < 0)
         return rc;
     if (n.branch < 0)
