@@ -253,6 +253,8 @@ static int export_resume(struct fuse_export *ex, const struct service *svc,
         return -1;
     }
     ex->resumed = true;
+    /* Its nodes are a predecessor's, told of who knows what. */
+    atomic_store(&ex->several_names, true);
     return 0;
 }
 

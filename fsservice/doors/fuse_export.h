@@ -27,6 +27,7 @@
 
 #include <fuse3/fuse_lowlevel.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,10 @@ struct fuse_export {
     /* Taken over from a dead service with its FUSE connection
      * (fuse_keeper.h): libfuse did not mount it, so does not unmount it. */
     bool resumed;
+    /* The kernel may hold a name of a file that has others: it was told
+     * of one with more than one link, or a link was made, or the nodes
+     * are a predecessor's (fuse_inval.c). Set once, never cleared. */
+    _Atomic bool several_names;
     /* The kernel's INIT request, which a successor replays to its own
      * libfuse session, so that both agree on what the kernel agreed to. */
     unsigned char init[FUSE_EXPORT_INIT_MAX];

@@ -6,7 +6,9 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Names of one inode the kernel holds, dropped at once; more than this
  * (a file linked under many names) keep their attributes until they time
@@ -83,6 +85,13 @@ static void inval_inode_of(struct fuse_export *ex, uint64_t ino, bool data)
         inval_attrs(ex, ino);
 }
 
+void fuse_inval_told(struct fuse_export *ex, uint32_t mode, uint64_t nlink)
+{
+    if (nlink > 1 && !S_ISDIR(mode) &&
+        !atomic_load_explicit(&ex->several_names, memory_order_relaxed))
+        atomic_store(&ex->several_names, true);
+}
+
 /* The file changed: named by file, else by path, following a symbolic
  * link or not (lchown). Only a call that followed the link is followed
  * again: reading a link sets its access time. */
@@ -101,6 +110,15 @@ static void inval_file(struct fuse_export *ex, const char *path,
     }
     uint64_t ino_here;
     uint64_t here = fuse_nodes_find(&ex->nodes, path, &ino_here);
+    /* While no file the kernel was told of has other names, it knows this
+     * one by this path alone, if at all: no stat needed to find it. */
+    if (!atomic_load(&ex->several_names)) {
+        if (here && ino_here)
+            inval_inode_of(ex, ino_here, data);
+        else if (here)
+            inval_node(ex, here, data);
+        return;
+    }
     if (ex->inst->ops->stat(ex->inst, cred, path,
                             follow ? 0 : AT_SYMLINK_NOFOLLOW, &st) < 0)
         st.ino = 0;
@@ -171,6 +189,7 @@ void fuse_inval_changed(struct fuse_export *ex, enum service_change what,
         renamed(ex, path, path2, what == CHANGED_EXCHANGED);
         break;
     case CHANGED_LINKED:
+        atomic_store(&ex->several_names, true);
         fuse_nodes_find(&ex->nodes, path, &ino);
         inval_name(ex, path2);
         fuse_inval_inode(ex, ino, 0, false);

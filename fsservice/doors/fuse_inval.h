@@ -30,6 +30,10 @@
 void fuse_inval_inode(struct fuse_export *ex, uint64_t ino, uint64_t except,
                       bool data);
 
+/* The kernel is told of a file of mode with nlink names (an entry's or
+ * attributes' reply): remembered if it has more than one. */
+void fuse_inval_told(struct fuse_export *ex, uint32_t mode, uint64_t nlink);
+
 /* Drops the listing the kernel caches of directory node (fuse_dirs.h),
  * and its attributes. */
 void fuse_inval_listing(struct fuse_export *ex, uint64_t node);

@@ -125,10 +125,12 @@ static void reply_attrs(struct fuse_call *c, fuse_ino_t ino,
     struct stat st;
     if (rc == 0)
         rc = attrs_of(c, ino, file, &st);
-    if (rc < 0)
+    if (rc < 0) {
         fuse_reply_err(c->req, -rc);
-    else
-        fuse_reply_attr(c->req, &st, attr_timeout(c, st.st_mode));
+        return;
+    }
+    fuse_inval_told(c->ex, st.st_mode, st.st_nlink);
+    fuse_reply_attr(c->req, &st, attr_timeout(c, st.st_mode));
 }
 
 /* The entry of path, of attributes d, for the kernel: its node, with one
@@ -146,6 +148,7 @@ static void entry_of(struct fuse_call *c, const char *path,
     e->entry_timeout = c->ex->timeout;
     e->attr_timeout = attr_timeout(c, d->mode);
     to_stat(c, d, &e->attr);
+    fuse_inval_told(c->ex, d->mode, d->nlink);
 }
 
 /* Replies the entry at path (made or found just now); with negative, a

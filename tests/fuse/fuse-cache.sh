@@ -119,6 +119,17 @@ expect "preload chmod, truncate of listed names: busybox stat sees them" \
     "$(plain stat -c '%a %s' "$mnt/listed/l1" "$mnt/listed/l2" 2>&1 |
        paste -sd'|')"
 
+# A file of two names, the second made by the host (no call of the
+# service's told of it), the first cached by the kernel: a change through
+# the second name reaches the first's attributes. Before any link is made
+# through a door below.
+echo q > "$site/backing/q1"
+ln "$site/backing/q1" "$site/backing/q2"
+prime "$mnt/q1"
+pre chmod 604 "$mnt/q2"
+expect "preload chmod through a name the kernel never saw: the other sees it" \
+    "604" "$(plain stat -c %a "$mnt/q1" 2>&1)"
+
 # Listings: the kernel opens directories without asking the door and
 # keeps what it listed, checking it only against the directory's mtime
 # (fuse_dirs.h). A name made, removed or renamed through the preload is
