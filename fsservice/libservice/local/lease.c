@@ -51,9 +51,9 @@ static struct {
             .started = PTHREAD_COND_INITIALIZER};
 
 /* The name of a file's data in announcements. */
-static uint64_t key_of(const struct stat *st)
+static uint64_t key_of(uint64_t dev, uint64_t ino)
 {
-    return (uint64_t)st->st_ino ^ ((uint64_t)st->st_dev * 0x9E3779B97F4A7C15ull);
+    return ino ^ (dev * 0x9E3779B97F4A7C15ull);
 }
 
 static void *breaker_main(void *arg)
@@ -73,8 +73,9 @@ static void *breaker_main(void *arg)
         int fd = (int)si.ssi_fd;
         struct stat st;
         if (fstat(fd, &st) == 0) {
-            leases.sink.changed(leases.sink.arg, key_of(&st));
-            leases.sink.flush(leases.sink.arg, key_of(&st));
+            uint64_t key = key_of(st.st_dev, st.st_ino);
+            leases.sink.changed(leases.sink.arg, key);
+            leases.sink.flush(leases.sink.arg, key);
         }
         fcntl(fd, F_SETLEASE, F_UNLCK);
     }
@@ -97,29 +98,40 @@ int local_backend_enable_cache(const struct ls_change_sink *sink)
     return rc;
 }
 
-int local_lease_hold(int fd, int as_root, uint64_t *key)
+void local_lease_init(struct local_lease *l, const struct danaus_stat *st,
+                      int flags)
 {
-    pid_t breaker = leases.breaker;
-    struct stat st;
-    int flags = fcntl(fd, F_GETFL);
-    if (breaker <= 0 || flags < 0 || fstat(fd, &st) < 0 ||
-        !S_ISREG(st.st_mode))
-        return 0;
     /* A read lease needs a read-only descriptor; a write lease, which an
      * O_RDWR descriptor takes, is broken by any other open of the file. */
-    int type = (flags & O_ACCMODE) == O_RDONLY ? F_RDLCK : F_WRLCK;
-    int held = type == F_WRLCK ? LS_HOLD_WRITES : 1;
-    *key = key_of(&st);
-    if (fcntl(fd, F_GETLEASE) == type)
+    l->type = !S_ISREG(st->mode)                  ? -1
+              : (flags & O_ACCMODE) == O_RDONLY ? F_RDLCK
+                                                : F_WRLCK;
+    l->key = key_of(st->dev, st->ino);
+    atomic_init(&l->signalled, false);
+}
+
+int local_lease_hold(int fd, int as_root, struct local_lease *l,
+                     uint64_t *key)
+{
+    pid_t breaker = leases.breaker;
+    if (breaker <= 0 || l->type < 0)
+        return 0;
+    int held = l->type == F_WRLCK ? LS_HOLD_WRITES : 1;
+    *key = l->key;
+    if (atomic_load(&l->signalled) && fcntl(fd, F_GETLEASE) == l->type)
         return held;
+    /* Before every lease, not once: giving one up (F_UNLCK) drops the
+     * descriptor's signal and owner (seen here: the next lease's break
+     * came as SIGIO, whose default killed danausd). */
     struct f_owner_ex owner = {F_OWNER_TID, breaker};
     if (fcntl(fd, F_SETSIG, LOCAL_LEASE_SIGNAL) < 0 ||
         fcntl(fd, F_SETOWN_EX, &owner) < 0)
         return 0;
+    atomic_store(&l->signalled, true);
     if (as_root) {
         static const struct ls_cred root = {0};
         if (local_cred_enter(&root) < 0)
             return 0;
     }
-    return fcntl(fd, F_SETLEASE, type) == 0 ? held : 0;
+    return fcntl(fd, F_SETLEASE, l->type) == 0 ? held : 0;
 }

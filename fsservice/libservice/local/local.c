@@ -70,6 +70,7 @@ struct local_instance {
 struct local_file {
     struct ls_file base;
     int fd;
+    struct local_lease lease; /* lease.h */
     /* getdents seeks then reads; the pair must not interleave with another
      * thread's on the same open directory. */
     pthread_mutex_t dir_lock;
@@ -327,6 +328,7 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
     stat_from_statx(&st, &file->base.attrs);
     file->base.has_attrs = true;
     file->fd = fd;
+    local_lease_init(&file->lease, &file->base.attrs, flags);
     file->dir_at = 0;
     pthread_mutex_init(&file->dir_lock, NULL);
     *out = &file->base;
@@ -344,7 +346,7 @@ static void local_close(struct ls_file *base)
 static int local_cache_hold(struct ls_file *file, uint64_t *key)
 {
     return local_lease_hold(lfile(file)->fd, local(file->inst)->switch_creds,
-                            key);
+                            &lfile(file)->lease, key);
 }
 
 static ssize_t local_pread(struct ls_file *file, const struct ls_cred *cred,
