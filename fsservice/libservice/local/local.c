@@ -706,54 +706,84 @@ static int local_access(struct ls_instance *inst, const struct ls_cred *cred,
 #define SYS_fchmodat2 452
 #endif
 
+/* A mode or an owner to set by path, and the type of what it was set on,
+ * looked at after the change (0: not known): a directory's guard every
+ * name below it, a file's none (dirs.h). After, not before: a directory
+ * put in the name's place meanwhile is seen, and one taken away went by
+ * a rename or rmdir, which told dirs.c itself. */
+struct attr_change {
+    mode_t mode;
+    uid_t uid;
+    gid_t gid;
+    mode_t type;
+};
+
+static int changed_by_name(int dir_fd, const char *name, int rc,
+                           struct attr_change *c)
+{
+    struct statx sx;
+    if (rc == 0 &&
+        statx(dir_fd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) == 0)
+        c->type = sx.stx_mode & S_IFMT;
+    return rc;
+}
+
+/* rc, after telling dirs.c of a change c that may guard walks. */
+static int attr_changed(const struct attr_change *c, int rc)
+{
+    return c->type && !S_ISDIR(c->type) ? rc : changed(rc);
+}
+
 static int chmod_by_name(int dir_fd, const char *name, int at, void *a)
 {
+    struct attr_change *c = a;
     int rc = may_change_name(dir_fd, name, at);
     if (rc < 0)
         return rc;
-    long done = syscall(SYS_fchmodat2, dir_fd, name, *(mode_t *)a,
+    long done = syscall(SYS_fchmodat2, dir_fd, name, c->mode,
                         AT_SYMLINK_NOFOLLOW);
-    return done < 0 && errno == ENOSYS ? -EAGAIN : neg_errno(done);
+    if (done < 0 && errno == ENOSYS)
+        return -EAGAIN;
+    return changed_by_name(dir_fd, name, neg_errno(done), c);
 }
 
 static int chmod_by_fd(int fd, void *a)
 {
-    return neg_errno(chmod(proc_link_of(fd).path, *(mode_t *)a));
+    const struct attr_change *c = a;
+    return neg_errno(chmod(proc_link_of(fd).path, c->mode));
 }
 
 static int local_chmod(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path, mode_t mode, int at)
 {
-    struct inode_op op = {chmod_by_name, chmod_by_fd, &mode};
-    return changed(on_inode(inst, cred, path, at, &op));
+    struct attr_change c = {.mode = mode};
+    struct inode_op op = {chmod_by_name, chmod_by_fd, &c};
+    return attr_changed(&c, on_inode(inst, cred, path, at, &op));
 }
-
-struct owner {
-    uid_t uid;
-    gid_t gid;
-};
 
 static int chown_by_name(int dir_fd, const char *name, int at, void *a)
 {
-    const struct owner *o = a;
+    struct attr_change *c = a;
     int rc = may_change_name(dir_fd, name, at);
-    return rc < 0 ? rc
-                  : neg_errno(fchownat(dir_fd, name, o->uid, o->gid,
-                                       AT_SYMLINK_NOFOLLOW));
+    if (rc < 0)
+        return rc;
+    rc = neg_errno(fchownat(dir_fd, name, c->uid, c->gid,
+                            AT_SYMLINK_NOFOLLOW));
+    return changed_by_name(dir_fd, name, rc, c);
 }
 
 static int chown_by_fd(int fd, void *a)
 {
-    const struct owner *o = a;
-    return neg_errno(fchownat(fd, "", o->uid, o->gid, AT_EMPTY_PATH));
+    const struct attr_change *c = a;
+    return neg_errno(fchownat(fd, "", c->uid, c->gid, AT_EMPTY_PATH));
 }
 
 static int local_chown(struct ls_instance *inst, const struct ls_cred *cred,
                        const char *path, uid_t uid, gid_t gid, int at)
 {
-    struct owner o = {uid, gid};
-    struct inode_op op = {chown_by_name, chown_by_fd, &o};
-    return changed(on_inode(inst, cred, path, at, &op));
+    struct attr_change c = {.uid = uid, .gid = gid};
+    struct inode_op op = {chown_by_name, chown_by_fd, &c};
+    return attr_changed(&c, on_inode(inst, cred, path, at, &op));
 }
 
 static int utimens_by_name(int dir_fd, const char *name, int at, void *a)
