@@ -523,6 +523,9 @@ static void test_names_in_top_only_dirs(void **state)
     assert_false(host_exists(f, "up/new/.wh.z"));
     assert_int_equal(f->ops->open(f->u, &root_cred, "d/a", excl, 0644,
                                   &file), -EEXIST);
+    /* A trailing slash: what the top branch's open says of it. */
+    assert_int_equal(f->ops->open(f->u, &root_cred, "new/t/", excl, 0644,
+                                  &file), -EISDIR);
 }
 
 /* A thread's lookups in one directory reuse the walk to it (lookup.c's

@@ -141,20 +141,21 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
     int rc;
     /* A new name in a directory only the top branch has: no branch below
      * can hold it, and the top branch's EEXIST is the union's answer, so
-     * nothing is looked up first (as unlink, names.c). */
-    if (creat_excl && !(flags & O_DIRECTORY)) {
-        rc = union_lookup(u, cred, path, UNION_PARENT, &n);
-        if (rc < 0)
-            return rc;
-        if (n.branch == -1 && n.parent_dirs == 1u) {
-            n.st.mode = 0;
-            return open_new(u, cred, &n, flags, mode, out);
-        }
+     * nothing is looked up first (as unlink, names.c). Anything else,
+     * errors included, goes the whole way below. */
+    if (creat_excl && !(flags & O_DIRECTORY) &&
+        union_lookup(u, cred, path, UNION_PARENT, &n) == 0 &&
+        n.branch == -1 && n.parent_dirs == 1u) {
+        n.st.mode = 0;
+        return open_new(u, cred, &n, flags, mode, out);
     }
     uint64_t gen = union_generation();
     rc = union_lookup(u, cred, path, lf, &n);
     if (rc < 0)
         return rc;
+    /* A name to make with a trailing slash: Linux makes no directory. */
+    if (n.branch < 0 && path[0] && path[strlen(path) - 1] == '/')
+        return -EISDIR;
     if (n.branch < 0)
         return open_new(u, cred, &n, flags, mode, out);
     if (creat_excl)
