@@ -299,7 +299,7 @@ int64_t call_write(struct request *r)
 /* Calls through a file the backend would not hold (open for writing
  * elsewhere, a lease refused) that go by before it is asked again: each
  * ask costs the backend's hold (the local lease's system calls). */
-#define ARM_RETRY 64
+#define HOLD_RETRY 64
 
 /* Whether to let this call by without asking for a hold, taking a skip. */
 static bool skip_hold(_Atomic uint32_t *skips)
@@ -323,7 +323,7 @@ int64_t call_pread(struct request *r)
         gen = readcache_begin(&r->svc->readcache, r->c, r->d->handle,
                               r->of->file, writes_back(r->of));
         if (!gen)
-            atomic_store(&r->of->read_hold_skips, ARM_RETRY);
+            atomic_store(&r->of->read_hold_skips, HOLD_RETRY);
     }
     int64_t n = read_at(r, r->d->arg[1]);
     *r->cache_gen_out = n >= 0 ? gen : 0;
@@ -351,7 +351,7 @@ void pwrite_may_write_back(struct request *r)
         return;
     if (!readcache_begin(&r->svc->readcache, r->c, r->d->handle, of->file,
                          true))
-        atomic_store(&of->arm_skips, ARM_RETRY);
+        atomic_store(&of->arm_skips, HOLD_RETRY);
 }
 
 int64_t call_flush(struct request *r)
