@@ -7,9 +7,10 @@
  * slow lately; fuse_loop.c: the FUSE door's, for programs without the
  * preload, judged as the preload's call each stands for) is one of
  * those too, and a uid may have half of a queue's threads in them (and
- * the FUSE door's threads of each mount besides): each of them a scheduling entity of nice -10's weight,
- * beside which a round trip of another client (its own process and the
- * service thread that answers it) waits for the cpu a slice at a time.
+ * the FUSE door's threads of each mount besides): each of them a
+ * scheduling entity of nice -10's weight, beside which a round trip of
+ * another client (its own process and the service thread that answers
+ * it) waits for the cpu a slice at a time.
  * So, where the service may make groups in the cpu controller's
  * hierarchy (cgroup v1), each thread runs its long calls inside a group
  * of its client's uid, under one group of all long calls, below the

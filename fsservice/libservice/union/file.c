@@ -144,8 +144,7 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
      * nothing is looked up first (as unlink, names.c). Anything else,
      * errors included, goes the whole way below. */
     if (creat_excl && !(flags & O_DIRECTORY) &&
-        union_lookup(u, cred, path, UNION_PARENT, &n) == 0 &&
-        n.branch == -1 && n.parent_dirs == 1u) {
+        union_in_top_only_dir(u, cred, path, &n) == 1) {
         n.st.mode = 0;
         return open_new(u, cred, &n, flags, mode, out);
     }

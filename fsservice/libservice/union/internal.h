@@ -154,6 +154,15 @@ uint64_t union_new_id(void);
  * component is missing (out->path then names where it would be). */
 int union_lookup(struct union_instance *u, const struct ls_cred *cred,
                  const char *path, int flags, struct union_node *out);
+/* Whether path names an entry of a directory that no lower branch merges
+ * into (n gets its resolved path, n->branch -1): such a name has nothing
+ * below it to hide or to find, and the top branch's unlink, rmdir or
+ * exclusive create answers as the union would (EISDIR, ENOTDIR, ENOENT,
+ * EEXIST, EACCES), so the name need not be looked up first. 1 or 0, or
+ * -errno from the walk to its directory. */
+int union_in_top_only_dir(struct union_instance *u,
+                          const struct ls_cred *cred, const char *path,
+                          struct union_node *n);
 /* Whether a branch below `below`, among the parent's merged branches,
  * shows the name of node (so deleting it needs a whiteout). */
 int union_lower_has(struct union_instance *u, const struct ls_cred *cred,

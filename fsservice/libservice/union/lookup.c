@@ -222,12 +222,11 @@ static _Thread_local struct walk_memo memo;
 static bool memo_valid(struct walk_memo *m, const struct union_instance *u,
                        const struct ls_cred *cred)
 {
-    return m->union_id == u->id &&
-           dir_changes_spare(&changes, &m->generation, m->dir, m->dir_len) &&
-           m->uid == cred->uid && m->gid == cred->gid &&
-           m->ngroups == cred->ngroups &&
+    return m->union_id == u->id && m->uid == cred->uid &&
+           m->gid == cred->gid && m->ngroups == cred->ngroups &&
            memcmp(m->groups, cred->groups,
-                  (size_t)cred->ngroups * sizeof *cred->groups) == 0;
+                  (size_t)cred->ngroups * sizeof *cred->groups) == 0 &&
+           dir_changes_spare(&changes, &m->generation, m->dir, m->dir_len);
 }
 
 /* The length of the leading directories path's directory (its first
@@ -470,6 +469,14 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
             flags |= UNION_TOP_LACKS;
     }
     return lookup_slow(u, cred, path, flags, &look, out);
+}
+
+int union_in_top_only_dir(struct union_instance *u,
+                          const struct ls_cred *cred, const char *path,
+                          struct union_node *n)
+{
+    int rc = union_lookup(u, cred, path, UNION_PARENT, n);
+    return rc < 0 ? rc : n->branch == -1 && n->parent_dirs == 1u;
 }
 
 int union_lower_has(struct union_instance *u, const struct ls_cred *cred,

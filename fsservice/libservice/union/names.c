@@ -131,19 +131,6 @@ int union_mkdir(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
-/* Whether path names an entry of a directory that no lower branch merges
- * into (n gets its resolved path): such a name has nothing below it to
- * hide, and the top branch's unlink or rmdir answers as the union would
- * (EISDIR, ENOTDIR, ENOENT, EACCES), so the name need not be looked up
- * first. 1 or 0, or -errno from the walk to its directory. */
-static int in_top_only_dir(struct union_instance *u,
-                           const struct ls_cred *cred, const char *path,
-                           struct union_node *n)
-{
-    int rc = union_lookup(u, cred, path, UNION_PARENT, n);
-    return rc < 0 ? rc : n->branch == -1 && n->parent_dirs == 1u;
-}
-
 int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
                 const char *path)
 {
@@ -157,7 +144,7 @@ int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = union_need_writable(u);
     struct union_node n;
     if (rc == 0)
-        rc = in_top_only_dir(u, cred, path, &n);
+        rc = union_in_top_only_dir(u, cred, path, &n);
     if (rc < 0)
         return rc;
     struct ls_instance *top = union_branch_inst(u, 0);
@@ -199,7 +186,7 @@ int union_unlink(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = union_need_writable(u);
     struct union_node n;
     if (rc == 0)
-        rc = in_top_only_dir(u, cred, path, &n);
+        rc = union_in_top_only_dir(u, cred, path, &n);
     struct ls_instance *top = union_branch_inst(u, 0);
     if (rc == 1)
         return top->ops->unlink(top, cred, n.path);
