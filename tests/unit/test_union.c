@@ -533,6 +533,66 @@ static void test_names_in_top_only_dirs(void **state)
                                   &file), -EISDIR);
 }
 
+/* Through way, a name that does not exist yet: unlink and rmdir find
+ * nothing, an exclusive create makes it at up_rel (once: EEXIST after),
+ * and unlink removes it again. */
+static void make_and_remove_through(struct fixture *f, const char *way,
+                                    const char *up_rel)
+{
+    const int excl = O_CREAT | O_EXCL | O_WRONLY;
+    struct ls_file *file;
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, way), -ENOENT);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, way), -ENOENT);
+    assert_int_equal(f->ops->open(f->u, &root_cred, way, excl, 0644, &file),
+                     0);
+    f->ops->close(file);
+    assert_true(host_exists(f, up_rel));
+    assert_int_equal(f->ops->open(f->u, &root_cred, way, excl, 0644, &file),
+                     -EEXIST);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, way), 0);
+    assert_false(host_exists(f, up_rel));
+}
+
+/* A caller's path aims at files outside the union through the fast ways
+ * of names.c and file.c (unlink, rmdir and an exclusive create in a
+ * directory only the top branch has): through "..", a relative link
+ * climbing past the root and an absolute one. Each lands inside the
+ * union, whose root is the top of every climb, and the files beside the
+ * branches stay as they were: at the root (a merged directory), and
+ * ending in the top-only directory itself, where the fast ways are taken,
+ * beside whose name in the branch lies a bait of the same relative name. */
+static void test_top_only_ways_stay_inside(void **state)
+{
+    struct fixture *f = *state;
+    host_file(f, "victim", "outside");
+    host_dir(f, "victim_dir");
+    host_dir(f, "new");
+    host_file(f, "new/bait", "outside");
+    host_dir(f, "new/bait_dir");
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "new", 0755), 0);
+    assert_int_equal(f->ops->symlink(f->u, &root_cred, "../../../..",
+                                     "new/up"), 0);
+    assert_int_equal(f->ops->symlink(f->u, &root_cred, "/", "new/root"), 0);
+    const char *at_root[] = {"new/../../../victim", "new/up/victim",
+                             "new/root/../victim"};
+    const char *in_new[] = {"new/../../../new/bait", "new/up/new/bait",
+                            "new/root/new/bait"};
+    for (size_t i = 0; i < 3; i++) {
+        make_and_remove_through(f, at_root[i], "up/victim");
+        make_and_remove_through(f, in_new[i], "up/new/bait");
+    }
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new/up/victim_dir"),
+                     -ENOENT);
+    assert_int_equal(f->ops->rmdir(f->u, &root_cred, "new/up/new/bait_dir"),
+                     -ENOENT);
+    assert_string_equal(readf(f, "new/up/new/../../victim"), "-2");
+    assert_true(host_exists(f, "victim"));
+    assert_true(host_exists(f, "victim_dir"));
+    assert_true(host_exists(f, "new/bait"));
+    assert_true(host_exists(f, "new/bait_dir"));
+    assert_string_equal(readf(f, "new/up/only2"), "only in l2");
+}
+
 /* A thread's lookups in one directory reuse the walk to it (lookup.c's
  * memo); each change below must make the next lookup walk again, or it
  * answers from the directory as it was. */
@@ -793,6 +853,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unlink_rmdir_whiteouts, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_names_in_top_only_dirs, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_top_only_ways_stay_inside, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_walks_shared_by_siblings,
                                         setup_siblings, teardown),
