@@ -296,35 +296,17 @@ int64_t call_write(struct request *r)
     return n;
 }
 
-/* Calls through a file the backend would not hold (open for writing
- * elsewhere, a lease refused) that go by before it is asked again: each
- * ask costs the backend's hold (the local lease's system calls). */
-#define HOLD_RETRY 64
-
-/* Whether to let this call by without asking for a hold, taking a skip. */
-static bool skip_hold(_Atomic uint32_t *skips)
-{
-    uint32_t n = atomic_load(skips);
-    if (!n)
-        return false;
-    atomic_store(skips, n - 1);
-    return true;
-}
-
 /* The generation is taken before the read: a change announced after it
  * voids it, whether the read saw the change or not. */
 int64_t call_pread(struct request *r)
 {
     if (r->d->arg[1] < 0)
         return -EINVAL;
-    uint32_t gen = 0;
-    if (readable(r->of) && !r->of->file->is_dir &&
-        !skip_hold(&r->of->read_hold_skips)) {
-        gen = readcache_begin(&r->svc->readcache, r->c, r->d->handle,
-                              r->of->file, writes_back(r->of));
-        if (!gen)
-            atomic_store(&r->of->read_hold_skips, HOLD_RETRY);
-    }
+    uint32_t gen = readable(r->of) && !r->of->file->is_dir
+                       ? readcache_begin(&r->svc->readcache, r->c,
+                                         r->d->handle, r->of->file,
+                                         writes_back(r->of))
+                       : 0;
     int64_t n = read_at(r, r->d->arg[1]);
     *r->cache_gen_out = n >= 0 ? gen : 0;
     return n;
@@ -338,6 +320,11 @@ int64_t call_pwrite(struct request *r)
     return write_at(r, r->d->arg[1], &end);
 }
 
+/* Small writes through a file the backend would not hold (open
+ * elsewhere) that go by before it is asked again: each ask costs the
+ * backend's hold (the local lease's system calls). */
+#define ARM_RETRY 64
+
 /* After the write's own announcement (dispatch), which set the handle's
  * generation to 0: a new one, which a client that only writes needs to
  * keep its next writes back; after a small write only, as only small ones
@@ -347,11 +334,14 @@ void pwrite_may_write_back(struct request *r)
     struct open_file *of = r->of;
     if (!writes_back(of) || of->file->is_dir || r->in_len > IPC_CACHE_BLOCK)
         return;
-    if (skip_hold(&of->arm_skips))
+    uint32_t skips = atomic_load(&of->arm_skips);
+    if (skips) {
+        atomic_store(&of->arm_skips, skips - 1);
         return;
+    }
     if (!readcache_begin(&r->svc->readcache, r->c, r->d->handle, of->file,
                          true))
-        atomic_store(&of->arm_skips, HOLD_RETRY);
+        atomic_store(&of->arm_skips, ARM_RETRY);
 }
 
 int64_t call_flush(struct request *r)

@@ -37,9 +37,8 @@ struct open_file {
      * writeback. */
     _Atomic int writeback_error;
     /* Small PWRITEs to let by before asking the backend again for a hold
-     * that lets the client keep writes back, and PREADs before asking
-     * again for one that lets it cache what it reads (calls_fd.c). */
-    _Atomic uint32_t arm_skips, read_hold_skips;
+     * that lets the client keep writes back (calls_fd.c). */
+    _Atomic uint32_t arm_skips;
     struct rcu_head rcu;
 };
 
