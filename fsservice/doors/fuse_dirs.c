@@ -13,13 +13,21 @@ static void close_dir(struct ls_file *dir)
     dir->inst->ops->close(dir);
 }
 
-int fuse_dirs_init(struct fuse_dirs *d)
+int fuse_dirs_init(struct fuse_dirs *d, uint64_t inherited_top)
 {
     memset(d->kept, 0, sizeof d->kept);
     d->clock = 0;
     pthread_mutex_init(&d->lock, NULL);
     d->listed = calloc(FUSE_DIRS_LISTED, sizeof *d->listed);
-    return d->listed ? 0 : -ENOMEM;
+    d->inherited_top = inherited_top;
+    d->inherited = NULL;
+    if (inherited_top > 0) {
+        size_t bytes = (inherited_top + 7) / 8;
+        d->inherited = malloc(bytes);
+        if (d->inherited)
+            memset(d->inherited, 0xff, bytes);
+    }
+    return d->listed && (d->inherited || !inherited_top) ? 0 : -ENOMEM;
 }
 
 void fuse_dirs_free(struct fuse_dirs *d)
@@ -30,6 +38,8 @@ void fuse_dirs_free(struct fuse_dirs *d)
     memset(d->kept, 0, sizeof d->kept);
     free(d->listed);
     d->listed = NULL;
+    free(d->inherited);
+    d->inherited = NULL;
     pthread_mutex_destroy(&d->lock);
 }
 
@@ -103,7 +113,13 @@ void fuse_dirs_listed(struct fuse_dirs *d, uint64_t node)
 bool fuse_dirs_unlist(struct fuse_dirs *d, uint64_t node)
 {
     uint64_t expected = node;
-    return __atomic_compare_exchange_n(&d->listed[node % FUSE_DIRS_LISTED],
-                                       &expected, 0, false, __ATOMIC_RELAXED,
-                                       __ATOMIC_RELAXED);
+    if (__atomic_compare_exchange_n(&d->listed[node % FUSE_DIRS_LISTED],
+                                    &expected, 0, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+        return true;
+    if (node >= d->inherited_top)
+        return false;
+    uint8_t bit = (uint8_t)(1u << (node % 8));
+    return __atomic_fetch_and(&d->inherited[node / 8], (uint8_t)~bit,
+                              __ATOMIC_RELAXED) & bit;
 }

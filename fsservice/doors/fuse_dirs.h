@@ -25,7 +25,9 @@
  * parent's listing): its names' entries are then as old as that one, and
  * a listing from the cache would make the kernel look up every name
  * again where one readdirplus refreshes them all. The door remembers
- * which directories it listed for that.
+ * which directories it listed for that; after a crash, every directory
+ * the dead service knew may have been listed, so each of its nodes gets
+ * one drop.
  */
 #ifndef DANAUS_FUSE_DIRS_H
 #define DANAUS_FUSE_DIRS_H
@@ -54,10 +56,16 @@ struct fuse_dirs {
         uint64_t kept_at;
     } kept[FUSE_DIRS_KEPT];
     uint64_t *listed; /* FUSE_DIRS_LISTED node ids; 0: none */
+    /* A bit per node id below inherited_top, the ids a dead predecessor
+     * gave out: set until the node's first drop. */
+    uint8_t *inherited;
+    uint64_t inherited_top;
 };
 
-/* 0, or -ENOMEM; fuse_dirs_free either way. */
-int fuse_dirs_init(struct fuse_dirs *d);
+/* With inherited_top the node ids a dead predecessor gave out (0 for a
+ * new mount), which count as listed. 0, or -ENOMEM; fuse_dirs_free
+ * either way. */
+int fuse_dirs_init(struct fuse_dirs *d, uint64_t inherited_top);
 /* Closes every listing kept. */
 void fuse_dirs_free(struct fuse_dirs *d);
 

@@ -293,7 +293,8 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
         rc = export_mount(ex, svc);
     if (rc < 0)
         return -1;
-    if (fuse_dirs_init(&ex->dirs) < 0 ||
+    /* No thread serves the table yet: its top is read alone. */
+    if (fuse_dirs_init(&ex->dirs, ex->resumed ? ex->nodes.top : 0) < 0 ||
         fuse_loop_start(&ex->threads, ex->se, ex->stats, index,
                         svc->long_call_groups,
                         ex->inst->kernel_name_space) < 0) {

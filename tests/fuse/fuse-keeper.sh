@@ -218,6 +218,39 @@ expect "unlinked while open: EIO after, the others read and write on" \
     "ready|OK OK OK|EIO OK OK" "$(paste -sd'|' "$site/unlinked.out")"
 cat "$site/unlinked.err"
 
+# A listing the dead service gave, which the kernel keeps, is dropped when
+# the kernel asks for its directory again (fsservice/doors/fuse_dirs.h):
+# a walk after the restart, once the names' entries have expired (the
+# default fuse_cache_timeout_ms, 1 s), reads each directory again whole
+# rather than the kernel looking up each of its 120 names, which busybox's
+# find stats (GNU find goes by the listing's types). Counted with
+# the kernel's fuse_request_send tracepoint on this mount's connection
+# (the minor of its device), in a tracing instance of the test's own.
+mkdir "$mnt/listed"
+for d in a b c; do
+    mkdir "$mnt/listed/$d"
+    for f in $(seq 40); do : > "$mnt/listed/$d/file$f"; done
+done
+plain busybox find "$mnt/listed" > /dev/null
+crash
+start "$danausd" || exit 1
+sleep 1.5
+trace=/sys/kernel/tracing/instances/danaus-keeper-$$
+conn=$(mountpoint -d "$mnt" | cut -d: -f2)
+if mkdir "$trace"; then
+    echo "connection == $conn && opcode == 1" \
+        > "$trace/events/fuse/fuse_request_send/filter"
+    echo 1 > "$trace/events/fuse/fuse_request_send/enable"
+    names=$(plain busybox find "$mnt/listed" | wc -l)
+    echo 0 > "$trace/events/fuse/fuse_request_send/enable"
+    lookups=$(grep -c 'opcode 1 ' "$trace/trace")
+    rmdir "$trace"
+    expect "after a restart, a walk relists: 124 names, under 20 lookups" \
+        "124 yes" "$names $([ "$lookups" -lt 20 ] && echo yes || echo "no: $lookups")"
+else
+    expect "a tracing instance for the lookup count" made "not made"
+fi
+
 # restart on: the keeper starts the next service itself.
 service_stop
 config "fuse_keep 20" "restart on"
