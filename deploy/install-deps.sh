@@ -7,7 +7,7 @@ set -eu
 
 packages="
   build-essential cmake pkg-config
-  libcephfs-dev libfuse3-dev liburcu-dev libcmocka-dev libssl-dev
+  libcephfs-dev libfuse3-dev liburcu-dev liburing-dev libcmocka-dev libssl-dev
   ceph-mon ceph-mgr ceph-osd ceph-mds ceph-common ceph-fuse
   fuse3 unionfs-fuse busybox-static python3-dev
   uuid-runtime procps acl libcap2-bin iproute2 iptables

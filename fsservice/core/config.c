@@ -452,6 +452,7 @@ static const struct key keys[] = {
     FLAG("fuse", fuse),
     FLAG("fuse_direct_io", fuse_direct_io),
     FLAG("fuse_revalidate", fuse_revalidate),
+    FLAG("fuse_io_uring", fuse_io_uring),
     FLAG("request_deadline_fsync", request_deadline_fsync),
     FLAG("fuse_allow_other", fuse_allow_other),
     FLAG("nosuid", nosuid),

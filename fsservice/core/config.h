@@ -92,6 +92,9 @@ struct config {
     int fuse;                   /* FUSE door: on (default) or off */
     int fuse_direct_io;         /* FUSE door bypasses the page cache */
     int fuse_revalidate;        /* FUSE reads re-check size and mtime */
+    int fuse_io_uring;          /* FUSE requests over io_uring, a queue
+                                   per cpu (fuse_uring.h); mounts not kept
+                                   over a crash */
     /* how long the kernel may keep FUSE names and attributes (the door
      * invalidates what Danaus changes; this bounds what others change);
      * 0: nothing cached but data pages */

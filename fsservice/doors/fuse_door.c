@@ -135,6 +135,53 @@ static struct fuse_session *new_session(struct fuse_export *ex,
     return se;
 }
 
+/* The connection's reads and writes, through which libfuse's answers
+ * pass: an answer to a request that came over io_uring goes back that way
+ * (fuse_uring_answer), and the INIT answer offers io_uring. */
+static ssize_t door_read(int fd, void *buf, size_t size, void *userdata)
+{
+    (void)userdata;
+    return read(fd, buf, size);
+}
+
+static ssize_t door_writev(int fd, struct iovec *iov, int count,
+                           void *userdata)
+{
+    struct fuse_export *ex = userdata;
+    struct fuse_out_header out;
+    if (count < 1 || iov[0].iov_len != sizeof out)
+        return writev(fd, iov, count);
+    memcpy(&out, iov[0].iov_base, sizeof out);
+    ssize_t n = out.unique ? fuse_uring_answer(out.unique, iov, count) : -1;
+    if (n >= 0)
+        return n;
+    unsigned char init[sizeof out + sizeof(struct fuse_init_out)];
+    if (ex->answering_init && count == 2 && out.error == 0 &&
+        iov[1].iov_len == sizeof(struct fuse_init_out)) {
+        memcpy(init, iov[0].iov_base, sizeof out);
+        memcpy(init + sizeof out, iov[1].iov_base, iov[1].iov_len);
+        if (ex->uring_offered)
+            fuse_uring_offer(init, sizeof init, &ex->uring_payload);
+        struct iovec whole = {init, sizeof init};
+        return writev(fd, &whole, 1);
+    }
+    return writev(fd, iov, count);
+}
+
+static const struct fuse_custom_io door_io = {
+    .read = door_read,
+    .writev = door_writev,
+};
+
+/* Has libfuse answer the INIT request in buf (n bytes) through
+ * door_writev, which may offer io_uring in the answer. */
+static void process_init(struct fuse_export *ex, const struct fuse_buf *buf)
+{
+    ex->answering_init = true;
+    fuse_session_process_buf(ex->se, buf);
+    ex->answering_init = false;
+}
+
 /* Reads the kernel's INIT request, keeps a copy for a successor, and
  * answers it. */
 static int answer_init(struct fuse_export *ex)
@@ -148,7 +195,7 @@ static int answer_init(struct fuse_export *ex)
         memcpy(ex->init, buf.mem, (size_t)n);
         ex->init_len = (size_t)n;
     }
-    fuse_session_process_buf(ex->se, &buf);
+    process_init(ex, &buf);
     free(buf.mem);
     return 0;
 }
@@ -170,7 +217,9 @@ static int export_mount(struct fuse_export *ex, const struct service *svc)
         return -1;
     }
     ex->se = new_session(ex, svc);
-    if (ex->se && fuse_session_mount(ex->se, ex->mountpoint) < 0) {
+    if (ex->se && (fuse_session_mount(ex->se, ex->mountpoint) < 0 ||
+                   fuse_session_custom_io(ex->se, &door_io,
+                                          fuse_session_fd(ex->se)) < 0)) {
         fprintf(stderr, "danausd: %s: FUSE mount failed (see above); no FUSE "
                 "door for this mount\n", ex->mountpoint);
         fuse_session_destroy(ex->se);
@@ -223,10 +272,14 @@ static int export_resume(struct fuse_export *ex, const struct service *svc,
     if (rc == 0) {
         memcpy(ex->init, m->msg.init, m->msg.init_len);
         ex->init_len = m->msg.init_len;
+        /* Only mounts served through /dev/fuse are kept (keeper_keep). */
+        ex->uring_offered = false;
         ex->se = new_session(ex, svc);
         char dev[32];
         snprintf(dev, sizeof dev, "/dev/fd/%d", m->fds[KEPT_FUSE]);
-        if (ex->se && fuse_session_mount(ex->se, dev) == 0) {
+        if (ex->se && fuse_session_mount(ex->se, dev) == 0 &&
+            fuse_session_custom_io(ex->se, &door_io,
+                                   fuse_session_fd(ex->se)) == 0) {
             m->fds[KEPT_FUSE] = -1; /* the session's now */
             unsigned char replay[sizeof ex->init];
             memcpy(replay, ex->init, ex->init_len);
@@ -234,7 +287,7 @@ static int export_resume(struct fuse_export *ex, const struct service *svc,
             in.unique = REPLAYED_INIT_UNIQUE;
             memcpy(replay, &in, sizeof in);
             struct fuse_buf buf = {.mem = replay, .size = ex->init_len};
-            fuse_session_process_buf(ex->se, &buf);
+            process_init(ex, &buf);
         } else if (ex->se) {
             fuse_session_destroy(ex->se);
             ex->se = NULL;
@@ -308,6 +361,14 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
         fuse_nodes_free(&ex->nodes);
         return -1;
     }
+    if (ex->uring_offered &&
+        fuse_uring_start(&ex->threads, fuse_session_fd(ex->se),
+                         ex->uring_payload, &ex->uring) < 0)
+        fprintf(stderr, "danausd: %s: FUSE over io_uring not started: out "
+                "of memory\n", ex->mountpoint);
+    if (ex->uring)
+        fprintf(stderr, "danausd: %s: FUSE requests over io_uring\n",
+                ex->mountpoint);
     ex->dev = fuse_mountpoint_dev(ex->mountpoint);
     ex->looping = 1;
     if (ex->resumed)
@@ -336,6 +397,8 @@ static void export_stop(struct fuse_export *ex)
      * a dead service was not mounted by libfuse, which leaves it alone:
      * fuse_session_destroy closes its /dev/fuse. */
     fuse_session_exit(ex->se);
+    fuse_uring_stop(ex->uring);
+    ex->uring = NULL;
     fuse_loop_stop(&ex->threads, ex->se);
     if (ex->resumed)
         fuse_mountpoint_detach(ex->mountpoint);
@@ -397,6 +460,12 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->revalidate = svc->cfg.fuse_revalidate;
     ex->nosuid = svc->cfg.nosuid;
     ex->default_permissions = geteuid() == 0;
+    ex->uring_offered = svc->cfg.fuse_io_uring && fuse_uring_allowed();
+    if (svc->cfg.fuse_io_uring && !ex->uring_offered)
+        fprintf(stderr, "danausd: %s: fuse_io_uring on, but this kernel "
+                "does not allow it (the fuse module's enable_uring, or "
+                "kernel.io_uring_disabled): requests go through /dev/fuse\n",
+                ex->mountpoint);
     ex->timeout = svc->cfg.fuse_cache_timeout_ms / 1000.0;
     ex->admission = &svc->admission;
     ex->pressure = &svc->pressure;

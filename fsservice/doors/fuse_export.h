@@ -18,6 +18,7 @@
 #include "fuse_done.h"
 #include "fuse_handles.h"
 #include "fuse_loop.h"
+#include "fuse_uring.h"
 #include "fuse_nodes.h"
 #include "fsservice/core/admission.h"
 #include "fsservice/core/announce.h"
@@ -66,6 +67,13 @@ struct fuse_export {
     struct fuse_dirs dirs;
     struct fuse_loop threads;
     int looping;
+    /* Requests over io_uring (fuse_uring.h): whether the INIT answer
+     * offers it, the entries' payload size that answer implies, and the
+     * queues' threads (NULL: none, all come through /dev/fuse). */
+    bool uring_offered;
+    bool answering_init; /* door_writev is given the INIT answer */
+    size_t uring_payload;
+    struct fuse_uring *uring;
     /* The kernel's device number of the mount (0: not known), which the
      * preload's stat answers carry too (fuse_door_reported_dev). */
     unsigned long dev;

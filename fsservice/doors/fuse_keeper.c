@@ -203,6 +203,11 @@ void keeper_keep(struct keeper_link *k, const struct fuse_export *ex,
     }
     msg->op = KEEPER_KEEP;
     msg->index = index;
+    /* A successor cannot take a ring's requests over: the kernel ends
+     * those its entries held when their threads die, and queues new ones
+     * behind entries nobody serves (fuse_uring.h). */
+    if (ex->uring)
+        msg->flags = KEPT_UNTIL_DEATH;
     strcpy(msg->mountpoint, ex->mountpoint);
     msg->init_len = (uint32_t)ex->init_len;
     memcpy(msg->init, ex->init, ex->init_len);

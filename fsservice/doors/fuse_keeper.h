@@ -56,7 +56,7 @@ struct keeper_msg {
     uint32_t init_len;
     uint32_t spec_len;
     uint32_t view_len;
-    uint32_t pad;
+    uint32_t flags; /* KEEP: KEPT_UNTIL_DEATH */
     char mountpoint[PATH_MAX];
     unsigned char init[FUSE_EXPORT_INIT_MAX];
     char spec[KEEPER_SPEC_MAX]; /* the engine's MOUNT_ADD message */
@@ -64,6 +64,11 @@ struct keeper_msg {
 };
 
 enum { KEPT_FUSE, KEPT_NODES, KEPT_HANDLES, KEPT_DONE, KEPT_NS, KEPT_FDS };
+
+/* A mount no successor can take (its requests come over io_uring,
+ * fuse_uring.h): the keeper lets go of it and detaches it when the
+ * service dies, as with fuse_keep 0. */
+#define KEPT_UNTIL_DEATH 1u
 
 /* A mount claimed from a dead service's keeper. */
 struct kept_mount {

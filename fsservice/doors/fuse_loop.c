@@ -128,6 +128,35 @@ static bool counted(uint32_t opcode)
            opcode != FUSE_DESTROY && opcode != 0;
 }
 
+void fuse_loop_join(struct fuse_loop *l)
+{
+    if (l->groups)
+        cpu_groups_join(l->groups, &cpu_me, true);
+}
+
+void fuse_loop_leave(void)
+{
+    cpu_groups_leave(&cpu_me);
+}
+
+void fuse_loop_run(struct fuse_loop *l, const struct fuse_buf *buf, size_t n)
+{
+    struct fuse_in_header in = {0};
+    if (!(buf->flags & FUSE_BUF_IS_FD) && n >= sizeof in)
+        memcpy(&in, buf->mem, sizeof in);
+    request_unique = in.unique & ~UNIQUE_RESEND;
+    request_resent = (in.unique & UNIQUE_RESEND) != 0;
+    request_read = request_written = 0;
+    request_long = cpu_me.g && long_request(l, buf, n, &in);
+    uint64_t start = ipc_now_ns();
+    fuse_session_process_buf(l->se, buf);
+    if (request_long)
+        cpu_groups_want(&cpu_me, CPU_HOME);
+    if (counted(in.opcode))
+        stats_add(l->stats, l->mount, ipc_now_ns() - start, request_read,
+                  request_written);
+}
+
 static void *serve(void *arg)
 {
     struct fuse_loop *l = arg;
@@ -135,31 +164,17 @@ static void *serve(void *arg)
     struct fuse_buf buf;
     memset(&buf, 0, sizeof buf);
     /* Started by a thread that never moves: in the service's group. */
-    if (l->groups)
-        cpu_groups_join(l->groups, &cpu_me, true);
+    fuse_loop_join(l);
     while (!fuse_session_exited(se)) {
         int n = fuse_session_receive_buf(se, &buf);
         if (n == -EINTR || n == -EAGAIN)
             continue;
         if (n <= 0)
             break; /* ENODEV: the mount is gone */
-        struct fuse_in_header in = {0};
-        if (!(buf.flags & FUSE_BUF_IS_FD) && (size_t)n >= sizeof in)
-            memcpy(&in, buf.mem, sizeof in);
-        request_unique = in.unique & ~UNIQUE_RESEND;
-        request_resent = (in.unique & UNIQUE_RESEND) != 0;
-        request_read = request_written = 0;
-        request_long = cpu_me.g && long_request(l, &buf, (size_t)n, &in);
-        uint64_t start = ipc_now_ns();
-        fuse_session_process_buf(se, &buf);
-        if (request_long)
-            cpu_groups_want(&cpu_me, CPU_HOME);
-        if (counted(in.opcode))
-            stats_add(l->stats, l->mount, ipc_now_ns() - start, request_read,
-                      request_written);
+        fuse_loop_run(l, &buf, (size_t)n);
     }
     free(buf.mem);
-    cpu_groups_leave(&cpu_me);
+    fuse_loop_leave();
     return NULL;
 }
 

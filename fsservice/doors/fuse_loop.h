@@ -61,6 +61,14 @@ int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se,
  * until it has returned. Calls in progress are finished first. */
 void fuse_loop_stop(struct fuse_loop *l, struct fuse_session *se);
 
+/* Runs one request, buf (n bytes as read from the connection), on the
+ * calling thread as the loop's threads do: for threads of l's that
+ * receive requests another way (fuse_uring.h), between fuse_loop_join
+ * (by a thread that is no cpu_groups member) and fuse_loop_leave. */
+void fuse_loop_run(struct fuse_loop *l, const struct fuse_buf *buf, size_t n);
+void fuse_loop_join(struct fuse_loop *l);
+void fuse_loop_leave(void);
+
 /* The request the calling thread runs: its unique id as first sent, and
  * in *resent whether this is the kernel sending it again. */
 uint64_t fuse_loop_request(bool *resent);

@@ -35,6 +35,9 @@
 
 #define CHANNEL 3
 #define RESTART_PAUSE_MAX_S 30
+/* How long a connection may take to end after its last close. */
+#define STALE_TRIES 100
+#define STALE_PAUSE_US 50000
 
 struct held {
     struct keeper_msg *msg; /* NULL: nothing held at this index */
@@ -130,6 +133,22 @@ static bool hand_over(int fd)
     return ok;
 }
 
+/* Detaches the mount at point once its connection is gone, which the
+ * last close of its /dev/fuse ends: at once, or, for a connection a dead
+ * service's io_uring threads used, when the kernel has torn their rings
+ * down (it does so after the process, asynchronously). A mount still
+ * served (by a service that took it) stays. */
+static void detach_when_stale(const char *point)
+{
+    for (int tries = 0; tries < STALE_TRIES; tries++) {
+        if (fuse_mountpoint_stale(point)) {
+            fuse_mountpoint_detach(point);
+            return;
+        }
+        usleep(STALE_PAUSE_US);
+    }
+}
+
 /* Closes everything held (the kernel aborts those connections) and
  * detaches the mounts. */
 static void detach_all(void)
@@ -142,9 +161,22 @@ static void detach_all(void)
     for (int i = 0; i < DANAUS_MAX_INSTANCES; i++)
         let_go(&held[i]);
     for (int i = 0; i < n; i++) {
-        if (fuse_mountpoint_stale(points[i]))
-            fuse_mountpoint_detach(points[i]);
+        detach_when_stale(points[i]);
         free(points[i]);
+    }
+}
+
+/* Lets go of the mounts no successor can take and detaches them. */
+static void detach_untaken(void)
+{
+    for (int i = 0; i < DANAUS_MAX_INSTANCES; i++) {
+        if (!held[i].msg || !(held[i].msg->flags & KEPT_UNTIL_DEATH))
+            continue;
+        char *point = strdup(held[i].msg->mountpoint);
+        let_go(&held[i]);
+        if (point)
+            detach_when_stale(point);
+        free(point);
     }
 }
 
@@ -221,6 +253,7 @@ int keeper_main(int argc, char **argv)
                 if (clean)
                     break;
                 died_at = next_start = now_s();
+                detach_untaken();
                 say("the service died; its %d FUSE mounts wait %.0f s for "
                     "the next one", count_held(), keep_s);
             }

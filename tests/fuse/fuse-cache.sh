@@ -12,6 +12,9 @@
 # LINKS is fuse_links.c, rounds of changes through one hard link read at
 # once through another.
 #
+# FUSE_DOOR_CONF, if set, is one more line of the service's configuration
+# (the ctest fuse_cache_uring_local: fuse_io_uring on).
+#
 # Local backend. Prints "ok"/"FAIL" per check; exit 0 when all passed.
 set -u
 
@@ -32,6 +35,7 @@ rundir $site/run
 fuse_keep 0
 fuse_allow_other on
 fuse_cache_timeout_ms 60000
+${FUSE_DOOR_CONF:-}
 mount $mnt local $site/backing
 CONF
 
@@ -46,8 +50,10 @@ pre() {
 . "$(dirname "$0")/../lib.sh"
 daemon=
 trap site_remove EXIT
+uring_allow
 service_start "$site/danausd.log" "$mnt" "$danausd" -c "$site/danausd.conf" ||
     exit 1
+uring_check "$site/danausd.log"
 
 # Each check makes its own files, has busybox read them (the kernel then
 # caches the name, or its absence, the attributes and the pages), changes

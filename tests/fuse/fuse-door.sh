@@ -25,6 +25,8 @@
 #    SIGKILL with fuse_keep 0: the keeper detaches the mount at once;
 #    SIGKILL of service and keeper: the next start detaches the stale mount
 #    and serves. (Mounts kept over a crash: fuse-keeper.sh.)
+# FUSE_DOOR_CONF, if set, is one more line of the service's
+# configuration (the ctest fuse_door_uring_local: fuse_io_uring on).
 # Exit 0 when every check passed.
 set -u
 
@@ -46,6 +48,7 @@ chmod 755 "$site" # nobody's programs below walk to the mount
     echo "rundir $site/run"
     echo "fuse_keep 0"
     echo "fuse_allow_other on"
+    [ -n "${FUSE_DOOR_CONF:-}" ] && echo "$FUSE_DOOR_CONF"
     case $backend in
     local) echo "mount $mnt local $site/backing" ;;
     ceph) echo "ceph_conf $ceph_conf"
@@ -92,8 +95,10 @@ cleanup() {
     rm -rf "$site"
 }
 trap cleanup EXIT
+uring_allow
 
 start || exit 1
+uring_check "$site/danausd.log"
 if mounted; then ok "instance FUSE-mounted at its mount point"; else
     fail "no FUSE mount at $mnt"; cat "$site/danausd.log"; exit 1; fi
 

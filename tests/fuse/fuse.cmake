@@ -40,3 +40,13 @@ add_test(NAME fuse_idmap_local COMMAND
   ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-idmap.sh $<TARGET_FILE:danausd>
   $<TARGET_FILE:danaus>)
 set_tests_properties(fuse_idmap_local PROPERTIES LABELS fuse TIMEOUT 120)
+
+# The same two with the FUSE door's requests over io_uring, a queue per cpu
+# (fsservice/doors/fuse_uring.h); skipped (77) on a kernel without it.
+add_test(NAME fuse_door_uring_local COMMAND ${DANAUS_FUSE_TEST} local -)
+add_test(NAME fuse_cache_uring_local COMMAND
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuse/fuse-cache.sh $<TARGET_FILE:danausd>
+  $<TARGET_FILE:danaus> $<TARGET_FILE:fuse_links>)
+set_tests_properties(fuse_door_uring_local fuse_cache_uring_local PROPERTIES
+  LABELS fuse TIMEOUT 180 SKIP_RETURN_CODE 77
+  ENVIRONMENT "FUSE_DOOR_CONF=fuse_io_uring on")
