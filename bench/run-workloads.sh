@@ -6,7 +6,9 @@
 # of a tree and rm -rf, and a static Go program's stat loop; the steps'
 # comment gives their sizes) in one Debian image, on a
 # Danaus container on the local backend (dynamic programs through the
-# preload, static ones through the FUSE door), on `podman run` with
+# preload, static ones through the FUSE door), on one in a pool whose FUSE
+# door takes requests over io_uring (pool create --fuse-io-uring on; where
+# the kernel has it), on `podman run` with
 # overlayfs storage on the same disk, on `podman run` with danaus-runtime
 # (podman's root of the image under a writable branch in the same Danaus
 # pool, runc doing the rest, as for the podman row), and in a chroot on the host's file
@@ -117,9 +119,10 @@ build=$(cd "$build" && pwd -P)
 # podman's storage, so that every system but Ceph writes to the same disk.
 work=$(mktemp -d /tmp/danaus-workloads-bench.XXXXXX)
 state=$work/state
-# The Ceph pool has an engine of its own: a pool owns its cpus, and each
-# system gets both.
+# The Ceph pool and the io_uring one have engines of their own: a pool
+# owns its cpus, and each system gets both.
 ceph_state=$work/state-ceph
+uring_state=$work/state-uring
 fuse_pid=""
 top=""
 
@@ -128,6 +131,7 @@ cleanup() {
     set +e
     remove_engine_state pools
     state=$ceph_state remove_engine_state pools
+    state=$uring_state remove_engine_state pools
     remove_podman_state
     # danaus-runtime's notes of which state directory a container is in
     grep -lxF "$state" /run/danaus-runtime/* 2>/dev/null | xargs -r rm -f
@@ -203,6 +207,7 @@ run_system() { # NAME CMD...
     shift
     case $s in
     "danaus (local)") "$danaus" --state "$state" run --rm --pool wll --image wl -- "$@" ;;
+    "danaus (io_uring)") "$danaus" --state "$uring_state" run --rm --pool wlu --image wl -- "$@" ;;
     "danaus (ceph)") "$danaus" --state "$ceph_state" run --rm --pool wlc --image wl -- "$@" ;;
     "podman (overlayfs)")
         # runc and explicit limits: crun refuses this machine's cgroup
@@ -235,6 +240,20 @@ in_chroot() { # ROOT CMD...
 mkdir -p "$work/local"
 "$danaus" --state "$state" pool create wll --cpus "0-$(($(nproc) - 1))" \
     --memory 8G --backend "local:$work/local"
+# The same pool with its FUSE door's requests over io_uring (in an engine
+# of its own, as the Ceph pool), where the kernel has it (config fuse_io_uring; the fuse module's enable_uring, a
+# host setting that changes nothing for connections that do not ask).
+uring=""
+if echo Y 2>/dev/null >/sys/module/fuse/parameters/enable_uring; then
+    mkdir -p "$work/local-uring"
+    "$danaus" --state "$uring_state" image import wl "$work/image.tar" >/dev/null
+    "$danaus" --state "$uring_state" pool create wlu --cpus "0-$(($(nproc) - 1))" \
+        --memory 8G --backend "local:$work/local-uring" --fuse-io-uring on
+    systems=("danaus (local)" "danaus (io_uring)" "${systems[@]:1}")
+    uring=1
+else
+    say "no FUSE over io_uring in this kernel: no danaus (io_uring) row"
+fi
 if [ -n "$ceph" ]; then
     CEPH_CONF=$ceph use_ceph_cluster
     quiet_client_conf
@@ -306,6 +325,7 @@ median() { awk -F, -v s="$1" -v t="$2" '$1 == s && $2 == t {print $3}' "$summary
     line=$(printf '%-14s' step)
     for s in "${systems[@]}"; do line+=$(printf ' %18s' "$s"); done
     line+=$(printf ' %11s %11s %11s' "/ext4" "/podman" "rt/podman")
+    [ -n "$uring" ] && line+=$(printf ' %11s' "uring/ext4")
     [ -n "$ceph" ] && line+=$(printf ' %11s' "/ceph-fuse")
     echo "$line"
     for step in $(awk -F, '$1 == "ext4" {print $2}' "$summary"); do
@@ -315,6 +335,8 @@ median() { awk -F, -v s="$1" -v t="$2" '$1 == s && $2 == t {print $3}' "$summary
         line+=$(awk -v d="$d" -v e="$(median ext4 "$step")" -v p="$(median "podman (overlayfs)" "$step")" \
             -v r="$(median "podman (danaus-runtime)" "$step")" \
             'BEGIN {printf " %10.2fx %10.2fx %10.2fx", d / e, d / p, r / p}')
+        [ -n "$uring" ] && line+=$(awk -v u="$(median "danaus (io_uring)" "$step")" \
+            -v e="$(median ext4 "$step")" 'BEGIN {printf " %10.2fx", u / e}')
         [ -n "$ceph" ] && line+=$(awk -v d="$(median "danaus (ceph)" "$step")" \
             -v f="$(median ceph-fuse "$step")" 'BEGIN {printf " %10.2fx", d / f}')
         echo "$line"
@@ -322,6 +344,7 @@ median() { awk -F, -v s="$1" -v t="$2" '$1 == s && $2 == t {print $3}' "$summary
     echo
     echo "/ext4, /podman: time of Danaus (local) over the other's (lower: Danaus faster)"
     echo "rt/podman: time of podman with danaus-runtime over podman with overlayfs"
+    if [ -n "$uring" ]; then echo "uring/ext4: time of Danaus (local) with fuse_io_uring on (its FUSE door over io_uring) over ext4's"; fi
     if [ -n "$ceph" ]; then echo "/ceph-fuse: time of Danaus (ceph) over ceph-fuse's"; fi
     echo "Results (a step's last output line; per system where they differ):"
     awk -F, '

@@ -47,7 +47,8 @@ static int usage(FILE *out)
             "              [--backend-latency-target MS] [--pids-limit N]\n"
             "              [--backend-weight N] [--backend-reservation N] "
             "[--backend-fair-share on|off]\n"
-            "              [--userns host|private] [--nosuid]\n"
+            "              [--fuse-io-uring on|off] "
+            "[--userns host|private] [--nosuid]\n"
             "  pool ls | pool rm NAME\n"
             "  image import [--max-layer-size SIZE] NAME PATH | image ls | "
             "image rm NAME\n"
@@ -118,6 +119,8 @@ static int pool_command(int argc, char **argv)
                                 ? &o.backend_reservation
                             : strcmp(argv[i], "--backend-fair-share") == 0
                                 ? &o.backend_fair_share
+                            : strcmp(argv[i], "--fuse-io-uring") == 0
+                                ? &o.fuse_io_uring
                             : strcmp(argv[i], "--userns") == 0 ? &o.userns
                                                                : NULL;
         if (!slot)

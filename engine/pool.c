@@ -135,7 +135,8 @@ static int check_cpus(const char *name, const cpu_set_t *want)
 /* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
  * (bytes per second, below 4G), --backend-latency-target MS (1 to
  * 60000), --backend-weight N, --backend-reservation N and
- * --backend-fair-share on|off: what danausd.conf can hold; and
+ * --backend-fair-share on|off, --fuse-io-uring on|off: what danausd.conf
+ * can hold; and
  * --pids-limit N, the pool's tasks, its danausd's threads and every
  * container's together. */
 static int parse_limits(const struct pool_options *o,
@@ -189,6 +190,13 @@ static int parse_limits(const struct pool_options *o,
             return fail("backend-fair-share %s: expected on or off",
                         o->backend_fair_share);
         record_set(rec, "backend_fair_share", "%s", o->backend_fair_share);
+    }
+    if (o->fuse_io_uring) {
+        if (strcmp(o->fuse_io_uring, "on") != 0 &&
+            strcmp(o->fuse_io_uring, "off") != 0)
+            return fail("fuse-io-uring %s: expected on or off",
+                        o->fuse_io_uring);
+        record_set(rec, "fuse_io_uring", "%s", o->fuse_io_uring);
     }
     return 0;
 }

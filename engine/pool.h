@@ -19,6 +19,9 @@ struct pool_options {
      * (fairshare.h): its weight (NULL: its cpus), the ops per second it
      * keeps while it waits (NULL: none), and "off" to take no part. */
     const char *backend_weight, *backend_reservation, *backend_fair_share;
+    /* "on": its FUSE door takes requests over io_uring, whose mounts a
+     * crash of its danausd ends (fuse_io_uring in danausd.conf). */
+    const char *fuse_io_uring;
     /* Ceph backends: writes reach the OSDs before they are answered, so a
      * killed danausd loses none (ceph_write_through in danausd.conf). */
     int write_through;

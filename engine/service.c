@@ -156,6 +156,8 @@ static int write_config(const char *pool, const struct record *rec)
     if (record_get(rec, "backend_fair_share"))
         fprintf(f, "backend_fair_share %s\n",
                 record_get(rec, "backend_fair_share"));
+    if (record_get(rec, "fuse_io_uring"))
+        fprintf(f, "fuse_io_uring %s\n", record_get(rec, "fuse_io_uring"));
     fprintf(f, "mount %s %s %s\n", store, kind,
             record_get(rec, "backend_dir"));
     return fclose(f) == 0 ? 0 : fail_errno("cannot write %s", path);

@@ -80,3 +80,10 @@ add_test(NAME engine_volume
     $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_volume PROPERTIES LABELS engine TIMEOUT 300
   RUN_SERIAL TRUE)
+# A pool whose FUSE door takes requests over io_uring
+# (tests/engine/uring.sh); skipped (77) on a kernel without it.
+add_test(NAME engine_uring
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/uring.sh
+    $<TARGET_FILE:danaus_engine>)
+set_tests_properties(engine_uring PROPERTIES LABELS engine TIMEOUT 180
+  RUN_SERIAL TRUE SKIP_RETURN_CODE 77)

@@ -48,10 +48,15 @@ expect_error "latency target not a number" 1 "backend-latency-target 5ms: expect
 "$danaus" pool create a --cpus 1 --memory 128M --backend "$back_a" || exit 1
 expect_error "zero backend-weight" 1 "backend-weight 0: expected a weight, 1 to 10000" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-weight 0
 expect_error "fair share neither on nor off" 1 "backend-fair-share no: expected on or off" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --backend-fair-share no
+expect_error "fuse-io-uring neither on nor off" 1 "fuse-io-uring yes: expected on or off" "$danaus" pool create c --cpus 0 --memory 64M --backend "$back_a" --fuse-io-uring yes
 "$danaus" pool create b --cpus 0 --memory 256M --backend "$back_b" $durable \
     --backend-ops 1000000 --backend-write-rate 4000M \
     --backend-latency-target 50 --backend-weight 3 \
-    --backend-reservation 20 --backend-fair-share on || exit 1
+    --backend-reservation 20 --backend-fair-share on \
+    --fuse-io-uring off || exit 1
+check "pool create --fuse-io-uring reaches the service; pool a's default" \
+    "fuse_io_uring off|" \
+    "$(grep '^fuse_io_uring' "$DANAUS_STATE/pools/b/danausd.conf")|$(grep '^fuse_io_uring' "$DANAUS_STATE/pools/a/danausd.conf")"
 check "pool create's backend limits reach the service" \
     "backend_ops_per_second 1000000
 backend_write_bytes_per_second 4194304000
