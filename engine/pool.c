@@ -132,6 +132,19 @@ static int check_cpus(const char *name, const cpu_set_t *want)
     return rc;
 }
 
+/* Option `option` given as value (NULL: not given), on or off, into
+ * rec's key. 0, or -1 (said). */
+static int on_off(const char *option, const char *value, struct record *rec,
+                  const char *key)
+{
+    if (!value)
+        return 0;
+    if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
+        return fail("%s %s: expected on or off", option, value);
+    record_set(rec, key, "%s", value);
+    return 0;
+}
+
 /* --backend-ops N (a count, at most 2^32 - 1), --backend-write-rate SIZE
  * (bytes per second, below 4G), --backend-latency-target MS (1 to
  * 60000), --backend-weight N, --backend-reservation N and
@@ -184,20 +197,10 @@ static int parse_limits(const struct pool_options *o,
                         "per second, 1 to 1000000", o->backend_reservation);
         record_set(rec, "backend_reservation", "%llu", n);
     }
-    if (o->backend_fair_share) {
-        if (strcmp(o->backend_fair_share, "on") != 0 &&
-            strcmp(o->backend_fair_share, "off") != 0)
-            return fail("backend-fair-share %s: expected on or off",
-                        o->backend_fair_share);
-        record_set(rec, "backend_fair_share", "%s", o->backend_fair_share);
-    }
-    if (o->fuse_io_uring) {
-        if (strcmp(o->fuse_io_uring, "on") != 0 &&
-            strcmp(o->fuse_io_uring, "off") != 0)
-            return fail("fuse-io-uring %s: expected on or off",
-                        o->fuse_io_uring);
-        record_set(rec, "fuse_io_uring", "%s", o->fuse_io_uring);
-    }
+    if (on_off("backend-fair-share", o->backend_fair_share, rec,
+               "backend_fair_share") < 0 ||
+        on_off("fuse-io-uring", o->fuse_io_uring, rec, "fuse_io_uring") < 0)
+        return -1;
     return 0;
 }
 

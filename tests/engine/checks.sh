@@ -13,6 +13,15 @@ expect_error() {
     case "$out" in *"$part"*) check "$what: message" 1 "$(echo "$out" | wc -l)" ;;
         *) check "$what: message names it" "$part" "$out" ;; esac
 }
+# busybox_image NAME COMMAND...: imports image NAME, a static busybox in
+# $work/img with those commands linked to it.
+busybox_image() {
+    name=$1; shift
+    mkdir -p "$work/img/bin" "$work/img/tmp"
+    cp /bin/busybox "$work/img/bin/busybox"
+    for c in "$@"; do ln -sf busybox "$work/img/bin/$c"; done
+    "$danaus" image import "$name" "$work/img" >/dev/null
+}
 # remove_containers_and_pools: what the test made with $danaus.
 remove_containers_and_pools() {
     for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done

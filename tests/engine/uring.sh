@@ -18,12 +18,8 @@ export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
 trap 'remove_containers_and_pools; rm -rf "$work"' EXIT
 
-img=$work/img
-mkdir -p "$img/bin" "$img/tmp"
-cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo sleep ls rm mkdir stat; do ln -s busybox "$img/bin/$c"; done
+busybox_image bb sh cat echo sleep ls rm mkdir paste xargs || exit 1
 mkdir -p "$work/back"
-"$danaus" image import bb "$img" >/dev/null || exit 1
 "$danaus" pool create u --cpus 0-1 --memory 256M --backend "local:$work/back" \
     --fuse-io-uring on || exit 1
 conf=$DANAUS_STATE/pools/u/danausd.conf

@@ -11,12 +11,8 @@ export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
 trap 'remove_containers_and_pools; rm -rf "$work"' EXIT
 
-img=$work/img
-mkdir -p "$img/bin" "$img/tmp"
-cp /bin/busybox "$img/bin/busybox"
-for c in sh cat echo sleep; do ln -s busybox "$img/bin/$c"; done
+busybox_image bb sh cat echo sleep || exit 1
 mkdir -p "$work/back" "$work/back2"
-"$danaus" image import bb "$img" >/dev/null || exit 1
 "$danaus" pool create p --cpus 0 --memory 256M --backend "local:$work/back" ||
     exit 1
 
