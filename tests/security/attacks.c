@@ -2955,7 +2955,5 @@ int main(int argc, char **argv)
     };
     if (getenv("DANAUS_SECURITY_FILTER"))
         cmocka_set_test_filter(getenv("DANAUS_SECURITY_FILTER"));
-    if (getenv("DANAUS_SECURITY_SKIP"))
-        cmocka_set_skip_filter(getenv("DANAUS_SECURITY_SKIP"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
