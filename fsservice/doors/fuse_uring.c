@@ -309,7 +309,7 @@ static int worker_init(struct worker *w, struct fuse_uring *u, unsigned qid,
     w->u = u;
     w->qid = qid;
     w->pin = pin;
-    w->head = aligned_alloc(64, sizeof *w->head);
+    w->head = calloc(1, sizeof *w->head);
     w->payload = malloc(u->payload);
     w->request = malloc(sizeof(struct fuse_in_header) + HEADER_OP_IN +
                         u->payload);
@@ -317,7 +317,6 @@ static int worker_init(struct worker *w, struct fuse_uring *u, unsigned qid,
         worker_free(w);
         return -ENOMEM;
     }
-    memset(w->head, 0, sizeof *w->head);
     w->iov[0] = (struct iovec){w->head, sizeof *w->head};
     w->iov[1] = (struct iovec){w->payload, u->payload};
     return 0;
