@@ -135,22 +135,30 @@ ssize_t fuse_uring_answer(uint64_t unique, const struct iovec *iov, int count)
     return (ssize_t)(sizeof(struct fuse_out_header) + body);
 }
 
-/* Queues a command for the worker's entry: 0 or -errno. */
-static int submit(struct worker *w, uint32_t op, uint64_t commit_id)
+/* Queues command op for the entry of buffers iov in queue qid of
+ * connection fd on ring: 0 or -errno. */
+static int submit(struct io_uring *ring, int fd, struct iovec *iov,
+                  uint32_t op, uint64_t commit_id, uint16_t qid)
 {
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
     if (!sqe)
         return -EBUSY;
     memset(sqe, 0, 2 * sizeof *sqe); /* SQE128: two slots' worth */
     sqe->opcode = IORING_OP_URING_CMD;
-    sqe->fd = w->u->fd;
-    sqe->addr = (uint64_t)(uintptr_t)w->iov;
+    sqe->fd = fd;
+    sqe->addr = (uint64_t)(uintptr_t)iov;
     sqe->len = 2;
     sqe->cmd_op = op;
-    struct ring_cmd cmd = {.commit_id = commit_id, .qid = (uint16_t)w->qid};
+    struct ring_cmd cmd = {.commit_id = commit_id, .qid = qid};
     memcpy(sqe->cmd, &cmd, sizeof cmd);
-    int rc = io_uring_submit(&w->ring);
+    int rc = io_uring_submit(ring);
     return rc < 0 ? rc : 0;
+}
+
+static int worker_submit(struct worker *w, uint32_t op, uint64_t commit_id)
+{
+    return submit(&w->ring, w->u->fd, w->iov, op, commit_id,
+                  (uint16_t)w->qid);
 }
 
 /* The request in the worker's buffers, joined as /dev/fuse gives it: its
@@ -195,20 +203,17 @@ static int new_ring(struct io_uring *ring)
  * queues were all ready already. */
 static void refuse(int fd)
 {
-    struct worker w = {.qid = UINT16_MAX};
-    struct fuse_uring u = {.fd = fd};
+    struct io_uring ring;
     struct ring_header head;
-    w.u = &u;
-    w.iov[0] = (struct iovec){&head, sizeof head};
-    w.iov[1] = (struct iovec){NULL, 0};
-    if (new_ring(&w.ring) < 0)
+    struct iovec iov[2] = {{&head, sizeof head}, {NULL, 0}};
+    if (new_ring(&ring) < 0)
         return;
-    if (submit(&w, CMD_REGISTER, 0) == 0) {
+    if (submit(&ring, fd, iov, CMD_REGISTER, 0, UINT16_MAX) == 0) {
         struct io_uring_cqe *cqe;
-        if (io_uring_wait_cqe(&w.ring, &cqe) == 0)
-            io_uring_cqe_seen(&w.ring, cqe);
+        if (io_uring_wait_cqe(&ring, &cqe) == 0)
+            io_uring_cqe_seen(&ring, cqe);
     }
-    io_uring_queue_exit(&w.ring);
+    io_uring_queue_exit(&ring);
 }
 
 static void *serve(void *arg)
@@ -226,7 +231,7 @@ static void *serve(void *arg)
      * the entry) runs when it waits. */
     int rc = new_ring(&w->ring);
     if (rc == 0) {
-        rc = submit(w, CMD_REGISTER, 0);
+        rc = worker_submit(w, CMD_REGISTER, 0);
         if (rc < 0)
             io_uring_queue_exit(&w->ring);
     }
@@ -265,7 +270,7 @@ static void *serve(void *arg)
         }
         if (!answered)
             answer_error(w, in.unique, n > 0 ? ENOSYS : EIO);
-        rc = submit(w, CMD_COMMIT_AND_FETCH, in.unique);
+        rc = worker_submit(w, CMD_COMMIT_AND_FETCH, in.unique);
     }
     if (rc < 0 && rc != -ENOTCONN && rc != -ECANCELED &&
         !atomic_load(&u->stopping))
