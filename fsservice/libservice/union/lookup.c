@@ -98,21 +98,34 @@ static union_mask merge_below(struct union_instance *u,
     }
 }
 
+/* What the fast path's stat of the whole path in the top branch told a
+ * walk of the same path: nothing, that the name is not there, or (found)
+ * its lstat. */
+struct top_told {
+    bool lacks;
+    const struct danaus_stat *found;
+};
+
 /* Looks name up in dir (merged from `dirs`): the branch that shows it, its
  * lstat and, for a directory, its own merge mask. -ENOENT if absent or
- * whited out. */
+ * whited out. The top branch is not asked what `top` says already. */
 static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
                        union_mask dirs, const char *dir, const char *name,
-                       const char *path, bool top_lacks,
+                       const char *path, struct top_told top,
                        struct union_node *out)
 {
     for (int b = union_next_branch(dirs, 0); b >= 0; b = union_next_branch(dirs, b + 1)) {
         struct ls_instance *in = union_branch_inst(u, b);
-        int rc = (b == 0 && top_lacks) ||
-                         union_branch_has(u, cred, b, dir, name) == 0
-                     ? -ENOENT
-                     : in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW,
-                                     &out->st);
+        int rc;
+        if (b == 0 && top.found) {
+            out->st = *top.found;
+            rc = 0;
+        } else if ((b == 0 && top.lacks) ||
+                   union_branch_has(u, cred, b, dir, name) == 0) {
+            rc = -ENOENT;
+        } else {
+            rc = in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW, &out->st);
+        }
         if (rc == 0) {
             out->branch = b;
             out->dirs = S_ISDIR(out->st.mode)
@@ -309,7 +322,9 @@ static int splice_link(char *todo, const char *target, const char *rest)
 
 static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
                        const char *path, int flags,
-                       const struct memo_look *look, struct union_node *out)
+                       const struct memo_look *look,
+                       const struct danaus_stat *top_found,
+                       struct union_node *out)
 {
     static _Thread_local struct walk w;
     char todo[DANAUS_LONG_PATH_MAX];
@@ -370,12 +385,14 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
             out->parent_dirs = w.dirs[w.depth];
             return 0;
         }
-        /* The fast path's stat found nothing at path in the top branch:
-         * not asked again for the same name. */
-        bool top_lacks = last && links == 0 && (flags & UNION_TOP_LACKS) &&
-                         strcmp(child, path) == 0;
-        rc = lookup_name(u, cred, w.dirs[w.depth], w.path, name, child,
-                         top_lacks, out);
+        /* What the fast path's stat found at path in the top branch (or
+         * that it found nothing there): not asked again for the same
+         * name. */
+        bool same = last && links == 0 && strcmp(child, path) == 0;
+        struct top_told top = {same && (flags & UNION_TOP_LACKS),
+                               same ? top_found : NULL};
+        rc = lookup_name(u, cred, w.dirs[w.depth], w.path, name, child, top,
+                         out);
         if (rc == -ENOENT && last && (flags & UNION_MAY_BE_ABSENT)) {
             strcpy(out->path, child);
             out->branch = -1;
@@ -451,24 +468,31 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
      * branch, which then holds nothing below it: the fast path's stat
      * there would only fail. */
     bool top_absent = look.depth > 0 && !(memo.w.dirs[look.depth] & 1u);
+    struct danaus_stat found;
+    const struct danaus_stat *top_found = NULL;
     if ((flags & UNION_FAST) && !union_path_has_reserved(path) &&
         strlen(path) < sizeof out->path && !top_absent) {
         struct ls_instance *top = union_branch_inst(u, 0);
         int at = (flags & UNION_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
-        int rc = top->ops->stat(top, cred, path, at, &out->st);
-        if (rc == 0 && !S_ISDIR(out->st.mode)) {
+        int rc = top->ops->stat(top, cred, path, at, &found);
+        if (rc == 0 && !S_ISDIR(found.mode)) {
+            out->st = found;
             strcpy(out->path, path);
             out->branch = 0;
             out->dirs = 0;
             out->parent_dirs = 0;
             return 0;
         }
-        /* Not following, ENOENT says the top branch has no such entry (a
-         * followed link's target may be what is missing). */
+        /* Not following, the answer is the walk's own for the last name:
+         * ENOENT says the top branch has no such entry, a directory is
+         * its lstat (a followed link's target may be what is missing, or
+         * what was found). */
         if (rc == -ENOENT && at == AT_SYMLINK_NOFOLLOW)
             flags |= UNION_TOP_LACKS;
+        else if (rc == 0 && at == AT_SYMLINK_NOFOLLOW)
+            top_found = &found;
     }
-    return lookup_slow(u, cred, path, flags, &look, out);
+    return lookup_slow(u, cred, path, flags, &look, top_found, out);
 }
 
 int union_in_top_only_dir(struct union_instance *u,
