@@ -412,17 +412,21 @@ static void check(int cond, const char *what)
     }
 }
 
-/* Whether the map that starts at p names no file in /proc/self/maps. */
+/* Whether the map that holds p names no file in /proc/self/maps. */
 static int map_is_anonymous(const void *p)
 {
     FILE *maps = fopen("/proc/self/maps", "re");
     char line[4096];
     int anonymous = 0;
+    /* The map that holds p: the kernel merges an anonymous map with an
+     * anonymous neighbour of the same protection, so it may start
+     * before p. */
     while (maps && fgets(line, sizeof line, maps)) {
-        unsigned long start;
+        unsigned long start, end;
         char path[4096] = "";
-        if (sscanf(line, "%lx-%*x %*s %*s %*s %*s %4095s", &start, path) >= 1 &&
-            start == (unsigned long)p) {
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %4095s", &start, &end,
+                   path) >= 2 &&
+            start <= (unsigned long)p && (unsigned long)p < end) {
             anonymous = path[0] == '\0';
             break;
         }
