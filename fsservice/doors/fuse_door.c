@@ -156,12 +156,11 @@ static ssize_t door_writev(int fd, struct iovec *iov, int count,
     if (n >= 0)
         return n;
     unsigned char init[sizeof out + sizeof(struct fuse_init_out)];
-    if (ex->answering_init && count == 2 && out.error == 0 &&
-        iov[1].iov_len == sizeof(struct fuse_init_out)) {
+    if (ex->answering_init && ex->uring_offered && count == 2 &&
+        out.error == 0 && iov[1].iov_len == sizeof(struct fuse_init_out)) {
         memcpy(init, iov[0].iov_base, sizeof out);
         memcpy(init + sizeof out, iov[1].iov_base, iov[1].iov_len);
-        if (ex->uring_offered)
-            fuse_uring_offer(init, sizeof init, &ex->uring_payload);
+        fuse_uring_offer(init, sizeof init, &ex->uring_payload);
         struct iovec whole = {init, sizeof init};
         return writev(fd, &whole, 1);
     }

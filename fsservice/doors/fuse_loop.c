@@ -196,22 +196,25 @@ int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se,
     return -1;
 }
 
+void fuse_loop_interrupt_join(pthread_t thread)
+{
+    /* The signal is repeated in case it came just before a wait began. */
+    struct timespec deadline;
+    do {
+        pthread_kill(thread, SIGUSR1);
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_nsec += 100 * 1000 * 1000;
+        if (deadline.tv_nsec >= 1000000000) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000;
+        }
+    } while (pthread_timedjoin_np(thread, NULL, &deadline) == ETIMEDOUT);
+}
+
 void fuse_loop_stop(struct fuse_loop *l, struct fuse_session *se)
 {
     fuse_session_exit(se);
-    /* The signal is repeated in case it came just before a read began. */
-    for (int i = 0; i < l->n; i++) {
-        struct timespec deadline;
-        do {
-            pthread_kill(l->threads[i], SIGUSR1);
-            clock_gettime(CLOCK_REALTIME, &deadline);
-            deadline.tv_nsec += 100 * 1000 * 1000;
-            if (deadline.tv_nsec >= 1000000000) {
-                deadline.tv_sec++;
-                deadline.tv_nsec -= 1000000000;
-            }
-        } while (pthread_timedjoin_np(l->threads[i], NULL, &deadline) ==
-                 ETIMEDOUT);
-    }
+    for (int i = 0; i < l->n; i++)
+        fuse_loop_interrupt_join(l->threads[i]);
     l->n = 0;
 }

@@ -60,6 +60,9 @@ int fuse_loop_start(struct fuse_loop *l, struct fuse_session *se,
  * interrupted by SIGUSR1 (installed without SA_RESTART, fuse_door.c)
  * until it has returned. Calls in progress are finished first. */
 void fuse_loop_stop(struct fuse_loop *l, struct fuse_session *se);
+/* Interrupts thread's wait (SIGUSR1, as above) until it has ended, and
+ * joins it: for a thread that checks, after each wait, whether to end. */
+void fuse_loop_interrupt_join(pthread_t thread);
 
 /* Runs one request, buf (n bytes as read from the connection), on the
  * calling thread as the loop's threads do: for threads of l's that

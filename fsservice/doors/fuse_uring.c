@@ -8,12 +8,10 @@
 #include <linux/fuse.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Linux 6.14's protocol (uapi linux/fuse.h, 7.42), which Debian 12's
  * headers predate. */
@@ -377,24 +375,10 @@ void fuse_uring_stop(struct fuse_uring *u)
     if (!u)
         return;
     atomic_store(&u->stopping, true);
-    for (int i = 0; i < u->nworkers; i++) {
-        struct worker *w = &u->workers[i];
-        if (!w->started)
-            continue;
-        /* SIGUSR1 (no SA_RESTART, fuse_door.c) ends a wait for a
-         * request; repeated in case it came just before one began. */
-        struct timespec deadline;
-        do {
-            pthread_kill(w->thread, SIGUSR1);
-            clock_gettime(CLOCK_REALTIME, &deadline);
-            deadline.tv_nsec += 100 * 1000 * 1000;
-            if (deadline.tv_nsec >= 1000000000) {
-                deadline.tv_sec++;
-                deadline.tv_nsec -= 1000000000;
-            }
-        } while (pthread_timedjoin_np(w->thread, NULL, &deadline) ==
-                 ETIMEDOUT);
-    }
+    /* SIGUSR1 (no SA_RESTART, fuse_door.c) ends a wait for a request. */
+    for (int i = 0; i < u->nworkers; i++)
+        if (u->workers[i].started)
+            fuse_loop_interrupt_join(u->workers[i].thread);
     for (int i = 0; i < u->nworkers; i++)
         worker_free(&u->workers[i]);
     free(u);
