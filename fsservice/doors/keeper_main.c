@@ -133,11 +133,10 @@ static bool hand_over(int fd)
     return ok;
 }
 
-/* Detaches the mount at point once its connection is gone, which the
- * last close of its /dev/fuse ends: at once, or, for a connection a dead
- * service's io_uring threads used, when the kernel has torn their rings
- * down (it does so after the process, asynchronously). A mount still
- * served (by a service that took it) stays. */
+/* Detaches the mount at point once its connection is gone: the last
+ * close of its /dev/fuse ends it, but for a connection a dead service's
+ * io_uring threads used, only when the kernel has torn their rings down
+ * (after the process, asynchronously), so this waits for that. */
 static void detach_when_stale(const char *point)
 {
     for (int tries = 0; tries < STALE_TRIES; tries++) {
@@ -161,7 +160,8 @@ static void detach_all(void)
     for (int i = 0; i < DANAUS_MAX_INSTANCES; i++)
         let_go(&held[i]);
     for (int i = 0; i < n; i++) {
-        detach_when_stale(points[i]);
+        if (fuse_mountpoint_stale(points[i]))
+            fuse_mountpoint_detach(points[i]);
         free(points[i]);
     }
 }
