@@ -68,10 +68,6 @@ int union_join(char out[DANAUS_LONG_PATH_MAX], const char *dir, const char *name
     return 0;
 }
 
-/* union_lookup's own flag for lookup_slow, beside UNION_*: the fast path
- * found no entry at the path in the top branch. */
-#define UNION_TOP_LACKS 0x100
-
 /* The branches of dirs, below b, after b has the directory `path`: b and
  * then each lower branch with a directory there, until one stops the merge. */
 static union_mask merge_below(struct union_instance *u,
@@ -320,10 +316,10 @@ static int splice_link(char *todo, const char *target, const char *rest)
     return 0;
 }
 
+/* told: what the fast path's stat of path in the top branch said. */
 static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
                        const char *path, int flags,
-                       const struct memo_look *look,
-                       const struct danaus_stat *top_found,
+                       const struct memo_look *look, struct top_told told,
                        struct union_node *out)
 {
     static _Thread_local struct walk w;
@@ -389,10 +385,8 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
          * that it found nothing there): not asked again for the same
          * name. */
         bool same = last && links == 0 && strcmp(child, path) == 0;
-        struct top_told top = {same && (flags & UNION_TOP_LACKS),
-                               same ? top_found : NULL};
-        rc = lookup_name(u, cred, w.dirs[w.depth], w.path, name, child, top,
-                         out);
+        rc = lookup_name(u, cred, w.dirs[w.depth], w.path, name, child,
+                         same ? told : (struct top_told){0}, out);
         if (rc == -ENOENT && last && (flags & UNION_MAY_BE_ABSENT)) {
             strcpy(out->path, child);
             out->branch = -1;
@@ -469,14 +463,13 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
      * there would only fail. */
     bool top_absent = look.depth > 0 && !(memo.w.dirs[look.depth] & 1u);
     struct danaus_stat found;
-    const struct danaus_stat *top_found = NULL;
+    struct top_told told = {0};
     if ((flags & UNION_FAST) && !union_path_has_reserved(path) &&
         strlen(path) < sizeof out->path && !top_absent) {
         struct ls_instance *top = union_branch_inst(u, 0);
         int at = (flags & UNION_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
-        int rc = top->ops->stat(top, cred, path, at, &found);
-        if (rc == 0 && !S_ISDIR(found.mode)) {
-            out->st = found;
+        int rc = top->ops->stat(top, cred, path, at, &out->st);
+        if (rc == 0 && !S_ISDIR(out->st.mode)) {
             strcpy(out->path, path);
             out->branch = 0;
             out->dirs = 0;
@@ -486,13 +479,15 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
         /* Not following, the answer is the walk's own for the last name:
          * ENOENT says the top branch has no such entry, a directory is
          * its lstat (a followed link's target may be what is missing, or
-         * what was found). */
-        if (rc == -ENOENT && at == AT_SYMLINK_NOFOLLOW)
-            flags |= UNION_TOP_LACKS;
-        else if (rc == 0 && at == AT_SYMLINK_NOFOLLOW)
-            top_found = &found;
+         * what was found). Kept apart: the walk writes out->st. */
+        if (at == AT_SYMLINK_NOFOLLOW && rc == -ENOENT) {
+            told.lacks = true;
+        } else if (at == AT_SYMLINK_NOFOLLOW && rc == 0) {
+            found = out->st;
+            told.found = &found;
+        }
     }
-    return lookup_slow(u, cred, path, flags, &look, top_found, out);
+    return lookup_slow(u, cred, path, flags, &look, told, out);
 }
 
 int union_in_top_only_dir(struct union_instance *u,
