@@ -59,16 +59,19 @@ service_stop() {
     daemon=
 }
 
-# With FUSE_DOOR_CONF "fuse_io_uring on" (the FUSE tests' ring runs):
-# uring_allow lets this kernel's FUSE connections take requests over
+# uring_enable lets this kernel's FUSE connections take requests over
 # io_uring (the fuse module's enable_uring, a host setting that changes
 # nothing for connections that do not ask), or exits 77, which ctest
-# counts as skipped, on a kernel without it; uring_check LOG expects the
-# service's log to say its requests came over io_uring, with no queue
-# that failed.
+# counts as skipped, on a kernel without it. With FUSE_DOOR_CONF
+# "fuse_io_uring on" (the FUSE tests' ring runs), uring_allow does so,
+# and uring_check LOG expects the service's log to say its requests came
+# over io_uring, with no queue that failed.
 uring_on() { case ${FUSE_DOOR_CONF:-} in *"fuse_io_uring on"*) return 0 ;; esac; return 1; }
 uring_allow() {
     uring_on || return 0
+    uring_enable
+}
+uring_enable() {
     param=/sys/module/fuse/parameters/enable_uring
     if ! [ -w "$param" ] || ! echo Y > "$param"; then
         echo "skipped: this kernel has no FUSE over io_uring"

@@ -8,11 +8,8 @@
 # (skipped) on a kernel without FUSE over io_uring.
 set -u
 danaus=$1
-param=/sys/module/fuse/parameters/enable_uring
-if ! [ -w "$param" ] || ! echo Y > "$param"; then
-    echo "skipped: this kernel has no FUSE over io_uring"
-    exit 77
-fi
+. "$(dirname "$0")/../lib.sh"
+uring_enable
 work=$(mktemp -d /tmp/danaus-uring-test.XXXXXX)
 export DANAUS_STATE=$work/state
 . "$(dirname "$0")/checks.sh"
