@@ -241,8 +241,9 @@ mkdir -p "$work/local"
 "$danaus" --state "$state" pool create wll --cpus "0-$(($(nproc) - 1))" \
     --memory 8G --backend "local:$work/local"
 # The same pool with its FUSE door's requests over io_uring (in an engine
-# of its own, as the Ceph pool), where the kernel has it (config fuse_io_uring; the fuse module's enable_uring, a
-# host setting that changes nothing for connections that do not ask).
+# of its own, as the Ceph pool), where the kernel has it (config
+# fuse_io_uring; the fuse module's enable_uring, a host setting that
+# changes nothing for connections that do not ask).
 uring=""
 if echo Y 2>/dev/null >/sys/module/fuse/parameters/enable_uring; then
     mkdir -p "$work/local-uring"
