@@ -1973,6 +1973,77 @@ static void test_long_paths_stay_inside(void **state)
     assert_int_equal(st.st_size, 12);
 }
 
+/* ---- a FIFO swapped in under an open ---- */
+
+/* The local backend opens a name it found to be a regular file from its
+ * parent's handle; an attacker who writes the directory swaps a FIFO in
+ * between the look and the open, over and over. An open of a FIFO for
+ * reading waits for a writer: no open may keep a service thread, and a
+ * handle is only ever of the regular file. */
+#define SWAP_OPENS 20000
+
+static int swap_names(void *arg)
+{
+    (void)arg;
+    char a[PATH_MAX + 16], b[PATH_MAX + 16];
+    snprintf(a, sizeof a, "%s/swap", host_a);
+    snprintf(b, sizeof b, "%s/other", host_a);
+    for (;;)
+        CHILD_CHECK(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0,
+                    "exchange: %s", strerror(errno));
+}
+
+static int open_swapping(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    CHILD_CHECK(slot >= 0, "slot");
+    int files = 0, fifos = 0;
+    for (int i = 0; i < SWAP_OPENS; i++) {
+        int64_t h = raw_open(&r, (uint32_t)slot, mount, "swap", O_RDONLY);
+        CHILD_CHECK(h >= 0, "open %d: %s", i, strerror((int)-h));
+        fifos += h == 0; /* a FIFO: the client opens it itself */
+        files += h > 0;
+        if (h == 0)
+            continue;
+        /* The regular file is empty; a FIFO's handle would say ESPIPE. */
+        struct danaus_desc d = {.call = DANAUS_CALL_PREAD, .mount = mount,
+                                .handle = (uint64_t)h};
+        d.arg[0] = 1;
+        int64_t n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000);
+        CHILD_CHECK(n == 0, "pread %d: %lld", i, (long long)n);
+        d = (struct danaus_desc){.call = DANAUS_CALL_CLOSE, .mount = mount,
+                                 .handle = (uint64_t)h};
+        CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000) == 0,
+                    "close %d", i);
+    }
+    CHILD_CHECK(files > 0 && fifos > 0, "files %d, FIFOs %d", files, fifos);
+    return 0;
+}
+
+static void test_fifo_swapped_in(void **state)
+{
+    (void)state;
+    if (ceph_conf)
+        skip();
+    start("fifoswap", "");
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s/swap", host_a);
+    int fd = open(p, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(p, sizeof p, "%s/other", host_a);
+    assert_int_equal(mkfifo(p, 0644), 0);
+    pid_t swapper = spawn(swap_names, NULL);
+    int rc = reap(spawn(open_swapping, NULL), 120);
+    kill(swapper, SIGKILL);
+    waitpid(swapper, NULL, 0);
+    assert_int_equal(rc, 0);
+}
+
 /* ---- a hello from a process that did not connect (issue 35, 2) ---- */
 
 /* In a container's mount namespace with the view of MOUNT_A: connects,
@@ -2939,6 +3010,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_branch_forget_for_root_only, stop),
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_long_paths_stay_inside, stop),
+        cmocka_unit_test_teardown(test_fifo_swapped_in, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
         cmocka_unit_test_teardown(test_uid_takes_handles_and_locks, stop),

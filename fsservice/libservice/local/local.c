@@ -221,6 +221,36 @@ static int statfs_fd(int fd, struct danaus_statfs *out)
     return 0;
 }
 
+/* ---- names from their parent's handle ---- */
+
+/* An operation on a last name from its parent's handle (dirs.h):
+ * -EAGAIN when only the walk in the root can do it (a symlink to follow,
+ * at). */
+typedef int by_name_fn(int dir_fd, const char *name, int at, void *a);
+
+/* Whether path ends in a name: not in ".", "..", a slash or the root,
+ * which only the walk answers as the kernel does, without the parent. */
+static bool ends_in_name(const char *path)
+{
+    const char *last = strrchr(path, '/');
+    last = last ? last + 1 : path;
+    return *last && strcmp(last, ".") != 0 && strcmp(last, "..") != 0;
+}
+
+/* by_name on path's last name; -EAGAIN when only the whole path's
+ * walk can do it as the kernel would: the parent cannot be had (its walk
+ * gives the errno), or the path ends in ".", "..", a slash or the root. */
+static int by_parent(struct local_instance *li, const char *path, int at,
+                     by_name_fn *by_name, void *a)
+{
+    struct local_name n;
+    if (!ends_in_name(path) || name_in_root(li, path, &n) < 0)
+        return -EAGAIN;
+    int rc = by_name(n.dir_fd, n.name, at, a);
+    local_name_release(&n);
+    return rc;
+}
+
 /* ---- open files ---- */
 
 /* The access an open's mode asks for, as faccessat's mode. */
@@ -247,16 +277,6 @@ static bool may_meet_special(int flags)
            (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
 }
 
-/*
- * Such an open first resolves the name O_PATH, which opens nothing, and
- * looks at what it found: a regular file or directory is then reopened
- * with the caller's flags through the fd's /proc/self/fd link (the kernel
- * checks access as for any open, O_TRUNC applies); a FIFO, device or
- * socket answers LS_OPEN_SPECIAL once the caller's access is checked.
- * Under O_CREAT a name that cannot be resolved (it does not exist, or the
- * kernel has its own errno for creating it) is opened as asked; one made
- * a FIFO between the two steps is the only open that can meet one here.
- */
 /* An fd of a file just opened, with its attributes in *st; -errno (the fd
  * closed) when they cannot be read. */
 static int with_stat(int fd, struct statx *st)
@@ -268,10 +288,108 @@ static int with_stat(int fd, struct statx *st)
     return rc;
 }
 
+/* What an open by name is asked and answers (open_by_name). */
+struct open_args {
+    int flags;
+    mode_t mode;
+    struct statx *st;
+    bool *special;
+};
+
+/* The flags a regular file or directory found by name is opened with.
+ * O_NONBLOCK keeps a FIFO swapped in after the look from blocking the
+ * thread, and makes an open for writing fail with EWOULDBLOCK instead of
+ * waiting while another open file holds a lease (lease.c); the walk
+ * waits for that. O_NOCTTY keeps a device swapped in from becoming the
+ * service's terminal. */
+#define FOUND_FLAGS (O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+
+/* Whether an open by name that failed with err, asked with flags asked
+ * and made with opened, is the walk's to answer: the name is a symlink
+ * to follow (with O_DIRECTORY a symlink gives ENOTDIR, not ELOOP:
+ * measured), changed since the look, or held by a lease (FOUND_FLAGS). */
+static bool walk_decides(int err, int asked, int opened, bool created)
+{
+    if (err == ELOOP || (err == ENOTDIR && (opened & O_DIRECTORY)))
+        return !(asked & O_NOFOLLOW);
+    return (err == EEXIST && created) ||
+           (err == ENOENT && (asked & O_CREAT)) || err == EWOULDBLOCK;
+}
+
+/*
+ * An open of a last name from its parent's handle: openat on the name,
+ * never following a symlink (one to follow is the walk's, -EAGAIN).
+ * Where the open may meet a FIFO, device or socket, a statx looks first:
+ * such a file answers LS_OPEN_SPECIAL once the caller's access is
+ * checked, a regular file or directory is opened with FOUND_FLAGS and
+ * must be the inode the statx saw; a name that is missing under O_CREAT
+ * is created with O_EXCL, so only a new regular file can be opened. A
+ * name changed between the look and the open gives -EAGAIN, and the walk
+ * decides.
+ */
+static int open_by_name(int dir_fd, const char *name, int at, void *a)
+{
+    const struct open_args *o = a;
+    int flags = o->flags;
+    bool looked = may_meet_special(flags), created = false;
+    struct statx seen;
+    (void)at;
+    if (flags & O_PATH)
+        return -EAGAIN;
+    if (looked && statx(dir_fd, name, AT_SYMLINK_NOFOLLOW,
+                        STATX_TYPE | STATX_INO, &seen) < 0) {
+        if (errno != ENOENT || !(flags & O_CREAT))
+            return -errno;
+        looked = false;
+        created = true;
+        flags |= O_EXCL;
+    } else if (looked && S_ISLNK(seen.stx_mode)) {
+        return flags & O_NOFOLLOW ? -ELOOP : -EAGAIN;
+    } else if (looked && !S_ISREG(seen.stx_mode) && !S_ISDIR(seen.stx_mode)) {
+        int rc = neg_errno(faccessat(dir_fd, name, open_access(flags),
+                                     AT_SYMLINK_NOFOLLOW | AT_EACCESS));
+        *o->special = rc == 0;
+        return rc;
+    } else if (looked) {
+        flags = (flags & ~(O_CREAT | O_EXCL)) | FOUND_FLAGS;
+    }
+    int fd = openat(dir_fd, name, flags | O_NOFOLLOW, o->mode);
+    if (fd < 0 && walk_decides(errno, o->flags, flags, created))
+        return -EAGAIN;
+    fd = with_stat(neg_errno(fd), o->st);
+    if (fd < 0 || !looked)
+        return fd;
+    if (o->st->stx_ino != seen.stx_ino ||
+        o->st->stx_dev_major != seen.stx_dev_major ||
+        o->st->stx_dev_minor != seen.stx_dev_minor ||
+        (o->st->stx_mode & S_IFMT) != (seen.stx_mode & S_IFMT) ||
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+        close(fd);
+        return -EAGAIN;
+    }
+    return fd;
+}
+
+/*
+ * The walk in the root, for what the parent's handle cannot do: an open
+ * that may meet a special file first resolves the name O_PATH, which
+ * opens nothing, and looks at what it found: a regular file or directory
+ * is then reopened with the caller's flags through the fd's
+ * /proc/self/fd link (the kernel checks access as for any open, O_TRUNC
+ * applies); a FIFO, device or socket answers LS_OPEN_SPECIAL once the
+ * caller's access is checked. Under O_CREAT a name that cannot be
+ * resolved (it does not exist, or the kernel has its own errno for
+ * creating it) is opened as asked; one made a FIFO between the two steps
+ * is the only open that can meet one here.
+ */
 static int open_fd(struct local_instance *li, const char *path, int flags,
                    mode_t mode, struct statx *st, bool *special)
 {
     *special = false;
+    struct open_args args = {flags, mode, st, special};
+    int rc = by_parent(li, path, 0, open_by_name, &args);
+    if (rc != -EAGAIN)
+        return rc;
     if (!may_meet_special(flags))
         return with_stat(in_root(li, path, flags, mode), st);
     int probe = in_root(li, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
@@ -279,7 +397,7 @@ static int open_fd(struct local_instance *li, const char *path, int flags,
         return with_stat(in_root(li, path, flags, mode), st);
     if (probe < 0)
         return probe;
-    int rc = statx_fd(probe, st) < 0 ? -errno : 0;
+    rc = statx_fd(probe, st) < 0 ? -errno : 0;
     if (rc == 0 && S_ISLNK(st->stx_mode))
         rc = -ELOOP; /* O_NOFOLLOW on a symbolic link */
     else if (rc == 0 && !S_ISREG(st->stx_mode) && !S_ISDIR(st->stx_mode)) {
@@ -287,9 +405,7 @@ static int open_fd(struct local_instance *li, const char *path, int flags,
                                  AT_EMPTY_PATH | AT_EACCESS));
         *special = rc == 0;
     } else if (rc == 0)
-        /* O_NONBLOCK means nothing to a regular file or a directory but
-         * that an open for writing fails with EWOULDBLOCK instead of
-         * waiting while another open file holds a lease (lease.c). */
+        /* Without O_NONBLOCK: see FOUND_FLAGS. */
         rc = neg_errno(open(proc_link_of(probe).path,
                             flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW |
                                       O_NONBLOCK)));
@@ -595,31 +711,13 @@ static int enter_inode(struct ls_instance *inst, const struct ls_cred *cred,
     return open_inode(li, path, at);
 }
 
-/* An operation on the inode path names. by_name(dir_fd, name, a): on a
- * last name from its parent's handle (dirs.h), -EAGAIN when the name is
- * a symlink to follow (at) and only the walk in the root can follow it;
- * by_fd(fd, a): on an O_PATH fd of the inode. */
+/* An operation on the inode path names: by_name, or by_fd(fd, a) on an
+ * O_PATH fd of the inode where only the walk can find it. */
 struct inode_op {
-    int (*by_name)(int dir_fd, const char *name, int at, void *a);
+    by_name_fn *by_name;
     int (*by_fd)(int fd, void *a);
     void *a;
 };
-
-/* op->by_name on path's last name; -EAGAIN when only the whole path's
- * walk can do it as the kernel would: the parent cannot be had (its walk
- * gives the errno), or the path ends in ".", "..", a slash or the root. */
-static int by_parent(struct local_instance *li, const char *path, int at,
-                     const struct inode_op *op)
-{
-    struct local_name n;
-    if (name_in_root(li, path, &n) < 0)
-        return -EAGAIN;
-    int rc = n.kind == LOCAL_LAST_NAME && !strchr(n.name, '/')
-                 ? op->by_name(n.dir_fd, n.name, at, op->a)
-                 : -EAGAIN;
-    local_name_release(&n);
-    return rc;
-}
 
 static int on_inode(struct ls_instance *inst, const struct ls_cred *cred,
                     const char *path, int at, const struct inode_op *op)
@@ -630,7 +728,7 @@ static int on_inode(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = enter(li, cred);
     if (rc < 0)
         return rc;
-    rc = by_parent(li, path, at, op);
+    rc = by_parent(li, path, at, op->by_name, op->a);
     if (rc != -EAGAIN)
         return rc;
     int fd = open_inode(li, path, at);
