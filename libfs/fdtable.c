@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -212,9 +213,62 @@ static struct fd_entry *next_file(int *fd)
     return NULL;
 }
 
+/* Placeholders are copies of one the library keeps (the model): a dup
+ * costs a fraction of an open. The model sits at MODEL_FD or above, out
+ * of the way of a program that closes a low number (stdin) to have its
+ * next open take it. The program may close the model's number or put
+ * another file there (closefrom, dup2), so each copy, which is what the
+ * program keeps, is checked to be /dev/null; when it is not, a new model
+ * is opened and the old number left to the program. */
+#define MODEL_FD 100
+static _Atomic int model = -1;
+
+static bool is_dev_null(int fd)
+{
+    struct stat st;
+    return sys_fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+           st.st_rdev == makedev(1, 3);
+}
+
+/* A placeholder copied from the model, or -1 with errno: EBADF when there
+ * is no model (any more). */
+static int copy_model(bool cloexec)
+{
+    int m = atomic_load_explicit(&model, memory_order_relaxed);
+    if (m < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    int fd = sys_fcntl(m, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+    if (fd >= 0 && !is_dev_null(fd)) {
+        sys_close(fd);
+        fd = -1;
+        errno = EBADF;
+    }
+    if (fd < 0 && errno == EBADF)
+        atomic_compare_exchange_strong(&model, &m, -1);
+    return fd;
+}
+
+static int open_placeholder(bool cloexec)
+{
+    int fd = copy_model(cloexec);
+    if (fd >= 0 || errno != EBADF)
+        return fd;
+    int m = sys_open("/dev/null", O_PATH | O_CLOEXEC), none = -1;
+    int high = m < 0 ? -1 : sys_fcntl(m, F_DUPFD_CLOEXEC, MODEL_FD);
+    if (high >= 0) { /* else a descriptor limit below MODEL_FD */
+        sys_close(m);
+        m = high;
+    }
+    if (m >= 0 && !atomic_compare_exchange_strong(&model, &none, m))
+        sys_close(m);
+    return sys_open("/dev/null", O_PATH | (cloexec ? O_CLOEXEC : 0));
+}
+
 int fdtable_reserve(bool cloexec)
 {
-    int fd = sys_open("/dev/null", O_PATH | (cloexec ? O_CLOEXEC : 0));
+    int fd = open_placeholder(cloexec);
     if (fd < 0)
         return -1;
     if (fd >= FDTABLE_MAX) {

@@ -3,11 +3,11 @@
  * Danaus files, and the service handle, mount and path behind each.
  *
  * Every Danaus descriptor number is held in the kernel's descriptor table by
- * a placeholder (/dev/null opened O_PATH), so the process never gets the same
- * number from the kernel for something else, and read/write on it through
- * the kernel fail with EBADF instead of silently succeeding. The Danaus
- * descriptor number is the placeholder's number; its close-on-exec flag is
- * the placeholder's too.
+ * a placeholder (a dup of /dev/null opened O_PATH), so the process never
+ * gets the same number from the kernel for something else, and read/write
+ * on it through the kernel fail with EBADF instead of silently succeeding.
+ * The Danaus descriptor number is the placeholder's number; its
+ * close-on-exec flag is the placeholder's too.
  *
  * Lookups are lock-free (they sit on every read and write); changes take a
  * mutex. No service calls are made here: callers open and close handles.

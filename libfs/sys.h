@@ -50,6 +50,12 @@ static inline ssize_t sys_readlink(const char *path, char *buf, size_t n)
     return syscall(SYS_readlinkat, AT_FDCWD, path, buf, n);
 }
 
+/* fstat (x86-64's kernel struct stat is glibc's). */
+static inline int sys_fstat(int fd, struct stat *st)
+{
+    return (int)syscall(SYS_fstat, fd, st);
+}
+
 /* lstat (x86-64's kernel struct stat is glibc's). */
 static inline int sys_lstat(const char *path, struct stat *st)
 {

@@ -561,6 +561,35 @@ static int danaus_only(void)
           "printf reached the Danaus file");
     close(o);
 
+    /* Placeholders are copies of a /dev/null the library keeps at 100 or
+     * above; a program that puts its own file at that number keeps it,
+     * and the next placeholder is /dev/null all the same. */
+    int model = -1;
+    for (int i = 100; i < 1024 && model < 0; i++) {
+        snprintf(link, sizeof link, "/proc/self/fd/%d", i);
+        n = readlink(link, target, sizeof target - 1);
+        target[n > 0 ? n : 0] = 0;
+        if (n > 0 && strcmp(target, "/dev/null") == 0)
+            model = i;
+    }
+    check(model >= 100, "the library keeps its model placeholder high");
+    check(dup2(kfd, model) == model, "dup2 of a kernel file onto it");
+    int p2 = open(f, O_RDONLY);
+    snprintf(link, sizeof link, "/proc/self/fd/%d", p2);
+    n = readlink(link, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = 0;
+    check(p2 >= 0 && strcmp(target, "/dev/null") == 0,
+          "the next placeholder is still /dev/null");
+    memset(buf, 0, sizeof buf);
+    check(pread(p2, buf, 11, 0) == 11 && memcmp(buf, "danaus data", 11) == 0,
+          "and its number reads the Danaus file");
+    memset(buf, 0, sizeof buf);
+    check(pread(model, buf, 11, 0) == 11 &&
+              memcmp(buf, "kernel data", 11) == 0,
+          "the program's file at the old model's number is left alone");
+    close(p2);
+    close(model);
+
     /* Closing a Danaus descriptor frees its number for the kernel. */
     int was = fd;
     check(close(fd) == 0, "close danaus");
