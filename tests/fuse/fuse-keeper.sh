@@ -235,6 +235,9 @@ plain busybox find "$mnt/listed" > /dev/null
 crash
 start "$danausd" || exit 1
 sleep 1.5
+# A machine just booted may not have tracefs mounted yet.
+mountpoint -q /sys/kernel/tracing ||
+    mount -t tracefs tracefs /sys/kernel/tracing
 trace=/sys/kernel/tracing/instances/danaus-keeper-$$
 conn=$(mountpoint -d "$mnt" | cut -d: -f2)
 if mkdir "$trace"; then
