@@ -31,6 +31,7 @@
 #include <danaus/danaus.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -266,6 +267,51 @@ static void test_cached_read_needs_no_service(void **state)
 {
     (void)state;
     run_reader(cached_read_child, 30000);
+}
+
+/* ---- a client that does not own the file ---- */
+
+/* The local backend's leases need the file's owner or CAP_LEASE, which
+ * the service keeps when it acts for such a client (local/cred.c; which
+ * identity a service thread has when it takes the lease depends on whom
+ * it served last, so test_local_cred checks the capability itself): a
+ * pread of a file another user owns is cached like the owner's. */
+static void prepare_as_root(const char *path)
+{
+    prepare(path, 'a');
+}
+
+static int other_uid_child(void *arg)
+{
+    (void)arg;
+    char path[800];
+    site_use(&site);
+    path_of(path, sizeof path, "others");
+    /* In a process of its own: this one's first call must be nobody's. */
+    in_other_process(prepare_as_root, path);
+    CHILD_CHECK(chmod(site.dir, 0755) == 0 && chmod(site.rundir, 0755) == 0,
+                "chmod: %s", strerror(errno));
+    char sock[600];
+    snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
+    CHILD_CHECK(chmod(sock, 0666) == 0, "chmod of the socket: %s",
+                strerror(errno));
+    CHILD_CHECK(setgroups(0, NULL) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+                    setresuid(65534, 65534, 65534) == 0,
+                "become nobody: %s", strerror(errno));
+    int fd = danaus_open(path, O_RDONLY);
+    CHILD_CHECK(fd >= 0, "open as nobody: %s", strerror(errno));
+    EXPECT(fd, 0, 4096, 4096, 'a');
+    EXPECT_CACHED(fd, 0, 4096, 4096, 'a');
+    danaus_close(fd);
+    return 0;
+}
+
+static void test_cached_for_another_uid(void **state)
+{
+    (void)state;
+    if (ceph_conf)
+        skip();
+    run_reader(other_uid_child, 30000);
 }
 
 /* ---- readahead ---- */
@@ -640,6 +686,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cached_read_needs_no_service),
         cmocka_unit_test(test_readahead),
+        cmocka_unit_test(test_cached_for_another_uid),
         cmocka_unit_test(test_changes_by_another_client),
         cmocka_unit_test(test_changes_through_fuse_door),
         cmocka_unit_test(test_read_write_descriptor),

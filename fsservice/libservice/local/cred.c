@@ -13,8 +13,11 @@
  * Why capabilities too: a nonzero fsuid makes the kernel drop only the
  * file-system capabilities (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER, ...);
  * CAP_SYS_ADMIN (trusted.* xattrs), CAP_SETFCAP (security.capability) and
- * CAP_SYS_RESOURCE would stay. So a non-root client runs with an empty
- * effective set, and a root client with the full permitted set.
+ * CAP_SYS_RESOURCE would stay. So a non-root client runs with an
+ * effective set of CAP_LEASE alone, and a root client with the full
+ * permitted set. CAP_LEASE lets the read cache take its leases on files
+ * the client does not own (lease.c) without a switch to root and back; a
+ * lease is the service's own doing, never a client's request.
  *
  * The identity in force is cached per thread so that a switch (up to five
  * syscalls) happens only when the client differs from the previous one.
@@ -95,7 +98,8 @@ int local_cred_can_switch(void)
 }
 
 
-/* Effective capabilities := permitted (raise) or empty (drop). */
+/* Effective capabilities := permitted (raise) or CAP_LEASE of them
+ * (drop). */
 static int set_effective_caps(int raise)
 {
     struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -104,7 +108,10 @@ static int set_effective_caps(int raise)
     if (syscall(SYS_capget, &header, data) < 0)
         return -errno;
     for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
-        data[i].effective = raise ? data[i].permitted : 0;
+        data[i].effective =
+            data[i].permitted &
+            (raise ? ~0u : i == CAP_TO_INDEX(CAP_LEASE) ? CAP_TO_MASK(CAP_LEASE)
+                                                         : 0);
     if (syscall(SYS_capset, &header, data) < 0)
         return -errno;
     return 0;

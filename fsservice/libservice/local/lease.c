@@ -16,15 +16,16 @@
  * kernel refuses a read lease while the file is open for writing anywhere:
  * then nothing is cached.
  *
- * So cache_hold takes a lease on the file's descriptor, as root (a lease
- * needs the file's owner or CAP_LEASE; the client's access was checked at
- * its open, and a lease changes nothing for it), and one breaker thread
- * takes the lease-break signals, sent to it alone (F_SETOWN_EX with its
- * tid, read through a signalfd): it announces the change of the file the
- * descriptor names now, has the pages clients kept back of the file
- * written (the sink's flush, LS_HOLD_WRITES) through the holder's own
- * descriptor, which breaks no lease, and only then gives the lease up: the
- * opener waits until they are in the file. A descriptor
+ * So cache_hold takes a lease on the file's descriptor, with CAP_LEASE,
+ * which service threads keep whatever client they act for (cred.c: a
+ * lease needs the file's owner or CAP_LEASE; the client's access was
+ * checked at its open, and a lease changes nothing for it), and one
+ * breaker thread takes the lease-break signals, sent to it alone
+ * (F_SETOWN_EX with its tid, read through a signalfd): it announces the
+ * change of the file the descriptor names now, has the pages clients kept
+ * back of the file written (the sink's flush, LS_HOLD_WRITES) through the
+ * holder's own descriptor, which breaks no lease, and only then gives the
+ * lease up: the opener waits until they are in the file. A descriptor
  * closed and reused before its signal is read costs a spurious
  * announcement and lease of the new file, never a missed one: whatever
  * file loses its lease is announced first.
@@ -110,8 +111,7 @@ void local_lease_init(struct local_lease *l, const struct danaus_stat *st,
     atomic_init(&l->signalled, false);
 }
 
-int local_lease_hold(int fd, int as_root, struct local_lease *l,
-                     uint64_t *key)
+int local_lease_hold(int fd, struct local_lease *l, uint64_t *key)
 {
     pid_t breaker = leases.breaker;
     if (breaker <= 0 || l->type < 0)
@@ -128,10 +128,5 @@ int local_lease_hold(int fd, int as_root, struct local_lease *l,
         fcntl(fd, F_SETOWN_EX, &owner) < 0)
         return 0;
     atomic_store(&l->signalled, true);
-    if (as_root) {
-        static const struct ls_cred root = {0};
-        if (local_cred_enter(&root) < 0)
-            return 0;
-    }
     return fcntl(fd, F_SETLEASE, l->type) == 0 ? held : 0;
 }

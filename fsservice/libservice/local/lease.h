@@ -31,9 +31,7 @@ void local_lease_init(struct local_lease *l, const struct danaus_stat *st,
 
 /* ls_ops.cache_hold on a descriptor: 1 with *key while it holds a read
  * lease, LS_HOLD_WRITES while it holds a write lease (a descriptor open
- * for writing), taking one if it can: as root when as_root, which leaves
- * the calling thread acting as root until its next switch), else 0. */
-int local_lease_hold(int fd, int as_root, struct local_lease *l,
-                     uint64_t *key);
+ * for writing), taking one if it can, else 0. */
+int local_lease_hold(int fd, struct local_lease *l, uint64_t *key);
 
 #endif

@@ -461,8 +461,7 @@ static void local_close(struct ls_file *base)
 
 static int local_cache_hold(struct ls_file *file, uint64_t *key)
 {
-    return local_lease_hold(lfile(file)->fd, local(file->inst)->switch_creds,
-                            &lfile(file)->lease, key);
+    return local_lease_hold(lfile(file)->fd, &lfile(file)->lease, key);
 }
 
 static ssize_t local_pread(struct ls_file *file, const struct ls_cred *cred,
