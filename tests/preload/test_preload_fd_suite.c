@@ -266,6 +266,57 @@ static void offsets_shared(void)
     close(fd);
 }
 
+/* The same through descriptors opened read-only, whose reads the library
+ * makes at its own copy of the offset while nothing shares it: moved by
+ * lseek, by a child's read, through a dup, and read by an exec'ed program
+ * after a read in the process that exec'ed it. */
+static void read_only_offsets(void)
+{
+    char *f = at(dir, "ro");
+    close(make(f, "0123456789abcdef"));
+    int fd = open(f, O_RDONLY);
+    say_read("ro read 3", fd, 3);
+    say("ro lseek cur", lseek(fd, 0, SEEK_CUR));
+    say("ro lseek cur -1", lseek(fd, -1, SEEK_CUR));
+    say("ro lseek cur -9", lseek(fd, -9, SEEK_CUR));
+    say_read("ro read 2", fd, 2);
+    int d = dup(fd);
+    say_read("ro read 2 through a dup", d, 2);
+    close(d);
+    say_read("ro read 2 after the dup", fd, 2);
+    close(fd);
+    fd = open(f, O_RDONLY);
+    say_read("ro read 4", fd, 4);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char b[3];
+        _exit(read(fd, b, 3) == 3 && b[0] == '4' ? 0 : 1);
+    }
+    say("ro child reads 3 from 4", exit_code(pid));
+    say_read("ro read 2 after the child", fd, 2);
+    close(fd);
+    fd = open(f, O_RDONLY);
+    say_read("ro read to the end", fd, 100);
+    say_read("ro read at the end", fd, 100);
+    say("ro lseek set 14", lseek(fd, 14, SEEK_SET));
+    say_read("ro read after lseek", fd, 100);
+    close(fd);
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        int own = open(f, O_RDONLY);
+        char b[5], arg[16];
+        if (read(own, b, 5) != 5)
+            _exit(126);
+        snprintf(arg, sizeof arg, "%d", own);
+        execl("/proc/self/exe", "fd_suite", "tell", arg, (char *)NULL);
+        _exit(127);
+    }
+    say("ro lseek cur in a program exec'ed after a read of 5",
+        exit_code(pid));
+}
+
 static void sharing(void)
 {
     char *f = at(dir, "s");
@@ -398,6 +449,7 @@ static int transcript(void)
     basics();
     sharing();
     offsets_shared();
+    read_only_offsets();
     copies();
     return 0;
 }
