@@ -192,6 +192,9 @@ struct ceph_file {
      * entry, Ceph's position becomes an end marker: a seekdir back from it
      * would drop Ceph's buffer and ask the MDS again at every end. */
     off_t dir_pos;
+    /* Regular files: the end of what this open file wrote or truncated to,
+     * below which a write takes no room (file.c's pwrite). */
+    _Atomic uint64_t known_end;
     /* Serializes what must not interleave on one open file: an append with
      * the read of the position it left, and a directory's seek + reads. */
     pthread_mutex_t lock;

@@ -310,6 +310,14 @@ static bool inside_file(struct ls_file *f, const struct ls_cred *cred,
            (uint64_t)off + n <= stx.stx_size;
 }
 
+static void known_end_at_least(struct ceph_file *cf, uint64_t end)
+{
+    uint64_t known = atomic_load(&cf->known_end);
+    while (known < end &&
+           !atomic_compare_exchange_weak(&cf->known_end, &known, end))
+        ;
+}
+
 ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
                          const void *buf, size_t n, off_t off, off_t *end)
 {
@@ -321,10 +329,14 @@ ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
         n = INT_MAX; /* ceph_ll_write returns an int */
     if (n == 0)
         return empty_write(f, cred, off, end);
-    /* What fits before the cluster is full, then ENOSPC (space.h); a
-     * write inside the file takes no room, which is asked only then. */
+    /* What fits before the cluster is full, then ENOSPC (space.h). A
+     * write inside the file takes no room: inside what this open file
+     * wrote it is not counted (an overwriter would otherwise count its
+     * rewrites as new bytes and run out of room it never took), and the
+     * file's size is asked only when the room is short. */
     uint64_t room = cephfs_client_room(fclient(f));
-    bool counted = room >= n || !inside_file(f, cred, off, n);
+    bool rewrite = off >= 0 && (uint64_t)off + n <= atomic_load(&cf->known_end);
+    bool counted = !rewrite && (room >= n || !inside_file(f, cred, off, n));
     if (counted && room == 0)
         return -ENOSPC;
     if (counted && n > room)
@@ -346,6 +358,8 @@ ssize_t ceph_file_pwrite(struct ls_file *f, const struct ls_cred *cred,
     }
     if (r > 0 && counted)
         cephfs_client_wrote(fclient(f), (uint64_t)r);
+    if (r > 0 && off >= 0)
+        known_end_at_least(cf, (uint64_t)off + (uint64_t)r);
     return r;
 }
 
@@ -380,8 +394,11 @@ int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
     if (r < 0)
         return r;
     struct ceph_statx stx = {.stx_size = (uint64_t)len};
-    return ceph_setattr(fclient(f), cfile(f)->in, &stx, CEPH_SETATTR_SIZE,
-                        ceph_mount_perms(cm));
+    r = ceph_setattr(fclient(f), cfile(f)->in, &stx, CEPH_SETATTR_SIZE,
+                     ceph_mount_perms(cm));
+    if (r == 0)
+        atomic_store(&cfile(f)->known_end, (uint64_t)len);
+    return r;
 }
 
 /*

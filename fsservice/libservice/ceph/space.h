@@ -14,11 +14,14 @@
  * the room the cluster last said was left, less what this client wrote in
  * the last SPACE_WINDOW_S seconds, and ENOSPC once that is none. Bytes
  * the cluster's figure already counts are counted twice until they leave
- * the window, which only brings ENOSPC earlier near full. Overwrites count
- * as new bytes too, until the room runs short: then a write that lies
- * inside its file (libcephfs's cached size) goes through uncounted, so
- * that rewriting a file never gets ENOSPC. What other clients write is for
- * the full ratio's margin to take.
+ * the window, which only brings ENOSPC earlier near full. A rewrite of
+ * what the same open file wrote (or truncated to) is not counted: fast
+ * rewriters would otherwise use up the window's room with bytes that take
+ * none, and another file's first write got ENOSPC on a cluster at 2% use.
+ * Other overwrites count as new bytes until the room runs short: then a
+ * write that lies inside its file (libcephfs's cached size) goes through
+ * uncounted, so that rewriting a file never gets ENOSPC. What other
+ * clients write is for the full ratio's margin to take.
  */
 #ifndef DANAUS_CEPH_SPACE_H
 #define DANAUS_CEPH_SPACE_H
