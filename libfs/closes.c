@@ -7,6 +7,7 @@
 #include "heldlocks.h"
 
 #include <danaus/wire.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 
@@ -40,6 +41,21 @@ int closes_close(const struct fd_info *h, bool may_wait)
     if (n > 0)
         call_close_batch(batch, n);
     return 0;
+}
+
+void closes_flush(void)
+{
+    struct fd_info batch[DANAUS_CLOSE_BATCH];
+    pthread_mutex_lock(&closes_lock);
+    int n = nwaiting;
+    for (int i = 0; i < n; i++)
+        batch[i] = waiting[i];
+    nwaiting = 0;
+    pthread_mutex_unlock(&closes_lock);
+    int saved = errno;
+    if (n > 0)
+        call_close_batch(batch, n);
+    errno = saved;
 }
 
 void closes_hold(void)

@@ -24,6 +24,14 @@ bool closes_may_wait(int fd);
  * -1 with errno, as call_close. */
 int closes_close(const struct fd_info *h, bool may_wait);
 
+/* Sends the closes that wait, before an open for writing: a file this
+ * process read lately stays open on the service until they go, and while
+ * it is open there the backend gives the new descriptor no write lease
+ * (local) or delegation (Ceph), so its reads and writes could not be
+ * cached; its open would also wait for the service to give up its own
+ * read lease. Keeps errno. */
+void closes_flush(void);
+
 /* Around fork (proc.c), before the fork's ticket copies the handles: the
  * child starts with the list the ticket saw. */
 void closes_hold(void);

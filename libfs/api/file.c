@@ -43,6 +43,8 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
         errno = EOPNOTSUPP;
         return -1;
     }
+    if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+        closes_flush();
     struct call c;
     struct resolved_path where;
     if (call_begin_path(&c, DANAUS_CALL_OPEN, dirfd, path, &where) < 0)
