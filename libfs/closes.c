@@ -22,6 +22,16 @@ bool closes_may_wait(int fd)
            !heldlocks_any();
 }
 
+/* Under closes_lock: every close that waits, moved into batch. How many. */
+static int take_waiting(struct fd_info batch[DANAUS_CLOSE_BATCH])
+{
+    int n = nwaiting;
+    for (int i = 0; i < n; i++)
+        batch[i] = waiting[i];
+    nwaiting = 0;
+    return n;
+}
+
 int closes_close(const struct fd_info *h, bool may_wait)
 {
     if (!may_wait)
@@ -30,11 +40,8 @@ int closes_close(const struct fd_info *h, bool may_wait)
     int n = 0;
     pthread_mutex_lock(&closes_lock);
     waiting[nwaiting++] = *h;
-    if (nwaiting == DANAUS_CLOSE_BATCH) {
-        for (n = 0; n < nwaiting; n++)
-            batch[n] = waiting[n];
-        nwaiting = 0;
-    }
+    if (nwaiting == DANAUS_CLOSE_BATCH)
+        n = take_waiting(batch);
     pthread_mutex_unlock(&closes_lock);
     /* Nobody waits for this answer: a handle already gone is no error of
      * the close that filled the batch. */
@@ -47,10 +54,7 @@ void closes_flush(void)
 {
     struct fd_info batch[DANAUS_CLOSE_BATCH];
     pthread_mutex_lock(&closes_lock);
-    int n = nwaiting;
-    for (int i = 0; i < n; i++)
-        batch[i] = waiting[i];
-    nwaiting = 0;
+    int n = take_waiting(batch);
     pthread_mutex_unlock(&closes_lock);
     int saved = errno;
     if (n > 0)

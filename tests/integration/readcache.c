@@ -295,7 +295,8 @@ static int other_uid_child(void *arg)
     snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
     CHILD_CHECK(chmod(sock, 0666) == 0, "chmod of the socket: %s",
                 strerror(errno));
-    CHILD_CHECK(setgroups(0, NULL) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+    CHILD_CHECK(setgroups(0, NULL) == 0 &&
+                    setresgid(65534, 65534, 65534) == 0 &&
                     setresuid(65534, 65534, 65534) == 0,
                 "become nobody: %s", strerror(errno));
     int fd = danaus_open(path, O_RDONLY);
