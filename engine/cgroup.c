@@ -5,9 +5,11 @@
 #include "fail.h"
 #include "state.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 
 #define V2_ROOT "/sys/fs/cgroup"
 #define V1_CPUSET "/sys/fs/cgroup/cpuset"
+#define V1_CPU "/sys/fs/cgroup/cpu"
 #define V1_MEMORY "/sys/fs/cgroup/memory"
 #define V1_PIDS "/sys/fs/cgroup/pids"
 #define V1_DEVICES "/sys/fs/cgroup/devices"
@@ -50,6 +53,18 @@ static int write_file(const char *path, const char *text)
     close(fd);
     errno = err;
     return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* Whether the space-separated list (cgroup.controllers) has the word. */
+static bool has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; *p; p += strcspn(p, " ")) {
+        p += strspn(p, " ");
+        if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    }
+    return false;
 }
 
 /* v2 only when it has both controllers we need. */
@@ -143,15 +158,29 @@ static int v1_cpuset_parent(void)
     return 0;
 }
 
+/* Whether the pools get a cpu group: the cpu controller is there (it is
+ * optional; without it a pool is bounded by its cpuset alone). */
+static bool has_cpu_controller(void)
+{
+    char buf[512];
+    if (!is_v2())
+        return access(V1_CPU "/cpu.shares", F_OK) == 0;
+    return read_file(V2_ROOT "/cgroup.controllers", buf, sizeof buf) == 0 &&
+           has_word(buf, "cpu");
+}
+
 static int v2_parent(void)
 {
+    const char *controllers = has_cpu_controller()
+                                  ? "+cpuset +cpu +memory +pids"
+                                  : "+cpuset +memory +pids";
     char dir[CG_DIR];
     dir_of(V2_ROOT, NULL, dir, sizeof dir);
-    if (set(V2_ROOT, "cgroup.subtree_control", "+cpuset +memory +pids") < 0)
+    if (set(V2_ROOT, "cgroup.subtree_control", controllers) < 0)
         return -1;
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
         return fail_errno("cannot create %s", dir);
-    return set(dir, "cgroup.subtree_control", "+cpuset +memory +pids");
+    return set(dir, "cgroup.subtree_control", controllers);
 }
 
 static int mems_of(const char *parent, char *buf, size_t size)
@@ -217,6 +246,12 @@ static int create_v1(const char *pool, const char *cpus, const char *mem,
     if (create_dir(cdir) < 0 || create_dir(mdir) < 0 || create_dir(pdir) < 0 ||
         create_dir(ddir) < 0)
         return -1;
+    if (has_cpu_controller()) {
+        char udir[CG_DIR];
+        dir_of(V1_CPU, pool, udir, sizeof udir);
+        if (v1_scope(V1_CPU) < 0 || create_dir(udir) < 0)
+            return -1;
+    }
     if (set(cdir, "cpuset.cpus", cpus) < 0 ||
         set(cdir, "cpuset.mems", mems) < 0 ||
         set(mdir, "memory.limit_in_bytes", mem) < 0 ||
@@ -269,6 +304,11 @@ int cgroup_enter(const char *pool)
     dir_of(V1_CPUSET, pool, dir, sizeof dir);
     if (set(dir, "cgroup.procs", self) < 0)
         return -1;
+    if (has_cpu_controller()) {
+        dir_of(V1_CPU, pool, dir, sizeof dir);
+        if (set(dir, "cgroup.procs", self) < 0)
+            return -1;
+    }
     dir_of(V1_MEMORY, pool, dir, sizeof dir);
     return set(dir, "cgroup.procs", self);
 }
@@ -328,6 +368,28 @@ static int empty_and_remove(const char *dir)
     return fail_errno("cannot remove cgroup %s", dir);
 }
 
+/* Empties and removes the groups below dir, deepest first: the cpu
+ * groups a pool's danausd made for its threads (fsservice/core/
+ * cpugroups.c) stay behind when it is killed. */
+static int remove_below(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int rc = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 ||
+            strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[CG_FILE];
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        if (remove_below(sub) < 0 || empty_and_remove(sub) < 0)
+            rc = -1;
+    }
+    closedir(d);
+    return rc;
+}
+
 /* The engine's directory in hierarchy h goes with its last pool (rmdir
  * refuses while any pool is left). */
 static void remove_scope_if_empty(const char *h)
@@ -348,11 +410,12 @@ int cgroup_remove(const char *pool)
     }
     dir_of(V1_CPUSET, pool, dir, sizeof dir);
     int rc = empty_and_remove(dir);
-    static const char *const others[] = {V1_MEMORY, V1_PIDS, V1_DEVICES};
+    static const char *const others[] = {V1_MEMORY, V1_PIDS, V1_DEVICES,
+                                         V1_CPU};
     enum { NOTHERS = sizeof others / sizeof *others };
     for (int i = 0; i < NOTHERS; i++) {
         dir_of(others[i], pool, dir, sizeof dir);
-        if (empty_and_remove(dir) < 0)
+        if (remove_below(dir) < 0 || empty_and_remove(dir) < 0)
             rc = -1;
     }
     remove_scope_if_empty(V1_CPUSET);

@@ -1,10 +1,16 @@
 /*
- * cgroup.h - a pool's cgroup: its cpus (cpuset) and its memory limit.
+ * cgroup.h - a pool's cgroup: its cpus (cpuset), its weight on them (cpu)
+ * and its memory limit.
  *
  * cgroup v2 is used when the unified hierarchy at /sys/fs/cgroup offers
  * both the cpuset and memory controllers; otherwise the v1 hierarchies
  * /sys/fs/cgroup/cpuset and /sys/fs/cgroup/memory (as on these machines).
- * Pools live under a "danaus" group in each: danaus/POOL. On v1 each
+ * Pools live under a "danaus" group in each: danaus/POOL. Where the cpu
+ * controller is, the pool has a cpu group too, at the default weight: its
+ * danausd runs at nice -10 to be served before its own containers, and
+ * inside the group that priority counts against them only, not against
+ * what else runs on the pool's cpus (the host's daemons, a Ceph OSD
+ * beside it), which the whole pool weighs as one process against. On v1 each
  * container also has groups of its own under its pool's in the pids and
  * devices hierarchies: its task limit, and the devices it may open. On v2
  * the pool's group holds danausd, and a group with processes can have no

@@ -400,6 +400,15 @@ check "the pool's cgroup is in the engine's own directory" "a" "$(basename "$cg"
 procs=$(cat /sys/fs/cgroup/memory$cg/cgroup.procs /sys/fs/cgroup$cg/cgroup.procs 2>/dev/null)
 check "container charged to the pool" yes "$(echo "$procs" | grep -qx "$pid" && echo yes)"
 check "danausd charged to the pool" yes "$(echo "$procs" | grep -qx "$svc" && echo yes)"
+# The pool's cpu group (v1: the cpu line; v2: the unified one), where
+# danausd's nice -10 weighs against the pool's containers only.
+cpu_cg=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' /proc/$svc/cgroup)
+cpu_dir=/sys/fs/cgroup${cpu_cg:+/cpu}${cpu_cg:-$cg}
+check "danausd runs in the pool's cpu group" "$scope/a" "${cpu_cg:-$cg}"
+check "which has a weight of its own" yes \
+    "$([ -f "$cpu_dir/cpu.shares" ] || [ -f "$cpu_dir/cpu.weight" ] && echo yes)"
+check "the container runs in it too" yes \
+    "$(grep -qx "$pid" "$cpu_dir/cgroup.procs" && echo yes)"
 
 # A container over the pool's memory is killed; another pool is untouched.
 "$danaus" run --pool b --image bb --name other -d -- sleep 100 >/dev/null
@@ -572,7 +581,7 @@ if [ "$backend" = ceph ]; then
     check "pool rm deletes the pool's Ceph client" 0 \
         "$(ceph -c "$conf" auth ls 2>/dev/null | grep -c "^client.$a_id\$")"
 fi
-check "pool rm removes the cgroups, and the engine's directory with the last" "" "$(ls -d /sys/fs/cgroup/memory$scope /sys/fs/cgroup/cpuset$scope /sys/fs/cgroup$scope 2>/dev/null)"
+check "pool rm removes the cgroups, and the engine's directory with the last" "" "$(ls -d /sys/fs/cgroup/memory$scope /sys/fs/cgroup/cpuset$scope /sys/fs/cgroup/cpu$scope /sys/fs/cgroup$scope 2>/dev/null)"
 # (the Ceph variant's own ceph-fuse mount, made above to create the
 # backend directories, is the test's, not the engine's)
 check "pool rm leaves no mount" 0 "$(grep "$work" /proc/mounts | grep -vc " $work/cephroot ")"
