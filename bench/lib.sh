@@ -130,6 +130,16 @@ pin_ceph_cluster() { # CPUS
     done
 }
 
+# Sets every thread of every daemon of the cluster this script started
+# (cluster_dir) to nice $1. Threads they start later inherit it.
+renice_ceph_cluster() { # NICE
+    local p
+    [ -n "${cluster_dir:-}" ] || return 0
+    for p in $(ceph_daemon_pids '*'); do
+        renice --priority "$1" -p $(ls "/proc/$p/task") >/dev/null
+    done
+}
+
 # CPU time (user + system) of a process and all its threads so far, in
 # clock ticks (0 if it is gone).
 cpu_ticks() { # PID

@@ -36,6 +36,10 @@
 #   SCALE_WORKLOADS  (default "rocksdb fileserver")
 #   CEPH_CPUS      CPUs the cluster's daemons are pinned to when the script
 #                  starts it (default 1; "all" leaves them alone)
+#   CEPH_NICE      nice of the cluster's daemons when the script starts it
+#                  (default -10, so that they are served first on the CPU
+#                  they share with tenant B, as on hosts of their own; 0
+#                  leaves them as started)
 #   PIN_RANKS      "RA RB": the directories of the pools on CPU 0 and CPU 1
 #                  go to these MDS ranks (ceph.dir.pin; a cluster with that
 #                  many active MDS, given as CEPH_CONF); default: no pins
@@ -131,6 +135,7 @@ target_ms=${TARGET_MS:-2}
 scale_counts=${SCALE_COUNTS:-1 2 4 8}
 scale_workloads=${SCALE_WORKLOADS:-rocksdb fileserver}
 ceph_cpus=${CEPH_CPUS:-1}
+ceph_nice=${CEPH_NICE:--10}
 
 build=$(cd "$build" && pwd -P)
 danaus=$build/engine/danaus
@@ -200,6 +205,7 @@ source "$repo/bench/lib.sh"
 mkdir -p "$outdir/logs"
 use_ceph_cluster
 [ "$ceph_cpus" != all ] && pin_ceph_cluster "$ceph_cpus"
+[ "$ceph_nice" != 0 ] && renice_ceph_cluster "$ceph_nice"
 quiet_client_conf
 
 say "mounting the shared ceph-fuse"
