@@ -171,16 +171,23 @@ static bool has_cpu_controller(void)
 
 static int v2_parent(void)
 {
-    const char *controllers = has_cpu_controller()
-                                  ? "+cpuset +cpu +memory +pids"
-                                  : "+cpuset +memory +pids";
     char dir[CG_DIR];
     dir_of(V2_ROOT, NULL, dir, sizeof dir);
-    if (set(V2_ROOT, "cgroup.subtree_control", controllers) < 0)
+    if (set(V2_ROOT, "cgroup.subtree_control", "+cpuset +memory +pids") < 0)
         return -1;
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
         return fail_errno("cannot create %s", dir);
-    return set(dir, "cgroup.subtree_control", controllers);
+    if (set(dir, "cgroup.subtree_control", "+cpuset +memory +pids") < 0)
+        return -1;
+    /* The cpu controller where the host lets it be enabled (a realtime
+     * task outside the root group, for one, makes the kernel refuse):
+     * without it the pools are bounded by their cpusets alone. */
+    char p[CG_FILE];
+    snprintf(p, sizeof p, "%s/cgroup.subtree_control", dir);
+    if (has_cpu_controller() &&
+        write_file(V2_ROOT "/cgroup.subtree_control", "+cpu") == 0)
+        write_file(p, "+cpu");
+    return 0;
 }
 
 static int mems_of(const char *parent, char *buf, size_t size)
@@ -227,6 +234,19 @@ static int v1_scope(const char *h)
     return 0;
 }
 
+/* The pool's group in the v1 cpu hierarchy, into dir, made if missing:
+ * a pool an earlier engine made without one gets it when its danausd or a
+ * container next enters. */
+static int v1_cpu_group(const char *pool, char *dir, size_t size)
+{
+    dir_of(V1_CPU, pool, dir, size);
+    if (v1_scope(V1_CPU) < 0)
+        return -1;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return fail_errno("cannot create cgroup %s", dir);
+    return 0;
+}
+
 static int create_v1(const char *pool, const char *cpus, const char *mem,
                      const char *pids)
 {
@@ -246,12 +266,9 @@ static int create_v1(const char *pool, const char *cpus, const char *mem,
     if (create_dir(cdir) < 0 || create_dir(mdir) < 0 || create_dir(pdir) < 0 ||
         create_dir(ddir) < 0)
         return -1;
-    if (has_cpu_controller()) {
-        char udir[CG_DIR];
-        dir_of(V1_CPU, pool, udir, sizeof udir);
-        if (v1_scope(V1_CPU) < 0 || create_dir(udir) < 0)
-            return -1;
-    }
+    char udir[CG_DIR];
+    if (has_cpu_controller() && v1_cpu_group(pool, udir, sizeof udir) < 0)
+        return -1;
     if (set(cdir, "cpuset.cpus", cpus) < 0 ||
         set(cdir, "cpuset.mems", mems) < 0 ||
         set(mdir, "memory.limit_in_bytes", mem) < 0 ||
@@ -304,11 +321,10 @@ int cgroup_enter(const char *pool)
     dir_of(V1_CPUSET, pool, dir, sizeof dir);
     if (set(dir, "cgroup.procs", self) < 0)
         return -1;
-    if (has_cpu_controller()) {
-        dir_of(V1_CPU, pool, dir, sizeof dir);
-        if (set(dir, "cgroup.procs", self) < 0)
-            return -1;
-    }
+    if (has_cpu_controller() &&
+        (v1_cpu_group(pool, dir, sizeof dir) < 0 ||
+         set(dir, "cgroup.procs", self) < 0))
+        return -1;
     dir_of(V1_MEMORY, pool, dir, sizeof dir);
     return set(dir, "cgroup.procs", self);
 }

@@ -553,6 +553,23 @@ check "rm of a container whose root died" 0 $?
 check "rm leaves no dead mount" 0 "$(grep -c " $root " /proc/mounts)"
 check "rm removes its state" absent "$(ls -d "$DANAUS_STATE/containers/orphan" 2>/dev/null || echo absent)"
 
+# A pool an earlier engine made without a cpu group gets one when its
+# danausd next starts.
+if [ -n "$cpu_cg" ]; then
+    pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")
+    kill -STOP $(pgrep -P "$pid")
+    kill -9 "$pid" $(pgrep -P "$pid")
+    tries=0
+    while [ -d "/sys/fs/cgroup/cpu$scope/b" ] && [ $tries -lt 100 ]; do
+        find "/sys/fs/cgroup/cpu$scope/b" -depth -type d -exec rmdir {} + 2>/dev/null
+        tries=$((tries + 1)); sleep 0.05; done
+    check "pool b's cpu group is taken away" absent \
+        "$(ls -d "/sys/fs/cgroup/cpu$scope/b" 2>/dev/null || echo absent)"
+    "$danaus" pool ls >/dev/null 2>&1
+    check "its next danausd runs in a new one" "$scope/b" \
+        "$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' /proc/$(cat "$DANAUS_STATE/pools/b/run/b.pid")/cgroup)"
+fi
+
 # A service that cannot come back (its backend is gone) is retried once
 # per back-off period, not by every command; rm and pool rm still work.
 if [ "$backend" = local ]; then
