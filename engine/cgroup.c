@@ -74,7 +74,7 @@ static int is_v2(void)
     if (v2 < 0) {
         char buf[512];
         v2 = read_file(V2_ROOT "/cgroup.controllers", buf, sizeof buf) == 0 &&
-             strstr(buf, "cpuset") && strstr(buf, "memory");
+             has_word(buf, "cpuset") && has_word(buf, "memory");
     }
     return v2;
 }

@@ -27,6 +27,18 @@ remove_containers_and_pools() {
     for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done
     for p in $(ls "$DANAUS_STATE/pools" 2>/dev/null); do "$danaus" pool rm "$p"; done
 }
+# kill_keeper POOL: kill -9 of the pool's keeper and its danausd at once,
+# the danausd stopped first (or the keeper restarts it, or is replaced).
+kill_keeper() {
+    keeper=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/$1/pool")
+    kill -STOP $(pgrep -P "$keeper")
+    kill -9 "$keeper" $(pgrep -P "$keeper")
+}
+# cpu_group_of PID: the process's group in the v1 cpu hierarchy (the
+# "cpu" or "cpu,cpuacct" line of /proc/PID/cgroup); empty on v2.
+cpu_group_of() {
+    awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' "/proc/$1/cgroup"
+}
 # kill_danausd_thrice PIDFILE: kill -9 of the danausd whose pid PIDFILE
 # holds, three times 0.7 s apart, each time waiting for the keeper's next
 # danausd to write its own there.

@@ -402,7 +402,7 @@ check "container charged to the pool" yes "$(echo "$procs" | grep -qx "$pid" && 
 check "danausd charged to the pool" yes "$(echo "$procs" | grep -qx "$svc" && echo yes)"
 # The pool's cpu group (v1: the cpu line; v2: the unified one), where
 # danausd's nice -10 weighs against the pool's containers only.
-cpu_cg=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' /proc/$svc/cgroup)
+cpu_cg=$(cpu_group_of "$svc")
 cpu_dir=/sys/fs/cgroup${cpu_cg:+/cpu}${cpu_cg:-$cg}
 check "danausd runs in the pool's cpu group" "$scope/a" "${cpu_cg:-$cg}"
 check "which has a weight of its own" yes \
@@ -541,9 +541,7 @@ check "rm after the restarts leaves no mount" 0 "$(grep -c "$DANAUS_STATE/contai
 # them): ps says so, and rm takes the dead mount away.
 "$danaus" run --pool b --image bb --name orphan -d -- sleep 100 >/dev/null
 root=$DANAUS_STATE/containers/orphan/root
-pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")
-kill -STOP $(pgrep -P "$pid") # or it restarts danausd, or is replaced
-kill -9 "$pid" $(pgrep -P "$pid")
+kill_keeper b
 sleep 0.2
 "$danaus" pool ls >/dev/null 2>&1
 check "a dead danausd is restarted" running "$("$danaus" pool ls | awk '$1=="b" {print $4}')"
@@ -556,9 +554,7 @@ check "rm removes its state" absent "$(ls -d "$DANAUS_STATE/containers/orphan" 2
 # A pool an earlier engine made without a cpu group gets one when its
 # danausd next starts.
 if [ -n "$cpu_cg" ]; then
-    pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")
-    kill -STOP $(pgrep -P "$pid")
-    kill -9 "$pid" $(pgrep -P "$pid")
+    kill_keeper b
     tries=0
     while [ -d "/sys/fs/cgroup/cpu$scope/b" ] && [ $tries -lt 100 ]; do
         find "/sys/fs/cgroup/cpu$scope/b" -depth -type d -exec rmdir {} + 2>/dev/null
@@ -567,16 +563,14 @@ if [ -n "$cpu_cg" ]; then
         "$(ls -d "/sys/fs/cgroup/cpu$scope/b" 2>/dev/null || echo absent)"
     "$danaus" pool ls >/dev/null 2>&1
     check "its next danausd runs in a new one" "$scope/b" \
-        "$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' /proc/$(cat "$DANAUS_STATE/pools/b/run/b.pid")/cgroup)"
+        "$(cpu_group_of "$(cat "$DANAUS_STATE/pools/b/run/b.pid")")"
 fi
 
 # A service that cannot come back (its backend is gone) is retried once
 # per back-off period, not by every command; rm and pool rm still work.
 if [ "$backend" = local ]; then
     "$danaus" run --pool b --image bb --name sb -- true
-    pid=$(sed -n 's/^pid=//p' "$DANAUS_STATE/pools/b/pool")
-    kill -STOP $(pgrep -P "$pid") # or it restarts danausd, or is replaced
-kill -9 "$pid" $(pgrep -P "$pid")
+    kill_keeper b
     mv "$work/back-b" "$work/back-b.away"
     sleep 0.2
     notes=$("$danaus" ps 2>&1 >/dev/null; "$danaus" ps -a 2>&1 >/dev/null)
