@@ -13,8 +13,25 @@
 #include <dirent.h>
 #include <stdbool.h>
 
+struct call;
+struct fd_info;
+struct namecache_fill;
+
 /* dirp is a Danaus directory stream (possibly already closed). */
 bool dirstream_owns(const DIR *dirp);
+
+/* Before c, an OPEN of rel for reading, is sent: asks for the first
+ * records (wire.h) should it be a directory, with their attributes when
+ * the name cache wants them, into a place of listings.h. The place, or -1
+ * when none was free or asking does not pay (nothing is asked). */
+int dirstream_open_ask(struct call *c, const char *rel);
+
+/* After the open succeeded as descriptor fd (handle h): keeps the records
+ * it answered in place for the stream that fd's first readdir makes, and
+ * their attributes through fill; gives place back when none came. */
+void dirstream_open_keep(const struct call *c, int place, int fd,
+                         const struct fd_info *h, const char *rel,
+                         struct namecache_fill *fill);
 
 /* Around fork (proc.c): the lock over the arena's free slots. */
 void dirstream_hold(void);

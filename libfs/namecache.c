@@ -274,6 +274,9 @@ static bool kind_pays(enum listed_kind kind)
     return kept < 256 || used * 2 >= kept;
 }
 
+/* Listings that came while the others' names did not pay. */
+static _Atomic uint32_t listings_come;
+
 /* The service's stat of a listed name is a walk through every branch
  * of a container's union, worth about half the round trip it may save,
  * so listings pay while at least one name in two is looked up again:
@@ -281,14 +284,20 @@ static bool kind_pays(enum listed_kind kind)
  * -r, which look up every directory they list and nothing else. The
  * first listings ask, to learn; the counts decay so that a process that
  * changes its ways is followed; and one listing in 32 asks for all,
- * for counts that would otherwise never move. */
+ * for counts that would otherwise never move (counted as they come, not
+ * as asked: an open that may list asks, and most opens are of files). */
 int namecache_want_listings(void)
 {
-    static _Atomic uint32_t asked;
     if (kind_pays(LISTED_OTHER) ||
-        atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed) % 32 == 0)
+        atomic_load_explicit(&listings_come, memory_order_relaxed) % 32 == 0)
         return DANAUS_LISTING_ATTRS_ALL;
     return kind_pays(LISTED_DIR) ? DANAUS_LISTING_ATTRS_DIRS : 0;
+}
+
+void namecache_listing_came(void)
+{
+    if (!kind_pays(LISTED_OTHER))
+        atomic_fetch_add_explicit(&listings_come, 1, memory_order_relaxed);
 }
 
 void namecache_drop(void)

@@ -82,6 +82,9 @@ void namecache_keep(const struct namecache_fill *fill, int err,
  * others) while this process looks up enough of the names of that kind its
  * listings kept. */
 int namecache_want_listings(void);
+/* A listing came (with its attributes or not), for the one in so many
+ * that asks for all. */
+void namecache_listing_came(void);
 
 /* Forgets every answer: the process's credentials changed. */
 void namecache_drop(void);

@@ -14,6 +14,7 @@
 #include "dirstream.h"
 #include "fdtable.h"
 #include "heldlocks.h"
+#include "listings.h"
 #include "namecache.h"
 #include "openfds.h"
 #include "route.h"
@@ -71,10 +72,12 @@ static void hold_locks(void)
     fdtable_hold();
     cwd_hold();
     dirstream_hold();
+    listings_hold();
 }
 
 static void release_locks(void)
 {
+    listings_release();
     dirstream_release();
     cwd_release();
     fdtable_release();
@@ -86,6 +89,7 @@ static void before_fork(void)
 {
     /* The child reads the files this process wrote (writeback.h). */
     writeback_flush();
+    listings_give_back_all();
     fdtable_offsets_shared();
     closes_hold();
     fork_token = 0;
@@ -260,8 +264,10 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
      * would then believe its own. The cwd needs no ticket. */
     uint64_t token = 0;
     bool have_ticket = in.n == 0;
-    if (in.n > 0)
+    if (in.n > 0) {
+        listings_give_back_all();
         fdtable_offsets_shared(); /* a spawned child shares them */
+    }
     if (in.n > 0 && !service_connected()) {
         token = inherited_token;
         have_ticket = true;

@@ -70,10 +70,19 @@ static int64_t count_arg(struct request *r)
     return n < 0 || n > r->out_cap ? -EINVAL : n;
 }
 
+static int64_t list_into(struct request *r, unsigned char *answer,
+                         uint64_t room, int64_t n, int64_t attrs,
+                         const char *dir);
+static bool listing_attrs_kind(int64_t attrs);
+
 int64_t call_open(struct request *r)
 {
     int flags = (int)r->d->arg[0];
     if ((int64_t)flags != r->d->arg[0] || (flags & ~OPEN_FLAGS))
+        return -EINVAL;
+    int64_t list = r->d->arg[2], list_attrs = r->d->arg[3];
+    if (list < 0 || (uint64_t)list > r->out_cap - DANAUS_OPEN_LISTING_AT ||
+        !listing_attrs_kind(list_attrs))
         return -EINVAL;
     if (flags & O_PATH)
         flags &= PATH_FLAGS;
@@ -130,12 +139,22 @@ int64_t call_open(struct request *r)
     if (!of)
         return -ENOMEM;
     of->mount = r->d->mount;
+    /* The first records, as the GETDENTS that opendir's first readdir
+     * would send: one round trip for a directory that fits them. The
+     * path was copied out, so the buffer is the answer's now. */
+    if (list > 0 && file->is_dir && !(flags & O_PATH)) {
+        r->of = of;
+        int64_t got = list_into(r, r->out + DANAUS_OPEN_LISTING_AT,
+                                r->out_cap - DANAUS_OPEN_LISTING_AT, list,
+                                list_attrs, r->path);
+        r->of = NULL;
+        out.listed = got > 0 ? (uint64_t)got : 0;
+    }
     int64_t h = handle_insert(&r->c->handles, of);
     if (h < 0) {
         open_file_put(of);
         return h;
     }
-    /* The path was copied out: the buffer is the answer's now. */
     memcpy(r->out, &out, sizeof out);
     return h;
 }
@@ -493,14 +512,16 @@ static int64_t listing_rest(struct request *r, char *own, int64_t n,
 
 /* The attributes of each record in own[0, got) (service memory, the
  * backend's), as STAT of dir/name answers them, into the answer after the
- * records: what readdirplus gives the FUSE door, for the client's name
- * cache. dirs_only: of records that may be directories alone. */
-static void listing_attrs(struct request *r, const char *dir,
-                          const char *own, int64_t got, bool dirs_only)
+ * records (which start at answer, with room bytes to the buffer's end):
+ * what readdirplus gives the FUSE door, for the client's name cache.
+ * dirs_only: of records that may be directories alone. */
+static void listing_attrs(struct request *r, unsigned char *answer,
+                          uint64_t room, const char *dir, const char *own,
+                          int64_t got, bool dirs_only)
 {
     struct ls_instance *inst = r->of->file->inst;
-    unsigned char *out = r->out + DANAUS_DIRENT_ATTRS_AT(got);
-    unsigned char *end = r->out + r->out_cap;
+    unsigned char *out = answer + DANAUS_DIRENT_ATTRS_AT(got);
+    unsigned char *end = answer + room;
     char path[PATH_MAX];
     size_t dlen = strlen(dir);
     for (int64_t at = 0; at < got;) {
@@ -532,26 +553,16 @@ static void listing_attrs(struct request *r, const char *dir,
     }
 }
 
-int64_t call_getdents(struct request *r)
+/* Lists r->of's directory on from its offset into answer (room bytes):
+ * up to n bytes of records, each's attributes after them as attrs says
+ * (a DANAUS_LISTING_ATTRS_, or 0) with dir the directory's path; sets the
+ * slot's pos and listing_end. The records' bytes, or -errno. */
+static int64_t list_into(struct request *r, unsigned char *answer,
+                         uint64_t room, int64_t n, int64_t attrs,
+                         const char *dir)
 {
-    if (!r->of->file->is_dir)
-        return -ENOTDIR;
-    int64_t n = count_arg(r);
-    if (n < 0)
-        return n;
-    int64_t attrs = r->d->arg[1];
-    bool plus = attrs == DANAUS_LISTING_ATTRS_ALL ||
-                attrs == DANAUS_LISTING_ATTRS_DIRS;
-    char dir[PATH_MAX];
-    if (attrs != 0 && !plus)
-        return -EINVAL;
-    if (plus) {
-        int rc = request_string(r, dir, sizeof dir);
-        if (rc < 0)
-            return rc;
-        if ((uint64_t)n > DANAUS_DIRENT_PLUS_ROOM(r->out_cap))
-            n = (int64_t)DANAUS_DIRENT_PLUS_ROOM(r->out_cap);
-    }
+    if (attrs && (uint64_t)n > DANAUS_DIRENT_PLUS_ROOM(room))
+        n = (int64_t)DANAUS_DIRENT_PLUS_ROOM(room);
     void *own = malloc(n ? (size_t)n : 1);
     if (!own)
         return -ENOMEM;
@@ -567,11 +578,37 @@ int64_t call_getdents(struct request *r)
     if (got > n)
         got = -EIO; /* a backend that says it wrote more than it was given */
     if (got > 0)
-        memcpy(r->out, own, (size_t)got);
-    if (got > 0 && plus)
-        listing_attrs(r, dir, own, got, attrs == DANAUS_LISTING_ATTRS_DIRS);
+        memcpy(answer, own, (size_t)got);
+    if (got > 0 && attrs)
+        listing_attrs(r, answer, room, dir, own, got,
+                      attrs == DANAUS_LISTING_ATTRS_DIRS);
     free(own);
     return got;
+}
+
+static bool listing_attrs_kind(int64_t attrs)
+{
+    return attrs == 0 || attrs == DANAUS_LISTING_ATTRS_ALL ||
+           attrs == DANAUS_LISTING_ATTRS_DIRS;
+}
+
+int64_t call_getdents(struct request *r)
+{
+    if (!r->of->file->is_dir)
+        return -ENOTDIR;
+    int64_t n = count_arg(r);
+    if (n < 0)
+        return n;
+    int64_t attrs = r->d->arg[1];
+    char dir[PATH_MAX];
+    if (!listing_attrs_kind(attrs))
+        return -EINVAL;
+    if (attrs) {
+        int rc = request_string(r, dir, sizeof dir);
+        if (rc < 0)
+            return rc;
+    }
+    return list_into(r, r->out, r->out_cap, n, attrs, dir);
 }
 
 int64_t call_getfl(struct request *r)

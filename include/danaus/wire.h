@@ -24,12 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 12 /* 9: OPEN answers with attributes,
+#define DANAUS_WIRE_VERSION 13 /* 9: OPEN answers with attributes,
                                   GETDENTS tells the listing's end; 10:
                                   no DUP (a dup shares its handle), CLOSE
                                   of a batch, GETDENTS with attributes;
                                   11: or with directories' alone; 12:
-                                  write-back pages, FLUSH */
+                                  write-back pages, FLUSH; 13: OPEN of a
+                                  directory answers its first records */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -73,7 +74,10 @@ enum danaus_call {
     DANAUS_CALL_OPEN,        /* path; arg0 flags, arg1 mode -> handle, or 0:
                                 a FIFO, device or socket, which the
                                 client opens through the kernel; out:
-                                struct danaus_open_out */
+                                struct danaus_open_out; arg2 count, arg3
+                                a DANAUS_LISTING_ATTRS_ or 0: a directory
+                                opened without O_PATH also answers its
+                                first records, as GETDENTS would */
     DANAUS_CALL_CLOSE,       /* handle (0: none); arg0 n: n more handles
                                 (uint64_t each) in the buffer, n below
                                 DANAUS_CLOSE_BATCH -> 0, or -EBADF when
@@ -187,12 +191,18 @@ struct danaus_stat {
 };
 
 /* OPEN's answer: the file's st_ino (0 when the backend did not say) and,
- * when has_attrs is 1, its attributes as the open found them. */
+ * when has_attrs is 1, its attributes as the open found them. When the
+ * open asked for a listing, listed bytes of directory records follow at
+ * DANAUS_OPEN_LISTING_AT, laid out as GETDENTS answers them (with their
+ * attributes after them when asked, DANAUS_DIRENT_ATTRS_AT from there),
+ * and the slot's listing_end and pos are set as after a GETDENTS. */
 struct danaus_open_out {
     uint64_t ino;
     uint64_t has_attrs;
     struct danaus_stat attrs;
+    uint64_t listed;
 };
+#define DANAUS_OPEN_LISTING_AT sizeof(struct danaus_open_out)
 
 struct danaus_statfs {
     uint64_t type, bsize, frsize, blocks, bfree, bavail, files, ffree, favail;

@@ -21,6 +21,7 @@
 #include "libfs/dirstream.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
+#include "libfs/listings.h"
 #include "libfs/mounts.h"
 #include "libfs/namecache.h"
 #include "libfs/usermem.h"
@@ -39,7 +40,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define DIR_BUF_MAX 32768
+/* A stream's buffer: the records an open answered fit it (listings.h). */
+#define DIR_BUF_MAX LISTINGS_MAX
 /* Directory streams open at once; one more opendir fails with EMFILE. The
  * arena's pages are touched only as slots are first used. */
 #define DIR_SLOTS 65536
@@ -157,6 +159,14 @@ DANAUS_EXPORT DIR *danaus_fdopendir(int fd)
     d->at_end = false;
     d->cap = cap;
     d->buf = buf;
+    /* The records the open answered, if no one read them yet. */
+    struct fd_info h;
+    unsigned char *kept;
+    if (fdtable_lookup(fd, &h) &&
+        (kept = listings_take(fd, &h, &d->pos, &d->len, &d->at_end))) {
+        free(buf);
+        d->buf = kept;
+    }
     return (DIR *)d;
 }
 
@@ -223,15 +233,14 @@ static bool ask_attrs(struct call *c, int fd, int want, char *dir,
     return true;
 }
 
-/* Keeps the attributes that came with n bytes of records (ask_attrs), in
- * the name cache under dir/name, as lstat's and, for all but symlinks,
- * stat's answers. */
-static void keep_attrs(const struct call *c, struct namecache_fill *fill,
-                       const char *dir, uint64_t n)
+/* Keeps the attributes that came with n bytes of records at out (room
+ * bytes to the buffer's end; ask_attrs), in the name cache under mount's
+ * dir/name, as lstat's and, for all but symlinks, stat's answers. */
+static void keep_attrs(const unsigned char *out, uint64_t n, uint64_t cap,
+                       uint32_t mount, struct namecache_fill *fill,
+                       const char *dir)
 {
-    const unsigned char *out = call_out(c);
     const unsigned char *attrs = out + DANAUS_DIRENT_ATTRS_AT(n);
-    uint64_t cap = call_capacity(c);
     char path[NAMECACHE_PATH];
     size_t dlen = strlen(dir);
     struct danaus_dirent rec;
@@ -249,10 +258,10 @@ static void keep_attrs(const struct call *c, struct namecache_fill *fill,
                 snprintf(path, sizeof path, "%s/%s", dir, name);
             else
                 memcpy(path, name, nlen + 1);
-            namecache_key(fill, c->desc.mount, path, AT_SYMLINK_NOFOLLOW);
+            namecache_key(fill, mount, path, AT_SYMLINK_NOFOLLOW);
             namecache_keep(fill, 0, &st);
             if (!S_ISLNK(st.mode)) {
-                namecache_key(fill, c->desc.mount, path, 0);
+                namecache_key(fill, mount, path, 0);
                 namecache_keep(fill, 0, &st);
             }
         }
@@ -288,10 +297,56 @@ static ssize_t getdents(int fd, void *buf, size_t count, bool *end)
     }
     memcpy(buf, call_out(&c), (size_t)n);
     *end = ipc_slot(&c.svc->area, c.thread->slot)->listing_end == 1;
+    namecache_listing_came();
     fill.listing = true;
     if (plus)
-        keep_attrs(&c, &fill, dir, (uint64_t)n);
+        keep_attrs(call_out(&c), (uint64_t)n, call_capacity(&c),
+                   c.desc.mount, &fill, dir);
     return (ssize_t)n;
+}
+
+int dirstream_open_ask(struct call *c, const char *rel)
+{
+    int place = listings_reserve();
+    if (place < 0)
+        return -1;
+    uint64_t room = call_capacity(c) - DANAUS_OPEN_LISTING_AT;
+    size_t rlen = strlen(rel);
+    int want = namecache_want_listings();
+    /* Attributes are kept under dir/name: a directory named with a
+     * trailing slash would key them wrong. */
+    if (rlen >= NAMECACHE_PATH || (rlen && rel[rlen - 1] == '/'))
+        want = 0;
+    if (want)
+        room = DANAUS_DIRENT_PLUS_ROOM(room);
+    c->desc.arg[2] = (int64_t)(room < LISTINGS_MAX ? room : LISTINGS_MAX);
+    c->desc.arg[3] = want;
+    return place;
+}
+
+void dirstream_open_keep(const struct call *c, int place, int fd,
+                         const struct fd_info *h, const char *rel,
+                         struct namecache_fill *fill)
+{
+    const unsigned char *out = call_out(c);
+    uint64_t listed;
+    memcpy(&listed, out + offsetof(struct danaus_open_out, listed),
+           sizeof listed);
+    if (listed == 0 || listed > (uint64_t)c->desc.arg[2]) {
+        listings_cancel(place);
+        return;
+    }
+    const struct ipc_slot *s = ipc_slot(&c->svc->area, c->thread->slot);
+    const unsigned char *records = out + DANAUS_OPEN_LISTING_AT;
+    listings_fill(place, h, records, (size_t)listed, s->listing_end == 1,
+                  s->pos);
+    namecache_listing_came();
+    if (c->desc.arg[3]) {
+        fill->listing = true;
+        keep_attrs(records, listed,
+                   call_capacity(c) - DANAUS_OPEN_LISTING_AT, c->desc.mount,
+                   fill, rel);
+    }
 }
 
 DANAUS_EXPORT ssize_t danaus_getdents64(int fd, void *dirp, size_t count)
@@ -300,6 +355,10 @@ DANAUS_EXPORT ssize_t danaus_getdents64(int fd, void *dirp, size_t count)
         errno = EFAULT;
         return -1;
     }
+    struct fd_info h;
+    ssize_t got;
+    if (fdtable_lookup(fd, &h) && listings_read(fd, &h, dirp, count, &got))
+        return got;
     bool end;
     return getdents(fd, dirp, count, &end);
 }

@@ -10,9 +10,11 @@
  */
 #include "libfs/call.h"
 #include "libfs/closes.h"
+#include "libfs/dirstream.h"
 #include "libfs/export.h"
 #include "libfs/fdtable.h"
 #include "libfs/heldlocks.h"
+#include "libfs/listings.h"
 #include "libfs/lock.h"
 #include "libfs/namecache.h"
 #include "libfs/readcache.h"
@@ -32,6 +34,7 @@
 static void close_handle(const struct fd_info *info)
 {
     int saved = errno;
+    listings_forget(info);
     call_close(info);
     errno = saved;
 }
@@ -53,9 +56,16 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
      * service's open file. */
     c.desc.arg[0] = flags & ~O_CLOEXEC;
     c.desc.arg[1] = flags & O_CREAT ? umask_apply(mode) : 0;
+    /* A directory opened to be read (tar opens every name alike, and
+     * lists what turns out to be one): its first records come along. */
+    int place = (flags & O_ACCMODE) == O_RDONLY && !(flags & O_PATH)
+                    ? dirstream_open_ask(&c, where.rel)
+                    : -1;
     struct namecache_fill fill;
     namecache_begin(c.svc, &fill);
     int64_t handle = call_send(&c);
+    if (handle <= 0 && place >= 0)
+        listings_cancel(place);
     if (handle < 0)
         return -1;
     struct fd_info info = {(uint64_t)handle, c.desc.mount, c.svc->epoch};
@@ -72,15 +82,19 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     if (handle == 0)
         return (int)syscall(SYS_openat, AT_FDCWD, where.abs, flags, mode);
     int fd = fdtable_reserve(flags & O_CLOEXEC);
-    if (fd < 0) {
-        close_handle(&info);
-        return -1;
-    }
-    if (fdtable_insert(fd, &info, where.abs, flags & ~O_CLOEXEC, ino) < 0) {
+    if (fd >= 0 &&
+        fdtable_insert(fd, &info, where.abs, flags & ~O_CLOEXEC, ino) < 0) {
         fdtable_unreserve(fd);
+        fd = -1;
+    }
+    if (fd < 0) {
+        if (place >= 0)
+            listings_cancel(place);
         close_handle(&info);
         return -1;
     }
+    if (place >= 0)
+        dirstream_open_keep(&c, place, fd, &info, where.rel, &fill);
     return fd;
 }
 
@@ -126,6 +140,8 @@ DANAUS_EXPORT int danaus_close(int fd)
     int last = fdtable_remove(fd, &old);
     if (last < 0)
         return -1;
+    if (last)
+        listings_forget(&old);
     /* The descriptor is gone even if the service reports an error, as with
      * close(2). */
     return last ? closes_close(&old, may_wait) : 0;
@@ -448,6 +464,7 @@ DANAUS_EXPORT off_t danaus_lseek(int fd, off_t offset, int whence)
     int64_t pos;
     if (offset == 0 && whence == SEEK_CUR && fdtable_own_pos(fd, &pos))
         return (off_t)pos;
+    listings_settle(fd, whence);
     struct call c;
     if (call_begin_fd(&c, DANAUS_CALL_LSEEK, fd, false) < 0)
         return -1;

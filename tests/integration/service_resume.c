@@ -20,6 +20,7 @@
 #include "harness.h"
 
 #include <danaus/danaus.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -151,6 +152,33 @@ static void expect_contents(const char *path, const char *want)
 
 /* ---- descriptors, offsets and cwd survive ---- */
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names d lists, sorted, space-separated into out (closes d): their
+ * number, or -1. */
+static int names_of(DIR *d, char *out, size_t size)
+{
+    char *names[64];
+    int n = 0;
+    struct dirent *e;
+    out[0] = '\0';
+    if (!d)
+        return -1;
+    while (n < 64 && (e = danaus_readdir(d)) != NULL)
+        names[n++] = strdup(e->d_name);
+    danaus_closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], by_name);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%s%s", i ? " " : "", names[i]);
+        free(names[i]);
+    }
+    return n;
+}
+
 static int client_with_open_files(void)
 {
     site_use(&site);
@@ -210,6 +238,16 @@ static int client_with_open_files(void)
     CHILD_CHECK(danaus_fsync(a) == 0, "fsync on the local backend: %s",
                 strerror(errno));
     CHILD_CHECK(danaus_fstat(dir, &st) == 0 && S_ISDIR(st.st_mode), "dir");
+    /* Its open brought records the dead service's offset had passed: the
+     * stream reads every name once all the same. */
+    char listed[512], now_there[512];
+    CHILD_CHECK(names_of(danaus_fdopendir(dir), listed, sizeof listed) > 3,
+                "listing of the directory opened before the kill");
+    CHILD_CHECK(names_of(danaus_opendir(MOUNTPOINT), now_there,
+                         sizeof now_there) > 3 &&
+                strcmp(listed, now_there) == 0,
+                "its names \"%s\", a new listing's \"%s\"", listed,
+                now_there);
     errno = 0;
     CHILD_CHECK(danaus_write(replaced, "x", 1) == -1 && errno == EIO,
                 "the descriptor of a file replaced at its path: %s",

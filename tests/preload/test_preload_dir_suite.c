@@ -20,11 +20,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static const char *root;
 static int failures;
@@ -326,6 +330,86 @@ static void raw_getdents(void)
                                        sizeof buf));
 }
 
+/* Entries left in the stream on descriptor fd (fdopendir takes it), each
+ * name once: -1 when one came twice. */
+static int count_rest(int fd)
+{
+    DIR *d = fdopendir(fd);
+    if (!d)
+        return -1;
+    static char seen[4096][256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 4096) {
+        for (int i = 0; i < n; i++)
+            if (strcmp(seen[i], e->d_name) == 0)
+                n = -4097;
+        if (n < 0)
+            break;
+        snprintf(seen[n++], sizeof seen[0], "%s", e->d_name);
+    }
+    closedir(d);
+    return n < 0 ? -1 : n;
+}
+
+/* A directory's open may bring its first records along (Danaus does):
+ * whatever meets the offset before a reader does sees it at the start,
+ * and a listing longer than what comes along is read whole, once. */
+static void read_after_open(const char *self)
+{
+    mkdir(at("huge"), 0755);
+    for (int i = 0; i < 700; i++) {
+        char name[96];
+        snprintf(name, sizeof name,
+                 "huge/a-name-long-enough-that-the-listing-outgrows-what-an-"
+                 "open-brings-%03d", i);
+        touch(at(name), "");
+    }
+    int fd = open(at("huge"), O_RDONLY | O_DIRECTORY);
+    say("huge: entries after open", count_rest(fd));
+    fd = open(at("many"), O_RDONLY);
+    say("open(many) then lseek(SEEK_CUR)", lseek(fd, 0, SEEK_CUR));
+    say("its entries", count_rest(fd));
+    fd = open(at("many"), O_RDONLY | O_DIRECTORY);
+    char buf[8192];
+    say("open(many) then getdents64(8 bytes)", getdents64(fd, buf, 8));
+    say("its entries", count_rest(fd));
+    fd = open(at("huge"), O_RDONLY);
+    ssize_t got = getdents64(fd, buf, 100);
+    say("open(huge) then getdents64(100 bytes) > 0", got > 0);
+    say("then lseek(SEEK_SET 0)", lseek(fd, 0, SEEK_SET));
+    say("its entries", count_rest(fd));
+    fd = open(at("many"), O_RDONLY | O_DIRECTORY);
+    int copy = dup(fd);
+    say("open(many), dup: entries through the copy", count_rest(copy));
+    say("then through the first", count_rest(fd));
+    /* A child that inherits the descriptor shares its offset. */
+    fd = open(at("many"), O_RDONLY | O_DIRECTORY);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int n = count_rest(fd);
+        _exit(n < 0 ? 255 : n > 254 ? 254 : n);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    say("open(many), fork: the child's entries",
+        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    say("then the parent's entries", count_rest(fd));
+    /* So does a program it spawns (no fork in between). */
+    fd = open(at("many"), O_RDONLY | O_DIRECTORY);
+    char arg[16];
+    snprintf(arg, sizeof arg, "%d", fd);
+    char self_copy[4096], opt[] = "--count-fd";
+    snprintf(self_copy, sizeof self_copy, "%s", self);
+    char *args[] = {self_copy, opt, arg, NULL};
+    status = -1;
+    if (posix_spawn(&pid, self, NULL, NULL, args, environ) == 0)
+        waitpid(pid, &status, 0);
+    say("open(many), posix_spawn: the new program's entries",
+        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    say("then the parent's entries", count_rest(fd));
+}
+
 /* nftw: each report as "path typeflag level basename", and the order
  * checked: every path's parent directory came before it (pre-order) or
  * comes after it (FTW_DEPTH). */
@@ -492,6 +576,11 @@ static void kernel_dirs(void)
 
 int main(int argc, char **argv)
 {
+    /* read_after_open's new program: its entries, as its exit status. */
+    if (argc == 3 && strcmp(argv[1], "--count-fd") == 0) {
+        int n = count_rest(atoi(argv[2]));
+        return n < 0 ? 255 : n > 254 ? 254 : n;
+    }
     if (argc != 2) {
         fprintf(stderr, "usage: test_preload_dir_suite DIR\n");
         return 2;
@@ -502,6 +591,7 @@ int main(int argc, char **argv)
     seeking();
     scanning();
     raw_getdents();
+    read_after_open(argv[0]);
     walking();
     kernel_dirs();
     printf("failures = %d\n", failures);

@@ -886,22 +886,39 @@ static void test_area_grows_with_slots(void **state)
 #define DENTS_LISTINGS 20 /* races with the zeroer, at least */
 
 struct zeroer {
-    _Atomic uint16_t *reclen; /* the first record's, in the slot buffer */
+    /* The first record's, in the slot buffer: of a GETDENTS's answer, and
+     * of an OPEN's (wire.h DANAUS_OPEN_LISTING_AT). */
+    _Atomic uint16_t *reclen, *open_reclen;
     _Atomic bool stop;
 };
 
 static void *zero_reclen(void *arg)
 {
     struct zeroer *z = arg;
-    while (!atomic_load_explicit(&z->stop, memory_order_relaxed))
+    while (!atomic_load_explicit(&z->stop, memory_order_relaxed)) {
         atomic_store_explicit(z->reclen, 0, memory_order_relaxed);
+        atomic_store_explicit(z->open_reclen, 0, memory_order_relaxed);
+    }
     return NULL;
 }
 
+/* An OPEN of dir that asks its first records, with their attributes. */
+static int64_t open_listing(struct raw *r, int slot, uint32_t mount,
+                            const char *dir, int64_t count, int64_t attrs)
+{
+    struct danaus_desc d = {.call = DANAUS_CALL_OPEN, .mount = mount};
+    d.arg[0] = O_RDONLY | O_DIRECTORY;
+    d.arg[2] = count;
+    d.arg[3] = attrs;
+    return raw_call(r, (uint32_t)slot, &d, dir, (uint32_t)strlen(dir) + 1,
+                    5000);
+}
+
 /* A directory of DENTS entries (about 60 KiB of records), read over and
- * over while a second thread writes 0 into the first record's d_reclen in
- * the slot buffer the answer lands in: the service must walk only its own
- * copy of the records. Every read is answered, with the whole directory. */
+ * over, through GETDENTS and through opens that list it, while a second
+ * thread writes 0 into the first record's d_reclen in the slot buffer the
+ * answer lands in: the service must walk only its own copy of the
+ * records. Every read is answered, with the whole directory. */
 static int zero_dirent_lengths(void *arg)
 {
     (void)arg;
@@ -927,9 +944,17 @@ static int zero_dirent_lengths(void *arg)
                          O_RDONLY | O_DIRECTORY);
     CHILD_CHECK(h > 0, "attacker: open %s: %lld", dir, (long long)h);
     struct ipc_slot *s = ipc_slot(&r.area, (uint32_t)slot);
-    struct zeroer z = {(_Atomic uint16_t *)(s->buf +
-                                            offsetof(struct danaus_dirent,
-                                                     d_reclen)),
+    /* An open's listing asked beyond the buffer, or with attributes of no
+     * kind, is refused before anything is opened. */
+    CHILD_CHECK(open_listing(&r, slot, mount, dir, (int64_t)r.area.slot_buf,
+                             0) == -EINVAL &&
+                    open_listing(&r, slot, mount, dir, 4096, 7) == -EINVAL &&
+                    open_listing(&r, slot, mount, dir, -1, 0) == -EINVAL,
+                "attacker: an open's listing out of bounds");
+    size_t at = offsetof(struct danaus_dirent, d_reclen);
+    struct zeroer z = {(_Atomic uint16_t *)(s->buf + at),
+                       (_Atomic uint16_t *)(s->buf + DANAUS_OPEN_LISTING_AT +
+                                            at),
                        false};
     pthread_t t;
     CHILD_CHECK(pthread_create(&t, NULL, zero_reclen, &z) == 0, "thread");
@@ -957,6 +982,32 @@ static int zero_dirent_lengths(void *arg)
         } while (n > 0);
         CHILD_CHECK(total > DENTS * 40, "attacker: only %lld bytes listed",
                     (long long)total);
+        int64_t listed = open_listing(&r, slot, mount, dir, 32768,
+                                      DANAUS_LISTING_ATTRS_ALL);
+        uint64_t bytes;
+        memcpy(&bytes, s->buf + offsetof(struct danaus_open_out, listed),
+               sizeof bytes);
+        CHILD_CHECK(listed > 0 && bytes > 4096,
+                    "attacker: open listing after %d reads: %s, %llu bytes",
+                    reads, strerror((int)-listed), (unsigned long long)bytes);
+        /* The rest follows on from where the service's own copy ended. */
+        int64_t rest = 0;
+        do {
+            d = (struct danaus_desc){.call = DANAUS_CALL_GETDENTS,
+                                     .mount = mount,
+                                     .handle = (uint64_t)listed};
+            d.arg[0] = 128 << 10;
+            n = raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000);
+            rest += n > 0 ? n : 0;
+        } while (n > 0);
+        CHILD_CHECK(n == 0 && (int64_t)bytes + rest == total,
+                    "attacker: an open's listing of %llu bytes and %lld more, "
+                    "of %lld", (unsigned long long)bytes, (long long)rest,
+                    (long long)total);
+        d = (struct danaus_desc){.call = DANAUS_CALL_CLOSE, .mount = mount,
+                                 .handle = (uint64_t)listed};
+        CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000) == 0,
+                    "attacker: close");
         reads++;
     }
     atomic_store(&z.stop, true);
