@@ -47,6 +47,7 @@ struct answer {
     uint64_t names, inode, drops;
     uint64_t expires_ns;
     uint64_t listed; /* kept from a listing's attributes: its kind + 1 */
+    uint64_t no_xattrs; /* the listing said the name has none */
     struct danaus_stat st;
     char path[NAMECACHE_PATH];
 };
@@ -70,6 +71,8 @@ static _Atomic uint64_t drops;
 /* Names kept from listings, and lookups that found them, per kind. */
 enum listed_kind { LISTED_OTHER, LISTED_DIR, LISTED_KINDS };
 static _Atomic uint64_t listed_kept[LISTED_KINDS], listed_used[LISTED_KINDS];
+/* Extended attributes asked of names by path (ls -l asks two of each). */
+static _Atomic uint64_t xattr_probes;
 
 /* The words race with a writer by design, and the sequence check decides:
  * relaxed atomic loads and stores, so the race is a defined one. */
@@ -136,6 +139,7 @@ void namecache_begin(const struct service *svc, struct namecache_fill *fill)
     fill->attrs = load(&page->attrs);
     fill->born_ns = coarse_now_ns();
     fill->listing = false;
+    fill->no_xattrs = false;
 }
 
 void namecache_key(struct namecache_fill *fill, uint32_t mount,
@@ -162,9 +166,10 @@ void namecache_key_fstat(struct namecache_fill *fill, uint32_t mount,
     namecache_key(fill, mount, key, NAMECACHE_FSTAT);
 }
 
-/* The answer kept under fill's key, as namecache_lookup says. */
+/* The answer kept under fill's key, as namecache_lookup says; *no_xattrs
+ * (when not NULL) whether its listing said the name has none. */
 static int lookup_key(const struct namecache_fill *fill,
-                      struct danaus_stat *st)
+                      struct danaus_stat *st, bool *no_xattrs)
 {
     if (!fill->usable)
         return 0;
@@ -186,6 +191,8 @@ static int lookup_key(const struct namecache_fill *fill,
     if (e->err)
         return -e->err;
     *st = e->st;
+    if (no_xattrs)
+        *no_xattrs = e->no_xattrs;
     return 1;
 }
 
@@ -195,7 +202,18 @@ int namecache_lookup(const struct service *svc, uint32_t mount,
 {
     namecache_begin(svc, fill);
     namecache_key(fill, mount, path, flags);
-    return writeback_dirty() ? 0 : lookup_key(fill, st);
+    return writeback_dirty() ? 0 : lookup_key(fill, st, NULL);
+}
+
+bool namecache_no_xattrs(const struct service *svc, uint32_t mount,
+                         const char *path, int flags)
+{
+    struct namecache_fill fill;
+    struct danaus_stat st;
+    bool none = false;
+    namecache_begin(svc, &fill);
+    namecache_key(&fill, mount, path, flags);
+    return !writeback_dirty() && lookup_key(&fill, &st, &none) == 1 && none;
 }
 
 int namecache_lookup_fstat(const struct service *svc, uint32_t mount,
@@ -204,7 +222,7 @@ int namecache_lookup_fstat(const struct service *svc, uint32_t mount,
 {
     namecache_begin(svc, fill);
     namecache_key_fstat(fill, mount, handle);
-    return writeback_dirty() ? 0 : lookup_key(fill, st);
+    return writeback_dirty() ? 0 : lookup_key(fill, st, NULL);
 }
 
 void namecache_keep(const struct namecache_fill *fill, int err,
@@ -237,6 +255,7 @@ void namecache_keep(const struct namecache_fill *fill, int err,
         .drops = fill->drops,
         .expires_ns = fill->born_ns + (uint64_t)page->timeout_ms * 1000000u,
         .listed = fill->listing ? kind + 1 : 0,
+        .no_xattrs = fill->no_xattrs,
     }};
     if (!err)
         a.a.st = *st;
@@ -270,8 +289,26 @@ static bool kind_pays(enum listed_kind kind)
                               memory_order_relaxed);
         atomic_store_explicit(&listed_used[kind], used / 2,
                               memory_order_relaxed);
+        if (kind == LISTED_OTHER)
+            atomic_store_explicit(
+                &xattr_probes,
+                atomic_load_explicit(&xattr_probes, memory_order_relaxed) / 2,
+                memory_order_relaxed);
     }
     return kept < 256 || used * 2 >= kept;
+}
+
+/* Whether listings should say which names have no extended attributes
+ * (a listxattr of each, in the service): while names are asked for
+ * extended attributes about as often as they are looked up, as ls -l
+ * asks every name it shows (and looks each up more than once). */
+static bool xattrs_pay(void)
+{
+    uint64_t probes = atomic_load_explicit(&xattr_probes,
+                                           memory_order_relaxed);
+    return probes > 0 &&
+           probes * 2 >= atomic_load_explicit(&listed_used[LISTED_OTHER],
+                                              memory_order_relaxed);
 }
 
 /* Listings that came while the others' names did not pay. */
@@ -290,8 +327,14 @@ int namecache_want_listings(void)
 {
     if (kind_pays(LISTED_OTHER) ||
         atomic_load_explicit(&listings_come, memory_order_relaxed) % 32 == 0)
-        return DANAUS_LISTING_ATTRS_ALL;
+        return xattrs_pay() ? DANAUS_LISTING_ATTRS_XATTRS
+                            : DANAUS_LISTING_ATTRS_ALL;
     return kind_pays(LISTED_DIR) ? DANAUS_LISTING_ATTRS_DIRS : 0;
+}
+
+void namecache_xattr_probe(void)
+{
+    atomic_fetch_add_explicit(&xattr_probes, 1, memory_order_relaxed);
 }
 
 void namecache_listing_came(void)

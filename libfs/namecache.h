@@ -46,6 +46,8 @@ struct namecache_fill {
     int flags;
     uint16_t len;
     bool listing; /* the answer came with a listing (namecache_begin: no) */
+    bool no_xattrs; /* the listing said the name has no extended attributes
+                       (namecache_begin: no) */
     char path[NAMECACHE_PATH];
 };
 
@@ -77,11 +79,18 @@ void namecache_key_fstat(struct namecache_fill *fill, uint32_t mount,
 void namecache_keep(const struct namecache_fill *fill, int err,
                     const struct danaus_stat *st);
 
-/* Which attributes a listing should bring (DANAUS_LISTING_ATTRS_ALL or
- * _DIRS), or 0 for none: those of a kind of name (directories, or the
- * others) while this process looks up enough of the names of that kind its
- * listings kept. */
+/* Which attributes a listing should bring (DANAUS_LISTING_ATTRS_ALL,
+ * _XATTRS or _DIRS), or 0 for none: those of a kind of name (directories,
+ * or the others) while this process looks up enough of the names of that
+ * kind its listings kept, and whether each has extended attributes while
+ * it asks for them as often. */
 int namecache_want_listings(void);
+/* The process asked an extended attribute of a name by path. */
+void namecache_xattr_probe(void);
+/* Whether the listing that kept path's (as namecache_lookup's) answer
+ * said the name has no extended attributes, and the answer still holds. */
+bool namecache_no_xattrs(const struct service *svc, uint32_t mount,
+                         const char *path, int flags);
 /* A listing came (with its attributes or not), for the one in so many
  * that asks for all. */
 void namecache_listing_came(void);

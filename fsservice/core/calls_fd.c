@@ -514,24 +514,38 @@ static int64_t listing_rest(struct request *r, char *own, int64_t n,
  * backend's), as STAT of dir/name answers them, into the answer after the
  * records (which start at answer, with room bytes to the buffer's end):
  * what readdirplus gives the FUSE door, for the client's name cache.
- * dirs_only: of records that may be directories alone. */
+ * attrs: DANAUS_LISTING_ATTRS_ALL, _DIRS (of records that may be
+ * directories alone) or _XATTRS (wire.h). */
 static void listing_attrs(struct request *r, unsigned char *answer,
                           uint64_t room, const char *dir, const char *own,
-                          int64_t got, bool dirs_only)
+                          int64_t got, int64_t attrs)
 {
     struct ls_instance *inst = r->of->file->inst;
+    bool dirs_only = attrs == DANAUS_LISTING_ATTRS_DIRS;
+    bool xattrs = attrs == DANAUS_LISTING_ATTRS_XATTRS;
     unsigned char *out = answer + DANAUS_DIRENT_ATTRS_AT(got);
     unsigned char *end = answer + room;
+    int64_t records = 0;
+    for (int64_t at = 0; at < got; records++) {
+        const struct danaus_dirent *d = (const void *)(own + at);
+        if (d->d_reclen <= DANAUS_DIRENT_NAME_AT || d->d_reclen > got - at)
+            break;
+        at += d->d_reclen;
+    }
+    /* Each record's attributes, then its byte of _XATTRS. */
+    size_t each = sizeof(struct danaus_stat) + xattrs;
+    if ((uint64_t)(end - out) < (uint64_t)records * each)
+        records = (int64_t)((uint64_t)(end - out) / each);
+    unsigned char *no_xattrs = out + records * sizeof(struct danaus_stat);
     char path[PATH_MAX];
     size_t dlen = strlen(dir);
-    for (int64_t at = 0; at < got;) {
+    int64_t at = 0;
+    for (int64_t i = 0; i < records; i++) {
         const struct danaus_dirent *d = (const void *)(own + at);
-        if (d->d_reclen <= DANAUS_DIRENT_NAME_AT || d->d_reclen > got - at ||
-            (size_t)(end - out) < sizeof(struct danaus_stat))
-            break;
         const char *name = d->d_name;
         size_t nlen = strnlen(name, d->d_reclen - DANAUS_DIRENT_NAME_AT);
         struct danaus_stat st = {0};
+        bool none = false;
         bool dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
         bool wanted = !dirs_only || d->d_type == DT_DIR ||
                       d->d_type == DT_UNKNOWN;
@@ -546,9 +560,14 @@ static void listing_attrs(struct request *r, unsigned char *answer,
                 memset(&st, 0, sizeof st);
             else
                 request_report_dev(r, &st);
+            none = xattrs && st.ino &&
+                   inst->ops->listxattr(inst, &r->c->cred, path, NULL, 0,
+                                        AT_SYMLINK_NOFOLLOW) == 0;
         }
         memcpy(out, &st, sizeof st);
         out += sizeof st;
+        if (xattrs)
+            no_xattrs[i] = none;
         at += d->d_reclen;
     }
 }
@@ -580,8 +599,7 @@ static int64_t list_into(struct request *r, unsigned char *answer,
     if (got > 0)
         memcpy(answer, own, (size_t)got);
     if (got > 0 && attrs)
-        listing_attrs(r, answer, room, dir, own, got,
-                      attrs == DANAUS_LISTING_ATTRS_DIRS);
+        listing_attrs(r, answer, room, dir, own, got, attrs);
     free(own);
     return got;
 }
@@ -589,7 +607,8 @@ static int64_t list_into(struct request *r, unsigned char *answer,
 static bool listing_attrs_kind(int64_t attrs)
 {
     return attrs == 0 || attrs == DANAUS_LISTING_ATTRS_ALL ||
-           attrs == DANAUS_LISTING_ATTRS_DIRS;
+           attrs == DANAUS_LISTING_ATTRS_DIRS ||
+           attrs == DANAUS_LISTING_ATTRS_XATTRS;
 }
 
 int64_t call_getdents(struct request *r)

@@ -30,7 +30,9 @@
                                   of a batch, GETDENTS with attributes;
                                   11: or with directories' alone; 12:
                                   write-back pages, FLUSH; 13: OPEN of a
-                                  directory answers its first records */
+                                  directory answers its first records,
+                                  listings say which names have no
+                                  xattrs */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -230,10 +232,15 @@ struct danaus_dirent {
  * record is 24 bytes. */
 #define DANAUS_LISTING_ATTRS_ALL 1
 #define DANAUS_LISTING_ATTRS_DIRS 2
+/* As _ALL, and after the attributes one byte per record: 1 when the name
+ * has no extended attributes (a listxattr of it, not followed, answered
+ * none), 0 when it has or that is not known. */
+#define DANAUS_LISTING_ATTRS_XATTRS 3
 #define DANAUS_DIRENT_ATTRS_AT(bytes) (((uint64_t)(bytes) + 7) & ~(uint64_t)7)
 #define DANAUS_DIRENT_PLUS_ROOM(cap)                                          \
     ((cap) < 8 ? 0                                                            \
-               : ((uint64_t)(cap) - 8) * 24 / (24 + sizeof(struct danaus_stat)))
+               : ((uint64_t)(cap) - 8) * 24 /                                 \
+                     (24 + sizeof(struct danaus_stat) + 1))
 
 /*
  * The door. Every message starts with struct danaus_door_msg.

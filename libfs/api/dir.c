@@ -234,11 +234,13 @@ static bool ask_attrs(struct call *c, int fd, int want, char *dir,
 }
 
 /* Keeps the attributes that came with n bytes of records at out (room
- * bytes to the buffer's end; ask_attrs), in the name cache under mount's
- * dir/name, as lstat's and, for all but symlinks, stat's answers. */
+ * bytes to the buffer's end; ask_attrs, asked as want), in the name cache
+ * under mount's dir/name, as lstat's and, for all but symlinks, stat's
+ * answers, with whether the name has extended attributes when the
+ * listing said (DANAUS_LISTING_ATTRS_XATTRS). */
 static void keep_attrs(const unsigned char *out, uint64_t n, uint64_t cap,
                        uint32_t mount, struct namecache_fill *fill,
-                       const char *dir)
+                       const char *dir, int want)
 {
     const unsigned char *attrs = out + DANAUS_DIRENT_ATTRS_AT(n);
     char path[NAMECACHE_PATH];
@@ -246,13 +248,25 @@ static void keep_attrs(const unsigned char *out, uint64_t n, uint64_t cap,
     struct danaus_dirent rec;
     const char *name;
     size_t nlen;
-    for (uint64_t at = 0; at < n; at += rec.d_reclen) {
-        if (!record_at(out, n, at, &rec, &name, &nlen) ||
-            (uint64_t)(attrs - out) + sizeof(struct danaus_stat) > cap)
+    /* As many records have attributes (and then bytes) as fit: the
+     * service counts them as here. */
+    bool xattrs = want == DANAUS_LISTING_ATTRS_XATTRS;
+    uint64_t records = 0, each = sizeof(struct danaus_stat) + xattrs;
+    for (uint64_t at = 0; record_at(out, n, at, &rec, &name, &nlen);
+         at += rec.d_reclen)
+        records++;
+    uint64_t room = cap > (uint64_t)(attrs - out) ? cap - (attrs - out) : 0;
+    if (records > room / each)
+        records = room / each;
+    const unsigned char *no_xattrs = attrs + records * sizeof(struct danaus_stat);
+    uint64_t i = 0;
+    for (uint64_t at = 0; i < records; at += rec.d_reclen, i++) {
+        if (!record_at(out, n, at, &rec, &name, &nlen))
             return;
         struct danaus_stat st;
         memcpy(&st, attrs, sizeof st);
         attrs += sizeof st;
+        fill->no_xattrs = xattrs && no_xattrs[i] == 1;
         if (st.ino != 0 && dlen + 1 + nlen < sizeof path) {
             if (dlen)
                 snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -301,7 +315,7 @@ static ssize_t getdents(int fd, void *buf, size_t count, bool *end)
     fill.listing = true;
     if (plus)
         keep_attrs(call_out(&c), (uint64_t)n, call_capacity(&c),
-                   c.desc.mount, &fill, dir);
+                   c.desc.mount, &fill, dir, want);
     return (ssize_t)n;
 }
 
@@ -345,7 +359,7 @@ void dirstream_open_keep(const struct call *c, int place, int fd,
         fill->listing = true;
         keep_attrs(records, listed,
                    call_capacity(c) - DANAUS_OPEN_LISTING_AT, c->desc.mount,
-                   fill, rel);
+                   fill, rel, (int)c->desc.arg[3]);
     }
 }
 

@@ -6,11 +6,13 @@
  */
 #include "libfs/call.h"
 #include "libfs/export.h"
+#include "libfs/namecache.h"
 #include "libfs/usermem.h"
 
 #include <danaus/danaus.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* Where an xattr call acts: a path (followed or not), or a descriptor. */
@@ -66,13 +68,70 @@ static ssize_t send_sized(struct call *c, void *out, size_t size,
     return (ssize_t)n;
 }
 
+/* The names ls -l asks of every file, by class: a backend that answered
+ * ENODATA for one of a class on a mount answers it for every name of that
+ * class a file does not have (not EOPNOTSUPP: the mount has them). */
+enum probe_class { PROBE_NONE, PROBE_SECURITY = 1, PROBE_ACL = 2 };
+
+static enum probe_class probe_class(const char *name)
+{
+    if (strncmp(name, "security.", 9) == 0)
+        return PROBE_SECURITY;
+    if (strncmp(name, "system.posix_acl_", 17) == 0)
+        return PROBE_ACL;
+    return PROBE_NONE;
+}
+
+/* Per mount index, the classes whose absence the service has answered
+ * ENODATA, on the service of epoch said_epoch. */
+static _Atomic uint8_t enodata_said[DANAUS_MAX_INSTANCES];
+static _Atomic uint32_t said_epoch;
+
+static bool said(const struct service *svc, uint32_t mount,
+                 enum probe_class class)
+{
+    return mount < DANAUS_MAX_INSTANCES &&
+           atomic_load_explicit(&said_epoch, memory_order_relaxed) ==
+               svc->epoch &&
+           (atomic_load_explicit(&enodata_said[mount],
+                                 memory_order_relaxed) & class);
+}
+
+static void note_said(const struct service *svc, uint32_t mount,
+                      enum probe_class class)
+{
+    if (mount >= DANAUS_MAX_INSTANCES)
+        return;
+    if (atomic_exchange_explicit(&said_epoch, svc->epoch,
+                                 memory_order_relaxed) != svc->epoch)
+        for (uint32_t i = 0; i < DANAUS_MAX_INSTANCES; i++)
+            atomic_store_explicit(&enodata_said[i], 0, memory_order_relaxed);
+    atomic_fetch_or_explicit(&enodata_said[mount], class,
+                             memory_order_relaxed);
+}
+
 static ssize_t get_attr(struct xattr_target t, const char *name, void *value,
                         size_t size)
 {
     struct call c;
     if (begin(&c, DANAUS_CALL_GETXATTR, t, name) < 0)
         return -1;
-    return send_sized(&c, value, size, t.at_flags);
+    /* A name a listing said has no extended attributes (the path as
+     * packed is the name cache's key). */
+    enum probe_class class = t.by_fd ? PROBE_NONE : probe_class(name);
+    if (class != PROBE_NONE) {
+        namecache_xattr_probe();
+        if (said(c.svc, c.desc.mount, class) &&
+            namecache_no_xattrs(c.svc, c.desc.mount, call_out(&c),
+                                t.at_flags)) {
+            errno = ENODATA;
+            return -1;
+        }
+    }
+    ssize_t n = send_sized(&c, value, size, t.at_flags);
+    if (n < 0 && errno == ENODATA && class != PROBE_NONE)
+        note_said(c.svc, c.desc.mount, class);
+    return n;
 }
 
 static int set_attr(struct xattr_target t, const char *name,

@@ -11,16 +11,18 @@ target_compile_options(test_preload_dir_suite_nolfs PRIVATE
   -U_FILE_OFFSET_BITS)
 set(DANAUS_DIR_SUITE "$<TARGET_FILE:test_preload_dir_suite> \"$ROOT\"")
 # The same tree for ls, find and du: files, a deep directory, symbolic
-# links, then some entries removed.
+# links, then some entries removed, and two with ACLs (ls -l marks them,
+# asking each name's extended attributes: the listings say which have
+# none).
 set(DANAUS_DIR_TREE
-  "cd \"$ROOT\" && mkdir -p t/a/b/c t/d && for i in 1 2 3 4 5 6 7 8 9; do echo $i > t/a/f$i; echo $i$i > t/d/g$i; done && ln -s f1 t/a/l1 && ln -s nowhere t/dangling && head -c 100000 /dev/zero > t/a/b/c/big && rm t/a/f3 t/d/g5 &&")
+  "cd \"$ROOT\" && mkdir -p t/a/b/c t/d && for i in 1 2 3 4 5 6 7 8 9; do echo $i > t/a/f$i; echo $i$i > t/d/g$i; done && ln -s f1 t/a/l1 && ln -s nowhere t/dangling && head -c 100000 /dev/zero > t/a/b/c/big && rm t/a/f3 t/d/g5 && setfacl -m u:nobody:r t/a/f2 t/d/g7 &&")
 
 add_test(NAME preload_dir_suite COMMAND ${DANAUS_DIR_COMPARE}
   local - "${DANAUS_DIR_SUITE}")
 add_test(NAME preload_dir_suite_nolfs COMMAND ${DANAUS_DIR_COMPARE}
   local - "$<TARGET_FILE:test_preload_dir_suite_nolfs> \"$ROOT\"")
 add_test(NAME preload_dir_tools COMMAND ${DANAUS_DIR_COMPARE} local -
-  "${DANAUS_DIR_TREE} ls -la --time-style=+ t t/a | sed 's/^\\([^ ]*\\) *[0-9]* /\\1 /' && ls -R t && ls -1U t/a | sort && find t -printf '%p %y %s %l\\n' && find t -name 'f*' -type f && find t -depth | sort && du -a --apparent-size t && du -s -b t")
+  "${DANAUS_DIR_TREE} ls -la --time-style=+ t t/a | sed 's/^\\([^ ]*\\) *[0-9]* /\\1 /' && ls -lR --time-style=+ t | sed 's/^\\([^ ]*\\) *[0-9]* /\\1 /' && ls -R t && ls -1U t/a | sort && find t -printf '%p %y %s %l\\n' && find t -name 'f*' -type f && find t -depth | sort && du -a --apparent-size t && du -s -b t")
 set_tests_properties(preload_dir_suite preload_dir_suite_nolfs
   preload_dir_tools PROPERTIES
   LABELS preload TIMEOUT 120)

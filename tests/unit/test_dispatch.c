@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <urcu.h>
@@ -397,8 +398,11 @@ static int listed_with_attributes(int64_t h, int want)
     const unsigned char *b = buf_of(alice_slot);
     const struct danaus_stat *attrs =
         (const void *)(b + DANAUS_DIRENT_ATTRS_AT(n));
-    int seen = 0;
-    for (int64_t at = 0; at < n; attrs++) {
+    int records = 0, seen = 0;
+    for (int64_t at = 0; at < n; records++)
+        at += ((const struct danaus_dirent *)(b + at))->d_reclen;
+    const unsigned char *no_xattrs = (const void *)(attrs + records);
+    for (int64_t at = 0; at < n; attrs++, no_xattrs++) {
         const struct danaus_dirent *d = (const void *)(b + at);
         char path[2 * PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/ls/%s", root, d->d_name);
@@ -414,6 +418,10 @@ static int listed_with_attributes(int64_t h, int want)
             assert_int_equal(attrs->mode, st.st_mode);
             seen++;
         }
+        /* "one" has a user xattr, the others none. */
+        if (want == DANAUS_LISTING_ATTRS_XATTRS)
+            assert_int_equal(*no_xattrs,
+                             !dots && strcmp(d->d_name, "one") != 0);
         at += d->d_reclen;
     }
     return seen;
@@ -436,7 +444,7 @@ static void listing_with_attributes(void **state)
     struct danaus_desc rd = desc(DANAUS_CALL_GETDENTS, NULL, NULL);
     rd.handle = (uint64_t)h;
     rd.arg[0] = SLOT_BUF;
-    rd.arg[1] = 3;
+    rd.arg[1] = 4;
     assert_int_equal(run(alice, rd), -EINVAL);
     rd.arg[1] = DANAUS_LISTING_ATTRS_ALL;
     memset(buf_of(alice_slot), 'x', SLOT_BUF);
@@ -445,6 +453,11 @@ static void listing_with_attributes(void **state)
 
     assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_ALL), 3);
     assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_DIRS), 1);
+    char one[2 * PATH_MAX];
+    snprintf(one, sizeof one, "%s/ls/one", root);
+    assert_int_equal(setxattr(one, "user.mark", "x", 1, 0), 0);
+    assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_XATTRS),
+                     3);
 }
 
 /* A doorbell is a claim: it is served only if the client it names owns
