@@ -14,6 +14,14 @@ wait_until() {
     done
 }
 
+# The commit a build tree was built from (its CMake source directory's
+# HEAD, "+" when that tree had changes), which need not be this script's.
+build_commit() { # BUILD_DIR
+    local src
+    src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$1/CMakeCache.txt")
+    echo "$(git -C "$src" rev-parse --short HEAD)$(git -C "$src" diff --quiet HEAD -- . ':!build' 2>/dev/null || echo +)"
+}
+
 # Runs COMMAND (a danausd and its -c CONF) in the background, logging to
 # LOG, its pid in danausd_pid, and waits up to 30 s for it to say it is
 # ready; when it does not, stops it, prints the log and returns 1.

@@ -318,7 +318,7 @@ awk -F, -v OFS=, '
 median() { awk -F, -v s="$1" -v t="$2" '$1 == s && $2 == t {print $3}' "$summary"; }
 {
     echo "Workloads in one Debian image (bench/workload-steps.sh), seconds: median of $rounds interleaved rounds"
-    echo "Date: $(date -u '+%Y-%m-%d %H:%M') UTC; commit $(git -C "$repo" rev-parse --short HEAD);" \
+    echo "Date: $(date -u '+%Y-%m-%d %H:%M') UTC; commit $(build_commit "$build") (the build's);" \
         "$(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1);" \
         "load average $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "Steps bb-* and go-stat are static programs: on Danaus through the FUSE door; the rest through the preload."
