@@ -35,6 +35,31 @@ for i in 1 2 3; do
 done
 echo kept | danaus dd of="$root/kept" conv=fsync status=none
 
+# A file rewritten over and over takes no more room than it holds, though
+# the window counts 10 s of writes against the cluster's figure: 40
+# rewrites of 64 MiB (2.5 GiB through a 2 GiB cluster in a few seconds),
+# each after a truncate, by O_TRUNC (dd) and by ftruncate.
+nospc=0
+for i in $(seq 40); do
+    danaus timeout 20 dd if=/dev/zero of="$root/rewritten" bs=1M count=64 \
+        conv=fsync status=none 2>>"$site/rewrite.err" || nospc=$((nospc + 1))
+done
+expect "O_TRUNC rewrites of one file that failed" 0 "$nospc"
+danaus timeout 60 python3 - "$root/rewritten" <<'PY' > "$site/ftruncate.out" 2>&1
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+block = bytes(1 << 20)
+for _ in range(40):
+    os.ftruncate(fd, 0)
+    for i in range(64):
+        os.pwrite(fd, block, i << 20)
+    os.fsync(fd)
+print("rewritten")
+PY
+expect "ftruncate rewrites of one file" rewritten \
+    "$(tail -n 1 "$site/ftruncate.out")"
+danaus rm -f "$root/rewritten"
+
 # More than the cluster holds (2 GiB), in 4 MiB writes, without fsync.
 danaus timeout 120 dd if=/dev/zero of="$root/big" bs=4M count=1024 \
     > "$site/dd.out" 2>&1

@@ -74,7 +74,8 @@ static int ceph_open_flags(int flags)
 
 /* What opening an inode needs to know of it. */
 #define OPEN_WANT                                                              \
-    (CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID | CEPH_STATX_INO)
+    (CEPH_STATX_MODE | CEPH_STATX_UID | CEPH_STATX_GID | CEPH_STATX_INO |     \
+     CEPH_STATX_SIZE)
 
 /* O_PATH: a reference on the inode and nothing more, whatever its type and
  * its permissions, as Linux's O_PATH; the service lets only fstat, fstatfs,
@@ -153,6 +154,10 @@ static int open_inode(struct ls_instance *inst, const struct ls_cred *cred,
                          ceph_perm(cred));
     if (r < 0)
         goto fail;
+    /* What the truncate freed is this open file's to write again without
+     * taking room (file.c's pwrite). */
+    if (flags & O_TRUNC)
+        atomic_store(&cf->known_end, stx.stx_size);
     *out = &cf->base;
     return 0;
 
@@ -393,11 +398,20 @@ int ceph_file_ftruncate(struct ls_file *f, const struct ls_cred *cred,
     int r = ceph_kill_privs(fclient(f), cfile(f)->in, cred);
     if (r < 0)
         return r;
+    /* Up to the larger of the two ends this open file may write without
+     * taking room: below the new one it truncated to, and below the old
+     * one what it freed (the size as this client knows it). */
+    struct ceph_statx before;
+    uint64_t end = (uint64_t)len;
+    if (ceph_ll_getattr(cm, cfile(f)->in, &before, CEPH_STATX_SIZE,
+                        AT_STATX_DONT_SYNC, ceph_perm(cred)) == 0 &&
+        before.stx_size > end)
+        end = before.stx_size;
     struct ceph_statx stx = {.stx_size = (uint64_t)len};
     r = ceph_setattr(fclient(f), cfile(f)->in, &stx, CEPH_SETATTR_SIZE,
                      ceph_mount_perms(cm));
     if (r == 0)
-        atomic_store(&cfile(f)->known_end, (uint64_t)len);
+        atomic_store(&cfile(f)->known_end, end);
     return r;
 }
 

@@ -15,9 +15,11 @@
  * the last SPACE_WINDOW_S seconds, and ENOSPC once that is none. Bytes
  * the cluster's figure already counts are counted twice until they leave
  * the window, which only brings ENOSPC earlier near full. A rewrite of
- * what the same open file wrote (or truncated to) is not counted: fast
- * rewriters would otherwise use up the window's room with bytes that take
- * none, and another file's first write got ENOSPC on a cluster at 2% use.
+ * what the same open file wrote, truncated to, or freed by its truncate
+ * (O_TRUNC, ftruncate) is not counted: fast rewriters would otherwise use
+ * up the window's room with bytes that take none (another file's first
+ * write got ENOSPC on a cluster at 2% use; a file rewritten after O_TRUNC
+ * at 1 GB/s, on one at 3%).
  * Other overwrites count as new bytes until the room runs short: then a
  * write that lies inside its file (libcephfs's cached size) goes through
  * uncounted, so that rewriting a file never gets ENOSPC. What other
