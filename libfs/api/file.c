@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Closes a service handle nobody refers to any more; keeps errno. */
 static void close_handle(const struct fd_info *info)
@@ -293,12 +294,43 @@ static void copy_out_piece(uint32_t ready, void *arg)
  * of up to 32 KiB that missed it asks for its readahead window; what
  * positioned reads bring is kept there. A positioned write of one page
  * from one buffer may be kept back (writeback.h). */
+/* The descriptor whose last read() on this thread came back short, as
+ * the read before the end of a file does: the only one worth the look
+ * below. */
+static __thread int short_read_fd = -1;
+
+/* Whether a read() of fd would find the end of its file, answered with
+ * no call as a read past the size a FUSE mount caches is: this process
+ * alone moves the offset (fdtable_own_pos) and has read up to it (past 0:
+ * a file whose size says 0 may still have bytes, as /proc's do), and the
+ * name cache still holds the file's attributes under its handle, which
+ * end at or before the offset. Those go with any change of the file the
+ * service announces, through either door (namecache.h). */
+static bool at_known_end(int fd)
+{
+    if (fd != short_read_fd)
+        return false;
+    int64_t pos;
+    struct fd_info info;
+    struct danaus_stat st;
+    struct namecache_fill fill;
+    const struct service *svc;
+    return fdtable_own_pos(fd, &pos) && pos > 0 &&
+           fdtable_lookup(fd, &info) && (svc = service_peek()) != NULL &&
+           info.epoch == svc->epoch &&
+           namecache_lookup_fstat(svc, info.mount, info.handle, &st,
+                                  &fill) == 1 &&
+           S_ISREG(st.mode) && pos >= st.size;
+}
+
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {
     ssize_t total = iov_total(iov, iovcnt);
     if (total < 0)
         return -1;
+    if (!writing && offset < 0 && total > 0 && at_known_end(fd))
+        return 0;
     if (writing && offset >= 0 && iovcnt == 1 && total > 0) {
         ssize_t n = writeback_pwrite(fd, iov[0].iov_base, (size_t)total, offset);
         if (n >= 0)
@@ -350,6 +382,8 @@ static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
             readcache_keep(&c, chunk, (size_t)n, offset + (off_t)done);
         if (!writing)
             copy_out_to(&out, (size_t)n);
+        if (id == DANAUS_CALL_READ)
+            short_read_fd = (size_t)n < chunk ? fd : -1;
         done += (size_t)n;
         if ((size_t)n < chunk) {
             if (!writing || n == 0)

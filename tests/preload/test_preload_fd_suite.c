@@ -444,12 +444,51 @@ static void copies(void)
     free(back);
 }
 
+/* A read at the end of a file (which Danaus may answer without asking)
+ * sees what was written after it, by another descriptor, by another
+ * process and by a truncate that grew the file, and from where an lseek
+ * or a child that shares the offset moved it. */
+static void reads_at_the_end(void)
+{
+    char *f = at(dir, "end");
+    close(make(f, "abc"));
+    int w = open(f, O_WRONLY | O_APPEND);
+    int fd = open(f, O_RDONLY);
+    say_read("end: read to the end", fd, 100);
+    say_read("end: read at the end", fd, 100);
+    say("end: append 2 through another descriptor", write(w, "de", 2));
+    say_read("end: read after the append", fd, 100);
+    say_read("end: read at the new end", fd, 100);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int c = open(f, O_WRONLY | O_APPEND);
+        _exit(c >= 0 && write(c, "fg", 2) == 2 ? 0 : 1);
+    }
+    say("end: a child appends 2", exit_code(pid));
+    say_read("end: read after the child's append", fd, 100);
+    say("end: extend by ftruncate to 9", ftruncate(w, 9));
+    say_read("end: read after the truncate", fd, 100);
+    say("end: lseek set 1", lseek(fd, 1, SEEK_SET));
+    say_read("end: read after lseek", fd, 100);
+    say_read("end: read at the end again", fd, 100);
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0)
+        _exit(lseek(fd, 0, SEEK_SET) == 0 ? 0 : 1);
+    say("end: a child moves the shared offset to 0", exit_code(pid));
+    say_read("end: read after the child's lseek", fd, 100);
+    close(w);
+    close(fd);
+}
+
 static int transcript(void)
 {
     basics();
     sharing();
     offsets_shared();
     read_only_offsets();
+    reads_at_the_end();
     copies();
     return 0;
 }
