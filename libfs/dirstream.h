@@ -26,10 +26,12 @@ bool dirstream_owns(const DIR *dirp);
  * when none was free or asking does not pay (nothing is asked). */
 int dirstream_open_ask(struct call *c, const char *rel);
 
-/* After the open succeeded as descriptor fd (handle h): keeps the records
- * it answered in place for the stream that fd's first readdir makes, and
- * their attributes through fill; gives place back when none came. */
-void dirstream_open_keep(const struct call *c, int place, int fd,
+/* After the open succeeded as handle h, before a descriptor holds it (a
+ * close from another thread then finds the records): keeps the records
+ * it answered in place for the stream that the descriptor's first
+ * readdir makes, and their attributes through fill; gives place back
+ * when none came. */
+void dirstream_open_keep(const struct call *c, int place,
                          const struct fd_info *h, const char *rel,
                          struct namecache_fill *fill);
 

@@ -338,7 +338,7 @@ int dirstream_open_ask(struct call *c, const char *rel)
     return place;
 }
 
-void dirstream_open_keep(const struct call *c, int place, int fd,
+void dirstream_open_keep(const struct call *c, int place,
                          const struct fd_info *h, const char *rel,
                          struct namecache_fill *fill)
 {

@@ -82,20 +82,18 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
      * a kernel one; without the door the open fails as the kernel says. */
     if (handle == 0)
         return (int)syscall(SYS_openat, AT_FDCWD, where.abs, flags, mode);
+    if (place >= 0)
+        dirstream_open_keep(&c, place, &info, where.rel, &fill);
     int fd = fdtable_reserve(flags & O_CLOEXEC);
-    if (fd >= 0 &&
-        fdtable_insert(fd, &info, where.abs, flags & ~O_CLOEXEC, ino) < 0) {
-        fdtable_unreserve(fd);
-        fd = -1;
-    }
     if (fd < 0) {
-        if (place >= 0)
-            listings_cancel(place);
         close_handle(&info);
         return -1;
     }
-    if (place >= 0)
-        dirstream_open_keep(&c, place, fd, &info, where.rel, &fill);
+    if (fdtable_insert(fd, &info, where.abs, flags & ~O_CLOEXEC, ino) < 0) {
+        fdtable_unreserve(fd);
+        close_handle(&info);
+        return -1;
+    }
     return fd;
 }
 
