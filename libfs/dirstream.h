@@ -20,11 +20,17 @@ struct namecache_fill;
 /* dirp is a Danaus directory stream (possibly already closed). */
 bool dirstream_owns(const DIR *dirp);
 
-/* Before c, an OPEN of rel for reading, is sent: asks for the first
- * records (wire.h) should it be a directory, with their attributes when
- * the name cache wants them, into a place of listings.h. The place, or -1
- * when none was free or asking does not pay (nothing is asked). */
-int dirstream_open_ask(struct call *c, const char *rel);
+/* Before c, an OPEN of rel with flags, is sent: asks for the first
+ * records (wire.h) should it be a directory opened for reading, with
+ * their attributes when the name cache wants them, into a place of
+ * listings.h. The place, or -1 when nothing is asked: none was free, or
+ * asking does not pay (O_DIRECTORY says a directory; without it, while
+ * the process's opens for reading find enough of them). */
+int dirstream_open_ask(struct call *c, const char *rel, int flags);
+
+/* An open with flags found a directory (dir) or something else, as its
+ * answer's attributes say. */
+void dirstream_open_found(int flags, bool dir);
 
 /* After the open succeeded as handle h, before a descriptor holds it (a
  * close from another thread then finds the records): keeps the records

@@ -319,8 +319,42 @@ static ssize_t getdents(int fd, void *buf, size_t count, bool *end)
     return (ssize_t)n;
 }
 
-int dirstream_open_ask(struct call *c, const char *rel)
+/* Opens for reading without O_DIRECTORY that found a directory, and
+ * that found anything else: such an open asks for records only while one
+ * in so many is a directory (tar's are; a compiler's never), so that
+ * opens of files pay nothing for it. Halved as they grow. */
+static _Atomic uint32_t unflagged_dirs, unflagged_others;
+
+static bool unflagged_lists(void)
 {
+    uint32_t dirs = atomic_load_explicit(&unflagged_dirs,
+                                         memory_order_relaxed);
+    return dirs > 0 && (uint64_t)dirs * 64 >=
+                           atomic_load_explicit(&unflagged_others,
+                                                memory_order_relaxed);
+}
+
+void dirstream_open_found(int flags, bool dir)
+{
+    if ((flags & O_DIRECTORY) || (flags & O_ACCMODE) != O_RDONLY ||
+        (flags & O_PATH))
+        return;
+    _Atomic uint32_t *count = dir ? &unflagged_dirs : &unflagged_others;
+    if (atomic_fetch_add_explicit(count, 1, memory_order_relaxed) > 65536) {
+        atomic_store_explicit(&unflagged_dirs,
+                              atomic_load(&unflagged_dirs) / 2,
+                              memory_order_relaxed);
+        atomic_store_explicit(&unflagged_others,
+                              atomic_load(&unflagged_others) / 2,
+                              memory_order_relaxed);
+    }
+}
+
+int dirstream_open_ask(struct call *c, const char *rel, int flags)
+{
+    if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_PATH) ||
+        (!(flags & O_DIRECTORY) && !unflagged_lists()))
+        return -1;
     int place = listings_reserve();
     if (place < 0)
         return -1;

@@ -59,9 +59,7 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     c.desc.arg[1] = flags & O_CREAT ? umask_apply(mode) : 0;
     /* A directory opened to be read (tar opens every name alike, and
      * lists what turns out to be one): its first records come along. */
-    int place = (flags & O_ACCMODE) == O_RDONLY && !(flags & O_PATH)
-                    ? dirstream_open_ask(&c, where.rel)
-                    : -1;
+    int place = dirstream_open_ask(&c, where.rel, flags);
     struct namecache_fill fill;
     namecache_begin(c.svc, &fill);
     int64_t handle = call_send(&c);
@@ -76,6 +74,7 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     if (handle != 0 && out.has_attrs == 1) {
         namecache_key_fstat(&fill, c.desc.mount, (uint64_t)handle);
         namecache_keep(&fill, 0, &out.attrs);
+        dirstream_open_found(flags, S_ISDIR(out.attrs.mode));
     }
     /* A FIFO, device or socket: its data path is the kernel's, which
      * reaches it through the FUSE door at the same path. The descriptor is
