@@ -129,7 +129,8 @@ unsigned char *listings_take(int fd, const struct fd_info *h, size_t *pos,
         /* The stream now holds them as glibc's buffer would: the offset a
          * restart restores is the service's, past them. */
         fdtable_note_pos(fd, k->after);
-        listings_read_count++;
+        if (k->at == 0)
+            listings_read_count++;
         k->buf = NULL;
         k->at = k->len;
         empty(k);
