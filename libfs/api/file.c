@@ -279,18 +279,6 @@ static void copy_out_piece(uint32_t ready, void *arg)
     copy_out_to(arg, ready);
 }
 
-/* Reads into iov (writing false) or writes from it (writing true), at
- * offset or at the file offset when offset < 0, one slot buffer at a time:
- * a write packs its chunk as it is sent (a large one goes in pieces), a
- * read copies what came back out as it comes (a large one lands in
- * pieces). A read stops at the first short transfer, as the kernel's do; a
- * write cut short sends the rest again, since the service cuts one short
- * when its pieces come late (calls_fd.c), and stops at the first error
- * then, as a caller's loop around write(2) would. A positioned read into
- * one buffer is first looked up in the read cache (readcache.h), and one
- * of up to 32 KiB that missed it asks for its readahead window; what
- * positioned reads bring is kept there. A positioned write of one page
- * from one buffer may be kept back (writeback.h). */
 /* The descriptor whose last read() on this thread came back short, as
  * the read before the end of a file does: the only one worth the look
  * below. */
@@ -320,6 +308,19 @@ static bool at_known_end(int fd)
            S_ISREG(st.mode) && pos >= st.size;
 }
 
+/* Reads into iov (writing false) or writes from it (writing true), at
+ * offset or at the file offset when offset < 0, one slot buffer at a time:
+ * a write packs its chunk as it is sent (a large one goes in pieces), a
+ * read copies what came back out as it comes (a large one lands in
+ * pieces). A read stops at the first short transfer, as the kernel's do; a
+ * write cut short sends the rest again, since the service cuts one short
+ * when its pieces come late (calls_fd.c), and stops at the first error
+ * then, as a caller's loop around write(2) would. A positioned read into
+ * one buffer is first looked up in the read cache (readcache.h), and one
+ * of up to 32 KiB that missed it asks for its readahead window; what
+ * positioned reads bring is kept there. A positioned write of one page
+ * from one buffer may be kept back (writeback.h). A read() at a known end
+ * of its file answers 0 with no call (at_known_end). */
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {
