@@ -196,13 +196,21 @@ static int lookup_key(const struct namecache_fill *fill,
     return 1;
 }
 
+/* namecache_lookup, and *no_xattrs as lookup_key says. */
+static int lookup_path(const struct service *svc, uint32_t mount,
+                       const char *path, int flags, struct danaus_stat *st,
+                       struct namecache_fill *fill, bool *no_xattrs)
+{
+    namecache_begin(svc, fill);
+    namecache_key(fill, mount, path, flags);
+    return writeback_dirty() ? 0 : lookup_key(fill, st, no_xattrs);
+}
+
 int namecache_lookup(const struct service *svc, uint32_t mount,
                      const char *path, int flags, struct danaus_stat *st,
                      struct namecache_fill *fill)
 {
-    namecache_begin(svc, fill);
-    namecache_key(fill, mount, path, flags);
-    return writeback_dirty() ? 0 : lookup_key(fill, st, NULL);
+    return lookup_path(svc, mount, path, flags, st, fill, NULL);
 }
 
 bool namecache_no_xattrs(const struct service *svc, uint32_t mount,
@@ -211,9 +219,8 @@ bool namecache_no_xattrs(const struct service *svc, uint32_t mount,
     struct namecache_fill fill;
     struct danaus_stat st;
     bool none = false;
-    namecache_begin(svc, &fill);
-    namecache_key(&fill, mount, path, flags);
-    return !writeback_dirty() && lookup_key(&fill, &st, &none) == 1 && none;
+    return lookup_path(svc, mount, path, flags, &st, &fill, &none) == 1 &&
+           none;
 }
 
 int namecache_lookup_fstat(const struct service *svc, uint32_t mount,

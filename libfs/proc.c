@@ -85,12 +85,20 @@ static void release_locks(void)
     stdstreams_release();
 }
 
+/* Descriptors open now may share their offsets with another process
+ * from here on: the records their opens brought give their offsets back
+ * first (listings.h). */
+static void offsets_to_share(void)
+{
+    listings_give_back_all();
+    fdtable_offsets_shared();
+}
+
 static void before_fork(void)
 {
     /* The child reads the files this process wrote (writeback.h). */
     writeback_flush();
-    listings_give_back_all();
-    fdtable_offsets_shared();
+    offsets_to_share();
     closes_hold();
     fork_token = 0;
     /* Until this image attaches, its inherited descriptors wait in a ticket
@@ -264,10 +272,8 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
      * would then believe its own. The cwd needs no ticket. */
     uint64_t token = 0;
     bool have_ticket = in.n == 0;
-    if (in.n > 0) {
-        listings_give_back_all();
-        fdtable_offsets_shared(); /* a spawned child shares them */
-    }
+    if (in.n > 0)
+        offsets_to_share(); /* a spawned child shares them */
     if (in.n > 0 && !service_connected()) {
         token = inherited_token;
         have_ticket = true;
