@@ -121,14 +121,22 @@ static void print_listing(const char *what, struct listing *l)
     l->n = 0;
 }
 
+/* Makes directory dir with n files named prefix and a number of width
+ * digits, each holding text. */
+static void make_files(const char *dir, const char *prefix, int width, int n,
+                       const char *text)
+{
+    mkdir(at(dir), 0755);
+    for (int i = 0; i < n; i++) {
+        char name[160];
+        snprintf(name, sizeof name, "%s/%s%0*d", dir, prefix, width, i);
+        touch(at(name), text);
+    }
+}
+
 static void listings(void)
 {
-    mkdir(at("many"), 0755);
-    for (int i = 0; i < 300; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "many/f%03d", i);
-        touch(at(name), "x");
-    }
+    make_files("many", "f", 3, 300, "x");
     mkdir(at("many/sub"), 0755);
     check(symlink("f000", at("many/link")) == 0, "symlink many/link");
 
@@ -359,14 +367,10 @@ static int count_rest(int fd)
  * and a listing longer than what comes along is read whole, once. */
 static void read_after_open(const char *self)
 {
-    mkdir(at("huge"), 0755);
-    for (int i = 0; i < 700; i++) {
-        char name[96];
-        snprintf(name, sizeof name,
-                 "huge/a-name-long-enough-that-the-listing-outgrows-what-an-"
-                 "open-brings-%03d", i);
-        touch(at(name), "");
-    }
+    make_files("huge",
+               "a-name-long-enough-that-the-listing-outgrows-what-an-"
+               "open-brings-",
+               3, 700, "");
     int fd = open(at("huge"), O_RDONLY | O_DIRECTORY);
     say("huge: entries after open", count_rest(fd));
     fd = open(at("many"), O_RDONLY | O_DIRECTORY);
@@ -426,12 +430,7 @@ static void read_after_open(const char *self)
  * counts as absent here. */
 static void xattr_probes(void)
 {
-    mkdir(at("xa"), 0755);
-    for (int i = 0; i < 40; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "xa/f%02d", i);
-        touch(at(name), "x");
-    }
+    make_files("xa", "f", 2, 40, "x");
     for (int round = 0; round < 3; round++) {
         DIR *d = opendir(at("xa"));
         struct dirent *e;
