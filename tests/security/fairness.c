@@ -157,8 +157,12 @@ static void time_stats(struct samples *s, int (*stat_once)(void *),
     s->n = 0;
     while (s->n < MAX_SAMPLES) {
         uint64_t t0 = ipc_now_ns();
-        if (stat_once(arg) != 0)
+        int rc = stat_once(arg);
+        if (rc != 0) {
+            fprintf(stderr, "security_fairness: the victim's call %zu: %s\n",
+                    s->n, strerror(-rc));
             _exit(1);
+        }
         uint64_t t1 = ipc_now_ns();
         s->ns[s->n++] = t1 - t0;
         if (t1 >= end)
@@ -171,7 +175,8 @@ static void time_stats(struct samples *s, int (*stat_once)(void *),
 static int program_stat(void *path)
 {
     struct stat st;
-    return kernel ? stat(path, &st) : danaus_stat(path, &st);
+    int rc = kernel ? stat(path, &st) : danaus_stat(path, &st);
+    return rc == 0 ? 0 : -errno;
 }
 
 struct raw_victim {
@@ -185,9 +190,7 @@ static int raw_stat(void *arg)
 {
     struct raw_victim *v = arg;
     struct danaus_desc d = {.call = DANAUS_CALL_STAT, .mount = v->mount};
-    return raw_call(&v->r, (uint32_t)v->slot, &d, "victim", 7, 10000) == 0
-               ? 0
-               : -1;
+    return (int)raw_call(&v->r, (uint32_t)v->slot, &d, "victim", 7, 10000);
 }
 
 static int raw_fsync(void *arg)
@@ -195,8 +198,7 @@ static int raw_fsync(void *arg)
     struct raw_victim *v = arg;
     struct danaus_desc d = {.call = DANAUS_CALL_FSYNC, .mount = v->mount,
                             .handle = (uint64_t)v->handle};
-    return raw_call(&v->r, (uint32_t)v->slot, &d, NULL, 0, 10000) == 0 ? 0
-                                                                      : -1;
+    return (int)raw_call(&v->r, (uint32_t)v->slot, &d, NULL, 0, 10000);
 }
 
 /* victim() as a program: stat(2) of the same file on the kernel's path
@@ -231,8 +233,11 @@ static void victim(struct samples *s)
     v.mount = raw_mount(&v.r, MOUNT);
     v.handle = raw_open(&v.r, (uint32_t)v.slot, v.mount, "victim",
                         O_CREAT | O_RDWR);
-    if (v.slot < 0 || v.handle <= 0)
+    if (v.slot < 0 || v.handle <= 0) {
+        fprintf(stderr, "security_fairness: the victim's slot %d, open %lld\n",
+                v.slot, (long long)v.handle);
         _exit(1);
+    }
     time_stats(s, fsync_victim ? raw_fsync : raw_stat, &v);
 }
 
