@@ -15,25 +15,28 @@
  * once (ipc/wait.c), and each futex wake pulls the sleeper to the waker's
  * cpu (the scheduler's wake-affine placement), so the pair stays on one
  * cpu while the other is idle, since no balancing sees two tasks running
- * at once: seen here as up to 0.6 context switches per stat where a
- * spinning pair has 0.003. A thread that finds its client on its
- * cpu after a short call steps aside to another cpu of its own; both then
- * spin, each on its own cpu. Only if those other cpus were idle, together,
- * at least half the time since the thread last looked (at most once per
- * ASIDE_EVERY_NS): beside CPU-bound work a thread that stepped aside spun
- * on a busy cpu instead of sleeping (measured: a victim beside two
- * spinners in one 2-cpu service lost 15-18% of its ops, also with the
- * steps limited to one per 10 ms), while one step is enough to leave an
- * idle cpu's trap. The idle time is /proc/stat's, per cpu, in clock ticks
- * (10 ms here) and exact up to the read, also for a tickless idle cpu: a
- * look every 10 ms or more tells an idle cpu (about a tick per look) from
- * a busy one (none). The count of runnable tasks in /proc/loadavg, looked
- * at before, is the host's: any daemon runnable at that instant made it
- * refuse, and it did so in every trap of run-core's sequence. This check
- * does not keep run-core out of the trap either: the pair moves between
- * cpus together, so half the looks judge a set other than the last one
- * (and only start a sample), and a pair that stepped apart falls back at
- * the next sleep, when a wake-up finds the other cpu busy a moment.
+ * at once, and every call costs two context switches. A thread that finds
+ * its client on its cpu after a short call steps aside to another cpu of
+ * its own; both then spin, each on its own cpu. It steps at once if those
+ * other cpus were idle, together, at least half the time since the thread
+ * last looked (at most once per ASIDE_EVERY_NS): one step is enough to
+ * leave an idle cpu's trap. It steps to busy cpus too once it has found
+ * its client beside it after every call since its last look: the pair is
+ * then trapped beside a neighbour that keeps the other cpus busy (a process
+ * spinning on a cpu, another uid's flood of connections), where the
+ * thread, at a higher priority than any client (nice -10), gets most of a
+ * busy cpu, and the client gets its own cpu back. A single find is not
+ * enough: a pair that meets a moment on one cpu parts again by itself,
+ * and a step to a busy cpu takes time from whatever runs there. The idle
+ * time is /proc/stat's, per cpu, in clock ticks and exact up to the read,
+ * also for a tickless idle cpu: a look every 10 ms or more tells an idle
+ * cpu (about a tick per look) from a busy one (none). The count of
+ * runnable tasks in /proc/loadavg, looked at before, is the host's: any
+ * daemon runnable at that instant made it refuse. Neither check keeps a
+ * pair out of the trap for good: the pair moves between cpus together,
+ * so half the looks judge a set other than the last one (and only start a
+ * sample), and a pair that stepped apart falls back at the next sleep,
+ * when a wake-up finds the other cpu busy a moment.
  */
 #include "placement.h"
 
@@ -45,6 +48,8 @@
 #include <unistd.h>
 
 #define ASIDE_EVERY_NS 10000000ull
+/* Calls further apart than this end a trap (placement_step_aside). */
+#define TRAP_GAP_NS ASIDE_EVERY_NS
 /* Thousandths of the time the other cpus must have been idle or running
  * the thread itself for a bulk write to run beside its client: one beside
  * a busy cpu's work takes that cpu from it (the thread runs at a higher
@@ -185,15 +190,21 @@ static void cpus_but_client(const cpu_set_t *group, uint32_t mark,
 bool placement_step_aside(const cpu_set_t *group, uint32_t mark)
 {
     static __thread struct look last;
+    static __thread uint64_t found_ns, trapped_since;
     cpu_set_t now, others;
 
     if (mark == 0 || mark > IPC_MAX_CPUS)
         return false;
     uint64_t t = ipc_now_ns();
+    if (found_ns == 0 || t - found_ns > TRAP_GAP_NS)
+        trapped_since = t;
+    found_ns = t;
     if (last.ns != 0 && t - last.ns < ASIDE_EVERY_NS)
         return false;
     cpus_but_client(group, mark, &now, &others);
-    if (!idle_since(&last, &others, t) ||
+    /* Found beside it after every call since the last look: trapped. */
+    bool trapped = last.ns != 0 && trapped_since <= last.ns;
+    if ((!idle_since(&last, &others, t) && !trapped) ||
         pthread_setaffinity_np(pthread_self(), sizeof others, &others) != 0)
         return false;
     /* Running on one of others now; all of now again, unless someone

@@ -44,7 +44,8 @@ void placement_go_home(struct placement *p);
 /* After a short call whose client waits on this thread's cpu (mark, as
  * above): moves the thread to another of its cpus that is one of group's,
  * and gives it back all of its cpus there, if those other cpus were idle
- * half the time since the thread last looked, and it did not look in the
+ * half the time since the thread last looked, or the client has waited on
+ * this cpu after every call since the last look; and it did not look in the
  * last 10 ms. True when it moved. A forged mark moves a thread no more
  * often, and only among its own cpus. */
 bool placement_step_aside(const cpu_set_t *group, uint32_t mark);

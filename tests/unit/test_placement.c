@@ -1,7 +1,8 @@
 /*
  * test_placement.c - when a service thread steps aside from its client's
- * cpu: /proc/stat's idle time per cpu read right, and never a step to a
- * cpu kept busy, nor on the first look or twice in 10 ms.
+ * cpu: /proc/stat's idle time per cpu read right; no step to a cpu kept
+ * busy, nor on the first look or twice in 10 ms, unless the client has
+ * been found beside the thread after every call for 10 ms.
  */
 #include "fsservice/core/placement.h"
 
@@ -10,6 +11,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,11 +107,78 @@ static void no_step_to_busy_cpu(void **state)
     pthread_join(spinner, NULL);
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The thread of trapped_steps_aside: its client found on cpu 0 after
+ * calls 0.2 ms apart, cpu 1 kept busy by the spinner. Returns how long
+ * the calls went on before the thread stepped (UINT64_MAX: never, in
+ * 2 s), and checks it kept both cpus. */
+static void *trapped_thread(void *arg)
+{
+    const cpu_set_t *two = arg;
+    uint64_t start = now_ns(), took = UINT64_MAX;
+    while (now_ns() - start < 2000000000ull) {
+        if (placement_step_aside(two, 1)) {
+            took = now_ns() - start;
+            break;
+        }
+        struct timespec gap = {0, 200000};
+        nanosleep(&gap, NULL);
+    }
+    cpu_set_t now;
+    if (pthread_getaffinity_np(pthread_self(), sizeof now, &now) != 0 ||
+        !CPU_EQUAL(&now, two))
+        took = 0;
+    return (void *)(uintptr_t)took;
+}
+
+/* A client found beside the thread after every call, 10 ms long: the
+ * thread steps aside even to the cpu the spinner keeps busy, not sooner,
+ * and keeps its cpus. In a thread of its own, as the step's state is per
+ * thread. */
+static void trapped_steps_aside(void **state)
+{
+    (void)state;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        skip();
+    cpu_set_t two, one;
+    CPU_ZERO(&two);
+    CPU_SET(0, &two);
+    CPU_SET(1, &two);
+    CPU_ZERO(&one);
+    CPU_SET(1, &one);
+
+    pthread_t spinner, trapped;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+    atomic_store(&spinning, true);
+    assert_int_equal(pthread_create(&spinner, &attr, spin, NULL), 0);
+    sleep_ms(50);
+    pthread_attr_setaffinity_np(&attr, sizeof two, &two);
+    assert_int_equal(pthread_create(&trapped, &attr, trapped_thread, &two),
+                     0);
+    pthread_attr_destroy(&attr);
+    void *took;
+    pthread_join(trapped, &took);
+    atomic_store(&spinning, false);
+    pthread_join(spinner, NULL);
+
+    assert_true((uintptr_t)took != UINT64_MAX); /* it stepped */
+    assert_true((uintptr_t)took >= 10000000u);  /* not before 10 ms */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(idle_ticks_per_cpu),
         cmocka_unit_test(no_step_to_busy_cpu),
+        cmocka_unit_test(trapped_steps_aside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
