@@ -156,11 +156,14 @@ static void time_stats(struct samples *s, int (*stat_once)(void *),
     uint64_t runq = runq_wait_ns();
     s->n = 0;
     while (s->n < MAX_SAMPLES) {
-        uint64_t t0 = ipc_now_ns();
+        uint64_t t0 = ipc_now_ns(), waited0 = runq_wait_ns();
         int rc = stat_once(arg);
         if (rc != 0) {
-            fprintf(stderr, "security_fairness: the victim's call %zu: %s\n",
-                    s->n, strerror(-rc));
+            fprintf(stderr,
+                    "security_fairness: the victim's call %zu: %s after "
+                    "%.1f ms, %.1f ms of them waiting for a cpu\n",
+                    s->n, strerror(-rc), (double)(ipc_now_ns() - t0) / 1e6,
+                    (double)(runq_wait_ns() - waited0) / 1e6);
             _exit(1);
         }
         uint64_t t1 = ipc_now_ns();
@@ -520,8 +523,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Runs the victim beside flooder (none when NULL); its median and p99 in
- * microseconds and its call count. */
-static void measure(void (*flooder)(int), int how, struct samples *s,
+ * microseconds and its call count. False when the victim failed. */
+static bool measure(void (*flooder)(int), int how, struct samples *s,
                     double *median, double *p99)
 {
     pid_t f = -1;
@@ -547,11 +550,12 @@ static void measure(void (*flooder)(int), int how, struct samples *s,
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || s->n == 0) {
         fprintf(stderr, "security_fairness: the victim failed\n");
-        exit(1);
+        return false;
     }
     qsort(s->ns, s->n, sizeof s->ns[0], cmp_u64);
     *median = (double)s->ns[s->n / 2] / 1000;
     *p99 = (double)s->ns[s->n * 99 / 100] / 1000;
+    return true;
 }
 
 static void bells(int how)
@@ -665,12 +669,16 @@ int main(int argc, char **argv)
            "calls/s", "median_us", "p99_us", "rate_x", "median_x", "p99_x",
            "attach_ms", "runq_us");
     const char *only = getenv("FAIRNESS_ROWS");
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    bool failed = false;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0] && !failed; i++) {
         if (i > 0 && (!row_wanted(only, rows[i].name) ||
                       (kernel && rows[i].flooder == hog)))
             continue;
         double median, p99;
-        measure(rows[i].flooder, rows[i].how, s, &median, &p99);
+        /* A failed victim ends the run, and the service with it. */
+        failed = !measure(rows[i].flooder, rows[i].how, s, &median, &p99);
+        if (failed)
+            break;
         double rate = (double)s->n / seconds;
         if (i == 0) {
             base = median;
@@ -684,7 +692,7 @@ int main(int argc, char **argv)
                (double)s->runq_ns / 1e3 / (double)s->n);
         fflush(stdout);
     }
-    int rc = daemon_stop(&daemon_) == 0 ? 0 : 1;
+    int rc = daemon_stop(&daemon_) == 0 && !failed ? 0 : 1;
     site_remove(&site);
     return rc;
 }
