@@ -39,6 +39,7 @@ struct long_call {
     struct ipc_bell b;
     struct danaus_desc d;
     uint32_t mark;
+    bool weighed; /* run in its uid's cpu group (workers.c) */
     uint64_t admit_at;
     uint64_t since;         /* ipc_now_ns when it began to wait */
     struct long_call *next; /* while it waits */

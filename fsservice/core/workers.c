@@ -44,7 +44,9 @@
  * Nor must they share a cpu with them: a thread running a long request
  * moves to the cpu its client posted from for the call (placement.h),
  * and into its client's uid's cpu group, where all long calls together
- * weigh as one task (cpugroups.h).
+ * weigh as one task (cpugroups.h): those long by their kind, and those of
+ * a client whose long calls take much cpu (slowcalls.h), not a call long
+ * only because its client's calls waited lately.
  * A bulk read or write is such a request only while its queue serves
  * more than one client (another in the last SHARED_WINDOW_MS), and a write
  * also while the other cpus are busy (runs_beside): a lone client's
@@ -168,6 +170,16 @@ static __thread bool client_here;
 static __thread struct placement place;
 
 /* How long to spin for the next request (see the head comment). */
+/* The calling thread's cpu time: a system call, so only around long
+ * calls. */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t spin_ns(void)
 {
     return client_here ? 0 : SPIN_NS;
@@ -335,7 +347,8 @@ static void run(struct workers *w, struct crew *crew,
         hand_off_queue(crew);
     }
     if (long_call) {
-        cpu_groups_want(&cpu_me, c->cred.uid);
+        cpu_groups_want(&cpu_me,
+                        call->weighed ? (int64_t)c->cred.uid : CPU_HOME);
         await_input_here(slot, d);
         placement_follow(&place, crew ? &crew->cpus : &w->cpus, mark);
     }
@@ -348,12 +361,15 @@ static void run(struct workers *w, struct crew *crew,
     if (call->admit_at > now)
         admission_wait(call->admit_at - now);
     deadline_begin(rec, slot, b.seq, d->call);
+    uint64_t cpu_before = long_call ? thread_cpu_ns() : 0;
     int64_t result = dispatch(svc, c, b.slot, d);
     uint64_t ran_ns = ipc_now_ns() - atomic_load_explicit(
                                          &rec->start_ns, memory_order_relaxed);
     if (client_sees(c, d->mount))
         stats_count(&svc->stats, d->mount, d->call, result, ran_ns);
     slowcalls_note(&c->slow, ran_ns);
+    if (long_call)
+        slowcalls_note_cpu(&c->slow, thread_cpu_ns() - cpu_before);
     /* Costed as admission_charge charged it. */
     if (pressure_on(&svc->pressure))
         pace_count(&svc->pressure, admission_cost_of(d, c->area.slot_buf),
@@ -427,14 +443,17 @@ static void serve_bell(struct workers *w, struct crew *crew,
     uint64_t admit_ns = admission_charge(&svc->admission, d,
                                          call.c->area.slot_buf);
     call.admit_at = admit_ns > 0 ? ipc_now_ns() + admit_ns : 0;
+    bool long_by_kind = call_may_block(d) &&
+                        !(call_short_in_kernel(d) &&
+                          kernel_name_space(svc, d->mount));
+    call.weighed = admit_ns > 0 || long_by_kind ||
+                   slowcalls_cpu_heavy(&call.c->slow);
     bool long_call = true;
     if (crew) {
         note_client(crew, b.client);
         long_call = admit_ns > 0 ||
                     (slowcalls_expect(&call.c->slow) && queue_shared(crew)) ||
-                    (call_may_block(d) &&
-                     !(call_short_in_kernel(d) &&
-                       kernel_name_space(svc, d->mount)) &&
+                    (long_by_kind &&
                      (!call_is_bulk_transfer(d) ||
                       !runs_beside(crew, call.mark, call_is_write(d))));
     }
