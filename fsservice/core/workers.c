@@ -169,7 +169,6 @@ static __thread bool client_here;
 /* Where this thread runs a long call (placement.h). */
 static __thread struct placement place;
 
-/* How long to spin for the next request (see the head comment). */
 /* The calling thread's cpu time: a system call, so only around long
  * calls. */
 static uint64_t thread_cpu_ns(void)
@@ -180,6 +179,7 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* How long to spin for the next request (see the head comment). */
 static uint64_t spin_ns(void)
 {
     return client_here ? 0 : SPIN_NS;
