@@ -602,6 +602,9 @@ bool ipc_peer_elsewhere(uint32_t mark);
  * this very cpu). */
 void ipc_spin_step(uint32_t peer);
 uint64_t ipc_now_ns(void);
+/* The calling thread's cpu time (0 if unknown): a system call, unlike
+ * ipc_now_ns. */
+uint64_t ipc_thread_cpu_ns(void);
 int ipc_futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms);
 void ipc_futex_wake(_Atomic uint32_t *word, int n);
 

@@ -1,7 +1,7 @@
 /*
  * wait.c - the low-level waiting both sides of the rings build on: a pause
- * for spin loops, where each side runs, a monotonic clock, and futex
- * wait/wake on words of the shared segment.
+ * for spin loops, where each side runs, the clocks (monotonic, and a
+ * thread's cpu time), and futex wait/wake on words of the shared segment.
  *
  * Spinning pays only while the side waited for runs on another cpu, the
  * rule adaptive mutexes and the kernel's optimistic spinning follow (they
@@ -78,6 +78,15 @@ uint64_t ipc_now_ns(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ipc_thread_cpu_ns(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 

@@ -128,15 +128,6 @@ struct look {
     cpu_set_t cpus;
 };
 
-/* The calling thread's cpu time. */
-static uint64_t own_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Records a look at cpus at t: whether it can be judged against the last
  * one (same cpus, a sample in between), and if so, in *free_share, the
  * share of the time since, in thousandths, the cpus were free: idle, or
@@ -152,7 +143,7 @@ static bool look_at(struct look *last, const cpu_set_t *cpus, uint64_t t,
             fclose(f);
         }
     }
-    uint64_t own_now = own ? own_cpu_ns() : 0;
+    uint64_t own_now = own ? ipc_thread_cpu_ns() : 0;
     long hz = sysconf(_SC_CLK_TCK);
     bool judged = last->ns != 0 && hz > 0 && CPU_COUNT(cpus) > 0 &&
                   CPU_EQUAL(&last->cpus, cpus) && ticks >= last->idle_ticks &&

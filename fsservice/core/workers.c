@@ -169,16 +169,6 @@ static __thread bool client_here;
 /* Where this thread runs a long call (placement.h). */
 static __thread struct placement place;
 
-/* The calling thread's cpu time: a system call, so only around long
- * calls. */
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* How long to spin for the next request (see the head comment). */
 static uint64_t spin_ns(void)
 {
@@ -361,7 +351,8 @@ static void run(struct workers *w, struct crew *crew,
     if (call->admit_at > now)
         admission_wait(call->admit_at - now);
     deadline_begin(rec, slot, b.seq, d->call);
-    uint64_t cpu_before = long_call ? thread_cpu_ns() : 0;
+    /* The cpu clock is a system call: read around long calls only. */
+    uint64_t cpu_before = long_call ? ipc_thread_cpu_ns() : 0;
     int64_t result = dispatch(svc, c, b.slot, d);
     uint64_t ran_ns = ipc_now_ns() - atomic_load_explicit(
                                          &rec->start_ns, memory_order_relaxed);
@@ -369,7 +360,7 @@ static void run(struct workers *w, struct crew *crew,
         stats_count(&svc->stats, d->mount, d->call, result, ran_ns);
     slowcalls_note(&c->slow, ran_ns);
     if (long_call)
-        slowcalls_note_cpu(&c->slow, thread_cpu_ns() - cpu_before);
+        slowcalls_note_cpu(&c->slow, ipc_thread_cpu_ns() - cpu_before);
     /* Costed as admission_charge charged it. */
     if (pressure_on(&svc->pressure))
         pace_count(&svc->pressure, admission_cost_of(d, c->area.slot_buf),

@@ -5,6 +5,7 @@
  * been found beside the thread after every call for 10 ms.
  */
 #include "fsservice/core/placement.h"
+#include "ipc/ipc.h"
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -107,13 +108,6 @@ static void no_step_to_busy_cpu(void **state)
     pthread_join(spinner, NULL);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The thread of trapped_steps_aside: its client found on cpu 0 after
  * calls 0.2 ms apart, cpu 1 kept busy by the spinner. Returns how long
  * the calls went on before the thread stepped (UINT64_MAX: never, in
@@ -121,10 +115,10 @@ static uint64_t now_ns(void)
 static void *trapped_thread(void *arg)
 {
     const cpu_set_t *two = arg;
-    uint64_t start = now_ns(), took = UINT64_MAX;
-    while (now_ns() - start < 2000000000ull) {
+    uint64_t start = ipc_now_ns(), took = UINT64_MAX;
+    while (ipc_now_ns() - start < 2000000000ull) {
         if (placement_step_aside(two, 1)) {
-            took = now_ns() - start;
+            took = ipc_now_ns() - start;
             break;
         }
         struct timespec gap = {0, 200000};
