@@ -334,10 +334,15 @@ static bool unflagged_lists(void)
                                                 memory_order_relaxed);
 }
 
+/* An open with flags may read a directory's records. */
+static bool opens_to_list(int flags)
+{
+    return (flags & O_ACCMODE) == O_RDONLY && !(flags & O_PATH);
+}
+
 void dirstream_open_found(int flags, bool dir)
 {
-    if ((flags & O_DIRECTORY) || (flags & O_ACCMODE) != O_RDONLY ||
-        (flags & O_PATH))
+    if ((flags & O_DIRECTORY) || !opens_to_list(flags))
         return;
     _Atomic uint32_t *count = dir ? &unflagged_dirs : &unflagged_others;
     if (atomic_fetch_add_explicit(count, 1, memory_order_relaxed) > 65536) {
@@ -352,7 +357,7 @@ void dirstream_open_found(int flags, bool dir)
 
 int dirstream_open_ask(struct call *c, const char *rel, int flags)
 {
-    if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_PATH) ||
+    if (!opens_to_list(flags) ||
         (!(flags & O_DIRECTORY) && !unflagged_lists()))
         return -1;
     int place = listings_reserve();
