@@ -2,9 +2,17 @@
  * namecache.c - the process's name and attribute cache (namecache.h).
  *
  * A fixed table in the library's own memory (no allocation: a lookup may
- * come from inside an allocator's initialisation), one entry per place,
- * the place a hash of the key; keeping an entry overwrites whatever was
- * there. Each entry is a sequence lock among the process's threads, as
+ * come from inside an allocator's initialisation): entries in the order
+ * they were first kept, and an index from a hash of the key (its place)
+ * to the entry last kept there. A key keeps its entry while its place
+ * names it; a new one takes the next entry, overwriting the oldest, so a
+ * process writes its entries' pages one after another, and only as many
+ * as it keeps answers: a fresh page costs a fault, and a walk that kept
+ * its answers all over the table took two faults (a read of the zero
+ * page, then the write) on nearly every page of it. An index that names
+ * an entry taken since by another key finds another key there, which
+ * the lookup's key check turns away. Each entry is a sequence lock among
+ * the process's threads, as
  * the read cache's blocks are (ipc/cache.c): a writer makes seq odd with
  * a compare-and-swap (a second writer backs off), writes, and makes it
  * even with a release store; a reader copies between two looks at seq and
@@ -63,10 +71,14 @@ union words {
 
 struct entry {
     _Atomic uint32_t seq;
+    _Atomic uint32_t place; /* where the index named it last (a hint) */
     union words u;
 };
 
 static struct entry table[ENTRIES];
+/* Place -> the entry's number + 1 (0: none yet). */
+static _Atomic uint32_t index_of[ENTRIES];
+static _Atomic uint32_t next_entry;
 static _Atomic uint64_t drops;
 /* Names kept from listings, and lookups that found them, per kind. */
 enum listed_kind { LISTED_OTHER, LISTED_DIR, LISTED_KINDS };
@@ -107,6 +119,27 @@ static uint32_t place(uint32_t mount, int flags, const char *path,
 static uint64_t load(const _Atomic uint64_t *word)
 {
     return atomic_load_explicit(word, memory_order_acquire);
+}
+
+/* The entry the index names at place p, or NULL. */
+static struct entry *indexed(uint32_t p)
+{
+    uint32_t i = atomic_load_explicit(&index_of[p], memory_order_acquire);
+    return i ? &table[i - 1] : NULL;
+}
+
+/* The entry to keep place p's answer in: the one the index names while
+ * it was kept for p, else the next in order, which the index then names
+ * (once it is written: see namecache_keep). */
+static struct entry *entry_for(uint32_t p, bool *fresh)
+{
+    struct entry *e = indexed(p);
+    *fresh = !e || atomic_load_explicit(&e->place, memory_order_relaxed) != p;
+    if (*fresh)
+        e = &table[atomic_fetch_add_explicit(&next_entry, 1,
+                                             memory_order_relaxed) &
+                   (ENTRIES - 1)];
+    return e;
 }
 
 /* Copies entry e into out if it is whole and holds the key. */
@@ -176,9 +209,11 @@ static int lookup_key(const struct namecache_fill *fill,
     const struct ipc_announce *page = fill->page;
     union words copy;
     const struct answer *e = &copy.a;
-    if (!read_entry(&table[place(fill->mount, fill->flags, fill->path,
-                                 fill->len)],
-                    fill->mount, fill->flags, fill->path, fill->len, &copy) ||
+    struct entry *kept =
+        indexed(place(fill->mount, fill->flags, fill->path, fill->len));
+    if (!kept ||
+        !read_entry(kept, fill->mount, fill->flags, fill->path, fill->len,
+                    &copy) ||
         e->instance != page->instance || e->drops != fill->drops ||
         e->names != fill->names || fill->born_ns >= e->expires_ns)
         return 0;
@@ -267,8 +302,9 @@ void namecache_keep(const struct namecache_fill *fill, int err,
     if (!err)
         a.a.st = *st;
     memcpy(a.a.path, fill->path, fill->len);
-    struct entry *e =
-        &table[place(fill->mount, fill->flags, fill->path, fill->len)];
+    uint32_t p = place(fill->mount, fill->flags, fill->path, fill->len);
+    bool fresh;
+    struct entry *e = entry_for(p, &fresh);
     uint32_t seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
     /* As an acquire, the odd seq comes before every field written below. */
     if ((seq & 1) ||
@@ -276,8 +312,15 @@ void namecache_keep(const struct namecache_fill *fill, int err,
                                                  memory_order_acq_rel,
                                                  memory_order_relaxed))
         return;
+    atomic_store_explicit(&e->place, p, memory_order_relaxed);
     copy_in(e, &a);
     atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+    /* Named by the index only once written: a lookup that follows it
+     * (acquire) finds the entry whole or being written again. */
+    if (fresh)
+        atomic_store_explicit(&index_of[p],
+                              (uint32_t)(e - table) + 1,
+                              memory_order_release);
     /* Once per name: a listing keeps lstat's answer for every name. */
     if (fill->listing && fill->flags == AT_SYMLINK_NOFOLLOW)
         atomic_fetch_add_explicit(&listed_kept[kind], 1,
