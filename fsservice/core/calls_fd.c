@@ -550,13 +550,17 @@ static void listing_attrs(struct request *r, unsigned char *answer,
         bool wanted = !dirs_only || d->d_type == DT_DIR ||
                       d->d_type == DT_UNKNOWN;
         if (!dots && wanted && nlen < d->d_reclen - DANAUS_DIRENT_NAME_AT &&
-            dlen + 1 + nlen < sizeof path) {
+            !memchr(name, '/', nlen) && dlen + 1 + nlen < sizeof path) {
             if (dlen)
                 snprintf(path, sizeof path, "%s/%s", dir, name);
             else
                 memcpy(path, name, nlen + 1);
-            if (inst->ops->stat(inst, &r->c->cred, path, AT_SYMLINK_NOFOLLOW,
-                                &st) < 0)
+            const struct ls_ops *ops = inst->ops;
+            int rc = ops->stat_in
+                         ? ops->stat_in(r->of->file, &r->c->cred, name, &st)
+                         : ops->stat(inst, &r->c->cred, path,
+                                     AT_SYMLINK_NOFOLLOW, &st);
+            if (rc < 0)
                 memset(&st, 0, sizeof st);
             else
                 request_report_dev(r, &st);

@@ -133,6 +133,13 @@ struct ls_ops {
      * advances past what was returned. 0 at the end. Cookie 0 is the start. */
     ssize_t (*getdents)(struct ls_file *, const struct ls_cred *, void *buf,
                         size_t n, off_t *pos);
+    /* The attributes of name, one name (no '/') in the open directory,
+     * not followed if a symlink: what fstatat(2) on the directory's
+     * descriptor answers, so a listing's names are looked up where they
+     * were listed, whatever became of the directory's path. NULL: the
+     * caller stats the directory's path and name. */
+    int (*stat_in)(struct ls_file *dir, const struct ls_cred *,
+                   const char *name, struct danaus_stat *out);
     ssize_t (*fgetxattr)(struct ls_file *, const struct ls_cred *,
                          const char *name, void *value, size_t size);
     int (*fsetxattr)(struct ls_file *, const struct ls_cred *,

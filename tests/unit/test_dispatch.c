@@ -381,9 +381,10 @@ static void path_only_opens_refuse_io(void **state)
 }
 
 /* A listing of ls with attributes asked as want: the number of records
- * with attributes, each checked against lstat of its file; "." and ".."
- * never have any, nor (DANAUS_LISTING_ATTRS_DIRS) any but directories. */
-static int listed_with_attributes(int64_t h, int want)
+ * with attributes, each checked against lstat of its file in the
+ * directory now named dir; "." and ".." never have any, nor
+ * (DANAUS_LISTING_ATTRS_DIRS) any but directories. */
+static int listed_with_attributes(int64_t h, int want, const char *dir)
 {
     struct danaus_desc rewind = desc(DANAUS_CALL_LSEEK, NULL, NULL);
     rewind.handle = (uint64_t)h;
@@ -405,7 +406,7 @@ static int listed_with_attributes(int64_t h, int want)
     for (int64_t at = 0; at < n; attrs++, no_xattrs++) {
         const struct danaus_dirent *d = (const void *)(b + at);
         char path[2 * PATH_MAX + 16];
-        snprintf(path, sizeof path, "%s/ls/%s", root, d->d_name);
+        snprintf(path, sizeof path, "%s/%s/%s", root, dir, d->d_name);
         struct stat st;
         assert_int_equal(lstat(path, &st), 0);
         bool dots = strcmp(d->d_name, ".") == 0 ||
@@ -451,13 +452,21 @@ static void listing_with_attributes(void **state)
     rd.buf_len = SLOT_BUF;
     assert_int_equal(run(alice, rd), -ENAMETOOLONG);
 
-    assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_ALL), 3);
-    assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_DIRS), 1);
+    assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_ALL, "ls"),
+                     3);
+    assert_int_equal(
+        listed_with_attributes(h, DANAUS_LISTING_ATTRS_DIRS, "ls"), 1);
     char one[2 * PATH_MAX];
     snprintf(one, sizeof one, "%s/ls/one", root);
     assert_int_equal(setxattr(one, "user.mark", "x", 1, 0), 0);
-    assert_int_equal(listed_with_attributes(h, DANAUS_LISTING_ATTRS_XATTRS),
-                     3);
+    assert_int_equal(
+        listed_with_attributes(h, DANAUS_LISTING_ATTRS_XATTRS, "ls"), 3);
+    /* The names are looked up in the open directory, as fstatat on its
+     * descriptor would, though the path the client still sends (ls) no
+     * longer leads there. */
+    assert_int_equal(run(alice, desc(DANAUS_CALL_RENAME, "ls", "moved")), 0);
+    assert_int_equal(
+        listed_with_attributes(h, DANAUS_LISTING_ATTRS_ALL, "moved"), 3);
 }
 
 /* A doorbell is a claim: it is served only if the client it names owns

@@ -763,6 +763,15 @@ static int local_stat(struct ls_instance *inst, const struct ls_cred *cred,
     return on_inode(inst, cred, path, at, &op);
 }
 
+static int local_stat_in(struct ls_file *dir, const struct ls_cred *cred,
+                         const char *name, struct danaus_stat *out)
+{
+    int rc = enter_file(dir, cred);
+    if (rc < 0)
+        return rc;
+    return stat_by_name(lfile(dir)->fd, name, AT_SYMLINK_NOFOLLOW, out);
+}
+
 /* Whether a change by name may go ahead: the name is no symlink to
  * follow (a statx tells, unless the caller asked not to follow). A name
  * made a symlink between the statx and the change gets the change
@@ -1167,6 +1176,7 @@ static const struct ls_ops local_ops = {
     .futimens = local_futimens,
     .fstatfs = local_fstatfs,
     .getdents = local_getdents,
+    .stat_in = local_stat_in,
     .fgetxattr = local_fgetxattr,
     .fsetxattr = local_fsetxattr,
     .flistxattr = local_flistxattr,
