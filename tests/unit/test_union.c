@@ -837,6 +837,52 @@ static void test_origin_survives_moves(void **state)
     assert_int_equal(union_ino(f, "new/t/both"), both);
 }
 
+/* What an open of path found, against union_fstat of the open file:
+ * the same attributes, so that the client's first fstat needs no call. */
+static void open_answers_as_fstat(struct fixture *f, const char *path,
+                                  int flags)
+{
+    struct ls_file *file;
+    assert_int_equal(f->ops->open(f->u, &root_cred, path, flags, 0, &file),
+                     0);
+    struct danaus_stat st;
+    assert_int_equal(f->ops->fstat(file, &root_cred, &st), 0);
+    if (!file->has_attrs)
+        fail_msg("%s: the open found no attributes", path);
+    assert_int_equal(file->ino, st.ino);
+    assert_int_equal(file->attrs.ino, st.ino);
+    assert_int_equal(file->attrs.dev, st.dev);
+    assert_int_equal(file->attrs.mode, st.mode);
+    assert_int_equal(file->attrs.nlink, st.nlink);
+    assert_int_equal(file->attrs.size, st.size);
+    assert_int_equal(file->attrs.mtime_sec, st.mtime_sec);
+    f->ops->close(file);
+}
+
+/* An open answers the attributes of what it opened in every branch: the
+ * top branch's own files and directories, a copied-up directory (its
+ * origin's st_ino), a lower branch's file; not a partial copy, whose
+ * blocks change as it is merged. */
+static void test_open_answers_attributes(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(f->ops->mkdir(f->u, &root_cred, "t", 0755), 0);
+    writef(f, "t/own", O_CREAT, "own");
+    writef(f, "d/new", O_CREAT, "new"); /* copies d up */
+    open_answers_as_fstat(f, "t/own", O_RDONLY);
+    open_answers_as_fstat(f, "t", O_RDONLY | O_DIRECTORY);
+    open_answers_as_fstat(f, "d", O_RDONLY | O_DIRECTORY);
+    assert_int_equal(union_ino(f, "d"), host_ino(f, "l1/d"));
+    open_answers_as_fstat(f, "only2", O_RDONLY);
+    assert_int_equal(f->ops->rename(f->u, &root_cred, "both", "t/both", 0),
+                     0);
+    struct ls_file *file;
+    assert_int_equal(
+        f->ops->open(f->u, &root_cred, "t/both", O_RDONLY, 0, &file), 0);
+    assert_false(file->has_attrs);
+    f->ops->close(file);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -867,6 +913,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_readdir_stable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rename, setup, teardown),
         cmocka_unit_test_setup_teardown(test_links, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_answers_attributes, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_origin_survives_moves, setup,
                                         teardown),
     };

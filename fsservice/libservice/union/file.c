@@ -73,22 +73,24 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     f->readable = (flags & O_ACCMODE) != O_WRONLY;
     /* The number stat reports, a copy's origin's (origin.c), which the
      * file keeps while open: what its changes are announced under. */
-    if (lower->ino) {
-        struct danaus_stat st = {.ino = lower->ino};
-        if (b == 0)
-            union_origin_stat(u, n->path, &st);
-        f->base.ino = st.ino;
-    }
-    /* A read-only branch's fstat is its own (union_fstat). */
-    f->base.has_attrs = b != 0 && lower->has_attrs;
-    if (f->base.has_attrs)
-        f->base.attrs = lower->attrs;
+    struct danaus_stat st = lower->has_attrs ? lower->attrs
+                                             : (struct danaus_stat){0};
+    st.ino = lower->ino;
+    if (lower->ino && b == 0)
+        union_origin_stat(u, n->path, &st);
+    f->base.ino = st.ino;
     pthread_mutex_init(&f->dir_lock, NULL);
     if (b == 0 && S_ISREG(n->st.mode) &&
         (rc = union_partial_get(u, lower, n->path, &f->part)) < 0) {
         union_close(&f->base);
         return rc;
     }
+    /* The attributes union_fstat would answer now: the branch's, with a
+     * copy's origin; not for a partial copy, whose blocks its merge
+     * changes. */
+    f->base.has_attrs = lower->has_attrs && lower->ino && !f->part;
+    if (f->base.has_attrs)
+        f->base.attrs = st;
     *out = &f->base;
     return 0;
 }
