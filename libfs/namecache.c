@@ -12,12 +12,12 @@
  * page, then the write) on nearly every page of it. An index that names
  * an entry taken since by another key finds another key there, which
  * the lookup's key check turns away. Each entry is a sequence lock among
- * the process's threads, as
- * the read cache's blocks are (ipc/cache.c): a writer makes seq odd with
- * a compare-and-swap (a second writer backs off), writes, and makes it
- * even with a release store; a reader copies between two looks at seq and
- * discards its copy if seq moved or was odd. The answer is copied a word
- * at a time with relaxed atomics, which makes the race a defined one.
+ * the process's threads, as the read cache's blocks are (ipc/cache.c): a
+ * writer makes seq odd with a compare-and-swap (a second writer backs
+ * off), writes, and makes it even with a release store; a reader copies
+ * between two looks at seq and discards its copy if seq moved or was
+ * odd. The answer is copied a word at a time with relaxed atomics, which
+ * makes the race a defined one.
  *
  * An entry counts while (ipc.h, "Announcements"):
  *   - the page is the one it was kept under (instance), the service is
