@@ -537,6 +537,9 @@ static void listing_attrs(struct request *r, unsigned char *answer,
     if ((uint64_t)(end - out) < (uint64_t)records * each)
         records = (int64_t)((uint64_t)(end - out) / each);
     unsigned char *no_xattrs = out + records * sizeof(struct danaus_stat);
+    const struct ls_ops *ops = inst->ops;
+    /* dir/name, for a backend without stat_in and for the xattrs probe. */
+    bool by_path = !ops->stat_in || xattrs;
     char path[PATH_MAX];
     size_t dlen = strlen(dir);
     int64_t at = 0;
@@ -551,11 +554,10 @@ static void listing_attrs(struct request *r, unsigned char *answer,
                       d->d_type == DT_UNKNOWN;
         if (!dots && wanted && nlen < d->d_reclen - DANAUS_DIRENT_NAME_AT &&
             !memchr(name, '/', nlen) && dlen + 1 + nlen < sizeof path) {
-            if (dlen)
+            if (by_path && dlen)
                 snprintf(path, sizeof path, "%s/%s", dir, name);
-            else
+            else if (by_path)
                 memcpy(path, name, nlen + 1);
-            const struct ls_ops *ops = inst->ops;
             int rc = ops->stat_in
                          ? ops->stat_in(r->of->file, &r->c->cred, name, &st)
                          : ops->stat(inst, &r->c->cred, path,
@@ -565,8 +567,8 @@ static void listing_attrs(struct request *r, unsigned char *answer,
             else
                 request_report_dev(r, &st);
             none = xattrs && st.ino &&
-                   inst->ops->listxattr(inst, &r->c->cred, path, NULL, 0,
-                                        AT_SYMLINK_NOFOLLOW) == 0;
+                   ops->listxattr(inst, &r->c->cred, path, NULL, 0,
+                                  AT_SYMLINK_NOFOLLOW) == 0;
         }
         memcpy(out, &st, sizeof st);
         out += sizeof st;
