@@ -73,21 +73,24 @@ bool ipc_peer_elsewhere(uint32_t mark)
     return mark != 0 && mark != ipc_cpu_mark();
 }
 
-uint64_t ipc_now_ns(void)
+/* Clock id's time in nanoseconds, 0 when it cannot be read. */
+static uint64_t clock_ns(clockid_t id)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (clock_gettime(id, &ts) != 0)
+        return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ipc_now_ns(void)
+{
+    return clock_ns(CLOCK_MONOTONIC);
 }
 
 uint64_t ipc_thread_cpu_ns(void)
 {
-    struct timespec ts;
-
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /*
