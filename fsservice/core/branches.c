@@ -28,6 +28,7 @@ struct branch_entry {
                      or the engine had it forgotten */
     unsigned users; /* mounted unions over it */
     struct ls_instance *inst;
+    struct union_layer *layer; /* a read-only branch's, for its unions */
     char dir[];
 };
 
@@ -47,9 +48,9 @@ static struct branch_entry *find(struct union_branches *reg,
     return NULL;
 }
 
-static struct ls_instance *branch(struct union_branches *reg,
-                                  const char *backend, const char *dir,
-                                  int writable, char *err, size_t errlen)
+static struct branch_entry *branch(struct union_branches *reg,
+                                   const char *backend, const char *dir,
+                                   int writable, char *err, size_t errlen)
 {
     struct branch_entry *e = find(reg, backend, dir);
     if (e) {
@@ -58,7 +59,7 @@ static struct ls_instance *branch(struct union_branches *reg,
                                   "cannot be shared", dir);
             return NULL;
         }
-        return e->inst;
+        return e;
     }
     e = calloc(1, sizeof *e + strlen(dir) + 1);
     if (!e) {
@@ -66,10 +67,14 @@ static struct ls_instance *branch(struct union_branches *reg,
         return NULL;
     }
     e->backend = strdup(backend);
-    e->inst = e->backend ? ls_instance_new(backend, dir, err, errlen) : NULL;
+    e->layer = writable ? NULL : union_layer_new();
+    e->inst = e->backend && (writable || e->layer)
+                  ? ls_instance_new(backend, dir, err, errlen)
+                  : NULL;
     if (!e->inst) {
-        if (!e->backend)
+        if (!e->backend || (!writable && !e->layer))
             snprintf(err, errlen, "union: out of memory");
+        union_layer_free(e->layer);
         free(e->backend);
         free(e);
         return NULL;
@@ -78,7 +83,7 @@ static struct ls_instance *branch(struct union_branches *reg,
     strcpy(e->dir, dir);
     e->next = reg->entries;
     reg->entries = e;
-    return e->inst;
+    return e;
 }
 
 struct ls_instance *union_branches_mount(struct union_branches **regp,
@@ -104,10 +109,10 @@ struct ls_instance *union_branches_mount(struct union_branches **regp,
                                                  : m->backend;
     struct union_branch br[UNION_MAX_BRANCHES];
     int n = 0;
-    br[n].inst = branch(reg, m->backend, m->source, 1, err, errlen);
-    br[n++].writable = 1;
-    if (!br[0].inst)
+    struct branch_entry *e = branch(reg, m->backend, m->source, 1, err, errlen);
+    if (!e)
         return NULL;
+    br[n++] = (struct union_branch){.inst = e->inst, .writable = 1};
     char *list = strdup(m->union_lower);
     if (!list) {
         snprintf(err, errlen, "union: out of memory");
@@ -122,17 +127,16 @@ struct ls_instance *union_branches_mount(struct union_branches **regp,
             free(list);
             return NULL;
         }
-        br[n].writable = 0;
-        br[n].inst = branch(reg, lower_backend, dir, 0, err, errlen);
-        if (!br[n++].inst) {
+        if (!(e = branch(reg, lower_backend, dir, 0, err, errlen))) {
             free(list);
             return NULL;
         }
+        br[n++] = (struct union_branch){.inst = e->inst, .layer = e->layer};
     }
     free(list);
     struct ls_instance *u =
         union_instance_new(br, n, &reg->copyup_cred, err, errlen);
-    for (struct branch_entry *e = u ? reg->entries : NULL; e; e = e->next)
+    for (e = u ? reg->entries : NULL; e; e = e->next)
         for (int i = 0; i < n; i++)
             if (e->inst == br[i].inst)
                 e->users++;
@@ -159,8 +163,13 @@ int union_branches_forget(struct union_branches *reg, const char *backend,
     struct branch_entry *e = reg ? find(reg, backend, dir) : NULL;
     if (e && e->users > 0)
         return -EBUSY;
-    if (e)
+    if (e) {
         e->retired = 1;
+        /* Its directory is removed and may be made again: what its
+         * listings said is nobody's to read (a union unmounted but still
+         * serving a request reads the directory itself). */
+        union_layer_forget(e->layer);
+    }
     return 0;
 }
 
@@ -172,6 +181,7 @@ void union_branches_free(struct union_branches *reg)
         struct branch_entry *e = reg->entries;
         reg->entries = e->next;
         e->inst->ops->destroy(e->inst);
+        union_layer_free(e->layer);
         free(e->backend);
         free(e);
     }

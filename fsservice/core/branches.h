@@ -3,7 +3,8 @@
  * the configuration's `union` lines and shared between unions: every union
  * that names the same read-only directory of the same backend uses one
  * instance of it (on Ceph, all of them use the service's one Ceph client),
- * so a file of a shared image is read and cached once. The read-only
+ * so a file of a shared image is read and cached once, and each of its
+ * directories listed once (union.h, a branch's layer). The read-only
  * branches may be of another backend than the writable one (a union the
  * engine adds: a container's changes in a Ceph pool over a root podman
  * prepared in a host directory).

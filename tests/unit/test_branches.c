@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,28 @@ static int stat_in(struct ls_instance *u, const char *path)
     return u->ops->stat(u, &root, path, 0, &st);
 }
 
+/* Whether path, listed through u, shows name. */
+static bool lists(struct ls_instance *u, const char *path, const char *name)
+{
+    struct ls_file *dir;
+    assert_int_equal(
+        u->ops->open(u, &root, path, O_RDONLY | O_DIRECTORY, 0, &dir), 0);
+    char buf[4096];
+    off_t pos = 0;
+    ssize_t got;
+    bool found = false;
+    while ((got = u->ops->getdents(dir, &root, buf, sizeof buf, &pos)) > 0)
+        for (ssize_t at = 0; at < got;) {
+            const struct danaus_dirent *d =
+                (const struct danaus_dirent *)(buf + at);
+            at += d->d_reclen;
+            found |= strcmp(d->d_name, name) == 0;
+        }
+    assert_int_equal(got, 0);
+    u->ops->close(dir);
+    return found;
+}
+
 static int setup(void **state)
 {
     snprintf(top, sizeof top, "/tmp/danaus-test-branches.XXXXXX");
@@ -131,6 +154,28 @@ static void a_forgotten_branch_made_again_is_served_anew(void **state)
     union_branches_free(reg);
 }
 
+/* The unions over one read-only branch share what its directories hold:
+ * a second container's first listing of a directory another one listed
+ * does not read the branch. Seen by adding a name behind the unions'
+ * back, which a layer never has (its copy is whole before any union uses
+ * it): the second union does not show it either. */
+static void a_layer_is_listed_once_for_every_union(void **state)
+{
+    struct union_branches *reg = NULL;
+    make_file("lower", "early");
+    struct ls_instance *u1 = mount_union(&reg, "up1");
+    assert_true(lists(u1, "", "early"));
+    make_file("lower", "late");
+    struct ls_instance *u2 = mount_union(&reg, "up2");
+    assert_true(lists(u2, "", "early"));
+    assert_false(lists(u2, "", "late"));
+    union_branches_unmounted(reg, u1);
+    union_branches_unmounted(reg, u2);
+    u1->ops->destroy(u1);
+    u2->ops->destroy(u2);
+    union_branches_free(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +183,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             a_forgotten_branch_made_again_is_served_anew, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_layer_is_listed_once_for_every_union, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

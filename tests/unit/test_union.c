@@ -106,6 +106,16 @@ static void fill_closed(struct fixture *f)
     assert_int_equal(chmod(host(f, "l2/closed"), 0700), 0);
 }
 
+/* A directory in both lower branches, the lower one's readable by its
+ * owner alone, for the kept listings' permission test. */
+static void fill_private(struct fixture *f)
+{
+    host_dir(f, "l1/p");
+    host_dir(f, "l2/p");
+    host_file(f, "l2/p/secret", "x");
+    assert_int_equal(chmod(host(f, "l2/p"), 0700), 0);
+}
+
 static int make_fixture(void **state, void (*extra)(struct fixture *))
 {
     struct fixture *f = calloc(1, sizeof *f);
@@ -116,7 +126,7 @@ static int make_fixture(void **state, void (*extra)(struct fixture *))
     if (extra)
         extra(f);
     const char *names[3] = {"up", "l1", "l2"};
-    struct union_branch br[3];
+    struct union_branch br[3] = {0};
     char err[256];
     for (int i = 0; i < 3; i++) {
         f->branch[i] = local_instance_new(host(f, names[i]), err, sizeof err);
@@ -141,6 +151,11 @@ static int setup(void **state)
 static int setup_closed(void **state)
 {
     return make_fixture(state, fill_closed);
+}
+
+static int setup_private(void **state)
+{
+    return make_fixture(state, fill_private);
 }
 
 /* Siblings whose names start alike (deep/er and deep/er64), for the walks
@@ -397,9 +412,12 @@ static void test_lower_listings_answer_as_branches(void **state)
     assert_int_equal(f->ops->stat(f->u, &root_cred, "gone", 0, &st), -ENOENT);
     assert_int_equal(f->ops->stat(f->u, &root_cred, "only2", 0, &st), 0);
     /* A client without search permission on a lower-only directory gets
-     * EACCES from the branch, not a listing's ENOENT. */
+     * EACCES from the branch, not a listing's ENOENT, nor the attributes
+     * kept from root's stat there. */
     assert_int_equal(f->ops->stat(f->u, &root_cred, "closed/absent", 0, &st),
                      -ENOENT);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "closed/inside", 0, &st),
+                     0);
     assert_int_equal(f->ops->stat(f->u, &user_cred, "closed/absent", 0, &st),
                      -EACCES);
     assert_int_equal(f->ops->stat(f->u, &user_cred, "closed/inside", 0, &st),
@@ -432,6 +450,41 @@ static void test_merged_listing_answers_lookups(void **state)
     assert_int_equal(f->ops->stat(f->u, &root_cred, "d/late", 0, &st),
                      -ENOENT);
     assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &st), 0);
+    /* Nor does the next listing read the branch again. */
+    assert_string_equal(list(f, "d"), "a b");
+}
+
+/* A read-only branch's names' attributes, once a stat answered them, are
+ * answered again from the branch's layer without asking the branch: seen
+ * by changing one behind the union's back, which its lower branches never
+ * have. */
+static void test_lower_attributes_kept(void **state)
+{
+    struct fixture *f = *state;
+    struct danaus_stat st;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &st), 0);
+    assert_int_equal(st.size, 2);
+    host_file(f, "l2/d/b", "longer");
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "d/b", 0, &st), 0);
+    assert_int_equal(st.size, 2);
+}
+
+/* A read-only branch's kept listing goes into a merge only for a client
+ * that may read the directory there, as the branch's own open would:
+ * listed by root first, the directory that l1 lets anyone read and l2
+ * does not still fails for another user. */
+static void test_kept_listings_answer_only_readers(void **state)
+{
+    struct fixture *f = *state;
+    assert_string_equal(list(f, "p"), "secret");
+    struct ls_file *dir;
+    assert_int_equal(f->ops->open(f->u, &user_cred, "p",
+                                  O_RDONLY | O_DIRECTORY, 0, &dir), 0);
+    char buf[4096];
+    off_t pos = 0;
+    assert_int_equal(f->ops->getdents(dir, &user_cred, buf, sizeof buf, &pos),
+                     -EACCES);
+    f->ops->close(dir);
 }
 
 static void test_unlink_rmdir_whiteouts(void **state)
@@ -906,6 +959,10 @@ int main(void)
                                         setup_siblings, teardown),
         cmocka_unit_test_setup_teardown(test_walks_remembered_see_changes,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lower_attributes_kept, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_kept_listings_answer_only_readers,
+                                        setup_private, teardown),
         cmocka_unit_test_setup_teardown(test_merged_listing_answers_lookups,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_listing_of_an_open_directory,

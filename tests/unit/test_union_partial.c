@@ -59,7 +59,7 @@ static const char *host(struct fixture *f, const char *rel)
 static int make_union(struct fixture *f)
 {
     const char *names[2] = {"up", "low"};
-    struct union_branch br[2];
+    struct union_branch br[2] = {0};
     char err[256];
     for (int i = 0; i < 2; i++) {
         f->branch[i] = local_instance_new(host(f, names[i]), err, sizeof err);

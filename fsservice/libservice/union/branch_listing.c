@@ -1,71 +1,160 @@
 /*
- * branch_listing.c - the names of a read-only branch's directories,
- * listed once.
+ * branch_listing.c - the records of a read-only branch's directories,
+ * listed once for every union over the branch.
  *
  * Lookups in a union ask each branch below the one that answers whether it
  * holds a name, and then whether it holds a whiteout of it: on CephFS, every
  * such miss in a directory the client has not cached whole is a round trip
  * to the MDS. Read-only branches do not change once a union has served from
  * them (as overlayfs requires of its lower layers; the engine's image layers
- * never do), so a directory's names, listed on first need (or kept from a
+ * never do), so a directory's records, listed on first need (or kept from a
  * merged listing that read the directory whole), answer every later
- * question about it without asking the backend.
+ * question about it, and every later merged listing of it, without asking
+ * the backend. They are kept in the branch's layer (union.h), which the
+ * service shares between the unions over one branch instance (the
+ * containers of one image in a pool), so a container's first walk finds
+ * what another's listed.
  *
  * A listing is read with the copy-up credential, so it is complete. Its
  * "here" only sends the caller on to the branch; its "not here" answers a
  * client only after the client's own search permission on the directory
- * was checked, so an answer never differs from what the branch would give
- * (EACCES stays the branch's to report).
+ * was checked, and its records go into a merged listing only for a client
+ * that may read the directory (dir.c), so an answer never differs from
+ * what the branch would give (EACCES stays the branch's to report).
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LISTINGS_MAX 4096          /* directories listed per union */
-#define LISTING_BYTES_MAX (1 << 20) /* names of one directory */
+#define LISTINGS_MAX 16384          /* directories listed per layer */
+#define LAYER_BYTES_MAX (64u << 20) /* records kept per layer */
+#define LISTING_BYTES_MAX (1u << 20) /* records of one directory */
+#define LAYER_BUCKETS 4096          /* of a layer's hash table */
+
+#define SEARCHERS 4 /* credentials remembered per directory */
+
+/* A credential seen to search a directory (uid, gid and groups alike: the
+ * same answer from the branch). */
+struct searcher {
+    uid_t uid;
+    gid_t gid;
+    int ngroups;
+    gid_t *groups;
+};
 
 struct branch_listing {
     struct branch_listing *next;
-    int branch;
     size_t n;
-    char **names; /* sorted, pointing into store; NULL while being read */
-    char *store;
+    const struct danaus_dirent **by_name; /* sorted, pointing into store */
+    char *store; /* the records, 8-byte aligned, as getdents gives them */
     size_t used, cap; /* of store */
+    /* Each name's lstat, by_name's order, once a stat of it was answered
+     * (known[i]); NULL until the first. */
+    struct danaus_stat *attrs;
+    bool *known;
+    /* Who was seen to search the directory in the branch: its names'
+     * attributes and absences are theirs to have. */
+    struct searcher *searchers;
+    int nsearchers;
     char dir[];
 };
 
-static int by_name(const void *a, const void *b)
+/* Every directory of one read-only branch listed so far. Readers of a
+ * listing hold the lock shared while they use its records; forgetting
+ * takes it exclusive. */
+struct union_layer {
+    pthread_rwlock_t lock;
+    struct branch_listing *chain[LAYER_BUCKETS];
+    int nlistings;
+    size_t bytes;
+};
+
+struct union_layer *union_layer_new(void)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    struct union_layer *l = calloc(1, sizeof *l);
+    if (l)
+        pthread_rwlock_init(&l->lock, NULL);
+    return l;
 }
 
 void union_branch_listing_drop(struct branch_listing *l)
 {
     if (l) {
-        free(l->names);
+        free(l->attrs);
+        free(l->known);
+        for (int i = 0; i < l->nsearchers; i++)
+            free(l->searchers[i].groups);
+        free(l->searchers);
+        free(l->by_name);
         free(l->store);
         free(l);
     }
 }
 
-static struct branch_listing *listing_new(int b, const char *dir)
+static void forget_all(struct union_layer *layer)
+{
+    for (int i = 0; i < LAYER_BUCKETS; i++)
+        while (layer->chain[i]) {
+            struct branch_listing *l = layer->chain[i];
+            layer->chain[i] = l->next;
+            union_branch_listing_drop(l);
+        }
+    layer->nlistings = 0;
+    layer->bytes = 0;
+}
+
+void union_layer_forget(struct union_layer *layer)
+{
+    if (layer) {
+        pthread_rwlock_wrlock(&layer->lock);
+        forget_all(layer);
+        pthread_rwlock_unlock(&layer->lock);
+    }
+}
+
+void union_layer_free(struct union_layer *layer)
+{
+    if (layer) {
+        forget_all(layer);
+        pthread_rwlock_destroy(&layer->lock);
+        free(layer);
+    }
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const struct danaus_dirent *x = *(const struct danaus_dirent *const *)a;
+    const struct danaus_dirent *y = *(const struct danaus_dirent *const *)b;
+    return strcmp(x->d_name, y->d_name);
+}
+
+/* bsearch's comparison of a name with a record. */
+static int name_of_record(const void *name, const void *rec)
+{
+    return strcmp(name, (*(const struct danaus_dirent *const *)rec)->d_name);
+}
+
+static struct branch_listing *listing_new(const char *dir)
 {
     struct branch_listing *l = calloc(1, sizeof *l + strlen(dir) + 1);
-    if (l) {
-        l->branch = b;
+    if (l)
         strcpy(l->dir, dir);
-    }
     return l;
 }
 
-/* Adds one name as read; -1 (the listing then unusable) past the bound
- * or without memory. */
-int union_branch_listing_add(struct branch_listing *l, const char *name)
+/* Adds one record as read (its length taken from its name, not from the
+ * backend's d_reclen); -1 (the listing then unusable) past the bound or
+ * without memory. */
+int union_branch_listing_add(struct branch_listing *l,
+                             const struct danaus_dirent *d)
 {
-    size_t len = strlen(name) + 1;
+    size_t len = (DANAUS_DIRENT_NAME_AT + strlen(d->d_name) + 1 + 7) &
+                 ~(size_t)7;
     if (len > LISTING_BYTES_MAX - l->used)
         return -1;
     if (l->used + len > l->cap) {
@@ -78,32 +167,43 @@ int union_branch_listing_add(struct branch_listing *l, const char *name)
         l->store = grown;
         l->cap = cap;
     }
-    memcpy(l->store + l->used, name, len);
+    struct danaus_dirent *kept = (struct danaus_dirent *)(l->store + l->used);
+    memset(kept, 0, len);
+    kept->d_ino = d->d_ino;
+    kept->d_reclen = (uint16_t)len;
+    kept->d_type = d->d_type;
+    strcpy(kept->d_name, d->d_name);
     l->used += len;
     l->n++;
     return 0;
 }
 
-/* Sorts the names read, for bsearch, their store cut to its size (a
- * listing is kept as long as the union); -1 without memory. */
+static const struct danaus_dirent *record(const struct branch_listing *l,
+                                          size_t at)
+{
+    return (const struct danaus_dirent *)(l->store + at);
+}
+
+/* Sorts the records read by name, for bsearch, their store cut to its
+ * size; -1 without memory. */
 static int listing_finish(struct branch_listing *l)
 {
-    char *kept = realloc(l->store, l->used ? l->used : 1);
+    char *kept = realloc(l->store, l->used ? l->used : 8);
     if (!kept)
         return -1;
     l->store = kept;
     l->cap = l->used;
-    l->names = malloc((l->n ? l->n : 1) * sizeof *l->names);
-    if (!l->names)
+    l->by_name = malloc((l->n ? l->n : 1) * sizeof *l->by_name);
+    if (!l->by_name)
         return -1;
-    for (size_t i = 0, at = 0; i < l->n; i++, at += strlen(l->store + at) + 1)
-        l->names[i] = l->store + at;
-    qsort(l->names, l->n, sizeof *l->names, by_name);
+    for (size_t i = 0, at = 0; i < l->n; i++, at += record(l, at)->d_reclen)
+        l->by_name[i] = record(l, at);
+    qsort(l->by_name, l->n, sizeof *l->by_name, by_name);
     return 0;
 }
 
-/* Reads the names of dir in branch b; NULL when it cannot (or is too big
- * to) be listed. */
+/* Reads the records of dir in branch b; NULL when it cannot (or is too
+ * big to) be listed. */
 static struct branch_listing *list_dir(struct union_instance *u, int b,
                                       const char *dir)
 {
@@ -112,7 +212,7 @@ static struct branch_listing *list_dir(struct union_instance *u, int b,
     if (in->ops->open(in, &u->copyup_cred, dir, O_RDONLY | O_DIRECTORY, 0,
                       &f) < 0)
         return NULL;
-    struct branch_listing *l = listing_new(b, dir);
+    struct branch_listing *l = listing_new(dir);
     char buf[16384];
     off_t pos = 0;
     ssize_t got = -1;
@@ -120,9 +220,10 @@ static struct branch_listing *list_dir(struct union_instance *u, int b,
     while (ok && (got = in->ops->getdents(f, &u->copyup_cred, buf, sizeof buf,
                                           &pos)) > 0) {
         for (ssize_t off = 0; ok && off < got;) {
-            struct danaus_dirent *d = (struct danaus_dirent *)(buf + off);
+            const struct danaus_dirent *d =
+                (const struct danaus_dirent *)(buf + off);
             off += d->d_reclen;
-            ok = union_branch_listing_add(l, d->d_name) == 0;
+            ok = union_branch_listing_add(l, d) == 0;
         }
     }
     in->ops->close(f);
@@ -132,91 +233,234 @@ static struct branch_listing *list_dir(struct union_instance *u, int b,
     return NULL;
 }
 
-/* The chain of branch b's dir. */
-static struct branch_listing **chain(struct union_instance *u, int b,
+static struct branch_listing **chain(struct union_layer *layer,
                                      const char *dir)
 {
-    return &u->listings[(union_hash(dir) ^ (uint64_t)b) %
-                        UNION_LISTING_BUCKETS];
+    return &layer->chain[union_hash(dir) % LAYER_BUCKETS];
 }
 
-static struct branch_listing *find(struct branch_listing *l, int b,
-                                  const char *dir)
+static struct branch_listing *find(struct branch_listing *l, const char *dir)
 {
     for (; l; l = l->next)
-        if (l->branch == b && strcmp(l->dir, dir) == 0)
+        if (strcmp(l->dir, dir) == 0)
             return l;
     return NULL;
+}
+
+static bool room_for(const struct union_layer *layer,
+                     const struct branch_listing *l)
+{
+    return layer->nlistings < LISTINGS_MAX &&
+           l->used <= LAYER_BYTES_MAX - layer->bytes;
+}
+
+/* Puts l in the layer unless it is full or holds dir already (another
+ * thread listed it meanwhile: the same records); l is the layer's then,
+ * else the caller's to drop. Called with the lock held exclusive. */
+static bool keep(struct union_layer *layer, struct branch_listing *l)
+{
+    struct branch_listing **head = chain(layer, l->dir);
+    if (!room_for(layer, l) || find(*head, l->dir))
+        return false;
+    l->next = *head;
+    *head = l;
+    layer->nlistings++;
+    layer->bytes += l->used;
+    return true;
+}
+
+/* The layer of read-only branch b, once the union is made; NULL for a
+ * writable branch. */
+static struct union_layer *layer_of(struct union_instance *u, int b)
+{
+    return u->branch[b].writable || !u->listings_on ? NULL
+                                                    : u->branch[b].layer;
+}
+
+/* The index of name's record in l's by_name, or -1. */
+static ssize_t index_of(const struct branch_listing *l, const char *name)
+{
+    const struct danaus_dirent *const *at =
+        bsearch(name, l->by_name, l->n, sizeof *l->by_name, name_of_record);
+    return at ? at - l->by_name : -1;
+}
+
+static bool same_cred(const struct searcher *s, const struct ls_cred *cred)
+{
+    return s->uid == cred->uid && s->gid == cred->gid &&
+           s->ngroups == cred->ngroups &&
+           memcmp(s->groups, cred->groups,
+                  (size_t)cred->ngroups * sizeof *cred->groups) == 0;
+}
+
+static bool may_search(const struct branch_listing *l,
+                       const struct ls_cred *cred)
+{
+    for (int i = 0; i < l->nsearchers; i++)
+        if (same_cred(&l->searchers[i], cred))
+            return true;
+    return false;
+}
+
+/* Notes, in dir's listing if the layer holds one, that cred may search
+ * dir and, with name, what name's lstat answered; past the layer's bound,
+ * or without memory, it is not noted (the branch is asked again). */
+static void note_searcher(struct union_layer *layer, const char *dir,
+                          const struct ls_cred *cred, const char *name,
+                          const struct danaus_stat *st)
+{
+    pthread_rwlock_wrlock(&layer->lock);
+    struct branch_listing *l = find(*chain(layer, dir), dir);
+    size_t groups = (size_t)cred->ngroups * sizeof *cred->groups;
+    if (l && !may_search(l, cred) && l->nsearchers < SEARCHERS) {
+        if (!l->searchers &&
+            sizeof *l->searchers * SEARCHERS <= LAYER_BYTES_MAX - layer->bytes &&
+            (l->searchers = calloc(SEARCHERS, sizeof *l->searchers)))
+            layer->bytes += sizeof *l->searchers * SEARCHERS;
+        struct searcher *s = l->searchers ? &l->searchers[l->nsearchers] : NULL;
+        if (s && groups <= LAYER_BYTES_MAX - layer->bytes &&
+            (s->groups = malloc(groups ? groups : 1))) {
+            layer->bytes += groups;
+            s->uid = cred->uid;
+            s->gid = cred->gid;
+            s->ngroups = cred->ngroups;
+            memcpy(s->groups, cred->groups, groups);
+            l->nsearchers++;
+        }
+    }
+    ssize_t i = l && name ? index_of(l, name) : -1;
+    size_t need = l ? l->n * (sizeof *l->attrs + sizeof *l->known) : 0;
+    if (i >= 0 && !l->attrs && need <= LAYER_BYTES_MAX - layer->bytes) {
+        l->attrs = malloc(l->n * sizeof *l->attrs);
+        l->known = calloc(l->n, sizeof *l->known);
+        if (l->attrs && l->known) {
+            layer->bytes += need;
+        } else {
+            free(l->attrs);
+            free(l->known);
+            l->attrs = NULL;
+            l->known = NULL;
+        }
+    }
+    if (i >= 0 && l->attrs) {
+        l->attrs[i] = *st;
+        l->known[i] = true;
+    }
+    pthread_rwlock_unlock(&layer->lock);
 }
 
 int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
                      int b, const char *dir, const char *name)
 {
-    if (u->branch[b].writable || !u->listings_on)
+    struct union_layer *layer = layer_of(u, b);
+    if (!layer)
         return -1;
-    pthread_mutex_lock(&u->listing_lock);
-    struct branch_listing **head = chain(u, b, dir);
-    struct branch_listing *l = find(*head, b, dir);
-    if (!l && u->nlistings < LISTINGS_MAX && (l = list_dir(u, b, dir))) {
-        l->next = *head;
-        *head = l;
-        u->nlistings++;
+    pthread_rwlock_rdlock(&layer->lock);
+    bool wanted = layer->nlistings < LISTINGS_MAX &&
+                  !find(*chain(layer, dir), dir);
+    pthread_rwlock_unlock(&layer->lock);
+    struct branch_listing *l = wanted ? list_dir(u, b, dir) : NULL;
+    if (l) {
+        pthread_rwlock_wrlock(&layer->lock);
+        if (!keep(layer, l))
+            union_branch_listing_drop(l);
+        pthread_rwlock_unlock(&layer->lock);
     }
     int has = -1;
-    if (l) {
-        const char *key = name;
-        has = bsearch(&key, l->names, l->n, sizeof *l->names, by_name) != NULL;
+    bool searches = false;
+    pthread_rwlock_rdlock(&layer->lock);
+    /* Looked up again: a forget may have come between. */
+    if ((l = find(*chain(layer, dir), dir))) {
+        has = bsearch(name, l->by_name, l->n, sizeof *l->by_name,
+                      name_of_record) != NULL;
+        searches = may_search(l, cred);
     }
-    pthread_mutex_unlock(&u->listing_lock);
+    pthread_rwlock_unlock(&layer->lock);
     /* "Here" sends the caller on to the branch, which checks the client's
      * permissions itself; "not here" must be what the branch would tell
      * this client too, so it goes only to a client that may search dir. */
-    if (has == 0) {
+    if (has == 0 && !searches) {
         struct ls_instance *in = union_branch_inst(u, b);
         if (in->ops->access(in, cred, dir, X_OK, AT_EACCESS) < 0)
             has = -1;
+        else
+            note_searcher(layer, dir, cred, NULL, NULL);
     }
     return has;
+}
+
+int union_branch_stat(struct union_instance *u, const struct ls_cred *cred,
+                      int b, const char *dir, const char *name,
+                      const char *path, struct danaus_stat *st)
+{
+    struct union_layer *layer = layer_of(u, b);
+    bool answered = false;
+    if (layer) {
+        pthread_rwlock_rdlock(&layer->lock);
+        const struct branch_listing *l = find(*chain(layer, dir), dir);
+        ssize_t i = l ? index_of(l, name) : -1;
+        if (i >= 0 && l->known && l->known[i] && may_search(l, cred)) {
+            *st = l->attrs[i];
+            answered = true;
+        }
+        pthread_rwlock_unlock(&layer->lock);
+    }
+    if (answered)
+        return 0;
+    struct ls_instance *in = union_branch_inst(u, b);
+    int rc = in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW, st);
+    /* Answered, the stat shows cred may search dir. */
+    if (rc == 0 && layer)
+        note_searcher(layer, dir, cred, name, st);
+    return rc;
+}
+
+int union_branch_listing_each(struct union_instance *u, int b,
+                              const char *dir,
+                              int (*each)(const struct danaus_dirent *,
+                                          void *),
+                              void *arg)
+{
+    struct union_layer *layer = layer_of(u, b);
+    if (!layer)
+        return 0;
+    pthread_rwlock_rdlock(&layer->lock);
+    const struct branch_listing *l = find(*chain(layer, dir), dir);
+    int rc = l ? 1 : 0;
+    for (size_t at = 0; l && at < l->used && rc == 1;
+         at += record(l, at)->d_reclen) {
+        int r = each(record(l, at), arg);
+        if (r < 0)
+            rc = r;
+    }
+    pthread_rwlock_unlock(&layer->lock);
+    return rc;
 }
 
 struct branch_listing *union_branch_listing_begin(struct union_instance *u,
                                                   int b, const char *dir)
 {
-    if (u->branch[b].writable || !u->listings_on)
+    struct union_layer *layer = layer_of(u, b);
+    if (!layer)
         return NULL;
-    pthread_mutex_lock(&u->listing_lock);
-    int wanted = u->nlistings < LISTINGS_MAX && !find(*chain(u, b, dir), b, dir);
-    pthread_mutex_unlock(&u->listing_lock);
-    return wanted ? listing_new(b, dir) : NULL;
+    pthread_rwlock_rdlock(&layer->lock);
+    bool wanted = layer->nlistings < LISTINGS_MAX &&
+                  !find(*chain(layer, dir), dir);
+    pthread_rwlock_unlock(&layer->lock);
+    return wanted ? listing_new(dir) : NULL;
 }
 
-void union_branch_listing_keep(struct union_instance *u,
+void union_branch_listing_keep(struct union_instance *u, int b,
                                struct branch_listing *l)
 {
-    if (listing_finish(l) < 0) {
+    struct union_layer *layer = layer_of(u, b);
+    if (!layer || listing_finish(l) < 0) {
         union_branch_listing_drop(l);
         return;
     }
-    pthread_mutex_lock(&u->listing_lock);
-    struct branch_listing **head = chain(u, l->branch, l->dir);
-    /* Another thread may have listed it meanwhile: the same names. */
-    if (u->nlistings < LISTINGS_MAX && !find(*head, l->branch, l->dir)) {
-        l->next = *head;
-        *head = l;
-        u->nlistings++;
-        l = NULL;
-    }
-    pthread_mutex_unlock(&u->listing_lock);
-    union_branch_listing_drop(l);
-}
-
-void union_branch_listings_free(struct union_instance *u)
-{
-    for (int i = 0; i < UNION_LISTING_BUCKETS; i++)
-        while (u->listings[i]) {
-            struct branch_listing *l = u->listings[i];
-            u->listings[i] = l->next;
-            union_branch_listing_drop(l);
-        }
-    u->nlistings = 0;
+    pthread_rwlock_wrlock(&layer->lock);
+    bool kept = keep(layer, l);
+    pthread_rwlock_unlock(&layer->lock);
+    if (!kept)
+        union_branch_listing_drop(l);
 }

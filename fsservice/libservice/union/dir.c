@@ -199,68 +199,99 @@ static int fix_dots(struct union_instance *u, const struct ls_cred *cred,
     return 0;
 }
 
+/* One branch's part of a merge, record by record: its names join the
+ * merge, its whiteouts are noted apart (they join `decided` only after the
+ * branch is read). */
+struct branch_part {
+    struct union_instance *u;
+    const char *path;
+    struct merge *m;
+    size_t *whiteouts, *nwhite;
+    int first;  /* the topmost branch: its "." and ".." are the merge's */
+    int impure; /* a top branch's directory holding copies (origin.c) */
+};
+
+static int merge_record(const struct danaus_dirent *d, void *arg)
+{
+    struct branch_part *p = arg;
+    const char *name = d->d_name;
+    int rc = 0;
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+        if (p->first)
+            rc = add_entry(p->m, d);
+    } else if (union_is_reserved_name(name)) {
+        if (strcmp(name, ".wh..wh..opq") != 0 &&
+            strncmp(name, ".wh..wh.", 8) != 0) {
+            if (*p->nwhite == READ_BUF / 16)
+                return -ENOMEM; /* more whiteouts than one pass can hold */
+            rc = keep_name(p->m, name + 4, &p->whiteouts[*p->nwhite]);
+            if (rc == 0)
+                (*p->nwhite)++;
+        }
+    } else {
+        rc = add_entry(p->m, d);
+        if (rc == 0 && p->impure)
+            rc = top_ino(p->u, p->path, name, &p->m->entries[p->m->n - 1]);
+    }
+    return rc;
+}
+
 /* Reads one branch's directory into the merge, through held when the
- * caller has it open, else opened here. Names of this branch and its
- * whiteouts join `decided` only after the branch is read. */
+ * caller has it open, else opened here. A read-only branch's directory
+ * listed before (branch_listing.c) is not read again: its records come
+ * from the listing, for a client that may read it. */
 static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
                         int b, int first, const char *path,
                         struct ls_file *held, struct merge *m,
                         size_t *whiteouts, size_t *nwhite, char *buf)
 {
     struct ls_instance *in = union_branch_inst(u, b);
+    struct branch_part part = {
+        .u = u, .path = path, .m = m, .whiteouts = whiteouts,
+        .nwhite = nwhite, .first = first,
+        .impure = b == 0 && union_origin_impure(u, path)};
+    int rc = u->branch[b].writable
+                 ? 0
+                 : union_branch_listing_each(u, b, path, merge_record, &part);
+    if (rc != 0) {
+        /* The records count only for a client that may read the
+         * directory, which an open through held checked already; if it
+         * may not, the merge fails and they go with it. */
+        if (rc > 0 && !held)
+            rc = in->ops->access(in, cred, path, R_OK, AT_EACCESS);
+        return rc < 0 ? rc : 0;
+    }
     struct ls_file *f = held;
-    int rc = f ? 0 : in->ops->open(in, cred, path, O_RDONLY | O_DIRECTORY,
-                                   0, &f);
-    if (rc < 0)
+    if (!f && (rc = in->ops->open(in, cred, path, O_RDONLY | O_DIRECTORY, 0,
+                                  &f)) < 0)
         return rc;
     off_t pos = 0;
     ssize_t got;
-    int impure = b == 0 && union_origin_impure(u, path);
-    /* A read-only branch's names, read whole here, also answer later
-     * lookups in it (branch_listing.c) without reading it again. */
-    struct branch_listing *names = union_branch_listing_begin(u, b, path);
+    /* A read-only branch's records, read whole here, also answer later
+     * lookups and listings of it (branch_listing.c) without reading it
+     * again. */
+    struct branch_listing *kept = union_branch_listing_begin(u, b, path);
     while ((got = in->ops->getdents(f, cred, buf, READ_BUF, &pos)) > 0) {
-        for (ssize_t at = 0; at < got;) {
+        for (ssize_t at = 0; at < got && rc == 0;) {
             const struct danaus_dirent *d =
                 (const struct danaus_dirent *)(buf + at);
             at += d->d_reclen;
-            const char *name = d->d_name;
-            if (names && union_branch_listing_add(names, name) < 0) {
-                union_branch_listing_drop(names);
-                names = NULL;
+            if (kept && union_branch_listing_add(kept, d) < 0) {
+                union_branch_listing_drop(kept);
+                kept = NULL;
             }
-            int dot = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
-            if (dot) {
-                if (first && (rc = add_entry(m, d)) < 0)
-                    goto out;
-            } else if (union_is_reserved_name(name)) {
-                if (strcmp(name, ".wh..wh..opq") != 0 &&
-                    strncmp(name, ".wh..wh.", 8) != 0) {
-                    if ((rc = keep_name(m, name + 4,
-                                        &whiteouts[*nwhite])) < 0)
-                        goto out;
-                    (*nwhite)++;
-                }
-            } else {
-                if ((rc = add_entry(m, d)) < 0)
-                    goto out;
-                if (impure && (rc = top_ino(u, path, name,
-                                            &m->entries[m->n - 1])) < 0)
-                    goto out;
-            }
-            if (*nwhite == READ_BUF / 16) {
-                rc = -ENOMEM; /* more whiteouts than one pass can hold */
-                goto out;
-            }
+            rc = merge_record(d, &part);
         }
+        if (rc < 0)
+            break;
     }
-    rc = got < 0 ? (int)got : 0;
-    if (rc == 0 && names) {
-        union_branch_listing_keep(u, names);
-        names = NULL;
+    if (rc == 0 && got < 0)
+        rc = (int)got;
+    if (rc == 0 && kept) {
+        union_branch_listing_keep(u, b, kept);
+        kept = NULL;
     }
-out:
-    union_branch_listing_drop(names);
+    union_branch_listing_drop(kept);
     if (!held)
         in->ops->close(f);
     return rc;

@@ -22,8 +22,6 @@
 /* A set of branches, bit i for branch i. */
 typedef uint32_t union_mask;
 
-#define UNION_LISTING_BUCKETS 4096 /* of the listings' hash table */
-
 /* What origin.c knows of the top branch's directories: whether each holds
  * copies with an origin (IMPURE_XATTR), as last read or set; slots are
  * chosen by a hash of the path and keep the whole path. */
@@ -56,10 +54,9 @@ struct union_instance {
     atomic_uint tmp_seq;          /* names of copy-up temporaries */
     pthread_mutex_t partial_lock; /* guards partials */
     struct union_partial *partials; /* open partial copies (partial.c) */
-    pthread_mutex_t listing_lock; /* guards listings */
-    /* branch_listing.c: chains by the hash of branch and directory */
-    struct branch_listing *listings[UNION_LISTING_BUCKETS];
-    int nlistings;
+    /* Read-only branches whose layer (branch_listing.c) the union made
+     * itself, its caller having given none: freed with it. */
+    union_mask own_layers;
     int listings_on; /* from the end of union_instance_new on */
     struct union_impure_cache impure; /* origin.c */
     uint64_t id; /* unique in the process: what a walk memo names */
@@ -100,20 +97,35 @@ struct branch_listing;
  * listed: then ask the branch itself. */
 int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
                      int b, const char *dir, const char *name);
+/* The lstat of path (dir/name) in branch b, as the branch answers cred:
+ * a read-only branch's from what an earlier stat of it answered, once
+ * cred was seen to search dir there (a stat answered, or an access). */
+int union_branch_stat(struct union_instance *u, const struct ls_cred *cred,
+                      int b, const char *dir, const char *name,
+                      const char *path, struct danaus_stat *st);
 /* A listing of dir in branch b read by a caller that reads the directory
  * whole anyway (a merged listing), so that it is not read again on first
  * need: begin gives NULL when none is wanted (a writable branch, dir
- * listed already, the table full); add each name the branch gives (-1:
+ * listed already, the layer full); add each record the branch gives (-1:
  * too many, drop it); keep it once the branch said the listing ended.
  * A listing read with a client's credential is as complete as the copy-up
  * credential's: whoever may read a directory reads all its names. */
 struct branch_listing *union_branch_listing_begin(struct union_instance *u,
                                                   int b, const char *dir);
-int union_branch_listing_add(struct branch_listing *l, const char *name);
-void union_branch_listing_keep(struct union_instance *u,
+int union_branch_listing_add(struct branch_listing *l,
+                             const struct danaus_dirent *d);
+void union_branch_listing_keep(struct union_instance *u, int b,
                                struct branch_listing *l);
 void union_branch_listing_drop(struct branch_listing *l);
-void union_branch_listings_free(struct union_instance *u);
+/* Calls each(record, arg) for the records of dir in read-only branch b,
+ * as the branch listed them once: 1, or 0 when no listing of dir is kept
+ * (then read the branch), or each's first negative answer. Whether the
+ * caller may read dir is the caller's to check. */
+int union_branch_listing_each(struct union_instance *u, int b,
+                              const char *dir,
+                              int (*each)(const struct danaus_dirent *,
+                                          void *),
+                              void *arg);
 
 /* ---- lookup (lookup.c) ---- */
 

@@ -111,7 +111,6 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
                        struct union_node *out)
 {
     for (int b = union_next_branch(dirs, 0); b >= 0; b = union_next_branch(dirs, b + 1)) {
-        struct ls_instance *in = union_branch_inst(u, b);
         int rc;
         if (b == 0 && top.found) {
             out->st = *top.found;
@@ -120,7 +119,7 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
                    union_branch_has(u, cred, b, dir, name) == 0) {
             rc = -ENOENT;
         } else {
-            rc = in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW, &out->st);
+            rc = union_branch_stat(u, cred, b, dir, name, path, &out->st);
         }
         if (rc == 0) {
             out->branch = b;
@@ -506,12 +505,11 @@ int union_lower_has(struct union_instance *u, const struct ls_cred *cred,
     union_split(node->path, dir, &name);
     for (int b = union_next_branch(node->parent_dirs, below + 1); b >= 0;
          b = union_next_branch(node->parent_dirs, b + 1)) {
-        struct ls_instance *in = union_branch_inst(u, b);
         struct danaus_stat st;
         int rc = union_branch_has(u, cred, b, dir, name) == 0
                      ? -ENOENT
-                     : in->ops->stat(in, cred, node->path,
-                                     AT_SYMLINK_NOFOLLOW, &st);
+                     : union_branch_stat(u, cred, b, dir, name, node->path,
+                                         &st);
         if (rc == 0)
             return 1;
         if (rc != -ENOENT || union_next_branch(node->parent_dirs, b + 1) < 0)

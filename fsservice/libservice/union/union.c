@@ -153,9 +153,10 @@ static ssize_t union_listxattr(struct ls_instance *inst,
 static void union_destroy(struct ls_instance *inst)
 {
     struct union_instance *u = union_of(inst);
-    union_branch_listings_free(u);
+    for (int b = 0; b < u->nbranches; b++)
+        if (u->own_layers & (1u << b))
+            union_layer_free(u->branch[b].layer);
     union_origin_cache_free(u);
-    pthread_mutex_destroy(&u->listing_lock);
     pthread_mutex_destroy(&u->copy_lock);
     pthread_mutex_destroy(&u->partial_lock);
     pthread_cond_destroy(&u->copy_done);
@@ -294,9 +295,21 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
     u->copyup_cred = *copyup_cred;
     pthread_mutex_init(&u->copy_lock, NULL);
     pthread_mutex_init(&u->partial_lock, NULL);
-    pthread_mutex_init(&u->listing_lock, NULL);
     pthread_cond_init(&u->copy_done, NULL);
     union_origin_cache_init(u);
+    for (int b = 0; b < nbranches; b++) {
+        if (u->branch[b].writable) {
+            u->branch[b].layer = NULL;
+        } else if (!u->branch[b].layer) {
+            u->branch[b].layer = union_layer_new();
+            u->own_layers |= 1u << b;
+            if (!u->branch[b].layer) {
+                union_destroy(&u->base);
+                snprintf(err, errlen, "union: out of memory");
+                return NULL;
+            }
+        }
+    }
     /* The root merges every branch down to the first opaque one. */
     for (int b = 0; b < nbranches; b++) {
         u->root_dirs |= 1u << b;

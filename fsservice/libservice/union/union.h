@@ -18,9 +18,23 @@
 
 #define UNION_MAX_BRANCHES 32
 
+/* What is known of a read-only branch's directories (their records, once
+ * listed: branch_listing.c), shared by every union over the branch, as the
+ * branch instance is. */
+struct union_layer;
+
+struct union_layer *union_layer_new(void);
+/* Forgets what the layer knows (NULL: none), as its branch's directory is
+ * removed and may be made again. */
+void union_layer_forget(struct union_layer *layer);
+void union_layer_free(struct union_layer *layer);
+
 struct union_branch {
     struct ls_instance *inst;
     int writable; /* only branch 0 (the top) may be writable */
+    /* A read-only branch's layer, which must outlive the union; NULL: the
+     * union keeps one of its own. */
+    struct union_layer *layer;
 };
 
 /*
