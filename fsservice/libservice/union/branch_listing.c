@@ -26,13 +26,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define LISTINGS_MAX 16384          /* directories listed per layer */
-#define LAYER_BYTES_MAX (64u << 20) /* records kept per layer */
+#define LAYER_BYTES_MAX (64u << 20) /* kept per layer */
+#define LAYERS_BYTES_MAX (256u << 20) /* kept by all layers of the process */
 #define LISTING_BYTES_MAX (1u << 20) /* records of one directory */
 #define LAYER_BUCKETS 4096          /* of a layer's hash table */
 
@@ -96,6 +98,30 @@ void union_branch_listing_drop(struct branch_listing *l)
     }
 }
 
+/* What all layers keep, against LAYERS_BYTES_MAX. */
+static _Atomic size_t layers_bytes;
+
+/* Counts n more bytes kept in layer, if both bounds leave room: whether
+ * they may be kept. Called with the layer's lock held exclusive. */
+static bool charge(struct union_layer *layer, size_t n)
+{
+    if (n > LAYER_BYTES_MAX - layer->bytes)
+        return false;
+    size_t all = atomic_load(&layers_bytes);
+    do {
+        if (n > LAYERS_BYTES_MAX - all)
+            return false;
+    } while (!atomic_compare_exchange_weak(&layers_bytes, &all, all + n));
+    layer->bytes += n;
+    return true;
+}
+
+static void uncharge(struct union_layer *layer, size_t n)
+{
+    layer->bytes -= n;
+    atomic_fetch_sub(&layers_bytes, n);
+}
+
 static void forget_all(struct union_layer *layer)
 {
     for (int i = 0; i < LAYER_BUCKETS; i++)
@@ -105,6 +131,7 @@ static void forget_all(struct union_layer *layer)
             union_branch_listing_drop(l);
         }
     layer->nlistings = 0;
+    atomic_fetch_sub(&layers_bytes, layer->bytes);
     layer->bytes = 0;
 }
 
@@ -247,25 +274,18 @@ static struct branch_listing *find(struct branch_listing *l, const char *dir)
     return NULL;
 }
 
-static bool room_for(const struct union_layer *layer,
-                     const struct branch_listing *l)
-{
-    return layer->nlistings < LISTINGS_MAX &&
-           l->used <= LAYER_BYTES_MAX - layer->bytes;
-}
-
 /* Puts l in the layer unless it is full or holds dir already (another
  * thread listed it meanwhile: the same records); l is the layer's then,
  * else the caller's to drop. Called with the lock held exclusive. */
 static bool keep(struct union_layer *layer, struct branch_listing *l)
 {
     struct branch_listing **head = chain(layer, l->dir);
-    if (!room_for(layer, l) || find(*head, l->dir))
+    if (layer->nlistings >= LISTINGS_MAX || find(*head, l->dir) ||
+        !charge(layer, l->used))
         return false;
     l->next = *head;
     *head = l;
     layer->nlistings++;
-    layer->bytes += l->used;
     return true;
 }
 
@@ -303,8 +323,8 @@ static bool may_search(const struct branch_listing *l,
 }
 
 /* Notes, in dir's listing if the layer holds one, that cred may search
- * dir and, with name, what name's lstat answered; past the layer's bound,
- * or without memory, it is not noted (the branch is asked again). */
+ * dir and, with name, what name's lstat answered; past the bounds, or
+ * without memory, it is not noted (the branch is asked again). */
 static void note_searcher(struct union_layer *layer, const char *dir,
                           const struct ls_cred *cred, const char *name,
                           const struct danaus_stat *st)
@@ -314,13 +334,14 @@ static void note_searcher(struct union_layer *layer, const char *dir,
     size_t groups = (size_t)cred->ngroups * sizeof *cred->groups;
     if (l && !may_search(l, cred) && l->nsearchers < SEARCHERS) {
         if (!l->searchers &&
-            sizeof *l->searchers * SEARCHERS <= LAYER_BYTES_MAX - layer->bytes &&
-            (l->searchers = calloc(SEARCHERS, sizeof *l->searchers)))
-            layer->bytes += sizeof *l->searchers * SEARCHERS;
+            charge(layer, sizeof *l->searchers * SEARCHERS) &&
+            !(l->searchers = calloc(SEARCHERS, sizeof *l->searchers)))
+            uncharge(layer, sizeof *l->searchers * SEARCHERS);
         struct searcher *s = l->searchers ? &l->searchers[l->nsearchers] : NULL;
-        if (s && groups <= LAYER_BYTES_MAX - layer->bytes &&
-            (s->groups = malloc(groups ? groups : 1))) {
-            layer->bytes += groups;
+        if (s && charge(layer, groups) &&
+            !(s->groups = malloc(groups ? groups : 1)))
+            uncharge(layer, groups);
+        if (s && s->groups) {
             s->uid = cred->uid;
             s->gid = cred->gid;
             s->ngroups = cred->ngroups;
@@ -330,16 +351,15 @@ static void note_searcher(struct union_layer *layer, const char *dir,
     }
     ssize_t i = l && name ? index_of(l, name) : -1;
     size_t need = l ? l->n * (sizeof *l->attrs + sizeof *l->known) : 0;
-    if (i >= 0 && !l->attrs && need <= LAYER_BYTES_MAX - layer->bytes) {
+    if (i >= 0 && !l->attrs && charge(layer, need)) {
         l->attrs = malloc(l->n * sizeof *l->attrs);
         l->known = calloc(l->n, sizeof *l->known);
-        if (l->attrs && l->known) {
-            layer->bytes += need;
-        } else {
+        if (!l->attrs || !l->known) {
             free(l->attrs);
             free(l->known);
             l->attrs = NULL;
             l->known = NULL;
+            uncharge(layer, need);
         }
     }
     if (i >= 0 && l->attrs) {
