@@ -469,6 +469,33 @@ static void test_lower_attributes_kept(void **state)
     assert_int_equal(st.size, 2);
 }
 
+/* A directory of a read-only branch whose listing is kept is opened in
+ * the branch only when something needs it: still refused to a client the
+ * branch refuses, and answering fstat, xattrs and listings as one open
+ * there. */
+static void test_directories_opened_later(void **state)
+{
+    struct fixture *f = *state;
+    assert_string_equal(list(f, "closed"), "inside");
+    struct ls_file *d;
+    assert_int_equal(f->ops->open(f->u, &user_cred, "closed",
+                                  O_RDONLY | O_DIRECTORY, 0, &d), -EACCES);
+    assert_int_equal(f->ops->open(f->u, &root_cred, "closed",
+                                  O_RDONLY | O_DIRECTORY, 0, &d), 0);
+    struct danaus_stat st, by_path;
+    assert_int_equal(f->ops->fstat(d, &root_cred, &st), 0);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "closed", 0, &by_path), 0);
+    assert_int_equal(st.ino, by_path.ino);
+    assert_int_equal(st.mode, by_path.mode);
+    assert_true(d->has_attrs);
+    assert_int_equal(d->attrs.ino, by_path.ino);
+    char value[16];
+    assert_int_equal(f->ops->fgetxattr(d, &root_cred, "user.none", value,
+                                       sizeof value), -ENODATA);
+    assert_string_equal(list_open(f, d), "inside");
+    f->ops->close(d);
+}
+
 /* A read-only branch's kept listing goes into a merge only for a client
  * that may read the directory there, as the branch's own open would:
  * listed by root first, the directory that l1 lets anyone read and l2
@@ -961,6 +988,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_lower_attributes_kept, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_directories_opened_later,
+                                        setup_closed, teardown),
         cmocka_unit_test_setup_teardown(test_kept_listings_answer_only_readers,
                                         setup_private, teardown),
         cmocka_unit_test_setup_teardown(test_merged_listing_answers_lookups,

@@ -38,15 +38,17 @@
 #define LISTING_BYTES_MAX (1u << 20) /* records of one directory */
 #define LAYER_BUCKETS 4096          /* of a layer's hash table */
 
-#define SEARCHERS 4 /* credentials remembered per directory */
+#define SEEN_CREDS 4 /* credentials remembered per directory */
 
-/* A credential seen to search a directory (uid, gid and groups alike: the
- * same answer from the branch). */
-struct searcher {
+/* What a credential was seen to be allowed in a directory of the branch
+ * (uid, gid and groups alike: the same answer from the branch). */
+enum { MAY_SEARCH = 1, MAY_READ = 2 };
+struct seen_cred {
     uid_t uid;
     gid_t gid;
     int ngroups;
     gid_t *groups;
+    unsigned may;
 };
 
 struct branch_listing {
@@ -59,10 +61,10 @@ struct branch_listing {
      * (known[i]); NULL until the first. */
     struct danaus_stat *attrs;
     bool *known;
-    /* Who was seen to search the directory in the branch: its names'
-     * attributes and absences are theirs to have. */
-    struct searcher *searchers;
-    int nsearchers;
+    /* Who was seen to search the directory in the branch (its names'
+     * attributes and absences are theirs to have) or to read it. */
+    struct seen_cred *seen;
+    int nseen;
     char dir[];
 };
 
@@ -89,9 +91,9 @@ void union_branch_listing_drop(struct branch_listing *l)
     if (l) {
         free(l->attrs);
         free(l->known);
-        for (int i = 0; i < l->nsearchers; i++)
-            free(l->searchers[i].groups);
-        free(l->searchers);
+        for (int i = 0; i < l->nseen; i++)
+            free(l->seen[i].groups);
+        free(l->seen);
         free(l->by_name);
         free(l->store);
         free(l);
@@ -305,7 +307,7 @@ static ssize_t index_of(const struct branch_listing *l, const char *name)
     return at ? at - l->by_name : -1;
 }
 
-static bool same_cred(const struct searcher *s, const struct ls_cred *cred)
+static bool same_cred(const struct seen_cred *s, const struct ls_cred *cred)
 {
     return s->uid == cred->uid && s->gid == cred->gid &&
            s->ngroups == cred->ngroups &&
@@ -313,42 +315,59 @@ static bool same_cred(const struct searcher *s, const struct ls_cred *cred)
                   (size_t)cred->ngroups * sizeof *cred->groups) == 0;
 }
 
-static bool may_search(const struct branch_listing *l,
-                       const struct ls_cred *cred)
+/* What l's directory was seen to allow cred: MAY_ bits. */
+static unsigned seen_may(const struct branch_listing *l,
+                         const struct ls_cred *cred)
 {
-    for (int i = 0; i < l->nsearchers; i++)
-        if (same_cred(&l->searchers[i], cred))
-            return true;
-    return false;
+    for (int i = 0; i < l->nseen; i++)
+        if (same_cred(&l->seen[i], cred))
+            return l->seen[i].may;
+    return 0;
 }
 
-/* Notes, in dir's listing if the layer holds one, that cred may search
- * dir and, with name, what name's lstat answered; past the bounds, or
- * without memory, it is not noted (the branch is asked again). */
-static void note_searcher(struct union_layer *layer, const char *dir,
-                          const struct ls_cred *cred, const char *name,
-                          const struct danaus_stat *st)
+/* The seen_cred of cred in l, made if there is room; NULL past the bounds
+ * or without memory. Called with the layer's lock held exclusive. */
+static struct seen_cred *seen_cred(struct union_layer *layer,
+                                   struct branch_listing *l,
+                                   const struct ls_cred *cred)
+{
+    for (int i = 0; i < l->nseen; i++)
+        if (same_cred(&l->seen[i], cred))
+            return &l->seen[i];
+    if (l->nseen == SEEN_CREDS)
+        return NULL;
+    if (!l->seen && charge(layer, sizeof *l->seen * SEEN_CREDS) &&
+        !(l->seen = calloc(SEEN_CREDS, sizeof *l->seen)))
+        uncharge(layer, sizeof *l->seen * SEEN_CREDS);
+    size_t groups = (size_t)cred->ngroups * sizeof *cred->groups;
+    struct seen_cred *s = l->seen ? &l->seen[l->nseen] : NULL;
+    if (!s || !charge(layer, groups))
+        return NULL;
+    if (!(s->groups = malloc(groups ? groups : 1))) {
+        uncharge(layer, groups);
+        return NULL;
+    }
+    s->uid = cred->uid;
+    s->gid = cred->gid;
+    s->ngroups = cred->ngroups;
+    memcpy(s->groups, cred->groups, groups);
+    s->may = 0;
+    l->nseen++;
+    return s;
+}
+
+/* Notes, in dir's listing if the layer holds one, what cred may do there
+ * (MAY_ bits) and, with name, what name's lstat answered; past the bounds,
+ * or without memory, it is not noted (the branch is asked again). */
+static void note_seen(struct union_layer *layer, const char *dir,
+                      const struct ls_cred *cred, unsigned may,
+                      const char *name, const struct danaus_stat *st)
 {
     pthread_rwlock_wrlock(&layer->lock);
     struct branch_listing *l = find(*chain(layer, dir), dir);
-    size_t groups = (size_t)cred->ngroups * sizeof *cred->groups;
-    if (l && !may_search(l, cred) && l->nsearchers < SEARCHERS) {
-        if (!l->searchers &&
-            charge(layer, sizeof *l->searchers * SEARCHERS) &&
-            !(l->searchers = calloc(SEARCHERS, sizeof *l->searchers)))
-            uncharge(layer, sizeof *l->searchers * SEARCHERS);
-        struct searcher *s = l->searchers ? &l->searchers[l->nsearchers] : NULL;
-        if (s && charge(layer, groups) &&
-            !(s->groups = malloc(groups ? groups : 1)))
-            uncharge(layer, groups);
-        if (s && s->groups) {
-            s->uid = cred->uid;
-            s->gid = cred->gid;
-            s->ngroups = cred->ngroups;
-            memcpy(s->groups, cred->groups, groups);
-            l->nsearchers++;
-        }
-    }
+    struct seen_cred *s = l ? seen_cred(layer, l, cred) : NULL;
+    if (s)
+        s->may |= may;
     ssize_t i = l && name ? index_of(l, name) : -1;
     size_t need = l ? l->n * (sizeof *l->attrs + sizeof *l->known) : 0;
     if (i >= 0 && !l->attrs && charge(layer, need)) {
@@ -393,7 +412,7 @@ int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
     if ((l = find(*chain(layer, dir), dir))) {
         has = bsearch(name, l->by_name, l->n, sizeof *l->by_name,
                       name_of_record) != NULL;
-        searches = may_search(l, cred);
+        searches = seen_may(l, cred) & MAY_SEARCH;
     }
     pthread_rwlock_unlock(&layer->lock);
     /* "Here" sends the caller on to the branch, which checks the client's
@@ -404,7 +423,7 @@ int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
         if (in->ops->access(in, cred, dir, X_OK, AT_EACCESS) < 0)
             has = -1;
         else
-            note_searcher(layer, dir, cred, NULL, NULL);
+            note_seen(layer, dir, cred, MAY_SEARCH, NULL, NULL);
     }
     return has;
 }
@@ -419,7 +438,8 @@ int union_branch_stat(struct union_instance *u, const struct ls_cred *cred,
         pthread_rwlock_rdlock(&layer->lock);
         const struct branch_listing *l = find(*chain(layer, dir), dir);
         ssize_t i = l ? index_of(l, name) : -1;
-        if (i >= 0 && l->known && l->known[i] && may_search(l, cred)) {
+        if (i >= 0 && l->known && l->known[i] &&
+            (seen_may(l, cred) & MAY_SEARCH)) {
             *st = l->attrs[i];
             answered = true;
         }
@@ -431,7 +451,28 @@ int union_branch_stat(struct union_instance *u, const struct ls_cred *cred,
     int rc = in->ops->stat(in, cred, path, AT_SYMLINK_NOFOLLOW, st);
     /* Answered, the stat shows cred may search dir. */
     if (rc == 0 && layer)
-        note_searcher(layer, dir, cred, name, st);
+        note_seen(layer, dir, cred, MAY_SEARCH, name, st);
+    return rc;
+}
+
+int union_branch_may_read(struct union_instance *u, const struct ls_cred *cred,
+                          int b, const char *dir)
+{
+    struct union_layer *layer = layer_of(u, b);
+    if (!layer)
+        return 1;
+    pthread_rwlock_rdlock(&layer->lock);
+    const struct branch_listing *l = find(*chain(layer, dir), dir);
+    bool listed = l != NULL, reads = l && (seen_may(l, cred) & MAY_READ);
+    pthread_rwlock_unlock(&layer->lock);
+    if (!listed)
+        return 1;
+    if (reads)
+        return 0;
+    struct ls_instance *in = union_branch_inst(u, b);
+    int rc = in->ops->access(in, cred, dir, R_OK, AT_EACCESS);
+    if (rc == 0)
+        note_seen(layer, dir, cred, MAY_READ, NULL, NULL);
     return rc;
 }
 

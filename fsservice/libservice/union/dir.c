@@ -257,7 +257,8 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
         /* The records count only for a client that may read the
          * directory, which an open through held checked already; if it
          * may not, the merge fails and they go with it. */
-        if (rc > 0 && !held)
+        if (rc > 0 && !held && (rc = union_branch_may_read(u, cred, b,
+                                                         path)) > 0)
             rc = in->ops->access(in, cred, path, R_OK, AT_EACCESS);
         return rc < 0 ? rc : 0;
     }

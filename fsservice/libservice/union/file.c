@@ -25,7 +25,10 @@
 
 struct union_file {
     struct ls_file base;
-    struct ls_file *lower;  /* the branch's open file */
+    /* The branch's open file; for a directory of a read-only branch whose
+     * listing the branch's layer keeps, NULL until something needs it
+     * (lower_of). */
+    _Atomic(struct ls_file *) lower;
     int branch;             /* where lower is open */
     char *path;             /* the union path it was opened under */
     struct union_partial *part; /* a partial copy's shared state, or NULL */
@@ -91,6 +94,39 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     f->base.has_attrs = lower->has_attrs && lower->ino && !f->part;
     if (f->base.has_attrs)
         f->base.attrs = st;
+    *out = &f->base;
+    return 0;
+}
+
+/* The open flags a directory of a read-only branch may be opened with
+ * later (lower_of): reading, and what changes nothing of its open file
+ * the union's answers depend on. */
+#define LATER_FLAGS (O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | O_LARGEFILE |     \
+                     O_NOCTTY | O_NOFOLLOW)
+
+/* A directory of read-only branch n->branch, which cred may read there,
+ * whose listing the branch's layer keeps: its open file in the branch
+ * waits until something needs it (lower_of); its attributes are the
+ * walk's, which are the branch's own. */
+static int open_dir_later(struct union_instance *u, const struct union_node *n,
+                          struct ls_file **out)
+{
+    struct union_file *f = calloc(1, sizeof *f);
+    char *path = strdup(n->path);
+    if (!f || !path) {
+        free(f);
+        free(path);
+        return -ENOMEM;
+    }
+    f->base.inst = &u->base;
+    f->base.is_dir = 1;
+    f->branch = n->branch;
+    f->path = path;
+    f->readable = 1;
+    f->base.ino = n->st.ino;
+    f->base.has_attrs = true;
+    f->base.attrs = n->st;
+    pthread_mutex_init(&f->dir_lock, NULL);
     *out = &f->base;
     return 0;
 }
@@ -167,7 +203,13 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
         if (n.dirs == 0) /* found by the fast path: merge it */
             if ((rc = union_lookup(u, cred, path, lf & ~UNION_FAST, &n)) < 0)
                 return rc;
-        rc = open_in_branch(u, cred, n.branch, &n, flags, 0, out);
+        rc = n.branch > 0 && !(flags & ~(O_ACCMODE | LATER_FLAGS))
+                 ? union_branch_may_read(u, cred, n.branch, n.path)
+                 : 1;
+        if (rc < 0)
+            return rc;
+        rc = rc == 0 ? open_dir_later(u, &n, out)
+                     : open_in_branch(u, cred, n.branch, &n, flags, 0, out);
         if (rc == 0) {
             struct union_file *f = ufile(*out);
             f->walk_gen = gen;
@@ -200,52 +242,87 @@ void union_close(struct ls_file *file)
     struct ls_instance *in = union_branch_inst(u, f->branch);
     if (f->part)
         union_partial_put(u, f->part);
-    in->ops->close(f->lower);
+    if (f->lower)
+        in->ops->close(f->lower);
     union_listing_free(&f->listing);
     pthread_mutex_destroy(&f->dir_lock);
     free(f->path);
     free(f);
 }
 
-static const struct ls_ops *lower_ops(struct union_file *f)
+/* The branch's open file, opened now if the open left it for later. It
+ * is opened with the copy-up credential, read-only: whatever is done
+ * through it is checked against each call's own credential, and the
+ * open's was checked when the union's file was opened. */
+static int lower_of(struct union_file *f, struct ls_file **out)
 {
-    return f->lower->inst->ops;
+    struct ls_file *lower = f->lower;
+    if (!lower) {
+        struct union_instance *u = union_of(f->base.inst);
+        struct ls_instance *in = union_branch_inst(u, f->branch);
+        int rc = in->ops->open(in, &u->copyup_cred, f->path,
+                               O_RDONLY | O_DIRECTORY, 0, &lower);
+        if (rc < 0)
+            return rc;
+        struct ls_file *first = NULL;
+        if (!atomic_compare_exchange_strong(&f->lower, &first, lower)) {
+            in->ops->close(lower); /* another call opened it first */
+            lower = first;
+        }
+    }
+    *out = lower;
+    return 0;
 }
 
 ssize_t union_pread(struct ls_file *file, const struct ls_cred *cred,
                     void *buf, size_t n, off_t off)
 {
     struct union_file *f = ufile(file);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
     if (f->part && f->readable)
-        return union_partial_read(union_of(file->inst), f->part, f->lower,
+        return union_partial_read(union_of(file->inst), f->part, lower,
                                   cred, buf, n, off);
-    return lower_ops(f)->pread(f->lower, cred, buf, n, off);
+    return lower->inst->ops->pread(lower, cred, buf, n, off);
 }
 
 ssize_t union_pwrite(struct ls_file *file, const struct ls_cred *cred,
                      const void *buf, size_t n, off_t off, off_t *end)
 {
     struct union_file *f = ufile(file);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
     if (f->part)
-        return union_partial_write(union_of(file->inst), f->part, f->lower,
+        return union_partial_write(union_of(file->inst), f->part, lower,
                                    cred, buf, n, off, end);
-    return lower_ops(f)->pwrite(f->lower, cred, buf, n, off, end);
+    return lower->inst->ops->pwrite(lower, cred, buf, n, off, end);
 }
 
 int union_fsync(struct ls_file *file, const struct ls_cred *cred, int datasync)
 {
-    struct union_file *f = ufile(file);
-    return lower_ops(f)->fsync(f->lower, cred, datasync);
+    struct ls_file *lower;
+    int rc = lower_of(ufile(file), &lower);
+    if (rc < 0)
+        return rc;
+    return lower->inst->ops->fsync(lower, cred, datasync);
 }
 
 int union_ftruncate(struct ls_file *file, const struct ls_cred *cred,
                     off_t len)
 {
     struct union_file *f = ufile(file);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
     if (f->part)
-        return union_partial_truncate(union_of(file->inst), f->part, f->lower,
+        return union_partial_truncate(union_of(file->inst), f->part, lower,
                                       cred, len);
-    return lower_ops(f)->ftruncate(f->lower, cred, len);
+    return lower->inst->ops->ftruncate(lower, cred, len);
 }
 
 /* A file open for writing is open in the top branch (union_open). */
@@ -253,19 +330,27 @@ int union_fallocate(struct ls_file *file, const struct ls_cred *cred,
                     int mode, off_t off, off_t len)
 {
     struct union_file *f = ufile(file);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
     if (f->part)
-        return union_partial_fallocate(union_of(file->inst), f->part,
-                                       f->lower, cred, mode, off, len);
-    return lower_ops(f)->fallocate(f->lower, cred, mode, off, len);
+        return union_partial_fallocate(union_of(file->inst), f->part, lower,
+                                       cred, mode, off, len);
+    return lower->inst->ops->fallocate(lower, cred, mode, off, len);
 }
 
 int union_fstat(struct ls_file *file, const struct ls_cred *cred,
                 struct danaus_stat *out)
 {
     struct union_file *f = ufile(file);
-    int rc = lower_ops(f)->fstat(f->lower, cred, out);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
+    rc = lower->inst->ops->fstat(lower, cred, out);
     if (rc == 0 && f->branch == 0)
-        union_origin_fstat(union_of(file->inst), f->lower, out);
+        union_origin_fstat(union_of(file->inst), lower, out);
     if (rc == 0 && f->part)
         union_partial_blocks(union_of(file->inst), f->part, out);
     return rc;
@@ -274,8 +359,11 @@ int union_fstat(struct ls_file *file, const struct ls_cred *cred,
 int union_fstatfs(struct ls_file *file, const struct ls_cred *cred,
                   struct danaus_statfs *out)
 {
-    struct union_file *f = ufile(file);
-    return lower_ops(f)->fstatfs(f->lower, cred, out);
+    struct ls_file *lower;
+    int rc = lower_of(ufile(file), &lower);
+    if (rc < 0)
+        return rc;
+    return lower->inst->ops->fstatfs(lower, cred, out);
 }
 
 /* Attribute changes: on the open file in the top branch, else through the
@@ -283,44 +371,62 @@ int union_fstatfs(struct ls_file *file, const struct ls_cred *cred,
 int union_fchmod(struct ls_file *file, const struct ls_cred *cred, mode_t mode)
 {
     struct union_file *f = ufile(file);
-    if (f->branch == 0)
-        return lower_ops(f)->fchmod(f->lower, cred, mode);
-    return union_chmod(file->inst, cred, f->path, mode, 0);
+    if (f->branch != 0)
+        return union_chmod(file->inst, cred, f->path, mode, 0);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
+    return lower->inst->ops->fchmod(lower, cred, mode);
 }
 
 int union_fchown(struct ls_file *file, const struct ls_cred *cred, uid_t uid,
                  gid_t gid)
 {
     struct union_file *f = ufile(file);
-    if (f->branch == 0)
-        return lower_ops(f)->fchown(f->lower, cred, uid, gid);
-    return union_chown(file->inst, cred, f->path, uid, gid, 0);
+    if (f->branch != 0)
+        return union_chown(file->inst, cred, f->path, uid, gid, 0);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
+    return lower->inst->ops->fchown(lower, cred, uid, gid);
 }
 
 int union_futimens(struct ls_file *file, const struct ls_cred *cred,
                    const struct timespec ts[2])
 {
     struct union_file *f = ufile(file);
-    if (f->branch == 0)
-        return lower_ops(f)->futimens(f->lower, cred, ts);
-    return union_utimens(file->inst, cred, f->path, ts, 0);
+    if (f->branch != 0)
+        return union_utimens(file->inst, cred, f->path, ts, 0);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
+    return lower->inst->ops->futimens(lower, cred, ts);
 }
 
 ssize_t union_fgetxattr(struct ls_file *file, const struct ls_cred *cred,
                         const char *name, void *value, size_t size)
 {
-    struct union_file *f = ufile(file);
     if (union_is_private_xattr(name))
         return -ENODATA;
-    return lower_ops(f)->fgetxattr(f->lower, cred, name, value, size);
+    struct ls_file *lower;
+    int rc = lower_of(ufile(file), &lower);
+    if (rc < 0)
+        return rc;
+    return lower->inst->ops->fgetxattr(lower, cred, name, value, size);
 }
 
 ssize_t union_flistxattr(struct ls_file *file, const struct ls_cred *cred,
                          char *list, size_t size)
 {
-    struct union_file *f = ufile(file);
+    struct ls_file *lower;
+    int rc = lower_of(ufile(file), &lower);
+    if (rc < 0)
+        return rc;
     return union_hide_private_xattrs(
-        list, lower_ops(f)->flistxattr(f->lower, cred, list, size));
+        list, lower->inst->ops->flistxattr(lower, cred, list, size));
 }
 
 int union_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
@@ -330,11 +436,15 @@ int union_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
     struct union_file *f = ufile(file);
     if (union_is_private_xattr(name))
         return -EPERM;
-    if (f->branch == 0)
-        return lower_ops(f)->fsetxattr(f->lower, cred, name, value, size,
+    if (f->branch != 0)
+        return union_setxattr(file->inst, cred, f->path, name, value, size,
+                              xflags, 0);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
+    return lower->inst->ops->fsetxattr(lower, cred, name, value, size,
                                        xflags);
-    return union_setxattr(file->inst, cred, f->path, name, value, size,
-                          xflags, 0);
 }
 
 int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
@@ -343,9 +453,13 @@ int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
     struct union_file *f = ufile(file);
     if (union_is_private_xattr(name))
         return -EPERM;
-    if (f->branch == 0)
-        return lower_ops(f)->fremovexattr(f->lower, cred, name);
-    return union_removexattr(file->inst, cred, f->path, name, 0);
+    if (f->branch != 0)
+        return union_removexattr(file->inst, cred, f->path, name, 0);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
+    return lower->inst->ops->fremovexattr(lower, cred, name);
 }
 
 /* The branch's file decides, unless a partial copy merges two files; a
@@ -354,9 +468,15 @@ int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
 int union_cache_hold(struct ls_file *file, uint64_t *key)
 {
     struct union_file *f = ufile(file);
-    if (f->part || !f->readable || !lower_ops(f)->cache_hold)
+    if (f->part || !f->readable)
         return 0;
-    return lower_ops(f)->cache_hold(f->lower, key);
+    struct ls_file *lower;
+    int rc = lower_of(f, &lower);
+    if (rc < 0)
+        return rc;
+    if (!lower->inst->ops->cache_hold)
+        return 0;
+    return lower->inst->ops->cache_hold(lower, key);
 }
 
 /* Takes the snapshot: the directory's merge as it is now. While nothing

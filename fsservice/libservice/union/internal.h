@@ -117,6 +117,11 @@ int union_branch_listing_add(struct branch_listing *l,
 void union_branch_listing_keep(struct union_instance *u, int b,
                                struct branch_listing *l);
 void union_branch_listing_drop(struct branch_listing *l);
+/* Whether cred may read dir in read-only branch b, whose listing is kept:
+ * 0, or -errno as the branch answers; 1 when no listing of dir is kept.
+ * Asks the branch once per credential. */
+int union_branch_may_read(struct union_instance *u, const struct ls_cred *cred,
+                          int b, const char *dir);
 /* Calls each(record, arg) for the records of dir in read-only branch b,
  * as the branch listed them once: 1, or 0 when no listing of dir is kept
  * (then read the branch), or each's first negative answer. Whether the
