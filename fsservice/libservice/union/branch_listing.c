@@ -282,8 +282,10 @@ static struct branch_listing *find(struct branch_listing *l, const char *dir)
 static bool keep(struct union_layer *layer, struct branch_listing *l)
 {
     struct branch_listing **head = chain(layer, l->dir);
+    size_t bytes = sizeof *l + strlen(l->dir) + 1 + l->used +
+                   l->n * sizeof *l->by_name;
     if (layer->nlistings >= LISTINGS_MAX || find(*head, l->dir) ||
-        !charge(layer, l->used))
+        !charge(layer, bytes))
         return false;
     l->next = *head;
     *head = l;
@@ -410,8 +412,7 @@ int union_branch_has(struct union_instance *u, const struct ls_cred *cred,
     pthread_rwlock_rdlock(&layer->lock);
     /* Looked up again: a forget may have come between. */
     if ((l = find(*chain(layer, dir), dir))) {
-        has = bsearch(name, l->by_name, l->n, sizeof *l->by_name,
-                      name_of_record) != NULL;
+        has = index_of(l, name) >= 0;
         searches = seen_may(l, cred) & MAY_SEARCH;
     }
     pthread_rwlock_unlock(&layer->lock);
