@@ -397,6 +397,57 @@ static void test_concurrent_first_writers_copy_once(void **state)
     assert_int_equal(strlen(text), 2 + 2 * N);
 }
 
+/* Readers sharing the layers at once, each seeing what the branches
+ * hold: listings, lstats and absences as they fill the layers, and
+ * directories opened later, one of them fstat'ed (run under TSan too). */
+static void *read_layers(void *arg)
+{
+    struct racer *r = arg;
+    for (int k = 0; k < 200; k++) {
+        struct danaus_stat st;
+        struct ls_file *d;
+        char buf[4096];
+        off_t pos = 0;
+        if (r->f->ops->stat(r->f->u, &root_cred, "d/b", 0, &st) != 0 ||
+            st.size != 2 ||
+            r->f->ops->stat(r->f->u, &root_cred, "d/absent", 0, &st) !=
+                -ENOENT ||
+            r->f->ops->open(r->f->u, &root_cred, "deep/er",
+                            O_RDONLY | O_DIRECTORY, 0, &d) != 0)
+            return (void *)1;
+        ssize_t got = r->f->ops->getdents(d, &root_cred, buf, sizeof buf,
+                                          &pos);
+        int fstat_rc = (k + r->i) % 7 == 0
+                           ? r->f->ops->fstat(d, &root_cred, &st)
+                           : 0;
+        r->f->ops->close(d);
+        /* ".", ".." and "f": three records. */
+        int records = 0;
+        for (ssize_t at = 0; at < got; records++)
+            at += ((const struct danaus_dirent *)(buf + at))->d_reclen;
+        if (records != 3 || fstat_rc != 0)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void test_layers_read_at_once(void **state)
+{
+    struct fixture *f = *state;
+    enum { N = 6 };
+    pthread_t t[N];
+    struct racer r[N];
+    for (int i = 0; i < N; i++) {
+        r[i] = (struct racer){.f = f, .i = i};
+        pthread_create(&t[i], NULL, read_layers, &r[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        void *res;
+        pthread_join(t[i], &res);
+        assert_null(res);
+    }
+}
+
 /* Lower branches answer "is NAME here?" from listings of their
  * directories (fsservice/libservice/union/branch_listing.c): the answers are the branches' own,
  * also for names a listing does not hold and for clients that may not
@@ -974,6 +1025,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_concurrent_first_writers_copy_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layers_read_at_once, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_lower_listings_answer_as_branches,
                                         setup_closed, teardown),
         cmocka_unit_test_setup_teardown(test_unlink_rmdir_whiteouts, setup,
