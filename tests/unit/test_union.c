@@ -355,6 +355,25 @@ struct racer {
     int i;
 };
 
+#define RACERS_MAX 8
+
+/* Runs fn in n threads (up to RACERS_MAX), each given its racer; every
+ * one must answer NULL. */
+static void race(struct fixture *f, void *(*fn)(void *), int n)
+{
+    pthread_t t[RACERS_MAX];
+    struct racer r[RACERS_MAX];
+    for (int i = 0; i < n; i++) {
+        r[i] = (struct racer){.f = f, .i = i};
+        pthread_create(&t[i], NULL, fn, &r[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        void *res;
+        pthread_join(t[i], &res);
+        assert_null(res);
+    }
+}
+
 static void *append_line(void *arg)
 {
     struct racer *r = arg;
@@ -375,18 +394,8 @@ static void *append_line(void *arg)
 static void test_concurrent_first_writers_copy_once(void **state)
 {
     struct fixture *f = *state;
-    enum { N = 8 };
-    pthread_t t[N];
-    struct racer r[N];
-    for (int i = 0; i < N; i++) {
-        r[i] = (struct racer){.f = f, .i = i};
-        pthread_create(&t[i], NULL, append_line, &r[i]);
-    }
-    for (int i = 0; i < N; i++) {
-        void *res;
-        pthread_join(t[i], &res);
-        assert_null(res);
-    }
+    enum { N = RACERS_MAX };
+    race(f, append_line, N);
     const char *text = readf(f, "d/b");
     assert_int_equal(strncmp(text, "b2", 2), 0);
     for (int i = 0; i < N; i++) {
@@ -433,19 +442,7 @@ static void *read_layers(void *arg)
 
 static void test_layers_read_at_once(void **state)
 {
-    struct fixture *f = *state;
-    enum { N = 6 };
-    pthread_t t[N];
-    struct racer r[N];
-    for (int i = 0; i < N; i++) {
-        r[i] = (struct racer){.f = f, .i = i};
-        pthread_create(&t[i], NULL, read_layers, &r[i]);
-    }
-    for (int i = 0; i < N; i++) {
-        void *res;
-        pthread_join(t[i], &res);
-        assert_null(res);
-    }
+    race(*state, read_layers, 6);
 }
 
 /* Lower branches answer "is NAME here?" from listings of their
