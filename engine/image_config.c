@@ -26,8 +26,10 @@ int image_config_env_ok(const char *text)
 int image_config_user_ok(const char *text)
 {
     size_t len = strlen(text), colon = strcspn(text, ":");
+    /* Past the name, a ':' and a group with no ':' of its own, if any:
+     * without a colon there is nothing past the name to look in. */
     if (len == 0 || len > IMAGE_CONFIG_MAX_USER || colon == 0 ||
-        colon + 1 == len || strchr(text + colon + 1, ':'))
+        colon + 1 == len || (colon < len && strchr(text + colon + 1, ':')))
         return 0;
     for (const unsigned char *p = (const unsigned char *)text; *p; p++)
         if (*p <= ' ' || *p == 0x7f)
