@@ -366,44 +366,36 @@ int union_fstatfs(struct ls_file *file, const struct ls_cred *cred,
     return lower->inst->ops->fstatfs(lower, cred, out);
 }
 
-/* Attribute changes: on the open file in the top branch, else through the
- * path, which copies the file up. */
+/* Attribute changes: on the open file in the top branch, which an open
+ * never leaves for later (only directories of the branches below it),
+ * else through the path, which copies the file up. */
 int union_fchmod(struct ls_file *file, const struct ls_cred *cred, mode_t mode)
 {
     struct union_file *f = ufile(file);
-    if (f->branch != 0)
-        return union_chmod(file->inst, cred, f->path, mode, 0);
-    struct ls_file *lower;
-    int rc = lower_of(f, &lower);
-    if (rc < 0)
-        return rc;
-    return lower->inst->ops->fchmod(lower, cred, mode);
+    struct ls_file *top = f->lower;
+    if (f->branch == 0)
+        return top->inst->ops->fchmod(top, cred, mode);
+    return union_chmod(file->inst, cred, f->path, mode, 0);
 }
 
 int union_fchown(struct ls_file *file, const struct ls_cred *cred, uid_t uid,
                  gid_t gid)
 {
     struct union_file *f = ufile(file);
-    if (f->branch != 0)
-        return union_chown(file->inst, cred, f->path, uid, gid, 0);
-    struct ls_file *lower;
-    int rc = lower_of(f, &lower);
-    if (rc < 0)
-        return rc;
-    return lower->inst->ops->fchown(lower, cred, uid, gid);
+    struct ls_file *top = f->lower;
+    if (f->branch == 0)
+        return top->inst->ops->fchown(top, cred, uid, gid);
+    return union_chown(file->inst, cred, f->path, uid, gid, 0);
 }
 
 int union_futimens(struct ls_file *file, const struct ls_cred *cred,
                    const struct timespec ts[2])
 {
     struct union_file *f = ufile(file);
-    if (f->branch != 0)
-        return union_utimens(file->inst, cred, f->path, ts, 0);
-    struct ls_file *lower;
-    int rc = lower_of(f, &lower);
-    if (rc < 0)
-        return rc;
-    return lower->inst->ops->futimens(lower, cred, ts);
+    struct ls_file *top = f->lower;
+    if (f->branch == 0)
+        return top->inst->ops->futimens(top, cred, ts);
+    return union_utimens(file->inst, cred, f->path, ts, 0);
 }
 
 ssize_t union_fgetxattr(struct ls_file *file, const struct ls_cred *cred,
@@ -436,15 +428,11 @@ int union_fsetxattr(struct ls_file *file, const struct ls_cred *cred,
     struct union_file *f = ufile(file);
     if (union_is_private_xattr(name))
         return -EPERM;
-    if (f->branch != 0)
-        return union_setxattr(file->inst, cred, f->path, name, value, size,
-                              xflags, 0);
-    struct ls_file *lower;
-    int rc = lower_of(f, &lower);
-    if (rc < 0)
-        return rc;
-    return lower->inst->ops->fsetxattr(lower, cred, name, value, size,
-                                       xflags);
+    struct ls_file *top = f->lower;
+    if (f->branch == 0)
+        return top->inst->ops->fsetxattr(top, cred, name, value, size, xflags);
+    return union_setxattr(file->inst, cred, f->path, name, value, size,
+                          xflags, 0);
 }
 
 int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
@@ -453,13 +441,10 @@ int union_fremovexattr(struct ls_file *file, const struct ls_cred *cred,
     struct union_file *f = ufile(file);
     if (union_is_private_xattr(name))
         return -EPERM;
-    if (f->branch != 0)
-        return union_removexattr(file->inst, cred, f->path, name, 0);
-    struct ls_file *lower;
-    int rc = lower_of(f, &lower);
-    if (rc < 0)
-        return rc;
-    return lower->inst->ops->fremovexattr(lower, cred, name);
+    struct ls_file *top = f->lower;
+    if (f->branch == 0)
+        return top->inst->ops->fremovexattr(top, cred, name);
+    return union_removexattr(file->inst, cred, f->path, name, 0);
 }
 
 /* The branch's file decides, unless a partial copy merges two files; a
