@@ -294,11 +294,10 @@ static bool keep(struct union_layer *layer, struct branch_listing *l)
 }
 
 /* The layer of read-only branch b, once the union is made; NULL for a
- * writable branch. */
+ * writable branch, which has none (union_instance_new). */
 static struct union_layer *layer_of(struct union_instance *u, int b)
 {
-    return u->branch[b].writable || !u->listings_on ? NULL
-                                                    : u->branch[b].layer;
+    return u->listings_on ? u->branch[b].layer : NULL;
 }
 
 /* The index of name's record in l's by_name, or -1. */

@@ -250,9 +250,7 @@ static int merge_branch(struct union_instance *u, const struct ls_cred *cred,
         .u = u, .path = path, .m = m, .whiteouts = whiteouts,
         .nwhite = nwhite, .first = first,
         .impure = b == 0 && union_origin_impure(u, path)};
-    int rc = u->branch[b].writable
-                 ? 0
-                 : union_branch_listing_each(u, b, path, merge_record, &part);
+    int rc = union_branch_listing_each(u, b, path, merge_record, &part);
     if (rc != 0) {
         /* The records count only for a client that may read the
          * directory, which an open through held checked already; if it
