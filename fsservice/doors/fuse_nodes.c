@@ -37,6 +37,7 @@ struct node_rec {
 struct node_mem {
     uint32_t children; /* named nodes whose parent it is */
     uint64_t same_ino; /* the next node of its inode's chain; 0: none */
+    uint64_t stamp;    /* fuse_nodes_lookup's; 0 in a table adopted */
 };
 
 static struct node_rec *rec(const struct fuse_nodes *t, uint64_t id)
@@ -200,6 +201,7 @@ static uint64_t make_named(struct fuse_nodes *t, uint64_t parent,
     memcpy(r->name, name, len);
     r->name[len] = '\0';
     t->mem[id].children = 0;
+    t->mem[id].stamp = 0;
     r->state = NODE_NAMED;
     if (index_add(t, id) < 0) {
         r->state = NODE_FREE;
@@ -424,13 +426,15 @@ int fuse_node_child_path(struct fuse_nodes *t, uint64_t id, const char *name,
 }
 
 uint64_t fuse_nodes_lookup(struct fuse_nodes *t, const char *path,
-                           uint64_t ino, uint64_t *generation)
+                           uint64_t ino, uint64_t stamp, uint64_t *generation)
 {
     pthread_mutex_lock(&t->lock);
     uint64_t id = walk(t, path, true);
-    /* Another inode under the name now (replaced behind the door's back):
-     * a node of its own, so that the kernel mixes nothing of the two. */
-    if (id && id != ROOT_ID && rec(t, id)->ino && rec(t, id)->ino != ino) {
+    /* Another inode under the name now (replaced behind the door's back,
+     * perhaps under the same number): a node of its own, so that the
+     * kernel mixes nothing of the two. */
+    if (id && id != ROOT_ID && rec(t, id)->ino &&
+        (rec(t, id)->ino != ino || t->mem[id].stamp != stamp)) {
         detach(t, id);
         id = walk(t, path, true);
     }
@@ -441,6 +445,7 @@ uint64_t fuse_nodes_lookup(struct fuse_nodes *t, const char *path,
             r->ino = ino;
             ino_link(t, id);
         }
+        t->mem[id].stamp = stamp;
         r->lookups++;
         *generation = r->generation;
     }

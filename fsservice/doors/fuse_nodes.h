@@ -61,10 +61,14 @@ int fuse_node_child_path(struct fuse_nodes *t, uint64_t id, const char *name,
 
 /* The node at path, of the instance's inode ino, with one more lookup:
  * made if there is none, or if the node there was of another inode (which
- * loses its name). Its id, or 0 when out of memory. *generation gets the
- * id's generation, which changes each time the id is used again. */
+ * loses its name). stamp tells apart inodes that had the same number one
+ * after the other (0: nothing to tell; a node of an adopted table has
+ * none, so a stamp gives it a new node). Its id, or 0 when out of memory.
+ * *generation gets the id's generation, which changes each time the id is
+ * used again. */
 uint64_t fuse_nodes_lookup(struct fuse_nodes *t, const char *path,
-                           uint64_t ino, uint64_t *generation);
+                           uint64_t ino, uint64_t stamp,
+                           uint64_t *generation);
 
 /* The node at path, or 0 when the kernel holds none there (nor below);
  * *ino gets its inode (0: not known). */

@@ -133,6 +133,26 @@ static void reply_attrs(struct fuse_call *c, fuse_ino_t ino,
     fuse_reply_attr(c->req, &st, attr_timeout(c, st.st_mode));
 }
 
+/* What tells a symlink from an earlier one of the same inode number (a
+ * link replaced behind the service's back): the kernel keeps a link's
+ * target for as long as it keeps the node (FUSE_CAP_CACHE_SYMLINKS), so a
+ * new link must come as a new node. Its times of change and birth, and
+ * its length. Other kinds keep their node: the kernel checks a file's
+ * pages and a directory's listing against their attributes, and a new
+ * node for each change would split them. */
+static uint64_t link_stamp(const struct danaus_stat *d)
+{
+    if (!S_ISLNK(d->mode))
+        return 0;
+    uint64_t h = 0xcbf29ce484222325u;
+    const uint64_t parts[] = {
+        (uint64_t)d->ctime_sec, d->ctime_nsec, (uint64_t)d->btime_sec,
+        d->btime_nsec, (uint64_t)d->size};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        h = (h ^ parts[i]) * 0x100000001b3u;
+    return h | 1;
+}
+
 /* The entry of path, of attributes d, for the kernel: its node, with one
  * lookup more (forget it when the kernel does not get it), or e->ino 0
  * when out of memory. */
@@ -140,7 +160,8 @@ static void entry_of(struct fuse_call *c, const char *path,
                      const struct danaus_stat *d, struct fuse_entry_param *e)
 {
     memset(e, 0, sizeof *e);
-    e->ino = fuse_nodes_lookup(&c->ex->nodes, path, d->ino, &e->generation);
+    e->ino = fuse_nodes_lookup(&c->ex->nodes, path, d->ino, link_stamp(d),
+                               &e->generation);
     /* The kernel refreshes a directory's entry: its cached listing goes
      * (fuse_dirs.h). */
     if (S_ISDIR(d->mode) && e->ino && fuse_dirs_unlist(&c->ex->dirs, e->ino))
@@ -1080,6 +1101,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
      * after the backend had truncated it. Without it the kernel takes
      * write access first and truncates by a setattr. */
     conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
+    /* Symlinks' targets kept by the kernel, since a link replaced comes
+     * back from the next lookup as a new node (link_stamp). */
+    conn->want |= conn->capable & FUSE_CAP_CACHE_SYMLINKS;
     /* Directories opened without asking (fuse_dirs.h), only where the
      * kernel checks the opener's rights, as OPENDIR would have. */
     ex->no_opendir = ex->default_permissions &&

@@ -2,10 +2,11 @@
 # fuse-cache.sh - the FUSE door's caches stay coherent (issue 36): the
 # kernel keeps names, missing names, attributes and pages of a FUSE mount
 # (fuse_cache_timeout_ms, here 60 s, so that only the service's
-# invalidations can make a change visible), and each change made through
-# the preload door is seen at once, without waiting, by static busybox
-# through FUSE, which has cached what the change makes stale; and each
-# change made through FUSE is seen by the preload.
+# invalidations can make a change visible) and symlinks' targets, and
+# each change made through the preload door is seen at once, without
+# waiting, by static busybox through FUSE, which has cached what the
+# change makes stale; and each change made through FUSE is seen by the
+# preload.
 #
 #   fuse-cache.sh DANAUSD LIBDANAUS LINKS
 #
@@ -85,6 +86,20 @@ prime "$mnt/sym"
 pre ln -s target "$mnt/sym"
 expect "preload symlink: busybox reads it" "target" \
     "$(plain readlink "$mnt/sym" 2>&1)"
+# The kernel keeps a link's target (FUSE_CAP_CACHE_SYMLINKS): read again
+# with the service stopped, it answers alone. A link replaced through
+# either door is read anew at once.
+kill -STOP "$daemon"
+expect "a symlink read before: read again while the service is stopped" \
+    "target" "$(timeout 5 env -u LD_PRELOAD "$bb" readlink "$mnt/sym" 2>&1)"
+kill -CONT "$daemon"
+pre ln -sfn retarget "$mnt/sym"
+expect "preload ln -sf over a link busybox read: busybox reads the new one" \
+    "retarget" "$(plain readlink "$mnt/sym" 2>&1)"
+plain ln -sfn third "$mnt/sym"
+expect "FUSE ln -sf over it: busybox and the preload read the new one" \
+    "third|third" \
+    "$({ plain readlink "$mnt/sym"; pre readlink "$mnt/sym"; } 2>&1 | paste -sd'|')"
 
 made "$mnt/a1" "$mnt/a2" "$mnt/a3" "$mnt/a4" "$mnt/a5"
 prime "$mnt/a1" "$mnt/a2" "$mnt/a3" "$mnt/a4" "$mnt/a5"

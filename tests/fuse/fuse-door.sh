@@ -16,7 +16,8 @@
 #    reads at once, and the other way round, including an overwrite of the
 #    same size while busybox holds the file open;
 #  - stat and readdir agree between the doors (device, inode, size,
-#    mtime, mode);
+#    mtime, mode); a symlink replaced on the host is read anew once the
+#    kernel's entry times out;
 #  - mmap through the preload (MMAP_TEST), its MAP_SHARED write read back
 #    through the FUSE door;
 #  - another user's write to a setuid file it may write takes the setuid
@@ -200,6 +201,23 @@ expect "stat agrees between the doors" \
 expect "readdir agrees between the doors (names, inodes)" \
     "$(pre ls -ai "$mnt" "$mnt/bin" | sort)" \
     "$(plain ls -ai "$mnt" "$mnt/bin" | sort)"
+
+# A symlink replaced on the host behind the service, under the same inode
+# number (ext4 gives a freed number again): once the kernel's entry times
+# out (fuse_cache_timeout_ms, 1 s by default) its next lookup brings a new
+# node, and the new target, not the one the kernel kept for the old link.
+if [ "$backend" = local ]; then
+    ln -s first "$site/backing/hl"
+    was=$(stat -c %i "$site/backing/hl")
+    plain $bb readlink "$mnt/hl" > /dev/null
+    rm "$site/backing/hl"
+    ln -s second "$site/backing/hl"
+    number=other
+    [ "$(stat -c %i "$site/backing/hl")" = "$was" ] && number=same
+    sleep 1.5
+    expect "a symlink replaced on the host ($number inode number): its new target" \
+        "second" "$(plain $bb readlink "$mnt/hl" 2>&1)"
+fi
 
 # mmap through the preload, then the file through the FUSE door.
 if pre "$mmap_test" "$mnt/m.dat"; then ok "mmap through the preload"; else

@@ -38,7 +38,7 @@ static int teardown(void **state)
 static uint64_t lookup(const char *path)
 {
     uint64_t generation;
-    return fuse_nodes_lookup(&t, path, 0, &generation);
+    return fuse_nodes_lookup(&t, path, 0, 0, &generation);
 }
 
 static void assert_path(uint64_t id, const char *want)
@@ -115,13 +115,13 @@ static void forget_frees_unused_directories(void **state)
 {
     (void)state;
     uint64_t generation;
-    uint64_t leaf = fuse_nodes_lookup(&t, "a/b/c", 0, &generation);
+    uint64_t leaf = fuse_nodes_lookup(&t, "a/b/c", 0, 0, &generation);
     assert_int_equal(generation, 1);
     fuse_nodes_forget(&t, leaf, 1);
     assert_stale(leaf);
     /* a and a/b were held only by c: gone with it, so the same path takes
      * the same three ids again, each with a new generation. */
-    uint64_t again = fuse_nodes_lookup(&t, "a/b/c", 0, &generation);
+    uint64_t again = fuse_nodes_lookup(&t, "a/b/c", 0, 0, &generation);
     assert_int_equal(again, leaf);
     assert_int_equal(generation, 2);
     assert_path(again, "a/b/c");
@@ -131,9 +131,9 @@ static void nodes_are_found_by_inode(void **state)
 {
     (void)state;
     uint64_t g, ino, ids[4];
-    uint64_t a = fuse_nodes_lookup(&t, "d/a", 7, &g);
-    uint64_t b = fuse_nodes_lookup(&t, "e/b", 7, &g);
-    uint64_t c = fuse_nodes_lookup(&t, "d/c", 8, &g);
+    uint64_t a = fuse_nodes_lookup(&t, "d/a", 7, 0, &g);
+    uint64_t b = fuse_nodes_lookup(&t, "e/b", 7, 0, &g);
+    uint64_t c = fuse_nodes_lookup(&t, "d/c", 8, 0, &g);
     assert_int_equal(fuse_nodes_of_ino(&t, 7, 0, ids, 4), 2);
     assert_true((ids[0] == a && ids[1] == b) || (ids[0] == b && ids[1] == a));
     assert_int_equal(fuse_nodes_of_ino(&t, 7, a, ids, 4), 1);
@@ -143,7 +143,7 @@ static void nodes_are_found_by_inode(void **state)
     assert_int_equal(fuse_nodes_find(&t, "d/none", &ino), 0);
     /* Another inode under a's name: a new node; a keeps its inode, not
      * its name, until the kernel forgets it. */
-    uint64_t a2 = fuse_nodes_lookup(&t, "d/a", 9, &g);
+    uint64_t a2 = fuse_nodes_lookup(&t, "d/a", 9, 0, &g);
     assert_int_not_equal(a2, a);
     assert_stale(a);
     assert_int_equal(fuse_nodes_of_ino(&t, 7, 0, ids, 4), 2);
@@ -158,6 +158,29 @@ static void nodes_are_found_by_inode(void **state)
     assert_int_equal(ids[0], b);
     assert_int_equal(fuse_nodes_of_ino(&t, 9, 0, ids, 4), 1);
     assert_int_equal(ids[0], a2);
+}
+
+/* A link replaced under the same inode number (its stamp differs) gets a
+ * node of its own, so the kernel drops the target it kept for the old
+ * one; the same stamp keeps the node, and so does an adopted table's node
+ * of a kind with no stamp. */
+static void a_new_stamp_is_a_new_node(void **state)
+{
+    (void)state;
+    uint64_t g, ino;
+    uint64_t old = fuse_nodes_lookup(&t, "lib", 12, 0x51, &g);
+    assert_int_equal(fuse_nodes_lookup(&t, "lib", 12, 0x51, &g), old);
+    uint64_t new = fuse_nodes_lookup(&t, "lib", 12, 0x73, &g);
+    assert_int_not_equal(new, old);
+    assert_stale(old);
+    assert_int_equal(fuse_nodes_find(&t, "lib", &ino), new);
+    assert_int_equal(ino, 12);
+    uint64_t file = fuse_nodes_lookup(&t, "file", 13, 0, &g);
+    int fd = dup(fuse_nodes_fd(&t));
+    fuse_nodes_free(&t);
+    assert_int_equal(fuse_nodes_adopt(&t, fd), 0);
+    assert_int_equal(fuse_nodes_lookup(&t, "file", 13, 0, &g), file);
+    assert_int_not_equal(fuse_nodes_lookup(&t, "lib", 12, 0x73, &g), new);
 }
 
 static void many_nodes_grow_the_table(void **state)
@@ -236,6 +259,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(unlink_detaches_until_forget, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(forget_frees_unused_directories, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_new_stamp_is_a_new_node, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(many_nodes_grow_the_table, setup,
                                         teardown),
