@@ -67,6 +67,8 @@ struct handle_refs {
 };
 
 static struct handle_refs *refs[REF_BUCKETS];
+/* How many handles the descriptors hold: records in refs. */
+static _Atomic uint32_t held_handles;
 
 static struct handle_refs **refs_slot(const struct fd_info *h)
 {
@@ -89,6 +91,7 @@ static int refs_take(const struct fd_info *h)
             return -1;
         (*p)->handle = h->handle;
         (*p)->epoch = h->epoch;
+        atomic_fetch_add_explicit(&held_handles, 1, memory_order_relaxed);
     }
     (*p)->count++;
     return 0;
@@ -105,7 +108,13 @@ static bool refs_drop(const struct fd_info *h)
         return !r;
     *p = r->next;
     free(r);
+    atomic_fetch_sub_explicit(&held_handles, 1, memory_order_relaxed);
     return true;
+}
+
+bool fdtable_holds_handles(void)
+{
+    return atomic_load_explicit(&held_handles, memory_order_relaxed) > 0;
 }
 
 struct fd_page {

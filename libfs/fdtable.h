@@ -86,6 +86,9 @@ int fdtable_dup3(int oldfd, int newfd, bool cloexec, struct fd_info *replaced,
 int fdtable_kernel_dup3(int oldfd, int newfd, int flags,
                         struct fd_info *replaced, bool *close_replaced);
 
+/* Whether any descriptor holds a service handle (a lost one does not). */
+bool fdtable_holds_handles(void);
+
 /* Around fork (proc.c): a child must not inherit the table's lock held by
  * one of the parent's other threads, nor an entry half written. */
 void fdtable_hold(void);

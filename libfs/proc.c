@@ -57,9 +57,13 @@ struct inherit_fd {
 static uint64_t fork_token;
 
 /* Descriptors came with the exec that started this image, in the ticket
- * inherited_token (proc_inherit), which the first connection adopts. */
+ * inherited_token (proc_inherit), which the first connection adopts, or
+ * with the fork that made this process, in the ticket it claimed. */
 static bool inherited_fds;
 static uint64_t inherited_token;
+/* The process that claimed its fork ticket (after_fork_child): a vfork
+ * child running in its memory has another pid. */
+static pid_t claimer;
 
 /* The library's locks that a thread other than the forking one may hold at
  * fork: all taken, so the child starts with each free and what it guards
@@ -106,7 +110,10 @@ static void before_fork(void)
      * each keep them. */
     if (inherited_fds && !service_connected())
         service_get();
-    if (service_connected() &&
+    /* A process whose descriptors hold no handle (a shell in a Danaus
+     * directory, with files of its own nowhere) has nothing to hand on:
+     * its child starts as a new process would. */
+    if (service_connected() && fdtable_holds_handles() &&
         service_door_ticket(NULL, DANAUS_TICKET_ALL, &fork_token) != 0)
         fork_token = 0;
     hold_locks();
@@ -119,8 +126,13 @@ static void after_fork_parent(void)
     fork_token = 0;
 }
 
-/* The child attaches at once: its inherited descriptors must work however
- * long it waits before using them, and the ticket does not wait forever. */
+/* The child's descriptors wait in the fork ticket, which it claims (a
+ * message, not a round trip): kept for it past the ticket's time, for
+ * however long it waits before using them, without the attach most
+ * children of a shell would make only to exec. It attaches when it first
+ * needs the service, and before it forks; an exec passes the descriptors
+ * on from the claimed ticket (proc_exec_prepare). Where no claim can be
+ * sent, it attaches at once. */
 static void after_fork_child(void)
 {
     release_locks();
@@ -134,7 +146,12 @@ static void after_fork_child(void)
     thread_forget();
     if (fork_token) {
         service_adopt_on_connect(fork_token);
-        service_get();
+        if (service_door_claim(fork_token) == 0) {
+            inherited_fds = true;
+            claimer = getpid();
+        } else {
+            service_get();
+        }
     }
     fork_token = 0;
 }
@@ -247,6 +264,32 @@ static char *const *build_env(char *const envp[], int memfd,
     return env;
 }
 
+/* A ticket that carries in's descriptors to a new image, in *token:
+ * whether there is one. */
+static bool ticket_for(const struct inherited *in, uint64_t *token)
+{
+    /* A forked child that claimed its fork ticket passes from it what
+     * stays open; failing that (a service without PASS), it attaches, but
+     * not in a vfork child, whose connection the parent would then believe
+     * its own. */
+    if (!service_connected() && service_claimed()) {
+        if (service_door_pass(in->handles, (uint32_t)in->n, token) == 0)
+            return true;
+        if (getpid() != claimer)
+            return false;
+        service_get();
+    }
+    /* A program that only passes on what it inherited (env, nice, timeout,
+     * a #! interpreter) never attached: its descriptors are still in the
+     * unclaimed ticket it was given, which goes on as it is; attaching here
+     * could happen in a vfork child too. */
+    if (!service_connected()) {
+        *token = inherited_token;
+        return true;
+    }
+    return service_door_ticket(in->handles, (uint32_t)in->n, token) == 0;
+}
+
 char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
 {
     st->memfd = -1;
@@ -265,21 +308,11 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
     char cwd[DANAUS_PATH_MAX];
     if (cwd_get(cwd, sizeof cwd) <= 0)
         cwd[0] = '\0';
-    /* A program that only passes on what it inherited (env, nice, timeout,
-     * a #! interpreter) never attached: its descriptors are still in the
-     * unclaimed ticket it was given, which goes on as it is. Attaching here
-     * instead could happen in a vfork child, whose connection the parent
-     * would then believe its own. The cwd needs no ticket. */
     uint64_t token = 0;
-    bool have_ticket = in.n == 0;
-    if (in.n > 0)
+    bool have_ticket = in.n == 0; /* the cwd needs no ticket */
+    if (in.n > 0) {
         offsets_to_share(); /* a spawned child shares them */
-    if (in.n > 0 && !service_connected()) {
-        token = inherited_token;
-        have_ticket = true;
-    } else if (in.n > 0) {
-        have_ticket =
-            service_door_ticket(in.handles, (uint32_t)in.n, &token) == 0;
+        have_ticket = ticket_for(&in, &token);
     }
     char *const *env = envp;
     if (have_ticket && (in.n > 0 || cwd[0])) {

@@ -56,6 +56,16 @@ static pthread_mutex_t connect_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool tried;
 static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t pending_ticket;
+/* The connection through which a forked child that has not attached keeps
+ * its ticket (-1: none), and whether the CLAIM's answer is still to be
+ * read on it. */
+static int claim_door = -1;
+static bool claim_answer_due;
+/* In a forked child: its parent's connection as it was (unmapped), whose
+ * mounts and epoch name the descriptors it inherited. */
+static struct service parent_conn;
+static bool parent_conn_kept;
+static bool reopen_due; /* under connect_lock */
 /* 1 while this process holds the connection; the kernel zeroes it in every
  * forked child (MADV_WIPEONFORK). NULL if that cannot be had. */
 static atomic_int *attached_here;
@@ -320,6 +330,20 @@ static bool service_died(int err)
     return err == ECONNREFUSED || err == ECONNRESET || err == EPIPE;
 }
 
+/* A forked child whose ticket is gone when it attaches (its service was
+ * restarted since the fork, or the ticket was never claimed in time)
+ * opens what it inherited again by path, as a restart would have: its
+ * connection counts as the parent's successor. Under connect_lock. */
+static void reopen_inherited(void)
+{
+    struct service *s = atomic_load(&current);
+    s->epoch = parent_conn.epoch + 1;
+    epoch_now = s->epoch;
+    resuming = true;
+    resume_descriptors(&parent_conn, s);
+    resuming = false;
+}
+
 /* The first connection of this process (or of a forked child). A process
  * started while its service restarts waits for it as a running one does;
  * without a service it fails at once. */
@@ -341,8 +365,12 @@ static void connect_first(void)
     if (pending_ticket) {
         uint64_t token = pending_ticket;
         pending_ticket = 0;
-        service_door_adopt(token);
+        reopen_due = service_door_adopt(token) != 0 && parent_conn_kept;
     }
+    /* Adopted (or gone): the claim's connection has done its part. */
+    if (claim_door >= 0)
+        sys_close(claim_door);
+    claim_door = -1;
 }
 
 /* Connects once; the flags are published after the attempt, under the
@@ -355,6 +383,10 @@ static void connect_once(void)
     if (!atomic_load_explicit(&tried, memory_order_relaxed)) {
         connect_first();
         atomic_store_explicit(&tried, true, memory_order_release);
+        /* After tried: the reopening's own calls find the connection. */
+        if (reopen_due)
+            reopen_inherited();
+        reopen_due = false;
     }
     pthread_mutex_unlock(&connect_lock);
 }
@@ -552,10 +584,85 @@ void service_adopt_on_connect(uint64_t token)
     pending_ticket = token;
 }
 
+int service_door_claim(uint64_t token)
+{
+    struct sockaddr_un addr = {0};
+    if (socket_path(&addr) < 0)
+        return -1;
+    int door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (door < 0)
+        return -1;
+    door = move_high(door);
+    struct danaus_door_msg msg = {.op = DANAUS_DOOR_CLAIM,
+                                  .version = DANAUS_WIRE_VERSION,
+                                  .token = token};
+    if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
+        send(door, &msg, sizeof msg, MSG_NOSIGNAL) != sizeof msg) {
+        sys_close(door);
+        return -1;
+    }
+    claim_door = door;
+    claim_answer_due = true;
+    return 0;
+}
+
+bool service_claimed(void)
+{
+    return claim_door >= 0;
+}
+
+/* One reply on the claim's connection: its error, or EPROTO. */
+static int claim_reply(struct danaus_door_reply *reply)
+{
+    ssize_t n;
+    do
+        n = recv(claim_door, reply, sizeof *reply, 0);
+    while (n < 0 && errno == EINTR);
+    return n == sizeof *reply ? reply->error : EPROTO;
+}
+
+int service_door_pass(const uint64_t *handles, uint32_t n, uint64_t *token)
+{
+    static union {
+        struct danaus_door_msg m;
+        char bytes[sizeof(struct danaus_door_msg) +
+                   DANAUS_TICKET_MAX * sizeof(uint64_t)];
+    } buf;
+    if (claim_door < 0)
+        return ENOTCONN;
+    if (n > DANAUS_TICKET_MAX)
+        return EMFILE;
+    struct danaus_door_reply reply;
+    int err = 0;
+    if (claim_answer_due) {
+        claim_answer_due = false;
+        err = claim_reply(&reply);
+    }
+    if (err)
+        return err;
+    buf.m = (struct danaus_door_msg){.op = DANAUS_DOOR_PASS,
+                                     .version = DANAUS_WIRE_VERSION,
+                                     .arg = n,
+                                     .token = pending_ticket};
+    memcpy(buf.m.handles, handles, n * sizeof handles[0]);
+    size_t len = sizeof buf.m + n * sizeof handles[0];
+    if (send(claim_door, &buf.m, len, MSG_NOSIGNAL) != (ssize_t)len)
+        return EPROTO;
+    err = claim_reply(&reply);
+    if (err == 0)
+        *token = reply.token;
+    return err;
+}
+
 void service_forget(void)
 {
+    struct service *was = atomic_load(&current);
     for (int i = 0; i < CONNS; i++)
         conn_unmap(&conns[i]);
+    if (was) {
+        memcpy(&parent_conn, was, sizeof parent_conn);
+        parent_conn_kept = true;
+    }
     atomic_store(&current, NULL);
     pthread_mutex_init(&connect_lock, NULL);
     pthread_mutex_init(&door_lock, NULL);

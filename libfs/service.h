@@ -88,6 +88,18 @@ int service_door_ticket(const uint64_t *handles, uint32_t n, uint64_t *token);
 int service_door_adopt(uint64_t token);
 /* The next connection adopts this ticket right after hello. */
 void service_adopt_on_connect(uint64_t token);
+/* A forked child that has not attached keeps its ticket (token) through a
+ * connection of its own, without a hello, until it attaches, execs or
+ * exits (wire.h, CLAIM): 0, or -1 when no connection could be made. The
+ * answer is read by the first service_door_pass. */
+int service_door_claim(uint64_t token);
+/* Whether this process (or the process whose memory this vfork child
+ * shares) holds a claimed ticket. */
+bool service_claimed(void);
+/* A ticket, for a new image or a spawned program, with n of the handles
+ * the claimed ticket holds: 0 with *token set, or an errno. Takes no
+ * memory from the heap (a vfork child may call it). */
+int service_door_pass(const uint64_t *handles, uint32_t n, uint64_t *token);
 /* In a forked child: drop the parent's connection (without disturbing the
  * parent's) so that the next call connects anew. */
 void service_forget(void);

@@ -48,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,7 @@ struct conn {
     int pidfd;             /* the peer, pinned at accept: only where the
                               kernel has no SO_PEERPIDFD, else -1 */
     struct client *client; /* after hello */
+    struct ticket *claim;  /* the ticket it holds for its peer (CLAIM) */
     uid_t uid;             /* the peer's, SO_PEERCRED at accept */
     bool pending;          /* holds a SHARE_PENDING: no hello yet */
     uint64_t hello_by;     /* dropped unless attached by then (ms) */
@@ -101,6 +103,10 @@ struct ticket {
     pid_t pid; /* the process that asked */
     uid_t uid;
     time_t expires;
+    /* The connection that claimed it for its peer (then it does not
+     * expire, and goes with that connection), and that peer's pid. */
+    struct conn *claimed_by;
+    pid_t claimer;
     struct handle_table table;
     struct ticket *next;
 };
@@ -459,13 +465,24 @@ static void drop_ticket(struct door *d, struct ticket *t)
     free_ticket(t);
 }
 
+/* Takes t out of the door's list (it must be there). */
+static void unlist_ticket(struct door *d, struct ticket *t)
+{
+    for (struct ticket **p = &d->tickets; *p; p = &(*p)->next)
+        if (*p == t) {
+            *p = t->next;
+            d->ntickets--;
+            return;
+        }
+}
+
 /* Drops tickets nobody claimed in time. */
 static void expire_tickets(struct door *d)
 {
     time_t now = time(NULL);
     for (struct ticket **p = &d->tickets; *p;) {
         struct ticket *t = *p;
-        if (t->expires > now) {
+        if (t->claimed_by || t->expires > now) {
             p = &t->next;
             continue;
         }
@@ -473,6 +490,48 @@ static void expire_tickets(struct door *d)
         d->ntickets--;
         drop_ticket(d, t);
     }
+}
+
+/* A ticket for process pid of uid with the handles `only` of from (n of
+ * them; all when only is NULL), answered on fd. A process holds
+ * TICKETS_PER_PID unclaimed ones at most, a uid its share of all. */
+static void new_ticket(struct door *d, int fd, pid_t pid, uid_t uid,
+                       struct handle_table *from, const uint64_t *only,
+                       uint32_t n)
+{
+    int mine = 0;
+    for (struct ticket *t = d->tickets; t; t = t->next)
+        mine += t->pid == pid && !t->claimed_by;
+    if (mine >= TICKETS_PER_PID ||
+        share_take(&d->svc->clients.shares, SHARE_TICKETS, uid) < 0) {
+        reply_token(fd, EAGAIN, 0);
+        return;
+    }
+    struct ticket *t = calloc(1, sizeof *t);
+    if (!t || handle_table_init(&t->table) < 0) {
+        free(t);
+        share_give(&d->svc->clients.shares, SHARE_TICKETS, uid);
+        reply_token(fd, ENOMEM, 0);
+        return;
+    }
+    t->uid = uid;
+    int rc = handle_table_copy(&t->table, from, only, n);
+    /* A token that cannot be guessed: only the process it was given to
+     * (and its children) know it. */
+    if (rc == 0 && (getrandom(&t->token, sizeof t->token, 0) !=
+                        sizeof t->token || t->token == 0))
+        rc = -EAGAIN;
+    if (rc < 0) {
+        drop_ticket(d, t);
+        reply_token(fd, -rc, 0);
+        return;
+    }
+    t->pid = pid;
+    t->expires = time(NULL) + DANAUS_TICKET_TTL_S;
+    t->next = d->tickets;
+    d->tickets = t;
+    d->ntickets++;
+    reply_token(fd, 0, t->token);
 }
 
 /* count handles follow the message, or all of them (DANAUS_TICKET_ALL). */
@@ -487,41 +546,8 @@ static void make_ticket(struct door *d, struct conn *c,
         reply_token(c->fd, EINVAL, 0);
         return;
     }
-    int mine = 0;
-    for (struct ticket *t = d->tickets; t; t = t->next)
-        mine += t->pid == c->client->pid;
-    uid_t uid = c->client->cred.uid;
-    if (mine >= TICKETS_PER_PID ||
-        share_take(&d->svc->clients.shares, SHARE_TICKETS, uid) < 0) {
-        reply_token(c->fd, EAGAIN, 0);
-        return;
-    }
-    struct ticket *t = calloc(1, sizeof *t);
-    if (!t || handle_table_init(&t->table) < 0) {
-        free(t);
-        share_give(&d->svc->clients.shares, SHARE_TICKETS, uid);
-        reply_token(c->fd, ENOMEM, 0);
-        return;
-    }
-    t->uid = uid;
-    int rc = handle_table_copy(&t->table, &c->client->handles,
-                               all ? NULL : m->handles, all ? 0 : n);
-    /* A token that cannot be guessed: only the process it was given to
-     * (and its children) know it. */
-    if (rc == 0 && (getrandom(&t->token, sizeof t->token, 0) !=
-                        sizeof t->token || t->token == 0))
-        rc = -EAGAIN;
-    if (rc < 0) {
-        drop_ticket(d, t);
-        reply_token(c->fd, -rc, 0);
-        return;
-    }
-    t->pid = c->client->pid;
-    t->expires = time(NULL) + DANAUS_TICKET_TTL_S;
-    t->next = d->tickets;
-    d->tickets = t;
-    d->ntickets++;
-    reply_token(c->fd, 0, t->token);
+    new_ticket(d, c->fd, c->client->pid, c->client->cred.uid,
+               &c->client->handles, all ? NULL : m->handles, all ? 0 : n);
 }
 
 /* The parent of pid, from /proc (field 4 of stat, after the command name,
@@ -545,27 +571,117 @@ static pid_t parent_of(pid_t pid)
     return ppid;
 }
 
+static void drop(struct door *d, struct conn *c);
+
+/* The ticket of token, or NULL. */
+static struct ticket *find_ticket(struct door *d, uint64_t token)
+{
+    for (struct ticket *t = d->tickets; t; t = t->next)
+        if (t->token == token)
+            return t;
+    return NULL;
+}
+
+/* A ticket's claim ends: its connection goes on without it. */
+static void unclaim(struct ticket *t)
+{
+    if (t->claimed_by)
+        t->claimed_by->claim = NULL;
+    t->claimed_by = NULL;
+}
+
 static void adopt_ticket(struct door *d, struct conn *c,
                          const struct danaus_door_msg *m)
 {
     struct client *cl = c->client;
-    for (struct ticket **p = &d->tickets; *p; p = &(*p)->next) {
-        struct ticket *t = *p;
-        if (t->token != m->token)
-            continue;
-        if (t->uid != cl->cred.uid ||
-            (t->pid != cl->pid && t->pid != parent_of(cl->pid)))
-            break;
-        int rc = handle_table_copy(&cl->handles, &t->table, NULL, 0);
-        if (rc == 0) {
-            *p = t->next;
-            d->ntickets--;
-            drop_ticket(d, t);
-        }
+    struct ticket *t = find_ticket(d, m->token);
+    /* A claimed ticket is its claimer's alone: that process (maybe in a
+     * new image) attaching now. */
+    if (!t || t->uid != cl->cred.uid ||
+        (t->claimed_by ? t->claimer != cl->pid
+                       : t->pid != cl->pid && t->pid != parent_of(cl->pid))) {
+        reply(c->fd, EPERM, 0);
+        return;
+    }
+    int rc = handle_table_copy(&cl->handles, &t->table, NULL, 0);
+    if (rc == 0) {
+        /* The claim's connection has done its part: it would otherwise
+         * stay open, counted nowhere. */
+        struct conn *claim = t->claimed_by;
+        unclaim(t);
+        unlist_ticket(d, t);
+        drop_ticket(d, t);
+        if (claim)
+            drop(d, claim);
+    }
+    reply(c->fd, -rc, 0);
+}
+
+/* Whether the process that connected c is still alive (then its pid is
+ * still its own). */
+static bool peer_alive(struct door *d, struct conn *c)
+{
+    int pidfd = -1;
+    socklen_t len = sizeof pidfd;
+    if (d->peer_pidfd >= 0 &&
+        getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+        return false; /* it has exited */
+    int fd = pidfd >= 0 ? pidfd : c->pidfd;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    /* A pidfd reads as ready once its process has exited. */
+    bool alive = fd >= 0 && poll(&p, 1, 0) == 0;
+    if (pidfd >= 0)
+        close(pidfd);
+    return alive;
+}
+
+/* CLAIM (wire.h): the peer, not attached, keeps its parent's ticket (or
+ * its own) through this connection. Checked as an adoption is, with the
+ * peer's identity as a hello would take it; the peer must be alive after
+ * its parent was read, so that what was read is its own. The connection
+ * stops counting as pending: it closes when the peer execs or exits, and
+ * the ticket goes with it. */
+static void claim_ticket(struct door *d, struct conn *c,
+                         const struct danaus_door_msg *m)
+{
+    struct ticket *t = find_ticket(d, m->token);
+    struct ls_cred cred;
+    pid_t pid = 0;
+    int rc = c->client || c->claim || !t || t->claimed_by
+                 ? -EPERM
+                 : peer_cred(d, c->fd, &cred, &pid);
+    pid_t parent = rc == 0 ? parent_of(pid) : -1;
+    if (rc == 0 && !peer_alive(d, c))
+        rc = -ESRCH;
+    if (rc == 0 && (t->uid != cred.uid || (t->pid != pid && t->pid != parent)))
+        rc = -EPERM;
+    if (rc < 0) {
         reply(c->fd, -rc, 0);
         return;
     }
-    reply(c->fd, EPERM, 0);
+    t->claimed_by = c;
+    t->claimer = pid;
+    c->claim = t;
+    if (c->pending) {
+        share_give(&d->svc->clients.shares, SHARE_PENDING, c->uid);
+        c->pending = false;
+    }
+    reply(c->fd, 0, 0);
+}
+
+/* PASS (wire.h): a ticket for the new image of the connection's claimer,
+ * or for a program it spawns, with `arg` handles of its claimed ticket. */
+static void pass_ticket(struct door *d, struct conn *c,
+                        const struct danaus_door_msg *m, size_t len)
+{
+    struct ticket *t = c->claim;
+    uint32_t n = m->arg;
+    if (!t || t->token != m->token || n > DANAUS_TICKET_MAX ||
+        len != sizeof *m + (size_t)n * sizeof m->handles[0]) {
+        reply_token(c->fd, t && t->token == m->token ? EINVAL : EPERM, 0);
+        return;
+    }
+    new_ticket(d, c->fd, t->claimer, t->uid, &t->table, m->handles, n);
 }
 
 /* Only the service's own uid, or root, may change its mounts. */
@@ -905,6 +1021,14 @@ static void handle_message(struct door *d, struct conn *c,
         send_hrc(d, c, m);
         return;
     }
+    if (m->op == DANAUS_DOOR_CLAIM) {
+        claim_ticket(d, c, m);
+        return;
+    }
+    if (m->op == DANAUS_DOOR_PASS) {
+        pass_ticket(d, c, m, len);
+        return;
+    }
     if (!c->client) {
         reply(c->fd, EPROTO, 0);
         return;
@@ -937,6 +1061,12 @@ static void drop(struct door *d, struct conn *c)
     if (c->pidfd >= 0)
         close(c->pidfd);
     release_hello(d, c);
+    struct ticket *t = c->claim;
+    if (t) {
+        unclaim(t);
+        unlist_ticket(d, t);
+        drop_ticket(d, t);
+    }
     struct shares *shares = &d->svc->clients.shares;
     if (c->pending)
         share_give(shares, SHARE_PENDING, c->uid);

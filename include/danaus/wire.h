@@ -285,7 +285,25 @@ enum danaus_door_op {
                               instance of it (EBUSY while a mounted union
                               uses it), so that a union over a directory
                               made again there sees the new one */
+    DANAUS_DOOR_CLAIM,     /* token: a ticket this unattached peer could
+                              adopt, kept for it by this connection */
+    DANAUS_DOOR_PASS,      /* token: the connection's claimed ticket; arg:
+                              handle count, the handles following -> token
+                              of a ticket with those of its handles */
 };
+
+/*
+ * CLAIM and PASS spare a forked child that only execs (a shell's) the
+ * attach it would make to adopt its ticket and the second ticket its exec
+ * would ask for. Without a hello, the child connects and CLAIMs the fork
+ * ticket, as an ADOPT would be checked: the connection then keeps it, past
+ * DANAUS_TICKET_TTL_S, for as long as it is open; the kernel closes it
+ * when the child execs or exits, and the ticket goes with it, as an
+ * attached child's handles go with its connection. Before an exec (or a
+ * spawn) the child PASSes the handles that stay open into a new ticket of
+ * its own, for the new image to adopt. A claimed ticket is adopted only by
+ * its claimer, which attaches when it first needs the service.
+ */
 
 /*
  * MOUNT_ADD and MOUNT_REMOVE are the container engine's control calls: a

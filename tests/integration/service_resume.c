@@ -9,7 +9,8 @@
  * the client then sees: its descriptors with their offsets (one offset for
  * dup'ed descriptors), append mode, its Danaus cwd; EIO on a descriptor
  * whose file was unlinked or replaced at its path by another file, and only
- * there; its record locks held again, or
+ * there; a forked child's inherited descriptor, the child having made no
+ * call before the kill; its record locks held again, or
  * EIO on the descriptor whose lock another client took first; a call in flight at the kill
  * done exactly once by the new service; an open in flight sent again as it
  * was asked, beside descriptors the resume reopens; ENOTCONN once the restart wait
@@ -266,6 +267,45 @@ static void test_descriptors_survive_restart(void **state)
     make_site("resume");
     assert_int_equal(daemon_start(&first, danausd, &site, "first", 10000), 0);
     pid_t pid = start_client(client_with_open_files);
+    keep_parent_ends();
+    restart_under(&first, danausd);
+    assert_int_equal(wait_child(pid), 0);
+}
+
+/* A forked child that made no call before the restart (its descriptors
+ * wait in the ticket it claimed, which died with the service) reads its
+ * inherited descriptor on the new service. */
+static int child_without_calls(void)
+{
+    site_use(&site);
+    int fd = danaus_open(MOUNTPOINT "/inherited", O_RDWR | O_CREAT, 0644);
+    CHILD_CHECK(fd >= 0 && danaus_write(fd, "hello", 5) == 5, "write");
+    fflush(NULL);
+    pid_t pid = fork();
+    CHILD_CHECK(pid >= 0, "fork");
+    if (pid == 0) {
+        say(to_parent[1]);
+        hear(to_child[0]);
+        char buf[8] = {0};
+        ssize_t n = danaus_pread(fd, buf, 5, 0);
+        CHILD_CHECK(n == 5 && memcmp(buf, "hello", 5) == 0,
+                    "the child's inherited descriptor: %zd %s", n,
+                    n < 0 ? strerror(errno) : buf);
+        _exit(0);
+    }
+    int status;
+    CHILD_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                    WEXITSTATUS(status) == 0,
+                "the forked child");
+    return 0;
+}
+
+static void test_forked_child_survives_restart(void **state)
+{
+    (void)state;
+    make_site("forked");
+    assert_int_equal(daemon_start(&first, danausd, &site, "first", 10000), 0);
+    pid_t pid = start_client(child_without_calls);
     keep_parent_ends();
     restart_under(&first, danausd);
     assert_int_equal(wait_child(pid), 0);
@@ -606,6 +646,8 @@ int main(int argc, char **argv)
     danausd_stuck = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_descriptors_survive_restart, cleanup),
+        cmocka_unit_test_teardown(test_forked_child_survives_restart,
+                                  cleanup),
         cmocka_unit_test_teardown(test_locks_survive_restart, cleanup),
         cmocka_unit_test_teardown(test_call_in_flight_done_once, cleanup),
         cmocka_unit_test_teardown(test_open_in_flight_beside_open_files,

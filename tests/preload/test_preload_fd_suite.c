@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -482,6 +483,61 @@ static void reads_at_the_end(void)
     close(fd);
 }
 
+/* Children that make no call before their exec (a shell's): one that
+ * waits past the service's ticket time hands its descriptor on where it
+ * was, and so does one whose first act is a vfork; a lock held through a
+ * close-on-exec descriptor goes with the exec, however long the new
+ * program lives. */
+static void children_that_only_exec(void)
+{
+    char arg[16];
+    int fd = make(at(dir, "x1"), "abcdef");
+    lseek(fd, 2, SEEK_SET);
+    snprintf(arg, sizeof arg, "%d", fd);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sleep(6);
+        execl("/proc/self/exe", "fd_suite", "tell", arg, (char *)NULL);
+        _exit(127);
+    }
+    say("offset told by a program exec'ed 6 s after the fork",
+        exit_code(pid));
+    /* The child's first act a vfork, whose child execs in its memory. */
+    pid = fork();
+    if (pid == 0) {
+        pid_t grandchild = vfork();
+        if (grandchild == 0) {
+            execl("/proc/self/exe", "fd_suite", "tell", arg, (char *)NULL);
+            _exit(127);
+        }
+        _exit(exit_code(grandchild));
+    }
+    say("offset told by a program a new child vfork'ed", exit_code(pid));
+    close(fd);
+    int lock = open(at(dir, "x2"), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    say("flock", flock(lock, LOCK_EX));
+    int p[2];
+    if (pipe(p) < 0)
+        return;
+    snprintf(arg, sizeof arg, "%d", p[1]);
+    pid = fork();
+    if (pid == 0) {
+        execl("/proc/self/exe", "fd_suite", "hold", arg, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    char c;
+    say("the exec'ed program runs", read(p[0], &c, 1));
+    close(p[0]);
+    close(lock);
+    int other = open(at(dir, "x2"), O_RDWR);
+    say("flock of the file once its locker closed and its child exec'ed",
+        flock(other, LOCK_EX | LOCK_NB));
+    close(other);
+    say("held", exit_code(pid));
+}
+
 static int transcript(void)
 {
     basics();
@@ -490,6 +546,7 @@ static int transcript(void)
     read_only_offsets();
     reads_at_the_end();
     copies();
+    children_that_only_exec();
     return 0;
 }
 
@@ -719,6 +776,13 @@ int main(int argc, char **argv)
             return overflow();
         if (strcmp(argv[1], "tell") == 0)
             return (int)lseek(atoi(argv[2]), 0, SEEK_CUR);
+        /* Says it runs on the descriptor named, then lives on a while. */
+        if (strcmp(argv[1], "hold") == 0) {
+            if (write(atoi(argv[2]), "x", 1) != 1)
+                return 1;
+            sleep(2);
+            return 0;
+        }
     }
     fprintf(stderr, "usage: %s transcript|danaus DIR KDIR | overflow DIR\n",
             argv[0]);

@@ -2158,6 +2158,209 @@ static void test_orphan_hello(void **state)
     assert_int_equal(reap(spawn(checker_main, &late), 30), 0);
 }
 
+/* ---- claimed tickets: only a forked child keeps its parent's ---- */
+
+static uint64_t claims_token; /* the owner's ticket, as its children see it */
+static int64_t claims_handle;
+
+/* A door exchange on a fresh connection without a hello. */
+static int door_once(uint32_t op, uint32_t arg, uint64_t token,
+                     const void *extra, size_t len,
+                     struct danaus_door_reply *reply)
+{
+    struct raw r;
+    CHILD_CHECK(raw_connect(&r, sock) == 0, "connect");
+    int err = raw_door(&r, op, arg, token, extra, len, reply);
+    raw_detach(&r);
+    return err;
+}
+
+/* Not the owner's child: its parent is a child of the owner. */
+static int claim_as_stranger(void *arg)
+{
+    (void)arg;
+    struct danaus_door_reply reply;
+    CHILD_CHECK(door_once(DANAUS_DOOR_CLAIM, 0, claims_token, NULL, 0,
+                          &reply) == EPERM,
+                "a grandchild claimed its grandparent's ticket");
+    return 0;
+}
+
+static int run_stranger(void *arg)
+{
+    (void)arg;
+    return reap(spawn(claim_as_stranger, NULL), 30);
+}
+
+/* The owner's child, as another uid. */
+static int claim_as_other_uid(void *arg)
+{
+    (void)arg;
+    become(NOBODY);
+    struct danaus_door_reply reply;
+    CHILD_CHECK(door_once(DANAUS_DOOR_CLAIM, 0, claims_token, NULL, 0,
+                          &reply) == EPERM,
+                "another uid claimed the ticket");
+    return 0;
+}
+
+/* The owner's child that claims: a second claim, its PASS with handles
+ * the ticket does not hold or with a length that lies, are refused; its
+ * PASS of the owner's handle gives a ticket; once attached, it adopts the
+ * claimed ticket and holds the handle, and the service closes the claim's
+ * connection. Reports its pid, then waits for the owner's word (a byte on
+ * fds[0]) before adopting: without it (the owner gone), it ends. */
+static int claimer(void *arg)
+{
+    int *fds = arg; /* the owner's word, its end; our report, its end */
+    close(fds[2]);
+    close(fds[3]);
+    struct raw c;
+    struct danaus_door_reply reply;
+    CHILD_CHECK(raw_connect(&c, sock) == 0, "connect");
+    CHILD_CHECK(raw_door(&c, DANAUS_DOOR_CLAIM, 0, claims_token, NULL, 0,
+                         &reply) == 0,
+                "the owner's child could not claim: %d", reply.error);
+    CHILD_CHECK(raw_door(&c, DANAUS_DOOR_CLAIM, 0, claims_token, NULL, 0,
+                         &reply) == EPERM,
+                "a second claim on the same connection");
+    CHILD_CHECK(door_once(DANAUS_DOOR_CLAIM, 0, claims_token, NULL, 0,
+                          &reply) == EPERM,
+                "a claimed ticket claimed again");
+    uint64_t wrong[2] = {(uint64_t)claims_handle + 1,
+                         DANAUS_HANDLE(4000, 1)};
+    CHILD_CHECK(raw_door(&c, DANAUS_DOOR_PASS, 1, claims_token, &wrong[1],
+                         sizeof wrong[1], &reply) == EBADF,
+                "PASS of a handle the ticket does not hold");
+    CHILD_CHECK(raw_door(&c, DANAUS_DOOR_PASS, 2, claims_token, wrong,
+                         sizeof wrong[0], &reply) == EINVAL,
+                "PASS whose count lies");
+    CHILD_CHECK(raw_door(&c, DANAUS_DOOR_PASS, 0, claims_token + 1, NULL, 0,
+                         &reply) == EPERM,
+                "PASS of another token");
+    uint64_t h = (uint64_t)claims_handle;
+    CHILD_CHECK(raw_door(&c, DANAUS_DOOR_PASS, 1, claims_token, &h, sizeof h,
+                         &reply) == 0 && reply.token != 0,
+                "PASS of the owner's handle");
+    pid_t me = getpid();
+    CHILD_CHECK(write(fds[1], &me, sizeof me) == sizeof me, "report");
+    char go;
+    CHILD_CHECK(read(fds[0], &go, 1) == 1, "wait");
+    struct raw a;
+    CHILD_CHECK(raw_attach(&a, sock) == 0, "attach");
+    CHILD_CHECK(raw_door(&a, DANAUS_DOOR_ADOPT, 0, claims_token, NULL, 0,
+                         &reply) == 0,
+                "the claimer could not adopt what it claimed");
+    int slot = raw_slot(&a);
+    struct danaus_desc d = {.call = DANAUS_CALL_FSYNC,
+                            .mount = raw_mount(&a, MOUNT_A), .handle = h};
+    CHILD_CHECK(slot >= 0 && raw_call(&a, (uint32_t)slot, &d, NULL, 0,
+                                      10000) == 0,
+                "the adopted handle");
+    CHILD_CHECK(raw_door(&c, DANAUS_DOOR_PASS, 0, claims_token, NULL, 0,
+                         &reply) == EPIPE,
+                "the claim's connection outlived its adoption");
+    raw_detach(&a);
+    raw_detach(&c);
+    return 0;
+}
+
+/* The owner's other child, attached: the old rule (a child of the
+ * ticket's owner) would let it adopt; a claimed ticket is the claimer's. */
+static int adopt_claimed(void *arg)
+{
+    (void)arg;
+    struct raw a;
+    struct danaus_door_reply reply;
+    CHILD_CHECK(raw_attach(&a, sock) == 0, "attach");
+    CHILD_CHECK(raw_door(&a, DANAUS_DOOR_ADOPT, 0, claims_token, NULL, 0,
+                         &reply) == EPERM,
+                "another child adopted a claimed ticket");
+    raw_detach(&a);
+    return 0;
+}
+
+/* Claims, waits past the ticket's time or closes the claim first, then
+ * attaches and adopts: the claim keeps it, its connection's end drops it. */
+static int claim_then(void *arg)
+{
+    bool close_first = arg != NULL;
+    struct raw c, a;
+    struct danaus_door_reply reply;
+    CHILD_CHECK(raw_connect(&c, sock) == 0, "connect");
+    CHILD_CHECK(raw_door(&c, DANAUS_DOOR_CLAIM, 0, claims_token, NULL, 0,
+                         &reply) == 0,
+                "claim");
+    if (close_first)
+        raw_detach(&c);
+    else
+        sleep(DANAUS_TICKET_TTL_S + 2);
+    CHILD_CHECK(raw_attach(&a, sock) == 0, "attach");
+    int err = raw_door(&a, DANAUS_DOOR_ADOPT, 0, claims_token, NULL, 0,
+                       &reply);
+    CHILD_CHECK(close_first ? err == EPERM : err == 0,
+                close_first ? "a ticket outlived its claim's connection"
+                            : "a claimed ticket expired: %s",
+                strerror(err));
+    raw_detach(&a);
+    if (!close_first)
+        raw_detach(&c);
+    return 0;
+}
+
+/* The owner: a handle, a ticket, and its children trying the ticket. */
+static int ticket_owner(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    struct danaus_door_reply reply;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    claims_handle = raw_open(&r, (uint32_t)slot, raw_mount(&r, MOUNT_A),
+                             "claimed", O_CREAT | O_RDWR);
+    CHILD_CHECK(claims_handle > 0, "open");
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_TICKET, DANAUS_TICKET_ALL, 0, NULL,
+                         0, &reply) == 0,
+                "ticket");
+    claims_token = reply.token;
+    CHILD_CHECK(reap(spawn(run_stranger, NULL), 30) == 0, "stranger");
+    CHILD_CHECK(reap(spawn(claim_as_other_uid, NULL), 30) == 0, "other uid");
+    int to[2], from[2];
+    CHILD_CHECK(pipe(to) == 0 && pipe(from) == 0, "pipes");
+    int fds[4] = {to[0], from[1], to[1], from[0]};
+    pid_t c = spawn(claimer, fds);
+    close(to[0]);
+    close(from[1]);
+    pid_t got;
+    CHILD_CHECK(read(from[0], &got, sizeof got) == sizeof got, "claimer");
+    CHILD_CHECK(reap(spawn(adopt_claimed, NULL), 30) == 0, "other child");
+    CHILD_CHECK(write(to[1], "g", 1) == 1, "go");
+    CHILD_CHECK(reap(c, 30) == 0, "claimer");
+    /* Two more tickets: one claimed past its time, one whose claim ends. */
+    for (int close_first = 0; close_first < 2; close_first++) {
+        CHILD_CHECK(raw_door(&r, DANAUS_DOOR_TICKET, DANAUS_TICKET_ALL, 0,
+                             NULL, 0, &reply) == 0,
+                    "ticket");
+        claims_token = reply.token;
+        CHILD_CHECK(reap(spawn(claim_then, close_first ? (void *)&reply : NULL),
+                         30) == 0,
+                    "claim_then");
+    }
+    raw_detach(&r);
+    return 0;
+}
+
+/* CLAIM and PASS (wire.h): what a forked child that has not attached may
+ * do with its parent's ticket, and no one else. */
+static void test_claimed_tickets(void **state)
+{
+    (void)state;
+    start("claims", "owner 65534:65534\n");
+    assert_int_equal(reap(spawn(ticket_owner, NULL), 60), 0);
+    struct checker c = {1, 0, 0.3, MOUNT_A};
+    assert_int_equal(reap(spawn(checker_main, &c), 30), 0);
+}
+
 /* ---- one uid takes all it can (issue 35, 3 and 4) ---- */
 
 #define HOG_ATTACH_TRIES 64   /* per process */
@@ -3071,6 +3274,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_long_paths_stay_inside, stop),
         cmocka_unit_test_teardown(test_fifo_swapped_in, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
+        cmocka_unit_test_teardown(test_claimed_tickets, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),
         cmocka_unit_test_teardown(test_uid_takes_handles_and_locks, stop),
         cmocka_unit_test_teardown(test_uid_takes_threads, stop),
