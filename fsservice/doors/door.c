@@ -571,8 +571,6 @@ static pid_t parent_of(pid_t pid)
     return ppid;
 }
 
-static void drop(struct door *d, struct conn *c);
-
 /* The ticket of token, or NULL. */
 static struct ticket *find_ticket(struct door *d, uint64_t token)
 {
@@ -606,13 +604,14 @@ static void adopt_ticket(struct door *d, struct conn *c,
     int rc = handle_table_copy(&cl->handles, &t->table, NULL, 0);
     if (rc == 0) {
         /* The claim's connection has done its part: it would otherwise
-         * stay open, counted nowhere. */
+         * stay open, counted nowhere. Shut, not dropped here: an event of
+         * it may wait in the batch being served; its hang-up drops it. */
         struct conn *claim = t->claimed_by;
         unclaim(t);
         unlist_ticket(d, t);
         drop_ticket(d, t);
         if (claim)
-            drop(d, claim);
+            shutdown(claim->fd, SHUT_RDWR);
     }
     reply(c->fd, -rc, 0);
 }
