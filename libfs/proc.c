@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 
 #define INHERIT_MAGIC 0x444e4852u /* "DNHR" */
@@ -264,9 +265,50 @@ static char *const *build_env(char *const envp[], int memfd,
     return env;
 }
 
-/* A ticket that carries in's descriptors to a new image, in *token:
+/* The ticket this process's last exec asked the door for, and the
+ * handles it holds: after that exec failed (usable), the next exec of the
+ * same handles takes it again, within the ticket's time. Under in_lock;
+ * pid tells a vfork child, which shares this memory, from its parent. */
+static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    pid_t pid;
+    bool usable;
+    uint64_t token, until_ms;
+    int n;
+    uint64_t handles[DANAUS_TICKET_MAX];
+} last_ticket;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void proc_exec_failed(void)
+{
+    int saved = errno;
+    pthread_mutex_lock(&in_lock);
+    if (last_ticket.pid == getpid() && last_ticket.token) {
+        last_ticket.usable = true;
+        /* A second less than the door keeps it: the time an exec takes. */
+        last_ticket.until_ms = now_ms() + (DANAUS_TICKET_TTL_S - 1) * 1000;
+    }
+    pthread_mutex_unlock(&in_lock);
+    errno = saved;
+}
+
+static bool last_ticket_fits(const struct inherited *in)
+{
+    return last_ticket.usable && last_ticket.pid == getpid() &&
+           last_ticket.n == in->n && now_ms() < last_ticket.until_ms &&
+           memcmp(last_ticket.handles, in->handles,
+                  (size_t)in->n * sizeof in->handles[0]) == 0;
+}
+
+/* A new ticket that carries in's descriptors to a new image, in *token:
  * whether there is one. */
-static bool ticket_for(const struct inherited *in, uint64_t *token)
+static bool new_ticket_for(const struct inherited *in, uint64_t *token)
 {
     /* A forked child that claimed its fork ticket passes from it what
      * stays open; failing that (a service without PASS), it attaches, but
@@ -290,6 +332,24 @@ static bool ticket_for(const struct inherited *in, uint64_t *token)
     return service_door_ticket(in->handles, (uint32_t)in->n, token) == 0;
 }
 
+/* A ticket that carries in's descriptors to a new image, in *token:
+ * whether there is one. */
+static bool ticket_for(const struct inherited *in, uint64_t *token)
+{
+    if (last_ticket_fits(in)) {
+        *token = last_ticket.token;
+        return true;
+    }
+    last_ticket.usable = false;
+    bool got = new_ticket_for(in, token);
+    last_ticket.pid = getpid();
+    last_ticket.token = got ? *token : 0;
+    last_ticket.n = in->n;
+    memcpy(last_ticket.handles, in->handles,
+           (size_t)in->n * sizeof in->handles[0]);
+    return got;
+}
+
 char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
 {
     st->memfd = -1;
@@ -301,7 +361,6 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st)
      * learns that this one is gone. */
     writeback_flush();
     static struct inherited in; /* too big for a vfork child's stack */
-    static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&in_lock);
     in.n = 0;
     openfds_each(note_inheritable, &in);

@@ -35,6 +35,11 @@ char *const *proc_exec_prepare(char *const envp[], struct exec_state *st);
  * errno). */
 void proc_exec_done(struct exec_state *st);
 
+/* After an exec (not a spawn) returned, before proc_exec_done: its ticket,
+ * which no new image took, may serve this process's next exec of the same
+ * descriptors (a search along PATH tries each directory in turn). */
+void proc_exec_failed(void);
+
 /* In a new program image: takes what the old one passed on (once; never
  * connects). Called by the library's constructor and before connecting. */
 void proc_inherit(void);

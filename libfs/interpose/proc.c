@@ -44,6 +44,7 @@ DANAUS_EXPORT int execve(const char *path, char *const argv[],
     struct exec_state st;
     char *const *env = proc_exec_prepare(envp, &st);
     int rc = REAL(execve)(path, argv, env);
+    proc_exec_failed();
     proc_exec_done(&st);
     return rc;
 }
@@ -61,6 +62,7 @@ DANAUS_EXPORT int execvpe(const char *file, char *const argv[],
     struct exec_state st;
     char *const *env = proc_exec_prepare(envp, &st);
     int rc = REAL(execvpe)(file, argv, env);
+    proc_exec_failed();
     proc_exec_done(&st);
     return rc;
 }
@@ -75,6 +77,7 @@ DANAUS_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     struct exec_state st;
     char *const *env = proc_exec_prepare(envp, &st);
     int rc = REAL(fexecve)(fd, argv, env);
+    proc_exec_failed();
     proc_exec_done(&st);
     return rc;
 }

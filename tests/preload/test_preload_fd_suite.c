@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static const char *dir, *kdir;
 
@@ -485,9 +488,9 @@ static void reads_at_the_end(void)
 
 /* Children that make no call before their exec (a shell's): one that
  * waits past the service's ticket time hands its descriptor on where it
- * was, and so does one whose first act is a vfork; a lock held through a
- * close-on-exec descriptor goes with the exec, however long the new
- * program lives. */
+ * was, and so does one whose first act is a vfork, or a failed exec, and
+ * every program spawned; a lock held through a close-on-exec descriptor
+ * goes with the exec, however long the new program lives. */
 static void children_that_only_exec(void)
 {
     char arg[16];
@@ -514,6 +517,23 @@ static void children_that_only_exec(void)
         _exit(exit_code(grandchild));
     }
     say("offset told by a program a new child vfork'ed", exit_code(pid));
+    /* An exec that fails, then one that runs (a search along PATH); two
+     * spawns one after the other: each program gets the descriptor. */
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        execl(at(dir, "no-such-program"), "none", (char *)NULL);
+        execl("/proc/self/exe", "fd_suite", "tell", arg, (char *)NULL);
+        _exit(127);
+    }
+    say("offset told after a failed exec", exit_code(pid));
+    char name[] = "fd_suite", verb[] = "tell";
+    char *tell[] = {name, verb, arg, NULL};
+    for (int i = 0; i < 2; i++) {
+        if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, tell, environ))
+            pid = -1;
+        say("offset told by a spawned program", exit_code(pid));
+    }
     close(fd);
     int lock = open(at(dir, "x2"), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     say("flock", flock(lock, LOCK_EX));
