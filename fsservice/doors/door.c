@@ -650,8 +650,18 @@ static void claim_ticket(struct door *d, struct conn *c,
                  ? -EPERM
                  : peer_cred(d, c->fd, &cred, &pid);
     pid_t parent = rc == 0 ? parent_of(pid) : -1;
-    if (rc == 0 && !peer_alive(d, c))
+    if (rc == 0 && !peer_alive(d, c)) {
+        /* The child it was made for died before its claim was read (a
+         * fork whose child exits at once): no one else knows the token
+         * but that child's parent, which never claims, so the ticket
+         * goes now rather than count against its parent until it
+         * expires. */
+        if (t->uid == cred.uid) {
+            unlist_ticket(d, t);
+            drop_ticket(d, t);
+        }
         rc = -ESRCH;
+    }
     if (rc == 0 && (t->uid != cred.uid || (t->pid != pid && t->pid != parent)))
         rc = -EPERM;
     if (rc < 0) {

@@ -488,9 +488,10 @@ static void reads_at_the_end(void)
 
 /* Children that make no call before their exec (a shell's): one that
  * waits past the service's ticket time hands its descriptor on where it
- * was, and so does one whose first act is a vfork, or a failed exec, and
- * every program spawned; a lock held through a close-on-exec descriptor
- * goes with the exec, however long the new program lives. */
+ * was, and so does one whose first act is a vfork, or a failed exec, one
+ * after a hundred children that exited at once, and every program
+ * spawned; a lock held through a close-on-exec descriptor goes with the
+ * exec, however long the new program lives. */
 static void children_that_only_exec(void)
 {
     char arg[16];
@@ -527,6 +528,17 @@ static void children_that_only_exec(void)
         _exit(127);
     }
     say("offset told after a failed exec", exit_code(pid));
+    /* Children that exit at once, a hundred in a row, leave the next one
+     * its descriptors. */
+    pid_t exited[100];
+    for (int i = 0; i < 100; i++) {
+        exited[i] = fork();
+        if (exited[i] == 0)
+            _exit(0);
+    }
+    for (int i = 0; i < 100; i++)
+        exit_code(exited[i]);
+    tell_after_exec("offset told after a hundred children that exited", fd);
     char name[] = "fd_suite", verb[] = "tell";
     char *tell[] = {name, verb, arg, NULL};
     for (int i = 0; i < 2; i++) {

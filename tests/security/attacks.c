@@ -2346,6 +2346,38 @@ static int ticket_owner(void *arg)
                          30) == 0,
                     "claim_then");
     }
+    /* Children that claim and die before the service reads their claims
+     * (it is stopped meanwhile): their tickets go when the claims are
+     * read, not when they would expire, so that their parent's next fork
+     * still gets one. */
+    uint64_t tokens[64];
+    int n = 0;
+    while (n < 64 && raw_door(&r, DANAUS_DOOR_TICKET, DANAUS_TICKET_ALL, 0,
+                              NULL, 0, &reply) == 0)
+        tokens[n++] = reply.token;
+    CHILD_CHECK(n > 0 && n < 64, "the tickets a process may hold: %d", n);
+    CHILD_CHECK(kill(daemon_.pid, SIGSTOP) == 0, "stop the service");
+    for (int i = 0; i < n; i++) {
+        fflush(NULL);
+        pid_t child = fork();
+        if (child == 0) {
+            struct raw c;
+            struct danaus_door_msg m = {.op = DANAUS_DOOR_CLAIM,
+                                        .version = DANAUS_WIRE_VERSION,
+                                        .token = tokens[i]};
+            _exit(raw_connect(&c, sock) == 0 &&
+                          send(c.door, &m, sizeof m, 0) == sizeof m
+                      ? 0
+                      : 1);
+        }
+        CHILD_CHECK(reap(child, 10) == 0, "a claim sent");
+    }
+    CHILD_CHECK(kill(daemon_.pid, SIGCONT) == 0, "resume the service");
+    usleep(300000);
+    CHILD_CHECK(raw_door(&r, DANAUS_DOOR_TICKET, DANAUS_TICKET_ALL, 0, NULL,
+                         0, &reply) == 0,
+                "dead children's tickets still held: %s",
+                strerror(reply.error));
     raw_detach(&r);
     return 0;
 }
