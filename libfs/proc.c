@@ -32,7 +32,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/mman.h>
 
 #define INHERIT_MAGIC 0x444e4852u /* "DNHR" */
@@ -273,17 +272,10 @@ static pthread_mutex_t in_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     pid_t pid;
     bool usable;
-    uint64_t token, until_ms;
+    uint64_t token, until_ns;
     int n;
     uint64_t handles[DANAUS_TICKET_MAX];
 } last_ticket;
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 void proc_exec_failed(void)
 {
@@ -292,7 +284,8 @@ void proc_exec_failed(void)
     if (last_ticket.pid == getpid() && last_ticket.token) {
         last_ticket.usable = true;
         /* A second less than the door keeps it: the time an exec takes. */
-        last_ticket.until_ms = now_ms() + (DANAUS_TICKET_TTL_S - 1) * 1000;
+        last_ticket.until_ns =
+            ipc_now_ns() + (DANAUS_TICKET_TTL_S - 1) * 1000000000ull;
     }
     pthread_mutex_unlock(&in_lock);
     errno = saved;
@@ -301,7 +294,7 @@ void proc_exec_failed(void)
 static bool last_ticket_fits(const struct inherited *in)
 {
     return last_ticket.usable && last_ticket.pid == getpid() &&
-           last_ticket.n == in->n && now_ms() < last_ticket.until_ms &&
+           last_ticket.n == in->n && ipc_now_ns() < last_ticket.until_ns &&
            memcmp(last_ticket.handles, in->handles,
                   (size_t)in->n * sizeof in->handles[0]) == 0;
 }

@@ -61,10 +61,10 @@ static uint64_t pending_ticket;
  * read on it. */
 static int claim_door = -1;
 static bool claim_answer_due;
-/* In a forked child: its parent's connection as it was (unmapped), whose
- * mounts and epoch name the descriptors it inherited. */
-static struct service parent_conn;
-static bool parent_conn_kept;
+/* In a forked child: its parent's connection (unmapped), whose mounts and
+ * epoch name the descriptors it inherited. Its slot of conns is not the
+ * one the child's first connection takes (connect_service). */
+static const struct service *parent_conn;
 static bool reopen_due; /* under connect_lock */
 /* 1 while this process holds the connection; the kernel zeroes it in every
  * forked child (MADV_WIPEONFORK). NULL if that cannot be had. */
@@ -163,6 +163,26 @@ static int move_high(int fd)
         return fd;
     sys_close(fd);
     return high;
+}
+
+/* A socket of ours connected to the door, out of the application's way:
+ * its descriptor, or -1 (errno says why, but for no socket path). */
+static int door_connect(void)
+{
+    struct sockaddr_un addr = {0};
+    if (socket_path(&addr) < 0)
+        return -1;
+    int door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (door < 0)
+        return -1;
+    door = move_high(door);
+    if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0) {
+        int err = errno;
+        sys_close(door);
+        errno = err;
+        return -1;
+    }
+    return door;
 }
 
 /* Maps the queues (fds[0]), our area (fds[1]) and the announcement page
@@ -286,22 +306,16 @@ static void mark_attached(void)
  * NULL when it cannot be reached. Under connect_lock. */
 static struct service *connect_service(uint32_t epoch)
 {
-    struct sockaddr_un addr = {0};
-    if (socket_path(&addr) < 0)
-        return NULL;
-    int door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (door < 0)
-        return NULL;
-    door = move_high(door);
     identity_remember(); /* what SO_PEERCRED is about to record */
     struct service *s = &conns[next_conn % CONNS];
     conn_unmap(s); /* a connection CONNS - 1 restarts old */
     mount_table_clear(&s->mounts);
-    if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
-        say_hello(s, door) < 0) {
+    int door = door_connect();
+    if (door < 0 || say_hello(s, door) < 0) {
         int err = errno;
         conn_unmap(s);
-        sys_close(door);
+        if (door >= 0)
+            sys_close(door);
         errno = err;
         return NULL;
     }
@@ -337,10 +351,10 @@ static bool service_died(int err)
 static void reopen_inherited(void)
 {
     struct service *s = atomic_load(&current);
-    s->epoch = parent_conn.epoch + 1;
+    s->epoch = parent_conn->epoch + 1;
     epoch_now = s->epoch;
     resuming = true;
-    resume_descriptors(&parent_conn, s);
+    resume_descriptors(parent_conn, s);
     resuming = false;
 }
 
@@ -365,7 +379,7 @@ static void connect_first(void)
     if (pending_ticket) {
         uint64_t token = pending_ticket;
         pending_ticket = 0;
-        reopen_due = service_door_adopt(token) != 0 && parent_conn_kept;
+        reopen_due = service_door_adopt(token) != 0 && parent_conn;
     }
     /* Adopted (or gone): the claim's connection has done its part. */
     if (claim_door >= 0)
@@ -501,24 +515,37 @@ bool service_gone(const struct service *s)
     return atomic_load(&s->gone);
 }
 
+/* One door reply on fd: 0, or -1 when none came whole. */
+static int recv_reply(int fd, struct danaus_door_reply *reply)
+{
+    ssize_t n;
+    do
+        n = recv(fd, reply, sizeof *reply, 0);
+    while (n < 0 && errno == EINTR);
+    return n == sizeof *reply ? 0 : -1;
+}
+
+/* Sends msg (len bytes) on fd and receives its reply: 0, or -1. */
+static int exchange(int fd, const struct danaus_door_msg *msg, size_t len,
+                    struct danaus_door_reply *reply)
+{
+    ssize_t n;
+    do
+        n = send(fd, msg, len, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)len ? recv_reply(fd, reply) : -1;
+}
+
 /* Sends msg (len bytes) and receives the reply, serialized with other
  * threads. 0 or an errno. */
 static int door_exchange(const struct service *s,
                          const struct danaus_door_msg *msg, size_t len,
                          struct danaus_door_reply *reply)
 {
-    ssize_t n;
     pthread_mutex_lock(&door_lock);
-    do
-        n = send(s->door, msg, len, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n == (ssize_t)len) {
-        do
-            n = recv(s->door, reply, sizeof *reply, 0);
-        while (n < 0 && errno == EINTR);
-    }
+    int rc = exchange(s->door, msg, len, reply);
     pthread_mutex_unlock(&door_lock);
-    if (n != sizeof *reply) {
+    if (rc < 0) {
         atomic_store(&((struct service *)s)->gone, true);
         return ENOTCONN;
     }
@@ -539,32 +566,44 @@ int service_door(uint32_t op, uint32_t arg, uint32_t *value)
     return err;
 }
 
+/* The one buffer of the messages that carry handles (TICKET, PASS):
+ * static, not on the stack (a vfork child may send one), used under
+ * handles_lock like the exchange itself. */
+static union {
+    struct danaus_door_msg m;
+    char bytes[sizeof(struct danaus_door_msg) +
+               DANAUS_TICKET_MAX * sizeof(uint64_t)];
+} handles_buf;
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Fills handles_buf with op (arg, token) and the n handles after it: its
+ * length. */
+static size_t handles_message(uint32_t op, uint32_t arg, uint64_t token,
+                              const uint64_t *handles, uint32_t n)
+{
+    handles_buf.m = (struct danaus_door_msg){.op = op,
+                                             .version = DANAUS_WIRE_VERSION,
+                                             .arg = arg,
+                                             .token = token};
+    if (n)
+        memcpy(handles_buf.m.handles, handles, n * sizeof handles[0]);
+    return sizeof handles_buf.m + n * sizeof handles[0];
+}
+
 int service_door_ticket(const uint64_t *handles, uint32_t n, uint64_t *token)
 {
     const struct service *s = service_get();
     if (!s)
         return ENOTCONN;
-    static union {
-        struct danaus_door_msg m;
-        char bytes[sizeof(struct danaus_door_msg) +
-                   DANAUS_TICKET_MAX * sizeof(uint64_t)];
-    } buf;
     bool all = n == DANAUS_TICKET_ALL;
     if (!all && n > DANAUS_TICKET_MAX)
         return EMFILE;
-    /* buf is shared: serialize its use like the exchange itself. */
-    static pthread_mutex_t buf_lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&buf_lock);
-    buf.m = (struct danaus_door_msg){
-        .op = DANAUS_DOOR_TICKET, .version = DANAUS_WIRE_VERSION, .arg = n};
-    size_t len = sizeof buf.m;
-    if (!all) {
-        memcpy(buf.m.handles, handles, n * sizeof handles[0]);
-        len += n * sizeof handles[0];
-    }
+    pthread_mutex_lock(&handles_lock);
+    size_t len = handles_message(DANAUS_DOOR_TICKET, n, 0, handles,
+                                 all ? 0 : n);
     struct danaus_door_reply reply;
-    int err = door_exchange(s, &buf.m, len, &reply);
-    pthread_mutex_unlock(&buf_lock);
+    int err = door_exchange(s, &handles_buf.m, len, &reply);
+    pthread_mutex_unlock(&handles_lock);
     if (err == 0)
         *token = reply.token;
     return err;
@@ -586,18 +625,13 @@ void service_adopt_on_connect(uint64_t token)
 
 int service_door_claim(uint64_t token)
 {
-    struct sockaddr_un addr = {0};
-    if (socket_path(&addr) < 0)
-        return -1;
-    int door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    int door = door_connect();
     if (door < 0)
         return -1;
-    door = move_high(door);
     struct danaus_door_msg msg = {.op = DANAUS_DOOR_CLAIM,
                                   .version = DANAUS_WIRE_VERSION,
                                   .token = token};
-    if (connect(door, (struct sockaddr *)&addr, sizeof addr) < 0 ||
-        send(door, &msg, sizeof msg, MSG_NOSIGNAL) != sizeof msg) {
+    if (send(door, &msg, sizeof msg, MSG_NOSIGNAL) != sizeof msg) {
         sys_close(door);
         return -1;
     }
@@ -611,60 +645,40 @@ bool service_claimed(void)
     return claim_door >= 0;
 }
 
-/* One reply on the claim's connection: its error, or EPROTO. */
-static int claim_reply(struct danaus_door_reply *reply)
-{
-    ssize_t n;
-    do
-        n = recv(claim_door, reply, sizeof *reply, 0);
-    while (n < 0 && errno == EINTR);
-    return n == sizeof *reply ? reply->error : EPROTO;
-}
-
 int service_door_pass(const uint64_t *handles, uint32_t n, uint64_t *token)
 {
-    static union {
-        struct danaus_door_msg m;
-        char bytes[sizeof(struct danaus_door_msg) +
-                   DANAUS_TICKET_MAX * sizeof(uint64_t)];
-    } buf;
     if (claim_door < 0)
         return ENOTCONN;
     if (n > DANAUS_TICKET_MAX)
         return EMFILE;
     struct danaus_door_reply reply;
-    int err = 0;
     if (claim_answer_due) {
         claim_answer_due = false;
-        err = claim_reply(&reply);
+        if (recv_reply(claim_door, &reply) < 0)
+            return EPROTO;
+        if (reply.error)
+            return reply.error;
     }
-    if (err)
-        return err;
-    buf.m = (struct danaus_door_msg){.op = DANAUS_DOOR_PASS,
-                                     .version = DANAUS_WIRE_VERSION,
-                                     .arg = n,
-                                     .token = pending_ticket};
-    memcpy(buf.m.handles, handles, n * sizeof handles[0]);
-    size_t len = sizeof buf.m + n * sizeof handles[0];
-    if (send(claim_door, &buf.m, len, MSG_NOSIGNAL) != (ssize_t)len)
+    pthread_mutex_lock(&handles_lock);
+    size_t len = handles_message(DANAUS_DOOR_PASS, n, pending_ticket,
+                                 handles, n);
+    int rc = exchange(claim_door, &handles_buf.m, len, &reply);
+    pthread_mutex_unlock(&handles_lock);
+    if (rc < 0)
         return EPROTO;
-    err = claim_reply(&reply);
-    if (err == 0)
+    if (reply.error == 0)
         *token = reply.token;
-    return err;
+    return reply.error;
 }
 
 void service_forget(void)
 {
-    struct service *was = atomic_load(&current);
+    parent_conn = atomic_load(&current);
     for (int i = 0; i < CONNS; i++)
         conn_unmap(&conns[i]);
-    if (was) {
-        memcpy(&parent_conn, was, sizeof parent_conn);
-        parent_conn_kept = true;
-    }
     atomic_store(&current, NULL);
     pthread_mutex_init(&connect_lock, NULL);
     pthread_mutex_init(&door_lock, NULL);
+    pthread_mutex_init(&handles_lock, NULL);
     atomic_store(&tried, false);
 }

@@ -465,15 +465,27 @@ static void drop_ticket(struct door *d, struct ticket *t)
     free_ticket(t);
 }
 
-/* Takes t out of the door's list (it must be there). */
-static void unlist_ticket(struct door *d, struct ticket *t)
+/* Takes t out of the door's list (it must be there), and of its claim's
+ * connection if claimed, and drops it. */
+static void remove_ticket(struct door *d, struct ticket *t)
 {
+    if (t->claimed_by)
+        t->claimed_by->claim = NULL;
     for (struct ticket **p = &d->tickets; *p; p = &(*p)->next)
         if (*p == t) {
             *p = t->next;
             d->ntickets--;
-            return;
+            break;
         }
+    drop_ticket(d, t);
+}
+
+/* Whether exactly m->arg handles, at most DANAUS_TICKET_MAX, follow m
+ * (len bytes). */
+static bool handles_follow(const struct danaus_door_msg *m, size_t len)
+{
+    return m->arg <= DANAUS_TICKET_MAX &&
+           len == sizeof *m + (size_t)m->arg * sizeof m->handles[0];
 }
 
 /* Drops tickets nobody claimed in time. */
@@ -540,9 +552,7 @@ static void make_ticket(struct door *d, struct conn *c,
 {
     uint32_t n = m->arg;
     bool all = n == DANAUS_TICKET_ALL;
-    if ((!all && (n > DANAUS_TICKET_MAX ||
-                  len != sizeof *m + (size_t)n * sizeof m->handles[0])) ||
-        (all && len != sizeof *m)) {
+    if (all ? len != sizeof *m : !handles_follow(m, len)) {
         reply_token(c->fd, EINVAL, 0);
         return;
     }
@@ -580,14 +590,6 @@ static struct ticket *find_ticket(struct door *d, uint64_t token)
     return NULL;
 }
 
-/* A ticket's claim ends: its connection goes on without it. */
-static void unclaim(struct ticket *t)
-{
-    if (t->claimed_by)
-        t->claimed_by->claim = NULL;
-    t->claimed_by = NULL;
-}
-
 static void adopt_ticket(struct door *d, struct conn *c,
                          const struct danaus_door_msg *m)
 {
@@ -607,9 +609,7 @@ static void adopt_ticket(struct door *d, struct conn *c,
          * stay open, counted nowhere. Shut, not dropped here: an event of
          * it may wait in the batch being served; its hang-up drops it. */
         struct conn *claim = t->claimed_by;
-        unclaim(t);
-        unlist_ticket(d, t);
-        drop_ticket(d, t);
+        remove_ticket(d, t);
         if (claim)
             shutdown(claim->fd, SHUT_RDWR);
     }
@@ -656,10 +656,8 @@ static void claim_ticket(struct door *d, struct conn *c,
          * but that child's parent, which never claims, so the ticket
          * goes now rather than count against its parent until it
          * expires. */
-        if (t->uid == cred.uid) {
-            unlist_ticket(d, t);
-            drop_ticket(d, t);
-        }
+        if (t->uid == cred.uid)
+            remove_ticket(d, t);
         rc = -ESRCH;
     }
     if (rc == 0 && (t->uid != cred.uid || (t->pid != pid && t->pid != parent)))
@@ -684,13 +682,11 @@ static void pass_ticket(struct door *d, struct conn *c,
                         const struct danaus_door_msg *m, size_t len)
 {
     struct ticket *t = c->claim;
-    uint32_t n = m->arg;
-    if (!t || t->token != m->token || n > DANAUS_TICKET_MAX ||
-        len != sizeof *m + (size_t)n * sizeof m->handles[0]) {
+    if (!t || t->token != m->token || !handles_follow(m, len)) {
         reply_token(c->fd, t && t->token == m->token ? EINVAL : EPERM, 0);
         return;
     }
-    new_ticket(d, c->fd, t->claimer, t->uid, &t->table, m->handles, n);
+    new_ticket(d, c->fd, t->claimer, t->uid, &t->table, m->handles, m->arg);
 }
 
 /* Only the service's own uid, or root, may change its mounts. */
@@ -1070,12 +1066,8 @@ static void drop(struct door *d, struct conn *c)
     if (c->pidfd >= 0)
         close(c->pidfd);
     release_hello(d, c);
-    struct ticket *t = c->claim;
-    if (t) {
-        unclaim(t);
-        unlist_ticket(d, t);
-        drop_ticket(d, t);
-    }
+    if (c->claim)
+        remove_ticket(d, c->claim);
     struct shares *shares = &d->svc->clients.shares;
     if (c->pending)
         share_give(shares, SHARE_PENDING, c->uid);
