@@ -48,10 +48,14 @@
  * With FAIRNESS_VICTIM=library the victim is an honest program instead:
  * it stats /fair/victim through libdanaus (danaus_stat), whose name cache
  * answers most calls without a round trip, as it would any program's.
- With FAIRNESS_VICTIM=fsync the raw victim fsyncs its file instead: a
+ * With FAIRNESS_VICTIM=fsync the raw victim fsyncs its file instead: a
  * long call (workers.c), run on a thread of its own in its uid's cpu
  * group where the service makes them (cpugroups.h), beside the
  * attackers' long calls in theirs.
+ *
+ * With FAIRNESS_ATTACHER=1 an honest root client also attaches and detaches
+ * every 20 ms during each row: the row adds its attaches' count, median,
+ * p99 and longest (what a program starting beside the attack waits for).
  *
  * With FAIRNESS_KERNEL=1 the same rows run on the kernel's path instead,
  * the reference a tenant compares with: the victim stat(2)s the file in
@@ -100,6 +104,7 @@ static bool pin;
 static bool kernel; /* FAIRNESS_KERNEL: every row on the kernel's path */
 static bool library_victim; /* FAIRNESS_VICTIM=library */
 static bool fsync_victim;   /* FAIRNESS_VICTIM=fsync */
+static bool attacher;       /* FAIRNESS_ATTACHER */
 
 /* With pin: the calling process onto the first (victim) or the last cpu
  * it may use. */
@@ -127,11 +132,16 @@ static void attach(struct raw *r)
 
 /* ---- the victim ---- */
 
+#define MAX_ATTACHES 4096
+
 struct samples {
     size_t n;
     uint64_t attach_ns;
     uint64_t runq_ns; /* the victim's thread, waiting for a cpu */
     uint64_t ns[MAX_SAMPLES];
+    /* FAIRNESS_ATTACHER: the attach prober's attaches (attach_loop). */
+    size_t attaches;
+    uint64_t attach_loop_ns[MAX_ATTACHES];
 };
 
 /* The calling thread's time waiting for a cpu so far (schedstat's
@@ -245,6 +255,22 @@ static void victim(struct samples *s)
         _exit(1);
     }
     time_stats(s, fsync_victim ? raw_fsync : raw_stat, &v);
+}
+
+/* The attach prober: an honest root client attaching and detaching every
+ * 20 ms until killed, each attach's time into s. */
+static void attach_loop(struct samples *s)
+{
+    s->attaches = 0;
+    while (s->attaches < MAX_ATTACHES) {
+        struct raw r;
+        uint64_t t = ipc_now_ns();
+        attach(&r);
+        s->attach_loop_ns[s->attaches++] = ipc_now_ns() - t;
+        raw_detach(&r);
+        usleep(20000);
+    }
+    pause();
 }
 
 /* ---- the flooders: each runs until killed ---- */
@@ -540,6 +566,11 @@ static bool measure(void (*flooder)(int), int how, struct samples *s,
         }
         usleep(300000); /* the flood is under way */
     }
+    pid_t a = -1;
+    if (attacher && (a = fork()) == 0) {
+        pin_to(true);
+        attach_loop(s);
+    }
     pid_t v = fork();
     if (v == 0) {
         pin_to(true);
@@ -547,15 +578,19 @@ static bool measure(void (*flooder)(int), int how, struct samples *s,
     }
     int status;
     waitpid(v, &status, 0);
-    if (f > 0) {
-        kill(f, SIGKILL);
-        waitpid(f, NULL, 0);
-    }
+    pid_t helpers[] = {f, a};
+    for (int k = 0; k < 2; k++)
+        if (helpers[k] > 0) {
+            kill(helpers[k], SIGKILL);
+            waitpid(helpers[k], NULL, 0);
+        }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || s->n == 0) {
         fprintf(stderr, "security_fairness: the victim failed\n");
         return false;
     }
     qsort(s->ns, s->n, sizeof s->ns[0], cmp_u64);
+    qsort(s->attach_loop_ns, s->attaches, sizeof s->attach_loop_ns[0],
+          cmp_u64);
     *median = (double)s->ns[s->n / 2] / 1000;
     *p99 = (double)s->ns[s->n * 99 / 100] / 1000;
     return true;
@@ -626,6 +661,7 @@ int main(int argc, char **argv)
                      strcmp(getenv("FAIRNESS_VICTIM"), "library") == 0;
     fsync_victim = getenv("FAIRNESS_VICTIM") &&
                    strcmp(getenv("FAIRNESS_VICTIM"), "fsync") == 0;
+    attacher = getenv("FAIRNESS_ATTACHER") && atoi(getenv("FAIRNESS_ATTACHER"));
     struct site site;
     struct daemon daemon_;
     if (site_make(&site, "fairness") != 0 ||
@@ -668,9 +704,11 @@ int main(int argc, char **argv)
         {"hog", hog, 0},
     };
     double base = 0, base99 = 0, base_rate = 0;
-    printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "beside",
+    printf("%-10s %10s %10s %10s %10s %10s %10s %10s %10s", "beside",
            "calls/s", "median_us", "p99_us", "rate_x", "median_x", "p99_x",
            "attach_ms", "runq_us");
+    printf(attacher ? " %10s %10s %10s %10s\n" : "\n", "attaches",
+           "att_med_ms", "att_p99_ms", "att_max_ms");
     const char *only = getenv("FAIRNESS_ROWS");
     bool failed = false;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0] && !failed; i++) {
@@ -689,10 +727,16 @@ int main(int argc, char **argv)
             base_rate = rate;
         }
         printf("%-10s %10.0f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f "
-               "%10.2f\n",
+               "%10.2f",
                rows[i].name, rate, median, p99, rate / base_rate,
                median / base, p99 / base99, (double)s->attach_ns / 1e6,
                (double)s->runq_ns / 1e3 / (double)s->n);
+        if (attacher && s->attaches > 0)
+            printf(" %10zu %10.2f %10.2f %10.2f", s->attaches,
+                   (double)s->attach_loop_ns[s->attaches / 2] / 1e6,
+                   (double)s->attach_loop_ns[s->attaches * 99 / 100] / 1e6,
+                   (double)s->attach_loop_ns[s->attaches - 1] / 1e6);
+        printf("\n");
         fflush(stdout);
     }
     int rc = daemon_stop(&daemon_) == 0 && !failed ? 0 : 1;
