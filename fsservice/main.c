@@ -390,7 +390,8 @@ int main(int argc, char **argv)
     service_name = svc.cfg.service;
     if (geo.cache_blocks)
         ls_backends_enable_cache(&sink, say_no_cache);
-    if (workers_start(&workers, &svc, groups, ngroups) < 0)
+    if (client_spares_start(&svc.clients) < 0 ||
+        workers_start(&workers, &svc, groups, ngroups) < 0)
         return die("cannot start service threads");
     /* After door_open, which refuses a second service of the same name,
      * and before clients are let in. */
@@ -418,6 +419,7 @@ int main(int argc, char **argv)
     unlink(pid_path);
     door_stop(&door);
     door_close(&door);
+    client_spares_stop(&svc.clients);
     int blocked = workers_stop(&workers);
     if (blocked > 0) {
         /* Calls blocked in a backend would hang an orderly teardown (a

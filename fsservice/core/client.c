@@ -1,8 +1,9 @@
 /*
  * client.c - client lifetimes, their areas and slot ownership.
  *
- * The door thread alone creates clients, publishes and removes them in the
- * table, and gives out slots; service threads only look clients up (inside
+ * The door thread alone publishes clients and removes them from the
+ * table, and gives out slots; the spares thread makes them ahead and ends
+ * them (client.h); service threads only look clients up (inside
  * an RCU read-side section, taking a reference) and claim posted requests
  * with a CAS on the slot's private taken word. A client leaves the table
  * before the door drops its reference, after a grace period, so a lookup
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <urcu.h>
 
@@ -48,16 +50,10 @@ static void client_free(struct client *c)
     free(c);
 }
 
-struct client *client_new(struct client_registry *r, pid_t pid,
-                          const struct ls_cred *cred)
+/* Everything a client holds that does not depend on who it is: its area
+ * and its tables. NULL with errno. */
+static struct client *client_make(const struct client_registry *r)
 {
-    uint32_t index = 0;
-    while (index < IPC_MAX_CLIENTS && atomic_load(&r->table[index]))
-        index++;
-    if (index == IPC_MAX_CLIENTS) {
-        errno = EMFILE;
-        return NULL;
-    }
     struct client *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
@@ -80,6 +76,24 @@ struct client *client_new(struct client_registry *r, pid_t pid,
         errno = -rc;
         return NULL;
     }
+    return c;
+}
+
+static struct client *spare_take(struct client_spares *sp);
+
+struct client *client_new(struct client_registry *r, pid_t pid,
+                          const struct ls_cred *cred)
+{
+    uint32_t index = 0;
+    while (index < IPC_MAX_CLIENTS && atomic_load(&r->table[index]))
+        index++;
+    if (index == IPC_MAX_CLIENTS) {
+        errno = EMFILE;
+        return NULL;
+    }
+    struct client *c = r->spares ? spare_take(r->spares) : NULL;
+    if (!c && !(c = client_make(r)))
+        return NULL;
     c->handles.limit = r->handles_per_client;
     c->handles.shares = &r->shares;
     c->handles.uid = cred->uid;
@@ -125,13 +139,153 @@ void client_put(struct client *c)
     client_free(c);
 }
 
-void client_detach(struct client_registry *r, struct client *c)
+/* After the grace period of c's leaving the table. */
+static void client_end(struct client_registry *r, struct client *c)
 {
-    rcu_assign_pointer(r->table[c->index], NULL);
-    synchronize_rcu();
     for (; c->nslots > 0; c->nslots--)
         share_give(&r->shares, SHARE_SLOTS, c->cred.uid);
     client_put(c);
+}
+
+static bool spare_retire(struct client_spares *sp, struct client *c);
+
+void client_detach(struct client_registry *r, struct client *c)
+{
+    rcu_assign_pointer(r->table[c->index], NULL);
+    if (r->spares && spare_retire(r->spares, c))
+        return;
+    synchronize_rcu();
+    client_end(r, c);
+}
+
+/* ---- the spares thread ---- */
+
+/* Clients made ahead: enough for a burst of attaches between two of the
+ * thread's turns; each is an area's mapping and a few tables, its pages
+ * touched only once a client uses them. */
+#define SPARES 4
+
+struct client_spares {
+    struct client_registry *r;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    struct client *ready;   /* made, for client_new */
+    uint32_t nready;
+    struct client *retired; /* detached, to end */
+    bool short_of_memory;   /* the last make failed: wait for a take */
+    bool stop;
+};
+
+static struct client *spare_take(struct client_spares *sp)
+{
+    pthread_mutex_lock(&sp->lock);
+    struct client *c = sp->ready;
+    if (c) {
+        sp->ready = c->next_spare;
+        sp->nready--;
+        c->next_spare = NULL;
+    }
+    /* A take is also when descriptors or memory may have come back. */
+    sp->short_of_memory = false;
+    pthread_cond_signal(&sp->wake);
+    pthread_mutex_unlock(&sp->lock);
+    return c;
+}
+
+/* False when the thread is stopping: the caller ends c itself. */
+static bool spare_retire(struct client_spares *sp, struct client *c)
+{
+    pthread_mutex_lock(&sp->lock);
+    bool taken = !sp->stop;
+    if (taken) {
+        c->next_spare = sp->retired;
+        sp->retired = c;
+        sp->short_of_memory = false;
+        pthread_cond_signal(&sp->wake);
+    }
+    pthread_mutex_unlock(&sp->lock);
+    return taken;
+}
+
+static void *spares_main(void *arg)
+{
+    struct client_spares *sp = arg;
+    prctl(PR_SET_NAME, "danaus-spares");
+    pthread_mutex_lock(&sp->lock);
+    for (;;) {
+        bool want = !sp->stop && !sp->short_of_memory && sp->nready < SPARES;
+        if (!sp->retired && !want) {
+            if (sp->stop)
+                break;
+            pthread_cond_wait(&sp->wake, &sp->lock);
+            continue;
+        }
+        struct client *retired = sp->retired;
+        sp->retired = NULL;
+        pthread_mutex_unlock(&sp->lock);
+        /* One grace period ends every client detached since the last. */
+        if (retired)
+            synchronize_rcu();
+        while (retired) {
+            struct client *c = retired;
+            retired = c->next_spare;
+            client_end(sp->r, c);
+        }
+        struct client *made = want ? client_make(sp->r) : NULL;
+        pthread_mutex_lock(&sp->lock);
+        if (made) {
+            made->next_spare = sp->ready;
+            sp->ready = made;
+            sp->nready++;
+        } else if (want) {
+            sp->short_of_memory = true;
+        }
+    }
+    pthread_mutex_unlock(&sp->lock);
+    return NULL;
+}
+
+int client_spares_start(struct client_registry *r)
+{
+    struct client_spares *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        return -ENOMEM;
+    sp->r = r;
+    pthread_mutex_init(&sp->lock, NULL);
+    pthread_cond_init(&sp->wake, NULL);
+    int rc = pthread_create(&sp->thread, NULL, spares_main, sp);
+    if (rc != 0) {
+        pthread_cond_destroy(&sp->wake);
+        pthread_mutex_destroy(&sp->lock);
+        free(sp);
+        return -rc;
+    }
+    r->spares = sp;
+    return 0;
+}
+
+void client_spares_stop(struct client_registry *r)
+{
+    struct client_spares *sp = r->spares;
+    if (!sp)
+        return;
+    pthread_mutex_lock(&sp->lock);
+    sp->stop = true;
+    pthread_cond_signal(&sp->wake);
+    pthread_mutex_unlock(&sp->lock);
+    /* It ends what was retired before it stops. */
+    pthread_join(sp->thread, NULL);
+    r->spares = NULL;
+    while (sp->ready) {
+        struct client *c = sp->ready;
+        sp->ready = c->next_spare;
+        handle_table_destroy(&c->handles);
+        client_free(c);
+    }
+    pthread_cond_destroy(&sp->wake);
+    pthread_mutex_destroy(&sp->lock);
+    free(sp);
 }
 
 bool client_attached(struct client_registry *r, const struct client *c)

@@ -26,6 +26,16 @@
  * table (RCU); a service thread takes another for each request. When the
  * door hangs up the client leaves the table, and after a grace period and
  * the last request its handles, locks and area go.
+ *
+ * The door's path makes no call that takes the process's mmap_lock as a
+ * writer (mmap, munmap, mprotect, madvise of mappings, and malloc growing
+ * an arena): a service thread inside a page fault holds that lock as a
+ * reader, and one starved of cpu in its group holds it for as long, so
+ * every attach would wait for the slowest fault in the service. A spares
+ * thread makes clients ahead (areas mapped, tables allocated) for the door
+ * to take, and ends the clients the door detaches (the grace period, the
+ * unmap). Without it (unit tests; its start failed) both run on the
+ * caller's thread.
  */
 #ifndef DANAUS_CLIENT_H
 #define DANAUS_CLIENT_H
@@ -93,7 +103,10 @@ struct client {
     struct slowcalls slow;      /* how long its calls hold a thread */
     bool sees_all;              /* every live mount (no view) */
     uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */
+    struct client *next_spare;  /* in a spares list (client.c) */
 };
+
+struct client_spares;
 
 struct client_registry {
     struct ipc_geometry geo;  /* of every client area */
@@ -104,6 +117,7 @@ struct client_registry {
     uint32_t handles_per_client;
     struct lock_table *locks; /* the service's record locks, or NULL */
     struct readcache *readcache; /* the service's, or NULL */
+    struct client_spares *spares; /* the spares thread's, or NULL */
 };
 
 /* geo: the geometry of client areas (nslots per client). total_slots:
@@ -114,13 +128,20 @@ int client_registry_init(struct client_registry *r,
                          const struct ipc_geometry *geo, uint32_t total_slots);
 void client_registry_free(struct client_registry *r);
 
-/* Door thread: a new client with its area, published in the table, with
- * one reference owned by the door; NULL with errno (EMFILE: the table is
- * full). */
+/* The spares thread: started once the registry's bounds are set, stopped
+ * after the door (it ends the clients the door detached before it
+ * returns). */
+int client_spares_start(struct client_registry *r);
+void client_spares_stop(struct client_registry *r);
+
+/* Door thread: a new client with its area (a spare if one is made),
+ * published in the table, with one reference owned by the door; NULL with
+ * errno (EMFILE: the table is full, or no descriptor for its area). */
 struct client *client_new(struct client_registry *r, pid_t pid,
                           const struct ls_cred *cred);
-/* Door thread: the client leaves the table; drops the door's reference
- * after a grace period. Its slots go back to its uid's share. */
+/* Door thread: the client leaves the table; after a grace period (on the
+ * spares thread, if started) its slots go back to its uid's share and the
+ * door's reference is dropped. */
 void client_detach(struct client_registry *r, struct client *c);
 /* One more reference on c, for a service thread that keeps it past a
  * request (workers.c); the last client_put frees it. */

@@ -51,3 +51,12 @@ add_custom_target(bench-fairness
   COMMAND $<TARGET_FILE:security_fairness> $<TARGET_FILE:danausd> 5
   DEPENDS security_fairness danausd
   USES_TERMINAL)
+
+# The door's thread takes no mmap_lock as a writer while programs attach
+# and detach (client.h, the spares thread): traced with the kernel's
+# syscall events.
+add_test(NAME security_door_mmap COMMAND
+  ${CMAKE_CURRENT_SOURCE_DIR}/security/door-mmap.sh $<TARGET_FILE:danausd>
+  $<TARGET_FILE:danaus>)
+set_tests_properties(security_door_mmap PROPERTIES LABELS security
+  TIMEOUT 120)

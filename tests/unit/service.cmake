@@ -1,6 +1,6 @@
 # Unit tests of danausd's parts: configuration, its log lines, the
 # unions' shared branches, handle
-# table, request validation, the FUSE door's tables, when a thread steps
+# table, clients made ahead, request validation, the FUSE door's tables, when a thread steps
 # aside, the pool's rate on its backend, how the pools hold back for one
 # another, and their fair shares of it.
 danaus_unit_test(test_config SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
@@ -17,6 +17,9 @@ danaus_unit_test(test_branches
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_branches.c
                  LIBS danaus_service)
 danaus_unit_test(test_handles SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_handles.c
+                 LIBS danaus_service)
+danaus_unit_test(test_client_spares
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_client_spares.c
                  LIBS danaus_service)
 danaus_unit_test(test_dispatch SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_dispatch.c
                  LIBS danaus_service)
