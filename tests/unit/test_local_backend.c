@@ -197,6 +197,15 @@ static void test_symlinks_resolve_inside_root(void **state)
     assert_int_equal(open_errno(f, "absdir/secret", O_RDONLY), -ENOENT);
     assert_int_equal(open_errno(f, "slash/../secret", O_RDONLY), -ENOENT);
     assert_int_equal(open_errno(f, "up/secret", O_RDONLY), -ENOENT);
+    /* access follows a name inside the root too, or checks the link. */
+    assert_int_equal(ops->access(f->inst, &root_cred, "abs", F_OK, 0),
+                     -ENOENT);
+    assert_int_equal(ops->access(f->inst, &root_cred, "rel", F_OK, 0),
+                     -ENOENT);
+    assert_int_equal(ops->access(f->inst, &root_cred, "abs", F_OK,
+                                 AT_SYMLINK_NOFOLLOW),
+                     0);
+    assert_int_equal(ops->access(f->inst, &root_cred, "rootabs", R_OK, 0), 0);
 
     char buf[64];
     assert_int_equal(read_file(f, &root_cred, "rootabs", buf, sizeof buf), 0);
@@ -558,6 +567,14 @@ static void test_permissions_enforced_per_client(void **state)
                      -EACCES);
     assert_int_equal(ops->access(f->inst, &user_cred, "private", R_OK, 0),
                      -EACCES);
+    /* Through a link, the file decides; without following, the link. */
+    assert_int_equal(ops->symlink(f->inst, &root_cred, "private", "toprivate"),
+                     0);
+    assert_int_equal(ops->access(f->inst, &user_cred, "toprivate", R_OK, 0),
+                     -EACCES);
+    assert_int_equal(ops->access(f->inst, &user_cred, "toprivate", R_OK,
+                                 AT_SYMLINK_NOFOLLOW | AT_EACCESS),
+                     0);
     assert_int_equal(ops->mkdir(f->inst, &user_cred, "closed/sub", 0755),
                      -EACCES);
     assert_int_equal(ops->chown(f->inst, &user_cred, "private", 1000, 1000, 0),

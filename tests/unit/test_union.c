@@ -172,6 +172,29 @@ static int setup_siblings(void **state)
     return make_fixture(state, fill_siblings);
 }
 
+/* Directories another user may or may not change: w in the top branch
+ * (root's, 0755) over a world-writable w in l1, so the union's w is the
+ * top's; ow and lw in l2 alone, world-writable and not. */
+static void fill_writable(struct fixture *f)
+{
+    host_dir(f, "up/w");
+    host_dir(f, "l1/w");
+    host_file(f, "l1/w/f", "f");
+    host_dir(f, "l2/ow");
+    host_file(f, "l2/ow/g", "g");
+    host_dir(f, "l2/lw");
+    host_file(f, "l2/lw/g", "g");
+    assert_int_equal(chmod(host(f, "up/w"), 0755), 0);
+    assert_int_equal(chmod(host(f, "l1/w"), 0777), 0);
+    assert_int_equal(chmod(host(f, "l2/ow"), 0777), 0);
+    assert_int_equal(chmod(host(f, "l2/lw"), 0755), 0);
+}
+
+static int setup_writable(void **state)
+{
+    return make_fixture(state, fill_writable);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type,
                         struct FTW *ftw)
 {
@@ -560,6 +583,26 @@ static void test_kept_listings_answer_only_readers(void **state)
     assert_int_equal(f->ops->getdents(dir, &user_cred, buf, sizeof buf, &pos),
                      -EACCES);
     f->ops->close(dir);
+}
+
+/* Who may remove or add a name is decided by the directory the union
+ * shows, its topmost copy: as the kernel's overlayfs does. */
+static void test_parent_topmost_copy_decides(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(f->ops->unlink(f->u, &user_cred, "w/f"), -EACCES);
+    assert_int_equal(f->ops->mkdir(f->u, &user_cred, "w/new", 0755), -EACCES);
+    assert_int_equal(f->ops->rename(f->u, &user_cred, "w/f", "ow/f", 0),
+                     -EACCES);
+    assert_string_equal(readf(f, "w/f"), "f");
+    assert_int_equal(f->ops->unlink(f->u, &user_cred, "lw/g"), -EACCES);
+    assert_false(host_exists(f, "up/lw"));
+    assert_int_equal(f->ops->unlink(f->u, &user_cred, "ow/g"), 0);
+    assert_true(host_exists(f, "up/ow/.wh.g"));
+    assert_string_equal(readf(f, "ow/g"), "-2");
+    assert_int_equal(f->ops->mkdir(f->u, &user_cred, "ow/new", 0755), 0);
+    assert_int_equal(f->ops->unlink(f->u, &root_cred, "w/f"), 0);
+    assert_true(host_exists(f, "up/w/.wh.f"));
 }
 
 static void test_unlink_rmdir_whiteouts(void **state)
@@ -1026,6 +1069,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_lower_listings_answer_as_branches,
                                         setup_closed, teardown),
+        cmocka_unit_test_setup_teardown(test_parent_topmost_copy_decides,
+                                        setup_writable, teardown),
         cmocka_unit_test_setup_teardown(test_unlink_rmdir_whiteouts, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_names_in_top_only_dirs, setup,

@@ -788,19 +788,38 @@ static int may_change_name(int dir_fd, const char *name, int at)
 }
 
 /* Always AT_EACCESS: without it the kernel checks the real uid, which the
- * per-thread switch leaves as the service's; the client has one identity. */
+ * per-thread switch leaves as the service's; the client has one identity.
+ * By name, a name to follow is looked at first: faccessat on a symlink
+ * with AT_SYMLINK_NOFOLLOW checks the link, and without it the kernel
+ * would follow it out of the root; such a name takes the walk. */
+struct access_args {
+    int mode;
+};
+
+static int access_by_name(int dir_fd, const char *name, int at, void *a)
+{
+    const struct access_args *args = a;
+    int rc = may_change_name(dir_fd, name, at);
+    if (rc < 0)
+        return rc;
+    return neg_errno(faccessat(dir_fd, name, args->mode,
+                               AT_EACCESS | AT_SYMLINK_NOFOLLOW));
+}
+
+static int access_by_fd(int fd, void *a)
+{
+    const struct access_args *args = a;
+    return neg_errno(faccessat(fd, "", args->mode, AT_EMPTY_PATH | AT_EACCESS));
+}
+
 static int local_access(struct ls_instance *inst, const struct ls_cred *cred,
                         const char *path, int mode, int at)
 {
-    int fd = enter_inode(inst, cred, path, at,
-                         AT_SYMLINK_NOFOLLOW | AT_EACCESS);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(faccessat(fd, "", mode,
-                                 AT_EMPTY_PATH | AT_EACCESS |
-                                     (at & AT_SYMLINK_NOFOLLOW)));
-    close(fd);
-    return rc;
+    if (at & ~(AT_SYMLINK_NOFOLLOW | AT_EACCESS))
+        return -EINVAL;
+    struct access_args args = {mode};
+    struct inode_op op = {access_by_name, access_by_fd, &args};
+    return on_inode(inst, cred, path, at & AT_SYMLINK_NOFOLLOW, &op);
 }
 
 /* glibc 2.36 has no fchmodat2 (Linux 6.6), the one chmod that takes

@@ -340,9 +340,11 @@ static inline struct union_instance *union_of(struct ls_instance *inst)
 
 /* -EROFS unless the union has a writable top branch. */
 int union_need_writable(struct union_instance *u);
-/* Whether the client may add and remove names in the directory of path. */
+/* Whether the client may add and remove names in the directory of n (a
+ * node a lookup found, or found absent). */
 int union_check_parent_writable(struct union_instance *u,
-                                const struct ls_cred *cred, const char *path);
+                                const struct ls_cred *cred,
+                                const struct union_node *n);
 
 /* file.c: open files and directories. */
 int union_open(struct ls_instance *, const struct ls_cred *, const char *path,

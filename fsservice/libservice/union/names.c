@@ -95,7 +95,8 @@ static int whiteout_if_lower(struct union_instance *u,
     char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(n->path, dir, &name);
-    int rc = union_copyup_dirs(u, cred, dir);
+    /* A parent the top branch merges is there already. */
+    int rc = n->parent_dirs & 1u ? 0 : union_copyup_dirs(u, cred, dir);
     return rc < 0 ? rc : union_whiteout_create(u, dir, name);
 }
 
@@ -109,7 +110,7 @@ static int new_name(struct union_instance *u, const struct ls_cred *cred,
     if (rc == 0 && n->branch >= 0)
         rc = -EEXIST;
     if (rc == 0)
-        rc = union_check_parent_writable(u, cred, n->path);
+        rc = union_check_parent_writable(u, cred, n);
     return rc < 0 ? rc : prepare_new(u, cred, n, removed);
 }
 
@@ -165,7 +166,7 @@ int union_rmdir(struct ls_instance *inst, const struct ls_cred *cred,
     if (!S_ISDIR(n.st.mode))
         return -ENOTDIR;
     if ((rc = union_empty(u, cred, &n)) < 0 ||
-        (rc = union_check_parent_writable(u, cred, n.path)) < 0)
+        (rc = union_check_parent_writable(u, cred, &n)) < 0)
         return rc;
     if (n.dirs & 1u) {
         rc = union_whiteouts_clear(u, n.path);
@@ -199,7 +200,7 @@ int union_unlink(struct ls_instance *inst, const struct ls_cred *cred,
     if (n.branch == 0) {
         rc = top->ops->unlink(top, cred, n.path);
     } else {
-        rc = union_check_parent_writable(u, cred, n.path);
+        rc = union_check_parent_writable(u, cred, &n);
     }
     return rc < 0 ? rc : whiteout_if_lower(u, cred, &n);
 }
@@ -256,8 +257,8 @@ int union_rename(struct ls_instance *inst, const struct ls_cred *cred,
         goto out;
     }
     if ((rc = rename_checks(u, cred, src, dst, flags)) < 0 ||
-        (rc = union_check_parent_writable(u, cred, src->path)) < 0 ||
-        (rc = union_check_parent_writable(u, cred, dst->path)) < 0)
+        (rc = union_check_parent_writable(u, cred, src)) < 0 ||
+        (rc = union_check_parent_writable(u, cred, dst)) < 0)
         goto out;
 
     int src_dir = S_ISDIR(src->st.mode);

@@ -27,20 +27,29 @@ int union_need_writable(struct union_instance *u)
 }
 
 int union_check_parent_writable(struct union_instance *u,
-                                const struct ls_cred *cred, const char *path)
+                                const struct ls_cred *cred,
+                                const struct union_node *n)
 {
     char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
-    union_split(path, dir, &name);
-    struct union_node *n = malloc(sizeof *n);
-    if (!n)
-        return -ENOMEM;
-    int rc = union_lookup(u, cred, dir, UNION_FOLLOW, n);
-    if (rc == 0) {
-        struct ls_instance *in = union_branch_inst(u, n->branch);
-        rc = in->ops->access(in, cred, n->path, W_OK | X_OK, AT_EACCESS);
+    union_split(n->path, dir, &name);
+    /* The walk that found n knows which branches merge into its parent:
+     * the topmost one's directory is the union's (its mode, owner and
+     * ACL). A node the top branch's stat found alone knows none. */
+    int b = union_next_branch(n->parent_dirs, 0);
+    if (b >= 0) {
+        struct ls_instance *in = union_branch_inst(u, b);
+        return in->ops->access(in, cred, dir, W_OK | X_OK, AT_EACCESS);
     }
-    free(n);
+    struct union_node *parent = malloc(sizeof *parent);
+    if (!parent)
+        return -ENOMEM;
+    int rc = union_lookup(u, cred, dir, UNION_FOLLOW, parent);
+    if (rc == 0) {
+        struct ls_instance *in = union_branch_inst(u, parent->branch);
+        rc = in->ops->access(in, cred, parent->path, W_OK | X_OK, AT_EACCESS);
+    }
+    free(parent);
     return rc;
 }
 

@@ -79,12 +79,19 @@ int union_is_opaque(struct union_instance *u, const struct ls_cred *cred,
 }
 
 /* An empty file with no permissions, as OCI layers carry them. */
+/* An empty file of mode 0 at path in the top branch: made in one call
+ * (mknod of a regular file), or, where something is there already,
+ * opened with O_TRUNC as before, which empties an old marker and refuses
+ * what is not a file. */
 static int create_marker(struct union_instance *u, const char *path)
 {
     struct ls_instance *top = union_branch_inst(u, 0);
+    int rc = top->ops->mknod(top, &u->copyup_cred, path, S_IFREG, 0);
+    if (rc != -EEXIST)
+        return rc;
     struct ls_file *f;
-    int rc = top->ops->open(top, &u->copyup_cred, path,
-                            O_WRONLY | O_CREAT | O_TRUNC, 0, &f);
+    rc = top->ops->open(top, &u->copyup_cred, path,
+                        O_WRONLY | O_CREAT | O_TRUNC, 0, &f);
     if (rc < 0)
         return rc;
     top->ops->close(f);
