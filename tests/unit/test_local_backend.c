@@ -690,6 +690,66 @@ static void test_user_xattr_round_trip(void **state)
                      -ENODATA);
 }
 
+/* A name's xattrs by path: a link is followed inside the root (or read
+ * itself), and what the kernel answers comes back as it does. */
+static void test_xattrs_by_name(void **state)
+{
+    struct fixture *f = *state;
+    const struct ls_ops *ops = f->ops;
+    create_file(f, &root_cred, "file", "x", 0644);
+    assert_int_equal(ops->symlink(f->inst, &root_cred, "file", "sl"), 0);
+    char host[PATH_MAX + 32], host_out[PATH_MAX + 32];
+    snprintf(host, sizeof host, "%s/file", f->root);
+    assert_int_equal(setxattr(host, "trusted.t", "file's", 6, 0), 0);
+    snprintf(host, sizeof host, "%s/sl", f->root);
+    assert_int_equal(lsetxattr(host, "trusted.t", "link's", 6, 0), 0);
+    /* Outside the root, a file of that name with an xattr of its own. */
+    snprintf(host_out, sizeof host_out, "%s/outside", f->top);
+    int fd = open(host_out, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(setxattr(host_out, "trusted.t", "host's", 6, 0), 0);
+    assert_int_equal(ops->symlink(f->inst, &root_cred, host_out, "abs"), 0);
+
+    char v[32];
+    assert_int_equal(ops->getxattr(f->inst, &root_cred, "sl", "trusted.t", v,
+                                   sizeof v, 0),
+                     6);
+    assert_memory_equal(v, "file's", 6);
+    assert_int_equal(ops->getxattr(f->inst, &root_cred, "sl", "trusted.t", v,
+                                   sizeof v, AT_SYMLINK_NOFOLLOW),
+                     6);
+    assert_memory_equal(v, "link's", 6);
+    assert_int_equal(ops->getxattr(f->inst, &root_cred, "abs", "trusted.t", v,
+                                   sizeof v, 0),
+                     -ENOENT);
+    assert_int_equal(ops->getxattr(f->inst, &root_cred, "abs", "trusted.t", v,
+                                   sizeof v, AT_SYMLINK_NOFOLLOW),
+                     -ENODATA);
+    assert_int_equal(ops->getxattr(f->inst, &root_cred, "file", "trusted.t", v,
+                                   2, 0),
+                     -ERANGE);
+    assert_int_equal(ops->getxattr(f->inst, &root_cred, "file", "trusted.no",
+                                   v, sizeof v, 0),
+                     -ENODATA);
+    assert_int_equal(ops->getxattr(f->inst, &root_cred, "missing",
+                                   "trusted.t", v, sizeof v, 0),
+                     -ENOENT);
+    assert_int_equal(ops->listxattr(f->inst, &root_cred, "abs", v, sizeof v,
+                                    0),
+                     -ENOENT);
+    assert_int_equal(ops->listxattr(f->inst, &root_cred, "sl", NULL, 0,
+                                    AT_SYMLINK_NOFOLLOW),
+                     (ssize_t)sizeof "trusted.t");
+    assert_int_equal(ops->listxattr(f->inst, &root_cred, "sl", v, sizeof v, 0),
+                     (ssize_t)sizeof "trusted.t");
+    assert_string_equal(v, "trusted.t");
+    /* The root itself has no parent: the walk's way. */
+    assert_true(ops->listxattr(f->inst, &root_cred, "", NULL, 0,
+                               AT_SYMLINK_NOFOLLOW) >= 0);
+    unlink(host_out);
+}
+
 /* ---- the parent handles a thread keeps (dirs.h): each change that could
  * make a kept handle lie is seen by the next call ---- */
 
@@ -908,6 +968,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_cred_switch_is_per_thread, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_xattrs_by_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_xattr_round_trip, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_dir_handles_follow_renames, setup,

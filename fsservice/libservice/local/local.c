@@ -22,9 +22,9 @@
  *  - on an existing inode (stat, access, chmod, chown, utimens, truncate,
  *    statfs, xattrs): the whole path is opened O_PATH in the root (with
  *    O_NOFOLLOW for AT_SYMLINK_NOFOLLOW, giving an fd of the symlink itself)
- *    and the call acts on that fd; a stat, chmod, chown or utimens of a
- *    plain last name that is no symlink to follow acts on it from its
- *    parent's handle, never following it. Calls without an fd-relative form use
+ *    and the call acts on that fd; a stat, access, chmod, chown, utimens,
+ *    getxattr or listxattr of a plain last name that is no symlink to
+ *    follow acts on it from its parent's handle, never following it. Calls without an fd-relative form use
  *    the fd's /proc/self/fd/N link, which leads to the O_PATH target itself
  *    (measured: getxattr on the link of an O_NOFOLLOW fd reads the symlink's
  *    own xattrs, and chmod through it gives EOPNOTSUPP as lchmod does).
@@ -48,8 +48,10 @@
 #include <sched.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -952,18 +954,80 @@ static int local_statfs(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
+/* getxattrat and listxattrat (Linux 6.13) read a name's xattrs from its
+ * parent's handle, without the O_PATH open and /proc link the older calls
+ * need. glibc 2.36 has neither; their numbers are the same on every
+ * architecture. Measured here: with AT_SYMLINK_NOFOLLOW they read a
+ * symlink's own xattrs, and give ENODATA, ERANGE and a size query as
+ * getxattr does; on an O_PATH fd with AT_EMPTY_PATH, EBADF, so a path
+ * only the walk can find keeps the /proc link. A kernel without them
+ * (ENOSYS, noted once) takes the walk every time. */
+#ifndef SYS_getxattrat
+#define SYS_getxattrat 464
+#endif
+#ifndef SYS_listxattrat
+#define SYS_listxattrat 465
+#endif
+
+struct xattr_at_args {
+    uint64_t value;
+    uint32_t size;
+    uint32_t flags;
+};
+
+static _Atomic bool xattrs_at_missing;
+
+/* One xattr read: name's value, or (name NULL) the list; got its size or
+ * -errno. */
+struct xattr_read {
+    const char *name;
+    void *value;
+    size_t size;
+    ssize_t got;
+};
+
+static int xattr_by_name(int dir_fd, const char *name, int at, void *a)
+{
+    struct xattr_read *x = a;
+    if (atomic_load_explicit(&xattrs_at_missing, memory_order_relaxed))
+        return -EAGAIN;
+    int rc = may_change_name(dir_fd, name, at);
+    if (rc < 0)
+        return rc;
+    uint32_t size = x->size > UINT32_MAX ? UINT32_MAX : (uint32_t)x->size;
+    struct xattr_at_args args = {(uintptr_t)x->value, size, 0};
+    long n = x->name ? syscall(SYS_getxattrat, dir_fd, name,
+                               AT_SYMLINK_NOFOLLOW, x->name, &args,
+                               sizeof args)
+                     : syscall(SYS_listxattrat, dir_fd, name,
+                               AT_SYMLINK_NOFOLLOW, x->value, x->size);
+    if (n < 0 && errno == ENOSYS) {
+        atomic_store_explicit(&xattrs_at_missing, true, memory_order_relaxed);
+        return -EAGAIN;
+    }
+    x->got = n < 0 ? -errno : n;
+    return 0;
+}
+
+static int xattr_by_fd(int fd, void *a)
+{
+    struct xattr_read *x = a;
+    struct proc_link link = proc_link_of(fd);
+    x->got = neg_errno_size(
+        x->name ? getxattr(link.path, x->name, x->value, x->size)
+                : listxattr(link.path, x->value, x->size));
+    return 0;
+}
+
 static ssize_t local_getxattr(struct ls_instance *inst,
                               const struct ls_cred *cred, const char *path,
                               const char *name, void *value, size_t size,
                               int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    ssize_t rc =
-        neg_errno_size(getxattr(proc_link_of(fd).path, name, value, size));
-    close(fd);
-    return rc;
+    struct xattr_read x = {name, value, size, 0};
+    struct inode_op op = {xattr_by_name, xattr_by_fd, &x};
+    int rc = on_inode(inst, cred, path, at, &op);
+    return rc < 0 ? rc : x.got;
 }
 
 static int local_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
@@ -983,12 +1047,10 @@ static ssize_t local_listxattr(struct ls_instance *inst,
                                const struct ls_cred *cred, const char *path,
                                char *list, size_t size, int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    ssize_t rc = neg_errno_size(listxattr(proc_link_of(fd).path, list, size));
-    close(fd);
-    return rc;
+    struct xattr_read x = {NULL, list, size, 0};
+    struct inode_op op = {xattr_by_name, xattr_by_fd, &x};
+    int rc = on_inode(inst, cred, path, at, &op);
+    return rc < 0 ? rc : x.got;
 }
 
 static int local_removexattr(struct ls_instance *inst,
