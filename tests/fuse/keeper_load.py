@@ -27,6 +27,10 @@ import sys
 import time
 
 
+def now_ms():
+    return int(time.time() * 1000)
+
+
 def ops(directory, seconds):
     os.chdir(directory)
     end = time.time() + seconds
@@ -35,10 +39,16 @@ def ops(directory, seconds):
         try:
             name = 'f%d' % (n % 5)
             data = ('%d\n' % n).encode() * 50
+            # When each step ended (ms since the epoch), to place a loss
+            # among the kills.
+            steps = [('begin', now_ms())]
             fd = os.open(name, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+            steps.append(('create', now_ms()))
             os.write(fd, data)
+            steps.append(('write', now_ms()))
             try:
                 os.fsync(fd)
+                steps.append(('fsync', now_ms()))
             except OSError as e:
                 if e.errno != errno.EIO:
                     raise
@@ -48,17 +58,26 @@ def ops(directory, seconds):
                 n += 1
                 continue
             os.close(fd)
+            steps.append(('close', now_ms()))
             os.rename(name, name + '.r')
+            steps.append(('rename', now_ms()))
             with open(name + '.r', 'rb') as f:
+                steps.append(('open', now_ms()))
+                size_before = os.fstat(f.fileno()).st_size
                 got = f.read()
+                steps.append(('read', now_ms()))
                 if got != data:
                     # What came back says which loss it was: nothing (a
                     # lost write or size), or another op's bytes (a stale
-                    # page or a mixed-up file).
+                    # page or a mixed-up file); the sizes say whether the
+                    # kernel knew the size before reading.
                     raise OSError(errno.EIO, 'read back differs: %d bytes '
-                                  'starting %r, wrote %d starting %r'
+                                  'starting %r, wrote %d starting %r; size '
+                                  'before the read %d, after %d; steps %s'
                                   % (len(got), got[:12], len(data),
-                                     data[:12]))
+                                     data[:12], size_before,
+                                     os.fstat(f.fileno()).st_size,
+                                     ' '.join('%s %d' % s for s in steps)))
             if name + '.r' not in os.listdir('.'):
                 raise OSError(errno.ENOENT, 'missing from listing')
             os.unlink(name + '.r')
