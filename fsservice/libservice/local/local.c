@@ -24,10 +24,11 @@
  *    O_NOFOLLOW for AT_SYMLINK_NOFOLLOW, giving an fd of the symlink itself)
  *    and the call acts on that fd; a stat, access, chmod, chown, utimens,
  *    getxattr or listxattr of a plain last name that is no symlink to
- *    follow acts on it from its parent's handle, never following it. Calls without an fd-relative form use
- *    the fd's /proc/self/fd/N link, which leads to the O_PATH target itself
- *    (measured: getxattr on the link of an O_NOFOLLOW fd reads the symlink's
- *    own xattrs, and chmod through it gives EOPNOTSUPP as lchmod does).
+ *    follow acts on it from its parent's handle, never following it.
+ *    Calls without an fd-relative form use the fd's /proc/self/fd/N link,
+ *    which leads to the O_PATH target itself (measured: getxattr on the
+ *    link of an O_NOFOLLOW fd reads the symlink's own xattrs, and chmod
+ *    through it gives EOPNOTSUPP as lchmod does).
  *
  * Creation modes arrive with the client's umask applied (libfs), so they
  * must reach the kernel unmasked; but a process umask of 0 would make
