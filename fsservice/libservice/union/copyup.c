@@ -102,6 +102,12 @@ static int copy_attrs(struct union_instance *u, int b, const char *from,
     return rc;
 }
 
+int union_copyup_parent(struct union_instance *u, const struct ls_cred *cred,
+                        const struct union_node *n, const char *dir)
+{
+    return n->parent_dirs & 1u ? 0 : union_copyup_dirs(u, cred, dir);
+}
+
 int union_copyup_dirs(struct union_instance *u, const struct ls_cred *cred,
                       const char *dir)
 {

@@ -147,7 +147,7 @@ static int open_new(struct union_instance *u, const struct ls_cred *cred,
      * not copied up, and one the top branch alone has holds no whiteout
      * that hides anything (a copied-up directory starts with none). */
     bool up = n->parent_dirs & 1u;
-    rc = up ? 0 : union_copyup_dirs(u, cred, dir);
+    rc = union_copyup_parent(u, cred, n, dir);
     if (rc < 0)
         return rc;
     int removed = up && (n->parent_dirs & ~1u)

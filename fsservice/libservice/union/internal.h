@@ -214,6 +214,10 @@ int union_whiteouts_clear(struct union_instance *u, const char *dir);
 /* Makes every directory of dir exist in the top branch. */
 int union_copyup_dirs(struct union_instance *u, const struct ls_cred *cred,
                       const char *dir);
+/* union_copyup_dirs of n's directory dir, unless the walk that found n
+ * saw the top branch merged into it (parent_dirs): it is up already. */
+int union_copyup_parent(struct union_instance *u, const struct ls_cred *cred,
+                        const struct union_node *n, const char *dir);
 /* Copies node (found in a lower branch) up; keep_len < 0 keeps all the
  * data, else at most keep_len bytes (0 for an open with O_TRUNC). A
  * regular file's data stays below (partial.c) when the top branch can
@@ -341,7 +345,7 @@ static inline struct union_instance *union_of(struct ls_instance *inst)
 /* -EROFS unless the union has a writable top branch. */
 int union_need_writable(struct union_instance *u);
 /* Whether the client may add and remove names in the directory of n (a
- * node a lookup found, or found absent). */
+ * node a lookup without UNION_FAST found, or found absent). */
 int union_check_parent_writable(struct union_instance *u,
                                 const struct ls_cred *cred,
                                 const struct union_node *n);

@@ -95,8 +95,7 @@ static int whiteout_if_lower(struct union_instance *u,
     char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(n->path, dir, &name);
-    /* A parent the top branch merges is there already. */
-    int rc = n->parent_dirs & 1u ? 0 : union_copyup_dirs(u, cred, dir);
+    int rc = union_copyup_parent(u, cred, n, dir);
     return rc < 0 ? rc : union_whiteout_create(u, dir, name);
 }
 

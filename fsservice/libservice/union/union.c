@@ -35,22 +35,12 @@ int union_check_parent_writable(struct union_instance *u,
     union_split(n->path, dir, &name);
     /* The walk that found n knows which branches merge into its parent:
      * the topmost one's directory is the union's (its mode, owner and
-     * ACL). A node the top branch's stat found alone knows none. */
+     * ACL). */
     int b = union_next_branch(n->parent_dirs, 0);
-    if (b >= 0) {
-        struct ls_instance *in = union_branch_inst(u, b);
-        return in->ops->access(in, cred, dir, W_OK | X_OK, AT_EACCESS);
-    }
-    struct union_node *parent = malloc(sizeof *parent);
-    if (!parent)
-        return -ENOMEM;
-    int rc = union_lookup(u, cred, dir, UNION_FOLLOW, parent);
-    if (rc == 0) {
-        struct ls_instance *in = union_branch_inst(u, parent->branch);
-        rc = in->ops->access(in, cred, parent->path, W_OK | X_OK, AT_EACCESS);
-    }
-    free(parent);
-    return rc;
+    if (b < 0)
+        return -EINVAL; /* a node of the fast path (UNION_FAST) */
+    struct ls_instance *in = union_branch_inst(u, b);
+    return in->ops->access(in, cred, dir, W_OK | X_OK, AT_EACCESS);
 }
 
 static int follow_flags(int at)
