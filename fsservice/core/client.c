@@ -173,7 +173,7 @@ struct client_spares {
     struct client *ready;   /* made, for client_new */
     uint32_t nready;
     struct client *retired; /* detached, to end */
-    bool short_of_memory;   /* the last make failed: wait for a take */
+    bool make_failed;       /* the last make failed: wait for a take */
     bool stop;
 };
 
@@ -187,7 +187,7 @@ static struct client *spare_take(struct client_spares *sp)
         c->next_spare = NULL;
     }
     /* A take is also when descriptors or memory may have come back. */
-    sp->short_of_memory = false;
+    sp->make_failed = false;
     pthread_cond_signal(&sp->wake);
     pthread_mutex_unlock(&sp->lock);
     return c;
@@ -201,7 +201,7 @@ static bool spare_retire(struct client_spares *sp, struct client *c)
     if (taken) {
         c->next_spare = sp->retired;
         sp->retired = c;
-        sp->short_of_memory = false;
+        sp->make_failed = false;
         pthread_cond_signal(&sp->wake);
     }
     pthread_mutex_unlock(&sp->lock);
@@ -214,7 +214,7 @@ static void *spares_main(void *arg)
     prctl(PR_SET_NAME, "danaus-spares");
     pthread_mutex_lock(&sp->lock);
     for (;;) {
-        bool want = !sp->stop && !sp->short_of_memory && sp->nready < SPARES;
+        bool want = !sp->stop && !sp->make_failed && sp->nready < SPARES;
         if (!sp->retired && !want) {
             if (sp->stop)
                 break;
@@ -239,7 +239,7 @@ static void *spares_main(void *arg)
             sp->ready = made;
             sp->nready++;
         } else if (want) {
-            sp->short_of_memory = true;
+            sp->make_failed = true;
         }
     }
     pthread_mutex_unlock(&sp->lock);

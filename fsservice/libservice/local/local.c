@@ -795,24 +795,19 @@ static int may_change_name(int dir_fd, const char *name, int at)
  * By name, a name to follow is looked at first: faccessat on a symlink
  * with AT_SYMLINK_NOFOLLOW checks the link, and without it the kernel
  * would follow it out of the root; such a name takes the walk. */
-struct access_args {
-    int mode;
-};
-
-static int access_by_name(int dir_fd, const char *name, int at, void *a)
+static int access_by_name(int dir_fd, const char *name, int at, void *mode)
 {
-    const struct access_args *args = a;
     int rc = may_change_name(dir_fd, name, at);
     if (rc < 0)
         return rc;
-    return neg_errno(faccessat(dir_fd, name, args->mode,
+    return neg_errno(faccessat(dir_fd, name, *(int *)mode,
                                AT_EACCESS | AT_SYMLINK_NOFOLLOW));
 }
 
-static int access_by_fd(int fd, void *a)
+static int access_by_fd(int fd, void *mode)
 {
-    const struct access_args *args = a;
-    return neg_errno(faccessat(fd, "", args->mode, AT_EMPTY_PATH | AT_EACCESS));
+    return neg_errno(faccessat(fd, "", *(int *)mode,
+                               AT_EMPTY_PATH | AT_EACCESS));
 }
 
 static int local_access(struct ls_instance *inst, const struct ls_cred *cred,
@@ -820,8 +815,7 @@ static int local_access(struct ls_instance *inst, const struct ls_cred *cred,
 {
     if (at & ~(AT_SYMLINK_NOFOLLOW | AT_EACCESS))
         return -EINVAL;
-    struct access_args args = {mode};
-    struct inode_op op = {access_by_name, access_by_fd, &args};
+    struct inode_op op = {access_by_name, access_by_fd, &mode};
     return on_inode(inst, cred, path, at & AT_SYMLINK_NOFOLLOW, &op);
 }
 
