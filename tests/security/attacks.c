@@ -36,6 +36,7 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1879,9 +1880,11 @@ static void test_two_containers(void **state)
 
 #define LONG_LEVELS 20 /* names of 250 bytes: 5,019 bytes deep */
 
-/* A call on the two strings a and b (b NULL: one string), with arg0. */
-static int64_t two_strings(struct raw *r, int slot, enum danaus_call call,
-                           const char *a, const char *b, int64_t arg0)
+/* A call on the two strings a and b (b NULL: one string), with arg0 and
+ * arg1. */
+static int64_t two_strings_args(struct raw *r, int slot, enum danaus_call call,
+                                const char *a, const char *b, int64_t arg0,
+                                int64_t arg1)
 {
     static char buf[4 * DANAUS_LONG_PATH_MAX];
     size_t la = strlen(a) + 1, lb = b ? strlen(b) + 1 : 0;
@@ -1891,7 +1894,24 @@ static int64_t two_strings(struct raw *r, int slot, enum danaus_call call,
         memcpy(buf + la, b, lb);
     struct danaus_desc d = {.call = call, .mount = raw_mount(r, MOUNT_A)};
     d.arg[0] = arg0;
+    d.arg[1] = arg1;
     return raw_call(r, (uint32_t)slot, &d, buf, (uint32_t)(la + lb), 10000);
+}
+
+static int64_t two_strings(struct raw *r, int slot, enum danaus_call call,
+                           const char *a, const char *b, int64_t arg0)
+{
+    return two_strings_args(r, slot, call, a, b, arg0, 0);
+}
+
+/* An xattr call (GETXATTR of name, or LISTXATTR when name is NULL) on
+ * path with AT flags at, asking for 64 bytes. */
+static int64_t xattr_call(struct raw *r, int slot, const char *path,
+                          const char *name, int at)
+{
+    return two_strings_args(r, slot,
+                            name ? DANAUS_CALL_GETXATTR : DANAUS_CALL_LISTXATTR,
+                            path, name, 64, at);
 }
 
 /* As root (whom no permission stops), on MOUNT_A (its root one level below the site): a chain of
@@ -1956,7 +1976,29 @@ static int long_escape(void *arg)
         CHILD_CHECK(rc < 0, "open of try %d gave a handle", i);
         rc = two_strings(&r, slot, DANAUS_CALL_STAT, p, NULL, 0);
         CHILD_CHECK(rc < 0, "stat of try %d answered", i);
+        rc = xattr_call(&r, slot, p, "user.secret", 0);
+        CHILD_CHECK(rc < 0, "getxattr of try %d answered %lld", i,
+                    (long long)rc);
+        rc = xattr_call(&r, slot, p, NULL, 0);
+        CHILD_CHECK(rc < 0, "listxattr of try %d answered %lld", i,
+                    (long long)rc);
     }
+    /* A short link to the secret, read by name from its parent's handle
+     * (the local backend's getxattrat): followed inside the instance, or
+     * the link itself. */
+    int64_t rc = two_strings(&r, slot, DANAUS_CALL_SYMLINK, secret,
+                             "xattr-abs", 0);
+    CHILD_CHECK(rc == 0, "symlink xattr-abs: %lld", (long long)rc);
+    for (int at = 0; !ceph_conf && at <= AT_SYMLINK_NOFOLLOW;
+         at += AT_SYMLINK_NOFOLLOW) {
+        rc = xattr_call(&r, slot, "xattr-abs", "user.secret", at);
+        CHILD_CHECK(rc == (at ? -ENODATA : -ENOENT),
+                    "getxattr of xattr-abs (at %d): %lld", at, (long long)rc);
+        rc = xattr_call(&r, slot, "xattr-abs", NULL, at);
+        CHILD_CHECK(rc == (at ? 0 : -ENOENT),
+                    "listxattr of xattr-abs (at %d): %lld", at, (long long)rc);
+    }
+    two_strings(&r, slot, DANAUS_CALL_UNLINK, "xattr-abs", NULL, 0);
     p[0] = '\0';
     for (int i = 0; i < 1400; i++)
         strcat(p, "../");
@@ -1978,7 +2020,7 @@ static int long_escape(void *arg)
     /* Longer than any path the wire carries. */
     memset(p, 'a', 3 * DANAUS_PATH_MAX);
     p[3 * DANAUS_PATH_MAX] = '\0';
-    int64_t rc = two_strings(&r, slot, DANAUS_CALL_STAT, p, NULL, 0);
+    rc = two_strings(&r, slot, DANAUS_CALL_STAT, p, NULL, 0);
     CHILD_CHECK(rc == -ENAMETOOLONG, "a path of 12 KiB: %lld",
                 (long long)rc);
 
@@ -2011,6 +2053,8 @@ static void test_long_paths_stay_inside(void **state)
     fputs("host secret\n", f);
     fclose(f);
     assert_int_equal(chmod(secret, 0644), 0);
+    /* What an xattr call that got out would read. */
+    assert_int_equal(setxattr(secret, "user.secret", "host", 4, 0), 0);
     assert_int_equal(reap(spawn(long_escape, NULL), 60), 0);
     const char *made[] = {"escaped-dir", "escaped-link", "escaped-move"};
     for (int i = 0; i < 3; i++) {
