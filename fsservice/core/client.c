@@ -13,8 +13,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <string.h>
+#include <unistd.h>
 #include <urcu.h>
 
 int client_registry_init(struct client_registry *r,
@@ -91,8 +93,8 @@ struct client *client_new(struct client_registry *r, pid_t pid,
         errno = EMFILE;
         return NULL;
     }
-    struct client *c = r->spares ? spare_take(r->spares) : NULL;
-    if (!c && !(c = client_make(r)))
+    struct client *c = r->spares ? spare_take(r->spares) : client_make(r);
+    if (!c)
         return NULL;
     c->handles.limit = r->handles_per_client;
     c->handles.shares = &r->shares;
@@ -174,9 +176,14 @@ struct client_spares {
     uint32_t nready;
     struct client *retired; /* detached, to end */
     bool make_failed;       /* the last make failed: wait for a take */
+    int make_errno;         /* and why */
+    bool wanted;            /* a take found none: say when one is made */
+    int made_fd;            /* eventfd: a wanted client was made */
     bool stop;
 };
 
+/* A spare, or NULL with errno: why the last make failed, or EAGAIN while
+ * the next is being made. */
 static struct client *spare_take(struct client_spares *sp)
 {
     pthread_mutex_lock(&sp->lock);
@@ -185,6 +192,9 @@ static struct client *spare_take(struct client_spares *sp)
         sp->ready = c->next_spare;
         sp->nready--;
         c->next_spare = NULL;
+    } else {
+        errno = sp->make_failed ? sp->make_errno : EAGAIN;
+        sp->wanted = true;
     }
     /* A take is also when descriptors or memory may have come back. */
     sp->make_failed = false;
@@ -233,13 +243,24 @@ static void *spares_main(void *arg)
             client_end(sp->r, c);
         }
         struct client *made = want ? client_make(sp->r) : NULL;
+        int made_errno = errno;
         pthread_mutex_lock(&sp->lock);
         if (made) {
             made->next_spare = sp->ready;
             sp->ready = made;
             sp->nready++;
+            /* Not on a failure: the door asks again on its own clock,
+             * rather than in step with a thread failing as fast. */
+            if (sp->wanted) {
+                sp->wanted = false;
+                uint64_t one = 1;
+                /* Fails only with the count full: a wake-up is pending. */
+                ssize_t n = write(sp->made_fd, &one, sizeof one);
+                (void)n;
+            }
         } else if (want) {
             sp->make_failed = true;
+            sp->make_errno = made_errno ? made_errno : ENOMEM;
         }
     }
     pthread_mutex_unlock(&sp->lock);
@@ -252,12 +273,19 @@ int client_spares_start(struct client_registry *r)
     if (!sp)
         return -ENOMEM;
     sp->r = r;
+    sp->made_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (sp->made_fd < 0) {
+        int err = errno;
+        free(sp);
+        return -err;
+    }
     pthread_mutex_init(&sp->lock, NULL);
     pthread_cond_init(&sp->wake, NULL);
     int rc = pthread_create(&sp->thread, NULL, spares_main, sp);
     if (rc != 0) {
         pthread_cond_destroy(&sp->wake);
         pthread_mutex_destroy(&sp->lock);
+        close(sp->made_fd);
         free(sp);
         return -rc;
     }
@@ -285,7 +313,13 @@ void client_spares_stop(struct client_registry *r)
     }
     pthread_cond_destroy(&sp->wake);
     pthread_mutex_destroy(&sp->lock);
+    close(sp->made_fd);
     free(sp);
+}
+
+int client_spares_fd(const struct client_registry *r)
+{
+    return r->spares ? r->spares->made_fd : -1;
 }
 
 bool client_attached(struct client_registry *r, const struct client *c)

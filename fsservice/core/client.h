@@ -34,8 +34,9 @@
  * every attach would wait for the slowest fault in the service. A spares
  * thread makes clients ahead (areas mapped, tables allocated) for the door
  * to take, and ends the clients the door detaches (the grace period, the
- * unmap). Without it (unit tests; its start failed) both run on the
- * caller's thread.
+ * unmap); a hello that finds none made waits for the next one rather than
+ * have the door make it (a burst of attaches). Without the thread (unit
+ * tests; its start failed) both run on the caller's thread.
  */
 #ifndef DANAUS_CLIENT_H
 #define DANAUS_CLIENT_H
@@ -133,10 +134,15 @@ void client_registry_free(struct client_registry *r);
  * returns). */
 int client_spares_start(struct client_registry *r);
 void client_spares_stop(struct client_registry *r);
+/* An eventfd that turns readable when a client is made after client_new
+ * found none (EAGAIN), for the door's epoll; -1 without the thread. */
+int client_spares_fd(const struct client_registry *r);
 
-/* Door thread: a new client with its area (a spare if one is made),
- * published in the table, with one reference owned by the door; NULL with
- * errno (EMFILE: the table is full, or no descriptor for its area). */
+/* Door thread: a new client with its area (a spare made ahead, or made
+ * here when there is no spares thread), published in the table, with one
+ * reference owned by the door; NULL with errno (EMFILE: the table is full,
+ * or no descriptor for its area; EAGAIN: no spare made yet, ask again
+ * when client_spares_fd says one was). */
 struct client *client_new(struct client_registry *r, pid_t pid,
                           const struct ls_cred *cred);
 /* Door thread: the client leaves the table; after a grace period (on the

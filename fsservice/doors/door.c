@@ -333,7 +333,7 @@ static uint64_t time_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* The service is out of descriptors for c's hello: whether to hold it
+/* The service has no room for c's hello now: whether to hold it
  * (door_main tries it again) rather than refuse it now. */
 static bool hold_hello(struct door *d, struct conn *c)
 {
@@ -386,7 +386,9 @@ static void hello(struct door *d, struct conn *c)
                 say_refused(d, pid, -rc);
         }
     }
-    bool short_of_fds = rc == -EMFILE || rc == -ENFILE;
+    /* Held, to be answered when the service has room again: out of
+     * descriptors, or (EAGAIN from client_new) no client made ahead yet. */
+    bool hold = rc == -EMFILE || rc == -ENFILE;
     struct shares *shares = &d->svc->clients.shares;
     if (rc == 0 && clients_of(d, pid) >= PID_CLIENTS)
         rc = -EMFILE;
@@ -395,11 +397,11 @@ static void hello(struct door *d, struct conn *c)
     if (rc == 0) {
         c->client = client_new(&d->svc->clients, pid, &cred);
         rc = c->client ? 0 : errno ? -errno : -ENOMEM;
-        short_of_fds = rc == -EMFILE || rc == -ENFILE;
+        hold = rc == -EMFILE || rc == -ENFILE || rc == -EAGAIN;
         if (rc < 0)
             share_give(shares, SHARE_CLIENTS, cred.uid);
     }
-    if (short_of_fds && hold_hello(d, c))
+    if (hold && hold_hello(d, c))
         return;
     release_hello(d, c);
     /* Made on the client's own copy: a backend's state may point into
@@ -1172,6 +1174,23 @@ static void serve(struct door *d, struct conn *c)
     handle_message(d, c, &buf.m, (size_t)n);
 }
 
+/* The epoll mark of the spares thread's descriptor (client.h). */
+static char spare_made;
+
+/* The held hellos, asked again: a client was made, or time passed. */
+static void hellos_again(struct door *d)
+{
+    uint64_t count;
+    int made = client_spares_fd(&d->svc->clients);
+    if (made >= 0) {
+        ssize_t n = read(made, &count, sizeof count); /* EAGAIN: none */
+        (void)n;
+    }
+    for (struct conn *c = d->conns; c && d->nheld; c = c->next)
+        if (c->held_until)
+            hello(d, c);
+}
+
 static void *door_main(void *arg)
 {
     struct door *d = arg;
@@ -1191,7 +1210,9 @@ static void *door_main(void *arg)
             void *p = ev[i].data.ptr;
             if (p == &d->stop_fd)
                 return NULL;
-            if (p == NULL)
+            if (p == &spare_made)
+                hellos_again(d);
+            else if (p == NULL)
                 accept_one(d);
             else
                 serve(d, p);
@@ -1205,9 +1226,7 @@ static void *door_main(void *arg)
             d->next_sweep = now + ACCEPT_PAUSE_MS;
             expire_tickets(d);
             drop_silent(d);
-            for (struct conn *c = d->conns; c && d->nheld; c = c->next)
-                if (c->held_until)
-                    hello(d, c);
+            hellos_again(d);
         }
         if (d->accept_paused && now >= d->accept_resume)
             listen_poll(d, true);
@@ -1222,6 +1241,10 @@ int door_start(struct door *d)
     shares_bound(s, SHARE_CLIENTS, MAX_CLIENTS, uid_clients, CLIENT_RESERVE);
     shares_bound(s, SHARE_TICKETS, MAX_TICKETS, UID_TICKETS, TICKET_RESERVE);
     shares_bound(s, SHARE_PENDING, MAX_PENDING, UID_PENDING, PENDING_RESERVE);
+    int made = client_spares_fd(&d->svc->clients);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &spare_made};
+    if (made >= 0 && epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, made, &ev) < 0)
+        return -errno;
     return -pthread_create(&d->thread, NULL, door_main, d);
 }
 

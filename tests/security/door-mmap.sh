@@ -2,24 +2,25 @@
 # door-mmap.sh - an attach never waits for the service's mmap_lock
 # (client.h): the door's thread makes no system call that takes it as a
 # writer (mmap, munmap, mprotect, madvise, mremap, brk) while processes
-# attach and detach, so that no service thread holding that lock inside a
+# attach and detach, one after another and in bursts of hellos sent
+# together (more than the spares made ahead), so that no service thread holding that lock inside a
 # page fault, however long it is kept from a cpu, can hold up the next
 # program's start. Traced with the kernel's syscall events, filtered to
 # the door's thread, in a tracing instance of the test's own; the door's
 # replies (sendmsg) are traced too, so an empty trace is a trace that saw
 # the attaches.
 #
-#   door-mmap.sh DANAUSD LIBDANAUS
+#   door-mmap.sh DANAUSD LIBDANAUS HELLO_BURST
 #
 # Local backend, run as root. Prints "ok"/"FAIL" per check; exit 0 when
 # all passed.
 set -u
 
-if [ $# -ne 2 ]; then
-    echo "usage: door-mmap.sh DANAUSD LIBDANAUS" >&2
+if [ $# -ne 3 ]; then
+    echo "usage: door-mmap.sh DANAUSD LIBDANAUS HELLO_BURST" >&2
     exit 2
 fi
-danausd=$(realpath "$1") lib=$(realpath "$2")
+danausd=$(realpath "$1") lib=$(realpath "$2") burst=$(realpath "$3")
 . "$(dirname "$0")/../lib.sh"
 
 site=$(mktemp -d /tmp/danaus-doormm-XXXXXX) || exit 1
@@ -70,13 +71,19 @@ for c in $calls; do
     echo 1 > "$trace/events/syscalls/sys_enter_$c/enable"
 done
 attaches 100 > /dev/null
+bursts=
+for _ in 1 2 3 4 5; do
+    bursts="$bursts$("$burst" "$site/run/$service.sock" 16 2>&1);"
+done
 for c in $calls; do
     echo 0 > "$trace/events/syscalls/sys_enter_$c/enable"
 done
 seen=$(grep -o 'sys_[a-z]*(' "$trace/trace" | sort | uniq -c)
 replies=$(grep -c 'sys_sendmsg(' "$trace/trace")
-[ "$replies" -ge 100 ] && ok "the trace saw the door answer 100 hellos" ||
-    fail "the door's replies traced: $replies, expected at least 100"
+[ "$replies" -ge 180 ] && ok "the trace saw the door answer 180 hellos" ||
+    fail "the door's replies traced: $replies, expected at least 180"
+expect "five bursts of 16 hellos, each answered with a client" \
+    "$(printf 'attached 16 of 16;%.0s' 1 2 3 4 5)" "$bursts"
 expect "the door's mmap, munmap, mprotect, madvise, mremap and brk" \
     "" "$(echo "$seen" | grep -v sys_sendmsg)"
 

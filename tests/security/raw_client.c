@@ -56,10 +56,19 @@ int raw_connect(struct raw *r, const char *socket_path)
 
 int raw_hello(struct raw *r)
 {
+    int rc = raw_hello_send(r);
+    return rc < 0 ? rc : raw_hello_take(r);
+}
+
+int raw_hello_send(struct raw *r)
+{
     struct danaus_door_msg m = {.op = DANAUS_DOOR_HELLO,
                                 .version = DANAUS_WIRE_VERSION};
-    if (send(r->door, &m, sizeof m, MSG_NOSIGNAL) != sizeof m)
-        return -errno;
+    return send(r->door, &m, sizeof m, MSG_NOSIGNAL) == sizeof m ? 0 : -errno;
+}
+
+int raw_hello_take(struct raw *r)
+{
     static char buf[sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES];
     union {
         struct cmsghdr h;

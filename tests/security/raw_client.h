@@ -33,6 +33,10 @@ int raw_attach(struct raw *r, const char *socket_path);
  * say hello on the connection. */
 int raw_connect(struct raw *r, const char *socket_path);
 int raw_hello(struct raw *r);
+/* raw_hello in two steps: the message, then the reply (hellos on many
+ * connections at once). */
+int raw_hello_send(struct raw *r);
+int raw_hello_take(struct raw *r);
 void raw_detach(struct raw *r);
 
 /* One door exchange; the reply's error (0 or an errno), or EPIPE. extra:

@@ -56,8 +56,12 @@ add_custom_target(bench-fairness
 # and detach (client.h, the spares thread): traced with the kernel's
 # syscall events. Labelled preload too: it preloads libdanaus.so into cat,
 # which the sanitizer builds cannot run.
+add_executable(hello_burst
+  ${CMAKE_CURRENT_SOURCE_DIR}/security/hello_burst.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/security/raw_client.c)
+target_link_libraries(hello_burst PRIVATE danaus_ipc)
 add_test(NAME security_door_mmap COMMAND
   ${CMAKE_CURRENT_SOURCE_DIR}/security/door-mmap.sh $<TARGET_FILE:danausd>
-  $<TARGET_FILE:danaus>)
+  $<TARGET_FILE:danaus> $<TARGET_FILE:hello_burst>)
 set_tests_properties(security_door_mmap PROPERTIES
   LABELS "security;preload" TIMEOUT 120)

@@ -1,12 +1,13 @@
 /*
  * test_client_spares.c - the spares thread (client.h): the door takes
- * clients made ahead, clients it detaches are ended (their slots back in
- * their uid's share) without it, and the thread recovers when a client
- * cannot be made.
+ * clients made ahead, and waits for the next when it takes them faster;
+ * clients it detaches are ended (their slots back in their uid's share)
+ * without it, and the thread recovers when a client cannot be made.
  */
 #include "fsservice/core/client.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,21 +65,44 @@ static void areas_open(bool open[1024])
         open[fd] = is_area(fd);
 }
 
-/* A new client whose area was open before client_new: a spare. Waits up
- * to 5 s for the thread to make one (a client made on the spot instead is
- * detached again). */
+/* client_new, asked again while no client is made yet (EAGAIN) when the
+ * thread's descriptor says one was, or every 100 ms (a failed make says
+ * nothing), for up to 5 s: the door's way. NULL with errno otherwise. */
+static struct client *new_client(void)
+{
+    for (int tries = 0; tries < 50; tries++) {
+        struct client *c = client_new(&reg, getpid(), &cred);
+        if (c || errno != EAGAIN)
+            return c;
+        struct pollfd p = {.fd = client_spares_fd(&reg), .events = POLLIN};
+        assert_true(p.fd >= 0);
+        if (poll(&p, 1, 100) == 1) {
+            uint64_t n;
+            assert_int_equal(read(p.fd, &n, sizeof n), sizeof n);
+        }
+    }
+    fail_msg("no client made in 5 s");
+    return NULL;
+}
+
+/* A new client whose area was open before client_new: a spare. Asks
+ * until one is (a spare made between the look and the call is taken
+ * first, and one taken so is given back). */
 static struct client *new_from_spare(void)
 {
     for (int tries = 0; tries < 500; tries++) {
         bool before[1024];
         areas_open(before);
         struct client *c = client_new(&reg, getpid(), &cred);
-        assert_non_null(c);
+        if (!c) {
+            assert_int_equal(errno, EAGAIN);
+            usleep(10000);
+            continue;
+        }
         assert_true(c->area.fd >= 0 && c->area.fd < 1024);
         if (before[c->area.fd])
             return c;
         client_detach(&reg, c);
-        usleep(10000);
     }
     fail_msg("no client made ahead");
     return NULL;
@@ -95,10 +119,31 @@ static void a_new_client_is_a_spare_made_before(void **state)
     client_detach(&reg, c);
 }
 
+/* Takes faster than the thread makes: the door is told to wait (it
+ * makes none itself), and then when to ask again. */
+static void a_burst_waits_for_clients_made_ahead(void **state)
+{
+    (void)state;
+    struct client *c[32];
+    int waits = 0;
+    for (int i = 0; i < 32; i++)
+        while (!(c[i] = client_new(&reg, getpid(), &cred))) {
+            assert_int_equal(errno, EAGAIN);
+            waits++;
+            struct pollfd p = {.fd = client_spares_fd(&reg), .events = POLLIN};
+            assert_int_equal(poll(&p, 1, 5000), 1);
+            uint64_t n;
+            assert_int_equal(read(p.fd, &n, sizeof n), sizeof n);
+        }
+    assert_true(waits >= 1);
+    for (int i = 0; i < 32; i++)
+        client_detach(&reg, c[i]);
+}
+
 static void a_detached_clients_slots_come_back(void **state)
 {
     (void)state;
-    struct client *c = client_new(&reg, getpid(), &cred);
+    struct client *c = new_client();
     assert_non_null(c);
     assert_true(slot_assign(&reg, c) >= 0);
     assert_true(slot_assign(&reg, c) >= 0);
@@ -115,7 +160,7 @@ static void stopping_ends_every_detached_client(void **state)
     (void)state;
     struct client *c[16];
     for (int i = 0; i < 16; i++) {
-        c[i] = client_new(&reg, getpid(), &cred);
+        c[i] = new_client();
         assert_non_null(c[i]);
         assert_true(slot_assign(&reg, c[i]) >= 0);
     }
@@ -146,7 +191,7 @@ static void out_of_descriptors_and_back(void **state)
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
     struct client *c[16];
     int n = 0;
-    while (n < 16 && (c[n] = client_new(&reg, getpid(), &cred)))
+    while (n < 16 && (c[n] = new_client()))
         n++;
     int err = errno;
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
@@ -162,6 +207,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(a_new_client_is_a_spare_made_before,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_burst_waits_for_clients_made_ahead,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_detached_clients_slots_come_back,
                                         setup, teardown),
