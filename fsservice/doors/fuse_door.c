@@ -345,6 +345,11 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
         rc = export_mount(ex, svc);
     if (rc < 0)
         return -1;
+    /* Before any thread reads: a request one of them had taken would be
+     * sent again too, and run twice (an fsync's report of lost writes
+     * spent on the copy whose answer the kernel drops). */
+    if (ex->resumed)
+        resend_taken_requests(ex);
     /* No thread serves the table yet: its top is read alone. */
     if (fuse_dirs_init(&ex->dirs, ex->resumed ? ex->nodes.top : 0) < 0 ||
         fuse_loop_start(&ex->threads, ex->se, ex->stats, index,
@@ -370,8 +375,6 @@ static int export_start(struct fuse_door *d, struct fuse_export *ex,
                 ex->mountpoint);
     ex->dev = fuse_mountpoint_dev(ex->mountpoint);
     ex->looping = 1;
-    if (ex->resumed)
-        resend_taken_requests(ex);
     keeper_keep(&d->keeper, ex, index);
     return 0;
 }

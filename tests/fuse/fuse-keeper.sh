@@ -21,6 +21,10 @@
 #    descriptor only; a read-only file written through its creating
 #    descriptor (by another user) writes on;
 #  - restart on: the keeper starts the next danausd itself;
+#  - a kill at each step of writing a file, the next service started by
+#    the keeper: a write that died with the service is reported by the
+#    fsync after it (EIO; on Ceph, every time), never read back short;
+#    nothing fsync'd is lost;
 #  - fuse_keep: mounts nobody takes are detached when it ends, and the
 #    programs waiting get ENOTCONN;
 #  - a keeper killed while its service runs is replaced, and a later crash
@@ -66,6 +70,13 @@ took() { grep -c 'took over 1 FUSE mounts' "$site/danausd.log"; }
 daemon=
 start() { service_start "$site/danausd.log" "$mnt" "$@" -c "$site/danausd.conf"; }
 keeper() { pgrep -f -- "--keeper $site/run $service"; }
+# The pid in the service's pid file when it names a live process.
+service_alive() {
+    local pid
+    pid=$(cat "$site/run/$service.pid" 2>/dev/null) &&
+        [ -r "/proc/$pid/stat" ] && ! grep -q ') Z ' "/proc/$pid/stat" &&
+        echo "$pid"
+}
 # crash: SIGKILL to the service, reaped.
 crash() { kill -KILL "$daemon"; wait "$daemon" 2>/dev/null; }
 cleanup() {
@@ -279,6 +290,38 @@ while kill -0 "$next" 2>/dev/null && [ $tries -lt 100 ]; do
     tries=$((tries + 1)); sleep 0.1; done
 expect "a clean stop ends the keeper and the mount" "0 no" \
     "$(keeper | wc -l) $(mounted && echo yes || echo no)"
+
+# A kill at each step of writing a file, twenty times. The write step
+# comes right before the fsync, whose request waits in the kernel for the
+# next service: it was once answered twice (the take-over asked the
+# kernel to resend the requests the dead service had taken only after its
+# own threads had begun to read, so it took this one twice), and the copy
+# whose answer the kernel kept said the lost write was safe.
+config "fuse_keep 20" "restart on"
+start "$danausd" || exit 1
+first=$daemon daemon=
+plain python3 "$load" kills "$mnt/work" "$site/run/$service.pid" 20 \
+    > "$site/kills.out" 2>&1
+grep -v '^rounds' "$site/kills.out"
+expect "twenty kills while writing: nothing read back short, no error" \
+    "bad 0 errors 0" "$(tail -1 "$site/kills.out" | cut -d' ' -f5-8)"
+reported=$(tail -1 "$site/kills.out" | cut -d' ' -f4)
+if [ "$backend" = local ]; then
+    expect "no write lost on the local backend" 0 "$reported"
+else
+    expect "each write killed before its fsync reported lost by it" 10 \
+        "$reported"
+fi
+wait "$first"
+# The last service, once its pid file names it (it writes the file after
+# it begins to serve), stops cleanly and takes the keeper and the mount.
+tries=0
+while [ -z "$(service_alive)" ] && [ $tries -lt 100 ]; do
+    tries=$((tries + 1)); sleep 0.1; done
+kill -TERM "$(service_alive)"
+tries=0
+while { mounted || [ -n "$(keeper)" ]; } && [ $tries -lt 100 ]; do
+    tries=$((tries + 1)); sleep 0.1; done
 
 # fuse_keep: nobody takes the mount within it; a program waiting on the
 # mount gets ECONNABORTED when it ends (the kernel's answer to requests of

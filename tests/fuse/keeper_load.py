@@ -18,6 +18,15 @@
       writing the third gives (OK or the errno name), each time at a
       farther offset (a page the kernel has not cached); ends after
       ROUNDS.
+  keeper_load.py kills DIR PIDFILE ROUNDS
+      kills the service (SIGKILL, its pid from PIDFILE, waiting until it
+      is gone) at one step of writing a file, in turn: after the write
+      (every other round), the fsync, the close, the rename, the open for
+      reading; the
+      keeper starts the next (restart on). An fsync after the kill may
+      fail with EIO (the write died with the service), and then the file
+      is dropped; anything else must read back whole. Prints "rounds N
+      reported R bad B errors E" and each bad or failed round.
 """
 import errno
 import hashlib
@@ -29,6 +38,20 @@ import time
 
 def now_ms():
     return int(time.time() * 1000)
+
+
+def synced(fd, name):
+    """fsync(fd); when it says EIO (the write died with a service), drops
+    the file (name) as a careful program would: False then."""
+    try:
+        os.fsync(fd)
+        return True
+    except OSError as e:
+        if e.errno != errno.EIO:
+            raise
+    os.close(fd)
+    os.unlink(name)
+    return False
 
 
 def ops(directory, seconds):
@@ -46,17 +69,11 @@ def ops(directory, seconds):
             steps.append(('create', now_ms()))
             os.write(fd, data)
             steps.append(('write', now_ms()))
-            try:
-                os.fsync(fd)
-                steps.append(('fsync', now_ms()))
-            except OSError as e:
-                if e.errno != errno.EIO:
-                    raise
-                os.close(fd)
-                os.unlink(name)
+            if not synced(fd, name):
                 lost += 1
                 n += 1
                 continue
+            steps.append(('fsync', now_ms()))
             os.close(fd)
             steps.append(('close', now_ms()))
             os.rename(name, name + '.r')
@@ -104,6 +121,77 @@ def reader(path, want, step):
           flush=True)
 
 
+def alive(pid):
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(') ', 1)[1][0] != 'Z'
+    except OSError:
+        return False
+
+
+def kill_service(pidfile, last):
+    """SIGKILLs the service running now (not `last`, killed before: the
+    pid file names it until the next one starts) and waits until it is
+    gone, so that the next call goes to its successor. Its pid."""
+    end = time.time() + 30
+    while True:
+        try:
+            with open(pidfile) as f:
+                pid = int(f.read())
+        except (OSError, ValueError):
+            pid = 0
+        if pid and pid != last and alive(pid):
+            break
+        if time.time() > end:
+            raise OSError(errno.ETIMEDOUT, 'no service to kill')
+        time.sleep(0.001)
+    os.kill(pid, signal.SIGKILL)
+    while alive(pid):
+        time.sleep(0.0005)
+    return pid
+
+
+def kills(directory, pidfile, rounds):
+    os.chdir(directory)
+    steps = ['write', 'fsync', 'write', 'close', 'write', 'rename', 'write',
+             'open']
+    last = reported = bad = errors = 0
+    for n in range(rounds):
+        at = steps[n % len(steps)]
+        name = 'k%d' % n
+        data = ('%d\n' % n).encode() * 50
+        try:
+            fd = os.open(name, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+            os.write(fd, data)
+            if at == 'write':
+                last = kill_service(pidfile, last)
+            if not synced(fd, name):
+                reported += 1
+                continue
+            if at == 'fsync':
+                last = kill_service(pidfile, last)
+            os.close(fd)
+            if at == 'close':
+                last = kill_service(pidfile, last)
+            os.rename(name, name + '.r')
+            if at == 'rename':
+                last = kill_service(pidfile, last)
+            with open(name + '.r', 'rb') as f:
+                if at == 'open':
+                    last = kill_service(pidfile, last)
+                got = f.read()
+            if got != data:
+                bad += 1
+                print('bad', n, 'killed after the', at, 'read', len(got),
+                      'bytes of', len(data), flush=True)
+            os.unlink(name + '.r')
+        except OSError as e:
+            errors += 1
+            print('error', n, 'killed after the', at, e, flush=True)
+    print('rounds', rounds, 'reported', reported, 'bad', bad, 'errors',
+          errors, flush=True)
+
+
 def unlinked(directory, rounds):
     doomed = os.path.join(directory, 'doomed')
     kept = os.path.join(directory, 'kept')
@@ -142,3 +230,5 @@ if __name__ == '__main__':
         reader(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     elif mode == 'unlinked':
         unlinked(sys.argv[2], int(sys.argv[3]))
+    elif mode == 'kills':
+        kills(sys.argv[2], sys.argv[3], int(sys.argv[4]))
