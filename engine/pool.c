@@ -204,6 +204,12 @@ static int parse_limits(const struct pool_options *o,
     return 0;
 }
 
+uint64_t pool_cache_default(uint64_t memory)
+{
+    return memory > POOL_SERVICE_MEMORY ? (memory - POOL_SERVICE_MEMORY) / 4
+                                        : 0;
+}
+
 static int parse_options(const char *name, const struct pool_options *o,
                          struct record *rec)
 {

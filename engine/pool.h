@@ -5,6 +5,8 @@
 #ifndef ENGINE_POOL_H
 #define ENGINE_POOL_H
 
+#include <stdint.h>
+
 struct pool_options {
     const char *cpus, *memory, *backend, *cache;
     /* The pool's load on its backend's servers, shared with every other
@@ -40,6 +42,13 @@ struct pool_options {
 /* What a pool's memory keeps beyond the service's cache, for danausd and
  * the containers: also the least memory a pool may have. */
 #define POOL_SERVICE_MEMORY (16ull << 20)
+
+/* The Ceph client's cache of file data of a pool with memory bytes made
+ * without --cache: a quarter of what the service leaves, as the kernel's
+ * page cache grows with the memory it has. libcephfs's own default (200M)
+ * is too small for an image's files in a large pool, and too large for a
+ * small one. */
+uint64_t pool_cache_default(uint64_t memory);
 #define POOL_PIDS_DEFAULT 16384
 #define POOL_PIDS_MAX 4194304
 

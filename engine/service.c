@@ -9,6 +9,7 @@
 #include "cgroup.h"
 #include "fail.h"
 #include "ns.h"
+#include "pool.h"
 #include "state.h"
 #include "userns.h"
 
@@ -133,8 +134,12 @@ static int write_config(const char *pool, const struct record *rec)
         }
         if (record_get(rec, "cache_auto"))
             fprintf(f, "cache_auto %s\n", record_get(rec, "cache_auto"));
+        unsigned long long cache =
+            pool_cache_default((uint64_t)record_num(rec, "memory", 0));
         if (record_get(rec, "cache"))
             fprintf(f, "ceph_oc_size %s\n", record_get(rec, "cache"));
+        else if (!record_get(rec, "cache_auto") && cache > 0)
+            fprintf(f, "ceph_oc_size %llu\n", cache);
         if (record_get(rec, "write_through"))
             fprintf(f, "ceph_write_through on\n");
     }

@@ -619,6 +619,13 @@ if [ "$backend" = ceph ]; then
     check "and its danausd runs with it" 0 \
         "$("$danaus" run --rm --pool c --image bb -- /bin/true >/dev/null 2>&1; echo $?)"
     "$danaus" pool rm c
+    # None given: a quarter of the memory less 16M, which grows with it.
+    "$danaus" pool create c --cpus 0 --memory 256M --backend "$back_a"
+    check "a pool without --cache keeps a quarter of its memory less 16M" 1 \
+        "$(grep -cx 'ceph_oc_size 62914560' "$DANAUS_STATE/pools/c/danausd.conf" 2>/dev/null)"
+    check "and its danausd runs with it" 0 \
+        "$("$danaus" run --rm --pool c --image bb -- /bin/true >/dev/null 2>&1; echo $?)"
+    "$danaus" pool rm c
 fi
 
 # With no pool left every cpu is free: what remains is the other input.
