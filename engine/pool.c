@@ -210,6 +210,11 @@ uint64_t pool_cache_default(uint64_t memory)
                                         : 0;
 }
 
+uint64_t pool_inode_cache(uint64_t cache)
+{
+    return cache / (16u << 10) > 16384 ? cache / (16u << 10) : 16384;
+}
+
 static int parse_options(const char *name, const struct pool_options *o,
                          struct record *rec)
 {

@@ -49,6 +49,13 @@ struct pool_options {
  * is too small for an image's files in a large pool, and too large for a
  * small one. */
 uint64_t pool_cache_default(uint64_t memory);
+
+/* The inodes the Ceph client keeps beside a data cache of cache bytes:
+ * one per 16 KiB of it (about 1 KiB each, a sixteenth more memory), and
+ * never fewer than libcephfs's own 16384. An inode it drops takes its
+ * caps with it, and a file opened again then costs an MDS request, so a
+ * data cache larger than its files' inodes keeps its data for nothing. */
+uint64_t pool_inode_cache(uint64_t cache);
 #define POOL_PIDS_DEFAULT 16384
 #define POOL_PIDS_MAX 4194304
 

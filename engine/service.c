@@ -132,14 +132,19 @@ static int write_config(const char *pool, const struct record *rec)
                     record_get(rec, "ceph_id"), keyring,
                     record_get(rec, "backend_dir"));
         }
+        /* The data cache: auto's bound, --cache's size, or the default. */
+        uint64_t cache =
+            record_get(rec, "cache_auto")
+                ? (uint64_t)record_num(rec, "cache_auto", 0)
+            : record_get(rec, "cache")
+                ? (uint64_t)record_num(rec, "cache", 0)
+                : pool_cache_default((uint64_t)record_num(rec, "memory", 0));
         if (record_get(rec, "cache_auto"))
-            fprintf(f, "cache_auto %s\n", record_get(rec, "cache_auto"));
-        unsigned long long cache =
-            pool_cache_default((uint64_t)record_num(rec, "memory", 0));
-        if (record_get(rec, "cache"))
-            fprintf(f, "ceph_oc_size %s\n", record_get(rec, "cache"));
-        else if (!record_get(rec, "cache_auto") && cache > 0)
-            fprintf(f, "ceph_oc_size %llu\n", cache);
+            fprintf(f, "cache_auto %llu\n", (unsigned long long)cache);
+        else if (cache > 0)
+            fprintf(f, "ceph_oc_size %llu\n", (unsigned long long)cache);
+        fprintf(f, "ceph_cache_size %llu\n",
+                (unsigned long long)pool_inode_cache(cache));
         if (record_get(rec, "write_through"))
             fprintf(f, "ceph_write_through on\n");
     }

@@ -619,13 +619,19 @@ if [ "$backend" = ceph ]; then
     check "and its danausd runs with it" 0 \
         "$("$danaus" run --rm --pool c --image bb -- /bin/true >/dev/null 2>&1; echo $?)"
     "$danaus" pool rm c
-    # None given: a quarter of the memory less 16M, which grows with it.
-    "$danaus" pool create c --cpus 0 --memory 256M --backend "$back_a"
-    check "a pool without --cache keeps a quarter of its memory less 16M" 1 \
-        "$(grep -cx 'ceph_oc_size 62914560' "$DANAUS_STATE/pools/c/danausd.conf" 2>/dev/null)"
-    check "and its danausd runs with it" 0 \
-        "$("$danaus" run --rm --pool c --image bb -- /bin/true >/dev/null 2>&1; echo $?)"
-    "$danaus" pool rm c
+    # None given: a quarter of the memory less 16M, which grows with it,
+    # and an inode per 16 KiB of that, libcephfs's 16384 at least.
+    # default_cache MEMORY DATA_BYTES INODES
+    default_cache() {
+        "$danaus" pool create c --cpus 0 --memory "$1" --backend "$back_a"
+        check "a $1 pool without --cache keeps $2 bytes and $3 inodes" 2 \
+            "$(grep -cxE "ceph_oc_size $2|ceph_cache_size $3" "$DANAUS_STATE/pools/c/danausd.conf" 2>/dev/null)"
+        check "and its danausd runs with them" 0 \
+            "$("$danaus" run --rm --pool c --image bb -- /bin/true >/dev/null 2>&1; echo $?)"
+        "$danaus" pool rm c
+    }
+    default_cache 256M 62914560 16384
+    default_cache 4G 1069547520 65280
 fi
 
 # With no pool left every cpu is free: what remains is the other input.
