@@ -56,6 +56,7 @@ uint64_t pool_cache_default(uint64_t memory);
  * caps with it, and a file opened again then costs an MDS request, so a
  * data cache larger than its files' inodes keeps its data for nothing. */
 uint64_t pool_inode_cache(uint64_t cache);
+
 #define POOL_PIDS_DEFAULT 16384
 #define POOL_PIDS_MAX 4194304
 
