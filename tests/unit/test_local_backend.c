@@ -750,6 +750,81 @@ static void test_xattrs_by_name(void **state)
     unlink(host_out);
 }
 
+/* setxattr and removexattr by name (setxattrat, removexattrat): a link
+ * followed inside the root or its own xattrs changed, never a host file
+ * an absolute link names, and the path calls' errors. */
+static void test_xattr_changes_by_name(void **state)
+{
+    struct fixture *f = *state;
+    const struct ls_ops *ops = f->ops;
+    create_file(f, &root_cred, "file", "x", 0644);
+    assert_int_equal(ops->symlink(f->inst, &root_cred, "file", "sl"), 0);
+    char host[PATH_MAX + 32], host_link[PATH_MAX + 32],
+        host_out[PATH_MAX + 32];
+    snprintf(host, sizeof host, "%s/file", f->root);
+    snprintf(host_link, sizeof host_link, "%s/sl", f->root);
+    snprintf(host_out, sizeof host_out, "%s/outside", f->top);
+    int fd = open(host_out, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(ops->symlink(f->inst, &root_cred, host_out, "abs"), 0);
+
+    char v[32];
+    assert_int_equal(ops->setxattr(f->inst, &root_cred, "sl", "trusted.t",
+                                   "file's", 6, 0, 0),
+                     0);
+    assert_int_equal(getxattr(host, "trusted.t", v, sizeof v), 6);
+    assert_memory_equal(v, "file's", 6);
+    assert_int_equal(ops->setxattr(f->inst, &root_cred, "sl", "trusted.t",
+                                   "link's", 6, 0, AT_SYMLINK_NOFOLLOW),
+                     0);
+    assert_int_equal(lgetxattr(host_link, "trusted.t", v, sizeof v), 6);
+    assert_memory_equal(v, "link's", 6);
+    assert_int_equal(getxattr(host, "trusted.t", v, sizeof v), 6);
+    assert_memory_equal(v, "file's", 6);
+    /* An empty value is a value. */
+    assert_int_equal(ops->setxattr(f->inst, &root_cred, "file", "trusted.e",
+                                   "", 0, 0, 0),
+                     0);
+    assert_int_equal(getxattr(host, "trusted.e", v, sizeof v), 0);
+    assert_int_equal(ops->setxattr(f->inst, &root_cred, "file", "trusted.t",
+                                   "again", 5, XATTR_CREATE, 0),
+                     -EEXIST);
+    assert_int_equal(ops->setxattr(f->inst, &root_cred, "file", "trusted.no",
+                                   "x", 1, XATTR_REPLACE, 0),
+                     -ENODATA);
+    /* Followed, the absolute link leads inside the root, where nothing
+     * is; not followed, it is the link that changes. */
+    assert_int_equal(ops->setxattr(f->inst, &root_cred, "abs", "trusted.t",
+                                   "abs", 3, 0, 0),
+                     -ENOENT);
+    assert_int_equal(ops->removexattr(f->inst, &root_cred, "abs",
+                                      "trusted.t", 0),
+                     -ENOENT);
+    assert_int_equal(getxattr(host_out, "trusted.t", v, sizeof v), -1);
+    assert_int_equal(errno, ENODATA);
+    assert_int_equal(ops->removexattr(f->inst, &root_cred, "sl", "trusted.t",
+                                      AT_SYMLINK_NOFOLLOW),
+                     0);
+    assert_int_equal(lgetxattr(host_link, "trusted.t", v, sizeof v), -1);
+    assert_int_equal(getxattr(host, "trusted.t", v, sizeof v), 6);
+    assert_int_equal(ops->removexattr(f->inst, &root_cred, "sl", "trusted.t",
+                                      0),
+                     0);
+    assert_int_equal(ops->removexattr(f->inst, &root_cred, "sl", "trusted.t",
+                                      0),
+                     -ENODATA);
+    assert_int_equal(ops->setxattr(f->inst, &root_cred, "missing",
+                                   "trusted.t", "x", 1, 0, 0),
+                     -ENOENT);
+    /* The root itself has no parent: the walk's way. */
+    assert_int_equal(ops->setxattr(f->inst, &root_cred, "", "trusted.r", "r",
+                                   1, 0, 0),
+                     0);
+    assert_int_equal(getxattr(f->root, "trusted.r", v, sizeof v), 1);
+    unlink(host_out);
+}
+
 /* ---- the parent handles a thread keeps (dirs.h): each change that could
  * make a kept handle lie is seen by the next call ---- */
 
@@ -969,6 +1044,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cred_switch_is_per_thread, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_xattrs_by_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_xattr_changes_by_name, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_user_xattr_round_trip, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_dir_handles_follow_renames, setup,

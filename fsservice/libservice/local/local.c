@@ -949,19 +949,27 @@ static int local_statfs(struct ls_instance *inst, const struct ls_cred *cred,
     return rc;
 }
 
-/* getxattrat and listxattrat (Linux 6.13) read a name's xattrs from its
- * parent's handle, without the O_PATH open and /proc link the older calls
- * need. glibc 2.36 has neither; their numbers are the same on every
- * architecture. Measured here: with AT_SYMLINK_NOFOLLOW they read a
- * symlink's own xattrs, and give ENODATA, ERANGE and a size query as
- * getxattr does; on an O_PATH fd with AT_EMPTY_PATH, EBADF, so a path
- * only the walk can find keeps the /proc link. A kernel without them
- * (ENOSYS, noted once) takes the walk every time. */
+/* getxattrat, listxattrat, setxattrat and removexattrat (Linux 6.13) read
+ * and change a name's xattrs from its parent's handle, without the O_PATH
+ * open and /proc link the older calls need. glibc 2.36 has none of them;
+ * their numbers are the same on every architecture. Measured here: with
+ * AT_SYMLINK_NOFOLLOW they read and change a symlink's own xattrs (user.
+ * ones on a link: EPERM, as lsetxattr), and give ENODATA, ERANGE, EEXIST
+ * and a size query as the path calls do; on an O_PATH fd with
+ * AT_EMPTY_PATH, EBADF, so a path only the walk can find keeps the /proc
+ * link. A kernel without them (ENOSYS, noted once) takes the walk every
+ * time. */
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#endif
 #ifndef SYS_getxattrat
 #define SYS_getxattrat 464
 #endif
 #ifndef SYS_listxattrat
 #define SYS_listxattrat 465
+#endif
+#ifndef SYS_removexattrat
+#define SYS_removexattrat 466
 #endif
 
 struct xattr_at_args {
@@ -1025,17 +1033,57 @@ static ssize_t local_getxattr(struct ls_instance *inst,
     return rc < 0 ? rc : x.got;
 }
 
+/* One xattr change: name set to value (size bytes, setxattr's flags), or
+ * removed. */
+struct xattr_write {
+    const char *name;
+    const void *value;
+    size_t size;
+    int flags;
+    bool remove;
+};
+
+static int xattr_change_by_name(int dir_fd, const char *name, int at,
+                                void *a)
+{
+    const struct xattr_write *x = a;
+    if (atomic_load_explicit(&xattrs_at_missing, memory_order_relaxed))
+        return -EAGAIN;
+    if (x->size > UINT32_MAX)
+        return -E2BIG;
+    int rc = may_change_name(dir_fd, name, at);
+    if (rc < 0)
+        return rc;
+    struct xattr_at_args args = {(uintptr_t)x->value, (uint32_t)x->size,
+                                 (uint32_t)x->flags};
+    long done = x->remove ? syscall(SYS_removexattrat, dir_fd, name,
+                                    AT_SYMLINK_NOFOLLOW, x->name)
+                          : syscall(SYS_setxattrat, dir_fd, name,
+                                    AT_SYMLINK_NOFOLLOW, x->name, &args,
+                                    sizeof args);
+    if (done < 0 && errno == ENOSYS) {
+        atomic_store_explicit(&xattrs_at_missing, true, memory_order_relaxed);
+        return -EAGAIN;
+    }
+    return neg_errno(done);
+}
+
+static int xattr_change_by_fd(int fd, void *a)
+{
+    const struct xattr_write *x = a;
+    struct proc_link link = proc_link_of(fd);
+    return neg_errno(x->remove ? removexattr(link.path, x->name)
+                               : setxattr(link.path, x->name, x->value,
+                                          x->size, x->flags));
+}
+
 static int local_setxattr(struct ls_instance *inst, const struct ls_cred *cred,
                           const char *path, const char *name,
                           const void *value, size_t size, int xflags, int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(
-        setxattr(proc_link_of(fd).path, name, value, size, xflags));
-    close(fd);
-    return changed(rc);
+    struct xattr_write x = {name, value, size, xflags, false};
+    struct inode_op op = {xattr_change_by_name, xattr_change_by_fd, &x};
+    return changed(on_inode(inst, cred, path, at, &op));
 }
 
 static ssize_t local_listxattr(struct ls_instance *inst,
@@ -1052,12 +1100,9 @@ static int local_removexattr(struct ls_instance *inst,
                              const struct ls_cred *cred, const char *path,
                              const char *name, int at)
 {
-    int fd = enter_inode(inst, cred, path, at, AT_SYMLINK_NOFOLLOW);
-    if (fd < 0)
-        return fd;
-    int rc = neg_errno(removexattr(proc_link_of(fd).path, name));
-    close(fd);
-    return changed(rc);
+    struct xattr_write x = {name, NULL, 0, 0, true};
+    struct inode_op op = {xattr_change_by_name, xattr_change_by_fd, &x};
+    return changed(on_inode(inst, cred, path, at, &op));
 }
 
 /* ---- operations on a name ---- */
