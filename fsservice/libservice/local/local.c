@@ -980,6 +980,26 @@ struct xattr_at_args {
 
 static _Atomic bool xattrs_at_missing;
 
+/* Whether an *xattrat call may act on name from dir_fd: 0, or -EAGAIN
+ * for the walk's way (a kernel without them, a symlink to follow), or
+ * -errno. */
+static int xattr_at_ready(int dir_fd, const char *name, int at)
+{
+    if (atomic_load_explicit(&xattrs_at_missing, memory_order_relaxed))
+        return -EAGAIN;
+    return may_change_name(dir_fd, name, at);
+}
+
+/* Whether the kernel has the *xattrat call that returned n: one without
+ * them is noted, so later calls take the walk at once. */
+static bool xattr_at_there(long n)
+{
+    if (n >= 0 || errno != ENOSYS)
+        return true;
+    atomic_store_explicit(&xattrs_at_missing, true, memory_order_relaxed);
+    return false;
+}
+
 /* One xattr read: name's value, or (name NULL) the list; got its size or
  * -errno. */
 struct xattr_read {
@@ -992,9 +1012,7 @@ struct xattr_read {
 static int xattr_by_name(int dir_fd, const char *name, int at, void *a)
 {
     struct xattr_read *x = a;
-    if (atomic_load_explicit(&xattrs_at_missing, memory_order_relaxed))
-        return -EAGAIN;
-    int rc = may_change_name(dir_fd, name, at);
+    int rc = xattr_at_ready(dir_fd, name, at);
     if (rc < 0)
         return rc;
     uint32_t size = x->size > UINT32_MAX ? UINT32_MAX : (uint32_t)x->size;
@@ -1004,10 +1022,8 @@ static int xattr_by_name(int dir_fd, const char *name, int at, void *a)
                                sizeof args)
                      : syscall(SYS_listxattrat, dir_fd, name,
                                AT_SYMLINK_NOFOLLOW, x->value, x->size);
-    if (n < 0 && errno == ENOSYS) {
-        atomic_store_explicit(&xattrs_at_missing, true, memory_order_relaxed);
+    if (!xattr_at_there(n))
         return -EAGAIN;
-    }
     x->got = n < 0 ? -errno : n;
     return 0;
 }
@@ -1047,11 +1063,9 @@ static int xattr_change_by_name(int dir_fd, const char *name, int at,
                                 void *a)
 {
     const struct xattr_write *x = a;
-    if (atomic_load_explicit(&xattrs_at_missing, memory_order_relaxed))
-        return -EAGAIN;
     if (x->size > UINT32_MAX)
         return -E2BIG;
-    int rc = may_change_name(dir_fd, name, at);
+    int rc = xattr_at_ready(dir_fd, name, at);
     if (rc < 0)
         return rc;
     struct xattr_at_args args = {(uintptr_t)x->value, (uint32_t)x->size,
@@ -1061,11 +1075,7 @@ static int xattr_change_by_name(int dir_fd, const char *name, int at,
                           : syscall(SYS_setxattrat, dir_fd, name,
                                     AT_SYMLINK_NOFOLLOW, x->name, &args,
                                     sizeof args);
-    if (done < 0 && errno == ENOSYS) {
-        atomic_store_explicit(&xattrs_at_missing, true, memory_order_relaxed);
-        return -EAGAIN;
-    }
-    return neg_errno(done);
+    return xattr_at_there(done) ? neg_errno(done) : -EAGAIN;
 }
 
 static int xattr_change_by_fd(int fd, void *a)
