@@ -65,6 +65,19 @@ static void areas_open(bool open[1024])
         open[fd] = is_area(fd);
 }
 
+/* Whether the spares thread said, within ms, that it made a client a
+ * take had found missing (its eventfd, drained). */
+static bool spare_made_within(int ms)
+{
+    struct pollfd p = {.fd = client_spares_fd(&reg), .events = POLLIN};
+    assert_true(p.fd >= 0);
+    if (poll(&p, 1, ms) != 1)
+        return false;
+    uint64_t n;
+    assert_int_equal(read(p.fd, &n, sizeof n), sizeof n);
+    return true;
+}
+
 /* client_new, asked again while no client is made yet (EAGAIN) when the
  * thread's descriptor says one was, or every 100 ms (a failed make says
  * nothing), for up to 5 s: the door's way. NULL with errno otherwise. */
@@ -74,12 +87,7 @@ static struct client *new_client(void)
         struct client *c = client_new(&reg, getpid(), &cred);
         if (c || errno != EAGAIN)
             return c;
-        struct pollfd p = {.fd = client_spares_fd(&reg), .events = POLLIN};
-        assert_true(p.fd >= 0);
-        if (poll(&p, 1, 100) == 1) {
-            uint64_t n;
-            assert_int_equal(read(p.fd, &n, sizeof n), sizeof n);
-        }
+        spare_made_within(100);
     }
     fail_msg("no client made in 5 s");
     return NULL;
@@ -130,10 +138,7 @@ static void a_burst_waits_for_clients_made_ahead(void **state)
         while (!(c[i] = client_new(&reg, getpid(), &cred))) {
             assert_int_equal(errno, EAGAIN);
             waits++;
-            struct pollfd p = {.fd = client_spares_fd(&reg), .events = POLLIN};
-            assert_int_equal(poll(&p, 1, 5000), 1);
-            uint64_t n;
-            assert_int_equal(read(p.fd, &n, sizeof n), sizeof n);
+            assert_true(spare_made_within(5000));
         }
     assert_true(waits >= 1);
     for (int i = 0; i < 32; i++)
