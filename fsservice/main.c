@@ -17,6 +17,7 @@
 #include "fsservice/core/service.h"
 #include "fsservice/core/branches.h"
 #include "fsservice/core/cpus.h"
+#include "fsservice/core/kept.h"
 #include "fsservice/core/log.h"
 #include "fsservice/core/workers.h"
 #include "fsservice/core/writeback.h"
@@ -397,6 +398,11 @@ int main(int argc, char **argv)
      * and before clients are let in. */
     if (fuse_door_start(&svc, &svc.fuse) < 0)
         return die("cannot start the FUSE door: out of memory");
+    /* Before any client comes in, and before the kept files close: their
+     * leases hold other openers until the pages are in. */
+    size_t nkept;
+    const struct kept_fd *kept = fuse_door_kept_writes(svc.fuse, &nkept);
+    kept_recover(&geo, kept, nkept);
     door_restore_mounts(&door);
     if (door_start(&door) < 0) {
         door_close(&door);

@@ -101,6 +101,7 @@ struct client {
     struct writeback_page *writeback_taken; /* area.dirty_pages of them */
     struct writeback_unit *writeback_units; /* as many */
     struct writeback_work writeback_work;
+    bool area_kept;             /* handed to readcache.kept (readcache.c) */
     struct slowcalls slow;      /* how long its calls hold a thread */
     bool sees_all;              /* every live mount (no view) */
     uint8_t sees[DANAUS_MAX_INSTANCES / 8]; /* else these mount indices */

@@ -23,6 +23,7 @@ struct readcache_reader {
                          clears it, and the hold then gives nothing */
     bool writes_back; /* was given IPC_GEN_WRITES_BACK: the client may
                          hold pages of it */
+    bool kept;        /* its file went to rc->kept (kept.h) */
     struct readcache_reader *next_by_key, *next_by_handle;
 };
 
@@ -98,6 +99,38 @@ static uint32_t next_gen(uint32_t last)
     return gen ? gen : 1;
 }
 
+static void tell(struct readcache *rc, const struct kept_write *w, int fd)
+{
+    if (rc->kept.keep)
+        rc->kept.keep(rc->kept.arg, w, fd);
+}
+
+/* Hands r's file, and its client's area the first time, to rc->kept,
+ * before the generation that lets the client keep pages of it. */
+static void keep_file(struct readcache *rc, struct readcache_reader *r,
+                      struct ls_file *file)
+{
+    int (*write_fd)(struct ls_file *) = file->inst->ops->write_fd;
+    int fd = rc->kept.keep && write_fd ? write_fd(file) : -1;
+    if (fd < 0)
+        return;
+    struct client *c = r->c;
+    if (!c->area_kept) {
+        const struct ipc_area *a = &c->area;
+        struct kept_write w = {.op = KEPT_AREA, .client = c->id,
+                               .uid = c->cred.uid, .gid = c->cred.gid,
+                               .nslots = a->nslots, .slot_buf = a->slot_buf,
+                               .cache_blocks = a->cache_blocks,
+                               .dirty_pages = a->dirty_pages};
+        tell(rc, &w, a->fd);
+        c->area_kept = true;
+    }
+    struct kept_write w = {.op = KEPT_FILE, .client = c->id,
+                           .handle = r->handle};
+    tell(rc, &w, fd);
+    r->kept = true;
+}
+
 uint32_t readcache_begin(struct readcache *rc, struct client *c,
                          uint64_t handle, struct ls_file *file,
                          bool writes_back)
@@ -135,6 +168,8 @@ uint32_t readcache_begin(struct readcache *rc, struct client *c,
     if (r && r->pending && r->key == key) {
         r->pending = false;
         r->last = next_gen(r->last);
+        if (writes_back && !r->kept)
+            keep_file(rc, r, file);
         r->writes_back |= writes_back;
         set_gen(r, r->last | (writes_back ? IPC_GEN_WRITES_BACK : 0));
         gen = r->gen;
@@ -167,6 +202,13 @@ void readcache_forget(struct readcache *rc, struct client *c, uint64_t handle)
     struct readcache_reader **slot = find(rc, c, handle);
     if (*slot) {
         set_gen(*slot, 0);
+        /* Before the file closes: the keeper's copy of its descriptor
+         * would keep the backend's lease alive. */
+        if ((*slot)->kept) {
+            struct kept_write w = {.op = KEPT_FORGET_FILE, .client = c->id,
+                                   .handle = handle};
+            tell(rc, &w, -1);
+        }
         drop(rc, slot);
     }
     pthread_mutex_unlock(&rc->lock);
@@ -185,6 +227,11 @@ void readcache_forget_client(struct readcache *rc, struct client *c)
             else
                 p = &(*p)->next_by_handle;
         }
+    }
+    if (c->area_kept) {
+        struct kept_write w = {.op = KEPT_FORGET_CLIENT, .client = c->id};
+        tell(rc, &w, -1);
+        c->area_kept = false;
     }
     pthread_mutex_unlock(&rc->lock);
 }

@@ -33,6 +33,7 @@
 #ifndef DANAUS_READCACHE_H
 #define DANAUS_READCACHE_H
 
+#include "kept.h"
 #include "fsservice/libservice/libservice.h"
 
 #include <pthread.h>
@@ -54,6 +55,11 @@ struct readcache {
      * with a handle, every generation of its file is 0 already. */
     void (*flush)(void *arg, struct client *c, uint64_t handle);
     void *flush_arg;
+    /* Told of each client area and file that holds write-back pages,
+     * under the lock and before the generation that lets the client keep
+     * any, so that a kill of the service loses none (kept.h); set by
+     * whoever outlives the service, or not at all. */
+    struct kept_sink kept;
     uint32_t flushing;      /* flushes under way: their clients stay */
     pthread_cond_t flushed; /* signalled as they end */
 };

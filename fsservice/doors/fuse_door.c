@@ -42,6 +42,8 @@ struct fuse_door {
     pthread_mutex_t exports_lock;
     struct kept_mount *kept;       /* claimed from a dead service's keeper */
     int nkept;
+    struct kept_fd *kept_writes;   /* and its clients' kept writes */
+    size_t nkept_writes;
     char *added[DANAUS_MAX_INSTANCES]; /* mount points of fuse_door_add */
 };
 
@@ -477,6 +479,13 @@ static void export_init(struct fuse_door *d, struct fuse_export *ex,
     ex->index = index;
 }
 
+/* readcache.kept: the keeper holds what a kill must not lose. */
+static void keep_write(void *arg, const struct kept_write *w, int fd)
+{
+    struct fuse_door *d = arg;
+    keeper_write(&d->keeper, w, fd);
+}
+
 /* Hands every mount served to a new keeper (its first one died). */
 static void keep_all(void *arg)
 {
@@ -514,7 +523,8 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     sigaction(SIGUSR1, &sa, NULL);
     /* What a dead predecessor left, before this service's keeper takes
      * the socket's name. */
-    if (keeper_claim(&svc->cfg, &d->kept, &d->nkept) < 0 ||
+    if (keeper_claim(&svc->cfg, &d->kept, &d->nkept, &d->kept_writes,
+                     &d->nkept_writes) < 0 ||
         keeper_start(&d->keeper, &svc->cfg, svc->argv, keep_all, d) < 0) {
         fprintf(stderr, "danausd: FUSE door off: no keeper\n");
         fuse_door_release_kept(d);
@@ -535,6 +545,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
             export_stop(&d->exports[i]);
         }
     pthread_mutex_unlock(&d->exports_lock);
+    svc->readcache.kept = (struct kept_sink){keep_write, d};
     svc->changed = fuse_door_changed;
     svc->exec_busy = fuse_door_exec_busy;
     svc->reported_dev = fuse_door_reported_dev;
@@ -568,10 +579,22 @@ int fuse_door_kept_view(struct fuse_door *d, int i, const char **view,
     return ns_fd;
 }
 
+const struct kept_fd *fuse_door_kept_writes(const struct fuse_door *d,
+                                            size_t *n)
+{
+    *n = d ? d->nkept_writes : 0;
+    return d ? d->kept_writes : NULL;
+}
+
 void fuse_door_release_kept(struct fuse_door *d)
 {
     if (!d)
         return;
+    for (size_t i = 0; i < d->nkept_writes; i++)
+        close(d->kept_writes[i].fd);
+    free(d->kept_writes);
+    d->kept_writes = NULL;
+    d->nkept_writes = 0;
     for (int i = 0; i < d->nkept; i++) {
         struct kept_mount *m = &d->kept[i];
         bool unserved = m->fds[KEPT_FUSE] >= 0;

@@ -18,11 +18,31 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Appends a kept write w (its descriptor fd) to *v: 0, or -1 when out of
+ * memory. */
+static int add_write(struct kept_fd **v, size_t *n, size_t *cap,
+                     const struct kept_write *w, int fd)
+{
+    if (*n == *cap) {
+        size_t more_cap = *cap ? 2 * *cap : 64;
+        struct kept_fd *more = realloc(*v, more_cap * sizeof *more);
+        if (!more)
+            return -1;
+        *v = more;
+        *cap = more_cap;
+    }
+    (*v)[(*n)++] = (struct kept_fd){*w, fd};
+    return 0;
+}
+
 int keeper_claim(const struct config *cfg, struct kept_mount **kept,
-                 int *nkept)
+                 int *nkept, struct kept_fd **writes, size_t *nwrites)
 {
     *kept = NULL;
     *nkept = 0;
+    *writes = NULL;
+    *nwrites = 0;
+    size_t writes_cap = 0;
     struct sockaddr_un sa;
     if (keeper_address(cfg->rundir, cfg->service, &sa) < 0)
         return 0;
@@ -50,6 +70,15 @@ int keeper_claim(const struct config *cfg, struct kept_mount **kept,
     }
     for (;;) {
         int n = keeper_recv(fd, msg, fds);
+        if (n == 1 && msg->op == KEEPER_WRITE) {
+            if (add_write(writes, nwrites, &writes_cap, &msg->write,
+                          fds[0]) < 0) {
+                close(fds[0]);
+                rc = -1;
+                break;
+            }
+            continue;
+        }
         if (n < 0 || msg->op != KEEPER_KEEP) {
             if (n < 0 || msg->op != KEEPER_END)
                 fprintf(stderr, "danausd: %s: the keeper handed nothing "
@@ -144,6 +173,24 @@ static int spawn(struct keeper_link *k, const struct config *cfg,
     return 0;
 }
 
+/* Sends one kept write; under k->lock, and the read cache's (kept.h),
+ * so without waiting: a keeper that does not take it at once (stopped,
+ * or far behind) is killed, and the watcher hands its successor the
+ * mirror, which is right, rather than stall the service. */
+static void send_write(struct keeper_link *k, const struct kept_write *w,
+                       int fd)
+{
+    struct keeper_msg msg;
+    memset(&msg, 0, KEEPER_WRITE_LEN);
+    msg.op = KEEPER_WRITE;
+    msg.write = *w;
+    if (keeper_send_now(k->fd, &msg, &fd, fd >= 0) == 0)
+        return;
+    fprintf(stderr, "danausd: the keeper (pid %d) did not take a client's "
+            "kept writes (%s): replacing it\n", (int)k->pid, strerror(errno));
+    kill(k->pid, SIGKILL);
+}
+
 /* Waits on the channel, on which the keeper never writes: its end of
  * file is the keeper's death. */
 static void *watch(void *arg)
@@ -166,6 +213,8 @@ static void *watch(void *arg)
         kill(k->pid, SIGKILL);
         waitpid(k->pid, NULL, 0);
         int rc = spawn(k, k->cfg, k->argv);
+        for (size_t i = 0; rc == 0 && i < k->nwrites; i++)
+            send_write(k, &k->writes[i].w, k->writes[i].fd);
         pthread_mutex_unlock(&k->lock);
         if (rc < 0)
             return NULL;
@@ -253,6 +302,30 @@ void keeper_drop(struct keeper_link *k, uint32_t index)
     send_op(k, KEEPER_DROP, index);
 }
 
+/* The mirror of what the keeper holds, without what change ends. */
+static void unmirror(struct keeper_link *k, const struct kept_write *change)
+{
+    size_t to = 0;
+    for (size_t i = 0; i < k->nwrites; i++)
+        if (!kept_ends(&k->writes[i].w, change))
+            k->writes[to++] = k->writes[i];
+    k->nwrites = to;
+}
+
+void keeper_write(struct keeper_link *k, const struct kept_write *w, int fd)
+{
+    pthread_mutex_lock(&k->lock);
+    if (k->fd >= 0)
+        send_write(k, w, fd);
+    bool holds = w->op == KEPT_AREA || w->op == KEPT_FILE;
+    unmirror(k, w);
+    if (holds && add_write(&k->writes, &k->nwrites, &k->writes_cap, w,
+                           fd) < 0)
+        fprintf(stderr, "danausd: out of memory: a client's kept writes "
+                "would not reach a new keeper\n");
+    pthread_mutex_unlock(&k->lock);
+}
+
 void keeper_bye(struct keeper_link *k)
 {
     if (k->fd < 0)
@@ -273,6 +346,9 @@ void keeper_bye(struct keeper_link *k)
         pthread_join(k->watcher, NULL);
     close(k->fd);
     k->fd = -1;
+    free(k->writes);
+    k->writes = NULL;
+    k->nwrites = k->writes_cap = 0;
     /* It leaves at once on the goodbye; one that does not (stopped) is
      * not waited for long. */
     for (int i = 0; i < 200 && waitpid(k->pid, NULL, WNOHANG) == 0; i++)

@@ -21,6 +21,13 @@
  * are closed and detached, as they were before keepers: their programs
  * get ENOTCONN.
  *
+ * The keeper also holds what a kill must not lose of the writes the
+ * preload's clients keep back (core/kept.h): each such client's area and a
+ * descriptor of each file it keeps writes of. The claimer gets them with
+ * the mounts and writes the pages before it lets a client in
+ * (writeback_recover); nobody claiming them within fuse_keep seconds, they
+ * are lost with the keeper, as the mounts are.
+ *
  * The keeper's socket is open only to the service's own user (and root):
  * whoever claims the mounts serves them.
  */
@@ -29,8 +36,10 @@
 
 #include "fuse_export.h"
 #include "fsservice/core/config.h"
+#include "fsservice/core/kept.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,11 +54,14 @@ enum keeper_op {
     KEEPER_BYE,      /* service -> keeper: a clean stop */
     KEEPER_CLAIM,    /* claimer -> keeper */
     KEEPER_END,      /* keeper -> claimer: no more mounts */
+    KEEPER_WRITE,    /* service -> keeper, keeper -> claimer: kept.h */
 };
 
 /* One message; KEEP carries four descriptors (/dev/fuse, the node, handle
  * and done-request areas), and a fifth, the container's mount namespace,
- * when the mount is a container's root with a view (views.h). */
+ * when the mount is a container's root with a view (views.h). WRITE is
+ * the message up to `write` included (KEEPER_WRITE_LEN bytes), with the
+ * area's or the file's descriptor for KEPT_AREA and KEPT_FILE. */
 struct keeper_msg {
     uint32_t op;
     uint32_t index;
@@ -57,11 +69,14 @@ struct keeper_msg {
     uint32_t spec_len;
     uint32_t view_len;
     uint32_t flags; /* KEEP: KEPT_UNTIL_DEATH */
+    struct kept_write write;
     char mountpoint[PATH_MAX];
     unsigned char init[FUSE_EXPORT_INIT_MAX];
     char spec[KEEPER_SPEC_MAX]; /* the engine's MOUNT_ADD message */
     char view[KEEPER_VIEW_MAX]; /* its VIEW message of this root */
 };
+
+#define KEEPER_WRITE_LEN offsetof(struct keeper_msg, mountpoint)
 
 enum { KEPT_FUSE, KEPT_NODES, KEPT_HANDLES, KEPT_DONE, KEPT_NS, KEPT_FDS };
 
@@ -89,14 +104,19 @@ struct keeper_link {
     void *arg;
     pthread_t watcher;
     bool watching, stopping;
+    /* What the keeper holds of kept writes (keeper_write), to hand a new
+     * keeper: descriptors owned by their client or file, which forget
+     * them here before they close. */
+    struct kept_fd *writes;
+    size_t nwrites, writes_cap;
 };
 
-/* Claims the mounts a dead service of the same rundir and name left with
- * its keeper: *kept (malloc'd, *nkept entries) is empty when there is no
- * keeper or it refused (its service still runs; said on stderr). 0, or -1
- * when out of memory. */
+/* What a dead service of the same rundir and name left with its keeper:
+ * its mounts, *kept (malloc'd, *nkept entries), and its kept writes,
+ * *writes (*nwrites), both empty when there is no keeper or it refused
+ * (its service still runs; said on stderr). 0, or -1 when out of memory. */
 int keeper_claim(const struct config *cfg, struct kept_mount **kept,
-                 int *nkept);
+                 int *nkept, struct kept_fd **writes, size_t *nwrites);
 
 /* Starts this service's keeper, which restarts argv (this program's)
  * when cfg says restart on, and the thread that replaces it should it die
@@ -108,6 +128,8 @@ int keeper_start(struct keeper_link *k, const struct config *cfg,
 void keeper_keep(struct keeper_link *k, const struct fuse_export *ex,
                  uint32_t index);
 void keeper_drop(struct keeper_link *k, uint32_t index);
+/* Hands the keeper a change of what it holds of kept writes (kept.h). */
+void keeper_write(struct keeper_link *k, const struct kept_write *w, int fd);
 /* A clean stop: the keeper lets go of everything and leaves. */
 void keeper_bye(struct keeper_link *k);
 

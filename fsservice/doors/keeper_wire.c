@@ -35,10 +35,11 @@ void keeper_bound_waits(int fd)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &two, sizeof two);
 }
 
-int keeper_send(int fd, const struct keeper_msg *msg, const int *fds,
-                int nfds)
+static int send_msg(int fd, const struct keeper_msg *msg, const int *fds,
+                    int nfds, int flags)
 {
-    struct iovec iov = {(void *)msg, sizeof *msg};
+    size_t len = msg->op == KEEPER_WRITE ? KEEPER_WRITE_LEN : sizeof *msg;
+    struct iovec iov = {(void *)msg, len};
     union {
         char buf[CMSG_SPACE(KEPT_FDS * sizeof(int))];
         struct cmsghdr align;
@@ -56,9 +57,21 @@ int keeper_send(int fd, const struct keeper_msg *msg, const int *fds,
     }
     ssize_t n;
     do
-        n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+        n = sendmsg(fd, &mh, MSG_NOSIGNAL | flags);
     while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof *msg ? 0 : -1;
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+int keeper_send(int fd, const struct keeper_msg *msg, const int *fds,
+                int nfds)
+{
+    return send_msg(fd, msg, fds, nfds, 0);
+}
+
+int keeper_send_now(int fd, const struct keeper_msg *msg, const int *fds,
+                    int nfds)
+{
+    return send_msg(fd, msg, fds, nfds, MSG_DONTWAIT);
 }
 
 int keeper_recv(int fd, struct keeper_msg *msg, int fds[KEPT_FDS])
@@ -95,6 +108,9 @@ int keeper_recv(int fd, struct keeper_msg *msg, int fds[KEPT_FDS])
                 close(one);
         }
     }
+    if (n == (ssize_t)KEEPER_WRITE_LEN && msg->op == KEEPER_WRITE &&
+        !(mh.msg_flags & MSG_TRUNC) && got <= 1)
+        return got;
     bool whole = n == (ssize_t)sizeof *msg && !(mh.msg_flags & MSG_TRUNC) &&
                  msg->init_len <= sizeof msg->init &&
                  msg->spec_len <= sizeof msg->spec &&

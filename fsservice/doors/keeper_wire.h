@@ -25,11 +25,15 @@ void keeper_bound_waits(int fd);
 /* Sends msg with nfds descriptors: 0 or -1 (errno). */
 int keeper_send(int fd, const struct keeper_msg *msg, const int *fds,
                 int nfds);
+/* keeper_send, or -1 (EAGAIN) at once when the peer's queue is full:
+ * for callers that hold locks others wait on. */
+int keeper_send_now(int fd, const struct keeper_msg *msg, const int *fds,
+                    int nfds);
 
 /* Receives one message into msg and up to KEPT_FDS descriptors (close on
  * exec) into fds: their number; 0 with msg->op 0 for a message not of
  * this protocol (its descriptors closed); -1 at end of file (errno 0) or
- * on error. */
+ * on error. A WRITE fills msg up to KEEPER_WRITE_LEN only. */
 int keeper_recv(int fd, struct keeper_msg *msg, int fds[KEPT_FDS]);
 
 #endif

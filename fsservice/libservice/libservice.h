@@ -169,6 +169,13 @@ struct ls_ops {
      * made before the delegation goes back (docs/cache.md, "Not on
      * Ceph"). */
     int (*cache_hold)(struct ls_file *, uint64_t *key);
+    /* A file held with LS_HOLD_WRITES: a kernel descriptor of it, open
+     * for writing, through which another process's pwrite(2) writes what
+     * this backend's pwrite would. The backend's own, valid until close:
+     * the service hands a copy to its keeper, so that the next service
+     * can write what a client kept back should this one be killed
+     * (core/kept.h). -1, or NULL: none. */
+    int (*write_fd)(struct ls_file *);
 
     /* Paths. */
     int (*stat)(struct ls_instance *, const struct ls_cred *, const char *path,

@@ -6,10 +6,13 @@
  * returned is lost when someone else opens the file, when the writer is
  * killed, or when danausd is killed and started again.
  *
- *   writeback DANAUSD local | union
+ *   writeback DANAUSD local | union | kept
  *
  * union: the mount is a union (a container's root) over the local
- * backend, whose writable branch is the host directory seen below.
+ * backend, whose writable branch is the host directory seen below. kept:
+ * the local backend with a FUSE door, so the service has a keeper, which
+ * holds the pages over a kill (core/kept.h): also a writer that sleeps
+ * through the restart, or is killed while no service runs, loses nothing.
  *
  * Whether a pwrite was kept is seen from outside, as the read cache's
  * test sees a cached pread: the service is stopped (SIGSTOP) and woken
@@ -21,6 +24,7 @@
 #include "harness.h"
 
 #include <danaus/danaus.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -45,6 +49,7 @@
 
 static const char *danausd;
 static bool in_union;  /* the mount is a union over the host directory */
+static bool kept;      /* the service has a keeper (a FUSE door) */
 static char host[600]; /* the local backend's directory: the union's
                           writable branch */
 static struct site site;
@@ -555,6 +560,129 @@ static void test_restart_resends_kept_pages(void **state)
     close(restarted[1]);
 }
 
+/* ---- with a keeper: the writer makes no call after the restart ---- */
+
+/* Keeps pages back, says so, then waits for the parent's word. */
+static int sleeper_child(void *arg)
+{
+    int *fds = arg; /* ready (write end), woken (read end) */
+    char path[800], hpath[800];
+    paths("sleeper", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    CHILD_CHECK(write(fds[0], "r", 1) == 1, "ready: %s", strerror(errno));
+    char c;
+    CHILD_CHECK(read(fds[1], &c, 1) == 1, "woken: %s", strerror(errno));
+    /* Its own reads through the next service see them too, once. */
+    expect_through_danaus(path, PAGES);
+    CHILD_CHECK(danaus_close(fd) == 0, "close: %s", strerror(errno));
+    expect_on_host(hpath, PAGES);
+    return 0;
+}
+
+/* The pid of the service's keeper (a child named danaus-keeper), or 0. */
+static pid_t keeper_pid(void)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && !found && (e = readdir(d))) {
+        char path[300], comm[64];
+        int ppid;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (fscanf(f, "%*d (%63[^)]) %*c %d", comm, &ppid) == 2 &&
+            ppid == svc.pid && strcmp(comm, "danaus-keeper") == 0)
+            found = (pid_t)atoi(e->d_name);
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Kills the service's keeper and waits for the one that replaces it,
+ * which must be handed everything the first held. */
+static void replace_keeper(void)
+{
+    pid_t first = keeper_pid();
+    assert_true(first > 0);
+    kill(first, SIGKILL);
+    double t0 = now_ms();
+    pid_t next;
+    while (((next = keeper_pid()) == 0 || next == first) &&
+           now_ms() - t0 < 5000)
+        sleep_ms(10);
+    assert_true(next > 0 && next != first);
+    /* Its messages are handed before the service's next word. */
+    sleep_ms(100);
+}
+
+/* Runs sleeper_child until it is ready, kills danausd (with new_keeper,
+ * after its keeper was killed and replaced), and with kill_writer kills
+ * the writer too before the next danausd starts; then the host's file
+ * must hold every page, the writer having made no call. */
+static void sleeper_through_restart(bool kill_writer, bool new_keeper,
+                                    const char *tag)
+{
+    char path[800], hpath[800];
+    paths("sleeper", path, hpath, sizeof path);
+    int ready[2], woken[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(woken), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        close(woken[1]);
+        int fds[2] = {ready[1], woken[0]};
+        _exit(sleeper_child(fds));
+    }
+    close(ready[1]);
+    close(woken[0]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    if (new_keeper)
+        replace_keeper();
+    daemon_kill(&svc);
+    int status;
+    if (kill_writer) {
+        kill(pid, SIGKILL);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+    }
+    assert_int_equal(host_size(hpath), PAGE);
+    assert_int_equal(daemon_start(&svc, danausd, &site, tag, 60000), 0);
+    /* Written before the service let anyone in: no wait. */
+    assert_int_equal(host_size(hpath), PAGES * PAGE);
+    expect_on_host(hpath, PAGES);
+    if (!kill_writer) {
+        assert_int_equal(write(woken[1], "w", 1), 1);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    close(ready[0]);
+    close(woken[1]);
+}
+
+static void test_sleeping_writer_loses_nothing(void **state)
+{
+    (void)state;
+    sleeper_through_restart(false, false, "danausd-5");
+}
+
+static void test_writer_killed_meanwhile_loses_nothing(void **state)
+{
+    (void)state;
+    sleeper_through_restart(true, false, "danausd-6");
+}
+
+static void test_keeper_replaced_loses_nothing(void **state)
+{
+    (void)state;
+    sleeper_through_restart(true, true, "danausd-7");
+}
+
 static int start(void **state)
 {
     (void)state;
@@ -567,8 +695,9 @@ static int start(void **state)
     if (mkdir(mnt, 0755) < 0 || mkdir(host, 0755) < 0 ||
         mkdir(lower, 0755) < 0 ||
         site_write_config(&site,
-                          "fuse off\nwriteback_flushers 4\n%s %s local %s%s%s\n",
-                          in_union ? "union" : "mount", mnt, host,
+                          "fuse %s\nwriteback_flushers 4\n%s %s local %s%s%s\n",
+                          kept ? "on" : "off", in_union ? "union" : "mount",
+                          mnt, host,
                           in_union ? " " : "", in_union ? lower : "") < 0)
         return -1;
     return daemon_start(&svc, danausd, &site, "danausd", 60000);
@@ -585,13 +714,24 @@ static int stop(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 ||
-        (strcmp(argv[2], "local") != 0 && strcmp(argv[2], "union") != 0)) {
-        fprintf(stderr, "usage: writeback DANAUSD local | union\n");
+    if (argc != 3 || (strcmp(argv[2], "local") != 0 &&
+                      strcmp(argv[2], "union") != 0 &&
+                      strcmp(argv[2], "kept") != 0)) {
+        fprintf(stderr, "usage: writeback DANAUSD local | union | kept\n");
         return 2;
     }
     danausd = argv[1];
     in_union = strcmp(argv[2], "union") == 0;
+    kept = strcmp(argv[2], "kept") == 0;
+    const struct CMUnitTest with_keeper[] = {
+        cmocka_unit_test(test_sleeping_writer_loses_nothing),
+        cmocka_unit_test(test_writer_killed_meanwhile_loses_nothing),
+        cmocka_unit_test(test_keeper_replaced_loses_nothing),
+        cmocka_unit_test(test_service_killed_loses_nothing),
+    };
+    if (kept)
+        return cmocka_run_group_tests_name("writeback_kept", with_keeper,
+                                           start, stop);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_sees_its_writes),
         cmocka_unit_test(test_forked_child_reads_them),

@@ -1440,6 +1440,7 @@ static void test_read_cache_scribbled(void **state)
  * the checkers see nothing wrong. */
 struct forged {
     struct raw r;
+    uint32_t first; /* flip_pages leaves the pages before it alone */
     _Atomic bool stop;
 };
 
@@ -1460,7 +1461,7 @@ static void *flip_pages(void *arg)
     struct forged *f = arg;
     const struct ipc_area *a = &f->r.area;
     while (!atomic_load(&f->stop)) {
-        uint32_t i = (uint32_t)rand() % a->dirty_pages;
+        uint32_t i = f->first + (uint32_t)rand() % (a->dirty_pages - f->first);
         unsigned char *head = (unsigned char *)&a->dirty_heads[i];
         head[(size_t)rand() % sizeof a->dirty_heads[i]] ^=
             (unsigned char)(1u << (rand() % 8));
@@ -1633,6 +1634,180 @@ static void test_write_back_forged(void **state)
     }
     closedir(d);
     assert_int_equal(forgers, 1);
+}
+
+/* ---- write-back pages forged for the next service ---- */
+
+/* A dead service's keeper hands the next one each client's area and the
+ * files it keeps writes of, and the next one writes their pages before it
+ * lets anyone in (core/kept.h). root's client has a file kept; the
+ * attacker (nobody) has one of its own kept and a handle read-only on
+ * root's other file, and knows the number of root's handle (handles are
+ * numbered per client). Its pages name each of those, random handles,
+ * offsets past what a file can hold and lengths past a page, and a thread
+ * flips the words of half of them while danausd is killed and the next
+ * one takes them.
+ * Its one good page lands in its own file, and nothing else anywhere:
+ * root's files keep their bytes, and the next service runs. */
+static uint64_t kept_victim_handle;
+
+static int64_t small_pwrite(struct raw *r, int slot, uint32_t mount,
+                            int64_t h, unsigned char c)
+{
+    unsigned char b[4096];
+    memset(b, c, sizeof b);
+    struct danaus_desc d = {.call = DANAUS_CALL_PWRITE, .mount = mount,
+                            .handle = (uint64_t)h};
+    return raw_call(r, (uint32_t)slot, &d, b, sizeof b, 10000);
+}
+
+/* root's client: a file whose writes it may keep, then waits for the
+ * word to stop. */
+static int kept_victim(void *arg)
+{
+    int *fds = arg; /* handle (write end), stop (read end) */
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "victim: attach");
+    int slot = raw_slot(&r);
+    uint32_t mount = raw_mount(&r, fuse_mp);
+    int64_t h = raw_open(&r, (uint32_t)slot, mount, "kept-victim",
+                         O_CREAT | O_RDWR | O_TRUNC);
+    CHILD_CHECK(h > 0 && small_pwrite(&r, slot, mount, h, 'V') == 4096,
+                "victim: its file");
+    CHILD_CHECK(ipc_cache_gen(&r.area, (uint64_t)h) & IPC_GEN_WRITES_BACK,
+                "victim: its writes are not kept");
+    uint64_t hv = (uint64_t)h;
+    CHILD_CHECK(write(fds[0], &hv, sizeof hv) == sizeof hv, "victim: tell");
+    char c;
+    CHILD_CHECK(read(fds[1], &c, 1) == 1, "victim: wait");
+    return 0;
+}
+
+static int kept_forger(void *arg)
+{
+    int *fds = arg; /* ready (write end), stop (read end) */
+    become(NOBODY);
+    static struct forged f;
+    f.r = attacker_attach();
+    const struct ipc_area *a = &f.r.area;
+    CHILD_CHECK(a->dirty_pages > 1, "attacker: no write-back pages");
+    int slot = raw_slot(&f.r);
+    uint32_t mount = raw_mount(&f.r, fuse_mp);
+    int64_t ro = raw_open(&f.r, (uint32_t)slot, mount, "kept-shown",
+                          O_RDONLY);
+    int64_t own = raw_open(&f.r, (uint32_t)slot, mount, "kept-forger",
+                           O_CREAT | O_RDWR | O_TRUNC);
+    CHILD_CHECK(own > 0 && ro > 0 &&
+                    small_pwrite(&f.r, slot, mount, own, 'm') == 4096,
+                "attacker: opens and first write");
+    CHILD_CHECK(ipc_cache_gen(a, (uint64_t)own) & IPC_GEN_WRITES_BACK,
+                "attacker: its writes are not kept");
+    srand((unsigned)getpid());
+    for (uint32_t i = 1; i < a->dirty_pages; i++) {
+        uint64_t handle = (uint64_t)own, off = 0;
+        uint32_t len = 4096;
+        switch (i % 5) {
+        case 0:
+            handle = kept_victim_handle;
+            break;
+        case 1:
+            handle = (uint64_t)ro;
+            break;
+        case 2:
+            handle = (uint64_t)rand() << 32 | (uint64_t)rand();
+            break;
+        case 3:
+            off = i % 2 ? UINT64_MAX - (uint64_t)(rand() % 8192)
+                        : (uint64_t)INT64_MAX - 100;
+            break;
+        default:
+            len = i % 2 ? 4097 + (uint32_t)rand() % 4096 : UINT32_MAX;
+            break;
+        }
+        forge_page(a, i, handle, off, len, 'x');
+    }
+    forge_page(a, 0, (uint64_t)own, 4096, 4096, 'm');
+    /* The first half stays as forged, for the next service to take as
+     * such; the second is flipped under it. */
+    f.first = a->dirty_pages / 2;
+    pthread_t flipper;
+    pthread_create(&flipper, NULL, flip_pages, &f);
+    CHILD_CHECK(write(fds[0], "r", 1) == 1, "attacker: ready");
+    char c;
+    CHILD_CHECK(read(fds[1], &c, 1) == 1, "attacker: wait");
+    atomic_store(&f.stop, true);
+    pthread_join(flipper, NULL);
+    return 0;
+}
+
+/* The host's file name holds n bytes, each one of allowed. */
+static void host_file_is(const char *name, ssize_t n, const char *allowed)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", host_a, name);
+    static unsigned char b[64 * 4096];
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    ssize_t got = pread(fd, b, sizeof b, 0);
+    close(fd);
+    assert_int_equal(got, n);
+    for (ssize_t k = 0; k < got; k++)
+        if (!strchr(allowed, b[k]) || !b[k])
+            fail_msg("%s: byte %zd is %#x", name, k, b[k]);
+}
+
+static void test_write_back_forged_over_restart(void **state)
+{
+    (void)state;
+    start_fuse_exe("wbkept", "fuse_keep 30\nowner 65534:65534\n", danausd);
+    snprintf(sock, sizeof sock, "%s/%s.sock", site.rundir, site.service);
+    char shown[PATH_MAX + 64];
+    snprintf(shown, sizeof shown, "%s/kept-shown", host_a);
+    int fd = open(shown, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    static unsigned char s[2 * 4096];
+    memset(s, 'S', sizeof s);
+    assert_int_equal(write(fd, s, sizeof s), sizeof s);
+    close(fd);
+    int hv[2], vstop[2], ready[2], fstop[2];
+    assert_int_equal(pipe(hv), 0);
+    assert_int_equal(pipe(vstop), 0);
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(fstop), 0);
+    int vfds[2] = {hv[1], vstop[0]}, ffds[2] = {ready[1], fstop[0]};
+    pid_t victim = spawn(kept_victim, vfds);
+    assert_int_equal(read(hv[0], &kept_victim_handle, 8), 8);
+    pid_t forger = spawn(kept_forger, ffds);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    daemon_kill(&daemon_);
+    assert_int_equal(daemon_start(&daemon_, danausd, &site, "danausd-2",
+                                  30000),
+                     0);
+    assert_int_equal(write(vstop[1], "s", 1), 1);
+    assert_int_equal(write(fstop[1], "s", 1), 1);
+    assert_int_equal(reap(victim, 30), 0);
+    assert_int_equal(reap(forger, 30), 0);
+    host_file_is("kept-victim", 4096, "V");
+    host_file_is("kept-shown", 2 * 4096, "S");
+    /* Its own pages: the good one at 4096, and wherever flipped words put
+     * its bytes inside its own file, but no byte of anyone else's. */
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/kept-forger", host_a);
+    static unsigned char b[64 * 4096];
+    fd = open(path, O_RDONLY);
+    ssize_t n = pread(fd, b, sizeof b, 0);
+    close(fd);
+    assert_true(n >= 2 * 4096);
+    for (ssize_t k = 0; k < n; k++)
+        if (b[k] != 0 && b[k] != 'm' && b[k] != 'x')
+            fail_msg("byte %zd of its file is %#x", k, b[k]);
+    for (int k = 4096; k < 2 * 4096; k++)
+        assert_int_equal(b[k], 'm');
+    int *pipes[] = {hv, vstop, ready, fstop};
+    for (int p = 0; p < 4; p++) {
+        close(pipes[p][0]);
+        close(pipes[p][1]);
+    }
 }
 
 /* ---- the announcement page: read-only to every client ---- */
@@ -3342,6 +3517,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_pid_file_planted, stop),
         cmocka_unit_test_teardown(test_read_cache_scribbled, stop),
         cmocka_unit_test_teardown(test_write_back_forged, stop),
+        cmocka_unit_test_teardown(test_write_back_forged_over_restart, stop),
         cmocka_unit_test_teardown(test_announcements_read_only, stop),
         cmocka_unit_test_teardown(test_two_uids, stop),
         cmocka_unit_test_teardown(test_curves_for_root_only, stop),

@@ -130,3 +130,9 @@ int local_lease_hold(int fd, struct local_lease *l, uint64_t *key)
     atomic_store(&l->signalled, true);
     return fcntl(fd, F_SETLEASE, l->type) == 0 ? held : 0;
 }
+
+void local_lease_end(int fd, struct local_lease *l)
+{
+    if (l->type == F_WRLCK && atomic_load(&l->signalled))
+        fcntl(fd, F_SETLEASE, F_UNLCK);
+}

@@ -34,4 +34,8 @@ void local_lease_init(struct local_lease *l, const struct danaus_stat *st,
  * for writing), taking one if it can, else 0. */
 int local_lease_hold(int fd, struct local_lease *l, uint64_t *key);
 
+/* Before fd closes: gives up the lease it may hold, which a copy of the
+ * descriptor elsewhere (the keeper's, core/kept.h) would keep alive. */
+void local_lease_end(int fd, struct local_lease *l);
+
 #endif

@@ -457,6 +457,7 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
 static void local_close(struct ls_file *base)
 {
     struct local_file *file = lfile(base);
+    local_lease_end(file->fd, &file->lease);
     close(file->fd);
     pthread_mutex_destroy(&file->dir_lock);
     free(file);
@@ -465,6 +466,11 @@ static void local_close(struct ls_file *base)
 static int local_cache_hold(struct ls_file *file, uint64_t *key)
 {
     return local_lease_hold(lfile(file)->fd, &lfile(file)->lease, key);
+}
+
+static int local_write_fd(struct ls_file *file)
+{
+    return lfile(file)->fd;
 }
 
 static ssize_t local_pread(struct ls_file *file, const struct ls_cred *cred,
@@ -1296,6 +1302,7 @@ static const struct ls_ops local_ops = {
     .open = local_open,
     .close = local_close,
     .cache_hold = local_cache_hold,
+    .write_fd = local_write_fd,
     .pread = local_pread,
     .pwrite = local_pwrite,
     .fsync = local_fsync,

@@ -464,6 +464,17 @@ int union_cache_hold(struct ls_file *file, uint64_t *key)
     return lower->inst->ops->cache_hold(lower, key);
 }
 
+/* The branch's file, through which its hold lets writes be kept back. */
+int union_write_fd(struct ls_file *file)
+{
+    struct union_file *f = ufile(file);
+    struct ls_file *lower;
+    if (f->part || !f->readable || lower_of(f, &lower) < 0 ||
+        !lower->inst->ops->write_fd)
+        return -1;
+    return lower->inst->ops->write_fd(lower);
+}
+
 /* Takes the snapshot: the directory's merge as it is now. While nothing
  * a walk depends on changed since the open, the open's walk holds and
  * the branch the directory is open in is read through its handle; else

@@ -381,6 +381,7 @@ int union_fsetxattr(struct ls_file *, const struct ls_cred *,
 ssize_t union_flistxattr(struct ls_file *, const struct ls_cred *, char *list,
                          size_t size);
 int union_cache_hold(struct ls_file *, uint64_t *key);
+int union_write_fd(struct ls_file *);
 int union_fremovexattr(struct ls_file *, const struct ls_cred *,
                        const char *name);
 

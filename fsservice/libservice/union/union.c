@@ -241,6 +241,7 @@ static const struct ls_ops union_ops = {
     .flistxattr = union_flistxattr,
     .fremovexattr = changing_fremovexattr,
     .cache_hold = union_cache_hold,
+    .write_fd = union_write_fd,
     .stat = union_stat,
     .access = union_access,
     .mkdir = union_mkdir,
