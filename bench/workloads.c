@@ -33,6 +33,7 @@ const char *const op_names[OP_COUNT] = {
     [OP_PREAD_4K_SEQ] = "pread-4k-seq",
     [OP_PWRITE_4K_RAND] = "pwrite-4k-rand",
     [OP_PWRITE_4K_SEQ] = "pwrite-4k-seq",
+    [OP_PWRITE_PREAD_4K] = "pwrite-pread-4k",
     [OP_CREATE] = "create",
     [OP_UNLINK] = "unlink",
     [OP_SEQ_READ] = "seq-read-1m",
@@ -50,6 +51,7 @@ static const char *const op_dirs[OP_COUNT] = {
     [OP_PREAD_4K_SEQ] = "pread-4k-seq",
     [OP_PWRITE_4K_RAND] = "pwrite-4k-rand",
     [OP_PWRITE_4K_SEQ] = "pwrite-4k-seq",
+    [OP_PWRITE_PREAD_4K] = "pwrite-pread-4k",
     [OP_CREATE] = "create",
     [OP_UNLINK] = "unlink",
     [OP_SEQ_READ] = "seq-read",
@@ -73,7 +75,8 @@ struct work {
 static bool spread(enum op op)
 {
     return op == OP_PREAD_4K_RAND || op == OP_PREAD_4K_SEQ ||
-           op == OP_PWRITE_4K_RAND || op == OP_PWRITE_4K_SEQ;
+           op == OP_PWRITE_4K_RAND || op == OP_PWRITE_4K_SEQ ||
+           op == OP_PWRITE_PREAD_4K;
 }
 
 static bool reads_only(enum op op)
@@ -148,6 +151,7 @@ static int setup(struct work *w, const struct params *p)
     case OP_PREAD_4K_SEQ:
     case OP_PWRITE_4K_RAND:
     case OP_PWRITE_4K_SEQ:
+    case OP_PWRITE_PREAD_4K:
     case OP_SEQ_READ:
     case OP_SEQ_WRITE:
         w->fd = fs->open(fs->ctx, w->file, O_CREAT | O_TRUNC | O_RDWR, 0644);
@@ -251,7 +255,8 @@ static off_t block_offset(enum op op, int b, int i)
     if (!spread(op))
         return 0;
     uint64_t block = (uint64_t)b * 1000003u + (uint64_t)i;
-    if (op == OP_PREAD_4K_RAND || op == OP_PWRITE_4K_RAND) {
+    if (op == OP_PREAD_4K_RAND || op == OP_PWRITE_4K_RAND ||
+        op == OP_PWRITE_PREAD_4K) {
         block *= 0x9e3779b97f4a7c15ull;
         block ^= block >> 29;
     }
@@ -288,6 +293,14 @@ static int body(struct work *w, int batch, int n)
         case OP_PWRITE_4K_SEQ:
             rc = fs->pwrite(ctx, w->fd, w->buf, BLOCK,
                             block_offset(w->op, batch, i));
+            rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
+            break;
+        case OP_PWRITE_PREAD_4K:
+            rc = fs->pwrite(ctx, w->fd, w->buf, BLOCK,
+                            block_offset(w->op, batch, 2 * i));
+            if (rc == BLOCK)
+                rc = fs->pread(ctx, w->fd, w->buf, BLOCK,
+                               block_offset(w->op, batch, 2 * i + 1));
             rc = rc == BLOCK ? 0 : rc < 0 ? rc : -EIO;
             break;
         case OP_CREATE:

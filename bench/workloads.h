@@ -38,6 +38,9 @@ enum op {
     OP_PREAD_4K_SEQ,
     OP_PWRITE_4K_RAND,
     OP_PWRITE_4K_SEQ,
+    /* a 4 KiB pwrite then a 4 KiB pread elsewhere in the 16 MiB file, as a
+     * database writes a page and reads the next it needs */
+    OP_PWRITE_PREAD_4K,
     OP_CREATE,
     OP_UNLINK,
     OP_SEQ_READ,

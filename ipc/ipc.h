@@ -502,6 +502,10 @@ void ipc_dirty_copy(const struct ipc_area *a, uint32_t i, void *out,
 /* Page i was written (or dropped): FREE again. */
 void ipc_dirty_release(const struct ipc_area *a, uint32_t i);
 
+/* Service: how many pages are COMMITTED, counting up to most: a hint
+ * (the client may change them as they are counted). */
+uint32_t ipc_dirty_committed(const struct ipc_area *a, uint32_t most);
+
 /*
  * Announcements (announce.c): what lets a client keep names and attributes
  * it was answered with and use them again without asking, as the kernel's

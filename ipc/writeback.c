@@ -97,3 +97,12 @@ void ipc_dirty_release(const struct ipc_area *a, uint32_t i)
     if (i < a->dirty_pages)
         atomic_store(&head(a, i)->state, IPC_DIRTY_FREE);
 }
+
+uint32_t ipc_dirty_committed(const struct ipc_area *a, uint32_t most)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < a->dirty_pages && n < most; i++)
+        n += atomic_load_explicit(&head(a, i)->state, memory_order_relaxed) ==
+             IPC_DIRTY_COMMITTED;
+    return n;
+}

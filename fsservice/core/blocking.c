@@ -12,7 +12,10 @@
  * syncs, locks, truncates, fallocates (which allocate or free a range's
  * blocks, as a truncate does), flushes of write-back pages and bulk
  * transfers count
- * (call_short_in_kernel).
+ * (call_short_in_kernel). A flush of a few pages is short anywhere: the
+ * client sends one before its next call after a kept write, so a long
+ * one (a move to the cpu groups and back) would cost more than the round
+ * trip the kept write saved.
  * A wrong guess costs little either way: a cheap request
  * counted long costs one wake-up of a parked thread; a long one counted
  * cheap is what the stall watch is for.
@@ -49,6 +52,12 @@ bool call_may_block(const struct danaus_desc *d)
     default:
         return true;
     }
+}
+
+bool flush_may_block(const struct ipc_area *a)
+{
+    uint32_t most = BLOCKING_BYTES / IPC_CACHE_BLOCK;
+    return ipc_dirty_committed(a, most) == most;
 }
 
 bool call_short_in_kernel(const struct danaus_desc *d)

@@ -16,8 +16,13 @@
  * before it ends short with what came. */
 #define INPUT_WAIT_NS (20 * 1000000ull)
 
+struct ipc_area;
+
 /* d is the service's private copy of a request. */
 bool call_may_block(const struct danaus_desc *d);
+/* Whether a FLUSH of the pages a's client kept back may: as a write of
+ * their bytes would (judged from how many are committed now). */
+bool flush_may_block(const struct ipc_area *a);
 /* Of those, the ones that stay short on an instance whose name space the
  * host's kernel keeps (ls_instance.kernel_name_space): everything but
  * syncs, locks, truncates, fallocates and bulk transfers. */

@@ -434,9 +434,11 @@ static void serve_bell(struct workers *w, struct crew *crew,
     uint64_t admit_ns = admission_charge(&svc->admission, d,
                                          call.c->area.slot_buf);
     call.admit_at = admit_ns > 0 ? ipc_now_ns() + admit_ns : 0;
-    bool long_by_kind = call_may_block(d) &&
-                        !(call_short_in_kernel(d) &&
-                          kernel_name_space(svc, d->mount));
+    bool long_by_kind = d->call == DANAUS_CALL_FLUSH
+                            ? flush_may_block(&call.c->area)
+                            : call_may_block(d) &&
+                                  !(call_short_in_kernel(d) &&
+                                    kernel_name_space(svc, d->mount));
     call.weighed = admit_ns > 0 || long_by_kind ||
                    slowcalls_cpu_heavy(&call.c->slow);
     bool long_call = true;

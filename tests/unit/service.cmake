@@ -65,6 +65,9 @@ danaus_unit_test(test_idmap SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_idmap.c
 danaus_unit_test(test_registry
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_registry.c
                  LIBS danaus_service danaus_backend_memory)
+danaus_unit_test(test_blocking
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_blocking.c
+                 LIBS danaus_service)
 danaus_unit_test(test_slowcalls
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_slowcalls.c
                  LIBS danaus_service)
