@@ -3,13 +3,15 @@
  * (blocking.h).
  *
  * Judged from the request alone, before it runs: data syncs, bulk
- * transfers, locks that may wait, and every call that changes the name
- * space or attributes (on Ceph each is a round trip to the MDS, hundreds of
- * microseconds to seconds). What stays is what a cache answers: stat,
- * access, small reads and writes, lookups, directory reads, opens that
- * create nothing. On a local directory the host's kernel answers the name
- * space and attributes from its caches as quickly as a stat, so there only
- * syncs, locks, truncates, fallocates (which allocate or free a range's
+ * transfers, and every call that changes the name space or attributes (on
+ * Ceph each is a round trip to the MDS, hundreds of microseconds to
+ * seconds). What stays is what a cache answers: stat, access, small reads
+ * and writes, lookups, directory reads, opens that create nothing, and
+ * record locks, which live in the service's own table and never wait
+ * there (a conflict answers EAGAIN at once and the library retries a
+ * waiting lock: wire.h). On a local directory the host's kernel answers
+ * the name space and attributes from its caches as quickly as a stat, so
+ * there only syncs, truncates, fallocates (which allocate or free a range's
  * blocks, as a truncate does), flushes of write-back pages and bulk
  * transfers count
  * (call_short_in_kernel). A flush of a few pages is short anywhere: the
@@ -40,6 +42,7 @@ bool call_may_block(const struct danaus_desc *d)
     case DANAUS_CALL_LSEEK:
     case DANAUS_CALL_CLOSE:
     case DANAUS_CALL_GETDENTS:
+    case DANAUS_CALL_LOCK:
         return false;
     case DANAUS_CALL_READ:
     case DANAUS_CALL_PREAD:
@@ -64,7 +67,6 @@ bool call_short_in_kernel(const struct danaus_desc *d)
 {
     switch (d->call) {
     case DANAUS_CALL_FSYNC:
-    case DANAUS_CALL_LOCK:
     case DANAUS_CALL_TRUNCATE:
     case DANAUS_CALL_FALLOCATE:
     case DANAUS_CALL_FLUSH:

@@ -25,7 +25,7 @@ bool call_may_block(const struct danaus_desc *d);
 bool flush_may_block(const struct ipc_area *a);
 /* Of those, the ones that stay short on an instance whose name space the
  * host's kernel keeps (ls_instance.kernel_name_space): everything but
- * syncs, locks, truncates, fallocates and bulk transfers. */
+ * syncs, truncates, fallocates, flushes and bulk transfers. */
 bool call_short_in_kernel(const struct danaus_desc *d);
 /* Of those, the bulk reads and writes: long for their copies, which the
  * client overlaps with its own when it runs beside (calls_fd.c's

@@ -1,7 +1,8 @@
 /*
  * test_blocking.c - which calls run as long ones (fsservice/core/
  * blocking.h): a FLUSH of a few kept pages is short, one of a bulk
- * transfer's worth is long, as a write of their bytes would be.
+ * transfer's worth is long, as a write of their bytes would be; a record
+ * lock is short, a sync long.
  */
 #include "fsservice/core/blocking.h"
 
@@ -57,6 +58,11 @@ static void test_calls_by_kind(void **state)
     (void)state;
     struct danaus_desc d = {.call = DANAUS_CALL_STAT};
     assert_false(call_may_block(&d));
+    /* A lock never waits in the service: a conflict answers EAGAIN. */
+    d.call = DANAUS_CALL_LOCK;
+    d.arg[5] = 1;
+    assert_false(call_may_block(&d));
+    d.arg[5] = 0;
     d.call = DANAUS_CALL_FSYNC;
     assert_true(call_may_block(&d));
     assert_false(call_short_in_kernel(&d));
