@@ -2,7 +2,7 @@
 # run-workloads.sh - real container work (issue 36): the steps of
 # bench/workload-steps.sh (untar a header tree, find / -xdev, tar of /usr,
 # rm -rf, make -j2 of a 40-unit C project, git clone + status, Python
-# imports; then a static busybox's untar, find / -xdev, cat of every file
+# imports, 500 sqlite transactions; then a static busybox's untar, find / -xdev, cat of every file
 # of a tree and rm -rf, and a static Go program's stat loop; the steps'
 # comment gives their sizes) in one Debian image, on a
 # Danaus container on the local backend (dynamic programs through the
@@ -224,16 +224,16 @@ run_system() { # NAME CMD...
     esac
 }
 # The host's /dev/null is bound over the image's node, which a file system
-# mounted nodev (FUSE's default, so ceph-fuse) cannot open. The steps' build
-# and clone are removed after each run, as a new container would not have
-# them.
+# mounted nodev (FUSE's default, so ceph-fuse) cannot open. The steps'
+# build, clone and database are removed after each run, as a new container
+# would not have them.
 # shellcheck disable=SC2016 # $1 belongs to the inner sh
 in_chroot() { # ROOT CMD...
     local r=$1 rc=0
     shift
     unshare --mount sh -c 'mount --bind /dev/null "$1/dev/null" && shift && exec chroot "$@"' \
         sh "$r" "$r" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root "$@" || rc=$?
-    rm -rf "$r/b" "$r/g"
+    rm -rf "$r/b" "$r/g" "$r/d.db" "$r/d.db-journal"
     return "$rc"
 }
 

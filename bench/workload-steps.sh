@@ -16,7 +16,7 @@
 # files), linux.tar (about 800: the static steps' tree is smaller, as the
 # FUSE door takes minutes for the large one on 2 cpus), src/ (a C project
 # with its Makefile), repo.git, busybox and stat-loop. Writes /w, /s, /b
-# and /g, and removes /w and /s (the rm steps).
+# /g and /d.db, and removes /w and /s (the rm steps).
 set -u -o pipefail
 export LC_ALL=C
 bb=/bench/busybox
@@ -33,13 +33,25 @@ python_import() {
         python3 -c 'import email, json, asyncio, unittest, xml.dom.minidom, http.client, logging, argparse, decimal' || return
     done
 }
+# A database's small transactions: sqlite's defaults (a rollback journal
+# made, synced and removed per commit, and record locks), 500 autocommit
+# inserts through Python's sqlite3.
+sqlite_tx() {
+    rm -f /d.db /d.db-journal && python3 -c '
+import sqlite3
+con = sqlite3.connect("/d.db", isolation_level=None)
+con.execute("create table t(a integer, b text)")
+for i in range(500):
+    con.execute("insert into t values (?, ?)", (i, "row %d" % i))
+print(con.execute("select count(*) from t").fetchone()[0])'
+}
 bb_untar() { $bb mkdir /s && $bb tar -xf /bench/linux.tar -C /s; }
 bb_find() { $bb find / -xdev | $bb wc -l; }
 bb_cat() { $bb find /usr/lib/python3* -type f -exec $bb cat {} + | $bb wc -c; }
 go_stat() { /bench/stat-loop /s 10; }
 bb_rm() { $bb rm -rf /s; }
 
-steps=${*:-untar find_all tar_usr rm_tree build git_clone python_import bb_untar bb_find bb_cat go_stat bb_rm}
+steps=${*:-untar find_all tar_usr rm_tree build git_clone python_import sqlite_tx bb_untar bb_find bb_cat go_stat bb_rm}
 for s in $steps; do
     t0=$EPOCHREALTIME
     out=$("$s" 2>&1)

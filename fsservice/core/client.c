@@ -374,6 +374,15 @@ int slot_assign(struct client_registry *r, struct client *c)
     return -EAGAIN;
 }
 
+bool client_one_thread(const struct client *c)
+{
+    uint32_t owned = 0;
+    for (uint32_t i = 0; i < c->area.nslots && owned < 2; i++)
+        owned += atomic_load_explicit(&c->slots[i].owned,
+                                      memory_order_relaxed);
+    return owned == 1;
+}
+
 int slot_release(struct client_registry *r, struct client *c, uint32_t slot)
 {
     if (slot >= c->area.nslots || !atomic_load(&c->slots[slot].owned))

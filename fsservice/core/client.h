@@ -158,6 +158,11 @@ void client_put(struct client *c);
 /* Whether c is still in the table (not detached). */
 bool client_attached(struct client_registry *r, const struct client *c);
 
+/* Whether c owns one slot alone: one thread of it makes calls, so none of
+ * its calls can wait behind the one running (a hint: the door may give it
+ * another slot at any moment). */
+bool client_one_thread(const struct client *c);
+
 /* The client's view: it may name mount index i (door thread sets it at
  * hello, before its first slot; service threads only read it). */
 void client_view_add(struct client *c, uint32_t i);
