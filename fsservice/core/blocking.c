@@ -76,11 +76,6 @@ bool call_short_in_kernel(const struct danaus_desc *d)
     }
 }
 
-bool call_is_sync(const struct danaus_desc *d)
-{
-    return d->call == DANAUS_CALL_FSYNC || d->call == DANAUS_CALL_FLUSH;
-}
-
 bool call_is_write(const struct danaus_desc *d)
 {
     return d->call == DANAUS_CALL_WRITE || d->call == DANAUS_CALL_PWRITE;

@@ -31,8 +31,6 @@ bool call_short_in_kernel(const struct danaus_desc *d);
  * client overlaps with its own when it runs beside (calls_fd.c's
  * pieces). */
 bool call_is_bulk_transfer(const struct danaus_desc *d);
-/* FSYNC or FLUSH: data made durable, or handed to the backend. */
-bool call_is_sync(const struct danaus_desc *d);
 /* WRITE or PWRITE. */
 bool call_is_write(const struct danaus_desc *d);
 /* A write whose input may come in pieces (ipc.h's IPC_INPUT_FIRST). */

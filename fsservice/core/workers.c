@@ -47,11 +47,11 @@
  * weigh as one task (cpugroups.h): those long by their kind, and those of
  * a client whose long calls take much cpu (slowcalls.h), not a call long
  * only because its client's calls waited lately.
- * A sync (an fsync, a flush of kept writes) is such a request only while
- * its queue serves more than one client, or its client calls from more
- * than one thread: a lone thread's sync has nobody behind it, and runs
- * where the thread is, as the kernel's fsync runs in its caller (the
- * hand-off and the moves cost more than a sync of a cached file).
+ * Any other such request runs where the thread is while its queue serves
+ * its client alone and the client calls from one thread (owns one slot):
+ * nobody can be behind it, as nobody is behind a kernel's fsync in its
+ * caller, and the hand-off and the moves cost more than a sync of a
+ * cached file, or a local truncate.
  * A bulk read or write is such a request only while its queue serves
  * more than one client (another in the last SHARED_WINDOW_MS), and a write
  * also while the other cpus are busy (runs_beside): a lone client's
@@ -453,10 +453,9 @@ static void serve_bell(struct workers *w, struct crew *crew,
         long_call = admit_ns > 0 ||
                     (slowcalls_expect(&call.c->slow) && !alone) ||
                     (long_by_kind &&
-                     !(call_is_sync(d) && alone &&
-                       client_one_thread(call.c)) &&
-                     (!call_is_bulk_transfer(d) ||
-                      !runs_beside(crew, call.mark, call_is_write(d))));
+                     (call_is_bulk_transfer(d)
+                          ? !runs_beside(crew, call.mark, call_is_write(d))
+                          : !(alone && client_one_thread(call.c))));
     }
     if (!long_call) {
         run(w, crew, rec, &call, false);
