@@ -315,6 +315,11 @@ static void unmirror(struct keeper_link *k, const struct kept_write *change)
 void keeper_write(struct keeper_link *k, const struct kept_write *w, int fd)
 {
     pthread_mutex_lock(&k->lock);
+    /* A clean stop: the keeper is leaving with everything. */
+    if (k->stopping) {
+        pthread_mutex_unlock(&k->lock);
+        return;
+    }
     if (k->fd >= 0)
         send_write(k, w, fd);
     bool holds = w->op == KEPT_AREA || w->op == KEPT_FILE;
@@ -344,11 +349,14 @@ void keeper_bye(struct keeper_link *k)
     free(msg);
     if (k->watching)
         pthread_join(k->watcher, NULL);
+    pthread_mutex_lock(&k->lock);
     close(k->fd);
     k->fd = -1;
+    /* Under the lock: a service thread may still forget a file. */
     free(k->writes);
     k->writes = NULL;
     k->nwrites = k->writes_cap = 0;
+    pthread_mutex_unlock(&k->lock);
     /* It leaves at once on the goodbye; one that does not (stopped) is
      * not waited for long. */
     for (int i = 0; i < 200 && waitpid(k->pid, NULL, WNOHANG) == 0; i++)
