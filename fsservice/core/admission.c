@@ -109,8 +109,7 @@ struct admission_cost admission_cost_of(const struct danaus_desc *d,
                                         uint32_t max_bytes)
 {
     struct admission_cost cost = {
-        call_may_block(d) && !call_is_bulk_transfer(d) &&
-            d->call != DANAUS_CALL_LOCK,
+        call_may_block(d) && !call_is_bulk_transfer(d),
         0,
     };
     if (call_is_write(d))

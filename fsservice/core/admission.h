@@ -74,9 +74,9 @@ void admission_init(struct admission *a, uint64_t ops_per_second,
                     uint64_t write_bytes_per_second);
 /* What request d (the service's private copy, not yet checked) costs its
  * pool: an op if the backend's servers must answer it (what may block,
- * but bulk transfers, charged by their bytes, and record locks, kept in
- * the service), and a write's bytes, counted up to max_bytes (the slot
- * buffer: no request carries more). */
+ * but bulk transfers, charged by their bytes; record locks, kept in the
+ * service, never block), and a write's bytes, counted up to max_bytes
+ * (the slot buffer: no request carries more). */
 struct admission_cost {
     bool op;
     uint32_t bytes;

@@ -69,7 +69,6 @@ bool call_short_in_kernel(const struct danaus_desc *d)
     case DANAUS_CALL_FSYNC:
     case DANAUS_CALL_TRUNCATE:
     case DANAUS_CALL_FALLOCATE:
-    case DANAUS_CALL_FLUSH:
         return false;
     default:
         return !call_is_bulk_transfer(d);

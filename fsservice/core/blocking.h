@@ -18,14 +18,15 @@
 
 struct ipc_area;
 
-/* d is the service's private copy of a request. */
+/* d is the service's private copy of a request. A FLUSH is judged by
+ * flush_may_block instead, where its client's area is known. */
 bool call_may_block(const struct danaus_desc *d);
 /* Whether a FLUSH of the pages a's client kept back may: as a write of
  * their bytes would (judged from how many are committed now). */
 bool flush_may_block(const struct ipc_area *a);
 /* Of those, the ones that stay short on an instance whose name space the
  * host's kernel keeps (ls_instance.kernel_name_space): everything but
- * syncs, truncates, fallocates, flushes and bulk transfers. */
+ * syncs, truncates, fallocates and bulk transfers. */
 bool call_short_in_kernel(const struct danaus_desc *d);
 /* Of those, the bulk reads and writes: long for their copies, which the
  * client overlaps with its own when it runs beside (calls_fd.c's
