@@ -400,9 +400,7 @@ int main(int argc, char **argv)
         return die("cannot start the FUSE door: out of memory");
     /* Before any client comes in, and before the kept files close: their
      * leases hold other openers until the pages are in. */
-    size_t nkept;
-    const struct kept_fd *kept = fuse_door_kept_writes(svc.fuse, &nkept);
-    kept_recover(&geo, kept, nkept);
+    kept_recover(&geo, fuse_door_kept_writes(svc.fuse));
     door_restore_mounts(&door);
     if (door_start(&door) < 0) {
         door_close(&door);

@@ -9,6 +9,8 @@
  * copied once, and its handle is looked up among the files kept for that
  * client alone. A page this cannot write stays TAKEN, which a client that
  * lives sends again itself through the next service (libfs/writeback.c).
+ * Also the list of what is kept, which the keeper, the service's mirror
+ * of it and a claimer each hold.
  */
 #include "kept.h"
 
@@ -20,6 +22,51 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <unistd.h>
+
+static void end(struct kept_list *l, size_t i)
+{
+    if (l->owned)
+        close(l->v[i].fd);
+}
+
+int kept_list_apply(struct kept_list *l, const struct kept_write *w, int fd)
+{
+    bool holds = w->op == KEPT_AREA || w->op == KEPT_FILE;
+    if (!holds && w->op != KEPT_FORGET_FILE && w->op != KEPT_FORGET_CLIENT)
+        return 0;
+    size_t to = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (kept_ends(&l->v[i].w, w))
+            end(l, i);
+        else
+            l->v[to++] = l->v[i];
+    }
+    l->n = to;
+    if (!holds)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        struct kept_fd *more = realloc(l->v, cap * sizeof *more);
+        if (!more) {
+            if (l->owned)
+                close(fd);
+            return -1;
+        }
+        l->v = more;
+        l->cap = cap;
+    }
+    l->v[l->n++] = (struct kept_fd){*w, fd};
+    return 0;
+}
+
+void kept_list_clear(struct kept_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        end(l, i);
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
 
 struct taken {
     struct ipc_dirty_page head;
@@ -34,27 +81,29 @@ static int by_seq(const void *a, const void *b)
 }
 
 /* The descriptor kept of client's handle, or -1. */
-static int file_of(const struct kept_fd *kept, size_t n, uint32_t client,
+static int file_of(const struct kept_list *kept, uint32_t client,
                    uint64_t handle)
 {
-    for (size_t i = 0; i < n; i++)
-        if (kept[i].w.op == KEPT_FILE && kept[i].w.client == client &&
-            kept[i].w.handle == handle)
-            return kept[i].fd;
+    for (size_t i = 0; i < kept->n; i++) {
+        const struct kept_fd *k = &kept->v[i];
+        if (k->w.op == KEPT_FILE && k->w.client == client &&
+            k->w.handle == handle)
+            return k->fd;
+    }
     return -1;
 }
 
 /* Takes the pages of area a (client w->client's) that name a kept file,
  * into t: how many. */
 static uint32_t take(const struct ipc_area *a, const struct kept_write *w,
-                     const struct kept_fd *kept, size_t n, struct taken *t)
+                     const struct kept_list *kept, struct taken *t)
 {
     uint32_t m = 0;
     for (uint32_t i = 0; i < a->dirty_pages; i++) {
         struct ipc_dirty_page head;
         if (!ipc_dirty_take(a, i, true, &head))
             continue;
-        int fd = file_of(kept, n, w->client, head.handle);
+        int fd = file_of(kept, w->client, head.handle);
         if (fd < 0 || head.len == 0 || head.len > IPC_CACHE_BLOCK ||
             head.off > (uint64_t)INT64_MAX - head.len)
             continue;
@@ -68,12 +117,12 @@ static uint32_t take(const struct ipc_area *a, const struct kept_write *w,
  * client (a write by someone else might keep a setuid bit its own would
  * drop); returns how many were written. */
 static uint32_t write_area(const struct ipc_area *a, const struct kept_write *w,
-                           const struct kept_fd *kept, size_t n)
+                           const struct kept_list *kept)
 {
     struct taken *t = calloc(a->dirty_pages, sizeof *t);
     if (!t)
         return 0;
-    uint32_t m = take(a, w, kept, n, t), written = 0;
+    uint32_t m = take(a, w, kept, t), written = 0;
     uid_t uid = (uid_t)setfsuid((uid_t)-1);
     gid_t gid = (gid_t)setfsgid((gid_t)-1);
     setfsgid(w->gid);
@@ -98,12 +147,11 @@ static uint32_t write_area(const struct ipc_area *a, const struct kept_write *w,
     return written;
 }
 
-void kept_recover(const struct ipc_geometry *own, const struct kept_fd *kept,
-                  size_t n)
+void kept_recover(const struct ipc_geometry *own, const struct kept_list *kept)
 {
     uint32_t clients = 0, pages = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct kept_write *w = &kept[i].w;
+    for (size_t i = 0; i < kept->n; i++) {
+        const struct kept_write *w = &kept->v[i].w;
         if (w->op != KEPT_AREA)
             continue;
         struct ipc_geometry g = *own;
@@ -112,7 +160,7 @@ void kept_recover(const struct ipc_geometry *own, const struct kept_fd *kept,
         g.cache_blocks = w->cache_blocks;
         g.dirty_pages = w->dirty_pages;
         /* A mapping of its own: the descriptor stays the caller's. */
-        int fd = dup(kept[i].fd);
+        int fd = dup(kept->v[i].fd);
         struct ipc_area a;
         int rc = fd < 0 ? -errno : ipc_area_map(fd, &g, &a);
         if (rc < 0) {
@@ -123,7 +171,7 @@ void kept_recover(const struct ipc_geometry *own, const struct kept_fd *kept,
                     strerror(-rc));
             continue;
         }
-        uint32_t written = write_area(&a, w, kept, n);
+        uint32_t written = write_area(&a, w, kept);
         pages += written;
         clients += written > 0;
         ipc_area_unmap(&a);

@@ -60,19 +60,34 @@ struct kept_sink {
     void *arg;
 };
 
-/* One of them handed back by a dead service's keeper: fd is its own. */
+/* One of them, with its descriptor. */
 struct kept_fd {
     struct kept_write w;
     int fd;
 };
 
+/* What is kept now, as the changes so far leave it: the keeper's own
+ * (owned: it closes a descriptor as its entry leaves), the service's
+ * mirror of it (borrowed descriptors), or what a successor claimed. */
+struct kept_list {
+    struct kept_fd *v;
+    size_t n, cap;
+    bool owned;
+};
+
+/* Applies change w: drops the entries it ends (kept_ends) and, for an
+ * AREA or FILE, adds it with fd. 0, or -1 when out of memory (fd, if
+ * owned, closed). Other ops change nothing. */
+int kept_list_apply(struct kept_list *l, const struct kept_write *w, int fd);
+/* Drops every entry (closing owned descriptors) and the memory. */
+void kept_list_clear(struct kept_list *l);
+
 struct ipc_geometry;
 
-/* Writes the pages of every area among kept[0..n) through the files kept
- * of the same client, in the order the client made them; own is this
- * service's geometry of areas, kept's areas giving their own sizes. Says
- * on stderr what it wrote and what it could not. */
-void kept_recover(const struct ipc_geometry *own, const struct kept_fd *kept,
-                  size_t n);
+/* Writes the pages of every area kept through the files kept of the same
+ * client, in the order the client made them; own is this service's
+ * geometry of areas, kept's areas giving their own sizes. Says on stderr
+ * what it wrote and what it could not. */
+void kept_recover(const struct ipc_geometry *own, const struct kept_list *kept);
 
 #endif

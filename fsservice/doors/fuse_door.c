@@ -42,8 +42,7 @@ struct fuse_door {
     pthread_mutex_t exports_lock;
     struct kept_mount *kept;       /* claimed from a dead service's keeper */
     int nkept;
-    struct kept_fd *kept_writes;   /* and its clients' kept writes */
-    size_t nkept_writes;
+    struct kept_list kept_writes;  /* and its clients' kept writes */
     char *added[DANAUS_MAX_INSTANCES]; /* mount points of fuse_door_add */
 };
 
@@ -523,8 +522,7 @@ int fuse_door_start(struct service *svc, struct fuse_door **out)
     sigaction(SIGUSR1, &sa, NULL);
     /* What a dead predecessor left, before this service's keeper takes
      * the socket's name. */
-    if (keeper_claim(&svc->cfg, &d->kept, &d->nkept, &d->kept_writes,
-                     &d->nkept_writes) < 0 ||
+    if (keeper_claim(&svc->cfg, &d->kept, &d->nkept, &d->kept_writes) < 0 ||
         keeper_start(&d->keeper, &svc->cfg, svc->argv, keep_all, d) < 0) {
         fprintf(stderr, "danausd: FUSE door off: no keeper\n");
         fuse_door_release_kept(d);
@@ -579,22 +577,17 @@ int fuse_door_kept_view(struct fuse_door *d, int i, const char **view,
     return ns_fd;
 }
 
-const struct kept_fd *fuse_door_kept_writes(const struct fuse_door *d,
-                                            size_t *n)
+const struct kept_list *fuse_door_kept_writes(const struct fuse_door *d)
 {
-    *n = d ? d->nkept_writes : 0;
-    return d ? d->kept_writes : NULL;
+    static const struct kept_list none;
+    return d ? &d->kept_writes : &none;
 }
 
 void fuse_door_release_kept(struct fuse_door *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->nkept_writes; i++)
-        close(d->kept_writes[i].fd);
-    free(d->kept_writes);
-    d->kept_writes = NULL;
-    d->nkept_writes = 0;
+    kept_list_clear(&d->kept_writes);
     for (int i = 0; i < d->nkept; i++) {
         struct kept_mount *m = &d->kept[i];
         bool unserved = m->fds[KEPT_FUSE] >= 0;

@@ -58,10 +58,9 @@ const char *fuse_door_kept_spec(const struct fuse_door *d, int i,
  * none. */
 int fuse_door_kept_view(struct fuse_door *d, int i, const char **view,
                         size_t *view_len);
-/* The kept writes taken over (core/kept.h): *n of them, which
- * fuse_door_release_kept closes. */
-const struct kept_fd *fuse_door_kept_writes(const struct fuse_door *d,
-                                            size_t *n);
+/* The kept writes taken over (core/kept.h), which
+ * fuse_door_release_kept closes; an empty list when d is NULL. */
+const struct kept_list *fuse_door_kept_writes(const struct fuse_door *d);
 /* Closes and detaches the mounts taken over that nobody serves. */
 void fuse_door_release_kept(struct fuse_door *d);
 

@@ -18,31 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Appends a kept write w (its descriptor fd) to *v: 0, or -1 when out of
- * memory. */
-static int add_write(struct kept_fd **v, size_t *n, size_t *cap,
-                     const struct kept_write *w, int fd)
-{
-    if (*n == *cap) {
-        size_t more_cap = *cap ? 2 * *cap : 64;
-        struct kept_fd *more = realloc(*v, more_cap * sizeof *more);
-        if (!more)
-            return -1;
-        *v = more;
-        *cap = more_cap;
-    }
-    (*v)[(*n)++] = (struct kept_fd){*w, fd};
-    return 0;
-}
-
 int keeper_claim(const struct config *cfg, struct kept_mount **kept,
-                 int *nkept, struct kept_fd **writes, size_t *nwrites)
+                 int *nkept, struct kept_list *writes)
 {
     *kept = NULL;
     *nkept = 0;
-    *writes = NULL;
-    *nwrites = 0;
-    size_t writes_cap = 0;
+    *writes = (struct kept_list){.owned = true};
     struct sockaddr_un sa;
     if (keeper_address(cfg->rundir, cfg->service, &sa) < 0)
         return 0;
@@ -71,9 +52,7 @@ int keeper_claim(const struct config *cfg, struct kept_mount **kept,
     for (;;) {
         int n = keeper_recv(fd, msg, fds);
         if (n == 1 && msg->op == KEEPER_WRITE) {
-            if (add_write(writes, nwrites, &writes_cap, &msg->write,
-                          fds[0]) < 0) {
-                close(fds[0]);
+            if (kept_list_apply(writes, &msg->write, fds[0]) < 0) {
                 rc = -1;
                 break;
             }
@@ -213,8 +192,8 @@ static void *watch(void *arg)
         kill(k->pid, SIGKILL);
         waitpid(k->pid, NULL, 0);
         int rc = spawn(k, k->cfg, k->argv);
-        for (size_t i = 0; rc == 0 && i < k->nwrites; i++)
-            send_write(k, &k->writes[i].w, k->writes[i].fd);
+        for (size_t i = 0; rc == 0 && i < k->writes.n; i++)
+            send_write(k, &k->writes.v[i].w, k->writes.v[i].fd);
         pthread_mutex_unlock(&k->lock);
         if (rc < 0)
             return NULL;
@@ -302,16 +281,6 @@ void keeper_drop(struct keeper_link *k, uint32_t index)
     send_op(k, KEEPER_DROP, index);
 }
 
-/* The mirror of what the keeper holds, without what change ends. */
-static void unmirror(struct keeper_link *k, const struct kept_write *change)
-{
-    size_t to = 0;
-    for (size_t i = 0; i < k->nwrites; i++)
-        if (!kept_ends(&k->writes[i].w, change))
-            k->writes[to++] = k->writes[i];
-    k->nwrites = to;
-}
-
 void keeper_write(struct keeper_link *k, const struct kept_write *w, int fd)
 {
     pthread_mutex_lock(&k->lock);
@@ -322,10 +291,7 @@ void keeper_write(struct keeper_link *k, const struct kept_write *w, int fd)
     }
     if (k->fd >= 0)
         send_write(k, w, fd);
-    bool holds = w->op == KEPT_AREA || w->op == KEPT_FILE;
-    unmirror(k, w);
-    if (holds && add_write(&k->writes, &k->nwrites, &k->writes_cap, w,
-                           fd) < 0)
+    if (kept_list_apply(&k->writes, w, fd) < 0)
         fprintf(stderr, "danausd: out of memory: a client's kept writes "
                 "would not reach a new keeper\n");
     pthread_mutex_unlock(&k->lock);
@@ -353,9 +319,7 @@ void keeper_bye(struct keeper_link *k)
     close(k->fd);
     k->fd = -1;
     /* Under the lock: a service thread may still forget a file. */
-    free(k->writes);
-    k->writes = NULL;
-    k->nwrites = k->writes_cap = 0;
+    kept_list_clear(&k->writes);
     pthread_mutex_unlock(&k->lock);
     /* It leaves at once on the goodbye; one that does not (stopped) is
      * not waited for long. */

@@ -107,16 +107,15 @@ struct keeper_link {
     /* What the keeper holds of kept writes (keeper_write), to hand a new
      * keeper: descriptors owned by their client or file, which forget
      * them here before they close. */
-    struct kept_fd *writes;
-    size_t nwrites, writes_cap;
+    struct kept_list writes;
 };
 
 /* What a dead service of the same rundir and name left with its keeper:
  * its mounts, *kept (malloc'd, *nkept entries), and its kept writes,
- * *writes (*nwrites), both empty when there is no keeper or it refused
+ * *writes (owned), both empty when there is no keeper or it refused
  * (its service still runs; said on stderr). 0, or -1 when out of memory. */
 int keeper_claim(const struct config *cfg, struct kept_mount **kept,
-                 int *nkept, struct kept_fd **writes, size_t *nwrites);
+                 int *nkept, struct kept_list *writes);
 
 /* Starts this service's keeper, which restarts argv (this program's)
  * when cfg says restart on, and the thread that replaces it should it die

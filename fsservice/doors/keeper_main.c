@@ -49,8 +49,7 @@ static struct held held[DANAUS_MAX_INSTANCES];
 static const char *service;
 
 /* Kept writes (core/kept.h): areas and files, each with its descriptor. */
-static struct kept_fd *writes;
-static size_t nwrites, writes_cap;
+static struct kept_list writes = {.owned = true};
 
 static void say(const char *fmt, ...)
 {
@@ -87,50 +86,19 @@ static int count_held(void)
     return n;
 }
 
-/* Closes and removes what change ends, keeping the rest in order. */
-static void end_writes(const struct kept_write *change)
-{
-    size_t to = 0;
-    for (size_t i = 0; i < nwrites; i++) {
-        if (kept_ends(&writes[i].w, change))
-            close(writes[i].fd);
-        else
-            writes[to++] = writes[i];
-    }
-    nwrites = to;
-}
-
-static void let_go_writes(void)
-{
-    for (size_t i = 0; i < nwrites; i++)
-        close(writes[i].fd);
-    nwrites = 0;
-}
-
-/* A WRITE message from the service: what it says the keeper now holds. */
+/* A WRITE message from the service: what it says the keeper now holds.
+ * An AREA or FILE comes with its one descriptor, a forget with none. */
 static void write_from_service(const struct kept_write *w, int *fds, int nfds)
 {
     bool holds = w->op == KEPT_AREA || w->op == KEPT_FILE;
-    if (holds && nfds == 1) {
-        end_writes(w);
-        if (nwrites == writes_cap) {
-            size_t cap = writes_cap ? 2 * writes_cap : 64;
-            struct kept_fd *more = realloc(writes, cap * sizeof *more);
-            if (!more) {
-                say("out of memory: a client's kept writes are not kept");
-                close(fds[0]);
-                return;
-            }
-            writes = more;
-            writes_cap = cap;
-        }
-        writes[nwrites++] = (struct kept_fd){*w, fds[0]};
-        return;
+    if (nfds != (holds ? 1 : 0)) {
+        for (int i = 0; i < nfds; i++)
+            close(fds[i]);
+        if (holds)
+            return;
     }
-    for (int i = 0; i < nfds; i++)
-        close(fds[i]);
-    if (w->op == KEPT_FORGET_FILE || w->op == KEPT_FORGET_CLIENT)
-        end_writes(w);
+    if (kept_list_apply(&writes, w, holds ? fds[0] : -1) < 0)
+        say("out of memory: a client's kept writes are not kept");
 }
 
 /* One message from the service. */
@@ -179,11 +147,11 @@ static bool hand_over(int fd)
     for (int i = 0; ok && i < DANAUS_MAX_INSTANCES; i++)
         if (held[i].msg)
             ok = keeper_send(fd, held[i].msg, held[i].fds, held[i].nfds) == 0;
-    for (size_t i = 0; ok && i < nwrites; i++) {
+    for (size_t i = 0; ok && i < writes.n; i++) {
         memset(msg, 0, KEEPER_WRITE_LEN);
         msg->op = KEEPER_WRITE;
-        msg->write = writes[i].w;
-        ok = keeper_send(fd, msg, &writes[i].fd, 1) == 0;
+        msg->write = writes.v[i].w;
+        ok = keeper_send(fd, msg, &writes.v[i].fd, 1) == 0;
     }
     if (ok) {
         memset(msg, 0, sizeof *msg);
@@ -219,7 +187,7 @@ static void detach_all(void)
             n++;
     for (int i = 0; i < DANAUS_MAX_INSTANCES; i++)
         let_go(&held[i]);
-    let_go_writes();
+    kept_list_clear(&writes);
     for (int i = 0; i < n; i++) {
         if (fuse_mountpoint_stale(points[i]))
             fuse_mountpoint_detach(points[i]);
@@ -317,7 +285,7 @@ int keeper_main(int argc, char **argv)
                 detach_untaken();
                 say("the service died; its %d FUSE mounts and %zu kept "
                     "writes' areas and files wait %.0f s for the next one",
-                    count_held(), nwrites, keep_s);
+                    count_held(), writes.n, keep_s);
             }
         }
         if (channel >= 0 && (p[1].revents & POLLIN)) {
@@ -335,7 +303,7 @@ int keeper_main(int argc, char **argv)
                 close(fd);
             if (done) {
                 say("handed %d FUSE mounts and %zu kept writes' areas "
-                    "and files to the next service", count_held(), nwrites);
+                    "and files to the next service", count_held(), writes.n);
                 /* The next service's keeper listens at the same path:
                  * it is not this one's to remove any more. */
                 listener_path_ours = false;
@@ -372,8 +340,7 @@ int keeper_main(int argc, char **argv)
     }
     for (int i = 0; i < DANAUS_MAX_INSTANCES; i++)
         let_go(&held[i]);
-    let_go_writes();
-    free(writes);
+    kept_list_clear(&writes);
     if (listener >= 0 && listener_path_ours)
         unlink(sa.sun_path);
     log_flush();
