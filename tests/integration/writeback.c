@@ -360,6 +360,46 @@ static void test_later_write_wins(void **state)
 
 /* ---- another opener sees them ---- */
 
+/* A child that says it is ready on one pipe and waits on another for the
+ * word to go on. */
+struct waiting {
+    pid_t pid;
+    int go; /* a byte, then its close, let the child go on */
+};
+
+/* Forks a child running fn({ready, go}: the write end of one pipe, the
+ * read end of the other), and returns once it said ready. */
+static struct waiting start_waiting(int (*fn)(void *))
+{
+    int ready[2], go[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        close(go[1]);
+        int fds[2] = {ready[1], go[0]};
+        _exit(fn(fds));
+    }
+    close(ready[1]);
+    close(go[0]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    return (struct waiting){pid, go[1]};
+}
+
+/* Gives the child its word and waits for it to exit 0. */
+static void let_go(struct waiting h)
+{
+    assert_int_equal(write(h.go, "g", 1), 1);
+    close(h.go);
+    int status;
+    assert_int_equal(waitpid(h.pid, &status, 0), h.pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Keeps pages back, says so on ready, and holds the file open, making no
  * call, until done is closed. */
 static int holder_child(void *arg)
@@ -374,39 +414,6 @@ static int holder_child(void *arg)
         ;
     (void)fd;
     _exit(0); /* nothing flushed at exit: the opener had it done */
-}
-
-struct holder {
-    pid_t pid;
-    int done; /* closing it lets the holder go */
-};
-
-static struct holder start_holder(void)
-{
-    int ready[2], done[2];
-    assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(done), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(ready[0]);
-        close(done[1]);
-        int fds[2] = {ready[1], done[0]};
-        _exit(holder_child(fds));
-    }
-    close(ready[1]);
-    close(done[0]);
-    char c;
-    assert_int_equal(read(ready[0], &c, 1), 1);
-    close(ready[0]);
-    return (struct holder){pid, done[1]};
-}
-
-static void end_holder(struct holder h)
-{
-    close(h.done);
-    int status;
-    assert_int_equal(waitpid(h.pid, &status, 0), h.pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static int danaus_opener(void *arg)
@@ -425,17 +432,17 @@ static void test_another_opener_sees_them(void **state)
     char path[800], hpath[800];
     paths("held", path, hpath, sizeof path);
     /* A program on the host, outside Danaus. */
-    struct holder h = start_holder();
+    struct waiting h = start_waiting(holder_child);
     int fd = open(hpath, O_RDONLY);
     assert_true(fd >= 0);
     close(fd);
     assert_int_equal(host_size(hpath), PAGES * PAGE);
     expect_on_host(hpath, PAGES);
-    end_holder(h);
+    let_go(h);
     /* Another client of the service. */
-    h = start_holder();
+    h = start_waiting(holder_child);
     assert_int_equal(run_in_child(danaus_opener, NULL, 30000), 0);
-    end_holder(h);
+    let_go(h);
 }
 
 /* ---- the writer is killed ---- */
@@ -535,29 +542,10 @@ static int resend_child(void *arg)
 static void test_restart_resends_kept_pages(void **state)
 {
     (void)state;
-    int ready[2], restarted[2];
-    assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(restarted), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(ready[0]);
-        close(restarted[1]);
-        int fds[2] = {ready[1], restarted[0]};
-        _exit(resend_child(fds));
-    }
-    close(ready[1]);
-    close(restarted[0]);
-    char c;
-    assert_int_equal(read(ready[0], &c, 1), 1);
+    struct waiting h = start_waiting(resend_child);
     daemon_kill(&svc);
     assert_int_equal(daemon_start(&svc, danausd, &site, "danausd-4", 60000), 0);
-    assert_int_equal(write(restarted[1], "s", 1), 1);
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    close(ready[0]);
-    close(restarted[1]);
+    let_go(h);
 }
 
 /* ---- with a keeper: the writer makes no call after the restart ---- */
@@ -628,41 +616,22 @@ static void sleeper_through_restart(bool kill_writer, bool new_keeper,
 {
     char path[800], hpath[800];
     paths("sleeper", path, hpath, sizeof path);
-    int ready[2], woken[2];
-    assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(woken), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(ready[0]);
-        close(woken[1]);
-        int fds[2] = {ready[1], woken[0]};
-        _exit(sleeper_child(fds));
-    }
-    close(ready[1]);
-    close(woken[0]);
-    char c;
-    assert_int_equal(read(ready[0], &c, 1), 1);
+    struct waiting h = start_waiting(sleeper_child);
     if (new_keeper)
         replace_keeper();
     daemon_kill(&svc);
-    int status;
     if (kill_writer) {
-        kill(pid, SIGKILL);
-        assert_int_equal(waitpid(pid, &status, 0), pid);
+        kill(h.pid, SIGKILL);
+        assert_int_equal(waitpid(h.pid, NULL, 0), h.pid);
+        close(h.go);
     }
     assert_int_equal(host_size(hpath), PAGE);
     assert_int_equal(daemon_start(&svc, danausd, &site, tag, 60000), 0);
     /* Written before the service let anyone in: no wait. */
     assert_int_equal(host_size(hpath), PAGES * PAGE);
     expect_on_host(hpath, PAGES);
-    if (!kill_writer) {
-        assert_int_equal(write(woken[1], "w", 1), 1);
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
-    }
-    close(ready[0]);
-    close(woken[1]);
+    if (!kill_writer)
+        let_go(h);
 }
 
 static void test_sleeping_writer_loses_nothing(void **state)

@@ -1473,17 +1473,26 @@ static void *flip_pages(void *arg)
     return NULL;
 }
 
+/* Attaches as nobody into f, which must have write-back pages: the slot
+ * of its calls, and in *mount the index of the mount at path. */
+static int forger_attach(struct forged *f, const char *path, uint32_t *mount)
+{
+    become(NOBODY);
+    f->r = attacker_attach();
+    CHILD_CHECK(f->r.area.dirty_pages > 0, "attacker: no write-back pages");
+    int slot = raw_slot(&f->r);
+    CHILD_CHECK(slot >= 0, "attacker: slot");
+    *mount = raw_mount(&f->r, path);
+    return slot;
+}
+
 static int write_back_forger(void *arg)
 {
     const struct secret *s = arg;
-    become(NOBODY);
     static struct forged f;
-    f.r = attacker_attach();
+    uint32_t mount;
+    int slot = forger_attach(&f, MOUNT_A, &mount);
     const struct ipc_area *a = &f.r.area;
-    CHILD_CHECK(a->dirty_pages > 0, "attacker: no write-back pages");
-    int slot = raw_slot(&f.r);
-    uint32_t mount = raw_mount(&f.r, MOUNT_A);
-    CHILD_CHECK(slot >= 0, "attacker: slot");
     char mine[64], shown[80];
     snprintf(mine, sizeof mine, "forger-%d", (int)getpid());
     snprintf(shown, sizeof shown, "%s-shown", s->name);
@@ -1686,13 +1695,11 @@ static int kept_victim(void *arg)
 static int kept_forger(void *arg)
 {
     int *fds = arg; /* ready (write end), stop (read end) */
-    become(NOBODY);
     static struct forged f;
-    f.r = attacker_attach();
+    uint32_t mount;
+    int slot = forger_attach(&f, fuse_mp, &mount);
     const struct ipc_area *a = &f.r.area;
-    CHILD_CHECK(a->dirty_pages > 1, "attacker: no write-back pages");
-    int slot = raw_slot(&f.r);
-    uint32_t mount = raw_mount(&f.r, fuse_mp);
+    CHILD_CHECK(a->dirty_pages > 1, "attacker: one write-back page");
     int64_t ro = raw_open(&f.r, (uint32_t)slot, mount, "kept-shown",
                           O_RDONLY);
     int64_t own = raw_open(&f.r, (uint32_t)slot, mount, "kept-forger",
