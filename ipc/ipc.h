@@ -150,6 +150,10 @@ struct ipc_slot {
     /* After a GETDENTS: 1 when the answer ends the listing (the backend
      * had nothing after its records); written before done, like pos. */
     uint32_t listing_end;
+    /* After a request with DANAUS_DESC_FLUSH (wire.h): its seq once the
+     * service has written the client's write-back pages; written before
+     * done, like pos. */
+    uint32_t flushed;
     /* Non-zero while a service thread watches posted (the fast lane). */
     _Atomic uint32_t watched;
     /* How much of a large read's answer is in buf already, as (seq << 32)

@@ -285,16 +285,30 @@ static void note_success(const struct call *c, bool in_slot)
     }
 }
 
+/* Whether the service made the flush that c, just answered with result
+ * in its slot, carried (wire.h DANAUS_DESC_FLUSH). */
+static bool flush_made(const struct call *c, int64_t result)
+{
+    if (result == -ENOTCONN || result == -ETIMEDOUT)
+        return false;
+    const struct ipc_slot *s = ipc_slot(&c->svc->area, c->thread->slot);
+    return s->flushed == c->thread->seq;
+}
+
 int64_t call_send(struct call *c)
 {
     bool begun_before = false, in_slot = true;
     int64_t result;
     /* Whatever the call asks or changes comes after this process's kept
-     * writes (writeback.h). */
-    if (c->desc.call != DANAUS_CALL_FLUSH && writeback_flush() < 0)
-        return -1;
+     * writes (writeback.h): the service writes them first. */
+    uint64_t pending =
+        c->desc.call == DANAUS_CALL_FLUSH ? 0 : writeback_pending();
+    if (pending)
+        c->desc.flags |= DANAUS_DESC_FLUSH;
     for (;;) {
         result = send_once(c);
+        if (pending && flush_made(c, result))
+            writeback_flushed(pending);
         if (result != -ENOTCONN || !service_gone(c->svc))
             break;
         const struct ipc_slot *s = ipc_slot(&c->svc->area, c->thread->slot);

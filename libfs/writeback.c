@@ -80,17 +80,28 @@ ssize_t writeback_pwrite(int fd, const void *buf, size_t n, off_t off)
     return (ssize_t)n;
 }
 
-int writeback_flush(void)
+uint64_t writeback_pending(void)
 {
     uint64_t upto = atomic_load(&committed);
-    if (upto == atomic_load(&flushed))
+    return upto == atomic_load(&flushed) ? 0 : upto;
+}
+
+void writeback_flushed(uint64_t upto)
+{
+    uint64_t was = atomic_load(&flushed);
+    while (was < upto && !atomic_compare_exchange_weak(&flushed, &was, upto))
+        ;
+}
+
+int writeback_flush(void)
+{
+    uint64_t upto = writeback_pending();
+    if (!upto)
         return 0;
     struct call c;
     if (call_begin(&c, DANAUS_CALL_FLUSH, 0, 0) < 0 || call_send(&c) < 0)
         return -1;
-    uint64_t was = atomic_load(&flushed);
-    while (was < upto && !atomic_compare_exchange_weak(&flushed, &was, upto))
-        ;
+    writeback_flushed(upto);
     return 0;
 }
 

@@ -3,10 +3,10 @@
  * write-back pages) instead of sent, while the service lets the handle
  * keep them (its generation carries IPC_GEN_WRITES_BACK).
  *
- * The process is dirty from a kept write until a FLUSH sent after it
- * returns: every call sends one first (call.c), and the caches that
- * answer without asking (readcache.h, namecache.h) miss meanwhile, so
- * whatever this process asks of any file sees its writes. What others
+ * The process is dirty from a kept write until a flush sent after it
+ * returns: every call carries one (DANAUS_DESC_FLUSH, call.c), and the
+ * caches that answer without asking (readcache.h, namecache.h) miss
+ * meanwhile, so whatever this process asks of any file sees its writes. What others
  * see is the file as of the last flush, and the backend's lease makes
  * the service flush before another opener goes on. A fork, an exec and
  * the process's exit flush first.
@@ -30,6 +30,13 @@ bool writeback_dirty(void);
 
 /* Sends a FLUSH when dirty. 0, or -1 with errno. */
 int writeback_flush(void);
+
+/* For a call about to be sent: how many writes were kept so far, 0 when
+ * every one was flushed (the call need carry no flush). */
+uint64_t writeback_pending(void);
+/* A call sent when pending() said upto carried a flush that the service
+ * made. */
+void writeback_flushed(uint64_t upto);
 
 /* After a restart (resume.c): sends the pages that dead's area holds of
  * the handle old, in the order they were written, as PWRITEs through

@@ -15,9 +15,9 @@
  * blocks, as a truncate does), flushes of write-back pages and bulk
  * transfers count
  * (call_short_in_kernel). A flush of a few pages is short anywhere: the
- * client sends one before its next call after a kept write, so a long
- * one (a move to the cpu groups and back) would cost more than the round
- * trip the kept write saved.
+ * client's next call after a kept write carries one (DANAUS_DESC_FLUSH),
+ * so a long one (a move to the cpu groups and back) would cost more than
+ * the round trip the kept write saved.
  * A wrong guess costs little either way: a cheap request
  * counted long costs one wake-up of a parked thread; a long one counted
  * cheap is what the stall watch is for.

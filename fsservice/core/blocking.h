@@ -18,8 +18,9 @@
 
 struct ipc_area;
 
-/* d is the service's private copy of a request. A FLUSH is judged by
- * flush_may_block instead, where its client's area is known. */
+/* d is the service's private copy of a request. A FLUSH, and the flush a
+ * request carries (DANAUS_DESC_FLUSH), are judged by flush_may_block
+ * instead, where the client's area is known. */
 bool call_may_block(const struct danaus_desc *d);
 /* Whether a FLUSH of the pages a's client kept back may: as a write of
  * their bytes would (judged from how many are committed now). */

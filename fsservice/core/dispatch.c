@@ -16,6 +16,7 @@
  * EINVAL, as for a removed mount.
  */
 #include "request.h"
+#include "writeback.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -215,13 +216,20 @@ static bool changes_data(uint32_t call)
 }
 
 int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
-                 const struct danaus_desc *d)
+                 uint32_t seq, const struct danaus_desc *d)
 {
     if (d->call == DANAUS_CALL_NONE || d->call >= DANAUS_CALL_COUNT)
         return -ENOSYS;
     uint32_t cap = c->area.slot_buf;
-    if (d->buf_off > cap || d->buf_len > cap - d->buf_off)
+    if (d->buf_off > cap || d->buf_len > cap - d->buf_off ||
+        (d->flags & ~DANAUS_DESC_FLAGS))
         return -EINVAL;
+    /* The client's kept writes land before whatever the call reads or
+     * changes, as if it had sent a FLUSH first. */
+    if (d->flags & DANAUS_DESC_FLUSH) {
+        writeback_flush(svc, c, 0);
+        ipc_slot(&c->area, slot)->flushed = seq;
+    }
 
     /* Field by field: an initializer would also zero the two path buffers,
      * 16 KiB per request, which request_string fills when a call has

@@ -83,10 +83,10 @@ struct service {
     gid_t egid;
 };
 
-/* Runs one request of client c, posted in slot `slot` of its area, and
- * returns its result (>= 0 or -errno). d is the service's private copy of
- * the descriptor. */
+/* Runs one request of client c, posted in slot `slot` of its area as
+ * request seq, and returns its result (>= 0 or -errno). d is the
+ * service's private copy of the descriptor. */
 int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
-                 const struct danaus_desc *d);
+                 uint32_t seq, const struct danaus_desc *d);
 
 #endif

@@ -358,7 +358,7 @@ static void run(struct workers *w, struct crew *crew,
     deadline_begin(rec, slot, b.seq, d->call);
     /* The cpu clock is a system call: read around long calls only. */
     uint64_t cpu_before = long_call ? ipc_thread_cpu_ns() : 0;
-    int64_t result = dispatch(svc, c, b.slot, d);
+    int64_t result = dispatch(svc, c, b.slot, b.seq, d);
     uint64_t ran_ns = ipc_now_ns() - atomic_load_explicit(
                                          &rec->start_ns, memory_order_relaxed);
     if (client_sees(c, d->mount))
@@ -439,11 +439,12 @@ static void serve_bell(struct workers *w, struct crew *crew,
     uint64_t admit_ns = admission_charge(&svc->admission, d,
                                          call.c->area.slot_buf);
     call.admit_at = admit_ns > 0 ? ipc_now_ns() + admit_ns : 0;
-    bool long_by_kind = d->call == DANAUS_CALL_FLUSH
-                            ? flush_may_block(&call.c->area)
-                            : call_may_block(d) &&
-                                  !(call_short_in_kernel(d) &&
-                                    kernel_name_space(svc, d->mount));
+    bool flushes = d->call == DANAUS_CALL_FLUSH ||
+                   (d->flags & DANAUS_DESC_FLUSH);
+    bool long_by_kind = (flushes && flush_may_block(&call.c->area)) ||
+                        (d->call != DANAUS_CALL_FLUSH && call_may_block(d) &&
+                         !(call_short_in_kernel(d) &&
+                           kernel_name_space(svc, d->mount)));
     call.weighed = admit_ns > 0 || long_by_kind ||
                    slowcalls_cpu_heavy(&call.c->slow);
     bool long_call = true;

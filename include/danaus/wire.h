@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 13 /* 9: OPEN answers with attributes,
+#define DANAUS_WIRE_VERSION 14 /* 9: OPEN answers with attributes,
                                   GETDENTS tells the listing's end; 10:
                                   no DUP (a dup shares its handle), CLOSE
                                   of a batch, GETDENTS with attributes;
@@ -32,7 +32,8 @@
                                   write-back pages, FLUSH; 13: OPEN of a
                                   directory answers its first records,
                                   listings say which names have no
-                                  xattrs */
+                                  xattrs; 14: a request may carry its
+                                  client's FLUSH (DANAUS_DESC_FLUSH) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -147,7 +148,15 @@ struct danaus_desc {
     int64_t arg[DANAUS_NARGS];
     uint32_t buf_off; /* request bytes in the slot buffer */
     uint32_t buf_len;
+    uint32_t flags;   /* DANAUS_DESC_*; a bit not defined: EINVAL */
+    uint32_t pad;     /* ignored */
 };
+
+/* The service writes the client's write-back pages first, as a FLUSH would
+ * (whatever the call then answers), and says so in the slot's flushed
+ * word: the call after a kept write takes one round trip, not two. */
+#define DANAUS_DESC_FLUSH 1u
+#define DANAUS_DESC_FLAGS DANAUS_DESC_FLUSH
 
 /*
  * Handles are an index into the client's handle table plus the generation of

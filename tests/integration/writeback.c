@@ -24,6 +24,7 @@
 #include "harness.h"
 
 #include <danaus/danaus.h>
+#include <danaus/wire.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,6 +191,69 @@ static void test_writer_sees_its_writes(void **state)
 {
     (void)state;
     int rc = run_in_child(own_reads_child, NULL, 30000);
+    kill(svc.pid, SIGCONT);
+    assert_int_equal(rc, 0);
+}
+
+/* ---- the next call carries the flush ---- */
+
+/* How many calls the service answered through the preload door (wire.h
+ * DANAUS_DOOR_STATS of every mount), or -1. */
+static long long service_calls(void)
+{
+    struct danaus_door_msg m = {.op = DANAUS_DOOR_STATS,
+                                .version = DANAUS_WIRE_VERSION, .arg = 1};
+    char ask[sizeof m + 1] = {0}; /* then "": every mount */
+    memcpy(ask, &m, sizeof m);
+    struct danaus_stats_reply r;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int len = snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s.sock",
+                       site.rundir, site.service);
+    if (len < 0 || (size_t)len >= sizeof sa.sun_path)
+        return -1;
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+              send(fd, &ask, sizeof ask, MSG_NOSIGNAL) == sizeof ask &&
+              recv(fd, &r, sizeof r, 0) == sizeof r && r.error == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok ? (long long)r.calls : -1;
+}
+
+/* A call after kept writes sees them in one round trip: the service
+ * counts that call alone, not a FLUSH before it. */
+static int carried_flush_child(void *arg)
+{
+    (void)arg;
+    char path[800], hpath[800];
+    paths("carried", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    long long before = service_calls();
+    struct stat st;
+    CHILD_CHECK(danaus_fstat(fd, &st) == 0 && st.st_size == PAGES * PAGE,
+                "fstat after kept writes: size %lld",
+                (long long)st.st_size);
+    long long after = service_calls();
+    CHILD_CHECK(before >= 0 && after == before + 1,
+                "the fstat took %lld calls of the service", after - before);
+    CHILD_CHECK(host_size(hpath) == PAGES * PAGE,
+                "the host's file has %lld bytes after the fstat",
+                (long long)host_size(hpath));
+    /* Clean now: the next call carries nothing and is answered alone. */
+    before = service_calls();
+    CHILD_CHECK(danaus_fstat(fd, &st) == 0 && st.st_size == PAGES * PAGE,
+                "second fstat: size %lld", (long long)st.st_size);
+    CHILD_CHECK(service_calls() <= before + 1,
+                "the second fstat took more than one call");
+    CHILD_CHECK(danaus_close(fd) == 0, "close: %s", strerror(errno));
+    expect_on_host(hpath, PAGES);
+    return 0;
+}
+
+static void test_next_call_carries_the_flush(void **state)
+{
+    (void)state;
+    int rc = run_in_child(carried_flush_child, NULL, 30000);
     kill(svc.pid, SIGCONT);
     assert_int_equal(rc, 0);
 }
@@ -703,6 +769,7 @@ int main(int argc, char **argv)
                                            start, stop);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_sees_its_writes),
+        cmocka_unit_test(test_next_call_carries_the_flush),
         cmocka_unit_test(test_forked_child_reads_them),
         cmocka_unit_test(test_fsync_writes_them),
         cmocka_unit_test(test_later_write_wins),

@@ -104,7 +104,7 @@ static struct danaus_desc desc(uint32_t call, const char *s1, const char *s2)
 
 static int64_t run(struct client *c, struct danaus_desc d)
 {
-    return dispatch(&svc, c, d.slot, &d);
+    return dispatch(&svc, c, d.slot, d.seq, &d);
 }
 
 static int64_t open_path(const char *path, int flags)
@@ -153,6 +153,31 @@ static void strings_must_end_inside_the_reference(void **state)
     char p[2 * PATH_MAX];
     snprintf(p, sizeof p, "%s/abc", root);
     assert_int_equal(stat(p, &st), -1);
+}
+
+/* A flag the wire does not define is refused before anything runs; a
+ * flush carried with the call is made and said in the slot. */
+static void request_flags(void **state)
+{
+    struct danaus_desc d = desc(DANAUS_CALL_MKDIR, "flagged", NULL);
+    struct ipc_slot *s = ipc_slot(&alice->area, (uint32_t)alice_slot);
+    char p[2 * PATH_MAX];
+    snprintf(p, sizeof p, "%s/flagged", root);
+    struct stat st;
+    d.seq = 7;
+    s->flushed = 0;
+    for (uint32_t bit = 1; bit; bit <<= 1) {
+        if (bit & DANAUS_DESC_FLAGS)
+            continue;
+        d.flags = bit | DANAUS_DESC_FLUSH;
+        assert_int_equal(run(alice, d), -EINVAL);
+    }
+    assert_int_equal(s->flushed, 0);
+    assert_int_equal(stat(p, &st), -1);
+    d.flags = DANAUS_DESC_FLUSH;
+    assert_int_equal(run(alice, d), 0);
+    assert_int_equal(s->flushed, 7);
+    assert_int_equal(stat(p, &st), 0);
 }
 
 /* Mount 1 exists but is not in alice's view: it does not exist for her. */
@@ -576,6 +601,7 @@ int main(void)
         cmocka_unit_test(unknown_calls_get_enosys),
         cmocka_unit_test(buffer_references_outside_the_slot_get_einval),
         cmocka_unit_test(strings_must_end_inside_the_reference),
+        cmocka_unit_test(request_flags),
         cmocka_unit_test(unknown_or_foreign_mount_gets_einval),
         cmocka_unit_test(handle_with_another_mount_gets_ebadf),
         cmocka_unit_test(bad_handles_get_ebadf),
