@@ -26,7 +26,8 @@
 #define OPEN_FLAGS                                                       \
     (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_NONBLOCK |    \
      O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_SYNC | O_DSYNC | \
-     O_LARGEFILE | O_NOATIME | O_DIRECT | O_PATH)
+     O_LARGEFILE | O_NOATIME | O_DIRECT | O_PATH |                       \
+     DANAUS_OPEN_SEEN_REGULAR)
 /* With O_PATH, Linux ignores every flag but these. */
 #define PATH_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 /* O_CLOEXEC is the client's; O_DIRECT would bind the alignment of the
@@ -80,6 +81,9 @@ int64_t call_open(struct request *r)
     int flags = (int)r->d->arg[0];
     if ((int64_t)flags != r->d->arg[0] || (flags & ~OPEN_FLAGS))
         return -EINVAL;
+    /* The client's word only: what it costs if it lies, libservice.h. */
+    int seen = flags & DANAUS_OPEN_SEEN_REGULAR ? LS_OPEN_SEEN_REGULAR : 0;
+    flags &= ~DANAUS_OPEN_SEEN_REGULAR;
     int64_t list = r->d->arg[2], list_attrs = r->d->arg[3];
     if (list < 0 || (uint64_t)list > r->out_cap - DANAUS_OPEN_LISTING_AT ||
         !listing_attrs_kind(list_attrs))
@@ -109,7 +113,7 @@ int64_t call_open(struct request *r)
         flags &= ~(O_CREAT | O_EXCL);
     struct ls_file *file;
     rc = inst->ops->open(
-        inst, &r->c->cred, r->path, flags & ~IGNORED_FLAGS,
+        inst, &r->c->cred, r->path, (flags & ~IGNORED_FLAGS) | seen,
         nosuid_mode(r->svc->cfg.nosuid, (mode_t)(r->d->arg[1] & 07777)),
         &file);
     if (rc == -ENOENT && no_create)

@@ -527,8 +527,9 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 static int hand_over(struct fuse_call *c, uint64_t node, struct ls_file *file,
                      int flags, struct fuse_file_info *fi)
 {
-    struct danaus_stat d;
-    int rc = c->inst->ops->fstat(file, c->cred, &d);
+    /* The number the open learnt, else the backend's stat. */
+    struct danaus_stat d = {.ino = file->ino};
+    int rc = d.ino ? 0 : c->inst->ops->fstat(file, c->cred, &d);
     struct fuse_handle h = {.node = node,
                             .ino = d.ino,
                             .flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC),
@@ -572,7 +573,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     int rc = fuse_call_path(&c, ino, path);
     if (rc == 0) {
         fuse_call_pace(&c, false, 0);
-        rc = c.inst->ops->open(c.inst, c.cred, path, flags, 0, &file);
+        /* The kernel sends OPEN for regular files only. */
+        rc = c.inst->ops->open(c.inst, c.cred, path,
+                               flags | LS_OPEN_SEEN_REGULAR, 0, &file);
         fuse_call_paced(&c);
     }
     if (rc == 0)

@@ -49,6 +49,16 @@ struct ls_ops;
 /* open's answer for a file the kernel opens (see ls_ops.open). */
 #define LS_OPEN_SPECIAL 1
 
+/* In open's flags, never an open(2) flag: the caller saw a regular file
+ * at the path a moment ago (the kernel sent a FUSE OPEN, which it sends
+ * for regular files only; a union's lookup; a client's cache, which may
+ * lie). A backend may then skip its look for a FIFO or device before the
+ * open, and checks what it opened instead: a special file swapped in
+ * since is opened non-blocking and closed at once, as one swapped in
+ * between a look and an open would be, and the open goes on as without
+ * the hint. A backend that passes flags on to the system strips it. */
+#define LS_OPEN_SEEN_REGULAR 010000000000
+
 struct ls_instance {
     const struct ls_ops *ops;
     /* The mount point clients see the instance at, when not "/" (NULL

@@ -33,7 +33,9 @@
                                   directory answers its first records,
                                   listings say which names have no
                                   xattrs; 14: a request may carry its
-                                  client's FLUSH (DANAUS_DESC_FLUSH) */
+                                  client's FLUSH (DANAUS_DESC_FLUSH),
+                                  OPEN may say what the client saw
+                                  (DANAUS_OPEN_SEEN_REGULAR) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -131,6 +133,12 @@ enum danaus_call {
                                 (ipc.h) -> 0 */
     DANAUS_CALL_COUNT
 };
+
+/* In OPEN's flags (arg0), not an open(2) flag: the client's cache saw a
+ * regular file at the path. The service may then open it without first
+ * looking for a FIFO or device there; it still answers as without it
+ * when the file turns out to be one. */
+#define DANAUS_OPEN_SEEN_REGULAR 010000000000
 
 /*
  * One request as it sits in a queue cell. The strings of a call are packed

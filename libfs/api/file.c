@@ -40,6 +40,28 @@ static void close_handle(const struct fd_info *info)
     errno = saved;
 }
 
+/* Whether this process's cache holds the path c is about to open (as
+ * packed, followed as at says) as a regular file: the service may then
+ * skip its look for a FIFO or device (wire.h DANAUS_OPEN_SEEN_REGULAR).
+ * An lstat's answer of a regular file says the same of a followed open.
+ * *fill is ready for namecache_keep either way. */
+static bool seen_regular(const struct call *c, int at,
+                         struct namecache_fill *fill)
+{
+    struct danaus_stat st;
+    const char *path = (const char *)call_out(c);
+    if (namecache_lookup(c->svc, c->desc.mount, path, at, &st, fill) == 1 &&
+        S_ISREG(st.mode))
+        return true;
+    if (at == AT_SYMLINK_NOFOLLOW)
+        return false;
+    struct namecache_fill name;
+    bool regular = namecache_lookup(c->svc, c->desc.mount, path,
+                                    AT_SYMLINK_NOFOLLOW, &st, &name) == 1 &&
+                   S_ISREG(st.mode);
+    return regular;
+}
+
 static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 {
     /* Linux's answer on a file system without unnamed temporary files. */
@@ -61,7 +83,10 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
      * lists what turns out to be one): its first records come along. */
     int place = dirstream_open_ask(&c, where.rel, flags);
     struct namecache_fill fill;
-    namecache_begin(c.svc, &fill);
+    int at = flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0;
+    bool known = seen_regular(&c, at, &fill);
+    if (known)
+        c.desc.arg[0] |= DANAUS_OPEN_SEEN_REGULAR;
     int64_t handle = call_send(&c);
     if (handle <= 0 && place >= 0)
         listings_cancel(place);
@@ -72,6 +97,9 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     memcpy(&out, call_out(&c), sizeof out);
     uint64_t ino = out.ino;
     if (handle != 0 && out.has_attrs == 1) {
+        /* What stat of the path answers, and the next open's hint. */
+        if (!known && !(flags & O_CREAT))
+            namecache_keep(&fill, 0, &out.attrs);
         namecache_key_fstat(&fill, c.desc.mount, (uint64_t)handle);
         namecache_keep(&fill, 0, &out.attrs);
         dirstream_open_found(flags, S_ISDIR(out.attrs.mode));

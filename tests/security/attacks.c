@@ -33,6 +33,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <sys/wait.h>
@@ -2291,7 +2293,11 @@ static int open_swapping(void *arg)
          i++) {
         if (i % 1000 == 999)
             sched_yield();
-        int64_t h = raw_open(&r, (uint32_t)slot, mount, "swap", O_RDONLY);
+        /* Every other open says it saw a regular file there: half of
+         * the time a lie, and the answer must not change. */
+        int hint = i & 1 ? DANAUS_OPEN_SEEN_REGULAR : 0;
+        int64_t h = raw_open(&r, (uint32_t)slot, mount, "swap",
+                             O_RDONLY | hint);
         CHILD_CHECK(h >= 0, "open %d: %s", i, strerror((int)-h));
         fifos += h == 0; /* a FIFO: the client opens it itself */
         files += h > 0;
@@ -2329,6 +2335,75 @@ static void test_fifo_swapped_in(void **state)
     int rc = reap(spawn(open_swapping, NULL), 120);
     kill(swapper, SIGKILL);
     waitpid(swapper, NULL, 0);
+    assert_int_equal(rc, 0);
+}
+
+/* ---- an open that lies about what it saw ---- */
+
+/* DANAUS_OPEN_SEEN_REGULAR on a FIFO (read and write, no peer), a device
+ * and a socket: each answers as without it (0: the client opens it
+ * through the kernel), none blocks the service or hands over a handle;
+ * a regular file opens as usual. */
+static int lying_opens(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
+    int slot = raw_slot(&r);
+    uint32_t mount = raw_mount(&r, MOUNT_A);
+    CHILD_CHECK(slot >= 0, "slot");
+    const char *special[] = {"fifo", "null", "socket"};
+    int modes[] = {O_RDONLY, O_WRONLY, O_RDWR};
+    for (int i = 0; i < 3; i++)
+        for (int m = 0; m < 3; m++) {
+            int64_t h = raw_open(&r, (uint32_t)slot, mount, special[i],
+                                 modes[m] | DANAUS_OPEN_SEEN_REGULAR);
+            int64_t plain = raw_open(&r, (uint32_t)slot, mount, special[i],
+                                     modes[m]);
+            CHILD_CHECK(h == 0 && plain == 0,
+                        "open of %s (mode %d) with the hint: %lld, "
+                        "without: %lld", special[i], modes[m], (long long)h,
+                        (long long)plain);
+        }
+    int64_t h = raw_open(&r, (uint32_t)slot, mount, "file",
+                         O_RDONLY | DANAUS_OPEN_SEEN_REGULAR);
+    CHILD_CHECK(h > 0, "open of a file with the hint: %s",
+                strerror((int)-h));
+    char got[8] = {0};
+    struct danaus_desc d = {.call = DANAUS_CALL_PREAD, .mount = mount,
+                            .handle = (uint64_t)h};
+    d.arg[0] = sizeof got;
+    CHILD_CHECK(raw_call(&r, (uint32_t)slot, &d, NULL, 0, 5000) == 5 &&
+                    memcmp(ipc_slot(&r.area, (uint32_t)slot)->buf, "data\n",
+                           5) == 0,
+                "pread of the file");
+    return 0;
+}
+
+static void test_open_hint_lies(void **state)
+{
+    (void)state;
+    if (ceph_conf)
+        skip();
+    start("openhint", "");
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s/fifo", host_a);
+    assert_int_equal(mkfifo(p, 0666), 0);
+    snprintf(p, sizeof p, "%s/null", host_a);
+    assert_int_equal(mknod(p, S_IFCHR | 0666, makedev(1, 3)), 0);
+    snprintf(p, sizeof p, "%s/socket", host_a);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    assert_true(strlen(p) < sizeof sa.sun_path);
+    memcpy(sa.sun_path, p, strlen(p) + 1);
+    assert_true(s >= 0 && bind(s, (struct sockaddr *)&sa, sizeof sa) == 0);
+    assert_int_equal(chmod(p, 0666), 0);
+    snprintf(p, sizeof p, "%s/file", host_a);
+    int fd = open(p, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0 && write(fd, "data\n", 5) == 5);
+    close(fd);
+    int rc = reap(spawn(lying_opens, NULL), 60);
+    close(s);
     assert_int_equal(rc, 0);
 }
 
@@ -3535,6 +3610,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_two_containers, stop),
         cmocka_unit_test_teardown(test_long_paths_stay_inside, stop),
         cmocka_unit_test_teardown(test_fifo_swapped_in, stop),
+        cmocka_unit_test_teardown(test_open_hint_lies, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_claimed_tickets, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),

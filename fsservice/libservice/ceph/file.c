@@ -225,6 +225,7 @@ int ceph_file_open(struct ls_instance *inst, const struct ls_cred *cred,
                    struct ls_file **out)
 {
     struct ceph_instance *ci = ceph_inst(inst);
+    flags &= ~LS_OPEN_SEEN_REGULAR; /* nothing to look for first */
     if ((flags & O_ACCMODE) == O_ACCMODE)
         return -EINVAL;
     if (flags & O_CREAT) {

@@ -294,6 +294,7 @@ static int with_stat(int fd, struct statx *st)
 /* What an open by name is asked and answers (open_by_name). */
 struct open_args {
     int flags;
+    bool seen_regular; /* LS_OPEN_SEEN_REGULAR */
     mode_t mode;
     struct statx *st;
     bool *special;
@@ -303,8 +304,10 @@ struct open_args {
  * O_NONBLOCK keeps a FIFO swapped in after the look from blocking the
  * thread, and makes an open for writing fail with EWOULDBLOCK instead of
  * waiting while another open file holds a lease (lease.c); the walk
- * waits for that. O_NOCTTY keeps a device swapped in from becoming the
- * service's terminal. */
+ * waits for that. The descriptor keeps it: it has no effect on a regular
+ * file's or a directory's I/O (open(2)), and the flags a client sees are
+ * the service's record of its open (core/calls_fd.c). O_NOCTTY keeps a
+ * device swapped in from becoming the service's terminal. */
 #define FOUND_FLAGS (O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
 
 /* Whether an open by name that failed with err, asked with flags asked
@@ -327,14 +330,18 @@ static bool walk_decides(int err, int asked, int opened, bool created)
  * checked, a regular file or directory is opened with FOUND_FLAGS and
  * must be the inode the statx saw; a name that is missing under O_CREAT
  * is created with O_EXCL, so only a new regular file can be opened. A
- * name changed between the look and the open gives -EAGAIN, and the walk
- * decides.
+ * name the caller saw a regular file at (LS_OPEN_SEEN_REGULAR) is opened
+ * with FOUND_FLAGS without the look, and must be a regular file or
+ * directory. A name changed since the look (or an unlooked open that
+ * failed) gives -EAGAIN, and the walk decides.
  */
 static int open_by_name(int dir_fd, const char *name, int at, void *a)
 {
     const struct open_args *o = a;
     int flags = o->flags;
-    bool looked = may_meet_special(flags), created = false;
+    bool unlooked = may_meet_special(flags) && o->seen_regular &&
+                    !(flags & O_CREAT);
+    bool looked = may_meet_special(flags) && !unlooked, created = false;
     struct statx seen;
     (void)at;
     if (flags & O_PATH)
@@ -353,20 +360,25 @@ static int open_by_name(int dir_fd, const char *name, int at, void *a)
                                      AT_SYMLINK_NOFOLLOW | AT_EACCESS));
         *o->special = rc == 0;
         return rc;
-    } else if (looked) {
+    } else if (looked || unlooked) {
         flags = (flags & ~(O_CREAT | O_EXCL)) | FOUND_FLAGS;
     }
     int fd = openat(dir_fd, name, flags | O_NOFOLLOW, o->mode);
-    if (fd < 0 && walk_decides(errno, o->flags, flags, created))
+    /* Unlooked, an error may be a special file's (ENXIO: a FIFO without
+     * a reader): the walk looks. */
+    if (fd < 0 && (unlooked || walk_decides(errno, o->flags, flags, created)))
         return -EAGAIN;
     fd = with_stat(neg_errno(fd), o->st);
-    if (fd < 0 || !looked)
+    if (fd < 0 || !(looked || unlooked))
         return fd;
-    if (o->st->stx_ino != seen.stx_ino ||
-        o->st->stx_dev_major != seen.stx_dev_major ||
-        o->st->stx_dev_minor != seen.stx_dev_minor ||
-        (o->st->stx_mode & S_IFMT) != (seen.stx_mode & S_IFMT) ||
-        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    const struct statx *st = o->st;
+    bool as_found = looked ? st->stx_ino == seen.stx_ino &&
+                                 st->stx_dev_major == seen.stx_dev_major &&
+                                 st->stx_dev_minor == seen.stx_dev_minor &&
+                                 (st->stx_mode & S_IFMT) ==
+                                     (seen.stx_mode & S_IFMT)
+                           : S_ISREG(st->stx_mode) || S_ISDIR(st->stx_mode);
+    if (!as_found) {
         close(fd);
         return -EAGAIN;
     }
@@ -386,10 +398,11 @@ static int open_by_name(int dir_fd, const char *name, int at, void *a)
  * is the only open that can meet one here.
  */
 static int open_fd(struct local_instance *li, const char *path, int flags,
-                   mode_t mode, struct statx *st, bool *special)
+                   bool seen_regular, mode_t mode, struct statx *st,
+                   bool *special)
 {
     *special = false;
-    struct open_args args = {flags, mode, st, special};
+    struct open_args args = {flags, seen_regular, mode, st, special};
     int rc = by_parent(li, path, 0, open_by_name, &args);
     if (rc != -EAGAIN)
         return rc;
@@ -428,10 +441,12 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
      * mode bits outside 07777. */
     if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
         mode = 0;
+    bool seen_regular = flags & LS_OPEN_SEEN_REGULAR;
+    flags &= ~LS_OPEN_SEEN_REGULAR;
     struct statx st;
     bool special;
-    int fd = open_fd(li, path, flags | O_CLOEXEC, mode & 07777, &st,
-                     &special);
+    int fd = open_fd(li, path, flags | O_CLOEXEC, seen_regular, mode & 07777,
+                     &st, &special);
     if (special)
         return LS_OPEN_SPECIAL;
     if (fd < 0)

@@ -135,6 +135,7 @@ static int mem_open(struct ls_instance *inst, const struct ls_cred *cred,
                     struct ls_file **out)
 {
     struct mem_instance *m = mi(inst);
+    flags &= ~LS_OPEN_SEEN_REGULAR; /* nothing to look for first */
     struct mem_file *f = calloc(1, sizeof *f);
     if (!f)
         return -ENOMEM;

@@ -166,6 +166,8 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
                const char *path, int flags, mode_t mode, struct ls_file **out)
 {
     struct union_instance *u = union_of(inst);
+    /* The union's own lookup says what the name is (below). */
+    flags &= ~LS_OPEN_SEEN_REGULAR;
     if ((flags & O_PATH) == O_PATH)
         return -EINVAL;
     int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
@@ -219,6 +221,9 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
         }
         return rc;
     }
+    /* A regular file, where it was found or copied up to. */
+    int found = (flags & ~(O_CREAT | O_EXCL)) |
+                (S_ISREG(n.st.mode) ? LS_OPEN_SEEN_REGULAR : 0);
     if (writes && n.branch != 0 && !S_ISLNK(n.st.mode)) {
         if ((rc = union_need_writable(u)) < 0)
             return rc;
@@ -228,11 +233,9 @@ int union_open(struct ls_instance *inst, const struct ls_cred *cred,
             rc = union_copyup(u, cred, &n, (flags & O_TRUNC) ? 0 : -1);
         if (rc < 0)
             return rc;
-        return open_in_branch(u, cred, 0, &n, flags & ~(O_CREAT | O_EXCL), 0,
-                              out);
+        return open_in_branch(u, cred, 0, &n, found, 0, out);
     }
-    return open_in_branch(u, cred, n.branch, &n, flags & ~(O_CREAT | O_EXCL),
-                          0, out);
+    return open_in_branch(u, cred, n.branch, &n, found, 0, out);
 }
 
 void union_close(struct ls_file *file)
