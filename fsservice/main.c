@@ -400,7 +400,10 @@ int main(int argc, char **argv)
         return die("cannot start the FUSE door: out of memory");
     /* Before any client comes in, and before the kept files close: their
      * leases hold other openers until the pages are in. */
-    kept_recover(&geo, fuse_door_kept_writes(svc.fuse));
+    const struct kept_list *claimed = fuse_door_kept_writes(svc.fuse);
+    kept_hand_on(&svc.readcache.kept, claimed);
+    kept_recover(&geo, claimed);
+    kept_let_go(&svc.readcache.kept, claimed);
     door_restore_mounts(&door);
     if (door_start(&door) < 0) {
         door_close(&door);

@@ -147,6 +147,22 @@ static uint32_t write_area(const struct ipc_area *a, const struct kept_write *w,
     return written;
 }
 
+void kept_hand_on(const struct kept_sink *sink, const struct kept_list *kept)
+{
+    for (size_t i = 0; sink->keep && i < kept->n; i++)
+        sink->keep(sink->arg, &kept->v[i].w, kept->v[i].fd);
+}
+
+void kept_let_go(const struct kept_sink *sink, const struct kept_list *kept)
+{
+    for (size_t i = 0; sink->keep && i < kept->n; i++)
+        if (kept->v[i].w.op == KEPT_AREA) {
+            struct kept_write gone = {.op = KEPT_FORGET_CLIENT,
+                                      .client = kept->v[i].w.client};
+            sink->keep(sink->arg, &gone, -1);
+        }
+}
+
 void kept_recover(const struct ipc_geometry *own, const struct kept_list *kept)
 {
     uint32_t clients = 0, pages = 0;

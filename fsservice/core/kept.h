@@ -90,4 +90,13 @@ struct ipc_geometry;
  * what it wrote and what it could not. */
 void kept_recover(const struct ipc_geometry *own, const struct kept_list *kept);
 
+/* Around kept_recover, for a successor with a keeper of its own (sink):
+ * what it claimed is handed on before the pages are written, so that a
+ * kill meanwhile leaves them to the next service, and forgotten after
+ * (a page left unwritten is its client's to send again). No client of
+ * this service is in yet, so the dead service's client ids meet none of
+ * its own. */
+void kept_hand_on(const struct kept_sink *sink, const struct kept_list *kept);
+void kept_let_go(const struct kept_sink *sink, const struct kept_list *kept);
+
 #endif

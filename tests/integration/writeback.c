@@ -616,12 +616,15 @@ static void test_restart_resends_kept_pages(void **state)
 
 /* ---- with a keeper: the writer makes no call after the restart ---- */
 
+/* The sleeper's file, relative to the mount. */
+static const char *sleeper_name = "sleeper";
+
 /* Keeps pages back, says so, then waits for the parent's word. */
 static int sleeper_child(void *arg)
 {
     int *fds = arg; /* ready (write end), woken (read end) */
     char path[800], hpath[800];
-    paths("sleeper", path, hpath, sizeof path);
+    paths(sleeper_name, path, hpath, sizeof path);
     int fd = open_with_kept_pages(path, hpath);
     CHILD_CHECK(write(fds[0], "r", 1) == 1, "ready: %s", strerror(errno));
     char c;
@@ -718,6 +721,85 @@ static void test_keeper_replaced_loses_nothing(void **state)
     sleeper_through_restart(true, true, "danausd-7");
 }
 
+/* ---- the next service killed while it writes them ---- */
+
+/* A thread of process pid in uninterruptible sleep (a write to a frozen
+ * file system). */
+static bool blocked_in_kernel(pid_t pid)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    bool found = false;
+    while (d && !found && (e = readdir(d))) {
+        char stat[400];
+        char state = 0;
+        snprintf(stat, sizeof stat, "/proc/%d/task/%s/stat", (int)pid,
+                 e->d_name);
+        FILE *f = fopen(stat, "r");
+        if (!f)
+            continue;
+        found = fscanf(f, "%*d (%*[^)]) %c", &state) == 1 && state == 'D';
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* The loop device's mount point while mounted, for stop() when a check
+ * failed first. */
+static char frozen_dir[700];
+
+static int sh(const char *fmt, const char *a, const char *b)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    return system(cmd);
+}
+
+/* The writer is killed with the service; the next service's writes of
+ * its pages wait on a frozen file system (a loop device's, under the
+ * host's directory) and it is killed there; the one after must write
+ * them, which it can only if the second handed what it claimed to its
+ * own keeper before writing. */
+static void test_next_killed_while_writing_loses_nothing(void **state)
+{
+    (void)state;
+    char img[700], log[700], hpath[800], path[800];
+    const char *dir = frozen_dir;
+    snprintf(img, sizeof img, "%s/frozen.img", site.dir);
+    snprintf(frozen_dir, sizeof frozen_dir, "%s/frozen", host);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(sh("truncate -s 32M %s && mkfs.ext4 -q %s", img, img), 0);
+    assert_int_equal(sh("mount -o loop %s %s", img, dir), 0);
+    sleeper_name = "frozen/sleeper";
+    paths(sleeper_name, path, hpath, sizeof path);
+    struct waiting h = start_waiting(sleeper_child);
+    sleeper_name = "sleeper";
+    daemon_kill(&svc);
+    kill(h.pid, SIGKILL);
+    assert_int_equal(waitpid(h.pid, NULL, 0), h.pid);
+    close(h.go);
+    assert_int_equal(host_size(hpath), PAGE);
+    assert_int_equal(sh("fsfreeze -f %s", dir, ""), 0);
+    snprintf(log, sizeof log, "%s/danausd-8.log", site.dir);
+    assert_int_equal(daemon_spawn(&svc, danausd, site.conf, log), 0);
+    double t0 = now_ms();
+    while (!blocked_in_kernel(svc.pid) && now_ms() - t0 < 20000)
+        sleep_ms(5);
+    bool blocked = blocked_in_kernel(svc.pid);
+    kill(svc.pid, SIGKILL); /* lands once the write returns */
+    assert_int_equal(sh("fsfreeze -u %s", dir, ""), 0);
+    waitpid(svc.pid, NULL, 0);
+    svc.pid = 0;
+    assert_true(blocked);
+    assert_int_equal(daemon_start(&svc, danausd, &site, "danausd-9", 60000), 0);
+    assert_int_equal(host_size(hpath), PAGES * PAGE);
+    expect_on_host(hpath, PAGES);
+}
+
 static int start(void **state)
 {
     (void)state;
@@ -743,6 +825,10 @@ static int stop(void **state)
     (void)state;
     kill(svc.pid, SIGCONT);
     int rc = daemon_stop(&svc);
+    if (frozen_dir[0]) {
+        sh("fsfreeze -u %s 2>/dev/null; umount -l %s", frozen_dir, frozen_dir);
+        frozen_dir[0] = '\0';
+    }
     site_remove(&site);
     return rc;
 }
@@ -762,6 +848,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sleeping_writer_loses_nothing),
         cmocka_unit_test(test_writer_killed_meanwhile_loses_nothing),
         cmocka_unit_test(test_keeper_replaced_loses_nothing),
+        cmocka_unit_test(test_next_killed_while_writing_loses_nothing),
         cmocka_unit_test(test_service_killed_loses_nothing),
     };
     if (kept)
