@@ -94,13 +94,22 @@ static void pin(int cpu)
 struct stuck_call {
     pthread_t thread;
     int cpu, index, err;
+    pthread_barrier_t *all_in;
 };
 
 static void *mkdir_in_stuck_mount(void *arg)
 {
     struct stuck_call *s = arg;
     pin(s->cpu);
+    /* Every thread owns its slot (a call of its own: a name no other
+     * thread asks, which no cache answers) before any mkdir: a client
+     * calling from one thread has its long calls run where the service's
+     * thread is (workers.c), not moved to its cpu. */
     char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, FREE "/none%d", s->index);
+    danaus_stat(path, &st);
+    pthread_barrier_wait(s->all_in);
     snprintf(path, sizeof path, STUCK "/d%d", s->index);
     s->err = danaus_mkdir(path, 0755) == 0 ? 0 : errno;
     return NULL;
@@ -116,10 +125,14 @@ static int block_every_queue(void *arg)
     cpu_set_t set;
     int n = cpus(&set) * STUCK_PER_CPU;
     struct stuck_call *calls = calloc((size_t)n, sizeof *calls);
-    CHILD_CHECK(calls != NULL, "calloc");
+    pthread_barrier_t all_in;
+    CHILD_CHECK(calls != NULL &&
+                    pthread_barrier_init(&all_in, NULL, (unsigned)n) == 0,
+                "calloc");
     for (int i = 0; i < n; i++) {
         calls[i].cpu = nth_cpu(&set, i / STUCK_PER_CPU);
         calls[i].index = i;
+        calls[i].all_in = &all_in;
         CHILD_CHECK(pthread_create(&calls[i].thread, NULL,
                                    mkdir_in_stuck_mount, &calls[i]) == 0,
                     "pthread_create");

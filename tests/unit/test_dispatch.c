@@ -314,7 +314,7 @@ static void bad_handles_get_ebadf(void **state)
 
 static void bad_arguments_get_einval(void **state)
 {
-    assert_int_equal(open_path("g", O_CREAT | O_RDWR | 0x40000000),
+    assert_int_equal(open_path("g", O_CREAT | O_RDWR | 0x20000000),
                      -EINVAL);
     assert_int_equal(open_path("g", O_ACCMODE), -EINVAL);
     int64_t h = open_path("g", O_CREAT | O_RDWR);
@@ -374,6 +374,16 @@ static void data_round_trip_and_offset(void **state)
     r.arg[0] = 100;
     assert_int_equal(run(alice, r), 5);
     assert_memory_equal(buf_of(alice_slot), "world", 5);
+    /* An open that says it saw a regular file reads the same bytes, and
+     * the open file's flags are the open's alone. */
+    int64_t seen = open_path("data", O_RDONLY | DANAUS_OPEN_SEEN_REGULAR);
+    assert_true(seen > 0);
+    struct danaus_desc fl = desc(DANAUS_CALL_GETFL, NULL, NULL);
+    fl.handle = (uint64_t)seen;
+    assert_int_equal(run(alice, fl), O_RDONLY);
+    r.handle = (uint64_t)seen;
+    assert_int_equal(run(alice, r), 11);
+    assert_memory_equal(buf_of(alice_slot), "hello world", 11);
     /* Reading through a write-only open file is EBADF, as in the kernel. */
     int64_t wo = open_path("data", O_WRONLY);
     r.handle = (uint64_t)wo;
