@@ -83,6 +83,7 @@ static int begin_on(struct call *c, const struct service *svc,
     c->fd = -1;
     c->on_bytes = NULL;
     c->fill = NULL;
+    c->meanwhile = NULL;
     return 0;
 }
 
@@ -235,6 +236,10 @@ static int64_t send_once(struct call *c)
         fill_input(c, s, bell.seq);
     if (sent == -ENOTCONN)
         return -ENOTCONN;
+    if (c->meanwhile) {
+        c->meanwhile(c->meanwhile_arg);
+        c->meanwhile = NULL;
+    }
     int64_t result = ipc_await_pieces(s, bell.seq, service_alive, conn,
                                       c->on_bytes, c->on_bytes_arg);
     if (result == -ETIMEDOUT)

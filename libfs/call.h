@@ -58,6 +58,11 @@ struct call {
      * NULL (call_begin's): all of pack.len is packed already. */
     void (*fill)(void *fill_arg, unsigned char *dst, size_t n);
     void *fill_arg;
+    /* Work of the caller's own that the service's answer does not
+     * change: meanwhile(meanwhile_arg), once, after the request is posted
+     * and before its answer is awaited. NULL (call_begin's): none. */
+    void (*meanwhile)(void *meanwhile_arg);
+    void *meanwhile_arg;
 };
 
 /* Begins call id on mount with handle (0 for none). 0 or -1 with errno. */

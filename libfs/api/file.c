@@ -62,6 +62,29 @@ static bool seen_regular(const struct call *c, int at,
     return regular;
 }
 
+/* A placeholder taken while the service opens (call.h's meanwhile). */
+struct early {
+    bool cloexec;
+    int fd; /* or -1: none yet, or it failed (taken again after) */
+};
+
+static void reserve_early(void *arg)
+{
+    struct early *e = arg;
+    int saved = errno;
+    e->fd = fdtable_reserve(e->cloexec);
+    errno = saved;
+}
+
+static void unreserve_early(struct early *e)
+{
+    int saved = errno;
+    if (e->fd >= 0)
+        fdtable_unreserve(e->fd);
+    e->fd = -1;
+    errno = saved;
+}
+
 static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 {
     /* Linux's answer on a file system without unnamed temporary files. */
@@ -85,9 +108,17 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     struct namecache_fill fill;
     int at = flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0;
     bool known = seen_regular(&c, at, &fill);
-    if (known)
+    /* A file that is there most likely opens: its descriptor is taken
+     * while the service opens it, and given back if it did not. */
+    struct early early = {flags & O_CLOEXEC, -1};
+    if (known) {
         c.desc.arg[0] |= DANAUS_OPEN_SEEN_REGULAR;
+        c.meanwhile = reserve_early;
+        c.meanwhile_arg = &early;
+    }
     int64_t handle = call_send(&c);
+    if (handle <= 0)
+        unreserve_early(&early);
     if (handle <= 0 && place >= 0)
         listings_cancel(place);
     if (handle < 0)
@@ -111,7 +142,7 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
         return (int)syscall(SYS_openat, AT_FDCWD, where.abs, flags, mode);
     if (place >= 0)
         dirstream_open_keep(&c, place, &info, where.rel, &fill);
-    int fd = fdtable_reserve(flags & O_CLOEXEC);
+    int fd = early.fd >= 0 ? early.fd : fdtable_reserve(flags & O_CLOEXEC);
     if (fd < 0) {
         close_handle(&info);
         return -1;
