@@ -455,15 +455,29 @@ static struct waiting start_waiting(int (*fn)(void *))
     return (struct waiting){pid, go[1]};
 }
 
+/* Waits for child pid, which must exit 0. */
+static void expect_exit_0(pid_t pid)
+{
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Gives the child its word and waits for it to exit 0. */
 static void let_go(struct waiting h)
 {
     assert_int_equal(write(h.go, "g", 1), 1);
     close(h.go);
-    int status;
-    assert_int_equal(waitpid(h.pid, &status, 0), h.pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    expect_exit_0(h.pid);
+}
+
+/* Kills the child before its word. */
+static void kill_waiting(struct waiting h)
+{
+    kill(h.pid, SIGKILL);
+    assert_int_equal(waitpid(h.pid, NULL, 0), h.pid);
+    close(h.go);
 }
 
 /* Keeps pages back, says so on ready, and holds the file open, making no
@@ -580,10 +594,7 @@ static void test_service_killed_loses_nothing(void **state)
     close(p[0]);
     daemon_kill(&svc);
     assert_int_equal(daemon_start(&svc, danausd, &site, "danausd-3", 60000), 0);
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    expect_exit_0(pid);
 }
 
 /* Pages kept back and never flushed by the dead service reach the file
@@ -689,11 +700,8 @@ static void sleeper_through_restart(bool kill_writer, bool new_keeper,
     if (new_keeper)
         replace_keeper();
     daemon_kill(&svc);
-    if (kill_writer) {
-        kill(h.pid, SIGKILL);
-        assert_int_equal(waitpid(h.pid, NULL, 0), h.pid);
-        close(h.go);
-    }
+    if (kill_writer)
+        kill_waiting(h);
     assert_int_equal(host_size(hpath), PAGE);
     assert_int_equal(daemon_start(&svc, danausd, &site, tag, 60000), 0);
     /* Written before the service let anyone in: no wait. */
@@ -779,9 +787,7 @@ static void test_next_killed_while_writing_loses_nothing(void **state)
     struct waiting h = start_waiting(sleeper_child);
     sleeper_name = "sleeper";
     daemon_kill(&svc);
-    kill(h.pid, SIGKILL);
-    assert_int_equal(waitpid(h.pid, NULL, 0), h.pid);
-    close(h.go);
+    kill_waiting(h);
     assert_int_equal(host_size(hpath), PAGE);
     assert_int_equal(sh("fsfreeze -f %s", dir, ""), 0);
     snprintf(log, sizeof log, "%s/danausd-8.log", site.dir);

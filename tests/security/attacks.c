@@ -306,6 +306,16 @@ static struct raw attacker_attach(void)
     return r;
 }
 
+/* Attaches r, takes a slot (returned) and names the mount at path. */
+static int attach_with_slot(struct raw *r, const char *path, uint32_t *mount)
+{
+    CHILD_CHECK(raw_attach(r, sock) == 0, "attach");
+    int slot = raw_slot(r);
+    CHILD_CHECK(slot >= 0, "slot");
+    *mount = raw_mount(r, path);
+    return slot;
+}
+
 /* Rings b in every queue. */
 static void ring_everywhere(struct raw *r, struct ipc_bell b)
 {
@@ -2279,10 +2289,8 @@ static int open_swapping(void *arg)
 {
     (void)arg;
     struct raw r;
-    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
-    int slot = raw_slot(&r);
-    uint32_t mount = raw_mount(&r, MOUNT_A);
-    CHILD_CHECK(slot >= 0, "slot");
+    uint32_t mount;
+    int slot = attach_with_slot(&r, MOUNT_A, &mount);
     int files = 0, fifos = 0;
     /* SWAP_OPENS at least, and on until the swaps landed both ways: on a
      * loaded machine the swapper may not run for a while (up to a minute,
@@ -2348,10 +2356,8 @@ static int lying_opens(void *arg)
 {
     (void)arg;
     struct raw r;
-    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
-    int slot = raw_slot(&r);
-    uint32_t mount = raw_mount(&r, MOUNT_A);
-    CHILD_CHECK(slot >= 0, "slot");
+    uint32_t mount;
+    int slot = attach_with_slot(&r, MOUNT_A, &mount);
     const char *special[] = {"fifo", "null", "socket"};
     int modes[] = {O_RDONLY, O_WRONLY, O_RDWR};
     for (int i = 0; i < 3; i++)
@@ -2984,10 +2990,8 @@ static int lock_handle_checker(void *arg)
     if (uid)
         become(uid);
     struct raw r;
-    CHILD_CHECK(raw_attach(&r, sock) == 0, "attach");
-    int slot = raw_slot(&r);
-    CHILD_CHECK(slot >= 0, "slot");
-    uint32_t a = raw_mount(&r, MOUNT_A);
+    uint32_t a;
+    int slot = attach_with_slot(&r, MOUNT_A, &a);
     char name[32];
     snprintf(name, sizeof name, "locks-of-%d", (int)uid);
     take_all_locks(&r, (uint32_t)slot, a, name);
