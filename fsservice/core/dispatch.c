@@ -224,12 +224,6 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
     if (d->buf_off > cap || d->buf_len > cap - d->buf_off ||
         (d->flags & ~DANAUS_DESC_FLAGS))
         return -EINVAL;
-    /* The client's kept writes land before whatever the call reads or
-     * changes, as if it had sent a FLUSH first. */
-    if (d->flags & DANAUS_DESC_FLUSH) {
-        writeback_flush(svc, c, 0);
-        ipc_slot(&c->area, slot)->flushed = seq;
-    }
 
     /* Field by field: an initializer would also zero the two path buffers,
      * 16 KiB per request, which request_string fills when a call has
@@ -248,6 +242,13 @@ int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
     r.in_used = 0;
     r.of = NULL;
     r.at_flags = 0;
+
+    /* The client's kept writes land before whatever the call reads or
+     * changes, as if it had sent a FLUSH first. */
+    if (d->flags & DANAUS_DESC_FLUSH) {
+        writeback_flush(svc, c, 0);
+        r.slot->flushed = seq;
+    }
 
     enum needs needs = calls[d->call].needs;
     if (needs == NEEDS_HANDLE || (needs == PATH_OR_HANDLE && d->handle)) {

@@ -339,9 +339,9 @@ static int open_by_name(int dir_fd, const char *name, int at, void *a)
 {
     const struct open_args *o = a;
     int flags = o->flags;
-    bool unlooked = may_meet_special(flags) && o->seen_regular &&
-                    !(flags & O_CREAT);
-    bool looked = may_meet_special(flags) && !unlooked, created = false;
+    bool may_be_special = may_meet_special(flags);
+    bool unlooked = may_be_special && o->seen_regular && !(flags & O_CREAT);
+    bool looked = may_be_special && !unlooked, created = false;
     struct statx seen;
     (void)at;
     if (flags & O_PATH)
