@@ -514,7 +514,8 @@ static int mount_volumes(const char *pool_name, const struct record *pool,
         if (make_dirs(mp, 0700) < 0)
             return fail_errno("cannot create %s", mp);
         if (door_mount_add(pool_name, mp, record_get(pool, "backend_kind"),
-                           dir, "", b->readonly) < 0 ||
+                           dir, "",
+                           b->readonly ? DOOR_MOUNT_RO : DOOR_MOUNT_RW) < 0 ||
             !(b->host = strdup(mp)))
             return -1;
     }
@@ -526,7 +527,7 @@ static int mount_volumes(const char *pool_name, const struct record *pool,
  * containers/NAME/root. 0 or -1 (fail.h). */
 static int mount_root(const char *pool_name, const struct record *pool,
                       const char *name, const struct layer_list *layers,
-                      int read_only)
+                      enum door_mount_mode mode)
 {
     const char *backend = record_get(pool, "backend_dir");
     char root[STATE_PATH_MAX], writable[STATE_PATH_MAX], lower[8192] = "";
@@ -538,7 +539,7 @@ static int mount_root(const char *pool_name, const struct record *pool,
                  "%s%.3000s/layers/%s", i == layers->n - 1 ? "" : ":",
                  backend, layers->hex[i]);
     return door_mount_add(pool_name, root, record_get(pool, "backend_kind"),
-                          writable, lower, read_only);
+                          writable, lower, mode);
 }
 
 /* What inspect shows of the run's configuration (runinfo.h). */
@@ -593,7 +594,10 @@ static int prepare(struct container *c, struct record *pool)
         return -1;
     if (cgroup_container_create(o->pool, c->name, o->pids_limit) < 0 ||
         (!o->again && store_branch_create(o->pool, c->name) < 0) ||
-        mount_root(o->pool, pool, c->name, &c->layers, o->read_only) < 0)
+        mount_root(o->pool, pool, c->name, &c->layers,
+                   o->read_only ? DOOR_MOUNT_RO
+                   : o->remove  ? DOOR_MOUNT_VOLATILE
+                                : DOOR_MOUNT_RW) < 0)
         return -1;
     return mount_volumes(o->pool, pool, c->name, o->volumes, o->nvolumes);
 }
@@ -619,7 +623,9 @@ int container_mount_root(const char *name, const struct record *rec,
         rc = store_publish(pool_name, &layers,
                            record_get(&pool, "nosuid") != NULL) < 0 ||
                      mount_root(pool_name, &pool, name, &layers,
-                                (int)record_num(rec, "read_only", 0)) < 0 ||
+                                record_num(rec, "read_only", 0)
+                                    ? DOOR_MOUNT_RO
+                                    : DOOR_MOUNT_RW) < 0 ||
                      mount_volumes(pool_name, &pool, name, volumes, n) < 0
                  ? -1
                  : 0;

@@ -95,19 +95,24 @@ static int call(const char *pool, uint32_t op, const char *const *strings,
 
 int door_mount_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
-                   const char *lower, int read_only)
+                   const char *lower, enum door_mount_mode mode)
 {
     return door_union_add(pool, mountpoint, backend, writable, NULL, lower,
-                          read_only);
+                          mode);
 }
 
 int door_union_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
                    const char *lower_backend, const char *lower,
-                   int read_only)
+                   enum door_mount_mode mode)
 {
-    const char *s[] = {mountpoint, backend, writable, lower,
-                       read_only ? "ro" : "rw", lower_backend};
+    static const char *const modes[] = {
+        [DOOR_MOUNT_RW] = "rw",
+        [DOOR_MOUNT_RO] = "ro",
+        [DOOR_MOUNT_VOLATILE] = "volatile",
+    };
+    const char *s[] = {mountpoint, backend, writable, lower, modes[mode],
+                       lower_backend};
     int rc = call(pool, DANAUS_DOOR_MOUNT_ADD, s, lower_backend ? 6 : 5);
     if (rc > 0) {
         errno = rc;

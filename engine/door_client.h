@@ -11,18 +11,26 @@
 
 #include <stdint.h>
 
+/* How a mount takes changes. */
+enum door_mount_mode {
+    DOOR_MOUNT_RW,
+    DOOR_MOUNT_RO,       /* served read-only (run --read-only) */
+    DOOR_MOUNT_VOLATILE, /* a union whose writable branch goes with its
+                            container (run --rm): syncs of it are answered
+                            at once, as podman's overlay mounts for --rm */
+};
+
 /* backend "local" or "ceph"; lower: read-only branches, top first, joined
- * by ':'; read_only: served read-only (run --read-only). 0, or -1
- * (fail.h). */
+ * by ':' ("": none, a volume). 0, or -1 (fail.h). */
 int door_mount_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
-                   const char *lower, int read_only);
+                   const char *lower, enum door_mount_mode mode);
 /* door_mount_add with read-only branches of another backend than the
  * writable one's: lower_backend (NULL: backend). */
 int door_union_add(const char *pool, const char *mountpoint,
                    const char *backend, const char *writable,
                    const char *lower_backend, const char *lower,
-                   int read_only);
+                   enum door_mount_mode mode);
 int door_mount_remove(const char *pool, const char *mountpoint);
 /* The pool's danausd forgets its read-only branch instance of dir, a
  * directory of backend, so that the directory can be removed and made

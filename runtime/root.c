@@ -361,7 +361,9 @@ static int make_locked(const char *id, struct bundle *b, const char *bundle,
     else if ((!reuse && branch_create(pool, prec, branch, writable) < 0) ||
              door_union_add(pool, path, kind, writable,
                             strcmp(kind, "local") ? "local" : NULL, lower,
-                            b->read_only) < 0 ||
+                            b->read_only    ? DOOR_MOUNT_RO
+                            : b->autoremove ? DOOR_MOUNT_VOLATILE
+                                            : DOOR_MOUNT_RW) < 0 ||
              bundle_write(b, dir, path, pool, door, service_library(), paths,
                           npaths) < 0)
         rc = -1;

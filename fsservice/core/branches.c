@@ -112,7 +112,8 @@ struct ls_instance *union_branches_mount(struct union_branches **regp,
     struct branch_entry *e = branch(reg, m->backend, m->source, 1, err, errlen);
     if (!e)
         return NULL;
-    br[n++] = (struct union_branch){.inst = e->inst, .writable = 1};
+    br[n++] = (struct union_branch){.inst = e->inst, .writable = 1,
+                                    .volatile_writes = m->volatile_writes};
     char *list = strdup(m->union_lower);
     if (!list) {
         snprintf(err, errlen, "union: out of memory");

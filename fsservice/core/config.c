@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_WORDS 5
+#define MAX_WORDS 6
 
 struct parse {
     const char *name;
@@ -189,14 +189,15 @@ static int parse_owner(struct parse *p, const char *s, struct config *cfg)
 }
 
 /* mount MOUNTPOINT BACKEND SOURCE, or
- * union MOUNTPOINT BACKEND WRITABLE_DIR RO_DIR[:RO_DIR...]; what a source
- * must be is the backend's to say, when the mount is made. */
+ * union MOUNTPOINT BACKEND WRITABLE_DIR RO_DIR[:RO_DIR...] [volatile];
+ * what a source must be is the backend's to say, when the mount is
+ * made. */
 static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
 {
     int is_union = strcmp(w[0], "union") == 0;
-    if (is_union && n != 5)
+    if (is_union && !(n == 5 || (n == 6 && strcmp(w[5], "volatile") == 0)))
         return fail(p, "union takes MOUNTPOINT BACKEND WRITABLE_DIR "
-                       "RO_DIR[:RO_DIR...]");
+                       "RO_DIR[:RO_DIR...] [volatile]");
     if (!is_union && n != 4)
         return fail(p, "mount takes MOUNTPOINT BACKEND SOURCE");
     if (cfg->nmounts == DANAUS_MAX_MOUNTS)
@@ -220,6 +221,7 @@ static int parse_mount(struct parse *p, char **w, int n, struct config *cfg)
     m->backend = strdup(w[2]);
     m->source = strdup(w[3]);
     m->union_lower = is_union ? strdup(w[4]) : NULL;
+    m->volatile_writes = n == 6;
     if (!m->mountpoint || !m->backend || !m->source ||
         (is_union && !m->union_lower))
         return fail(p, "out of memory");

@@ -31,6 +31,8 @@ struct config_mount {
     char *lower_backend;        /* the read-only branches' backend when it
                                    is not backend's (a mount the engine
                                    adds); NULL: backend */
+    bool volatile_writes;       /* a union's syncs of its writable branch
+                                   are answered at once (union.h) */
 };
 
 struct config {

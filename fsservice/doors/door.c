@@ -744,7 +744,11 @@ static int add_mount(struct door *d, const struct danaus_door_msg *m,
     const char *s[6] = {0};
     int rc = mount_strings(m, len, s, m->arg >= 5 && m->arg <= 6 ? m->arg : 4);
     bool read_only = rc == 0 && s[4] && strcmp(s[4], "ro") == 0;
-    if (rc == 0 && s[4] && !read_only && strcmp(s[4], "rw") != 0)
+    bool volatile_writes = rc == 0 && s[4] && strcmp(s[4], "volatile") == 0;
+    if (rc == 0 && s[4] && !read_only && !volatile_writes &&
+        strcmp(s[4], "rw") != 0)
+        rc = -EINVAL;
+    if (volatile_writes && !s[3][0]) /* a volume's syncs always count */
         rc = -EINVAL;
     /* The read-only branches' backend, when not the writable one's. */
     const char *lower = s[5] && rc == 0 ? s[5] : s[1];
@@ -764,6 +768,7 @@ static int add_mount(struct door *d, const struct danaus_door_msg *m,
         .source = (char *)s[2],
         .union_lower = (char *)s[3],
         .lower_backend = (char *)s[5],
+        .volatile_writes = volatile_writes,
     };
     char err[512];
     /* No lower branches: a plain instance of the directory (a volume). */

@@ -282,8 +282,9 @@ enum danaus_door_op {
                               "local" | "ceph", writable branch, read-only
                               branches top first joined by ':' (none: the
                               writable directory alone, a data volume),
-                              optionally "ro" (served read-only) or "rw",
-                              and then the read-only branches' backend if
+                              optionally "ro" (served read-only), "rw" or
+                              "volatile" (a union's syncs of its writable
+                              branch answered at once), and then the read-only branches' backend if
                               not the writable one's -> mount index in
                               value */
     DANAUS_DOOR_MOUNT_REMOVE, /* arg 1; string: mount point */

@@ -22,6 +22,14 @@ busybox_image() {
     for c in "$@"; do ln -sf busybox "$work/img/bin/$c"; done
     "$danaus" image import "$name" "$work/img" >/dev/null
 }
+# pm ARGS...: podman with storage of its own under $work (the host's
+# images and containers are not touched), danaus-runtime ($runtime) given
+# the test's state directory as podman's users give it (--runtime-flag).
+pm() {
+    podman --root "$work/storage" --runroot "$work/run" \
+        --storage-driver overlay --runtime "$runtime" \
+        --runtime-flag "danaus-state=$DANAUS_STATE" "$@"
+}
 # remove_containers_and_pools: what the test made with $danaus.
 remove_containers_and_pools() {
     for c in $(ls "$DANAUS_STATE/containers" 2>/dev/null); do "$danaus" rm -f "$c"; done

@@ -87,3 +87,11 @@ add_test(NAME engine_uring
     $<TARGET_FILE:danaus_engine>)
 set_tests_properties(engine_uring PROPERTIES LABELS engine TIMEOUT 180
   RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+# A run --rm container's root (danaus run, and podman run through
+# danaus-runtime) takes syncs without the disk; kept containers and
+# volumes reach it (tests/engine/volatile.sh).
+add_test(NAME engine_volatile
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/engine/volatile.sh
+    $<TARGET_FILE:danaus_engine> $<TARGET_FILE:danaus_runtime>)
+set_tests_properties(engine_volatile PROPERTIES LABELS engine TIMEOUT 300
+  RUN_SERIAL TRUE)

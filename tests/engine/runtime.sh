@@ -15,15 +15,8 @@ work=$(mktemp -d /tmp/danaus-runtime-test.XXXXXX)
 export DANAUS_STATE=$work/state
 
 . "$(dirname "$0")/checks.sh"
-# podman with storage of its own (the host's images and containers are
-# not touched), the runtime given the test's state directory as podman's
-# users give it (--runtime-flag). This machine's root lacks
-# CAP_SYS_RESOURCE, so containers get the limits it has, not podman's.
-pm() {
-    podman --root "$work/storage" --runroot "$work/run" \
-        --storage-driver overlay --runtime "$runtime" \
-        --runtime-flag "danaus-state=$DANAUS_STATE" "$@"
-}
+# This machine's root lacks CAP_SYS_RESOURCE, so containers get the
+# limits it has, not podman's.
 limits="--ulimit nofile=1024:1024 --ulimit nproc=1024:1024"
 run() { pm run --network none $limits "$@"; }
 ctd= cephdir=

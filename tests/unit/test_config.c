@@ -58,7 +58,9 @@ static void parses_a_full_configuration(void **state)
         "backend_reservation_ops 50\n"
         "\n"
         "mount /mnt//danaus/a/ local /srv/a\n"
-        "mount /mnt/danaus/b " SECOND_BACKEND " /tenants/a\n";
+        "mount /mnt/danaus/b " SECOND_BACKEND " /tenants/a\n"
+        "union /mnt/danaus/c local /srv/c /srv/l1:/srv/l2\n"
+        "union /mnt/danaus/d local /srv/d /srv/l1 volatile\n";
     struct config cfg;
     char err[256];
     assert_int_equal(config_parse("t.conf", text, &cfg, err, sizeof err), 0);
@@ -100,11 +102,16 @@ static void parses_a_full_configuration(void **state)
     assert_int_equal(cfg.backend_fair_share, 0);
     assert_int_equal(cfg.backend_weight, 8);
     assert_int_equal(cfg.backend_reservation_ops, 50);
-    assert_int_equal(cfg.nmounts, 2);
+    assert_int_equal(cfg.nmounts, 4);
     assert_string_equal(cfg.mounts[0].mountpoint, "/mnt/danaus/a");
     assert_string_equal(cfg.mounts[0].backend, "local");
     assert_string_equal(cfg.mounts[0].source, "/srv/a");
+    assert_null(cfg.mounts[0].union_lower);
     assert_string_equal(cfg.mounts[1].backend, SECOND_BACKEND);
+    assert_string_equal(cfg.mounts[2].union_lower, "/srv/l1:/srv/l2");
+    assert_false(cfg.mounts[2].volatile_writes);
+    assert_string_equal(cfg.mounts[3].source, "/srv/d");
+    assert_true(cfg.mounts[3].volatile_writes);
     config_free(&cfg);
 }
 
@@ -153,6 +160,13 @@ static void refuses_with_line_and_problem(void **state)
          "t:2: unknown backend 'nfs' (" BUILT_BACKENDS ")"},
         {"service s\nmount /a local\n",
          "t:2: mount takes MOUNTPOINT BACKEND SOURCE"},
+        {"service s\nmount /a local /x volatile\n",
+         "t:2: mount takes MOUNTPOINT BACKEND SOURCE"},
+        {"service s\nunion /a local /x /y fast\n",
+         "t:2: union takes MOUNTPOINT BACKEND WRITABLE_DIR RO_DIR[:RO_DIR...] "
+         "[volatile]"},
+        {"service s\nunion /a local /x /y volatile more\n",
+         "t:2: too many words"},
         {"service s\nqueue_cells 100\nmount /a local /x\n",
          "t:2: queue_cells must be a power of two, not 100"},
         {"service s\nslots -4\n",

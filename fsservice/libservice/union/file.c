@@ -57,6 +57,8 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
 {
     struct ls_instance *in = union_branch_inst(u, b);
     struct ls_file *lower;
+    if (b == 0 && u->volatile_writes)
+        flags &= ~O_SYNC; /* both of its bits: O_DSYNC's too */
     int rc = in->ops->open(in, cred, n->path, flags, mode, &lower);
     if (rc != 0)
         return rc; /* an error, or LS_OPEN_SPECIAL */
@@ -307,11 +309,14 @@ ssize_t union_pwrite(struct ls_file *file, const struct ls_cred *cred,
 
 int union_fsync(struct ls_file *file, const struct ls_cred *cred, int datasync)
 {
+    struct union_file *f = ufile(file);
     struct ls_file *lower;
-    int rc = lower_of(ufile(file), &lower);
+    int rc = lower_of(f, &lower);
     if (rc < 0)
         return rc;
-    return lower->inst->ops->fsync(lower, cred, datasync);
+    return f->branch == 0 ? union_sync_top(union_of(file->inst), lower,
+                                           cred, datasync)
+                          : lower->inst->ops->fsync(lower, cred, datasync);
 }
 
 int union_ftruncate(struct ls_file *file, const struct ls_cred *cred,

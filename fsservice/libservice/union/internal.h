@@ -60,7 +60,19 @@ struct union_instance {
     int listings_on; /* from the end of union_instance_new on */
     struct union_impure_cache impure; /* origin.c */
     uint64_t id; /* unique in the process: what a walk memo names */
+    /* union_branch.volatile_writes of a top branch in the host kernel. */
+    bool volatile_writes;
 };
+
+/* fsync of a file of the top branch, which a volatile union skips. */
+static inline int union_sync_top(struct union_instance *u,
+                                 struct ls_file *top_file,
+                                 const struct ls_cred *cred, int datasync)
+{
+    if (u->volatile_writes)
+        return 0;
+    return top_file->inst->ops->fsync(top_file, cred, datasync);
+}
 
 /* FNV-1a: for the tables of names and paths. */
 static inline uint64_t union_hash(const char *s)

@@ -153,7 +153,7 @@ static int store_map(struct union_instance *u, struct union_partial *p,
     uint8_t *rec = malloc(RECORD_MAX);
     if (!rec)
         return -ENOMEM;
-    int rc = ops->fsync(upper, c, 1);
+    int rc = union_sync_top(u, upper, c, 1);
     if (rc == 0) {
         size_t rl = record_encode(rec, p->branch, p->origin, m);
         rc = ops->fsetxattr(upper, c, COPYUP_XATTR, rec, rl, XATTR_REPLACE);
@@ -222,7 +222,7 @@ static int merge(struct union_instance *u, struct union_partial *p,
     if (rc == 0)
         rc = copy_below(u, p, fresh ? fresh->off + fresh->len : 0, end);
     if (rc == 0)
-        rc = ops->fsync(upper, c, 1);
+        rc = union_sync_top(u, upper, c, 1);
     if (rc == 0)
         rc = ops->fremovexattr(upper, c, COPYUP_XATTR);
     if (rc == 0)

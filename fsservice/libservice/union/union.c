@@ -290,6 +290,8 @@ struct ls_instance *union_instance_new(const struct union_branch *branches,
     u->base.kernel_name_space = true;
     for (int b = 0; b < nbranches; b++)
         u->base.kernel_name_space &= branches[b].inst->kernel_name_space;
+    u->volatile_writes = branches[0].volatile_writes && branches[0].writable &&
+                         branches[0].inst->kernel_name_space;
     u->nbranches = nbranches;
     memcpy(u->branch, branches, (size_t)nbranches * sizeof *branches);
     u->copyup_cred = *copyup_cred;

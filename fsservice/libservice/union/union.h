@@ -32,6 +32,12 @@ void union_layer_free(struct union_layer *layer);
 struct union_branch {
     struct ls_instance *inst;
     int writable; /* only branch 0 (the top) may be writable */
+    /* The top branch's data need not outlive the machine (a container
+     * removed when it stops, as overlayfs's volatile mounts): syncs of it
+     * are answered at once, where the branch's backend holds a write
+     * where a killed service cannot lose it (kernel_name_space: a local
+     * directory's writes are in the host's page cache on return). */
+    int volatile_writes;
     /* A read-only branch's layer, which must outlive the union; NULL: the
      * union keeps one of its own. */
     struct union_layer *layer;
