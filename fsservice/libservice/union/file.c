@@ -81,7 +81,9 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     struct danaus_stat st = lower->has_attrs ? lower->attrs
                                              : (struct danaus_stat){0};
     st.ino = lower->ino;
-    if (lower->ino && b == 0)
+    /* (A file this open made has no origin.) */
+    bool made = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+    if (lower->ino && b == 0 && !made)
         union_origin_stat(u, n->path, &st);
     f->base.ino = st.ino;
     pthread_mutex_init(&f->dir_lock, NULL);
@@ -147,18 +149,24 @@ static int open_new(struct union_instance *u, const struct ls_cred *cred,
     union_split(n->path, dir, &name);
     /* The walk's merge mask of the directory: one the top branch has is
      * not copied up, and one the top branch alone has holds no whiteout
-     * that hides anything (a copied-up directory starts with none). */
+     * that hides anything (a copied-up directory starts with none); the
+     * lookup saw whether the top branch hides the name. */
     bool up = n->parent_dirs & 1u;
     rc = union_copyup_parent(u, cred, n, dir);
     if (rc < 0)
         return rc;
-    int removed = up && (n->parent_dirs & ~1u)
+    int removed = up && (n->parent_dirs & ~1u) && n->top_whiteout
                       ? union_whiteout_remove(u, dir, name)
                       : 0;
     if (removed < 0)
         return removed;
     n->dirs = 0;
-    rc = open_in_branch(u, cred, 0, n, flags, mode, out);
+    /* Absent a moment ago, the name is made exclusively: what the open
+     * finds is then new (the branch need not look for a FIFO first, nor
+     * the union for an origin). One made meanwhile is opened as asked. */
+    rc = open_in_branch(u, cred, 0, n, flags | O_EXCL, mode, out);
+    if (rc == -EEXIST && !(flags & O_EXCL))
+        rc = open_in_branch(u, cred, 0, n, flags, mode, out);
     if (rc < 0 && removed)
         union_whiteout_create(u, dir, name);
     return rc;

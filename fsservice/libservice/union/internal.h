@@ -164,6 +164,10 @@ struct union_node {
     struct danaus_stat st;      /* its lstat in that branch */
     union_mask dirs;            /* a directory: the branches merged into it */
     union_mask parent_dirs;     /* the branches merged into its parent */
+    /* Absent (branch -1) behind a whiteout of the top branch's: what a
+     * name made there removes. None appears later: only an unlink of
+     * what a lower branch holds makes one. */
+    bool top_whiteout;
 };
 
 /* After a call that may have changed what a walk finds in a directory

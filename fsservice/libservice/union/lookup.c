@@ -110,6 +110,7 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
                        const char *path, struct top_told top,
                        struct union_node *out)
 {
+    out->top_whiteout = false;
     for (int b = union_next_branch(dirs, 0); b >= 0; b = union_next_branch(dirs, b + 1)) {
         int rc;
         if (b == 0 && top.found) {
@@ -135,8 +136,12 @@ static int lookup_name(struct union_instance *u, const struct ls_cred *cred,
         if (union_next_branch(dirs, b + 1) < 0)
             break;
         rc = union_whiteout_exists(u, cred, b, dir, name);
-        if (rc != 0)
-            return rc < 0 ? rc : -ENOENT;
+        if (rc < 0)
+            return rc;
+        if (rc > 0) {
+            out->top_whiteout = b == 0;
+            return -ENOENT;
+        }
     }
     return -ENOENT;
 }
@@ -375,6 +380,7 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
             return rc;
         if (last && !must_dir && (flags & UNION_PARENT)) {
             strcpy(out->path, child);
+            out->top_whiteout = false; /* not looked at */
             out->branch = -1;
             out->dirs = 0;
             out->parent_dirs = w.dirs[w.depth];
