@@ -38,6 +38,11 @@ struct union_file {
     pthread_mutex_t dir_lock;
     struct union_listing listing;
     int listed;             /* listing holds a snapshot */
+    /* A top branch file's origin as read at the open (union_origin_stat:
+     * 1, origin_dev and origin_ino; 0 none; -1 not known, read by each
+     * fstat). */
+    int origin;
+    uint64_t origin_dev, origin_ino;
     /* A directory's walk at the open (its merge mask, never 0 for a
      * directory, and stat), good while no change a walk depends on came
      * since (union_generation still walk_gen); dirs 0: none kept. */
@@ -83,8 +88,11 @@ static int open_in_branch(struct union_instance *u, const struct ls_cred *cred,
     st.ino = lower->ino;
     /* (A file this open made has no origin.) */
     bool made = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
-    if (lower->ino && b == 0 && !made)
-        union_origin_stat(u, n->path, &st);
+    f->origin = -1;
+    if (lower->ino && b == 0)
+        f->origin = made ? 0 : union_origin_stat(u, n->path, &st);
+    f->origin_dev = st.dev;
+    f->origin_ino = st.ino;
     f->base.ino = st.ino;
     pthread_mutex_init(&f->dir_lock, NULL);
     if (b == 0 && S_ISREG(n->st.mode) &&
@@ -365,8 +373,12 @@ int union_fstat(struct ls_file *file, const struct ls_cred *cred,
     if (rc < 0)
         return rc;
     rc = lower->inst->ops->fstat(lower, cred, out);
-    if (rc == 0 && f->branch == 0)
+    if (rc == 0 && f->branch == 0 && f->origin < 0)
         union_origin_fstat(union_of(file->inst), lower, out);
+    if (rc == 0 && f->branch == 0 && f->origin == 1) {
+        out->dev = f->origin_dev;
+        out->ino = f->origin_ino;
+    }
     if (rc == 0 && f->part)
         union_partial_blocks(union_of(file->inst), f->part, out);
     return rc;

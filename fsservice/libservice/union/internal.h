@@ -307,11 +307,14 @@ void union_origin_move_end(struct union_instance *u);
 void union_origin_cache_init(struct union_instance *u);
 void union_origin_cache_free(struct union_instance *u);
 /* Puts into st, the lstat of path in the top branch (or of file, open
- * there), the identity of the entry it was copied from, if any. */
-void union_origin_stat(struct union_instance *u, const char *path,
+ * there), the identity of the entry it was copied from, if any: 1 when
+ * it has one, 0 when it has none, -1 when that could not be read. An
+ * inode's answer never changes: a copy-up marks the copy before it gets
+ * its name, and nothing marks an inode later. */
+int union_origin_stat(struct union_instance *u, const char *path,
+                      struct danaus_stat *st);
+int union_origin_fstat(struct union_instance *u, struct ls_file *file,
                        struct danaus_stat *st);
-void union_origin_fstat(struct union_instance *u, struct ls_file *file,
-                        struct danaus_stat *st);
 /* The union's own xattrs (the record, the origin), which clients neither
  * see nor change. */
 int union_is_private_xattr(const char *name);

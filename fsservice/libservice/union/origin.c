@@ -221,35 +221,41 @@ int union_origin_follow(struct union_instance *u, const char *from,
     return len == ORIGIN_LEN ? mark_parent(u, to) : 0;
 }
 
-/* st, of an entry whose origin xattr read got len bytes into v. */
-static void apply(const uint8_t *v, ssize_t len, struct danaus_stat *st)
+/* st, of an entry whose origin xattr read got len bytes into v; what
+ * union_origin_stat returns. */
+static int apply(const uint8_t *v, ssize_t len, struct danaus_stat *st)
 {
-    if (len != ORIGIN_LEN)
-        return; /* none, or not one the union wrote: its own number */
-    st->dev = le_get64(v);
-    st->ino = le_get64(v + 8);
+    if (len == ORIGIN_LEN) {
+        st->dev = le_get64(v);
+        st->ino = le_get64(v + 8);
+        return 1;
+    }
+    /* None, or not one the union wrote: its own number. */
+    return len >= 0 || len == -ENODATA || len == -ENOTSUP ? 0 : -1;
 }
 
-void union_origin_stat(struct union_instance *u, const char *path,
-                       struct danaus_stat *st)
+int union_origin_stat(struct union_instance *u, const char *path,
+                      struct danaus_stat *st)
 {
     char dir[DANAUS_LONG_PATH_MAX];
     const char *name;
     union_split(path, dir, &name);
     if (path[0] && !union_origin_impure(u, dir))
-        return;
+        return 0;
     struct ls_instance *top = union_branch_inst(u, 0);
     uint8_t v[ORIGIN_LEN];
-    apply(v, top->ops->getxattr(top, &u->copyup_cred, path, ORIGIN_XATTR, v,
-                                sizeof v, AT_SYMLINK_NOFOLLOW),
-          st);
+    return apply(v,
+                 top->ops->getxattr(top, &u->copyup_cred, path, ORIGIN_XATTR,
+                                    v, sizeof v, AT_SYMLINK_NOFOLLOW),
+                 st);
 }
 
-void union_origin_fstat(struct union_instance *u, struct ls_file *file,
-                        struct danaus_stat *st)
+int union_origin_fstat(struct union_instance *u, struct ls_file *file,
+                       struct danaus_stat *st)
 {
     uint8_t v[ORIGIN_LEN];
-    apply(v, file->inst->ops->fgetxattr(file, &u->copyup_cred, ORIGIN_XATTR,
-                                        v, sizeof v),
-          st);
+    return apply(v,
+                 file->inst->ops->fgetxattr(file, &u->copyup_cred,
+                                            ORIGIN_XATTR, v, sizeof v),
+                 st);
 }
