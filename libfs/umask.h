@@ -13,4 +13,8 @@
 /* mode with the process's umask applied. */
 mode_t umask_apply(mode_t mode);
 
+/* Sets the umask to mask with set (libc's umask) and keeps it known:
+ * what umask returns. */
+mode_t umask_set(mode_t (*set)(mode_t), mode_t mask);
+
 #endif

@@ -23,7 +23,9 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +33,8 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/time.h>
-#include <sys/xattr.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -552,6 +554,50 @@ static int user_checks(void)
     return 0;
 }
 
+/* Each umask call is seen by the next create: from this thread, from
+ * another, and not from a vfork child, whose umask is its own although
+ * its memory is this process's. */
+static void *set_umask(void *mask)
+{
+    umask((mode_t)(uintptr_t)mask);
+    return NULL;
+}
+
+static void create_shown(const char *step, const char *rel)
+{
+    int danaus;
+    int fd = open_any(at(rel), O_CREAT | O_WRONLY, 0666, &danaus);
+    if (fd >= 0)
+        close_any(fd, danaus);
+    struct stat st;
+    int rc = fd < 0 ? -1 : lstat(at(rel), &st);
+    show_stat(step, rc, &st);
+}
+
+static void umasks(void)
+{
+    mode_t old = umask(077);
+    create_shown("umask 077, create u1 0666", "u1");
+    line("umask 077, mkdir u2 0777", mkdir(at("u2"), 0777), NULL);
+    struct stat st;
+    show_stat("stat u2", lstat(at("u2"), &st), &st);
+    umask(0);
+    create_shown("umask 0, create u3 0666", "u3");
+    pthread_t t;
+    if (pthread_create(&t, NULL, set_umask, (void *)(uintptr_t)027) == 0)
+        pthread_join(t, NULL);
+    create_shown("another thread's 027, u4", "u4");
+    umask(0);
+    pid_t pid = vfork();
+    if (pid == 0) {
+        umask(077);
+        _exit(0);
+    }
+    waitpid(pid, NULL, 0);
+    create_shown("a vfork child's 077, u5", "u5");
+    umask(old);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -585,6 +631,7 @@ int main(int argc, char **argv)
     cwd();
     shell();
     exec_lists();
+    umasks();
     escape(argv[2]);
     return 0;
 }
