@@ -47,9 +47,33 @@ static bool may_keep(int fd, const struct service *svc, struct fd_info *info,
     return *gen & IPC_GEN_WRITES_BACK;
 }
 
+/* Keeps n bytes (at most a page's worth) of handle at off in a page of
+ * the area: true when kept (or taken and written by the service). */
+static bool keep_piece(const struct service *svc, uint64_t handle,
+                       uint32_t gen, const void *buf, size_t n, off_t off)
+{
+    const struct ipc_area *a = &svc->area;
+    int32_t page = ipc_dirty_claim(a, &cursor);
+    if (page < 0)
+        return false;
+    ipc_dirty_commit(a, (uint32_t)page, handle,
+                     atomic_fetch_add(&next_seq, 1), buf, (uint32_t)n,
+                     (uint64_t)off);
+    atomic_thread_fence(memory_order_seq_cst);
+    bool kept = ipc_cache_gen(a, handle) == gen && !atomic_load(&svc->gone);
+    if (!kept && ipc_dirty_retract(a, (uint32_t)page))
+        return false;
+    /* Kept, or taken by the service: written once it is not TAKEN. */
+    while (!kept && ipc_dirty_taken(a, (uint32_t)page) &&
+           !atomic_load(&svc->gone) && service_alive((void *)svc))
+        sched_yield();
+    atomic_fetch_add(&committed, 1);
+    return true;
+}
+
 ssize_t writeback_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-    if (n == 0 || n > IPC_CACHE_BLOCK || off < 0 ||
+    if (n == 0 || n > WRITEBACK_MAX_PIECES * IPC_CACHE_BLOCK || off < 0 ||
         (uint64_t)off > (uint64_t)INT64_MAX - n)
         return -1;
     int saved = errno;
@@ -60,22 +84,15 @@ ssize_t writeback_pwrite(int fd, const void *buf, size_t n, off_t off)
     errno = saved;
     if (!keep)
         return -1;
-    const struct ipc_area *a = &svc->area;
-    int32_t page = ipc_dirty_claim(a, &cursor);
-    if (page < 0)
-        return -1;
-    ipc_dirty_commit(a, (uint32_t)page, info.handle,
-                     atomic_fetch_add(&next_seq, 1), buf, (uint32_t)n,
-                     (uint64_t)off);
-    atomic_thread_fence(memory_order_seq_cst);
-    bool kept = ipc_cache_gen(a, info.handle) == gen && !atomic_load(&svc->gone);
-    if (!kept && ipc_dirty_retract(a, (uint32_t)page))
-        return -1;
-    /* Kept, or taken by the service: written once it is not TAKEN. */
-    while (!kept && ipc_dirty_taken(a, (uint32_t)page) &&
-           !atomic_load(&svc->gone) && service_alive((void *)svc))
-        sched_yield();
-    atomic_fetch_add(&committed, 1);
+    /* Piece by piece, in order. Pieces kept before one that could not
+     * be are flushed before the caller sends the whole write (its call
+     * carries the flush), which then writes the same bytes again. */
+    for (size_t done = 0; done < n; done += IPC_CACHE_BLOCK) {
+        size_t len = n - done < IPC_CACHE_BLOCK ? n - done : IPC_CACHE_BLOCK;
+        if (!keep_piece(svc, info.handle, gen, (const char *)buf + done, len,
+                        off + (off_t)done))
+            return -1;
+    }
     fdtable_note_written(fd);
     return (ssize_t)n;
 }

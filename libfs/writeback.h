@@ -20,9 +20,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The most pages of the area one write is kept in: a database's page
+ * record (sqlite's journal writes a page with 8 bytes around it) fits. */
+#define WRITEBACK_MAX_PIECES 4
+
 /* Keeps pwrite(fd, buf, n, off) back: n, or -1 when it must be sent
  * (errno untouched): no room, a handle without the promise, a descriptor
- * that is not plainly open for writing, more than one page. */
+ * that is not plainly open for writing, more than WRITEBACK_MAX_PIECES
+ * pages' worth. */
 ssize_t writeback_pwrite(int fd, const void *buf, size_t n, off_t off);
 
 /* Whether a kept write may not have been flushed yet. */

@@ -377,9 +377,9 @@ static bool at_known_end(int fd)
  * then, as a caller's loop around write(2) would. A positioned read into
  * one buffer is first looked up in the read cache (readcache.h), and one
  * of up to 32 KiB that missed it asks for its readahead window; what
- * positioned reads bring is kept there. A positioned write of one page
- * from one buffer may be kept back (writeback.h). A read() at a known end
- * of its file answers 0 with no call (at_known_end). */
+ * positioned reads bring is kept there. A positioned write of up to a
+ * few pages from one buffer may be kept back (writeback.h). A read() at a
+ * known end of its file answers 0 with no call (at_known_end). */
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {

@@ -258,6 +258,50 @@ static void test_next_call_carries_the_flush(void **state)
     assert_int_equal(rc, 0);
 }
 
+/* ---- a write of a few pages is kept too ---- */
+
+/* A database's page record (a page and 8 bytes, sqlite's journal) is
+ * kept in two pieces: no call, and read back whole. */
+static int record_child(void *arg)
+{
+    (void)arg;
+    char path[800], hpath[800];
+    paths("record", path, hpath, sizeof path);
+    int fd = open_with_kept_pages(path, hpath);
+    const size_t n = PAGE + 8;
+    const off_t at = (off_t)PAGES * PAGE - 4;
+    unsigned char rec[PAGE + 8], got[PAGE + 8];
+    fill(rec, n, at);
+    long long before = service_calls();
+    CHILD_CHECK(danaus_pwrite(fd, rec, n, at) == (ssize_t)n,
+                "pwrite of a record: %s", strerror(errno));
+    long long after = service_calls();
+    CHILD_CHECK(before >= 0 && after == before,
+                "the record's pwrite took %lld calls of the service",
+                after - before);
+    CHILD_CHECK(danaus_pread(fd, got, n, at) == (ssize_t)n &&
+                    memcmp(got, rec, n) == 0,
+                "the record read back is not what was written");
+    CHILD_CHECK(danaus_close(fd) == 0, "close: %s", strerror(errno));
+    CHILD_CHECK(host_size(hpath) == at + (off_t)n,
+                "the host's file has %lld bytes, not %lld",
+                (long long)host_size(hpath), (long long)(at + (off_t)n));
+    int hfd = open(hpath, O_RDONLY);
+    CHILD_CHECK(hfd >= 0 && pread(hfd, got, n, at) == (ssize_t)n &&
+                    memcmp(got, rec, n) == 0,
+                "the host's file does not hold the record");
+    close(hfd);
+    return 0;
+}
+
+static void test_record_of_pages_is_kept(void **state)
+{
+    (void)state;
+    int rc = run_in_child(record_child, NULL, 30000);
+    kill(svc.pid, SIGCONT);
+    assert_int_equal(rc, 0);
+}
+
 /* ---- a forked child reads them through the descriptor it inherited ---- */
 
 /* The child shares the open file (no open of its own, so no lease
@@ -863,6 +907,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_sees_its_writes),
         cmocka_unit_test(test_next_call_carries_the_flush),
+        cmocka_unit_test(test_record_of_pages_is_kept),
         cmocka_unit_test(test_forked_child_reads_them),
         cmocka_unit_test(test_fsync_writes_them),
         cmocka_unit_test(test_later_write_wins),
