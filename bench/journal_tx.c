@@ -37,19 +37,30 @@ static double now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* Times one call of kind k and yields its result. */
 #define TIMED(k, expr)                                                      \
-    do {                                                                    \
+    ({                                                                      \
         double t0_ = now_us();                                              \
-        expr;                                                               \
+        long r_ = (long)(expr);                                             \
         total_us[k] += now_us() - t0_;                                      \
         calls[k]++;                                                         \
-    } while (0)
+        r_;                                                                 \
+    })
+
+/* A failed step ends the run: its timings would describe another path. */
+static void must(int ok, const char *what)
+{
+    if (!ok) {
+        perror(what);
+        exit(1);
+    }
+}
 
 static void lock(int fd, short type, off_t start, off_t len)
 {
     struct flock f = {.l_type = type, .l_whence = SEEK_SET,
                       .l_start = start, .l_len = len};
-    TIMED(LOCK, fcntl(fd, F_SETLK, &f));
+    must(TIMED(LOCK, fcntl(fd, F_SETLK, &f)) == 0, "fcntl F_SETLK");
 }
 
 /* sqlite's lock bytes: PENDING, RESERVED, SHARED's range. */
@@ -84,8 +95,8 @@ int main(int argc, char **argv)
         lock(fd, F_RDLCK, SHARED_AT, SHARED_LEN);
         lock(fd, F_UNLCK, PENDING, 1);
         TIMED(ACCESS, access(journal, F_OK));
-        TIMED(FSTAT, fstat(fd, &st));
-        TIMED(PREAD, pread(fd, page, 16, 24));
+        must(TIMED(FSTAT, fstat(fd, &st)) == 0, "fstat");
+        must(TIMED(PREAD, pread(fd, page, 16, 24)) == 16, "pread");
         lock(fd, F_WRLCK, RESERVED, 1);
         TIMED(OPEN_CREAT, jfd = open(journal, O_RDWR | O_CREAT | O_NOFOLLOW |
                                                   O_CLOEXEC, 0644));
@@ -93,20 +104,22 @@ int main(int argc, char **argv)
             perror(journal);
             return 1;
         }
-        TIMED(PWRITE, pwrite(jfd, page, 512, 0));
-        TIMED(PWRITE, pwrite(jfd, page, 4100, 512));
-        TIMED(FSYNC, fdatasync(jfd));
+        must(TIMED(PWRITE, pwrite(jfd, page, 512, 0)) == 512, "journal head");
+        must(TIMED(PWRITE, pwrite(jfd, page, 4100, 512)) == 4100,
+             "journal pages");
+        must(TIMED(FSYNC, fdatasync(jfd)) == 0, "journal fdatasync");
         TIMED(OPEN_DIR, dfd = open(dir, O_RDONLY));
-        TIMED(FSYNC, fsync(dfd));
-        TIMED(CLOSE, close(dfd));
-        TIMED(PWRITE, pwrite(jfd, page, 12, 0));
-        TIMED(FSYNC, fdatasync(jfd));
+        must(dfd >= 0, dir);
+        must(TIMED(FSYNC, fsync(dfd)) == 0, "fsync directory");
+        must(TIMED(CLOSE, close(dfd)) == 0, "close directory");
+        must(TIMED(PWRITE, pwrite(jfd, page, 12, 0)) == 12, "journal count");
+        must(TIMED(FSYNC, fdatasync(jfd)) == 0, "journal fdatasync");
         lock(fd, F_WRLCK, PENDING, 1);
         lock(fd, F_WRLCK, SHARED_AT, SHARED_LEN);
-        TIMED(PWRITE, pwrite(fd, page, 4096, 0));
-        TIMED(FSYNC, fdatasync(fd));
-        TIMED(CLOSE, close(jfd));
-        TIMED(UNLINK, unlink(journal));
+        must(TIMED(PWRITE, pwrite(fd, page, 4096, 0)) == 4096, "db page");
+        must(TIMED(FSYNC, fdatasync(fd)) == 0, "database fdatasync");
+        must(TIMED(CLOSE, close(jfd)) == 0, "close journal");
+        must(TIMED(UNLINK, unlink(journal)) == 0, "unlink journal");
         lock(fd, F_RDLCK, SHARED_AT, SHARED_LEN);
         lock(fd, F_UNLCK, 0, 0);
     }
