@@ -6,9 +6,10 @@
  * moved, the service will find the page (ipc.h). If one did, the page is
  * taken back and the write sent; if the service took it first, the write
  * waits until the service has written it, or, the service gone, leaves it
- * for the resend on the next one. Both looks follow the commit through a
- * sequentially consistent fence, as the service's take follows its
- * setting of the generation and a resume follows the store of gone.
+ * for the resend on the next one. The commit's store and both looks are
+ * sequentially consistent, as are the service's setting of the generation
+ * and its take, and a resume's store of gone: so of a store and a look on
+ * either side, one sees the other.
  *
  * Dirty is counted, not tracked: committed counts kept writes, flushed
  * how many of them a FLUSH that returned was sent after.
@@ -59,8 +60,8 @@ static bool keep_piece(const struct service *svc, uint64_t handle,
     ipc_dirty_commit(a, (uint32_t)page, handle,
                      atomic_fetch_add(&next_seq, 1), buf, (uint32_t)n,
                      (uint64_t)off);
-    atomic_thread_fence(memory_order_seq_cst);
-    bool kept = ipc_cache_gen(a, handle) == gen && !atomic_load(&svc->gone);
+    bool kept = ipc_cache_gen_after(a, handle) == gen &&
+                !atomic_load(&svc->gone);
     if (!kept && ipc_dirty_retract(a, (uint32_t)page))
         return false;
     /* Kept, or taken by the service: written once it is not TAKEN. */
