@@ -9,12 +9,12 @@
 #                    [--only NAMES]
 #
 #   --fast    a quick look: one round or batch each, short runs, fewer sizes
-#             (about 19 min instead of about 103)
+#             (about 22 min instead of about 110)
 #   --out     where results go (default bench/results)
 #   --build   the build tree (default build); it is configured and built
 #   --no-build  use the build tree as it is (the `bench` target's way)
 #   --only    a comma-separated subset of core,union,containers,lighttpd,
-#             workloads,tenants
+#             workloads,workloads-neighbour,tenants
 #
 # Needs root (cgroups, namespaces, mounts), as the scripts it runs do.
 set -euo pipefail
@@ -27,7 +27,7 @@ repo=$(dirname "$here")
 fast=""
 out=$repo/bench/results
 build=$repo/build
-only=core,union,containers,lighttpd,workloads,tenants
+only=core,union,containers,lighttpd,workloads,workloads-neighbour,tenants
 no_build=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -53,6 +53,7 @@ add_step union 3 2
 add_step containers 8 2
 add_step lighttpd 4 2
 add_step workloads 9 4
+add_step workloads-neighbour 7 3
 add_step tenants 67 9
 
 if [ -n "$fast" ]; then
@@ -92,7 +93,7 @@ case ",$only," in *,lighttpd,*)
     "$repo/tests/engine/images.sh" fill-cache "$build/engine-image-cache" >&2 ||
         die "no Debian image for the lighttpd step" ;;
 esac
-case ",$only," in *,workloads,*)
+case ",$only," in *,workloads,* | *,workloads-neighbour,*)
     say "the Debian image of the workloads step (mmdebstrap, cached)"
     "$repo/bench/run-workloads.sh" --fill-cache "$build" ||
         die "no Debian image for the workloads step" ;;

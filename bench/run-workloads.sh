@@ -38,6 +38,20 @@
 #                 BUILD_DIR/engine-image-cache, as the engine tests' one)
 #   BENCH_CEPH_DEBUG  "keep": leave the Ceph clients' log levels as the
 #                 cluster conf has them (default 0/0, as run-core.sh)
+#   NEIGHBOUR     1: each system's steps run alone and next to a noisy
+#                 neighbour of the same system (below), taking turns, in
+#                 workloads-neighbour.txt and .csv instead; only the local
+#                 systems (danaus (local), podman (overlayfs), ext4)
+#
+# Next to a neighbour (issue 36's last goal, the paper's claim): the
+# steps' root gets the first half of the cpus, alone too (a pool made with
+# those --cpus, podman's --cpuset-cpus, taskset for the chroot), and the
+# neighbour the rest: a second Danaus pool on the same disk, a second
+# podman container, a second chroot process, each running
+# bench/workload-neighbour.sh from the image (unpacking the header tree,
+# writing 256 MiB with an fsync, removing both, over and over). It starts
+# 2 s before the steps and is killed after them. What they share is the
+# host's kernel and disk, as tenants of one host do.
 #
 # The image: Debian bookworm by mmdebstrap (minbase with gcc, libc6-dev,
 # make, git, python3), plus under /bench the steps script, the host's
@@ -83,6 +97,8 @@ else
     build=${2:-${BUILD_DIR:-./build}}
 fi
 rounds=${ROUNDS:-3}
+neighbour=${NEIGHBOUR:-}
+[ -z "$neighbour" ] || [ -z "$ceph" ] || die "NEIGHBOUR runs the local systems only: no --ceph"
 cache=${IMAGE_CACHE:-$build/engine-image-cache}
 
 # The Debian root, cached by suite, variant and packages as images.sh does.
@@ -153,6 +169,7 @@ mkdir -p "$root"
 tar -C "$root" --numeric-owner -xpf "$debian"
 mkdir "$root/bench"
 cp "$here/workload-steps.sh" "$root/bench/steps.sh"
+cp "$here/workload-neighbour.sh" "$root/bench/neighbour.sh"
 cp "$busybox" "$root/bench/busybox"
 CGO_ENABLED=0 go build -o "$root/bench/stat-loop" "$here/stat_loop.go"
 tar -C / -cf "$root/bench/include.tar" usr/include
@@ -200,8 +217,16 @@ say "importing it into the engine and into podman"
 podman_ import -q "$work/image.tar" localhost/wl:bench >/dev/null
 
 # The systems, in the order of a round; run_system runs a command in a new
-# root of one of them.
+# root of one of them, on the cpus $cpus.
 systems=("danaus (local)" "podman (danaus-runtime)" "podman (overlayfs)" "ext4")
+cpus=0-$(($(nproc) - 1))
+if [ -n "$neighbour" ]; then
+    systems=("danaus (local)" "podman (overlayfs)" "ext4")
+    half=$(($(nproc) / 2))
+    [ "$half" -ge 1 ] || die "NEIGHBOUR needs 2 cpus or more"
+    cpus=0-$((half - 1))
+    neighbour_cpus=$half-$(($(nproc) - 1))
+fi
 run_system() { # NAME CMD...
     local s=$1
     shift
@@ -213,42 +238,50 @@ run_system() { # NAME CMD...
         # runc and explicit limits: crun refuses this machine's cgroup
         # hybrid mode, and neither may raise nofile/nproc here.
         podman_ --runtime "$(command -v runc)" run --rm --network none \
-            --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 localhost/wl:bench "$@" ;;
+            --cpuset-cpus "$cpus" --ulimit nofile=1024:1024 \
+            --ulimit nproc=4096:4096 localhost/wl:bench "$@" ;;
     "podman (danaus-runtime)")
         podman_ --runtime "$runtime" --runtime-flag "danaus-state=$state" \
             --runtime-flag danaus-runc=runc run --rm --network none \
-            --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 \
+            --cpuset-cpus "$cpus" --ulimit nofile=1024:1024 \
+            --ulimit nproc=4096:4096 \
             --annotation danaus.pool=wll localhost/wl:bench "$@" ;;
     ext4) in_chroot "$root" "$@" ;;
     ceph-fuse) in_chroot "$work/fuse$top/root" "$@" ;;
     esac
 }
 # The host's /dev/null is bound over the image's node, which a file system
-# mounted nodev (FUSE's default, so ceph-fuse) cannot open. The steps'
-# build, clone and database are removed after each run, as a new container
-# would not have them.
+# mounted nodev (FUSE's default, so ceph-fuse) cannot open. What the steps
+# leave (trees a partial STEPS did not remove, the build, the clone, the
+# database) is removed after each run, as a new container would not have
+# it.
 # shellcheck disable=SC2016 # $1 belongs to the inner sh
 in_chroot() { # ROOT CMD...
     local r=$1 rc=0
     shift
-    unshare --mount sh -c 'mount --bind /dev/null "$1/dev/null" && shift && exec chroot "$@"' \
+    taskset -c "$cpus" unshare --mount \
+        sh -c 'mount --bind /dev/null "$1/dev/null" && shift && exec chroot "$@"' \
         sh "$r" "$r" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root "$@" || rc=$?
-    rm -rf "$r/b" "$r/g" "$r/d.db" "$r/d.db-journal"
+    rm -rf "$r/w" "$r/s" "$r/b" "$r/g" "$r/d.db" "$r/d.db-journal"
     return "$rc"
 }
 
 mkdir -p "$work/local"
-"$danaus" --state "$state" pool create wll --cpus "0-$(($(nproc) - 1))" \
+"$danaus" --state "$state" pool create wll --cpus "$cpus" \
     --memory 8G --backend "local:$work/local"
 # The same pool with its FUSE door's requests over io_uring (in an engine
 # of its own, as the Ceph pool), where the kernel has it (config
 # fuse_io_uring; the fuse module's enable_uring, a host setting that
 # changes nothing for connections that do not ask).
 uring=""
-if echo Y 2>/dev/null >/sys/module/fuse/parameters/enable_uring; then
+if [ -n "$neighbour" ]; then
+    mkdir -p "$work/local-neighbour"
+    "$danaus" --state "$state" pool create wln --cpus "$neighbour_cpus" \
+        --memory 8G --backend "local:$work/local-neighbour"
+elif echo Y 2>/dev/null >/sys/module/fuse/parameters/enable_uring; then
     mkdir -p "$work/local-uring"
     "$danaus" --state "$uring_state" image import wl "$work/image.tar" >/dev/null
-    "$danaus" --state "$uring_state" pool create wlu --cpus "0-$(($(nproc) - 1))" \
+    "$danaus" --state "$uring_state" pool create wlu --cpus "$cpus" \
         --memory 8G --backend "local:$work/local-uring" --fuse-io-uring on
     systems=("danaus (local)" "danaus (io_uring)" "${systems[@]:1}")
     uring=1
@@ -265,10 +298,42 @@ if [ -n "$ceph" ]; then
     say "unpacking the image into ceph-fuse for its chroot"
     tar -C "$work/fuse$top/root" --numeric-owner -xpf "$work/image.tar"
     "$danaus" --state "$ceph_state" image import wl "$work/image.tar" >/dev/null
-    "$danaus" --state "$ceph_state" pool create wlc --cpus "0-$(($(nproc) - 1))" \
+    "$danaus" --state "$ceph_state" pool create wlc --cpus "$cpus" \
         --memory 8G --backend "ceph:$bench_conf:$top/pool"
     systems+=("danaus (ceph)" ceph-fuse)
 fi
+
+# The noisy neighbour of a system, on the other cpus: started, and given
+# 2 s to get going; stopped, with what it left.
+neighbour_pid=""
+start_neighbour() { # SYSTEM
+    case $1 in
+    "danaus (local)")
+        "$danaus" --state "$state" run -d --name nb --pool wln --image wl \
+            -- /bin/bash /bench/neighbour.sh >/dev/null ;;
+    "podman (overlayfs)")
+        podman_ --runtime "$(command -v runc)" run -d --name nb --network none \
+            --cpuset-cpus "$neighbour_cpus" --ulimit nofile=1024:1024 \
+            --ulimit nproc=4096:4096 localhost/wl:bench \
+            /bin/bash /bench/neighbour.sh >/dev/null ;;
+    ext4)
+        # setsid: a process group of its own, killed whole
+        setsid taskset -c "$neighbour_cpus" chroot "$root" env -i \
+            PATH=/usr/bin:/bin /bin/bash /bench/neighbour.sh >/dev/null 2>&1 &
+        neighbour_pid=$! ;;
+    esac
+    sleep 2
+}
+stop_neighbour() { # SYSTEM
+    case $1 in
+    "danaus (local)") "$danaus" --state "$state" rm -f nb >/dev/null ;;
+    "podman (overlayfs)") podman_ rm -f -t 0 nb >/dev/null ;;
+    ext4)
+        kill -- -"$neighbour_pid" 2>/dev/null
+        wait "$neighbour_pid" 2>/dev/null || true
+        rm -rf "${root:?}/nb" ;;
+    esac
+}
 
 say "warming up: \`true\` on every system"
 for s in "${systems[@]}"; do
@@ -277,19 +342,38 @@ done
 
 results=$work/results.csv
 echo "system,round,step,seconds,exit,result" >"$results"
+# One run of the steps on system $1 (recorded as $2, alone or not).
+run_steps() { # SYSTEM LABEL ROUND
+    say "round $3: $2"
+    # shellcheck disable=SC2086 # STEPS is a list of names
+    run_system "$1" /bin/bash /bench/steps.sh ${STEPS:-} >"$work/out" 2>"$work/err" ||
+        die "$2: the steps script failed: $(tail -n 3 "$work/err")"
+    while read -r step seconds rc result; do
+        echo "$2,$3,$step,$seconds,$rc,$result" >>"$results"
+        [ "$rc" = 0 ] || say "$2 round $3: $step exited $rc: $result"
+    done <"$work/out"
+}
 for r in $(seq "$rounds"); do
     for s in "${systems[@]}"; do
-        say "round $r: $s"
-        # shellcheck disable=SC2086 # STEPS is a list of names
-        run_system "$s" /bin/bash /bench/steps.sh ${STEPS:-} >"$work/out" 2>"$work/err" ||
-            die "$s: the steps script failed: $(tail -n 3 "$work/err")"
-        while read -r step seconds rc result; do
-            echo "$s,$r,$step,$seconds,$rc,$result" >>"$results"
-            [ "$rc" = 0 ] || say "$s round $r: $step exited $rc: $result"
-        done <"$work/out"
+        if [ -z "$neighbour" ]; then
+            run_steps "$s" "$s" "$r"
+            continue
+        fi
+        # alone and next to the neighbour, in turns: odd rounds alone first
+        for next in $(if [ $((r % 2)) = 1 ]; then echo 0 1; else echo 1 0; fi); do
+            if [ "$next" = 0 ]; then
+                run_steps "$s" "$s" "$r"
+            else
+                start_neighbour "$s"
+                run_steps "$s" "$s +neighbour" "$r"
+                stop_neighbour "$s"
+            fi
+        done
     done
 done
-cp "$results" "$outdir/workloads.csv"
+csv=workloads
+[ -z "$neighbour" ] || csv=workloads-neighbour
+cp "$results" "$outdir/$csv.csv"
 
 # Per system and step, in the order of the runs: the median of the rounds
 # and the results seen (a step that exited non-zero says so; distinct
@@ -316,6 +400,40 @@ awk -F, -v OFS=, '
         }
     }' "$results" >"$summary"
 median() { awk -F, -v s="$1" -v t="$2" '$1 == s && $2 == t {print $3}' "$summary"; }
+if [ -n "$neighbour" ]; then
+    {
+        echo "Workloads in one Debian image (bench/workload-steps.sh) alone and next to a noisy neighbour"
+        echo "(bench/workload-neighbour.sh), seconds: median of $rounds rounds, the two in turns"
+        echo "Date: $(date -u '+%Y-%m-%d %H:%M') UTC; commit $(build_commit "$build") (the build's);" \
+            "$(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1);" \
+            "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "The steps on cpus $cpus, the neighbour on cpus $neighbour_cpus; same disk."
+        echo
+        line=$(printf '%-14s' step)
+        for s in "${systems[@]}"; do
+            line+=$(printf ' %21s %21s %8s' "$s" "+neighbour" "slower")
+        done
+        line+=$(printf ' %11s %11s' "+n /ext4" "+n /podman")
+        echo "$line"
+        for step in $(awk -F, '$1 == "ext4" {print $2}' "$summary"); do
+            line=$(printf '%-14s' "$step")
+            for s in "${systems[@]}"; do
+                line+=$(awk -v a="$(median "$s" "$step")" -v n="$(median "$s +neighbour" "$step")" \
+                    'BEGIN {printf " %21.3f %21.3f %7.2fx", a, n, n / a}')
+            done
+            line+=$(awk -v d="$(median "danaus (local) +neighbour" "$step")" \
+                -v e="$(median "ext4 +neighbour" "$step")" \
+                -v p="$(median "podman (overlayfs) +neighbour" "$step")" \
+                'BEGIN {printf " %10.2fx %10.2fx", d / e, d / p}')
+            echo "$line"
+        done
+        echo
+        echo "slower: the step's time next to the neighbour over its time alone, on the same system"
+        echo "+n /ext4, +n /podman: Danaus's time next to its neighbour over the other's next to its own"
+    } | tee "$outdir/workloads-neighbour.txt"
+    say "results in $outdir/workloads-neighbour.txt and workloads-neighbour.csv"
+    exit 0
+fi
 {
     echo "Workloads in one Debian image (bench/workload-steps.sh), seconds: median of $rounds interleaved rounds"
     echo "Date: $(date -u '+%Y-%m-%d %H:%M') UTC; commit $(build_commit "$build") (the build's);" \
