@@ -100,10 +100,7 @@ int main(int argc, char **argv)
         lock(fd, F_WRLCK, RESERVED, 1);
         TIMED(OPEN_CREAT, jfd = open(journal, O_RDWR | O_CREAT | O_NOFOLLOW |
                                                   O_CLOEXEC, 0644));
-        if (jfd < 0) {
-            perror(journal);
-            return 1;
-        }
+        must(jfd >= 0, journal);
         must(TIMED(PWRITE, pwrite(jfd, page, 512, 0)) == 512, "journal head");
         must(TIMED(PWRITE, pwrite(jfd, page, 4100, 512)) == 4100,
              "journal pages");

@@ -51,12 +51,6 @@ static _Atomic uint32_t *gen_word(const struct ipc_area *a, uint64_t handle)
 uint32_t ipc_cache_gen(const struct ipc_area *a, uint64_t handle)
 {
     _Atomic uint32_t *word = gen_word(a, handle);
-    return word ? atomic_load_explicit(word, memory_order_acquire) : 0;
-}
-
-uint32_t ipc_cache_gen_after(const struct ipc_area *a, uint64_t handle)
-{
-    _Atomic uint32_t *word = gen_word(a, handle);
     return word ? atomic_load(word) : 0;
 }
 

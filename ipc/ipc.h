@@ -417,12 +417,10 @@ struct ipc_cache_block {
 };
 
 /* handle's generation now: 0 when nothing of it may be read from the
- * cache (or there is no cache). */
+ * cache (or there is no cache). Loaded sequentially consistent, so a look
+ * comes after the caller's own sequentially consistent stores (a kept
+ * write's ipc_dirty_commit). */
 uint32_t ipc_cache_gen(const struct ipc_area *a, uint64_t handle);
-
-/* The same, loaded sequentially consistent: a look that must come after
- * the caller's own sequentially consistent store (ipc_dirty_commit). */
-uint32_t ipc_cache_gen_after(const struct ipc_area *a, uint64_t handle);
 
 /* Client: copies n > 0 bytes at off of handle's file into buf if all of
  * them are cached and current: the bytes copied (fewer only at the end of

@@ -60,7 +60,7 @@ static bool keep_piece(const struct service *svc, uint64_t handle,
     ipc_dirty_commit(a, (uint32_t)page, handle,
                      atomic_fetch_add(&next_seq, 1), buf, (uint32_t)n,
                      (uint64_t)off);
-    bool kept = ipc_cache_gen_after(a, handle) == gen &&
+    bool kept = ipc_cache_gen(a, handle) == gen &&
                 !atomic_load(&svc->gone);
     if (!kept && ipc_dirty_retract(a, (uint32_t)page))
         return false;
