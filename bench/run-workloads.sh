@@ -227,6 +227,10 @@ if [ -n "$neighbour" ]; then
     cpus=0-$((half - 1))
     neighbour_cpus=$half-$(($(nproc) - 1))
 fi
+# podman's options beside the image, for the steps and the neighbour alike:
+# runc and explicit limits, as crun refuses this machine's cgroup hybrid
+# mode, and neither may raise nofile/nproc here.
+podman_opts=(--network none --ulimit nofile=1024:1024 --ulimit nproc=4096:4096)
 run_system() { # NAME CMD...
     local s=$1
     shift
@@ -235,17 +239,13 @@ run_system() { # NAME CMD...
     "danaus (io_uring)") "$danaus" --state "$uring_state" run --rm --pool wlu --image wl -- "$@" ;;
     "danaus (ceph)") "$danaus" --state "$ceph_state" run --rm --pool wlc --image wl -- "$@" ;;
     "podman (overlayfs)")
-        # runc and explicit limits: crun refuses this machine's cgroup
-        # hybrid mode, and neither may raise nofile/nproc here.
-        podman_ --runtime "$(command -v runc)" run --rm --network none \
-            --cpuset-cpus "$cpus" --ulimit nofile=1024:1024 \
-            --ulimit nproc=4096:4096 localhost/wl:bench "$@" ;;
+        podman_ --runtime "$(command -v runc)" run --rm "${podman_opts[@]}" \
+            --cpuset-cpus "$cpus" localhost/wl:bench "$@" ;;
     "podman (danaus-runtime)")
         podman_ --runtime "$runtime" --runtime-flag "danaus-state=$state" \
-            --runtime-flag danaus-runc=runc run --rm --network none \
-            --cpuset-cpus "$cpus" --ulimit nofile=1024:1024 \
-            --ulimit nproc=4096:4096 \
-            --annotation danaus.pool=wll localhost/wl:bench "$@" ;;
+            --runtime-flag danaus-runc=runc run --rm "${podman_opts[@]}" \
+            --cpuset-cpus "$cpus" --annotation danaus.pool=wll \
+            localhost/wl:bench "$@" ;;
     ext4) in_chroot "$root" "$@" ;;
     ceph-fuse) in_chroot "$work/fuse$top/root" "$@" ;;
     esac
@@ -312,9 +312,8 @@ start_neighbour() { # SYSTEM
         "$danaus" --state "$state" run -d --name nb --pool wln --image wl \
             -- /bin/bash /bench/neighbour.sh >/dev/null ;;
     "podman (overlayfs)")
-        podman_ --runtime "$(command -v runc)" run -d --name nb --network none \
-            --cpuset-cpus "$neighbour_cpus" --ulimit nofile=1024:1024 \
-            --ulimit nproc=4096:4096 localhost/wl:bench \
+        podman_ --runtime "$(command -v runc)" run -d --name nb "${podman_opts[@]}" \
+            --cpuset-cpus "$neighbour_cpus" localhost/wl:bench \
             /bin/bash /bench/neighbour.sh >/dev/null ;;
     ext4)
         # setsid: a process group of its own, killed whole
@@ -400,13 +399,17 @@ awk -F, -v OFS=, '
         }
     }' "$results" >"$summary"
 median() { awk -F, -v s="$1" -v t="$2" '$1 == s && $2 == t {print $3}' "$summary"; }
+# A table's line of when, what and where.
+run_line() {
+    echo "Date: $(date -u '+%Y-%m-%d %H:%M') UTC; commit $(build_commit "$build") (the build's);" \
+        "$(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1);" \
+        "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
 if [ -n "$neighbour" ]; then
     {
         echo "Workloads in one Debian image (bench/workload-steps.sh) alone and next to a noisy neighbour"
         echo "(bench/workload-neighbour.sh), seconds: median of $rounds rounds, the two in turns"
-        echo "Date: $(date -u '+%Y-%m-%d %H:%M') UTC; commit $(build_commit "$build") (the build's);" \
-            "$(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1);" \
-            "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+        run_line
         echo "The steps on cpus $cpus, the neighbour on cpus $neighbour_cpus; same disk."
         echo
         line=$(printf '%-14s' step)
@@ -436,9 +439,7 @@ if [ -n "$neighbour" ]; then
 fi
 {
     echo "Workloads in one Debian image (bench/workload-steps.sh), seconds: median of $rounds interleaved rounds"
-    echo "Date: $(date -u '+%Y-%m-%d %H:%M') UTC; commit $(build_commit "$build") (the build's);" \
-        "$(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1);" \
-        "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    run_line
     echo "Steps bb-* and go-stat are static programs: on Danaus through the FUSE door; the rest through the preload."
     echo
     line=$(printf '%-14s' step)
