@@ -52,9 +52,13 @@ danaus_unit_test(test_reuse SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_reuse.c
 # Which mounts get one, at most HRC_TRACKED.
 danaus_unit_test(test_hrc SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hrc.c
                  LIBS danaus_service)
-# cache_auto: the backends' caches sized by the mounts' knees.
+# cache_auto: the pool's caches sized by the mounts' knees.
 danaus_unit_test(test_cachesize
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cachesize.c
+                 LIBS danaus_service)
+# The pool's page cache: its coherence rules and each mount's reserve.
+danaus_unit_test(test_poolcache
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_poolcache.c
                  LIBS danaus_service)
 danaus_unit_test(test_shares SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_shares.c
                  LIBS danaus_service)
