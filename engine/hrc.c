@@ -12,6 +12,7 @@
 
 #include <danaus/wire.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,16 +108,29 @@ static void print_sum(const struct curve *c, int n)
 
 static void print_all(const struct curve *c, int n)
 {
-    printf("%-22s %12s %9s %10s %8s %8s\n", "CONTAINER", "PAGE READS",
-           "SAMPLED", "KNEE", "HIT@KNEE", "MAX HIT");
+    printf("%-22s %12s %9s %10s %8s %8s %10s %10s %10s %10s\n",
+           "CONTAINER", "PAGE READS", "SAMPLED", "KNEE", "HIT@KNEE",
+           "MAX HIT", "CACHED", "RESERVED", "HITS", "MISSES");
     for (int i = 0; i < n; i++) {
-        char knee[32] = "-";
+        const struct danaus_hrc_reply *r = &c[i].r;
+        char knee[32] = "-", cached[32] = "-", reserved[32] = "-";
         if (c[i].knee >= 0)
             size_human(knee, sizeof knee, size_of(c[i].knee));
-        printf("%-22s %12llu %8.2f%% %10s %8.3f %8.3f\n", c[i].name,
-               (unsigned long long)c[i].r.reads, c[i].r.rate_ppb / 1e7, knee,
-               c[i].knee >= 0 ? hit(&c[i], c[i].knee) : 0,
-               hit(&c[i], DANAUS_HRC_POINTS - 1));
+        /* The pool's page cache, when there is one (cache_auto). */
+        bool pool = r->cache_hits + r->cache_misses > 0;
+        if (pool) {
+            size_human(cached, sizeof cached,
+                       (double)r->cache_pages * PAGE);
+            size_human(reserved, sizeof reserved,
+                       (double)r->cache_reserve * PAGE);
+        }
+        printf("%-22s %12llu %8.2f%% %10s %8.3f %8.3f %10s %10s %10llu "
+               "%10llu\n",
+               c[i].name, (unsigned long long)r->reads, r->rate_ppb / 1e7,
+               knee, c[i].knee >= 0 ? hit(&c[i], c[i].knee) : 0,
+               hit(&c[i], DANAUS_HRC_POINTS - 1), cached, reserved,
+               (unsigned long long)r->cache_hits,
+               (unsigned long long)r->cache_misses);
     }
     print_sum(c, n);
     for (int i = 0; i < n; i++) {

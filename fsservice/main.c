@@ -142,6 +142,21 @@ static void say_no_cache(const char *backend, int err)
             service_name, backend, strerror(-err));
 }
 
+/* A backend's announcement (ls_change_sink): the pool's pages of key go,
+ * and every client's copy stops counting. */
+static void data_changed(void *arg, uint64_t key)
+{
+    struct service *svc = arg;
+    poolcache_changed(&svc->poolcache, key);
+    readcache_changed(&svc->readcache, key);
+}
+
+static void data_flush(void *arg, uint64_t key)
+{
+    struct service *svc = arg;
+    readcache_flush_key(&svc->readcache, key);
+}
+
 /* The doorbell queues, and the geometry of client areas in g. */
 static int create_queues(struct service *svc, const cpu_set_t *cpus,
                          struct ipc_geometry *g, cpu_set_t *groups,
@@ -361,8 +376,10 @@ int main(int argc, char **argv)
     bound_locks_and_handles(&svc, nofile);
     readcache_init(&svc.readcache);
     hrc_init(&svc.hrc);
-    if (cache_size_start(&svc.cache_size, svc.cfg.cache_auto, err,
-                         sizeof err) < 0)
+    if (poolcache_init(&svc.poolcache, svc.cfg.cache_auto) < 0)
+        return die("cannot make the pool's page cache: out of memory");
+    if (cache_size_start(&svc.cache_size, svc.cfg.cache_auto, &svc.poolcache,
+                         err, sizeof err) < 0)
         return die(err);
     if (announce_init(&svc.announce, svc.cfg.fuse_cache_timeout_ms) < 0)
         return die("cannot make the announcement page");
@@ -383,13 +400,13 @@ int main(int argc, char **argv)
         return die(err);
     }
     svc.clients.readcache = &svc.readcache;
-    static struct ls_change_sink sink = {.changed = readcache_changed,
-                                         .flush = readcache_flush_key};
-    sink.arg = &svc.readcache;
+    static struct ls_change_sink sink = {.changed = data_changed,
+                                         .flush = data_flush};
+    sink.arg = &svc;
     svc.readcache.flush = writeback_flush;
     svc.readcache.flush_arg = &svc;
     service_name = svc.cfg.service;
-    if (geo.cache_blocks)
+    if (geo.cache_blocks || poolcache_on(&svc.poolcache))
         ls_backends_enable_cache(&sink, say_no_cache);
     if (client_spares_start(&svc.clients) < 0 ||
         workers_start(&workers, &svc, groups, ngroups) < 0)
@@ -452,6 +469,7 @@ int main(int argc, char **argv)
     union_branches_free(svc.union_branches);
     ls_backends_stop();
     readcache_free(&svc.readcache);
+    poolcache_free(&svc.poolcache);
     announce_free(&svc.announce);
     config_free(&svc.cfg);
     rcu_unregister_thread();

@@ -44,6 +44,14 @@ service_start() {
     done
 }
 
+# unmount_left MOUNTPOINT...: detaches FUSE mounts a dead service left.
+unmount_left() {
+    for m in "$@"; do
+        grep -q " $m fuse" /proc/mounts && umount -l "$m"
+    done
+    return 0
+}
+
 # site_remove: what a test that ran one danausd at $mnt from $site leaves:
 # the service stopped, its FUSE mount gone, the site removed.
 site_remove() {

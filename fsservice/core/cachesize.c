@@ -6,11 +6,12 @@
 
 #include "fsservice/libservice/libservice.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-int cache_size_start(struct cache_size *s, uint64_t bound, char *err,
-                     size_t errlen)
+int cache_size_start(struct cache_size *s, uint64_t bound,
+                     struct poolcache *pool, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     if (!bound)
@@ -27,45 +28,106 @@ int cache_size_start(struct cache_size *s, uint64_t bound, char *err,
     if (rc <= 0)
         return -1;
     s->bound = bound;
+    s->pool = pool;
     s->size = first;
     return 0;
 }
 
-uint64_t cache_size_wanted(struct hrc_table *t, uint64_t bound,
-                           uint32_t *mounts)
+/* Each tracked mount's knee: its mount, its pages (0: none) and the hits
+ * it buys. */
+struct knee {
+    uint32_t mount;
+    uint64_t pages;
+    double hits;
+};
+
+static uint32_t knees_of(struct hrc_table *t, struct knee *out)
 {
     static struct reuse_curve curve; /* the sweeper's alone */
     static uint32_t hit_ppm[DANAUS_HRC_POINTS];
-    uint64_t pages = 0;
-    uint32_t mount;
-    *mounts = 0;
-    for (uint32_t i = 0; hrc_get(t, i, &mount, &curve) == 0; i++) {
+    uint32_t n = 0;
+    for (uint32_t i = 0;
+         n < HRC_TRACKED && hrc_get(t, i, &out[n].mount, &curve) == 0; i++) {
         hrc_curve_ppm(&curve, hit_ppm);
         int knee = danaus_hrc_knee(hit_ppm);
-        if (knee < 0)
-            continue;
-        pages += danaus_hrc_pages((unsigned)knee + 1);
-        (*mounts)++;
+        out[n].pages = knee < 0 ? 0 : danaus_hrc_pages((unsigned)knee + 1);
+        out[n].hits = knee < 0 ? 0 : curve.hit[knee] * (double)curve.reads;
+        n++;
+    }
+    return n;
+}
+
+static uint64_t wanted(const struct knee *k, uint32_t n, uint64_t bound,
+                       uint32_t *mounts)
+{
+    uint64_t pages = 0;
+    *mounts = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        pages += k[i].pages;
+        *mounts += k[i].pages != 0;
     }
     uint64_t bytes = CACHE_SIZE_FLOOR + pages * HRC_PAGE;
     return bytes < bound ? bytes : bound;
 }
 
+uint64_t cache_size_wanted(struct hrc_table *t, uint64_t bound,
+                           uint32_t *mounts)
+{
+    static struct knee k[HRC_TRACKED];
+    return wanted(k, knees_of(t, k), bound, mounts);
+}
+
+void cache_size_reserves(const uint64_t *knee_pages, const double *hits,
+                         uint32_t n, uint64_t capacity, uint64_t *reserve)
+{
+    bool given[HRC_TRACKED] = {false};
+    for (uint32_t i = 0; i < n; i++)
+        reserve[i] = 0;
+    for (uint32_t round = 0; round < n && round < HRC_TRACKED; round++) {
+        int best = -1;
+        for (uint32_t i = 0; i < n && i < HRC_TRACKED; i++)
+            if (!given[i] && knee_pages[i] &&
+                (best < 0 || hits[i] * (double)knee_pages[best] >
+                                 hits[best] * (double)knee_pages[i]))
+                best = (int)i;
+        if (best < 0 || !capacity)
+            return;
+        given[best] = true;
+        reserve[best] = knee_pages[best] < capacity ? knee_pages[best]
+                                                    : capacity;
+        capacity -= reserve[best];
+    }
+}
+
 void cache_size_tick(struct cache_size *s, struct hrc_table *t,
                      uint64_t now_ns)
 {
+    static struct knee k[HRC_TRACKED];
+    static uint64_t pages[HRC_TRACKED], reserve[HRC_TRACKED];
+    static double hits[HRC_TRACKED];
     if (!s->bound || now_ns < s->next_ns)
         return;
     s->next_ns = now_ns + CACHE_SIZE_PERIOD_S * 1000000000ull;
-    uint32_t mounts;
-    uint64_t want = cache_size_wanted(t, s->bound, &mounts);
+    uint32_t mounts, n = knees_of(t, k);
+    uint64_t want = wanted(k, n, s->bound, &mounts);
     uint64_t step = s->size / 8;
-    if (s->size && want <= s->size + step && want + step >= s->size)
-        return;
-    if (ls_backends_resize_cache(want) <= 0)
-        return;
-    fprintf(stderr, "danausd: cache: %.1f MiB for the knees of %u mounts "
-            "(cache_auto, at most %.1f MiB)\n", (double)want / (1 << 20),
-            mounts, (double)s->bound / (1 << 20));
-    s->size = want;
+    if (!s->size || want > s->size + step || want + step < s->size) {
+        poolcache_resize(s->pool, want - (want < CACHE_SIZE_FLOOR
+                                              ? want
+                                              : CACHE_SIZE_FLOOR));
+        fprintf(stderr, "danausd: cache: %.1f MiB for the knees of %u "
+                "mounts (cache_auto, at most %.1f MiB)\n",
+                (double)want / (1 << 20), mounts,
+                (double)s->bound / (1 << 20));
+        s->size = want;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        pages[i] = k[i].pages;
+        hits[i] = k[i].hits;
+    }
+    uint64_t floor = s->size < CACHE_SIZE_FLOOR ? s->size : CACHE_SIZE_FLOOR;
+    cache_size_reserves(pages, hits, n, (s->size - floor) / HRC_PAGE,
+                        reserve);
+    for (uint32_t i = 0; i < n; i++)
+        poolcache_reserve(s->pool, k[i].mount, reserve[i]);
 }

@@ -197,16 +197,99 @@ int64_t call_close(struct request *r)
  * backend's into the slot and the client's out of it, overlap. */
 #define READ_PIECE (64u << 10)
 
+/* Whether r's reads may go through the pool's page cache (poolcache.h),
+ * and *seen, the change count its fills must find: only through a file
+ * open for reading alone that its backend holds for the pool (so that
+ * changes are announced), whose first read checked the pages kept of it
+ * against its version now. The count is taken before the hold is looked
+ * at again: a recall after that look voids the fills. */
+static bool pooled(struct request *r, uint32_t *seen)
+{
+    struct open_file *of = r->of;
+    struct poolcache *pc = &r->svc->poolcache;
+    int (*hold)(struct ls_file *, uint64_t *) = ops_of(of)->cache_hold;
+    uint64_t key;
+    if (!poolcache_on(pc) || !hold ||
+        (atomic_load(&of->flags) & O_ACCMODE) != O_RDONLY)
+        return false;
+    int held = hold(of->file, &key);
+    if (held < 1 || !(held & LS_HOLD_POOL))
+        return false;
+    int state = atomic_load(&of->pool_state);
+    if (state != OPEN_POOL_CHECKED) {
+        struct danaus_stat st;
+        if (state != OPEN_POOL_UNCHECKED ||
+            !atomic_compare_exchange_strong(&of->pool_state, &state,
+                                            OPEN_POOL_CHECKING))
+            return false; /* another thread checks: this read goes by */
+        if (ops_of(of)->fstat(of->file, &r->c->cred, &st) < 0) {
+            atomic_store(&of->pool_state, OPEN_POOL_UNCHECKED);
+            return false;
+        }
+        of->pool_version = (struct poolcache_version){
+            st.size, st.mtime_sec, st.ctime_sec, st.mtime_nsec,
+            st.ctime_nsec};
+        of->pool_key = key;
+        poolcache_check(pc, key, &of->pool_version);
+        atomic_store(&of->pool_state, OPEN_POOL_CHECKED);
+    }
+    *seen = poolcache_fill_begin(pc, of->pool_key);
+    return hold(of->file, &key) >= 1;
+}
+
+/* want bytes at off into buf from the pool's page cache when it has every
+ * page, else from the backend, read in whole pages the cache keeps. */
+static ssize_t read_through_pool(struct request *r, uint32_t seen, void *buf,
+                                 size_t want, off_t off)
+{
+    struct open_file *of = r->of;
+    struct poolcache *pc = &r->svc->poolcache;
+    int64_t got = poolcache_read(pc, of->mount, of->pool_key, (uint64_t)off,
+                                 want, buf);
+    if (got >= 0)
+        return (ssize_t)got;
+    uint64_t start = (uint64_t)off - (uint64_t)off % POOLCACHE_PAGE;
+    uint64_t end = ((uint64_t)off + want + POOLCACHE_PAGE - 1) /
+                   POOLCACHE_PAGE * POOLCACHE_PAGE;
+    char *span = malloc(end - start);
+    if (!span)
+        return ops_of(of)->pread(of->file, &r->c->cred, buf, want, off);
+    ssize_t k = ops_of(of)->pread(of->file, &r->c->cred, span, end - start,
+                                  (off_t)start);
+    if (k >= 0) {
+        /* Held, the file keeps the size its version says. */
+        bool eof = start + (uint64_t)k == (uint64_t)of->pool_version.size;
+        poolcache_fill(pc, of->mount, of->pool_key, seen, &of->pool_version,
+                       start, span, (uint64_t)k, eof);
+        uint64_t skip = (uint64_t)off - start;
+        k = (uint64_t)k > skip ? (ssize_t)((uint64_t)k - skip) : 0;
+        if ((size_t)k > want)
+            k = (ssize_t)want;
+        memcpy(buf, span + skip, (size_t)k);
+    }
+    free(span);
+    return k;
+}
+
+static ssize_t read_piece(struct request *r, bool pool, uint32_t seen,
+                          void *buf, size_t want, off_t off)
+{
+    if (pool)
+        return read_through_pool(r, seen, buf, want, off);
+    return ops_of(r->of)->pread(r->of->file, &r->c->cred, buf, want, off);
+}
+
 /* n bytes at off into the slot, in pieces when they are many. */
 static int64_t read_pieces(struct request *r, off_t off, uint64_t n)
 {
-    const struct ls_ops *ops = ops_of(r->of);
+    uint32_t seen = 0;
+    bool pool = pooled(r, &seen);
     if (n <= READ_PIECE)
-        return ops->pread(r->of->file, &r->c->cred, r->out, (size_t)n, off);
+        return read_piece(r, pool, seen, r->out, (size_t)n, off);
     uint64_t got = 0;
     while (got < n) {
         size_t want = n - got < READ_PIECE ? (size_t)(n - got) : READ_PIECE;
-        ssize_t k = ops->pread(r->of->file, &r->c->cred, r->out + got, want,
+        ssize_t k = read_piece(r, pool, seen, r->out + got, want,
                                off + (off_t)got);
         if (k < 0)
             return got > 0 ? (int64_t)got : k; /* as a read cut short */

@@ -13,11 +13,14 @@
 
 #include "fsservice/libservice/libservice.h"
 #include "locks.h"
+#include "poolcache.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <urcu.h>
+
+enum { OPEN_POOL_UNCHECKED, OPEN_POOL_CHECKING, OPEN_POOL_CHECKED };
 
 struct open_file {
     _Atomic long refs;
@@ -39,6 +42,12 @@ struct open_file {
     /* Small PWRITEs to let by before asking the backend again for a hold
      * that lets the client keep writes back (calls_fd.c). */
     _Atomic uint32_t arm_skips;
+    /* The pool's page cache (poolcache.h): whether the first read checked
+     * its pages against the file (OPEN_POOL_CHECKED), under which version
+     * and key, set once before the state says so. */
+    _Atomic int pool_state;
+    struct poolcache_version pool_version;
+    uint64_t pool_key;
     struct rcu_head rcu;
 };
 

@@ -161,7 +161,7 @@ uint32_t readcache_begin(struct readcache *rc, struct client *c,
     int held = r ? hold(file, &key) : 0;
     if (held < 1)
         return 0;
-    writes_back &= held == LS_HOLD_WRITES;
+    writes_back &= (held & LS_HOLD_WRITES) != 0;
     pthread_mutex_lock(&rc->lock);
     uint32_t gen = 0;
     r = *find(rc, c, handle);

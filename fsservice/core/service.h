@@ -12,6 +12,7 @@
 #include "config.h"
 #include "fstable.h"
 #include "hrc.h"
+#include "poolcache.h"
 #include "readcache.h"
 #include "stats.h"
 
@@ -47,7 +48,8 @@ struct service {
     struct lock_table locks;    /* record locks of all clients */
     struct stats_table stats;   /* what the preload door served, by mount */
     struct hrc_table hrc;       /* the hit-ratio curve of each mount's reads */
-    struct cache_size cache_size; /* the backends' caches sized by them */
+    struct poolcache poolcache; /* the pool's page cache (cache_auto) */
+    struct cache_size cache_size; /* it and the backends' sized by them */
     struct readcache readcache; /* the clients' read caches */
     struct announce announce;   /* and their name and attribute caches */
     struct admission admission; /* the pool's load on its backend */

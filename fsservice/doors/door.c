@@ -829,6 +829,7 @@ static void mount_remove(struct door *d, struct conn *c,
         views_drop_index(&d->views, (uint32_t)rc);
         fuse_door_remove(d->svc->fuse, (uint32_t)rc);
         hrc_forget(&d->svc->hrc, (uint32_t)rc);
+        poolcache_forget_mount(&d->svc->poolcache, (uint32_t)rc);
         announce_names(&d->svc->announce);
         fprintf(stderr, "danausd: %s unmounted\n", s[0]);
         rc = 0;
@@ -994,6 +995,12 @@ static void send_hrc(struct door *d, struct conn *c,
         r.reads = curve.reads;
         r.rate_ppb = (uint64_t)(curve.rate * 1e9 + 0.5);
         hrc_curve_ppm(&curve, r.hit_ppm);
+        struct poolcache_mount_stats pool =
+            poolcache_stats(&d->svc->poolcache, mount);
+        r.cache_pages = pool.pages;
+        r.cache_reserve = pool.reserve;
+        r.cache_hits = pool.hits;
+        r.cache_misses = pool.misses;
     }
     r.error = rc < 0 ? -rc : 0;
     send(c->fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -235,6 +235,11 @@ struct ls_ops {
 };
 
 #define LS_HOLD_WRITES 2 /* ls_ops.cache_hold: writes may be kept back */
+/* ls_ops.cache_hold, or'ed in: nothing under the backend caches the
+ * file's data for the service (no kernel page cache), so the pool's page
+ * cache may (core/poolcache.h); key then names the data uniquely among
+ * the files of every backend of the service that answers so. */
+#define LS_HOLD_POOL 4
 
 /* Where backends announce changes of data they let be cached (cache_hold):
  * changed(arg, key) runs in a backend's thread, maybe with its locks held,

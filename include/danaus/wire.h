@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 14 /* 9: OPEN answers with attributes,
+#define DANAUS_WIRE_VERSION 15 /* 9: OPEN answers with attributes,
                                   GETDENTS tells the listing's end; 10:
                                   no DUP (a dup shares its handle), CLOSE
                                   of a batch, GETDENTS with attributes;
@@ -35,7 +35,8 @@
                                   xattrs; 14: a request may carry its
                                   client's FLUSH (DANAUS_DESC_FLUSH),
                                   OPEN may say what the client saw
-                                  (DANAUS_OPEN_SEEN_REGULAR) */
+                                  (DANAUS_OPEN_SEEN_REGULAR); 15: HRC
+                                  says what the pool's cache holds */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -399,6 +400,10 @@ struct danaus_hrc_reply {
     uint64_t rate_ppb;    /* of pages sampled, parts per billion */
     char mountpoint[DANAUS_PATH_MAX];
     uint32_t hit_ppm[DANAUS_HRC_POINTS];
+    /* The pool's page cache (cache_auto) for the mount: pages charged to
+     * it, its reserve, and the reads it answered and did not; all 0 when
+     * there is none. */
+    uint64_t cache_pages, cache_reserve, cache_hits, cache_misses;
 };
 
 /* The cache size, in pages, of the curve's point i - 1 (the smallest

@@ -1,16 +1,9 @@
 # lib.sh - what the conformance scripts share (sourced, not run): a site
 # for one danausd whose instance is FUSE-mounted (started and stopped with
-# tests/lib.sh), and the mounts a dead one leaves.
+# tests/lib.sh).
 
 . "$(dirname "$0")/../lib.sh"
 
-# unmount_left MOUNTPOINT...: detaches FUSE mounts a dead service left.
-unmount_left() {
-    for m in "$@"; do
-        grep -q " $m fuse" /proc/mounts && umount -l "$m"
-    done
-    return 0
-}
 
 # site_make NAME local|ceph CEPH_CONF: a fresh directory $site (mode 755,
 # so other users' clients reach its socket) with run/ and backing/, and

@@ -14,3 +14,10 @@ danaus_ceph_test(hrc_ceph_auto LABELS integration preload
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/hrc.sh $<TARGET_FILE:danausd>
   $<TARGET_FILE:danaus_engine> $<TARGET_FILE:danaus> $<TARGET_FILE:hrc_reader>
   ${DANAUS_CEPH_CONF})
+# The pool's page cache on Ceph: bytes, another client's changes, and a
+# container kept at its knee next to a stream.
+danaus_ceph_test(poolcache_ceph LABELS integration preload
+  PROPERTIES TIMEOUT 300
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/poolcache.sh
+  $<TARGET_FILE:danausd> $<TARGET_FILE:danaus_engine> $<TARGET_FILE:danaus>
+  $<TARGET_FILE:hrc_reader> ${DANAUS_CEPH_CONF})

@@ -66,9 +66,7 @@ failures=0
 daemon=
 cleanup() {
     [ -n "$daemon" ] && service_stop
-    for m in "$small" "$large"; do
-        grep -q " $m fuse" /proc/mounts && umount -l "$m"
-    done
+    unmount_left "$small" "$large"
     rm -rf "$site"
 }
 trap cleanup EXIT

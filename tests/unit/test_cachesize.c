@@ -33,6 +33,12 @@ static struct ls_backend cached = {.name = "test-cached",
                                    .resize_cache = resize};
 
 static struct hrc_table table;
+static struct poolcache pool;
+
+static uint64_t pool_bytes(void)
+{
+    return pool.capacity * POOLCACHE_PAGE;
+}
 
 /* n reads of mount, of pages drawn from the first `pages` of one file. */
 static void read_at_random(uint32_t mount, uint64_t pages, int n)
@@ -54,10 +60,11 @@ static void test_refused_without_a_cache(void **state)
     char err[300] = "";
     /* Only the built-in backends: a local directory's cache is the
      * kernel's. */
-    assert_int_equal(cache_size_start(&s, 64 * MiB, err, sizeof err), -1);
+    assert_int_equal(cache_size_start(&s, 64 * MiB, &pool, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "no mount's backend keeps a cache"));
     /* Off asks nothing of any backend. */
-    assert_int_equal(cache_size_start(&s, 0, err, sizeof err), 0);
+    assert_int_equal(cache_size_start(&s, 0, &pool, err, sizeof err), 0);
     cache_size_tick(&s, &table, 0);
 }
 
@@ -67,8 +74,10 @@ static void test_follows_the_knees(void **state)
     char err[300];
     assert_int_equal(ls_backend_register(&cached), 0);
     struct cache_size s;
-    assert_int_equal(cache_size_start(&s, 256 * MiB, err, sizeof err), 0);
+    assert_int_equal(cache_size_start(&s, 256 * MiB, &pool, err, sizeof err),
+                     0);
     assert_int_equal(set_to, CACHE_SIZE_FLOOR);
+    assert_int_equal(pool_bytes(), 0);
     /* The first tick starts the counting; nothing read yet, nothing
      * moves. */
     resizes = 0;
@@ -81,19 +90,52 @@ static void test_follows_the_knees(void **state)
     cache_size_tick(&s, &table, 2); /* within the period */
     assert_int_equal(resizes, 0);
     cache_size_tick(&s, &table, 1 + CACHE_SIZE_PERIOD_S * SECOND);
-    assert_int_equal(resizes, 1);
-    uint64_t knees = set_to - CACHE_SIZE_FLOOR;
+    /* The backend keeps the floor; the pool's cache takes the knees, and
+     * each mount's is reserved for it. */
+    assert_int_equal(resizes, 0);
+    assert_int_equal(set_to, CACHE_SIZE_FLOOR);
+    uint64_t knees = pool_bytes();
     assert_true(knees > 24 * MiB && knees <= 28 * MiB);
+    uint64_t r1 = poolcache_stats(&pool, 1).reserve * POOLCACHE_PAGE;
+    uint64_t r2 = poolcache_stats(&pool, 2).reserve * POOLCACHE_PAGE;
+    assert_true(r1 > 3 * MiB && r1 <= 4 * MiB);
+    assert_true(r2 > 20 * MiB && r2 <= 24 * MiB);
+    assert_int_equal(r1 + r2, knees);
     /* More of the same moves the knees a little: not set again. */
     read_at_random(1, 4 * MiB / HRC_PAGE, 50000);
     cache_size_tick(&s, &table, 1 + 2 * CACHE_SIZE_PERIOD_S * SECOND);
-    assert_int_equal(resizes, 1);
-    /* A third container reading 64 MiB passes the bound of 64 MiB. */
+    assert_int_equal(pool_bytes(), knees);
+    /* A third container reading 64 MiB passes the bound of 64 MiB: the
+     * cache is the bound less the backend's floor, and the 64 MiB knee,
+     * the fewest hits per page, gets what the two others leave. */
     struct cache_size small;
-    assert_int_equal(cache_size_start(&small, 64 * MiB, err, sizeof err), 0);
+    assert_int_equal(
+        cache_size_start(&small, 64 * MiB, &pool, err, sizeof err), 0);
     read_at_random(3, 64 * MiB / HRC_PAGE, 400000);
     cache_size_tick(&small, &table, 1);
-    assert_int_equal(set_to, 64 * MiB);
+    assert_int_equal(pool_bytes(), 64 * MiB - CACHE_SIZE_FLOOR);
+    assert_int_equal(poolcache_stats(&pool, 1).reserve * POOLCACHE_PAGE, r1);
+    uint64_t r3 = poolcache_stats(&pool, 3).reserve * POOLCACHE_PAGE;
+    assert_true(r3 < 56 * MiB - r1 - 20 * MiB);
+    assert_int_equal(r3 + r1 + poolcache_stats(&pool, 2).reserve *
+                                    POOLCACHE_PAGE,
+                     pool_bytes());
+}
+
+/* Knees that do not all fit: by hits per page, the last one cut. */
+static void test_reserves_by_hits_per_page(void **state)
+{
+    (void)state;
+    const uint64_t knee[4] = {100, 50, 0, 400};
+    const double hits[4] = {1000, 1000, 0, 1000};
+    uint64_t reserve[4];
+    cache_size_reserves(knee, hits, 4, 300, reserve);
+    assert_int_equal(reserve[1], 50);  /* 20 hits a page */
+    assert_int_equal(reserve[0], 100); /* 10 */
+    assert_int_equal(reserve[2], 0);   /* no knee */
+    assert_int_equal(reserve[3], 150); /* 2.5: the rest */
+    cache_size_reserves(knee, hits, 4, 0, reserve);
+    assert_int_equal(reserve[0] + reserve[1] + reserve[3], 0);
 }
 
 static void test_knee(void **state)
@@ -111,13 +153,14 @@ static int setup(void **state)
 {
     (void)state;
     hrc_init(&table);
-    return 0;
+    return poolcache_init(&pool, 256 * MiB);
 }
 
 static int teardown(void **state)
 {
     (void)state;
     hrc_free(&table);
+    poolcache_free(&pool);
     return 0;
 }
 
@@ -125,6 +168,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_knee),
+        cmocka_unit_test(test_reserves_by_hits_per_page),
         cmocka_unit_test_setup_teardown(test_refused_without_a_cache, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_follows_the_knees, setup,

@@ -27,6 +27,10 @@
  * the waiting access proceed. The client must return it within the
  * delegation timeout, or libcephfs unmounts it.
  *
+ * Nothing under libcephfs caches its data for the service, so the hold
+ * lets the pool's page cache keep it too (LS_HOLD_POOL); a Ceph client's
+ * inode numbers name files uniquely in its file system.
+ *
  * ino_cb, libcephfs's notice that cached data of an inode must be dropped
  * (how ceph-fuse keeps the kernel's page cache in step), is announced too.
  */
@@ -132,7 +136,7 @@ int ceph_file_cache_hold(struct ls_file *f, uint64_t *key)
         return 0;
     *key = f->ino;
     if (atomic_load(&cf->deleg) == DELEG_HELD)
-        return 1;
+        return 1 | LS_HOLD_POOL;
     pthread_mutex_lock(&cf->deleg_lock);
     int held = atomic_load(&cf->deleg);
     if (held == DELEG_NONE) {
@@ -149,7 +153,7 @@ int ceph_file_cache_hold(struct ls_file *f, uint64_t *key)
             held = DELEG_HELD;
     }
     pthread_mutex_unlock(&cf->deleg_lock);
-    return held == DELEG_HELD;
+    return held == DELEG_HELD ? 1 | LS_HOLD_POOL : 0;
 }
 
 void ceph_deleg_drop(struct ceph_file *cf)
