@@ -33,15 +33,8 @@ int cache_size_start(struct cache_size *s, uint64_t bound,
     return 0;
 }
 
-/* Each tracked mount's knee: its mount, its pages (0: none) and the hits
- * it buys. */
-struct knee {
-    uint32_t mount;
-    uint64_t pages;
-    double hits;
-};
-
-static uint32_t knees_of(struct hrc_table *t, struct knee *out)
+/* Each tracked mount's knee. */
+static uint32_t knees_of(struct hrc_table *t, struct cache_knee *out)
 {
     static struct reuse_curve curve; /* the sweeper's alone */
     static uint32_t hit_ppm[DANAUS_HRC_POINTS];
@@ -57,7 +50,7 @@ static uint32_t knees_of(struct hrc_table *t, struct knee *out)
     return n;
 }
 
-static uint64_t wanted(const struct knee *k, uint32_t n, uint64_t bound,
+static uint64_t wanted(const struct cache_knee *k, uint32_t n, uint64_t bound,
                        uint32_t *mounts)
 {
     uint64_t pages = 0;
@@ -73,12 +66,12 @@ static uint64_t wanted(const struct knee *k, uint32_t n, uint64_t bound,
 uint64_t cache_size_wanted(struct hrc_table *t, uint64_t bound,
                            uint32_t *mounts)
 {
-    static struct knee k[HRC_TRACKED];
+    static struct cache_knee k[HRC_TRACKED];
     return wanted(k, knees_of(t, k), bound, mounts);
 }
 
-void cache_size_reserves(const uint64_t *knee_pages, const double *hits,
-                         uint32_t n, uint64_t capacity, uint64_t *reserve)
+void cache_size_reserves(const struct cache_knee *knee, uint32_t n,
+                         uint64_t capacity, uint64_t *reserve)
 {
     bool given[HRC_TRACKED] = {false};
     for (uint32_t i = 0; i < n; i++)
@@ -86,25 +79,30 @@ void cache_size_reserves(const uint64_t *knee_pages, const double *hits,
     for (uint32_t round = 0; round < n && round < HRC_TRACKED; round++) {
         int best = -1;
         for (uint32_t i = 0; i < n && i < HRC_TRACKED; i++)
-            if (!given[i] && knee_pages[i] &&
-                (best < 0 || hits[i] * (double)knee_pages[best] >
-                                 hits[best] * (double)knee_pages[i]))
+            if (!given[i] && knee[i].pages &&
+                (best < 0 || knee[i].hits * (double)knee[best].pages >
+                                 knee[best].hits * (double)knee[i].pages))
                 best = (int)i;
         if (best < 0 || !capacity)
             return;
         given[best] = true;
-        reserve[best] = knee_pages[best] < capacity ? knee_pages[best]
+        reserve[best] = knee[best].pages < capacity ? knee[best].pages
                                                     : capacity;
         capacity -= reserve[best];
     }
 }
 
+/* What of bytes of cache is the pool's, above the backend's floor. */
+static uint64_t above_floor(uint64_t bytes)
+{
+    return bytes < CACHE_SIZE_FLOOR ? 0 : bytes - CACHE_SIZE_FLOOR;
+}
+
 void cache_size_tick(struct cache_size *s, struct hrc_table *t,
                      uint64_t now_ns)
 {
-    static struct knee k[HRC_TRACKED];
-    static uint64_t pages[HRC_TRACKED], reserve[HRC_TRACKED];
-    static double hits[HRC_TRACKED];
+    static struct cache_knee k[HRC_TRACKED];
+    static uint64_t reserve[HRC_TRACKED];
     if (!s->bound || now_ns < s->next_ns)
         return;
     s->next_ns = now_ns + CACHE_SIZE_PERIOD_S * 1000000000ull;
@@ -112,22 +110,14 @@ void cache_size_tick(struct cache_size *s, struct hrc_table *t,
     uint64_t want = wanted(k, n, s->bound, &mounts);
     uint64_t step = s->size / 8;
     if (!s->size || want > s->size + step || want + step < s->size) {
-        poolcache_resize(s->pool, want - (want < CACHE_SIZE_FLOOR
-                                              ? want
-                                              : CACHE_SIZE_FLOOR));
+        poolcache_resize(s->pool, above_floor(want));
         fprintf(stderr, "danausd: cache: %.1f MiB for the knees of %u "
                 "mounts (cache_auto, at most %.1f MiB)\n",
                 (double)want / (1 << 20), mounts,
                 (double)s->bound / (1 << 20));
         s->size = want;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        pages[i] = k[i].pages;
-        hits[i] = k[i].hits;
-    }
-    uint64_t floor = s->size < CACHE_SIZE_FLOOR ? s->size : CACHE_SIZE_FLOOR;
-    cache_size_reserves(pages, hits, n, (s->size - floor) / HRC_PAGE,
-                        reserve);
+    cache_size_reserves(k, n, above_floor(s->size) / HRC_PAGE, reserve);
     for (uint32_t i = 0; i < n; i++)
         poolcache_reserve(s->pool, k[i].mount, reserve[i]);
 }

@@ -45,12 +45,18 @@ int cache_size_start(struct cache_size *s, uint64_t bound,
 uint64_t cache_size_wanted(struct hrc_table *t, uint64_t bound,
                            uint32_t *mounts);
 
-/* Mounts' reserves in a pool cache of capacity pages, for knees of the
- * given pages, each buying hits hits: by hits per page, most first, each
- * its knee while the capacity lasts (the one it runs out in, the rest).
- * reserve[i] gets mount i's. */
-void cache_size_reserves(const uint64_t *knee_pages, const double *hits,
-                         uint32_t n, uint64_t capacity, uint64_t *reserve);
+/* A mount's knee: its pages (0: none) and the hits it buys there. */
+struct cache_knee {
+    uint32_t mount;
+    uint64_t pages;
+    double hits;
+};
+
+/* The reserves of n mounts in a pool cache of capacity pages: by hits per
+ * page, most first, each its knee while the capacity lasts (the one it
+ * runs out in, the rest). reserve[i] gets knee[i]'s. */
+void cache_size_reserves(const struct cache_knee *knee, uint32_t n,
+                         uint64_t capacity, uint64_t *reserve);
 
 /* From the sweeper: at most once a period, sizes the pool's cache by
  * cache_size_wanted, saying so on stderr when the size changes, and sets

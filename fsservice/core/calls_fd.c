@@ -197,44 +197,57 @@ int64_t call_close(struct request *r)
  * backend's into the slot and the client's out of it, overlap. */
 #define READ_PIECE (64u << 10)
 
+/* Whether of's backend holds its file for the pool's page cache now;
+ * *key names its data. */
+static bool held_for_pool(struct open_file *of, uint64_t *key)
+{
+    int held = ops_of(of)->cache_hold(of->file, key);
+    return held >= 1 && (held & LS_HOLD_POOL);
+}
+
+/* The first pooled read of of: the pages kept of its file are checked
+ * against its version now, and its key kept. False when another thread
+ * checks or the file cannot be held or stat'ed: that read goes by. */
+static bool check_pool_version(struct request *r)
+{
+    struct open_file *of = r->of;
+    int state = OPEN_POOL_UNCHECKED;
+    uint64_t key;
+    struct danaus_stat st;
+    if (!atomic_compare_exchange_strong(&of->pool_state, &state,
+                                        OPEN_POOL_CHECKING))
+        return false;
+    if (!held_for_pool(of, &key) ||
+        ops_of(of)->fstat(of->file, &r->c->cred, &st) < 0) {
+        atomic_store(&of->pool_state, OPEN_POOL_UNCHECKED);
+        return false;
+    }
+    of->pool_version = (struct poolcache_version){
+        st.size, st.mtime_sec, st.ctime_sec, st.mtime_nsec, st.ctime_nsec};
+    of->pool_key = key;
+    poolcache_check(&r->svc->poolcache, key, &of->pool_version);
+    atomic_store(&of->pool_state, OPEN_POOL_CHECKED);
+    return true;
+}
+
 /* Whether r's reads may go through the pool's page cache (poolcache.h),
  * and *seen, the change count its fills must find: only through a file
  * open for reading alone that its backend holds for the pool (so that
- * changes are announced), whose first read checked the pages kept of it
- * against its version now. The count is taken before the hold is looked
- * at again: a recall after that look voids the fills. */
+ * changes are announced), whose first read checked the pages kept of it.
+ * The count is taken before the hold is looked at: a recall after that
+ * look voids the fills. */
 static bool pooled(struct request *r, uint32_t *seen)
 {
     struct open_file *of = r->of;
-    struct poolcache *pc = &r->svc->poolcache;
-    int (*hold)(struct ls_file *, uint64_t *) = ops_of(of)->cache_hold;
     uint64_t key;
-    if (!poolcache_on(pc) || !hold ||
+    if (!poolcache_on(&r->svc->poolcache) || !ops_of(of)->cache_hold ||
         (atomic_load(&of->flags) & O_ACCMODE) != O_RDONLY)
         return false;
-    int held = hold(of->file, &key);
-    if (held < 1 || !(held & LS_HOLD_POOL))
+    if (atomic_load(&of->pool_state) != OPEN_POOL_CHECKED &&
+        !check_pool_version(r))
         return false;
-    int state = atomic_load(&of->pool_state);
-    if (state != OPEN_POOL_CHECKED) {
-        struct danaus_stat st;
-        if (state != OPEN_POOL_UNCHECKED ||
-            !atomic_compare_exchange_strong(&of->pool_state, &state,
-                                            OPEN_POOL_CHECKING))
-            return false; /* another thread checks: this read goes by */
-        if (ops_of(of)->fstat(of->file, &r->c->cred, &st) < 0) {
-            atomic_store(&of->pool_state, OPEN_POOL_UNCHECKED);
-            return false;
-        }
-        of->pool_version = (struct poolcache_version){
-            st.size, st.mtime_sec, st.ctime_sec, st.mtime_nsec,
-            st.ctime_nsec};
-        of->pool_key = key;
-        poolcache_check(pc, key, &of->pool_version);
-        atomic_store(&of->pool_state, OPEN_POOL_CHECKED);
-    }
-    *seen = poolcache_fill_begin(pc, of->pool_key);
-    return hold(of->file, &key) >= 1;
+    *seen = poolcache_fill_begin(&r->svc->poolcache, of->pool_key);
+    return held_for_pool(of, &key);
 }
 
 /* want bytes at off into buf from the pool's page cache when it has every

@@ -120,9 +120,17 @@ static void lru_push(struct pc_mount *m, struct pc_page *p)
     m->newest = p;
 }
 
-/* Takes p out of every list and frees it; its file goes with its last
- * page. */
-static void drop_page(struct poolcache *pc, struct pc_page *p)
+/* p was read again: the newest of its owner's. */
+static void touch(struct poolcache *pc, struct pc_page *p)
+{
+    struct pc_mount *owner = pc->mounts[p->mount];
+    lru_unlink(owner, p);
+    lru_push(owner, p);
+}
+
+/* Takes p out of every list (still counted in used); its file goes with
+ * its last page. */
+static void unlink_page(struct poolcache *pc, struct pc_page *p)
 {
     struct pc_page **slot = page_slot(pc, p->key, p->index);
     *slot = p->hash_next;
@@ -141,6 +149,11 @@ static void drop_page(struct poolcache *pc, struct pc_page *p)
         *fs = f->hash_next;
         free(f);
     }
+}
+
+static void drop_page(struct poolcache *pc, struct pc_page *p)
+{
+    unlink_page(pc, p);
     pc->used--;
     free(p);
 }
@@ -260,9 +273,7 @@ int64_t poolcache_read(struct poolcache *pc, uint32_t mount, uint64_t key,
             n = len - done;
         memcpy((char *)out + done, p->data + in, n);
         done += n;
-        struct pc_mount *owner = pc->mounts[p->mount];
-        lru_unlink(owner, p);
-        lru_push(owner, p);
+        touch(pc, p);
         if (p->len < POOLCACHE_PAGE)
             break; /* the file's end */
     }
@@ -284,35 +295,26 @@ uint32_t poolcache_fill_begin(struct poolcache *pc, uint64_t key)
     return atomic_load(&pc->changes[change_bucket(key)]);
 }
 
-/* A page for mount: a new one while there is room, else the victim's. */
+/* A page, counted in used: a new one while there is room, else the
+ * victim, taken out of its lists. */
 static struct pc_page *take_page(struct poolcache *pc)
 {
+    struct pc_page *p;
     if (pc->used < pc->capacity) {
-        struct pc_page *p = malloc(sizeof *p);
-        if (p)
+        if ((p = malloc(sizeof *p)))
             pc->used++;
-        return p;
+    } else if ((p = victim(pc))) {
+        unlink_page(pc, p);
     }
-    struct pc_page *p = victim(pc);
-    if (!p)
-        return NULL;
-    drop_page(pc, p);
-    p = malloc(sizeof *p); /* the same size: malloc hands it back */
-    if (p)
-        pc->used++;
     return p;
 }
 
-/* Key's file record, made under v; one under another version is stale
- * (the filler's open was checked and held since) and goes first. */
+/* Key's file record, made under v when it has none (poolcache_fill has
+ * dropped one under another version). */
 static struct pc_file *file_for(struct poolcache *pc, uint64_t key,
                                 const struct poolcache_version *v)
 {
     struct pc_file **slot = file_slot(pc, key);
-    if (*slot && !same_version(&(*slot)->v, v)) {
-        drop_file(pc, key);
-        slot = file_slot(pc, key);
-    }
     if (*slot)
         return *slot;
     struct pc_file *f = calloc(1, sizeof *f);
@@ -332,9 +334,7 @@ static void keep_page(struct poolcache *pc, uint32_t mount, uint64_t key,
     if (p) {
         memcpy(p->data, data, len);
         p->len = len;
-        struct pc_mount *owner = pc->mounts[p->mount];
-        lru_unlink(owner, p);
-        lru_push(owner, p);
+        touch(pc, p);
         return;
     }
     struct pc_mount *m = mount_of(pc, mount);
@@ -377,6 +377,8 @@ void poolcache_fill(struct poolcache *pc, uint32_t mount, uint64_t key,
         pthread_mutex_unlock(&pc->lock);
         return;
     }
+    /* The filler's open was checked and held since: pages under another
+     * version are stale. */
     struct pc_file *f = *file_slot(pc, key);
     if (f && !same_version(&f->v, v))
         drop_file(pc, key);

@@ -126,15 +126,15 @@ static void test_follows_the_knees(void **state)
 static void test_reserves_by_hits_per_page(void **state)
 {
     (void)state;
-    const uint64_t knee[4] = {100, 50, 0, 400};
-    const double hits[4] = {1000, 1000, 0, 1000};
+    const struct cache_knee knee[4] = {
+        {1, 100, 1000}, {2, 50, 1000}, {3, 0, 0}, {4, 400, 1000}};
     uint64_t reserve[4];
-    cache_size_reserves(knee, hits, 4, 300, reserve);
+    cache_size_reserves(knee, 4, 300, reserve);
     assert_int_equal(reserve[1], 50);  /* 20 hits a page */
     assert_int_equal(reserve[0], 100); /* 10 */
     assert_int_equal(reserve[2], 0);   /* no knee */
     assert_int_equal(reserve[3], 150); /* 2.5: the rest */
-    cache_size_reserves(knee, hits, 4, 0, reserve);
+    cache_size_reserves(knee, 4, 0, reserve);
     assert_int_equal(reserve[0] + reserve[1] + reserve[3], 0);
 }
 
