@@ -124,17 +124,23 @@ sys.stdin.readline()
 second = os.pread(fd, 4096, 4096 * 9)
 print("same" if first == second else "changed", second.hex()[:32], flush=True)
 PY
-coproc HELD { preloaded python3 "$site/held.py" "$quiet/set"; }
-read -r -t 30 line <&"${HELD[0]}"
+# The reader talks through two FIFOs held open here (not a coprocess,
+# whose descriptors bash drops as soon as it exits).
+mkfifo "$site/held.in" "$site/held.out"
+exec 7<> "$site/held.in" 8<> "$site/held.out"
+preloaded python3 "$site/held.py" "$quiet/set" <&7 >&8 &
+held_pid=$!
+read -r -t 30 line <&8
 expect "the reader read before the change" read "${line:-}"
 through_other dd if="$site/page2" of="$other/set" bs=4096 seek=9 conv=notrunc \
     status=none || fail "the other client cannot write"
-echo >&"${HELD[1]}"
-read -r -t 30 verdict hex <&"${HELD[0]}"
+echo >&7
+read -r -t 30 verdict hex <&8
 expect "another client's change under a held open is read through it" \
     "changed $(od -An -tx1 -N16 "$site/page2" | tr -d ' \n')" \
     "${verdict:-} ${hex:-}"
-wait "$HELD_PID" 2>/dev/null
+wait "$held_pid" || fail "the reader holding the file open failed"
+exec 7>&- 8>&-
 dd if="$site/page2" of="$site/set" bs=4096 seek=9 conv=notrunc status=none
 expect "and by the next open" 0 \
     "$(preloaded cmp "$quiet/set" "$site/set" > /dev/null; echo $?)"
