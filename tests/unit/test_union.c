@@ -949,6 +949,19 @@ static void test_links(void **state)
                                       sizeof target), -EINVAL);
     assert_int_equal(f->ops->symlink(f->u, &root_cred, "/d/b", "abs"), 0);
     assert_string_equal(readf(f, "abs"), "b2");
+    /* A stat that follows a top branch's link reaches a lower file; one
+     * whose target is nowhere is ENOENT, the link itself still there. */
+    struct danaus_stat ls;
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "abs", 0, &ls), 0);
+    assert_true(S_ISREG(ls.mode));
+    assert_int_equal(ls.size, 2);
+    assert_int_equal(f->ops->symlink(f->u, &root_cred, "/nowhere", "dangling"),
+                     0);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "dangling", 0, &ls),
+                     -ENOENT);
+    assert_int_equal(f->ops->stat(f->u, &root_cred, "dangling",
+                                  AT_SYMLINK_NOFOLLOW, &ls), 0);
+    assert_true(S_ISLNK(ls.mode));
     assert_int_equal(f->ops->symlink(f->u, &root_cred, "x", "both"), -EEXIST);
     /* A hard link to a lower file copies it up; both names share it. */
     assert_int_equal(f->ops->link(f->u, &root_cred, "d/a", "hard"), 0);

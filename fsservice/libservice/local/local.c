@@ -408,7 +408,11 @@ static int open_fd(struct local_instance *li, const char *path, int flags,
         return rc;
     if (!may_meet_special(flags))
         return with_stat(in_root(li, path, flags, mode), st);
-    int probe = in_root(li, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
+    /* The root's probe is the instance's own handle (kept open). */
+    bool root = path[0] == '\0';
+    int probe = root ? li->root_fd
+                     : in_root(li, path,
+                               O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW), 0);
     if (probe < 0 && (flags & O_CREAT))
         return with_stat(in_root(li, path, flags, mode), st);
     if (probe < 0)
@@ -425,7 +429,8 @@ static int open_fd(struct local_instance *li, const char *path, int flags,
         rc = neg_errno(open(proc_link_of(probe).path,
                             flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW |
                                       O_NONBLOCK)));
-    close(probe);
+    if (!root)
+        close(probe);
     return rc;
 }
 
@@ -751,6 +756,9 @@ static int on_inode(struct ls_instance *inst, const struct ls_cred *cred,
     int rc = enter(li, cred);
     if (rc < 0)
         return rc;
+    /* The root is the instance's own O_PATH handle: nothing to walk. */
+    if (path[0] == '\0')
+        return op->by_fd(li->root_fd, op->a);
     rc = by_parent(li, path, at, op->by_name, op->a);
     if (rc != -EAGAIN)
         return rc;

@@ -449,10 +449,15 @@ static int lookup_slow(struct union_instance *u, const struct ls_cred *cred,
     /* The path named the root (or walked back to it). */
     strcpy(out->path, w.path);
     int top = union_next_branch(w.dirs[w.depth], 0);
-    struct ls_instance *in = union_branch_inst(u, top);
-    int rc = in->ops->stat(in, cred, out->path, AT_SYMLINK_NOFOLLOW, &out->st);
-    if (rc < 0)
-        return rc;
+    if (top == 0 && links == 0 && told.found && strcmp(path, out->path) == 0) {
+        out->st = *told.found; /* the fast path's stat of the same root */
+    } else {
+        struct ls_instance *in = union_branch_inst(u, top);
+        int rc = in->ops->stat(in, cred, out->path, AT_SYMLINK_NOFOLLOW,
+                               &out->st);
+        if (rc < 0)
+            return rc;
+    }
     out->branch = top;
     out->dirs = w.dirs[w.depth];
     out->parent_dirs = w.depth > 0 ? w.dirs[w.depth - 1] : w.dirs[0];
@@ -472,24 +477,28 @@ int union_lookup(struct union_instance *u, const struct ls_cred *cred,
     if ((flags & UNION_FAST) && !union_path_has_reserved(path) &&
         strlen(path) < sizeof out->path && !top_absent) {
         struct ls_instance *top = union_branch_inst(u, 0);
-        int at = (flags & UNION_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
-        int rc = top->ops->stat(top, cred, path, at, &out->st);
+        /* The name's own lstat first, also for a lookup that follows: it
+         * is the walk's answer for the last name (ENOENT: the top branch
+         * has no such entry; a directory: its lstat), where a followed
+         * link's ENOENT could be its target's. Only a symlink to follow
+         * takes a second stat. Kept apart: the walk writes out->st. */
+        int rc = top->ops->stat(top, cred, path, AT_SYMLINK_NOFOLLOW,
+                                &out->st);
+        if (rc == -ENOENT) {
+            told.lacks = true;
+        } else if (rc == 0 && S_ISDIR(out->st.mode)) {
+            found = out->st;
+            told.found = &found;
+        } else if (rc == 0 && S_ISLNK(out->st.mode) &&
+                   (flags & UNION_FOLLOW)) {
+            rc = top->ops->stat(top, cred, path, 0, &out->st);
+        }
         if (rc == 0 && !S_ISDIR(out->st.mode)) {
             strcpy(out->path, path);
             out->branch = 0;
             out->dirs = 0;
             out->parent_dirs = 0;
             return 0;
-        }
-        /* Not following, the answer is the walk's own for the last name:
-         * ENOENT says the top branch has no such entry, a directory is
-         * its lstat (a followed link's target may be what is missing, or
-         * what was found). Kept apart: the walk writes out->st. */
-        if (at == AT_SYMLINK_NOFOLLOW && rc == -ENOENT) {
-            told.lacks = true;
-        } else if (at == AT_SYMLINK_NOFOLLOW && rc == 0) {
-            found = out->st;
-            told.found = &found;
         }
     }
     return lookup_slow(u, cred, path, flags, &look, told, out);
