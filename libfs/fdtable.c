@@ -34,6 +34,7 @@ struct fd_entry {
     _Atomic uint64_t handle;
     _Atomic uint32_t mount;
     _Atomic uint32_t epoch;
+    _Atomic bool direct;
     char *path;      /* under table_lock */
     uint64_t origin; /* under table_lock */
     uint64_t ino;    /* under table_lock */
@@ -165,6 +166,7 @@ static void entry_write(struct fd_entry *e, const struct fd_info *info)
     atomic_store_explicit(&e->handle, info->handle, memory_order_relaxed);
     atomic_store_explicit(&e->mount, info->mount, memory_order_relaxed);
     atomic_store_explicit(&e->epoch, info->epoch, memory_order_relaxed);
+    atomic_store_explicit(&e->direct, info->direct, memory_order_relaxed);
     atomic_store_explicit(&e->seq, s + 2, memory_order_release);
 }
 
@@ -195,6 +197,7 @@ static void entry_read(struct fd_entry *e, struct fd_info *out)
         out->handle = atomic_load_explicit(&e->handle, memory_order_relaxed);
         out->mount = atomic_load_explicit(&e->mount, memory_order_relaxed);
         out->epoch = atomic_load_explicit(&e->epoch, memory_order_relaxed);
+        out->direct = atomic_load_explicit(&e->direct, memory_order_relaxed);
         /* acquire fence: the field loads complete before seq is re-read. */
         atomic_thread_fence(memory_order_acquire);
         uint32_t after = atomic_load_explicit(&e->seq, memory_order_relaxed);
@@ -624,7 +627,10 @@ bool fdtable_replace(const struct fd_stale *was, const struct fd_info *now,
                 info.epoch == was->info.epoch && refs_take(now) == 0;
     if (same) {
         refs_drop(&info);
-        entry_write(e, now);
+        /* A descriptor that is the file itself stays so: the kernel's. */
+        struct fd_info next = *now;
+        next.direct = info.direct;
+        entry_write(e, &next);
         atomic_store(&e->unsynced, false);
         atomic_store(&e->lost_writes, lost_writes);
     }

@@ -3,7 +3,8 @@
  * Danaus files, and the service handle, mount and path behind each.
  *
  * Every Danaus descriptor number is held in the kernel's descriptor table by
- * a placeholder (a dup of /dev/null opened O_PATH), so the process never
+ * a placeholder (a dup of /dev/null opened O_PATH, or the file itself where
+ * the service passed it: fd_info.direct), so the process never
  * gets the same number from the kernel for something else, and read/write
  * on it through the kernel fail with EBADF instead of silently succeeding.
  * The Danaus descriptor number is the placeholder's number; its
@@ -28,6 +29,10 @@ struct fd_info {
     uint64_t handle;
     uint32_t mount;
     uint32_t epoch; /* the service the handle belongs to (service.h) */
+    /* The descriptor is the file itself, passed by the service (wire.h
+     * danaus_pass) in place of a placeholder: reads and seeks go to the
+     * kernel, everything else to the handle. */
+    bool direct;
 };
 
 /* The handle of a descriptor whose file could not be opened again after a

@@ -440,10 +440,14 @@ void proc_inherit(void)
             read_at((int)memfd, path, rec.path_len, &off) < 0)
             break;
         path[rec.path_len] = '\0';
-        if (sys_fcntl(rec.fd, F_GETFD, 0) < 0)
+        int kernel_flags = sys_fcntl(rec.fd, F_GETFL, 0);
+        if (kernel_flags < 0)
             continue;
         stdstreams_follow(rec.fd);
-        struct fd_info info = {rec.handle, rec.mount, 0};
+        /* A placeholder is O_PATH; one open for reading is the file the
+         * service passed (fdtable.h direct), its offset the kernel's. */
+        struct fd_info info = {rec.handle, rec.mount, 0,
+                               !(kernel_flags & O_PATH)};
         if (fdtable_insert(rec.fd, &info, path, rec.flags, 0) == 0)
             inherited_fds = true;
     }

@@ -161,7 +161,7 @@ static bool holds_at(const struct service *now, int fd, uint64_t ino,
         q.desc.arg[1] = off;
         same = call_send(&q) == n && memcmp(call_out(&q), bytes, n) == 0;
     }
-    struct fd_info opened = {handle, mount, now->epoch};
+    struct fd_info opened = {handle, mount, now->epoch, false};
     call_close(&opened);
     return same;
 }
@@ -334,7 +334,7 @@ static uint64_t reopen(const struct service *now, const char *path,
     uint64_t found;
     memcpy(&found, call_out(&c), sizeof found);
     if (ino && found && found != ino) {
-        struct fd_info other = {(uint64_t)handle, *mount, now->epoch};
+        struct fd_info other = {(uint64_t)handle, *mount, now->epoch, false};
         call_close(&other);
         return FDTABLE_LOST;
     }
@@ -374,7 +374,7 @@ static void resume_open_file(const struct service *dead,
      * made, before anything else of ours reaches the file. */
     writeback_resend(dead, v[0].info.handle, mount,
                      handle == FDTABLE_LOST ? 0 : handle);
-    struct fd_info h = {handle, mount, now->epoch};
+    struct fd_info h = {handle, mount, now->epoch, false};
     bool used = false;
     for (int i = 0; i < n; i++)
         used |= fdtable_replace(&v[i], &h, lost_writes);

@@ -44,7 +44,8 @@
 #define RESTART_WAIT_DEFAULT_MS 10000
 #define RESTART_RETRY_MS 20
 
-static struct service conns[CONNS] = {[0 ... CONNS - 1] = {.door = -1}};
+static struct service conns[CONNS] = {[0 ... CONNS - 1] = {.door = -1,
+                                                            .pass = -1}};
 static unsigned next_conn;
 static _Atomic(struct service *) current;
 static uint64_t generations; /* under connect_lock */
@@ -118,6 +119,9 @@ static void conn_unmap(struct service *s)
     if (s->door >= 0)
         sys_close(s->door);
     s->door = -1;
+    if (s->pass >= 0)
+        sys_close(s->pass);
+    s->pass = -1;
     if (s->mapped) {
         ipc_queues_unmap(&s->seg);
         ipc_area_unmap(&s->area);
@@ -258,22 +262,26 @@ static int say_hello(struct service *s, int door)
     struct danaus_hello_reply *reply = &buf.r;
     union {
         struct cmsghdr h;
-        char bytes[CMSG_SPACE(3 * sizeof(int))];
+        char bytes[CMSG_SPACE(DANAUS_HELLO_FDS * sizeof(int))];
     } control;
     struct iovec iov = {reply, sizeof buf};
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
                          .msg_control = control.bytes,
                          .msg_controllen = sizeof control.bytes};
     ssize_t n = recvmsg(door, &msg, MSG_CMSG_CLOEXEC);
-    int fds[3] = {-1, -1, -1};
+    int fds[DANAUS_HELLO_FDS] = {-1, -1, -1, -1};
     struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
     if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
         cm->cmsg_len == CMSG_LEN(sizeof fds))
         memcpy(fds, CMSG_DATA(cm), sizeof fds);
     int rc = -1;
-    if (n > 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && fds[2] >= 0)
+    if (n > 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && fds[3] >= 0)
         rc = take_hello(s, reply, (size_t)n, fds);
-    for (int i = 0; i < 3; i++)
+    if (rc == 0) {
+        s->pass = move_high(fds[3]);
+        fds[3] = -1;
+    }
+    for (int i = 0; i < DANAUS_HELLO_FDS; i++)
         if (fds[i] >= 0)
             sys_close(fds[i]);
     /* A service that hung up before answering died meanwhile (see
@@ -513,6 +521,109 @@ bool service_alive(void *arg)
 bool service_gone(const struct service *s)
 {
     return atomic_load(&s->gone);
+}
+
+/* Passes (wire.h danaus_pass) that a thread received for another: each
+ * thread that was told its file was passed takes its own from here or
+ * from the socket, under pass_lock. At most one per thread is ever in
+ * flight. */
+#define PASS_STASH 64
+static struct {
+    uint64_t handle, generation;
+    int fd; /* -1: free */
+} stash[PASS_STASH] = {[0 ... PASS_STASH - 1] = {.fd = -1}};
+static pthread_mutex_t pass_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Takes the stash's pass for handle on s; -1 if none. Forgets (closes)
+ * those of an older connection on the way. Under pass_lock. */
+static int stash_take(const struct service *s, uint64_t handle)
+{
+    int fd = -1;
+    for (int i = 0; i < PASS_STASH; i++) {
+        if (stash[i].fd < 0)
+            continue;
+        if (stash[i].generation != s->generation) {
+            sys_close(stash[i].fd);
+            stash[i].fd = -1;
+        } else if (fd < 0 && stash[i].handle == handle) {
+            fd = stash[i].fd;
+            stash[i].fd = -1;
+        }
+    }
+    return fd;
+}
+
+/* Keeps another thread's pass; closes it when the stash is full (its
+ * thread then reads through the service). Under pass_lock. */
+static void stash_put(const struct service *s, uint64_t handle, int fd)
+{
+    for (int i = 0; i < PASS_STASH; i++)
+        if (stash[i].fd < 0) {
+            stash[i].handle = handle;
+            stash[i].generation = s->generation;
+            stash[i].fd = fd;
+            return;
+        }
+    sys_close(fd);
+}
+
+/* One pass from the socket: its descriptor (close-on-exec) and handle,
+ * or -1 when none is there whole. */
+static int pass_recv(int sock, uint64_t *handle)
+{
+    struct danaus_pass pass;
+    union {
+        struct cmsghdr h;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {&pass, sizeof pass};
+    for (;;) {
+        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+                             .msg_control = control.bytes,
+                             .msg_controllen = sizeof control.bytes};
+        ssize_t n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        int fd = -1;
+        if (cm && cm->cmsg_level == SOL_SOCKET &&
+            cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof fd))
+            memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+        if (n == sizeof pass && fd >= 0 && !(msg.msg_flags & MSG_TRUNC)) {
+            *handle = pass.handle;
+            return fd;
+        }
+        if (fd >= 0) /* not a whole pass: the service's to get right */
+            sys_close(fd);
+        if (n == 0)
+            return -1;
+    }
+}
+
+int service_take_pass(const struct service *s, uint64_t handle, bool cloexec)
+{
+    int saved = errno;
+    pthread_mutex_lock(&pass_lock);
+    int fd = stash_take(s, handle);
+    while (fd < 0 && s->pass >= 0) {
+        uint64_t whose;
+        int got = pass_recv(s->pass, &whose);
+        if (got < 0)
+            break;
+        if (whose == handle)
+            fd = got;
+        else
+            stash_put(s, whose, got);
+    }
+    pthread_mutex_unlock(&pass_lock);
+    if (fd >= 0 && !cloexec && sys_fcntl(fd, F_SETFD, 0) < 0) {
+        sys_close(fd);
+        fd = -1;
+    }
+    errno = saved;
+    return fd;
 }
 
 /* One door reply on fd: 0, or -1 when none came whole. */

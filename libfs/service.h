@@ -20,6 +20,7 @@
 
 struct service {
     int door;
+    int pass;                /* our end of the pass socket (wire.h) */
     uint32_t client_id;
     uint32_t client_index; /* in our doorbells */
     struct ipc_segment seg;  /* the service's queues */
@@ -37,6 +38,11 @@ struct service {
     bool mapped;             /* seg and area are mapped */
     uint64_t give_up_ms;     /* gone: until when to wait for a successor */
 };
+
+/* The descriptor the service passed for handle (wire.h danaus_pass; an
+ * OPEN answered passed), close-on-exec as asked; -1 if it did not come
+ * (the caller then reads through the service). Keeps errno. */
+int service_take_pass(const struct service *s, uint64_t handle, bool cloexec);
 
 /* The connected service, connecting on first use and attaching to a
  * restarted one when it is gone; NULL with errno ENOTCONN when it cannot

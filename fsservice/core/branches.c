@@ -79,6 +79,11 @@ static struct branch_entry *branch(struct union_branches *reg,
         free(e);
         return NULL;
     }
+    /* A read-only branch is only ever read: sealed, its files may be
+     * read by clients through descriptors of their own (ls_ops.seal).
+     * Where the backend cannot, they are read through the service. */
+    if (!writable && e->inst->ops->seal)
+        (void)e->inst->ops->seal(e->inst);
     e->writable = writable;
     strcpy(e->dir, dir);
     e->next = reg->entries;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Flags a client may pass to open. */
@@ -76,6 +77,43 @@ static int64_t list_into(struct request *r, unsigned char *answer,
                          const char *dir);
 static bool listing_attrs_kind(int64_t attrs);
 
+/* Sends the client its own descriptor of file (ls_ops.reader_fd) for
+ * handle, without waiting: a client that does not read its pass socket
+ * fills it and is answered through the service. Whether it was sent. */
+static bool pass_file(struct request *r, int64_t handle, struct ls_file *file)
+{
+    int fd = file->inst->ops->reader_fd ? file->inst->ops->reader_fd(file)
+                                        : -1;
+    if (fd < 0 || r->c->pass_fd < 0)
+        return false;
+    struct danaus_pass pass = {(uint64_t)handle};
+    union {
+        struct cmsghdr h;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {&pass, sizeof pass};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+                         .msg_control = control.bytes,
+                         .msg_controllen = sizeof control.bytes};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+    return sendmsg(r->c->pass_fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+           (ssize_t)sizeof pass;
+}
+
+static __thread bool passed_here;
+
+bool call_open_passed(void)
+{
+    bool passed = passed_here;
+    passed_here = false;
+    return passed;
+}
+
 int64_t call_open(struct request *r)
 {
     int flags = (int)r->d->arg[0];
@@ -85,8 +123,9 @@ int64_t call_open(struct request *r)
     int seen = flags & DANAUS_OPEN_SEEN_REGULAR ? LS_OPEN_SEEN_REGULAR : 0;
     flags &= ~DANAUS_OPEN_SEEN_REGULAR;
     int64_t list = r->d->arg[2], list_attrs = r->d->arg[3];
+    int64_t may_pass = r->d->arg[4];
     if (list < 0 || (uint64_t)list > r->out_cap - DANAUS_OPEN_LISTING_AT ||
-        !listing_attrs_kind(list_attrs))
+        !listing_attrs_kind(list_attrs) || (may_pass != 0 && may_pass != 1))
         return -EINVAL;
     if (flags & O_PATH)
         flags &= PATH_FLAGS;
@@ -154,10 +193,24 @@ int64_t call_open(struct request *r)
         r->of = NULL;
         out.listed = got > 0 ? (uint64_t)got : 0;
     }
+    /* Held past the insert: the client may close the handle at once, and
+     * the descriptor passed must stay open until it is sent. */
+    bool pass = may_pass && !file->is_dir && (flags & O_ACCMODE) == O_RDONLY &&
+                !(flags & O_PATH) && file->has_attrs &&
+                file->attrs.size >= DANAUS_PASS_MIN;
+    if (pass)
+        open_file_get(of);
     int64_t h = handle_insert(&r->c->handles, of);
     if (h < 0) {
         open_file_put(of);
+        if (pass)
+            open_file_put(of);
         return h;
+    }
+    if (pass) {
+        out.passed = pass_file(r, h, file);
+        passed_here = out.passed;
+        open_file_put(of);
     }
     memcpy(r->out, &out, sizeof out);
     return h;

@@ -43,6 +43,8 @@ static void client_free(struct client *c)
 {
     if (c->area.slots)
         ipc_area_unmap(&c->area);
+    if (c->pass_fd >= 0)
+        close(c->pass_fd);
     pthread_mutex_destroy(&c->writeback_lock);
     pthread_mutex_destroy(&c->writeback_work.lock);
     pthread_cond_destroy(&c->writeback_work.done);
@@ -60,6 +62,7 @@ static struct client *client_make(const struct client_registry *r)
     if (!c)
         return NULL;
     c->area.fd = -1;
+    c->pass_fd = -1;
     c->slots = calloc(r->geo.nslots, sizeof *c->slots);
     pthread_mutex_init(&c->writeback_lock, NULL);
     pthread_mutex_init(&c->writeback_work.lock, NULL);

@@ -93,6 +93,7 @@ struct client {
     struct ls_cred cred;
     struct handle_table handles;
     struct ipc_area area;       /* the service's mapping of its slots */
+    int pass_fd; /* our end of its pass socket (wire.h danaus_pass), or -1 */
     struct client_slot *slots;  /* area.nslots */
     uint32_t nslots;            /* slots it owns; door thread only */
     struct lock_table *locks;   /* where its POSIX locks go when it goes */

@@ -29,6 +29,11 @@ bool open_file_tryget(struct open_file *of)
     return false;
 }
 
+void open_file_get(struct open_file *of)
+{
+    atomic_fetch_add(&of->refs, 1);
+}
+
 static void open_file_free(struct rcu_head *head)
 {
     struct open_file *of = caa_container_of(head, struct open_file, rcu);

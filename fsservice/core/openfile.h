@@ -58,6 +58,9 @@ struct open_file *open_file_new(struct ls_file *file, int flags);
  * an RCU read-side section. */
 bool open_file_tryget(struct open_file *of);
 
+/* Another reference, for a caller that holds one. */
+void open_file_get(struct open_file *of);
+
 /* The owner of this open file's OFD or flock locks (kind). */
 struct lock_owner open_file_lock_owner(const struct open_file *of, int kind);
 

@@ -90,5 +90,9 @@ struct service {
  * service's private copy of the descriptor. */
 int64_t dispatch(struct service *svc, struct client *c, uint32_t slot,
                  uint32_t seq, const struct danaus_desc *d);
+/* Whether the last request this thread ran was an OPEN that passed the
+ * client its file (wire.h danaus_pass), which the client now reads
+ * without us; clears it. */
+bool call_open_passed(void);
 
 #endif

@@ -88,6 +88,10 @@
 #include <urcu.h>
 
 #define SPIN_NS 100000          /* busy-poll after the last request */
+/* After an OPEN that passed its file the client reads it through the
+ * kernel, and its next request is that file's reads away: spinning for
+ * it would take the cpu those reads need. */
+#define SPIN_AFTER_PASS_NS 10000
 #define GROW_BACKLOG 2          /* waiting requests that call for a thread */
 #define EXTRA_IDLE_MS 200       /* an added thread leaves after this idle */
 #define WATCH_MS 50             /* stall watch tick */
@@ -174,10 +178,14 @@ static __thread bool client_here;
 /* Where this thread runs a long call (placement.h). */
 static __thread struct placement place;
 
+/* Whether the request this thread answered last passed its client a
+ * file (call_open_passed). */
+static __thread bool answered_pass;
+
 /* How long to spin for the next request (see the head comment). */
 static uint64_t spin_ns(void)
 {
-    return client_here ? 0 : SPIN_NS;
+    return client_here ? 0 : answered_pass ? SPIN_AFTER_PASS_NS : SPIN_NS;
 }
 
 /* The slot this thread answered last, watched while it spins for the next
@@ -359,6 +367,7 @@ static void run(struct workers *w, struct crew *crew,
     /* The cpu clock is a system call: read around long calls only. */
     uint64_t cpu_before = long_call ? ipc_thread_cpu_ns() : 0;
     int64_t result = dispatch(svc, c, b.slot, b.seq, d);
+    answered_pass = call_open_passed();
     uint64_t ran_ns = ipc_now_ns() - atomic_load_explicit(
                                          &rec->start_ns, memory_order_relaxed);
     if (client_sees(c, d->mount))

@@ -311,7 +311,7 @@ static void send_with_fds(int fd, const void *buf, size_t len,
 {
     union {
         struct cmsghdr h;
-        char bytes[CMSG_SPACE(3 * sizeof(int))];
+        char bytes[CMSG_SPACE(DANAUS_HELLO_FDS * sizeof(int))];
     } control;
     memset(&control, 0, sizeof control);
     struct iovec iov = {(void *)buf, len};
@@ -411,6 +411,21 @@ static void hello(struct door *d, struct conn *c)
         c->client = NULL;
         share_give(shares, SHARE_CLIENTS, cred.uid);
     }
+    /* The pass socket (wire.h struct danaus_pass): the service only
+     * sends on its end. */
+    int pass[2] = {-1, -1};
+    if (rc == 0 &&
+        (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pass) < 0 ||
+         shutdown(pass[0], SHUT_RD) < 0)) {
+        rc = -errno;
+        if (pass[0] >= 0) {
+            close(pass[0]);
+            close(pass[1]);
+        }
+        client_detach(&d->svc->clients, c->client);
+        c->client = NULL;
+        share_give(shares, SHARE_CLIENTS, cred.uid);
+    }
     size_t len = sizeof *r;
     if (rc < 0) {
         memset(r, 0, sizeof *r);
@@ -443,8 +458,11 @@ static void hello(struct door *d, struct conn *c)
         len += fstable_list(&d->svc->fs, r->mounts, HELLO_MAX - sizeof *r,
                             &r->nmounts);
     }
-    int fds[3] = {d->svc->seg.fd, c->client->area.fd, d->svc->announce.fd};
-    send_with_fds(c->fd, buf, len, fds, 3);
+    c->client->pass_fd = pass[0];
+    int fds[DANAUS_HELLO_FDS] = {d->svc->seg.fd, c->client->area.fd,
+                                 d->svc->announce.fd, pass[1]};
+    send_with_fds(c->fd, buf, len, fds, DANAUS_HELLO_FDS);
+    close(pass[1]);
     /* The service keeps the area's descriptor too: the area grows as the
      * client's threads take slots (ipc_area_grow). */
 }

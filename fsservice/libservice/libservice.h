@@ -186,6 +186,15 @@ struct ls_ops {
      * can write what a client kept back should this one be killed
      * (core/kept.h). -1, or NULL: none. */
     int (*write_fd)(struct ls_file *);
+    /* A regular file opened read-only whose data cannot change while it
+     * is open (a sealed instance's): a kernel descriptor of it that the
+     * client may read through itself, open read-only on a read-only mount,
+     * so that nothing done through it or its /proc link (a write, a
+     * chmod, an open for writing) changes the file. The backend's own,
+     * valid until close: the service sends a copy, which shares its
+     * offset, so the backend reads it only at positions (pread). -1, or
+     * NULL: none. */
+    int (*reader_fd)(struct ls_file *);
 
     /* Paths. */
     int (*stat)(struct ls_instance *, const struct ls_cred *, const char *path,
@@ -230,6 +239,12 @@ struct ls_ops {
                          const char *path, char *list, size_t size, int at);
     int (*removexattr)(struct ls_instance *, const struct ls_cred *,
                        const char *path, const char *name, int at);
+
+    /* From now on the instance is only read (a union's read-only branch,
+     * before its first use): its files may be handed to clients
+     * (reader_fd). 0, or -errno when it cannot be (nothing changed).
+     * NULL: never. */
+    int (*seal)(struct ls_instance *);
 
     void (*destroy)(struct ls_instance *);
 };

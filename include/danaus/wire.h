@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DANAUS_WIRE_VERSION 15 /* 9: OPEN answers with attributes,
+#define DANAUS_WIRE_VERSION 16 /* 9: OPEN answers with attributes,
                                   GETDENTS tells the listing's end; 10:
                                   no DUP (a dup shares its handle), CLOSE
                                   of a batch, GETDENTS with attributes;
@@ -36,7 +36,9 @@
                                   client's FLUSH (DANAUS_DESC_FLUSH),
                                   OPEN may say what the client saw
                                   (DANAUS_OPEN_SEEN_REGULAR); 15: HRC
-                                  says what the pool's cache holds */
+                                  says what the pool's cache holds; 16:
+                                  OPEN may pass the file itself (its
+                                  arg4, the hello's pass socket) */
 
 /* Environment variables read by libdanaus. */
 #define DANAUS_ENV_SERVICE "DANAUS_SERVICE" /* service name, or a socket path */
@@ -83,7 +85,9 @@ enum danaus_call {
                                 struct danaus_open_out; arg2 count, arg3
                                 a DANAUS_LISTING_ATTRS_ or 0: a directory
                                 opened without O_PATH also answers its
-                                first records, as GETDENTS would */
+                                first records, as GETDENTS would; arg4
+                                1: the client may be passed the file
+                                (struct danaus_pass) */
     DANAUS_CALL_CLOSE,       /* handle (0: none); arg0 n: n more handles
                                 (uint64_t each) in the buffer, n below
                                 DANAUS_CLOSE_BATCH -> 0, or -EBADF when
@@ -221,7 +225,25 @@ struct danaus_open_out {
     uint64_t has_attrs;
     struct danaus_stat attrs;
     uint64_t listed;
+    uint64_t passed; /* 1: a danaus_pass for this handle was sent */
 };
+
+/* An OPEN that asked for it (arg4) of a file that cannot change while it
+ * is open (a container image's, read-only), of at least DANAUS_PASS_MIN
+ * bytes, may be answered with the file
+ * itself: a kernel descriptor, open read-only on a read-only mount (so
+ * nothing done through it changes the file), sent with SCM_RIGHTS on the
+ * client's pass socket (the hello's last descriptor) before the answer,
+ * in a message naming the handle. The client then reads, seeks and maps
+ * it through the kernel; the handle stays for everything else (fstat
+ * answers as through the service). It shares its offset with the
+ * service's descriptor, which the service reads only at positions. */
+struct danaus_pass {
+    uint64_t handle;
+};
+/* The smallest file passed: a pass (a sendmsg and a recvmsg) costs about
+ * what a READ does, and a smaller file is read in one or two. */
+#define DANAUS_PASS_MIN (32 << 10)
 #define DANAUS_OPEN_LISTING_AT sizeof(struct danaus_open_out)
 
 struct danaus_statfs {
@@ -447,6 +469,10 @@ static inline int danaus_hrc_knee(const uint32_t hit_ppm[DANAUS_HRC_POINTS])
 /* The service keeps written data in its own memory until fsync (its
  * Ceph client does): if it dies, writes not yet fsync'd may be lost. */
 #define DANAUS_HELLO_CACHES_WRITES 1u
+/* The hello reply's descriptors (SCM_RIGHTS): the queues, the client's
+ * area, the announcement page, and the client's end of its pass socket
+ * (struct danaus_pass), which only the service writes to. */
+#define DANAUS_HELLO_FDS 4
 
 struct danaus_hello_reply {
     int32_t error;

@@ -46,19 +46,22 @@ static void close_handle(const struct fd_info *info)
  * An lstat's answer of a regular file says the same of a followed open.
  * *fill is ready for namecache_keep either way. */
 static bool seen_regular(const struct call *c, int at,
-                         struct namecache_fill *fill)
+                         struct namecache_fill *fill, int64_t *size)
 {
     struct danaus_stat st;
     const char *path = (const char *)call_out(c);
     if (namecache_lookup(c->svc, c->desc.mount, path, at, &st, fill) == 1 &&
-        S_ISREG(st.mode))
+        S_ISREG(st.mode)) {
+        *size = st.size;
         return true;
+    }
     if (at == AT_SYMLINK_NOFOLLOW)
         return false;
     struct namecache_fill name;
     bool regular = namecache_lookup(c->svc, c->desc.mount, path,
                                     AT_SYMLINK_NOFOLLOW, &st, &name) == 1 &&
                    S_ISREG(st.mode);
+    *size = st.size;
     return regular;
 }
 
@@ -107,12 +110,21 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     int place = dirstream_open_ask(&c, where.rel, flags);
     struct namecache_fill fill;
     int at = flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0;
-    bool known = seen_regular(&c, at, &fill);
+    int64_t size = 0;
+    bool known = seen_regular(&c, at, &fill, &size);
+    /* A file only read may come back as itself (wire.h danaus_pass),
+     * whose descriptor is then the kernel's to number; not one seen
+     * smaller than the service passes. */
+    bool may_pass = (flags & O_ACCMODE) == O_RDONLY &&
+                    !(flags & (O_PATH | O_DIRECTORY | O_CREAT | O_TRUNC)) &&
+                    c.svc->pass >= 0 && !(known && size < DANAUS_PASS_MIN);
+    c.desc.arg[4] = may_pass;
     /* A file that is there most likely opens: its descriptor is taken
      * while the service opens it, and given back if it did not. */
     struct early early = {flags & O_CLOEXEC, -1};
-    if (known) {
+    if (known)
         c.desc.arg[0] |= DANAUS_OPEN_SEEN_REGULAR;
+    if (known && !may_pass) {
         c.meanwhile = reserve_early;
         c.meanwhile_arg = &early;
     }
@@ -123,7 +135,8 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
         listings_cancel(place);
     if (handle < 0)
         return -1;
-    struct fd_info info = {(uint64_t)handle, c.desc.mount, c.svc->epoch};
+    struct fd_info info = {(uint64_t)handle, c.desc.mount, c.svc->epoch,
+                           false};
     struct danaus_open_out out;
     memcpy(&out, call_out(&c), sizeof out);
     uint64_t ino = out.ino;
@@ -142,7 +155,12 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
         return (int)syscall(SYS_openat, AT_FDCWD, where.abs, flags, mode);
     if (place >= 0)
         dirstream_open_keep(&c, place, &info, where.rel, &fill);
-    int fd = early.fd >= 0 ? early.fd : fdtable_reserve(flags & O_CLOEXEC);
+    int fd = -1;
+    if (out.passed == 1)
+        fd = service_take_pass(c.svc, info.handle, flags & O_CLOEXEC);
+    info.direct = fd >= 0;
+    if (fd < 0)
+        fd = early.fd >= 0 ? early.fd : fdtable_reserve(flags & O_CLOEXEC);
     if (fd < 0) {
         close_handle(&info);
         return -1;
@@ -380,9 +398,29 @@ static bool at_known_end(int fd)
  * positioned reads bring is kept there. A positioned write of up to a
  * few pages from one buffer may be kept back (writeback.h). A read() at a
  * known end of its file answers 0 with no call (at_known_end). */
+/* Whether fd is a file the service passed (fdtable.h direct). */
+static bool is_direct(int fd)
+{
+    struct fd_info h;
+    return fdtable_lookup(fd, &h) && h.direct;
+}
+
+/* A read of a passed file: the kernel's, where offsets, errors and short
+ * reads are the file's own. */
+static ssize_t read_direct(int fd, const struct iovec *iov, int iovcnt,
+                           off_t offset)
+{
+    if (offset < 0)
+        return syscall(SYS_readv, fd, iov, iovcnt);
+    /* The offset as the kernel takes it: low and high longs. */
+    return syscall(SYS_preadv, fd, iov, iovcnt, (long)offset, 0L);
+}
+
 static ssize_t transfer_iov(int fd, const struct iovec *iov, int iovcnt,
                             off_t offset, bool writing)
 {
+    if (!writing && is_direct(fd))
+        return read_direct(fd, iov, iovcnt, offset);
     ssize_t total = iov_total(iov, iovcnt);
     if (total < 0)
         return -1;
@@ -550,6 +588,8 @@ DANAUS_EXPORT ssize_t danaus_pwritev2(int fd, const struct iovec *iov,
 
 DANAUS_EXPORT off_t danaus_lseek(int fd, off_t offset, int whence)
 {
+    if (is_direct(fd))
+        return (off_t)syscall(SYS_lseek, fd, offset, whence);
     /* Where am I (ftell, Python's reads): known here when no one else
      * moves the offset. */
     int64_t pos;

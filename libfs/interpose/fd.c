@@ -516,6 +516,10 @@ static void *mmap_copy(void *addr, size_t len, int prot, int flags, int fd,
 static void *mmap_routed(void *addr, size_t len, int prot, int flags, int fd,
                          off_t offset)
 {
+    /* A file the service passed is the kernel's to map (fdtable.h). */
+    struct fd_info h;
+    if (fdtable_lookup(fd, &h) && h.direct)
+        return REAL(mmap)(addr, len, prot, flags, fd, offset);
     if (copy_fits(len, prot, flags, offset))
         return mmap_copy(addr, len, prot, flags, fd, offset);
     return mmap_danaus(addr, len, prot, flags, fd, offset);

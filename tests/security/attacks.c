@@ -2413,6 +2413,176 @@ static void test_open_hint_lies(void **state)
     assert_int_equal(rc, 0);
 }
 
+/* ---- a file passed to its client (wire.h danaus_pass) ---- */
+
+#define MOUNT_U "/sec-u"
+#define PASS_SIZE (64 << 10) /* passed: at least the service's smallest */
+static char pass_dir[PATH_MAX];
+
+/* One pass from a raw client's pass socket, not waiting: its descriptor
+ * and, in *handle, the handle it names; -1 when none is there. */
+static int pass_take(struct raw *r, uint64_t *handle)
+{
+    struct danaus_pass pass;
+    union {
+        struct cmsghdr h;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {&pass, sizeof pass};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+                         .msg_control = control.bytes,
+                         .msg_controllen = sizeof control.bytes};
+    if (recvmsg(r->pass_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) !=
+        sizeof pass)
+        return -1;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    int fd = -1;
+    if (cm && cm->cmsg_type == SCM_RIGHTS)
+        memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+    *handle = pass.handle;
+    return fd;
+}
+
+/* An OPEN of name asking (arg4) for a pass: the handle, and in *passed
+ * what the answer says. */
+static int64_t open_asking(struct raw *r, int slot, uint32_t mount,
+                           const char *name, int flags, int64_t ask,
+                           uint64_t *passed)
+{
+    struct danaus_desc d = {.call = DANAUS_CALL_OPEN, .mount = mount};
+    d.arg[0] = flags;
+    d.arg[4] = ask;
+    int64_t h = raw_call(r, (uint32_t)slot, &d, name,
+                         (uint32_t)strlen(name) + 1, 5000);
+    struct danaus_open_out out;
+    memcpy(&out, ipc_slot(&r->area, (uint32_t)slot)->buf, sizeof out);
+    *passed = h > 0 ? out.passed : 0;
+    return h;
+}
+
+static void close_raw(struct raw *r, int slot, uint32_t mount, int64_t h)
+{
+    struct danaus_desc d = {.call = DANAUS_CALL_CLOSE, .mount = mount,
+                            .handle = (uint64_t)h};
+    raw_call(r, (uint32_t)slot, &d, NULL, 0, 5000);
+}
+
+/* As root, which the kernel lets change any file it may write: asks for
+ * passes and never reads them, then takes one and tries every change
+ * through it and its /proc link. */
+static int passes_abused(void *arg)
+{
+    (void)arg;
+    struct raw r;
+    uint32_t mount;
+    int slot = attach_with_slot(&r, MOUNT_U, &mount);
+    uint64_t passed;
+    int64_t h = open_asking(&r, slot, mount, "big", O_RDONLY, 2, &passed);
+    CHILD_CHECK(h == -EINVAL, "arg4 2: %lld", (long long)h);
+    /* A socket nobody reads fills; the opens go on, answered unpassed. */
+    int yes = 0, no = 0;
+    for (int i = 0; i < 2000; i++) {
+        h = open_asking(&r, slot, mount, "big", O_RDONLY, 1, &passed);
+        CHILD_CHECK(h > 0, "open %d asking for a pass: %s", i,
+                    strerror((int)-h));
+        passed ? yes++ : no++;
+        close_raw(&r, slot, mount, h);
+    }
+    CHILD_CHECK(yes > 0 && no > 0, "%d passed, %d not: the socket never "
+                "filled", yes, no);
+    uint64_t whose;
+    int fd;
+    while ((fd = pass_take(&r, &whose)) >= 0)
+        close(fd);
+    /* The writable branch's file, and an open for writing: not passed. */
+    h = open_asking(&r, slot, mount, "upper", O_RDONLY, 1, &passed);
+    CHILD_CHECK(h > 0 && !passed, "the writable branch's file: %lld, %llu",
+                (long long)h, (unsigned long long)passed);
+    h = open_asking(&r, slot, mount, "other", O_RDWR, 1, &passed);
+    CHILD_CHECK(h > 0 && !passed, "open for writing: %lld, %llu",
+                (long long)h, (unsigned long long)passed);
+    /* What a passed descriptor can do. */
+    h = open_asking(&r, slot, mount, "big", O_RDONLY, 1, &passed);
+    fd = pass_take(&r, &whose);
+    CHILD_CHECK(h > 0 && passed && fd >= 0 && whose == (uint64_t)h,
+                "a pass for handle %lld: %llu, fd %d for %llu", (long long)h,
+                (unsigned long long)passed, fd, (unsigned long long)whose);
+    char head[4];
+    CHILD_CHECK(pread(fd, head, sizeof head, 0) == 4 &&
+                    memcmp(head, "low ", 4) == 0,
+                "the passed file reads as the file");
+    CHILD_CHECK(write(fd, "x", 1) < 0 && errno == EBADF, "write: %s",
+                strerror(errno));
+    CHILD_CHECK(fchmod(fd, 04777) < 0 && errno == EROFS, "fchmod: %s",
+                strerror(errno));
+    CHILD_CHECK(fchown(fd, NOBODY, NOBODY) < 0 && errno == EROFS,
+                "fchown: %s", strerror(errno));
+    CHILD_CHECK(futimens(fd, NULL) < 0 && errno == EROFS, "futimens: %s",
+                strerror(errno));
+    CHILD_CHECK(fsetxattr(fd, "user.x", "1", 1, 0) < 0 && errno == EROFS,
+                "fsetxattr: %s", strerror(errno));
+    CHILD_CHECK(ftruncate(fd, 0) < 0 && (errno == EINVAL || errno == EBADF),
+                "ftruncate: %s", strerror(errno));
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    int rw = open(link, O_RDWR);
+    CHILD_CHECK(rw < 0 && errno == EROFS, "reopen for writing: %s",
+                rw < 0 ? strerror(errno) : "opened");
+    void *map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    CHILD_CHECK(map == MAP_FAILED && errno == EACCES, "shared writable map");
+    close(fd);
+    return 0;
+}
+
+static void test_passes_abused(void **state)
+{
+    (void)state;
+    if (ceph_conf)
+        skip();
+    snprintf(pass_dir, sizeof pass_dir, "/tmp/danaus-pass-XXXXXX");
+    assert_non_null(mkdtemp(pass_dir));
+    char up[PATH_MAX + 8], low[PATH_MAX + 8], p[PATH_MAX + 16];
+    snprintf(up, sizeof up, "%s/up", pass_dir);
+    snprintf(low, sizeof low, "%s/low", pass_dir);
+    assert_int_equal(mkdir(up, 0755), 0);
+    assert_int_equal(mkdir(low, 0755), 0);
+    static char data[PASS_SIZE];
+    memset(data, 'l', sizeof data);
+    memcpy(data, "low ", 4);
+    snprintf(p, sizeof p, "%s/big", low);
+    int fd = open(p, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0 && write(fd, data, sizeof data) == sizeof data);
+    close(fd);
+    snprintf(p, sizeof p, "%s/other", low);
+    fd = open(p, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0 && write(fd, data, sizeof data) == sizeof data);
+    close(fd);
+    snprintf(p, sizeof p, "%s/upper", up);
+    fd = open(p, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0 && write(fd, data, sizeof data) == sizeof data);
+    close(fd);
+    char extra[3 * PATH_MAX];
+    snprintf(extra, sizeof extra, "union %s local %s %s\n", MOUNT_U, up, low);
+    start("pass", extra);
+    int rc = reap(spawn(passes_abused, NULL), 120);
+    /* The image's file is as it was. */
+    struct stat st;
+    snprintf(p, sizeof p, "%s/big", low);
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0644);
+    assert_int_equal(st.st_uid, 0);
+    assert_int_equal(st.st_size, PASS_SIZE);
+    char got[8];
+    fd = open(p, O_RDONLY);
+    assert_true(fd >= 0 && read(fd, got, 4) == 4 && memcmp(got, "low ", 4) == 0);
+    close(fd);
+    assert_int_equal(getxattr(p, "user.x", got, sizeof got), -1);
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", pass_dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(rc, 0);
+}
+
 /* ---- a hello from a process that did not connect (issue 35, 2) ---- */
 
 /* In a container's mount namespace with the view of MOUNT_A: connects,
@@ -3615,6 +3785,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_long_paths_stay_inside, stop),
         cmocka_unit_test_teardown(test_fifo_swapped_in, stop),
         cmocka_unit_test_teardown(test_open_hint_lies, stop),
+        cmocka_unit_test_teardown(test_passes_abused, stop),
         cmocka_unit_test_teardown(test_orphan_hello, stop),
         cmocka_unit_test_teardown(test_claimed_tickets, stop),
         cmocka_unit_test_teardown(test_one_uid_takes_all, stop),

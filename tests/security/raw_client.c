@@ -45,7 +45,7 @@ int raw_attach(struct raw *r, const char *socket_path)
 int raw_connect(struct raw *r, const char *socket_path)
 {
     memset(r, 0, sizeof *r);
-    r->seg.fd = r->area.fd = r->announce_fd = -1;
+    r->seg.fd = r->area.fd = r->announce_fd = r->pass_fd = -1;
     r->door = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", socket_path);
@@ -72,7 +72,7 @@ int raw_hello_take(struct raw *r)
     static char buf[sizeof(struct danaus_hello_reply) + DANAUS_MOUNTS_BYTES];
     union {
         struct cmsghdr h;
-        char bytes[CMSG_SPACE(3 * sizeof(int))];
+        char bytes[CMSG_SPACE(DANAUS_HELLO_FDS * sizeof(int))];
     } control;
     struct iovec iov = {buf, sizeof buf};
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
@@ -80,7 +80,7 @@ int raw_hello_take(struct raw *r)
                          .msg_controllen = sizeof control.bytes};
     ssize_t n = recvmsg(r->door, &msg, MSG_CMSG_CLOEXEC);
     struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-    int fds[3] = {-1, -1, -1};
+    int fds[DANAUS_HELLO_FDS] = {-1, -1, -1, -1};
     if (cm && cm->cmsg_type == SCM_RIGHTS &&
         cm->cmsg_len == CMSG_LEN(sizeof fds))
         memcpy(fds, CMSG_DATA(cm), sizeof fds);
@@ -95,8 +95,10 @@ int raw_hello_take(struct raw *r)
         close(fds[0]);
         close(fds[1]);
         close(fds[2]);
+        close(fds[3]);
     } else {
         r->announce_fd = fds[2];
+        r->pass_fd = fds[3];
     }
     return rc;
 }
@@ -110,6 +112,9 @@ void raw_detach(struct raw *r)
     if (r->announce_fd >= 0)
         close(r->announce_fd);
     r->announce_fd = -1;
+    if (r->pass_fd >= 0)
+        close(r->pass_fd);
+    r->pass_fd = -1;
     if (r->door >= 0)
         close(r->door);
     r->door = -1;

@@ -23,6 +23,7 @@ struct raw {
     struct ipc_segment seg;   /* the service's queues */
     struct ipc_area area;     /* our own slots */
     int announce_fd;          /* the service's announcement page */
+    int pass_fd;              /* our end of the pass socket (wire.h) */
     uint32_t seq[64];         /* last sequence per slot */
 };
 

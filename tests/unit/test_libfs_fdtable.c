@@ -23,7 +23,7 @@ static int new_entry(uint64_t handle, uint32_t mount, const char *path,
 {
     int fd = fdtable_reserve(cloexec);
     assert_true(fd >= 0);
-    struct fd_info info = {handle, mount, 0};
+    struct fd_info info = {handle, mount, 0, false};
     assert_int_equal(fdtable_insert(fd, &info, path, O_RDWR, 0), 0);
     return fd;
 }
@@ -74,7 +74,7 @@ static void numbers_outside_the_table_are_not_danaus(void **state)
     assert_false(fdtable_lookup(FDTABLE_MAX, &info));
     assert_false(fdtable_lookup(0, &info)); /* stdin: a kernel descriptor */
     errno = 0;
-    assert_int_equal(fdtable_insert(-1, &(struct fd_info){1, 0, 0}, "/x", 0, 0), -1);
+    assert_int_equal(fdtable_insert(-1, &(struct fd_info){1, 0, 0, false}, "/x", 0, 0), -1);
     assert_int_equal(errno, EBADF);
 }
 

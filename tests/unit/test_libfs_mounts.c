@@ -344,7 +344,7 @@ static void resolve_relative_to_danaus_dirfd(void **state)
     int fd = fdtable_reserve(true);
     assert_true(fd >= 0);
     assert_int_equal(
-        fdtable_insert(fd, &(struct fd_info){42, 0, 0}, sub, O_RDONLY, 0), 0);
+        fdtable_insert(fd, &(struct fd_info){42, 0, 0, false}, sub, O_RDONLY, 0), 0);
     assert_int_equal(path_resolve(&f->t, fd, "../f", &r), 0);
     assert_int_equal(r.mount, 0);
     assert_string_equal(r.rel, "sub/f");

@@ -66,6 +66,14 @@ add_test(NAME union_fuse_listing
 set_tests_properties(union_fuse_listing PROPERTIES LABELS "union;fuse"
   TIMEOUT 180)
 
+# A read-only branch's files passed to their readers through the preload
+# (tests/union/passed_files.sh).
+add_test(NAME union_passed_files
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/passed_files.sh
+    $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>)
+set_tests_properties(union_passed_files PROPERTIES LABELS "union;integration"
+  TIMEOUT 120)
+
 # The directories changed lately, which the union's and the local
 # backend's remembered walks consult (fsservice/libservice/dirchanges.h).
 danaus_unit_test(test_dirchanges

@@ -46,6 +46,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <sched.h>
 #include <limits.h>
 #include <pthread.h>
@@ -68,11 +69,15 @@ struct local_instance {
     struct ls_instance base;
     int root_fd;      /* O_PATH directory fd of the root */
     int switch_creds; /* 0 when the service is not root: act as itself */
+    /* The root on a read-only clone of its mount (local_seal), which the
+     * files handed out are opened beneath; -1: not sealed. */
+    int sealed_root;
 };
 
 struct local_file {
     struct ls_file base;
     int fd;
+    bool passable; /* opened beneath sealed_root: a regular file */
     struct local_lease lease; /* lease.h */
     /* getdents seeks then reads; the pair must not interleave with another
      * thread's on the same open directory. */
@@ -448,10 +453,23 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
         mode = 0;
     bool seen_regular = flags & LS_OPEN_SEEN_REGULAR;
     flags &= ~LS_OPEN_SEEN_REGULAR;
+    /* A file opened only to be read, of a sealed instance, is opened
+     * beneath the sealed root, as a copy of the instance rooted there
+     * (whose parents' handles dirs.c keeps apart, by root): a descriptor
+     * on the read-only mount, which may be handed out. */
+    struct local_instance sealed;
+    bool beneath_sealed = li->sealed_root >= 0 &&
+                          (flags & O_ACCMODE) == O_RDONLY &&
+                          !(flags & (O_PATH | O_DIRECTORY | O_CREAT |
+                                     O_TRUNC));
+    if (beneath_sealed) {
+        sealed = *li;
+        sealed.root_fd = li->sealed_root;
+    }
     struct statx st;
     bool special;
-    int fd = open_fd(li, path, flags | O_CLOEXEC, seen_regular, mode & 07777,
-                     &st, &special);
+    int fd = open_fd(beneath_sealed ? &sealed : li, path, flags | O_CLOEXEC,
+                     seen_regular, mode & 07777, &st, &special);
     if (special)
         return LS_OPEN_SPECIAL;
     if (fd < 0)
@@ -467,6 +485,7 @@ static int local_open(struct ls_instance *inst, const struct ls_cred *cred,
     stat_from_statx(&st, &file->base.attrs);
     file->base.has_attrs = true;
     file->fd = fd;
+    file->passable = beneath_sealed && S_ISREG(st.stx_mode);
     local_lease_init(&file->lease, &file->base.attrs, flags);
     file->dir_at = 0;
     pthread_mutex_init(&file->dir_lock, NULL);
@@ -491,6 +510,40 @@ static int local_cache_hold(struct ls_file *file, uint64_t *key)
 static int local_write_fd(struct ls_file *file)
 {
     return lfile(file)->fd;
+}
+
+static int local_reader_fd(struct ls_file *file)
+{
+    return lfile(file)->passable ? lfile(file)->fd : -1;
+}
+
+/* The sealed root: a detached clone of the root's mount, read-only,
+ * nosuid and nodev (open_tree(2), mount_setattr(2)). Every descriptor
+ * opened beneath it is on that mount, where the kernel refuses any change
+ * (EROFS) whoever holds the descriptor. Only opens for reading use it:
+ * the kernel's answer to access(W_OK), which a union asks of a read-only
+ * branch before a copy-up, is EROFS there whatever the mode. */
+static int local_seal(struct ls_instance *inst)
+{
+    struct local_instance *li = local(inst);
+    if (li->sealed_root >= 0)
+        return 0;
+    int clone = (int)syscall(SYS_open_tree, li->root_fd, "",
+                             OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+                                 AT_EMPTY_PATH);
+    if (clone < 0)
+        return -errno;
+    struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY |
+                                          MOUNT_ATTR_NOSUID |
+                                          MOUNT_ATTR_NODEV};
+    if (syscall(SYS_mount_setattr, clone, "", AT_EMPTY_PATH, &attr,
+                sizeof attr) < 0) {
+        int rc = -errno;
+        close(clone);
+        return rc;
+    }
+    li->sealed_root = clone;
+    return 0;
 }
 
 static ssize_t local_pread(struct ls_file *file, const struct ls_cred *cred,
@@ -1317,6 +1370,10 @@ static void local_destroy(struct ls_instance *inst)
     struct local_instance *li = local(inst);
     local_dirs_forget(li->root_fd);
     close(li->root_fd);
+    if (li->sealed_root >= 0) {
+        local_dirs_forget(li->sealed_root);
+        close(li->sealed_root);
+    }
     free(li);
 }
 
@@ -1326,6 +1383,7 @@ static const struct ls_ops local_ops = {
     .close = local_close,
     .cache_hold = local_cache_hold,
     .write_fd = local_write_fd,
+    .reader_fd = local_reader_fd,
     .pread = local_pread,
     .pwrite = local_pwrite,
     .fsync = local_fsync,
@@ -1361,6 +1419,7 @@ static const struct ls_ops local_ops = {
     .setxattr = local_setxattr,
     .listxattr = local_listxattr,
     .removexattr = local_removexattr,
+    .seal = local_seal,
     .destroy = local_destroy,
 };
 
@@ -1401,6 +1460,7 @@ struct ls_instance *local_instance_new(const char *root_dir, char *err,
     li->base.ops = &local_ops;
     li->base.kernel_name_space = true;
     li->root_fd = root_fd;
+    li->sealed_root = -1;
     li->switch_creds = local_cred_can_switch();
     return &li->base;
 }

@@ -503,6 +503,18 @@ int union_write_fd(struct ls_file *file)
     return lower->inst->ops->write_fd(lower);
 }
 
+/* A read-only branch's file, as its backend hands it out: a copy-up
+ * makes a new file in the top branch and leaves this one as it is. */
+int union_reader_fd(struct ls_file *file)
+{
+    struct union_file *f = ufile(file);
+    struct ls_file *lower = atomic_load(&f->lower);
+    if (f->part || f->branch == 0 || file->is_dir || !lower ||
+        !lower->inst->ops->reader_fd)
+        return -1;
+    return lower->inst->ops->reader_fd(lower);
+}
+
 /* Takes the snapshot: the directory's merge as it is now. While nothing
  * a walk depends on changed since the open, the open's walk holds and
  * the branch the directory is open in is read through its handle; else

@@ -401,6 +401,7 @@ ssize_t union_flistxattr(struct ls_file *, const struct ls_cred *, char *list,
                          size_t size);
 int union_cache_hold(struct ls_file *, uint64_t *key);
 int union_write_fd(struct ls_file *);
+int union_reader_fd(struct ls_file *);
 int union_fremovexattr(struct ls_file *, const struct ls_cred *,
                        const char *name);
 

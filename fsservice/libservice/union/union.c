@@ -242,6 +242,7 @@ static const struct ls_ops union_ops = {
     .fremovexattr = changing_fremovexattr,
     .cache_hold = union_cache_hold,
     .write_fd = union_write_fd,
+    .reader_fd = union_reader_fd,
     .stat = union_stat,
     .access = union_access,
     .mkdir = union_mkdir,
