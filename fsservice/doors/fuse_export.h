@@ -35,6 +35,8 @@
 
 /* The kernel's INIT request of a mount (header and arguments) fits. */
 #define FUSE_EXPORT_INIT_MAX 512
+/* Slots of the names the kernel may hold as missing (fuse_inval.c). */
+#define FUSE_EXPORT_MISSING_SLOTS 1024
 
 struct fuse_export {
     struct ls_instance *inst;
@@ -84,6 +86,9 @@ struct fuse_export {
      * of one with more than one link, or a link was made, or the nodes
      * are a predecessor's (fuse_inval.c). Set once, never cleared. */
     _Atomic bool several_names;
+    /* Until when (CLOCK_MONOTONIC, ns) the kernel may hold, as missing, a
+     * name hashed to each slot (fuse_inval.c). */
+    _Atomic uint64_t missing[FUSE_EXPORT_MISSING_SLOTS];
     /* The kernel's INIT request, which a successor replays to its own
      * libfuse session, so that both agree on what the kernel agreed to. */
     unsigned char init[FUSE_EXPORT_INIT_MAX];

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* Names of one inode the kernel holds, dropped at once; more than this
  * (a file linked under many names) keep their attributes until they time
@@ -133,15 +134,62 @@ void fuse_inval_listing(struct fuse_export *ex, uint64_t node)
     inval_node(ex, node, true);
 }
 
+/* Names the kernel may hold as missing, hashed with their parent to a
+ * slot that keeps the latest expiry of its names: a hit may be another
+ * name's (a needless notification), a miss is sure. The kernel times an
+ * entry from when it takes the answer, after ours: MISSING_MARGIN_NS
+ * covers that. */
+#define MISSING_MARGIN_NS 1000000000ull
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static _Atomic uint64_t *missing_slot(struct fuse_export *ex, uint64_t parent,
+                                      const char *name)
+{
+    uint64_t h = 1469598103934665603ull ^ parent; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return &ex->missing[h % FUSE_EXPORT_MISSING_SLOTS];
+}
+
+void fuse_inval_told_missing(struct fuse_export *ex, uint64_t parent,
+                             const char *name)
+{
+    uint64_t until = now_ns() + (uint64_t)(ex->timeout * 1e9) +
+                     MISSING_MARGIN_NS;
+    _Atomic uint64_t *slot = missing_slot(ex, parent, name);
+    uint64_t was = atomic_load(slot);
+    while (was < until && !atomic_compare_exchange_weak(slot, &was, until))
+        ;
+}
+
+/* Whether the kernel may hold an entry of name in parent that no node
+ * stands for: a missing name, or any name while the nodes do not tell
+ * every name the kernel holds (several_names). */
+static bool may_hold_unnoded(struct fuse_export *ex, uint64_t parent,
+                             const char *name)
+{
+    return atomic_load(&ex->several_names) ||
+           atomic_load(missing_slot(ex, parent, name)) > now_ns();
+}
+
 /* The kernel's entry for path, positive or negative, and its directory's
- * attributes (times, link count) and cached listing. */
-static void inval_name(struct fuse_export *ex, const char *path)
+ * attributes (times, link count) and cached listing. noded: whether a
+ * node stood for path (the kernel held it then); without one, the entry
+ * is dropped only where the kernel may hold it as missing. */
+static void inval_name(struct fuse_export *ex, const char *path, bool noded)
 {
     const char *name;
     uint64_t parent = parent_node(ex, path, &name);
     if (!parent)
         return;
-    fuse_lowlevel_notify_inval_entry(ex->se, parent, name, strlen(name));
+    if (noded || may_hold_unnoded(ex, parent, name))
+        fuse_lowlevel_notify_inval_entry(ex->se, parent, name, strlen(name));
     fuse_inval_listing(ex, parent);
 }
 
@@ -157,8 +205,8 @@ static void renamed(struct fuse_export *ex, const char *path,
         fuse_nodes_exchange(&ex->nodes, path, path2);
     else
         fuse_nodes_rename(&ex->nodes, path, path2);
-    inval_name(ex, path);
-    inval_name(ex, path2);
+    inval_name(ex, path, true);
+    inval_name(ex, path2, true);
     fuse_inval_inode(ex, ino, 0, false);
     fuse_inval_inode(ex, ino2, 0, false);
 }
@@ -176,14 +224,15 @@ void fuse_inval_changed(struct fuse_export *ex, enum service_change what,
                    what != CHANGED_ATTRS_NOFOLLOW);
         break;
     case CHANGED_MADE:
-        inval_name(ex, path);
+        inval_name(ex, path, fuse_nodes_find(&ex->nodes, path, &ino) != 0);
         break;
-    case CHANGED_REMOVED:
-        fuse_nodes_find(&ex->nodes, path, &ino);
+    case CHANGED_REMOVED: {
+        bool noded = fuse_nodes_find(&ex->nodes, path, &ino) != 0;
         fuse_nodes_unlinked(&ex->nodes, path);
-        inval_name(ex, path);
+        inval_name(ex, path, noded);
         fuse_inval_inode(ex, ino, 0, false);
         break;
+    }
     case CHANGED_RENAMED:
     case CHANGED_EXCHANGED:
         renamed(ex, path, path2, what == CHANGED_EXCHANGED);
@@ -191,7 +240,7 @@ void fuse_inval_changed(struct fuse_export *ex, enum service_change what,
     case CHANGED_LINKED:
         atomic_store(&ex->several_names, true);
         fuse_nodes_find(&ex->nodes, path, &ino);
-        inval_name(ex, path2);
+        inval_name(ex, path2, true);
         fuse_inval_inode(ex, ino, 0, false);
         break;
     }

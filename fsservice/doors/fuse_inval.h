@@ -34,6 +34,12 @@ void fuse_inval_inode(struct fuse_export *ex, uint64_t ino, uint64_t except,
  * attributes' reply): remembered if it has more than one. */
 void fuse_inval_told(struct fuse_export *ex, uint32_t mode, uint64_t nlink);
 
+/* The kernel is told that name is missing in directory node parent, and
+ * may remember it so for the export's timeout: a name made there must
+ * be dropped from its cache. Call before the answer goes out. */
+void fuse_inval_told_missing(struct fuse_export *ex, uint64_t parent,
+                             const char *name);
+
 /* Drops the listing the kernel caches of directory node (fuse_dirs.h),
  * and its attributes. */
 void fuse_inval_listing(struct fuse_export *ex, uint64_t node);

@@ -172,15 +172,18 @@ static void entry_of(struct fuse_call *c, const char *path,
     fuse_inval_told(c->ex, d->mode, d->nlink);
 }
 
-/* Replies the entry at path (made or found just now); with negative, a
- * missing one as a name the kernel may remember as missing. */
-static void reply_entry(struct fuse_call *c, const char *path, bool negative)
+/* Replies the entry at path (made or found just now); with a parent
+ * node (a LOOKUP of name there), a missing one as a name the kernel may
+ * remember as missing. */
+static void reply_entry(struct fuse_call *c, const char *path,
+                        uint64_t parent, const char *name)
 {
     struct fuse_entry_param e;
     struct danaus_stat d;
     int rc = c->inst->ops->stat(c->inst, c->cred, path, AT_SYMLINK_NOFOLLOW,
                                 &d);
-    if (rc == -ENOENT && negative && c->ex->timeout > 0) {
+    if (rc == -ENOENT && parent && c->ex->timeout > 0) {
+        fuse_inval_told_missing(c->ex, parent, name);
         memset(&e, 0, sizeof e);
         e.entry_timeout = c->ex->timeout;
         fuse_reply_entry(c->req, &e);
@@ -205,7 +208,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
-        reply_entry(&c, path, true);
+        reply_entry(&c, path, parent, name);
 }
 
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -370,7 +373,7 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
     if (rc < 0)
         fuse_reply_err(req, -rc);
     else
-        reply_entry(&c, path, false);
+        reply_entry(&c, path, 0, NULL);
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -506,7 +509,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
     /* The file's names gained a link, the one the kernel asked through
      * too: the reply's entry is a node of its own (fuse_nodes.h). */
     fuse_inval_inode(c.ex, fuse_nodes_ino(&c.ex->nodes, ino), 0, false);
-    reply_entry(&c, path, false);
+    reply_entry(&c, path, 0, NULL);
 }
 
 /* The kernel's mark on the open of a program it is about to run
