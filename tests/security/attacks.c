@@ -2490,7 +2490,7 @@ static int passes_abused(void *arg)
     }
     CHILD_CHECK(yes > 0 && no > 0, "%d passed, %d not: the socket never "
                 "filled", yes, no);
-    uint64_t whose;
+    uint64_t whose = 0;
     int fd;
     while ((fd = pass_take(&r, &whose)) >= 0)
         close(fd);

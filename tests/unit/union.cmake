@@ -71,7 +71,7 @@ set_tests_properties(union_fuse_listing PROPERTIES LABELS "union;fuse"
 add_test(NAME union_passed_files
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/union/passed_files.sh
     $<TARGET_FILE:danausd> $<TARGET_FILE:danaus>)
-set_tests_properties(union_passed_files PROPERTIES LABELS "union;integration"
+set_tests_properties(union_passed_files PROPERTIES LABELS "union;preload"
   TIMEOUT 120)
 
 # The directories changed lately, which the union's and the local
