@@ -81,7 +81,7 @@ if pid == 0:
     os.execv(sys.executable, [sys.executable, "-c",
              "import os; print(os.fstat(%d).st_dev, os.read(%d, 8).hex())" % (fd, fd)])
 os.close(wr)
-r = os.read(rd, 4096).decode().split()
+r = b"".join(iter(lambda: os.read(rd, 4096), b"")).decode().split()
 os.waitpid(pid, 0)
 say("exec shares the offset", r == [str(pst.st_dev), want[1000:1008].hex()],
     os.lseek(fd, 0, os.SEEK_CUR) == 1008)
