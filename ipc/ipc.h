@@ -618,4 +618,21 @@ uint64_t ipc_thread_cpu_ns(void);
 int ipc_futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms);
 void ipc_futex_wake(_Atomic uint32_t *word, int n);
 
+/* Descriptors beside a message on a Unix socket (SCM_RIGHTS,
+ * descriptors.c): the hello's, a passed file (wire.h danaus_pass), the
+ * keeper's. At most IPC_FDS_MAX a message. */
+#define IPC_FDS_MAX 8
+/* Sends len bytes of buf and nfds descriptors as one message, with
+ * MSG_NOSIGNAL and flags (MSG_DONTWAIT), EINTR retried: sendmsg's
+ * result. */
+ssize_t ipc_send_fds(int sock, const void *buf, size_t len, const int *fds,
+                     int nfds, int flags);
+/* Receives one message into buf (len bytes) and its descriptors,
+ * close-on-exec, into fds (up to max), *nfds their count, with flags
+ * (MSG_DONTWAIT), EINTR retried: recvmsg's result. A message cut short
+ * (more bytes or descriptors than asked for) is -1 with EMSGSIZE, and the
+ * descriptors that came with it are closed. */
+ssize_t ipc_recv_fds(int sock, void *buf, size_t len, int *fds, int max,
+                     int *nfds, int flags);
+
 #endif

@@ -572,32 +572,17 @@ static void stash_put(const struct service *s, uint64_t handle, int fd)
 static int pass_recv(int sock, uint64_t *handle)
 {
     struct danaus_pass pass;
-    union {
-        struct cmsghdr h;
-        char bytes[CMSG_SPACE(sizeof(int))];
-    } control;
-    struct iovec iov = {&pass, sizeof pass};
     for (;;) {
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
-                             .msg_control = control.bytes,
-                             .msg_controllen = sizeof control.bytes};
-        ssize_t n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        int fd = -1;
-        if (cm && cm->cmsg_level == SOL_SOCKET &&
-            cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof fd))
-            memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-        if (n == sizeof pass && fd >= 0 && !(msg.msg_flags & MSG_TRUNC)) {
+        int fd, got;
+        ssize_t n = ipc_recv_fds(sock, &pass, sizeof pass, &fd, 1, &got,
+                                 MSG_DONTWAIT);
+        if (n == sizeof pass && got == 1) {
             *handle = pass.handle;
             return fd;
         }
-        if (fd >= 0) /* not a whole pass: the service's to get right */
+        if (got == 1) /* not a whole pass: the service's to get right */
             sys_close(fd);
-        if (n == 0)
+        if (n == 0 || (n < 0 && errno != EMSGSIZE))
             return -1;
     }
 }

@@ -87,22 +87,8 @@ static bool pass_file(struct request *r, int64_t handle, struct ls_file *file)
     if (fd < 0 || r->c->pass_fd < 0)
         return false;
     struct danaus_pass pass = {(uint64_t)handle};
-    union {
-        struct cmsghdr h;
-        char bytes[CMSG_SPACE(sizeof(int))];
-    } control;
-    memset(&control, 0, sizeof control);
-    struct iovec iov = {&pass, sizeof pass};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
-                         .msg_control = control.bytes,
-                         .msg_controllen = sizeof control.bytes};
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-    return sendmsg(r->c->pass_fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) ==
-           (ssize_t)sizeof pass;
+    return ipc_send_fds(r->c->pass_fd, &pass, sizeof pass, &fd, 1,
+                        MSG_DONTWAIT) == (ssize_t)sizeof pass;
 }
 
 static __thread bool passed_here;

@@ -44,6 +44,7 @@
 #include "fuse_door.h"
 #include "fsservice/libservice/union/union.h"
 #include "fsservice/core/branches.h"
+#include "ipc/ipc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -305,27 +306,6 @@ static void view_from_entries(struct client *cl, const char *p, uint32_t count)
     }
 }
 
-/* One message carrying n descriptors (SCM_RIGHTS). */
-static void send_with_fds(int fd, const void *buf, size_t len,
-                          const int *fds, int n)
-{
-    union {
-        struct cmsghdr h;
-        char bytes[CMSG_SPACE(DANAUS_HELLO_FDS * sizeof(int))];
-    } control;
-    memset(&control, 0, sizeof control);
-    struct iovec iov = {(void *)buf, len};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
-                         .msg_control = control.bytes,
-                         .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int))};
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
-    memcpy(CMSG_DATA(cm), fds, (size_t)n * sizeof(int));
-    sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-}
-
 static uint64_t time_ms(void)
 {
     struct timespec ts;
@@ -461,7 +441,7 @@ static void hello(struct door *d, struct conn *c)
     c->client->pass_fd = pass[0];
     int fds[DANAUS_HELLO_FDS] = {d->svc->seg.fd, c->client->area.fd,
                                  d->svc->announce.fd, pass[1]};
-    send_with_fds(c->fd, buf, len, fds, DANAUS_HELLO_FDS);
+    ipc_send_fds(c->fd, buf, len, fds, DANAUS_HELLO_FDS, MSG_DONTWAIT);
     close(pass[1]);
     /* The service keeps the area's descriptor too: the area grows as the
      * client's threads take slots (ipc_area_grow). */

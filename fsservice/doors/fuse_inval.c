@@ -4,12 +4,13 @@
  */
 #include "fuse_inval.h"
 
+#include "ipc/ipc.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 /* Names of one inode the kernel holds, dropped at once; more than this
  * (a file linked under many names) keep their attributes until they time
@@ -141,13 +142,6 @@ void fuse_inval_listing(struct fuse_export *ex, uint64_t node)
  * covers that. */
 #define MISSING_MARGIN_NS 1000000000ull
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static _Atomic uint64_t *missing_slot(struct fuse_export *ex, uint64_t parent,
                                       const char *name)
 {
@@ -160,7 +154,7 @@ static _Atomic uint64_t *missing_slot(struct fuse_export *ex, uint64_t parent,
 void fuse_inval_told_missing(struct fuse_export *ex, uint64_t parent,
                              const char *name)
 {
-    uint64_t until = now_ns() + (uint64_t)(ex->timeout * 1e9) +
+    uint64_t until = ipc_now_ns() + (uint64_t)(ex->timeout * 1e9) +
                      MISSING_MARGIN_NS;
     _Atomic uint64_t *slot = missing_slot(ex, parent, name);
     uint64_t was = atomic_load(slot);
@@ -175,7 +169,7 @@ static bool may_hold_unnoded(struct fuse_export *ex, uint64_t parent,
                              const char *name)
 {
     return atomic_load(&ex->several_names) ||
-           atomic_load(missing_slot(ex, parent, name)) > now_ns();
+           atomic_load(missing_slot(ex, parent, name)) > ipc_now_ns();
 }
 
 /* The kernel's entry for path, positive or negative, and its directory's

@@ -3,6 +3,8 @@
  */
 #include "keeper_wire.h"
 
+#include "ipc/ipc.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,27 +41,8 @@ static int send_msg(int fd, const struct keeper_msg *msg, const int *fds,
                     int nfds, int flags)
 {
     size_t len = msg->op == KEEPER_WRITE ? KEEPER_WRITE_LEN : sizeof *msg;
-    struct iovec iov = {(void *)msg, len};
-    union {
-        char buf[CMSG_SPACE(KEPT_FDS * sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (nfds > 0) {
-        memset(&control, 0, sizeof control);
-        mh.msg_control = control.buf;
-        mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-        memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-    }
-    ssize_t n;
-    do
-        n = sendmsg(fd, &mh, MSG_NOSIGNAL | flags);
-    while (n < 0 && errno == EINTR);
-    return n == (ssize_t)len ? 0 : -1;
+    return ipc_send_fds(fd, msg, len, fds, nfds, flags) == (ssize_t)len ? 0
+                                                                        : -1;
 }
 
 int keeper_send(int fd, const struct keeper_msg *msg, const int *fds,

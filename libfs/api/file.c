@@ -61,7 +61,8 @@ static bool seen_regular(const struct call *c, int at,
     bool regular = namecache_lookup(c->svc, c->desc.mount, path,
                                     AT_SYMLINK_NOFOLLOW, &st, &name) == 1 &&
                    S_ISREG(st.mode);
-    *size = st.size;
+    if (regular)
+        *size = st.size;
     return regular;
 }
 

@@ -2424,21 +2424,14 @@ static char pass_dir[PATH_MAX];
 static int pass_take(struct raw *r, uint64_t *handle)
 {
     struct danaus_pass pass;
-    union {
-        struct cmsghdr h;
-        char bytes[CMSG_SPACE(sizeof(int))];
-    } control;
-    struct iovec iov = {&pass, sizeof pass};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
-                         .msg_control = control.bytes,
-                         .msg_controllen = sizeof control.bytes};
-    if (recvmsg(r->pass_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) !=
-        sizeof pass)
+    int fd, got;
+    ssize_t n = ipc_recv_fds(r->pass_fd, &pass, sizeof pass, &fd, 1, &got,
+                             MSG_DONTWAIT);
+    if (n != sizeof pass || got != 1) {
+        if (got == 1)
+            close(fd);
         return -1;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-    int fd = -1;
-    if (cm && cm->cmsg_type == SCM_RIGHTS)
-        memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+    }
     *handle = pass.handle;
     return fd;
 }
